@@ -1,0 +1,62 @@
+import { Command, CommanderError } from 'commander';
+import { ScrapeformError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { registerDemo } from './demo.js';
+import { exitCodeFor } from './exit-codes.js';
+import type { RunStatus } from './exit-codes.js';
+import { createContext } from './io.js';
+import type { CliIo, CommandContext, RunCommand } from './io.js';
+import { registerSchema } from './schema.js';
+import { registerValidate } from './validate.js';
+
+/**
+ * Runs scrapeform with the given arguments (without `node` and the script) and returns the exit code.
+ * This is the one place that catches: commands return a status or throw, and every status maps to a code here.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let status: RunStatus = 'ok';
+  let ctx: CommandContext | undefined;
+  const program = new Command();
+  const run: RunCommand = async (action) => {
+    ctx = createContext(io, { color: program.opts<{ color: boolean }>().color });
+    status = await action(ctx);
+  };
+  program
+    .name('scrapeform')
+    .description(
+      'Terraform for web-scraping parsers: ScraperAPI AI parsers and DataPipeline projects as code.',
+    )
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--no-color', 'plain output without colour (also NO_COLOR=1)')
+    .showHelpAfterError('(run scrapeform --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  registerValidate(program, run);
+  registerSchema(program, run);
+  registerDemo(program, run);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    return exitCodeFor(failureStatus(error, ctx ?? createContext(io, { color: false })));
+  }
+  return exitCodeFor(status);
+}
+
+function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
+  if (error instanceof CommanderError) {
+    // Help and version exit 0; usage mistakes were already printed by commander.
+    return error.exitCode === 0 ? 'ok' : 'error';
+  }
+  if (error instanceof ScrapeformError) {
+    ctx.log(`${ctx.colors.red('error:')} ${error.message}`);
+    if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${error.hint}`);
+    return error.status === 'input-needed' ? 'input-needed' : 'error';
+  }
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  ctx.log(`${ctx.colors.red('internal error:')} ${stack}`);
+  ctx.log('This is a bug in scrapeform. Please report it with the output above and the command you ran.');
+  return 'error';
+}

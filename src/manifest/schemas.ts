@@ -1,0 +1,299 @@
+import { Cron } from 'croner';
+import { z } from 'zod';
+
+/**
+ * The manifest format (DESIGN section 1), as the user writes it. Every user-facing key carries `.describe()`,
+ * which becomes hover text in editors through the generated JSON Schema.
+ *
+ * Refinements are dropped by `z.toJSONSchema`, so they are kept to the few checks JSON Schema cannot say:
+ * a cron expression that croner accepts. Cross-key rules (a list input with both `list` and `file`, renames that
+ * collide) live in `rules.ts`, where they can point at the exact key.
+ */
+
+export const API_VERSION = 'scrapeform/v1';
+
+/** Field input types of the parser service (seed 1, "Field definition"). */
+export const FIELD_TYPES = ['string', 'number', 'array'] as const;
+
+/** The project types exactly as the second seed spells them (including `refin_forrent`). */
+export const PROJECT_TYPES = [
+  'urls',
+  'amazon_product',
+  'amazon_offer',
+  'amazon_review',
+  'amazon_search',
+  'ebay_product',
+  'ebay_search',
+  'google_jobs',
+  'google_news',
+  'google_search',
+  'google_shopping',
+  'redfin_search',
+  'redfin_agent',
+  'redfin_forsale',
+  'refin_forrent',
+  'walmart_category',
+  'walmart_product',
+  'walmart_search',
+  'walmart_review',
+] as const;
+
+export const NAMED_INTERVALS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
+export const NOTIFY_ON_SUCCESS = ['never', 'with_every_run', 'daily', 'weekly'] as const;
+export const NOTIFY_ON_FAILURE = ['with_every_run', 'daily', 'weekly'] as const;
+export const OUTPUT_FORMATS = ['JSON', 'CSV'] as const;
+export const WEBHOOK_ENCODINGS = ['multipart_form_data_encoding'] as const;
+
+/** Top-level project keys that `lifecycle.ignore_changes` may name. */
+export const PROJECT_DIFFABLE_KEYS = [
+  'projectType',
+  'projectInput',
+  'scrapingInterval',
+  'scheduledAt',
+  'schedulingEnabled',
+  'output_format',
+  'webhookOutput',
+  'notificationConfig',
+  'apiParams',
+] as const;
+
+const HttpUrlSchema = z.url({
+  protocol: /^https?$/,
+  hostname: z.regexes.hostname,
+  error: 'must be an absolute http:// or https:// URL',
+});
+
+const ResourceNameSchema = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .max(200, { error: 'must be at most 200 characters' });
+
+export const FieldTypeSchema = z
+  .enum(FIELD_TYPES)
+  .describe('Input type of the field: string, number or array (a parent with `fields` is always array).');
+
+export interface WrittenField {
+  description: string;
+  type?: (typeof FIELD_TYPES)[number] | undefined;
+  selector?: string | undefined;
+  renamed_from?: string | undefined;
+  fields?: Record<string, WrittenField> | undefined;
+}
+
+export const FieldSchema: z.ZodType<WrittenField> = z
+  .strictObject({
+    description: z
+      .string({ error: 'description is required: say what the field holds; the more specific, the better' })
+      .trim()
+      .min(1, { error: 'description must not be empty' })
+      .describe('What the field holds; the more specific, the better the extraction.'),
+    type: FieldTypeSchema.optional(),
+    selector: z
+      .string()
+      .min(1, { error: 'selector must not be empty' })
+      .optional()
+      .describe(
+        'CSS or XPath selector; optional, often gives more reliable results. `img@src` reads an attribute.',
+      ),
+    renamed_from: z
+      .string()
+      .min(1, { error: 'renamed_from must not be empty' })
+      .optional()
+      .describe(
+        'The name this field had before (a sibling name). Sent as rename_fields, never as remove + add; ignored once applied.',
+      ),
+    get fields() {
+      return z
+        .record(z.string(), FieldSchema)
+        .optional()
+        .describe('Child fields: makes this field an array parent; sent as `<parent>.<child>`.');
+    },
+  })
+  .describe('One field the parser extracts.')
+  .meta({ id: 'Field' });
+
+export const ScraperParamsSchema = z
+  .strictObject({
+    render: z.boolean().optional().describe('Enables JavaScript rendering.'),
+    country_code: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter country code, such as us or de' })
+      .optional()
+      .describe('Two-letter country code.'),
+    premium: z.boolean().optional().describe('Use residential proxies.'),
+    session_number: z.int().nonnegative().optional().describe('Keep the same IP across requests.'),
+    keep_headers: z.boolean().optional().describe('Preserve custom headers sent.'),
+    device_type: z.enum(['desktop', 'mobile']).optional().describe('desktop or mobile.'),
+    ultra_premium: z.boolean().optional().describe('Use advanced unblocking mechanisms.'),
+    follow_redirect: z.boolean().optional().describe('Follow HTTP redirects; the service default is true.'),
+    retry_404: z.boolean().optional().describe('Retry 404 responses.'),
+  })
+  .describe('Scraping parameters used to fetch the example pages (seed 1, "Scraping parameters").');
+
+export const ExpectSchema = z
+  .strictObject({
+    url: HttpUrlSchema.describe('Page to parse.'),
+    result: z
+      .record(z.string(), z.unknown())
+      .describe(
+        'Partial expected result: listed keys must match; a string starting with ~ is a regular expression.',
+      ),
+  })
+  .describe('A check of extracted output, run by `scrapeform test` and after apply.');
+
+export const ParserManifestSchema = z
+  .strictObject({
+    apiVersion: z
+      .literal(API_VERSION)
+      .optional()
+      .describe('Manifest format version; scrapeform/v1 when omitted.'),
+    kind: z.literal('Parser').describe('Parser: an AI parser of the parser service.'),
+    name: ResourceNameSchema.describe("The parser's name in the service; unique among Parser manifests."),
+    urls: z
+      .array(HttpUrlSchema, { error: 'must be a list of 1 to 3 example URLs' })
+      .min(1, { error: 'needs at least 1 example URL' })
+      .max(3, { error: 'takes at most 3 example URLs (the service accepts 1 to 3)' })
+      .describe('1 to 3 example pages of one page type.'),
+    scraper_params: ScraperParamsSchema.optional(),
+    fields: z
+      .record(z.string(), FieldSchema)
+      .optional()
+      .describe('The fields to extract, as a map: order does not matter, names cannot repeat.'),
+    lifecycle: z
+      .strictObject({
+        prevent_destroy: z
+          .boolean()
+          .optional()
+          .describe('Plan fails rather than delete or replace this parser.'),
+      })
+      .optional()
+      .describe('Safety settings.'),
+    expect: z.array(ExpectSchema).optional().describe('Checks of extracted output.'),
+  })
+  .describe('A ScraperAPI AI parser.');
+
+const ListInputSchema = z
+  .strictObject({
+    type: z.literal('list').describe('An inline list, or a file of one entry a line.'),
+    list: z.array(z.string().min(1)).optional().describe('URLs, search terms or identifiers.'),
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A file of one entry a line, relative to this manifest (blank lines and # comments skipped).',
+      ),
+  })
+  .describe('Inputs given inline (`list`) or in a file (`file`); exactly one of the two.');
+
+const WebhookInputSchema = z
+  .strictObject({
+    type: z.literal('webhook_input'),
+    url: HttpUrlSchema.describe('Address that returns a newline-delimited list of inputs.'),
+  })
+  .describe('Inputs fetched from an address when each job starts.');
+
+export const ProjectInputSchema = z
+  .discriminatedUnion('type', [ListInputSchema, WebhookInputSchema], {
+    error: 'projectInput.type must be list or webhook_input',
+  })
+  .describe('Source of the inputs.');
+
+/** croner validates cron syntax; a refinement because JSON Schema cannot (documented at the top of this file). */
+function isCronExpression(value: string): boolean {
+  try {
+    new Cron(value, { paused: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const ScrapingIntervalSchema = z
+  .string()
+  .refine((value) => (NAMED_INTERVALS as readonly string[]).includes(value) || isCronExpression(value), {
+    error: 'must be hourly, daily, weekly, monthly or a valid cron expression',
+  })
+  .describe('hourly | daily | weekly | monthly | a cron expression; omitted = scrape once.');
+
+export const ScheduledAtSchema = z
+  .union([z.literal('now'), z.iso.datetime({ offset: true })], {
+    error: 'must be an ISO 8601 date-time with a time zone (2026-01-31T06:00:00Z) or the word now',
+  })
+  .describe('Next run time, ISO 8601 or now; a one-shot trigger, sent on create, never diffed afterwards.');
+
+export const WebhookOutputSchema = z
+  .strictObject({
+    url: HttpUrlSchema.describe('Address called with the results of jobs.'),
+    webhookEncoding: z
+      .enum(WEBHOOK_ENCODINGS)
+      .optional()
+      .describe('Encode the results as multipart form data.'),
+  })
+  .describe('Result callback; null removes it.');
+
+export const NotificationConfigSchema = z
+  .strictObject({
+    notifyOnSuccess: z.enum(NOTIFY_ON_SUCCESS).optional().describe('never | with_every_run | daily | weekly'),
+    notifyOnFailure: z.enum(NOTIFY_ON_FAILURE).optional().describe('with_every_run | daily | weekly'),
+  })
+  .describe('Email notification settings; sent whole, missing keys filled with the service defaults.');
+
+export const ProjectManifestSchema = z
+  .strictObject({
+    apiVersion: z
+      .literal(API_VERSION)
+      .optional()
+      .describe('Manifest format version; scrapeform/v1 when omitted.'),
+    kind: z.literal('Project').describe('Project: a DataPipeline project.'),
+    name: ResourceNameSchema.describe(
+      "The project's name (a label in the service); unique among Project manifests.",
+    ),
+    projectType: z
+      .enum(PROJECT_TYPES)
+      .describe('What the project scrapes; exactly one of the service values.'),
+    projectInput: ProjectInputSchema,
+    scrapingInterval: ScrapingIntervalSchema.optional(),
+    scheduledAt: ScheduledAtSchema.optional(),
+    schedulingEnabled: z
+      .boolean()
+      .optional()
+      .describe('When false the project is not rescheduled after its next run.'),
+    output_format: z.enum(OUTPUT_FORMATS).optional().describe('JSON or CSV.'),
+    webhookOutput: WebhookOutputSchema.nullable().optional(),
+    notificationConfig: NotificationConfigSchema.optional(),
+    apiParams: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe('Parameters of the asynchronous scraping interface, sent whole.'),
+    lifecycle: z
+      .strictObject({
+        prevent_destroy: z.boolean().optional().describe('Plan fails rather than archive this project.'),
+        ignore_changes: z
+          .array(z.enum(PROJECT_DIFFABLE_KEYS))
+          .optional()
+          .describe('Top-level fields never diffed after create.'),
+      })
+      .optional()
+      .describe('Safety and diff settings.'),
+  })
+  .describe('A ScraperAPI DataPipeline project.');
+
+export type WrittenParser = z.infer<typeof ParserManifestSchema>;
+export type WrittenProject = z.infer<typeof ProjectManifestSchema>;
+export type ScraperParams = z.infer<typeof ScraperParamsSchema>;
+export type WebhookOutput = z.infer<typeof WebhookOutputSchema>;
+export type NotificationConfig = z.infer<typeof NotificationConfigSchema>;
+
+export const ManifestSchema = z
+  .discriminatedUnion('kind', [ParserManifestSchema, ProjectManifestSchema])
+  .describe('A scrapeform manifest: kind Parser or kind Project.');
+
+export const MANIFEST_KINDS = ['Parser', 'Project'] as const;
+export type ManifestKind = (typeof MANIFEST_KINDS)[number];
+
+export function schemaForKind(
+  kind: ManifestKind,
+): typeof ParserManifestSchema | typeof ProjectManifestSchema {
+  return kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
+}

@@ -1,0 +1,81 @@
+import type { NotificationConfig, ScraperParams, WebhookOutput } from '../manifest/schemas.js';
+import type {
+  FIELD_TYPES,
+  OUTPUT_FORMATS,
+  PROJECT_DIFFABLE_KEYS,
+  PROJECT_TYPES,
+} from '../manifest/schemas.js';
+
+/** Where a manifest came from, for messages that point back at it. */
+export interface ManifestSource {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** A field as the parser service takes it: flattened to dot notation, with its full definition. */
+export interface DesiredField {
+  /** Dot notation: `reviews.author`. */
+  name: string;
+  description: string;
+  type?: FieldType;
+  selector?: string;
+}
+
+/** A rename hint: the field now called `to` was called `from` (both in dot notation, `from` as last applied). */
+export interface DesiredRename {
+  from: string;
+  to: string;
+}
+
+export interface ExpectCheck {
+  url: string;
+  result: Record<string, unknown>;
+}
+
+/** A parser as the manifests want it, independent of how it was written. */
+export interface DesiredParser {
+  kind: 'Parser';
+  address: `parser.${string}`;
+  name: string;
+  urls: string[];
+  /** Keys sorted, so two spellings of the same parameters compare equal. */
+  scraperParams: ScraperParams;
+  /** Parents before their children, siblings in the order written. */
+  fields: DesiredField[];
+  renames: DesiredRename[];
+  preventDestroy: boolean;
+  expect: ExpectCheck[];
+  source: ManifestSource;
+}
+
+export type ProjectType = (typeof PROJECT_TYPES)[number];
+export type ProjectDiffableKey = (typeof PROJECT_DIFFABLE_KEYS)[number];
+
+export type DesiredProjectInput = { type: 'list'; list: string[] } | { type: 'webhook_input'; url: string };
+
+/** A project as the manifests want it; keys left out of the manifest are absent here too. */
+export interface DesiredProject {
+  kind: 'Project';
+  address: `project.${string}`;
+  name: string;
+  projectType: ProjectType;
+  projectInput: DesiredProjectInput;
+  /** The file the list was read from, relative to the manifest, when it came from one. */
+  inputFile?: string;
+  scrapingInterval?: string;
+  scheduledAt?: string;
+  schedulingEnabled?: boolean;
+  output_format?: (typeof OUTPUT_FORMATS)[number];
+  webhookOutput?: WebhookOutput | null;
+  /** Always whole: keys the manifest left out are filled with the service's documented defaults. */
+  notificationConfig?: Required<NotificationConfig>;
+  apiParams?: Record<string, string | number | boolean>;
+  preventDestroy: boolean;
+  ignoreChanges: ProjectDiffableKey[];
+  source: ManifestSource;
+}
+
+export type DesiredObject = DesiredParser | DesiredProject;
