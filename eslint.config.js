@@ -63,4 +63,10 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts', 'bench/**/*.js'],
     rules: { 'no-console': 'off' },
   },
+  {
+    files: ['bench/**/*.js'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', performance: 'readonly', URL: 'readonly' },
+    },
+  },
 );

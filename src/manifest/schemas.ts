@@ -194,9 +194,7 @@ const WebhookInputSchema = z
   .describe('Inputs fetched from an address when each job starts.');
 
 export const ProjectInputSchema = z
-  .discriminatedUnion('type', [ListInputSchema, WebhookInputSchema], {
-    error: 'projectInput.type must be list or webhook_input',
-  })
+  .discriminatedUnion('type', [ListInputSchema, WebhookInputSchema])
   .describe('Source of the inputs.');
 
 /** croner validates cron syntax; a refinement because JSON Schema cannot (documented at the top of this file). */
@@ -217,9 +215,13 @@ export const ScrapingIntervalSchema = z
   .describe('hourly | daily | weekly | monthly | a cron expression; omitted = scrape once.');
 
 export const ScheduledAtSchema = z
-  .union([z.literal('now'), z.iso.datetime({ offset: true })], {
-    error: 'must be an ISO 8601 date-time with a time zone (2026-01-31T06:00:00Z) or the word now',
-  })
+  .union([
+    z.literal('now'),
+    z.iso.datetime({
+      offset: true,
+      error: 'must be an ISO 8601 date-time with a time zone (2026-01-31T06:00:00Z) or the word now',
+    }),
+  ])
   .describe('Next run time, ISO 8601 or now; a one-shot trigger, sent on create, never diffed afterwards.');
 
 export const WebhookOutputSchema = z

@@ -28,7 +28,8 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   // An empty stream (empty file, only comments) yields no documents: allowed.
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
-    for (const error of doc.errors) {
+    // Only the first syntax error of a document: the ones after it are nearly always its echoes.
+    for (const error of doc.errors.slice(0, 1)) {
       const pos = lineCounter.linePos(error.pos[0]);
       const duplicate = error.code === 'DUPLICATE_KEY';
       diagnostics.push({

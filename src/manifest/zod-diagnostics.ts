@@ -71,20 +71,20 @@ export function diagnosticsFromIssues(
         }
         break;
       }
-      case 'invalid_value': {
-        const input = valueAt(data, path);
-        const values = issue.values.map(String);
-        const near = typeof input === 'string' ? suggestNearest(input, values) : undefined;
+      case 'invalid_value':
+        out.push(invalidValue(source, data, path, issue.values.map(String)));
+        break;
+      case 'invalid_union': {
+        if (issue.errors.length === 0 && issue.discriminator !== undefined && 'options' in issue) {
+          out.push(invalidValue(source, data, path, (issue.options ?? []).map(String)));
+          break;
+        }
         out.push({
           ...base,
           code: 'manifest.invalid-value',
           ...lineColumn(locate(source, path)),
           path: formatKeyPath(path),
-          message:
-            values.length === 1
-              ? `must be "${values[0]}", got ${describeValue(input)}`
-              : `must be one of ${values.join(', ')}; got ${describeValue(input)}`,
-          ...(near !== undefined ? { hint: `did you mean "${near}"?` } : {}),
+          message: issue.message,
         });
         break;
       }
@@ -100,6 +100,28 @@ export function diagnosticsFromIssues(
     }
   }
   return out;
+}
+
+function invalidValue(
+  source: SourceDocument,
+  data: unknown,
+  path: PropertyKey[],
+  values: string[],
+): Diagnostic {
+  const input = valueAt(data, path);
+  const near = typeof input === 'string' ? suggestNearest(input, values) : undefined;
+  return {
+    severity: 'error',
+    file: source.file,
+    code: 'manifest.invalid-value',
+    ...lineColumn(locate(source, path)),
+    path: formatKeyPath(path),
+    message:
+      values.length === 1
+        ? `must be "${values[0]}", got ${describeValue(input)}`
+        : `must be one of ${values.join(', ')}; got ${describeValue(input)}`,
+    ...(near !== undefined ? { hint: `did you mean "${near}"?` } : {}),
+  };
 }
 
 function lineColumn(pos: { line: number; column: number }): { line: number; column: number } {

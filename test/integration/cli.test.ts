@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
+import { runScrapeform } from '../helpers/cli.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BROKEN = path.join(ROOT, 'test/fixtures/broken');
+
+describe('scrapeform validate', () => {
+  it('exits 0 on the examples and prints its summary on stdout only', async () => {
+    const run = await runScrapeform(['validate', path.join(ROOT, 'examples')]);
+    expect(run).toEqual({ code: 0, stdout: 'Valid: 5 files, 4 parsers, 3 projects.\n', stderr: '' });
+  });
+
+  it('exits 1 and reports problems on stderr, leaving stdout empty', async () => {
+    const run = await runScrapeform(['validate', path.join(BROKEN, 'unknown-top-key.yaml')]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `${path.join(BROKEN, 'unknown-top-key.yaml')}:4:1 scraperParams: unknown key "scraperParams"\n  hint: did you mean "scraper_params"?\n1 error\n`,
+    );
+  });
+
+  it('--json prints the diagnostics as data on stdout', async () => {
+    const run = await runScrapeform(['validate', '--json', path.join(BROKEN, 'too-many-urls.yaml')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout) as { valid: boolean; diagnostics: unknown[] };
+    expect(report.valid).toBe(false);
+    expect(report.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'manifest.invalid-value',
+        file: path.join(BROKEN, 'too-many-urls.yaml'),
+        line: 4,
+        column: 3,
+        path: 'urls',
+        message: 'takes at most 3 example URLs (the service accepts 1 to 3)',
+      },
+    ]);
+  });
+
+  it('interpolates from the environment it is given', async () => {
+    const file = path.join(BROKEN, 'env-unset.yaml');
+    const run = await runScrapeform(['validate', file], { env: { SCRAPEFORM_TEST_UNSET_VAR: 'x' } });
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('scrapeform (program)', () => {
+  it('--version prints the package version', async () => {
+    const run = await runScrapeform(['--version']);
+    expect(run).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it('--help lists every command', async () => {
+    const run = await runScrapeform(['--help']);
+    expect(run.code).toBe(0);
+    for (const command of ['validate', 'schema', 'demo']) expect(run.stdout).toContain(`  ${command}`);
+  });
+
+  it('an unknown command exits 1 with usage on stderr', async () => {
+    const run = await runScrapeform(['plna']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain("unknown command 'plna'");
+  });
+
+  it('schema prints the committed JSON Schema (npm run schemas regenerates it)', async () => {
+    const run = await runScrapeform(['schema']);
+    const committed = await readFile(path.join(ROOT, 'schemas/scrapeform.schema.json'), 'utf8');
+    expect(JSON.parse(run.stdout)).toEqual(JSON.parse(committed));
+  });
+
+  it('demo runs to the end on the quickstart', async () => {
+    const run = await runScrapeform(['demo']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('books-product.yaml:8:1 scraperParams: unknown key "scraperParams"');
+    expect(run.stderr).toBe('');
+  });
+
+  it('the installed binary runs (npm ci builds dist/ through prepare)', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      path.join(ROOT, 'dist/cli/bin.js'),
+      '--version',
+    ]);
+    expect(stdout).toBe(`${VERSION}\n`);
+  });
+});
