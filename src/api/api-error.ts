@@ -1,0 +1,130 @@
+import { redact, redactError } from './redact.js';
+
+export type ApiErrorCode =
+  | 'api.bad-request'
+  | 'api.unauthorized'
+  | 'api.credits-exhausted'
+  | 'api.not-found'
+  | 'api.rate-limited'
+  | 'api.server-error'
+  | 'api.unexpected-status'
+  | 'api.network'
+  | 'api.timeout'
+  | 'api.bad-response';
+
+export interface ApiErrorInit {
+  code: ApiErrorCode;
+  /** HTTP status, 0 when no response arrived. */
+  status: number;
+  method: string;
+  url: string;
+  /** What the service answered: parsed JSON when it was JSON, else text; cut to a readable excerpt. */
+  body?: unknown;
+  retryable: boolean;
+  cause?: unknown;
+  /** Overrides the message derived from the code. */
+  message?: string;
+  /** Values that must never be shown: the API key. */
+  secrets: readonly string[];
+}
+
+/** What to do, per code, following the seeds' error tables. */
+const ADVICE: Record<ApiErrorCode, string> = {
+  'api.bad-request': 'the service rejected the request as malformed or missing a required field',
+  'api.unauthorized': 'the API key was refused: check SCRAPERAPI_API_KEY (or --api-key-env / --api-key-file)',
+  'api.credits-exhausted': 'the account has no credits left: upgrade the plan or contact ScraperAPI support',
+  'api.not-found':
+    'the id does not exist: verify it with the list endpoint (scrapeform plan re-reads the lists)',
+  'api.rate-limited': 'the service is rate limiting: wait and try again',
+  'api.server-error':
+    'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
+  'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
+  'api.network': 'no response from the service: check the network, proxy settings and the endpoint URL',
+  'api.timeout': 'the service did not answer in time: retry, or check the network',
+  'api.bad-response': 'the service answered in a shape scrapeform does not understand',
+};
+
+const EXCERPT_LENGTH = 500;
+
+/**
+ * The one error for every failed HTTP exchange. Redaction happens here, in the constructor, so no code path can
+ * build an ApiError that shows the key: in the message, URL, body excerpt or cause chain.
+ */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  readonly body: unknown;
+  readonly retryable: boolean;
+  readonly hint: string;
+
+  constructor(init: ApiErrorInit) {
+    const url = redact(init.url, init.secrets);
+    const body = excerpt(init.body, init.secrets);
+    const where = `${init.method} ${url}`;
+    const what =
+      init.status > 0 ? `${init.status}` : init.code === 'api.timeout' ? 'timed out' : 'network error';
+    const detail = init.message !== undefined ? redact(init.message, init.secrets) : serverMessage(body);
+    super(`${where}: ${what}${detail !== undefined ? `: ${detail}` : ''}`, {
+      cause: init.cause !== undefined ? redactError(init.cause, init.secrets) : undefined,
+    });
+    this.name = 'ApiError';
+    this.code = init.code;
+    this.status = init.status;
+    this.method = init.method;
+    this.url = url;
+    this.body = body;
+    this.retryable = init.retryable;
+    this.hint = ADVICE[init.code];
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      hint: this.hint,
+      status: this.status,
+      method: this.method,
+      url: this.url,
+      body: this.body,
+      retryable: this.retryable,
+    };
+  }
+}
+
+/** The code for an HTTP status that is not a success. */
+export function codeForStatus(status: number): ApiErrorCode {
+  if (status === 400 || status === 422) return 'api.bad-request';
+  if (status === 401 || status === 403) return 'api.unauthorized';
+  if (status === 402) return 'api.credits-exhausted';
+  if (status === 404) return 'api.not-found';
+  if (status === 429) return 'api.rate-limited';
+  if (status >= 500) return 'api.server-error';
+  return 'api.unexpected-status';
+}
+
+function excerpt(body: unknown, secrets: readonly string[]): unknown {
+  if (body === undefined || body === null) return body;
+  if (typeof body === 'string') {
+    const text = redact(body, secrets);
+    return text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+  }
+  const json = redact(JSON.stringify(body), secrets);
+  if (json.length > EXCERPT_LENGTH) return `${json.slice(0, EXCERPT_LENGTH)}…`;
+  return JSON.parse(json) as unknown;
+}
+
+/** A short message from the error body when it has one (`error`, `message` or `detail`), else the text. */
+function serverMessage(body: unknown): string | undefined {
+  if (typeof body === 'string')
+    return body.trim() === '' ? undefined : body.trim().split('\n')[0]?.slice(0, 200);
+  if (body !== null && typeof body === 'object') {
+    for (const key of ['error', 'message', 'detail']) {
+      const value = (body as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+    return JSON.stringify(body).slice(0, 200);
+  }
+  return undefined;
+}

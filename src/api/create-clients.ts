@@ -1,0 +1,29 @@
+import type { ApiConfig } from './config.js';
+import { ParsersClient } from './parsers-client.js';
+import { ProjectsClient } from './projects-client.js';
+import { createDispatcher, Transport } from './transport.js';
+import type { TransportOptions } from './transport.js';
+
+export interface ApiClients {
+  parsers: ParsersClient;
+  projects: ProjectsClient;
+  /** Closes the keep-alive connections so the process can exit. */
+  close(): Promise<void>;
+}
+
+/** Both clients over one transport and one dispatcher (keep-alive, proxy from env). */
+export function createApiClients(
+  config: ApiConfig,
+  options: Omit<TransportOptions, 'apiKey' | 'dispatcher'> & {
+    env: Readonly<Record<string, string | undefined>>;
+  },
+): ApiClients {
+  const { env, ...transportOptions } = options;
+  const dispatcher = createDispatcher(env);
+  const transport = new Transport({ ...transportOptions, apiKey: config.apiKey, dispatcher });
+  return {
+    parsers: new ParsersClient(transport, config.parserUrl),
+    projects: new ProjectsClient(transport, config.pipelineUrl),
+    close: () => dispatcher.close(),
+  };
+}

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { JobSchema, ParserListItemSchema, ProjectSchema } from './wire-schemas.js';
+
+/** Parser status values of seed 1; others may appear and are passed on as they are. */
+export type ParserStatus = 'GENERATING' | 'FINISHED' | 'FAILED' | (string & {});
+
+/** A parser as the list endpoint reports it (latest version). */
+export type LiveParserSummary = z.infer<typeof ParserListItemSchema>;
+
+export interface LiveField {
+  name: string;
+  /** The generated output type (`array`, `text`, `attribute`): never compare it with the input types. */
+  type?: string;
+}
+
+/** One version of a parser as the details endpoint reports it, with both spellings folded into one. */
+export interface LiveParserDetails {
+  id: string;
+  name: string;
+  version: number;
+  status: ParserStatus;
+  error: string | null;
+  createdAt: string | null;
+  generatedAt: string | null;
+  exampleResult: { url: string; result: Record<string, unknown> }[] | null;
+  fields: LiveField[];
+}
+
+export interface ParserVersionRef {
+  id: string;
+  version: number;
+}
+
+export interface ParserUpdateResult extends ParserVersionRef {
+  /** 200: applied at once (rename/remove only). 202: the new version is generating. */
+  ready: boolean;
+}
+
+export interface ParseResult {
+  parser: string;
+  version: number | undefined;
+  result: Record<string, unknown>;
+}
+
+/** A project as the service reports it, with `outputFormat` folded into `output_format` (API-NOTES). */
+export type LiveProject = Omit<z.infer<typeof ProjectSchema>, 'outputFormat'>;
+
+export type LiveJob = z.infer<typeof JobSchema>;

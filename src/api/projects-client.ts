@@ -1,0 +1,102 @@
+import type { LiveJob, LiveProject } from './live.js';
+import type { Transport, TransportRequest } from './transport.js';
+import { JobListSchema, ProjectListSchema, ProjectSchema } from './wire-schemas.js';
+
+export const DEFAULT_PIPELINE_URL = 'https://datapipeline.scraperapi.com';
+
+/** The body of a project create or update: the project fields of seed 2 (only those sent). */
+export type ProjectPayload = Record<string, unknown>;
+
+/**
+ * The DataPipeline project service (seed 2). Paths carry `/api`; the key travels in the query string on every
+ * call (API-NOTES). Status codes are not documented: any 2xx is taken as success.
+ */
+export class ProjectsClient {
+  constructor(
+    private readonly transport: Transport,
+    private readonly baseUrl: string = DEFAULT_PIPELINE_URL,
+  ) {}
+
+  private url(...segments: (string | number)[]): string {
+    const base = this.baseUrl.replace(/\/+$/, '');
+    return `${base}/api/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
+  }
+
+  private call(
+    method: TransportRequest['method'],
+    url: string,
+    extra: Partial<TransportRequest> = {},
+  ): TransportRequest {
+    return {
+      method,
+      url,
+      keyIn: 'query',
+      expect: SUCCESS,
+      idempotent: method === 'GET' || method === 'DELETE',
+      ...extra,
+    };
+  }
+
+  async list(signal?: AbortSignal): Promise<LiveProject[]> {
+    const { data } = await this.transport.requestJson(
+      this.call('GET', this.url('projects'), { signal }),
+      ProjectListSchema,
+    );
+    return data.map(foldProject);
+  }
+
+  async get(id: number, signal?: AbortSignal): Promise<LiveProject> {
+    const { data } = await this.transport.requestJson(
+      this.call('GET', this.url('projects', id), { signal }),
+      ProjectSchema,
+    );
+    return foldProject(data);
+  }
+
+  /** Never retried here: after an ambiguous failure the caller lists by name to see whether it landed. */
+  async create(payload: ProjectPayload, signal?: AbortSignal): Promise<LiveProject> {
+    const { data } = await this.transport.requestJson(
+      this.call('POST', this.url('projects'), { body: payload, signal }),
+      ProjectSchema,
+    );
+    return foldProject(data);
+  }
+
+  /** One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). */
+  async update(id: number, changed: ProjectPayload, signal?: AbortSignal): Promise<LiveProject> {
+    const { data } = await this.transport.requestJson(
+      this.call('PATCH', this.url('projects', id), { body: changed, signal }),
+      ProjectSchema,
+    );
+    return foldProject(data);
+  }
+
+  /** Archives the project: it leaves the list, and this cannot be undone through the API. */
+  async archive(id: number, signal?: AbortSignal): Promise<void> {
+    await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }));
+  }
+
+  async listJobs(id: number, signal?: AbortSignal): Promise<LiveJob[]> {
+    const { data } = await this.transport.requestJson(
+      this.call('GET', this.url('projects', id, 'jobs'), { signal }),
+      JobListSchema,
+    );
+    return data;
+  }
+
+  /** Cancels a job; its response is undocumented, so whatever came back is returned as it is. */
+  async cancelJob(id: number, jobId: string | number, signal?: AbortSignal): Promise<unknown> {
+    const response = await this.transport.request(
+      this.call('DELETE', this.url('projects', id, 'jobs', jobId), { signal }),
+    );
+    return response.body;
+  }
+}
+
+const SUCCESS = [200, 201, 202, 204];
+
+function foldProject(project: { outputFormat?: string | null | undefined } & LiveProject): LiveProject {
+  const { outputFormat, ...rest } = project;
+  if (rest.output_format === undefined && outputFormat !== undefined) rest.output_format = outputFormat;
+  return rest;
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/**
+ * What the services answer, checked at the boundary. Objects are loose (unknown fields pass through, since the
+ * services may add some) but every field scrapeform relies on must be present with its type.
+ * Seed 1 "Resources and their fields"; API-NOTES for the spellings both ways.
+ */
+
+export const ParserStatusSchema = z.string().min(1);
+
+export const ParserListItemSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  status: ParserStatusSchema,
+  error: z.string().nullable().optional(),
+  generated_at: z.string().nullable().optional(),
+  version: z.int().nonnegative(),
+});
+export const ParserListSchema = z.array(ParserListItemSchema);
+
+export const DetailsFieldSchema = z.looseObject({ name: z.string().min(1), type: z.string().optional() });
+export const ExampleResultSchema = z.looseObject({
+  url: z.string(),
+  result: z.record(z.string(), z.unknown()),
+});
+
+export const ParserDetailsSchema = z.looseObject({
+  name: z.string(),
+  created_at: z.string().nullable().optional(),
+  generated_at: z.string().nullable().optional(),
+  status: ParserStatusSchema,
+  error: z.string().nullable().optional(),
+  // API-NOTES: prose sometimes says example_results; accept both.
+  example_result: z.array(ExampleResultSchema).nullable().optional(),
+  example_results: z.array(ExampleResultSchema).nullable().optional(),
+  fields: z.array(DetailsFieldSchema).nullable().optional(),
+  version: z.int().nonnegative(),
+});
+
+export const ParserVersionSchema = z.looseObject({
+  id: z.string().min(1).optional(),
+  version: z.int().nonnegative(),
+});
+export const CreatedParserSchema = z.looseObject({ id: z.string().min(1), version: z.int().nonnegative() });
+
+export const ParseResultSchema = z.looseObject({
+  parser: z.string().optional(),
+  version: z.int().nonnegative().optional(),
+  result: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** Project ids are numbers (API-NOTES); a numeric string is accepted and read as a number. */
+export const ProjectIdSchema = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]);
+
+export const ProjectSchema = z.looseObject({
+  id: ProjectIdSchema,
+  name: z.string().optional(),
+  schedulingEnabled: z.boolean().optional(),
+  scrapingInterval: z.string().nullable().optional(),
+  scheduledAt: z.string().nullable().optional(),
+  createdAt: z.string().nullable().optional(),
+  projectType: z.string().optional(),
+  projectInput: z.looseObject({ type: z.string() }).nullable().optional(),
+  projectOutput: z.looseObject({}).nullable().optional(),
+  webhookOutput: z.looseObject({ url: z.string() }).nullable().optional(),
+  notificationConfig: z.looseObject({}).nullable().optional(),
+  apiParams: z.record(z.string(), z.unknown()).nullable().optional(),
+  // API-NOTES: the seed says output_format, one source outputFormat; read both.
+  output_format: z.string().nullable().optional(),
+  outputFormat: z.string().nullable().optional(),
+});
+export const ProjectListSchema = z.array(ProjectSchema);
+
+/** Job records are not documented (API-NOTES): only an id is relied on. */
+export const JobSchema = z.looseObject({
+  id: ProjectIdSchema.or(z.string().min(1)),
+  status: z.string().optional(),
+});
+export const JobListSchema = z.array(JobSchema);

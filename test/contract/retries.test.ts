@@ -1,0 +1,147 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { parseRetryAfter } from '../../src/api/transport.js';
+import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
+
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
+afterEach(() => {
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+const list = [{ id: 'p-1', name: 'b', status: 'FINISHED', error: null, generated_at: null, version: 0 }];
+
+describe('retries', () => {
+  it('GET retries 503 and 500 with exponential backoff and full jitter, then succeeds', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(503).get('/parsers').query(true).reply(500);
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
+    const { parsers, sleeps, events } = createTestApi({ retry: { baseDelayMs: 1000 } });
+    expect(await parsers.list()).toHaveLength(1);
+    // random() is 0.5: half of 1000, then half of 2000.
+    expect(sleeps).toEqual([500, 1000]);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([
+      {
+        type: 'retry',
+        method: 'GET',
+        url: `${PARSER_ORIGIN}/parsers?api_key=***`,
+        attempt: 1,
+        delayMs: 500,
+        reason: 'HTTP 503',
+      },
+      {
+        type: 'retry',
+        method: 'GET',
+        url: `${PARSER_ORIGIN}/parsers?api_key=***`,
+        attempt: 2,
+        delayMs: 1000,
+        reason: 'HTTP 500',
+      },
+    ]);
+    expect(JSON.stringify(events)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('honours Retry-After in seconds on 429', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429, 'slow down', { 'Retry-After': '7' });
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
+    const { parsers, sleeps } = createTestApi();
+    await parsers.list();
+    expect(sleeps).toEqual([7000]);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const date = new Date(NOW + 12_000).toUTCString();
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(503, '', { 'Retry-After': date });
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
+    const { parsers, sleeps } = createTestApi({ now: () => NOW });
+    await parsers.list();
+    expect(sleeps).toEqual([12_000]);
+  });
+
+  it('caps any one delay, Retry-After included', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429, '', { 'Retry-After': '3600' });
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
+    const { parsers, sleeps } = createTestApi({ retry: { maxDelayMs: 20_000 } });
+    await parsers.list();
+    expect(sleeps).toEqual([20_000]);
+  });
+
+  it('gives up after the retry cap and throws the last error', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(3).reply(502, 'bad gateway');
+    const { parsers, sleeps } = createTestApi({ retry: { maxRetries: 2 } });
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.server-error', 502]);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('retries a dropped connection on GET', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
+    const { parsers, sleeps } = createTestApi();
+    expect(await parsers.list()).toHaveLength(1);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('retries DELETE (idempotent)', async () => {
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(503);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(204);
+    await createTestApi().parsers.delete('p-1');
+  });
+
+  it('never retries POST: one request, the error goes to the caller', async () => {
+    nock(PARSER_ORIGIN).post('/parsers').reply(503);
+    const { parsers, sleeps, events } = createTestApi();
+    const error = (await parsers
+      .create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.retryable).toBe(true);
+    expect(sleeps).toEqual([]);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([]);
+  });
+
+  it('never retries PATCH, not even after a dropped connection', async () => {
+    nock(PARSER_ORIGIN)
+      .patch('/parsers/p-1/0')
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const { parsers, sleeps } = createTestApi();
+    const error = (await parsers
+      .update('p-1', 0, { remove_fields: ['x'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.network');
+    expect(sleeps).toEqual([]);
+  });
+
+  it('never retries a project create or update either', async () => {
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(true).reply(500);
+    nock(PIPELINE_ORIGIN).patch('/api/projects/5').query(true).reply(429, '', { 'Retry-After': '1' });
+    const { projects, sleeps } = createTestApi();
+    await expect(projects.create({ name: 'x' })).rejects.toBeInstanceOf(ApiError);
+    await expect(projects.update(5, { name: 'y' })).rejects.toBeInstanceOf(ApiError);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('does not retry 4xx other than 429', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(401);
+    const { parsers, sleeps } = createTestApi();
+    await expect(parsers.list()).rejects.toMatchObject({ code: 'api.unauthorized', retryable: false });
+    expect(sleeps).toEqual([]);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['0', 0],
+    ['120', 120_000],
+    [new Date(NOW + 3000).toUTCString(), 3000],
+    [new Date(NOW - 3000).toUTCString(), 0],
+    ['soon', undefined],
+  ])('%s -> %s ms', (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+});

@@ -1,0 +1,92 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClients } from '../../src/api/create-clients.js';
+import { SENTINEL_KEY } from '../helpers/api.js';
+
+/** A parser service stand-in on loopback that answers the list. */
+let target: http.Server;
+/** A forward proxy on loopback that records what passes through it (CONNECT tunnels and absolute-URI requests). */
+let proxy: http.Server;
+const seenByProxy: string[] = [];
+
+function listen(server: http.Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+}
+
+let targetPort = 0;
+let proxyPort = 0;
+
+beforeAll(async () => {
+  target = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(req.url?.startsWith('/parsers') ? [] : { error: 'no' }));
+  });
+  proxy = http.createServer((req, res) => {
+    seenByProxy.push(`${req.method} ${req.url}`);
+    const upstream = http.request(req.url as string, { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  proxy.on('connect', (req, socket, head) => {
+    seenByProxy.push(`CONNECT ${req.url}`);
+    const [host, port] = (req.url as string).split(':');
+    const upstream = net.connect(Number(port), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+  });
+  targetPort = await listen(target);
+  proxyPort = await listen(proxy);
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => target.close(resolve));
+  await new Promise((resolve) => proxy.close(resolve));
+});
+
+describe('transport through a proxy', () => {
+  it('sends requests through HTTP_PROXY', async () => {
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: `http://127.0.0.1:${targetPort}`,
+      },
+      { env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '' } },
+    );
+    try {
+      expect(await clients.parsers.list()).toEqual([]);
+    } finally {
+      await clients.close();
+    }
+    expect(seenByProxy.length).toBeGreaterThan(0);
+    expect(seenByProxy[0]).toMatch(new RegExp(`127\\.0\\.0\\.1:${targetPort}`));
+  });
+
+  it('goes direct for hosts in NO_PROXY', async () => {
+    const before = seenByProxy.length;
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+      },
+      { env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' } },
+    );
+    try {
+      expect(await clients.parsers.list()).toEqual([]);
+    } finally {
+      await clients.close();
+    }
+    expect(seenByProxy.length).toBe(before);
+  });
+});
