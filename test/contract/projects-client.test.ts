@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/api-error.js';
+import type { ApiError } from '../../src/api/api-error.js';
 import { createTestApi, everythingShown, PIPELINE_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
 
 beforeAll(() => nock.disableNetConnect());
