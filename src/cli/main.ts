@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerDemo } from './demo.js';
+import { registerEmulator } from './emulator.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
 import { createContext } from './io.js';
@@ -36,6 +37,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
   registerValidate(program, run);
   registerSchema(program, run);
+  registerEmulator(program, run);
   registerDemo(program, run);
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -12,7 +12,10 @@ export interface ScrapingParams {
 }
 
 export class DownloadError extends Error {
-  constructor(readonly url: string, readonly tries: number) {
+  constructor(
+    readonly url: string,
+    readonly tries: number,
+  ) {
     super(`Failed to download ${url} after ${tries} retries`);
     this.name = 'DownloadError';
   }
@@ -62,7 +65,10 @@ async function fetchOnce(url: string, root: string, timeoutMs: number): Promise<
     }
   }
   try {
-    const response = await globalThis.fetch(parsed, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    const response = await globalThis.fetch(parsed, {
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'follow',
+    });
     if (!response.ok) return undefined;
     return await response.text();
   } catch {
@@ -83,5 +89,7 @@ function render(html: string): string {
   const [template, id, content] = match;
   const container = new RegExp(`(<div\\b[^>]*\\bid="${id}"[^>]*>)[\\s\\S]*?(</div>)`);
   // A replacer function: the content holds `$` signs (prices) that a replacement string would read as groups.
-  return html.replace(template, '').replace(container, (_, open: string, close: string) => `${open}${content ?? ''}${close}`);
+  return html
+    .replace(template, '')
+    .replace(container, (_, open: string, close: string) => `${open}${content ?? ''}${close}`);
 }

@@ -1,6 +1,13 @@
 import type { Accounts, Account } from './accounts.js';
 import type { EmulatorClock } from './clock.js';
-import { compileFields, extractResult, fieldTree, flattenCompiled, located, outputType } from './extraction/fields.js';
+import {
+  compileFields,
+  extractResult,
+  fieldTree,
+  flattenCompiled,
+  located,
+  outputType,
+} from './extraction/fields.js';
 import type { CompiledField, FieldSpec } from './extraction/fields.js';
 import { Page } from './extraction/page.js';
 import { DownloadError, needsRender } from './fetcher.js';
@@ -131,12 +138,14 @@ export class ParserService {
     const missing = ['api_key', 'name', 'urls'].filter((k) => body[k] === undefined);
     if (missing.length > 0) throw new HttpError(400, `missing required field: ${missing.join(', ')}`);
     const account = this.bodyAccount(body);
-    if (typeof body.name !== 'string' || body.name.trim() === '') throw new HttpError(400, 'name must be a non-empty string');
+    if (typeof body.name !== 'string' || body.name.trim() === '')
+      throw new HttpError(400, 'name must be a non-empty string');
     const urls = body.urls;
     if (!Array.isArray(urls) || urls.some((u) => typeof u !== 'string' || !isHttpUrl(u))) {
       throw new HttpError(400, 'urls must be a list of absolute http(s) URLs');
     }
-    if (urls.length < 1 || urls.length > 3) throw new HttpError(400, `urls must hold 1 to 3 URLs, got ${urls.length}`);
+    if (urls.length < 1 || urls.length > 3)
+      throw new HttpError(400, `urls must hold 1 to 3 URLs, got ${urls.length}`);
     const scraperParams = checkScrapingParams(body.scraper_params);
     const fields = body.fields === undefined ? [] : checkFieldList(body.fields, 'fields');
     checkTree(fields);
@@ -170,7 +179,10 @@ export class ParserService {
     const base = version === undefined ? latestOf(parser) : this.versionOf(parser, version);
     const ops = readOperations(body);
     if (ops.add.length + ops.modify.length + ops.rename.length + ops.remove.length === 0) {
-      throw new HttpError(400, 'no operation: send at least one of add_fields, modify_fields, rename_fields, remove_fields');
+      throw new HttpError(
+        400,
+        'no operation: send at least one of add_fields, modify_fields, rename_fields, remove_fields',
+      );
     }
     if (base.status !== 'FINISHED') {
       throw new HttpError(
@@ -216,18 +228,27 @@ export class ParserService {
     return { status: 204 };
   }
 
-  private async parse(req: EmulatorRequest, id: string, version: string | undefined): Promise<EmulatorResponse> {
+  private async parse(
+    req: EmulatorRequest,
+    id: string,
+    version: string | undefined,
+  ): Promise<EmulatorResponse> {
     const account = this.queryAccount(req);
     const parser = this.find(account, id);
     const stored = version === undefined ? latestOf(parser) : this.versionOf(parser, version);
     const url = req.query.get('url');
-    if (url === null || !isHttpUrl(url)) throw new HttpError(400, 'url is required: an absolute http(s) URL to parse');
+    if (url === null || !isHttpUrl(url))
+      throw new HttpError(400, 'url is required: an absolute http(s) URL to parse');
     const params = scrapingParamsFromQuery(req.query);
     // Seed 1: an empty result means the parser may still be generating. The emulator answers 200 with {} then
     // (the status the real service uses is unknown, API-NOTES).
-    if (stored.status === 'GENERATING') return json(200, { parser: parser.id, version: stored.version, result: {} });
+    if (stored.status === 'GENERATING')
+      return json(200, { parser: parser.id, version: stored.version, result: {} });
     if (stored.status === 'FAILED' || stored.compiled === null) {
-      throw new HttpError(500, `Extraction failed: version ${stored.version} of this parser FAILED (${stored.error ?? 'no error'})`);
+      throw new HttpError(
+        500,
+        `Extraction failed: version ${stored.version} of this parser FAILED (${stored.error ?? 'no error'})`,
+      );
     }
     this.options.accounts.charge(account, this.options.parseCost);
     let page: Page;
@@ -236,7 +257,11 @@ export class ParserService {
     } catch (error) {
       throw new HttpError(500, `Extraction failed: ${describeFailure(error)}`);
     }
-    return json(200, { parser: parser.id, version: stored.version, result: extractResult(page, stored.compiled) });
+    return json(200, {
+      parser: parser.id,
+      version: stored.version,
+      result: extractResult(page, stored.compiled),
+    });
   }
 
   /** Starts generating `version` (0 at creation) with the given fields, or inferred ones when there are none. */
@@ -265,7 +290,10 @@ export class ParserService {
     for (const parser of this.parsers.values()) {
       for (const stored of parser.versions) {
         if (stored.status !== 'GENERATING') continue;
-        this.options.clock.after(this.options.generationDelayMs(), () => void this.generate(parser, stored, stored.fields.length === 0));
+        this.options.clock.after(
+          this.options.generationDelayMs(),
+          () => void this.generate(parser, stored, stored.fields.length === 0),
+        );
       }
     }
   }
@@ -312,12 +340,15 @@ export class ParserService {
 
   private find(account: Account, id: string): StoredParser {
     const parser = this.parsers.get(id);
-    if (parser === undefined || parser.account !== account.key) throw new HttpError(404, `parser ${id} not found`);
+    if (parser === undefined || parser.account !== account.key)
+      throw new HttpError(404, `parser ${id} not found`);
     return parser;
   }
 
   private versionOf(parser: StoredParser, version: string): StoredVersion {
-    const stored = /^\d+$/.test(version) ? parser.versions.find((v) => v.version === Number(version)) : undefined;
+    const stored = /^\d+$/.test(version)
+      ? parser.versions.find((v) => v.version === Number(version))
+      : undefined;
     if (stored === undefined) throw new HttpError(404, `version ${version} of parser ${parser.id} not found`);
     return stored;
   }
@@ -366,11 +397,17 @@ function isHttpUrl(value: string): boolean {
 
 function checkScrapingParams(value: unknown): ScrapingParams {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'scraper_params must be an object');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new HttpError(400, 'scraper_params must be an object');
   for (const [key, v] of Object.entries(value)) {
     const type = SCRAPING_PARAMS[key];
     if (type === undefined) throw new HttpError(400, `unknown scraping parameter: ${key}`);
-    const ok = type === 'boolean' ? typeof v === 'boolean' : type === 'integer' ? Number.isInteger(v) : typeof v === 'string';
+    const ok =
+      type === 'boolean'
+        ? typeof v === 'boolean'
+        : type === 'integer'
+          ? Number.isInteger(v)
+          : typeof v === 'string';
     if (!ok) throw new HttpError(400, `scraper_params.${key} must be a ${type}`);
   }
   return value as ScrapingParams;
@@ -391,7 +428,8 @@ function scrapingParamsFromQuery(query: URLSearchParams): ScrapingParams {
 function checkFieldList(value: unknown, key: string): FieldSpec[] {
   if (!Array.isArray(value)) throw new HttpError(400, `${key} must be a list of field definitions`);
   return value.map((entry, i) => {
-    if (entry === null || typeof entry !== 'object') throw new HttpError(400, `${key}[${i}] must be an object`);
+    if (entry === null || typeof entry !== 'object')
+      throw new HttpError(400, `${key}[${i}] must be an object`);
     const { name, description, type, selector } = entry as Record<string, unknown>;
     if (typeof name !== 'string' || name === '') throw new HttpError(400, `${key}[${i}].name is required`);
     if (typeof description !== 'string' || description.trim() === '') {
@@ -400,7 +438,8 @@ function checkFieldList(value: unknown, key: string): FieldSpec[] {
     if (type !== undefined && (typeof type !== 'string' || !FIELD_TYPES.has(type))) {
       throw new HttpError(400, `${key}[${i}].type must be string, number or array`);
     }
-    if (selector !== undefined && typeof selector !== 'string') throw new HttpError(400, `${key}[${i}].selector must be a string`);
+    if (selector !== undefined && typeof selector !== 'string')
+      throw new HttpError(400, `${key}[${i}].selector must be a string`);
     return {
       name,
       description,
@@ -432,7 +471,10 @@ interface Operations {
 
 function readOperations(body: Record<string, unknown>): Operations {
   const rename = body.rename_fields ?? [];
-  if (!Array.isArray(rename) || rename.some((r) => typeof r?.name !== 'string' || typeof r?.new_name !== 'string' || r.new_name === '')) {
+  if (
+    !Array.isArray(rename) ||
+    rename.some((r) => typeof r?.name !== 'string' || typeof r?.new_name !== 'string' || r.new_name === '')
+  ) {
     throw new HttpError(400, 'rename_fields must be a list of {name, new_name}');
   }
   const remove = body.remove_fields ?? [];
@@ -459,10 +501,15 @@ function applyOperations(
 ): { fields: FieldSpec[]; renamedFrom: Map<string, string> } {
   let fields = base.map((f) => ({ ...f }));
   const has = (name: string): boolean => fields.some((f) => f.name === name);
-  const under = (name: string, field: FieldSpec): boolean => field.name === name || field.name.startsWith(`${name}.`);
+  const under = (name: string, field: FieldSpec): boolean =>
+    field.name === name || field.name.startsWith(`${name}.`);
   const touched = new Set<string>();
   const touch = (name: string, op: string): void => {
-    if (touched.has(name)) throw new HttpError(400, `contradictory request: field ${name} is named by more than one operation (${op})`);
+    if (touched.has(name))
+      throw new HttpError(
+        400,
+        `contradictory request: field ${name} is named by more than one operation (${op})`,
+      );
     touched.add(name);
   };
   for (const name of ops.remove) {
@@ -475,7 +522,8 @@ function applyOperations(
   for (const { name, new_name: newName } of ops.rename) {
     if (!has(name)) throw new HttpError(400, `rename_fields: unknown field ${name}`);
     if (has(newName)) throw new HttpError(400, `rename_fields: ${newName} already exists`);
-    if (parentOf(name) !== parentOf(newName)) throw new HttpError(400, `rename_fields: ${name} -> ${newName} moves the field to another parent`);
+    if (parentOf(name) !== parentOf(newName))
+      throw new HttpError(400, `rename_fields: ${name} -> ${newName} moves the field to another parent`);
     fields = fields.map((f) => {
       if (!under(name, f)) return f;
       const renamed = newName + f.name.slice(name.length);
@@ -494,7 +542,8 @@ function applyOperations(
     touch(spec.name, 'add_fields');
     if (has(spec.name)) throw new HttpError(400, `add_fields: ${spec.name} already exists`);
     const parent = parentOf(spec.name);
-    if (parent !== '' && !has(parent)) throw new HttpError(400, `add_fields: ${spec.name} has no parent field ${parent}`);
+    if (parent !== '' && !has(parent))
+      throw new HttpError(400, `add_fields: ${spec.name} has no parent field ${parent}`);
     fields.push(spec);
   }
   const renamedFrom = new Map([...origin].filter(([now, before]) => now !== before));
@@ -507,7 +556,11 @@ function parentOf(name: string): string {
 }
 
 /** The compiled tree for renamed/removed fields, keeping each surviving field's locator. */
-function recompile(base: readonly CompiledField[], fields: readonly FieldSpec[], renamedFrom: Map<string, string>): CompiledField[] {
+function recompile(
+  base: readonly CompiledField[],
+  fields: readonly FieldSpec[],
+  renamedFrom: Map<string, string>,
+): CompiledField[] {
   const byName = new Map(flattenCompiled(base).map((f) => [f.name, f]));
   const { roots, children } = fieldTree(fields);
   const build = (spec: FieldSpec): CompiledField => {

@@ -125,7 +125,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dirty = true;
     saving = saving.then(async () => {
       dirty = false;
-      await persist(options.dataDir as string, { accounts: accounts.list(), parsers: [...parsers.parsers.values()], clockOffsetMs: clock.offset });
+      await persist(options.dataDir as string, {
+        accounts: accounts.list(),
+        parsers: [...parsers.parsers.values()],
+        clockOffsetMs: clock.offset,
+      });
     });
   };
 
@@ -134,7 +138,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return accounts;
     },
     clock,
-    fetcher: options.fetcher ?? createFetcher({ ...(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {}) }),
+    fetcher:
+      options.fetcher ??
+      createFetcher({ ...(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {}) }),
     newId: options.seed !== undefined ? () => uuidFrom(random) : () => randomUUID(),
     generationCost: options.generationCost ?? 30_000,
     parseCost: options.parseCost ?? 1,
@@ -169,12 +175,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const body = req.body === undefined ? {} : bodyObject(req);
       const by = body.ms ?? body.by ?? req.query.get('ms') ?? req.query.get('by');
       const ms = typeof by === 'number' ? by : typeof by === 'string' ? parseDuration(by) : undefined;
-      if (ms === undefined || ms < 0) throw new HttpError(400, 'give how far to advance: {"ms": 3600000} or {"by": "1h"}');
+      if (ms === undefined || ms < 0)
+        throw new HttpError(400, 'give how far to advance: {"ms": 3600000} or {"by": "1h"}');
       clock.advance(ms);
       save();
       return json(200, { now: clock.iso() });
     }
-    if (what === 'clock' && req.method === 'GET') return json(200, { now: clock.iso(), offsetMs: clock.offset });
+    if (what === 'clock' && req.method === 'GET')
+      return json(200, { now: clock.iso(), offsetMs: clock.offset });
     if (what === 'faults') {
       if (req.method === 'PUT' || req.method === 'POST') emulator.setFaults(checkFaults(bodyObject(req)));
       else if (req.method === 'DELETE') emulator.setFaults({ ...NO_FAULTS });
@@ -193,7 +201,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         accounts.set(body.key, body.credits);
         save();
       }
-      return json(200, accounts.list().map((a) => ({ key: a.key, credits: a.credits })));
+      return json(
+        200,
+        accounts.list().map((a) => ({ key: a.key, credits: a.credits })),
+      );
     }
     throw new HttpError(404, `unknown control endpoint ${req.path}`);
   };
@@ -205,7 +216,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const serve = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> => {
     const started = Date.now();
     const url = new URL(incoming.url ?? '/', 'http://emulator');
-    const shownPath = redact(`${url.pathname}${url.search}`, accounts.list().map((a) => a.key));
+    const shownPath = redact(
+      `${url.pathname}${url.search}`,
+      accounts.list().map((a) => a.key),
+    );
     const isControl = url.pathname.startsWith('/_emulator/') || url.pathname === '/_emulator';
     let fault: string | undefined;
     let response: EmulatorResponse;
@@ -223,7 +237,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         }
         if (roll < faults.dropRate + faults.rateLimitRate) {
           fault = '429';
-          throw Object.assign(new HttpError(429, 'Too many requests (injected fault)'), { retryAfter: faults.retryAfterSeconds });
+          throw Object.assign(new HttpError(429, 'Too many requests (injected fault)'), {
+            retryAfter: faults.retryAfterSeconds,
+          });
         }
         if (roll < faults.dropRate + faults.rateLimitRate + faults.errorRate) {
           fault = String(faults.errorStatus);
@@ -262,7 +278,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     send(outgoing, response);
   };
 
-  const log = (shownPath: string, method: string | undefined, status: number, started: number, fault?: string): void => {
+  const log = (
+    shownPath: string,
+    method: string | undefined,
+    status: number,
+    started: number,
+    fault?: string,
+  ): void => {
     if (shownPath.startsWith('/_emulator')) return;
     requestLog.push({
       at: clock.iso(),
@@ -308,7 +330,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     async idle() {
       for (;;) {
-        const pending = [...parsers.parsers.values()].some((p) => p.versions.some((v) => v.status === 'GENERATING'));
+        const pending = [...parsers.parsers.values()].some((p) =>
+          p.versions.some((v) => v.status === 'GENERATING'),
+        );
         if (!pending) return;
         await new Promise((r) => setTimeout(r, 5));
       }
@@ -337,7 +361,10 @@ function toRequest(incoming: http.IncomingMessage, url: URL, rawBody: string): E
   return {
     method: incoming.method ?? 'GET',
     path: url.pathname,
-    segments: url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent),
+    segments: url.pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent),
     query: url.searchParams,
     headers: incoming.headers,
     rawBody,
@@ -372,7 +399,8 @@ function checkFaults(body: Record<string, unknown>): Partial<Faults> {
   const out: Partial<Faults> = {};
   const rates = ['errorRate', 'rateLimitRate', 'dropRate', 'dropAfterRate'] as const;
   for (const [key, value] of Object.entries(body)) {
-    if (!(key in NO_FAULTS)) throw new HttpError(400, `unknown fault setting ${key}; known: ${Object.keys(NO_FAULTS).join(', ')}`);
+    if (!(key in NO_FAULTS))
+      throw new HttpError(400, `unknown fault setting ${key}; known: ${Object.keys(NO_FAULTS).join(', ')}`);
     if (key === 'generationError') {
       if (typeof value !== 'string') throw new HttpError(400, 'generationError must be a string');
       out.generationError = value;
@@ -383,8 +411,10 @@ function checkFaults(body: Record<string, unknown>): Partial<Faults> {
       continue;
     }
     if (typeof value !== 'number' || value < 0) throw new HttpError(400, `${key} must be a number >= 0`);
-    if ((rates as readonly string[]).includes(key) && value > 1) throw new HttpError(400, `${key} is a share from 0 to 1`);
-    if (key === 'errorStatus' && value !== 500 && value !== 503) throw new HttpError(400, 'errorStatus must be 500 or 503');
+    if ((rates as readonly string[]).includes(key) && value > 1)
+      throw new HttpError(400, `${key} is a share from 0 to 1`);
+    if (key === 'errorStatus' && value !== 500 && value !== 503)
+      throw new HttpError(400, 'errorStatus must be 500 or 503');
     (out as Record<string, unknown>)[key] = value;
   }
   return out;

@@ -1,5 +1,5 @@
-import { Page, parseSelector } from './page.js';
-import type { Locator, Match } from './page.js';
+import { parseSelector } from './page.js';
+import type { Locator, Match, Page } from './page.js';
 
 /** A field definition as the service keeps it (seed 1, "Field definition"). */
 export interface FieldSpec {
@@ -21,7 +21,10 @@ export interface CompiledField {
 }
 
 /** Turns flat dot-notation fields into a tree; a child whose parent is not listed is an error for the caller. */
-export function fieldTree(specs: readonly FieldSpec[]): { roots: FieldSpec[]; children: Map<string, FieldSpec[]> } {
+export function fieldTree(specs: readonly FieldSpec[]): {
+  roots: FieldSpec[];
+  children: Map<string, FieldSpec[]>;
+} {
   const names = new Set(specs.map((s) => s.name));
   const roots: FieldSpec[] = [];
   const children = new Map<string, FieldSpec[]>();
@@ -56,7 +59,12 @@ export function compileFields(specs: readonly FieldSpec[], pages: readonly Page[
       };
     }
     const locator = spec.selector !== undefined ? parseSelector(spec.selector) : findLeaf(scope, spec);
-    return { key, name: spec.name, ...(spec.type !== undefined ? { type: spec.type } : {}), ...(locator !== undefined ? { locator } : {}) };
+    return {
+      key,
+      name: spec.name,
+      ...(spec.type !== undefined ? { type: spec.type } : {}),
+      ...(locator !== undefined ? { locator } : {}),
+    };
   };
   return roots.map((root) => compile(root, pages));
 }
@@ -134,12 +142,20 @@ function variants(name: string): string[] {
   const parts = words(name);
   const lower = name.toLowerCase();
   const camel = parts.map((p, i) => (i === 0 ? p : p[0]?.toUpperCase() + p.slice(1))).join('');
-  return [...new Set([lower, parts.join('_'), parts.join('-'), parts.join(''), camel].filter((v) => v !== ''))];
+  return [
+    ...new Set([lower, parts.join('_'), parts.join('-'), parts.join(''), camel].filter((v) => v !== '')),
+  ];
 }
 
 const SEMANTIC: { words: string[]; candidates: string[] }[] = [
-  { words: ['title', 'headline', 'heading', 'name'], candidates: ['h1', 'meta[property="og:title"]', 'title'] },
-  { words: ['image', 'img', 'photo', 'picture', 'thumbnail'], candidates: ['meta[property="og:image"]', 'img@src'] },
+  {
+    words: ['title', 'headline', 'heading', 'name'],
+    candidates: ['h1', 'meta[property="og:title"]', 'title'],
+  },
+  {
+    words: ['image', 'img', 'photo', 'picture', 'thumbnail'],
+    candidates: ['meta[property="og:image"]', 'img@src'],
+  },
   { words: ['description', 'summary'], candidates: ['meta[name="description"]', '[itemprop="description"]'] },
   { words: ['link', 'links', 'url', 'urls', 'href'], candidates: ['a@href'] },
   { words: ['date', 'published', 'time'], candidates: ['time@datetime'] },
@@ -174,9 +190,11 @@ function findLeaf(pages: readonly Page[], spec: FieldSpec): Locator | undefined 
     css(`[id*="${w}"]`);
     css(`[class*="${w}"]`);
   }
-  for (const entry of SEMANTIC) if (entry.words.some((w) => nameWords.includes(w))) entry.candidates.forEach(css);
+  for (const entry of SEMANTIC)
+    if (entry.words.some((w) => nameWords.includes(w))) entry.candidates.forEach(css);
   for (const w of byLength(descriptionWords)) css(`[class*="${w}"]`);
-  for (const entry of SEMANTIC) if (entry.words.some((w) => descriptionWords.includes(w))) entry.candidates.forEach(css);
+  for (const entry of SEMANTIC)
+    if (entry.words.some((w) => descriptionWords.includes(w))) entry.candidates.forEach(css);
 
   for (const candidate of candidates) {
     const found = pages.flatMap((page) => page.select(candidate)).filter((m) => m.value !== '');

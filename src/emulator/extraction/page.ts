@@ -4,8 +4,18 @@ import xpath from 'xpath';
 import { buildXDocument, isAttributeNode, xOuterHtml, xTextContent } from './xpath-dom.js';
 import type { XNode } from './xpath-dom.js';
 
+/** What `xpath.parse(expr).evaluate()` returns: a node set, or a string, number or boolean value. */
+interface XpathValue {
+  toArray?: () => XNode[];
+  stringValue(): string;
+}
+
 /** `xpath.parse` exists at run time (its README documents it) but not in its type declarations. */
-const parseXpath = (xpath as unknown as { parse(expr: string): { select(options: { node: unknown; isHtml: boolean }): unknown } }).parse;
+const parseXpath = (
+  xpath as unknown as {
+    parse(expr: string): { evaluate(options: { node: unknown; isHtml: boolean }): XpathValue };
+  }
+).parse;
 
 /** How a field's values are found on a page. Plain data: stored with each parser version. */
 export type Locator =
@@ -33,7 +43,11 @@ export class Page {
   ) {}
 
   get $(): CheerioAPI {
-    this.cheerioApi ??= cheerio.load(this.html, {}, !this.fragment);
+    if (this.cheerioApi === undefined) {
+      this.cheerioApi = cheerio.load(this.html, {}, !this.fragment);
+      // Template content is inert until a script uses it, as in a browser (and as the XPath tree has it).
+      this.cheerioApi('template').remove();
+    }
     return this.cheerioApi;
   }
 
@@ -64,20 +78,25 @@ export class Page {
     $(selector).each((_, element) => {
       const el = $(element);
       const tag = 'tagName' in element ? element.tagName : undefined;
-      const value = attr !== undefined ? el.attr(attr) : tag === 'meta' ? el.attr('content') : collapse(el.text());
+      const value =
+        attr !== undefined ? el.attr(attr) : tag === 'meta' ? el.attr('content') : collapse(el.text());
       if (value === undefined) return;
-      out.push({ value: attr !== undefined ? value.trim() : value, ...(tag !== undefined ? { tag } : {}), html: $.html(element) });
+      out.push({
+        value: attr !== undefined ? value.trim() : value,
+        ...(tag !== undefined ? { tag } : {}),
+        html: $.html(element),
+      });
     });
     return out;
   }
 
   private selectXpath(expr: string): Match[] {
-    const result = parseXpath(expr).select({ node: this.xdoc, isHtml: true });
-    if (!Array.isArray(result)) {
-      if (result === undefined || result === null || result === '') return [];
-      return [{ value: collapse(String(result)) }];
+    const result = parseXpath(expr).evaluate({ node: this.xdoc, isHtml: true });
+    if (result.toArray === undefined) {
+      const value = collapse(result.stringValue());
+      return value === '' ? [] : [{ value }];
     }
-    return (result as XNode[]).map((node) => {
+    return result.toArray().map((node) => {
       if (isAttributeNode(node)) return { value: (node.value ?? '').trim() };
       const html = xOuterHtml(node);
       return {
@@ -140,9 +159,10 @@ export function collapse(text: string): string {
  */
 export function parseSelector(selector: string): Locator {
   const trimmed = selector.trim();
-  if (/^(\(|\/|\.\/|\.\.\/)/.test(trimmed)) return { kind: 'xpath', expr: trimmed };
+  if (/^(\(|\/|\.\/|\.\.\/|[a-z][a-z-]*\()/.test(trimmed)) return { kind: 'xpath', expr: trimmed };
   const scrapy = /^(.*\S)::attr\(([\w:-]+)\)$/.exec(trimmed);
-  if (scrapy?.[1] !== undefined && scrapy[2] !== undefined) return { kind: 'css', selector: scrapy[1], attr: scrapy[2] };
+  if (scrapy?.[1] !== undefined && scrapy[2] !== undefined)
+    return { kind: 'css', selector: scrapy[1], attr: scrapy[2] };
   const text = /^(.*\S)::text$/.exec(trimmed);
   if (text?.[1] !== undefined) return { kind: 'css', selector: text[1] };
   const at = /^(.*[^\s[(])@([A-Za-z_][\w:-]*)$/.exec(trimmed);

@@ -117,7 +117,8 @@ function convert(node: P5Node, doc: XNode): XNode | undefined {
 
 /** The text of a node as XPath's string() would give it. */
 export function xTextContent(node: XNode): string {
-  if (node.nodeType === ATTRIBUTE || node.nodeType === TEXT || node.nodeType === COMMENT) return node.nodeValue ?? '';
+  if (node.nodeType === ATTRIBUTE || node.nodeType === TEXT || node.nodeType === COMMENT)
+    return node.nodeValue ?? '';
   let out = '';
   for (const child of node.childNodes) {
     if (child.nodeType === TEXT) out += child.nodeValue ?? '';
