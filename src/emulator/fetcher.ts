@@ -37,16 +37,23 @@ export interface FetcherOptions {
 export function createFetcher(options: FetcherOptions = {}): PageFetcher {
   const root = options.siteRoot ?? DEMO_SITE_ROOT;
   const tries = options.tries ?? 3;
+  // The demo site never changes while the emulator runs: read each file once.
+  const siteCache = new Map<string, Promise<string | undefined>>();
   return async (url, params) => {
     for (let attempt = 1; attempt <= tries; attempt++) {
-      const html = await fetchOnce(url, root, options.timeoutMs ?? 15_000);
+      const html = await fetchOnce(url, root, options.timeoutMs ?? 15_000, siteCache);
       if (html !== undefined) return new Page(url, params.render === true ? render(html) : html);
     }
     throw new DownloadError(url, tries);
   };
 }
 
-async function fetchOnce(url: string, root: string, timeoutMs: number): Promise<string | undefined> {
+async function fetchOnce(
+  url: string,
+  root: string,
+  timeoutMs: number,
+  siteCache: Map<string, Promise<string | undefined>>,
+): Promise<string | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -58,11 +65,12 @@ async function fetchOnce(url: string, root: string, timeoutMs: number): Promise<
     if (relative.endsWith('/')) relative += 'index.html';
     const file = path.resolve(root, parsed.hostname, `.${relative}`);
     if (!file.startsWith(path.resolve(root, parsed.hostname) + path.sep)) return undefined;
-    try {
-      return await readFile(file, 'utf8');
-    } catch {
-      return undefined;
+    let cached = siteCache.get(file);
+    if (cached === undefined) {
+      cached = readFile(file, 'utf8').catch(() => undefined);
+      siteCache.set(file, cached);
     }
+    return cached;
   }
   try {
     const response = await globalThis.fetch(parsed, {
