@@ -66,7 +66,13 @@ export default tseslint.config(
   {
     files: ['bench/**/*.js'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', performance: 'readonly', URL: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        performance: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+      },
     },
   },
 );

@@ -21,7 +21,12 @@ const fields = [
   { name: 'list_price', description: 'Price before the sale', type: 'number' },
   { name: 'og_title', description: 'Open Graph title', selector: 'meta[property="og:title"]' },
   { name: 'product_type', description: 'Product type', selector: '//tr[th="Product Type"]/td' },
-  { name: 'review_count', description: 'Number of reviews', type: 'number', selector: '//tr[th="Number of reviews"]/td' },
+  {
+    name: 'review_count',
+    description: 'Number of reviews',
+    type: 'number',
+    selector: '//tr[th="Number of reviews"]/td',
+  },
   { name: 'reviews', description: 'Customer reviews' },
   { name: 'reviews.author', description: 'Name of the reviewer' },
   { name: 'reviews.rating', description: 'Stars from 1 to 5', type: 'number' },
@@ -78,8 +83,12 @@ console.log(
       ['generation, median of 5', `${median.toFixed(0)} ms`],
       ['generation, first (cold)', `${generations[0].toFixed(0)} ms`],
       ['parse throughput', `${(TOTAL / parseSeconds).toFixed(0)} requests/s`],
-      ['parse latency, mean at concurrency 16', `${((parseSeconds * 1000 * CONCURRENCY) / TOTAL).toFixed(1)} ms`],
+      [
+        'parse latency, mean at concurrency 16',
+        `${((parseSeconds * 1000 * CONCURRENCY) / TOTAL).toFixed(1)} ms`,
+      ],
     ],
-    verdict: 'No target was set by the issue; these numbers are the baseline later changes are compared against.',
+    verdict:
+      'No target was set by the issue; these numbers are the baseline later changes are compared against.',
   }),
 );

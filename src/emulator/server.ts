@@ -14,6 +14,7 @@ import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { ParserService } from './parser-service.js';
 import type { StoredParser } from './parser-service.js';
+import { defaultItemCost, ProjectService } from './project-service.js';
 import { seededRandom, uuidFrom } from './random.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
@@ -94,6 +95,7 @@ export interface RunningEmulator {
   apiKeys: string[];
   clock: EmulatorClock;
   parsers: ParserService;
+  projects: ProjectService;
   accounts: Accounts;
   faults: Faults;
   requestLog: RequestLogEntry[];
@@ -153,6 +155,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     onChange: save,
   });
 
+  const fetcher =
+    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
+  let origin = '';
+  const projects = new ProjectService({
+    get accounts() {
+      return accounts;
+    },
+    clock,
+    fetcher,
+    origin: () => origin,
+    onChange: save,
+    itemCost: defaultItemCost,
+  });
+
   if (options.dataDir !== undefined) {
     const restored = await restore(options.dataDir);
     if (restored !== undefined) {
@@ -160,10 +176,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clock.offset = restored.clockOffsetMs;
       for (const parser of restored.parsers) parsers.parsers.set(parser.id, parser);
       parsers.resumeGenerations();
+      if (restored.projects !== undefined) projects.restore(restored.projects);
     }
   }
 
-  const services: ServiceHandler[] = [parsers];
+  const services: ServiceHandler[] = [parsers, projects];
 
   const control = async (req: EmulatorRequest): Promise<EmulatorResponse> => {
     const [, what] = req.segments;
@@ -188,6 +205,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       else if (req.method === 'DELETE') emulator.setFaults({ ...NO_FAULTS });
       return json(200, faults);
     }
+    if (what === 'outbox' && req.method === 'GET') return json(200, projects.outbox);
+    if (what === 'webhooks' && req.method === 'GET') return json(200, projects.deliveries);
     if (what === 'requests') {
       if (req.method === 'DELETE') requestLog.length = 0;
       return json(200, requestLog);
@@ -303,12 +322,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${host}:${address.port}`;
 
   const emulator: RunningEmulator = {
-    url: `http://${host}:${address.port}`,
+    url: origin,
     apiKeys,
     clock,
     parsers,
+    projects,
     get accounts() {
       return accounts;
     },
@@ -323,6 +344,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       clock.clear();
       clock.offset = 0;
       parsers.parsers.clear();
+      projects.reset();
       accounts = new Accounts(initialAccounts());
       faults = { ...NO_FAULTS };
       requestLog.length = 0;
@@ -423,6 +445,7 @@ function checkFaults(body: Record<string, unknown>): Partial<Faults> {
 interface PersistedState {
   accounts: Account[];
   parsers: StoredParser[];
+  projects?: ReturnType<ProjectService['snapshot']>;
   clockOffsetMs: number;
 }
 
