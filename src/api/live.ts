@@ -42,7 +42,25 @@ export interface ParseResult {
   result: Record<string, unknown>;
 }
 
+type WireProject = z.infer<typeof ProjectSchema>;
+
 /** A project as the service reports it, with `outputFormat` folded into `output_format` (API-NOTES). */
-export type LiveProject = Omit<z.infer<typeof ProjectSchema>, 'outputFormat'>;
+export interface LiveProject {
+  id: number;
+  name?: string | undefined;
+  schedulingEnabled?: boolean | undefined;
+  scrapingInterval?: string | null | undefined;
+  scheduledAt?: string | null | undefined;
+  createdAt?: string | null | undefined;
+  projectType?: string | undefined;
+  projectInput?: WireProject['projectInput'];
+  projectOutput?: WireProject['projectOutput'];
+  webhookOutput?: WireProject['webhookOutput'];
+  notificationConfig?: WireProject['notificationConfig'];
+  apiParams?: WireProject['apiParams'];
+  output_format?: string | null | undefined;
+  /** Fields the service sent that scrapeform does not use, kept as they came. */
+  [other: string]: unknown;
+}
 
 export type LiveJob = z.infer<typeof JobSchema>;

@@ -95,8 +95,8 @@ export class ProjectsClient {
 
 const SUCCESS = [200, 201, 202, 204];
 
-function foldProject(project: { outputFormat?: string | null | undefined } & LiveProject): LiveProject {
+function foldProject(project: LiveProject & { outputFormat?: string | null | undefined }): LiveProject {
   const { outputFormat, ...rest } = project;
   if (rest.output_format === undefined && outputFormat !== undefined) rest.output_format = outputFormat;
-  return rest;
+  return rest as LiveProject;
 }

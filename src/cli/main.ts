@@ -1,7 +1,13 @@
 import { Command, CommanderError } from 'commander';
+import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
+import type { Diagnostic } from '../manifest/diagnostic.js';
+import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import { VERSION } from '../version.js';
+import { registerApply } from './apply.js';
 import { registerDemo } from './demo.js';
+import { registerForceUnlock } from './force-unlock.js';
+import { registerPlan } from './plan.js';
 import { registerEmulator } from './emulator.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
@@ -36,8 +42,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeErr: (text) => io.stderr.write(text),
     });
   registerValidate(program, run);
+  registerPlan(program, run);
+  registerApply(program, run);
   registerSchema(program, run);
   registerEmulator(program, run);
+  registerForceUnlock(program, run);
   registerDemo(program, run);
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -52,10 +61,15 @@ function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
     // Help and version exit 0; usage mistakes were already printed by commander.
     return error.exitCode === 0 ? 'ok' : 'error';
   }
-  if (error instanceof ScrapeformError) {
+  if (error instanceof ScrapeformError || error instanceof ApiError) {
+    const diagnostics = error instanceof ScrapeformError ? error.details.diagnostics : undefined;
+    if (Array.isArray(diagnostics)) {
+      ctx.log(renderDiagnostics(diagnostics as Diagnostic[], { colors: ctx.colors }));
+      ctx.log(countDiagnostics(diagnostics as Diagnostic[]));
+    }
     ctx.log(`${ctx.colors.red('error:')} ${error.message}`);
     if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${error.hint}`);
-    return error.status === 'input-needed' ? 'input-needed' : 'error';
+    return error instanceof ScrapeformError && error.status === 'input-needed' ? 'input-needed' : 'error';
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   ctx.log(`${ctx.colors.red('internal error:')} ${stack}`);

@@ -1,0 +1,233 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { applyPlan } from '../apply/apply-plan.js';
+import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
+import { formatDuration, parseDuration } from '../duration.js';
+import { ScrapeformError } from '../errors.js';
+import type { Plan } from '../plan/model.js';
+import { renderPlan, summarisePlan } from '../output/render-plan.js';
+import type { RunStatus } from './exit-codes.js';
+import type { CommandContext, RunCommand } from './io.js';
+import { checkRegenerations } from './plan.js';
+import { confirm } from './prompt.js';
+import { addApiFlags, addSelectionFlags, openFromFlags, planWorkspace, wholeNumber } from './shared-flags.js';
+import type { ApiFlags, SelectionFlags } from './shared-flags.js';
+
+interface ApplyFlags extends ApiFlags, SelectionFlags {
+  plan?: string;
+  autoApprove?: boolean;
+  allowDestroy?: boolean;
+  concurrency: string;
+  waitTimeout: string;
+  wait: boolean;
+  json?: boolean;
+  maxRegenerations?: string;
+}
+
+export function registerApply(program: Command, run: RunCommand): void {
+  const command = program
+    .command('apply')
+    .description('make the calls of the plan, wait for parser generation, and record state')
+    .argument('[paths...]', 'manifest files or folders', [])
+    .option(
+      '--plan <file>',
+      'apply a plan saved with plan --out, exactly (refused when state or live versions moved)',
+    )
+    .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
+    .option('--allow-destroy', 'allow deletes, replaces and archives')
+    .option('--concurrency <n>', 'objects in flight at once', '4')
+    .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
+    .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
+    .option('--json', 'print the result as JSON')
+    .option('--max-regenerations <n>', 'refuse (exit 3) a plan that regenerates more parsers than this');
+  addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: ApplyFlags) =>
+    run((ctx) => apply(ctx, paths, flags)),
+  );
+}
+
+async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
+  const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? 4;
+  if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
+  const waitTimeoutMs = parseDuration(flags.waitTimeout);
+  if (waitTimeoutMs === undefined)
+    throw new ScrapeformError(
+      'cli.usage',
+      `--wait-timeout: cannot read "${flags.waitTimeout}" as a duration`,
+      { hint: 'write it like 90s, 15m or 1h' },
+    );
+  const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
+  const show = (text: string): void => (flags.json === true ? ctx.log(text) : ctx.print(text));
+
+  const ws = await openFromFlags(ctx, paths, flags);
+  const lock = await ws.backend.lock('apply');
+  const controller = new AbortController();
+  const onSignal = (): void => {
+    if (controller.signal.aborted) return;
+    controller.abort();
+    ctx.log(ctx.colors.yellow('Interrupted: no new calls; calls in flight finish, then state is saved.'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const fresh = await planWorkspace(
+      ws,
+      flags.plan !== undefined ? { target: [], exclude: [], reassert: [] } : flags,
+    );
+    let plan = fresh.plan;
+    if (flags.plan !== undefined) {
+      plan = await readSavedPlan(flags.plan);
+      refuseStale(plan, fresh.plan, fresh.state);
+    }
+    show(renderPlan(plan, flags.json === true ? ctx.colors : ctx.stdoutColors));
+    if (plan.status === 'no_changes') {
+      if (flags.json === true) ctx.print(JSON.stringify({ status: 'no_changes', results: [] }, null, 2));
+      return 'ok';
+    }
+    checkRegenerations(plan, maxRegenerations);
+    const destructive = plan.resource_changes.filter((c) => c.destructive);
+    if (destructive.length > 0 && flags.allowDestroy !== true) {
+      const names = destructive.map((c) => `${c.address} (${c.action})`).join(', ');
+      if (
+        !ctx.interactive ||
+        !(await confirm(`This plan destroys: ${names}. Archive and delete cannot be undone. Apply it?`))
+      ) {
+        throw new ScrapeformError(
+          'apply.destroy-not-approved',
+          `not applied: the plan has destructive changes (${names}); nothing was sent`,
+          {
+            status: 'input-needed',
+            hint: ctx.interactive
+              ? 'answer yes, or pass --allow-destroy'
+              : 'pass --allow-destroy to allow deletes, replaces and archives',
+          },
+        );
+      }
+    } else if (flags.autoApprove !== true) {
+      if (!ctx.interactive || !(await confirm(`${summarisePlan(plan)} Apply it?`))) {
+        throw new ScrapeformError('apply.not-approved', 'not applied: approval needed; nothing was sent', {
+          status: 'input-needed',
+          hint: ctx.interactive
+            ? 'answer yes to apply'
+            : 'without a terminal (or with CI set) pass --auto-approve',
+        });
+      }
+    }
+    const result = await applyPlan({
+      plan,
+      clients: ws.clients,
+      backend: ws.backend,
+      state: fresh.state,
+      concurrency,
+      waitTimeoutMs,
+      noWait: flags.wait === false,
+      signal: controller.signal,
+      onEvent: progress(ctx),
+      ...pollingFromEnv(ctx.io.env),
+    });
+    if (flags.json === true) ctx.print(JSON.stringify(applyJson(result), null, 2));
+    else ctx.print(renderApplyResult(result, ctx));
+    if (result.interrupted) return 'interrupted';
+    return result.results.some((r) => !r.ok) ? 'error' : 'ok';
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await lock.release();
+    await ws.close();
+  }
+}
+
+async function readSavedPlan(file: string): Promise<Plan> {
+  let plan: Plan;
+  try {
+    plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
+  } catch (error) {
+    throw new ScrapeformError(
+      'apply.plan-unreadable',
+      `cannot read the saved plan ${file}: ${(error as Error).message}`,
+    );
+  }
+  if (plan.format_version !== 1 || plan.fingerprint === undefined) {
+    throw new ScrapeformError(
+      'apply.plan-unreadable',
+      `${file} is not a plan saved by scrapeform plan --out`,
+    );
+  }
+  return plan;
+}
+
+/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
+function refuseStale(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
+  const moved: string[] = [];
+  if (saved.fingerprint.state_lineage !== state.lineage)
+    moved.push('the state is another one (lineage differs)');
+  else if (saved.fingerprint.state_serial !== state.serial)
+    moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
+  for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
+    const now = fresh.fingerprint.live[address];
+    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+  }
+  if (moved.length > 0) {
+    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
+      hint: 'run scrapeform plan --out again and review the new plan',
+      details: { moved },
+    });
+  }
+}
+
+/** One plain line per state change; the same on a terminal and in CI logs. */
+function progress(ctx: CommandContext): (event: ApplyEvent) => void {
+  return (event) => {
+    const { dim, green, red, yellow } = ctx.colors;
+    if (event.type === 'call')
+      ctx.log(dim(`${event.address}  ${event.method} ${event.path} -> ${event.status}`));
+    if (event.type === 'generation') {
+      const paint = event.status === 'FINISHED' ? green : event.status === 'FAILED' ? red : yellow;
+      ctx.log(
+        `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,
+      );
+    }
+    if (event.type === 'done' && !event.ok)
+      ctx.log(`${event.address}  ${red('failed')}: ${event.error ?? ''}`);
+  };
+}
+
+/** Poll intervals from SCRAPEFORM_POLL_INTERVAL (for the emulator and tests; the default follows the service). */
+function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  pollMinMs?: number;
+  pollMaxMs?: number;
+} {
+  const value = env.SCRAPEFORM_POLL_INTERVAL;
+  const ms = value !== undefined ? parseDuration(value) : undefined;
+  return ms === undefined ? {} : { pollMinMs: ms, pollMaxMs: Math.max(ms, Math.min(15_000, ms * 15)) };
+}
+
+function applyJson(result: ApplyResult): Record<string, unknown> {
+  const failed = result.results.some((r) => !r.ok);
+  return {
+    status: result.interrupted ? 'interrupted' : failed ? 'failed' : 'applied',
+    results: result.results,
+  };
+}
+
+function renderApplyResult(result: ApplyResult, ctx: CommandContext): string {
+  const { green, red, bold } = ctx.stdoutColors;
+  const ok = result.results.filter((r) => r.ok);
+  const failed = result.results.filter((r) => !r.ok);
+  const lines = [
+    '',
+    bold(
+      `Apply ${failed.length === 0 ? 'complete' : 'finished with failures'}: ${ok.length} applied, ${failed.length} failed.`,
+    ),
+  ];
+  for (const r of ok) {
+    const where = r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
+    lines.push(`  ${green('✓')} ${r.address} ${r.action}${where}`);
+  }
+  for (const r of failed) {
+    lines.push(`  ${red('✗')} ${r.address} ${r.action}: ${r.error?.message ?? 'failed'}`);
+    if (r.error?.hint !== undefined) lines.push(`      hint: ${r.error.hint}`);
+  }
+  if (result.interrupted)
+    lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
+  return lines.join('\n');
+}

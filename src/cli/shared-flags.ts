@@ -1,0 +1,110 @@
+import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
+import type { TransportEvent } from '../api/transport.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { LiveSnapshot, Plan } from '../plan/model.js';
+import type { StateLock } from '../state/backend.js';
+import type { State } from '../state/model.js';
+import { openWorkspace } from '../workspace/open-workspace.js';
+import type { Workspace } from '../workspace/open-workspace.js';
+import { readLive } from '../workspace/read-live.js';
+import type { CommandContext } from './io.js';
+import { collect } from './options.js';
+
+/** Flags of every command that talks to the services. */
+export interface ApiFlags {
+  state?: string;
+  apiKeyEnv?: string;
+  apiKeyFile?: string;
+}
+
+export interface SelectionFlags {
+  target: string[];
+  exclude: string[];
+  reassert: string[];
+}
+
+export function addApiFlags(command: Command): Command {
+  return command
+    .option('--state <path>', 'state file', '.scrapeform/state.json')
+    .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
+    .option('--api-key-file <path>', 'read the API key from this file');
+}
+
+export function addSelectionFlags(command: Command): Command {
+  return command
+    .option('--target <address>', 'only this object (repeatable), such as parser.books-product', collect, [])
+    .option('--exclude <address>', 'leave this object out (repeatable)', collect, [])
+    .option(
+      '--reassert <address>',
+      'send every declared field definition of this adopted parser once (repeatable)',
+      collect,
+      [],
+    );
+}
+
+/** Shows retries on stderr as they happen; the URL in the event is already redacted. */
+export function transportLogger(ctx: CommandContext): (event: TransportEvent) => void {
+  return (event) => {
+    if (event.type === 'retry') {
+      ctx.log(
+        ctx.colors.dim(
+          `retrying ${event.method} ${event.url} in ${(event.delayMs / 1000).toFixed(1)}s (${event.reason}, attempt ${event.attempt})`,
+        ),
+      );
+    }
+  };
+}
+
+export async function openFromFlags(
+  ctx: CommandContext,
+  paths: string[],
+  flags: ApiFlags,
+): Promise<Workspace> {
+  return openWorkspace({
+    env: ctx.io.env,
+    paths,
+    ...(flags.state !== undefined ? { statePath: flags.state } : {}),
+    ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+    onTransportEvent: transportLogger(ctx),
+  });
+}
+
+/** Reads state and the live services, and plans. */
+export async function planWorkspace(
+  ws: Workspace,
+  selection: SelectionFlags,
+): Promise<{ state: State; plan: Plan; live: LiveSnapshot }> {
+  const state = await ws.backend.read();
+  const live = await readLive(ws.clients, ws.manifests.parsers, state);
+  const plan = buildPlan({
+    parsers: ws.manifests.parsers,
+    projects: ws.manifests.projects,
+    state,
+    live,
+    options: { targets: selection.target, excludes: selection.exclude, reassert: selection.reassert },
+  });
+  return { state, plan, live };
+}
+
+export async function withLock<T>(
+  ws: Workspace,
+  operation: string,
+  take: boolean,
+  run: (lock: StateLock | undefined) => Promise<T>,
+): Promise<T> {
+  const lock = take ? await ws.backend.lock(operation) : undefined;
+  try {
+    return await run(lock);
+  } finally {
+    await lock?.release();
+  }
+}
+
+export function wholeNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value))
+    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
+  return Number(value);
+}

@@ -1,0 +1,32 @@
+import type { State } from './model.js';
+
+/** Who holds a lock: shown when another run finds it held. */
+export interface LockInfo {
+  holder: string;
+  host: string;
+  pid: number;
+  started: string;
+  operation: string;
+}
+
+export interface StateLock {
+  info: LockInfo;
+  release(): Promise<void>;
+}
+
+/**
+ * Where state lives. The planner never sees a backend: callers read state, plan, and write state through this,
+ * so a shared backend (a database) can be added without touching the planner.
+ */
+export interface StateBackend {
+  /** For messages: the file path, or the database and workspace. */
+  readonly location: string;
+  /** The state, or an empty one (serial 0) when none was written yet. */
+  read(): Promise<State>;
+  /** Writes the state with serial + 1 and returns what was written; fails if the stored serial moved since read. */
+  write(state: State): Promise<State>;
+  /** Takes the lock or fails naming its holder. */
+  lock(operation: string): Promise<StateLock>;
+  /** Breaks a lock left by a run that died; returns who held it. */
+  forceUnlock(): Promise<LockInfo | undefined>;
+}

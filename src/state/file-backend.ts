@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import path from 'node:path';
+import { ScrapeformError } from '../errors.js';
+import type { LockInfo, StateBackend, StateLock } from './backend.js';
+import { emptyState, STATE_FORMAT_VERSION } from './model.js';
+import type { State } from './model.js';
+
+export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
+
+/**
+ * State in a JSON file, written atomically (temporary file, fsync, rename, fsync of the folder), with a lock file
+ * beside it created exclusively (O_EXCL), so two runs on one machine or shared disk never both write.
+ */
+export class FileStateBackend implements StateBackend {
+  readonly location: string;
+  private readonly lockPath: string;
+  private lastSerial: number | undefined;
+
+  constructor(file: string = DEFAULT_STATE_PATH) {
+    this.location = file;
+    this.lockPath = `${file}.lock`;
+  }
+
+  async read(): Promise<State> {
+    let text: string;
+    try {
+      text = await readFile(this.location, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const state = emptyState(randomUUID());
+      this.lastSerial = 0;
+      return state;
+    }
+    let state: State;
+    try {
+      state = JSON.parse(text) as State;
+    } catch (error) {
+      throw new ScrapeformError(
+        'state.corrupt',
+        `the state file ${this.location} is not valid JSON: ${(error as Error).message}`,
+        {
+          hint: 'restore it from a backup (state.json is rewritten atomically, so a half-written file means it was edited)',
+        },
+      );
+    }
+    if (
+      state.format_version !== STATE_FORMAT_VERSION ||
+      typeof state.serial !== 'number' ||
+      typeof state.lineage !== 'string'
+    ) {
+      throw new ScrapeformError(
+        'state.corrupt',
+        `the state file ${this.location} is not a scrapeform state (format_version ${String(state.format_version)})`,
+      );
+    }
+    this.lastSerial = state.serial;
+    return state;
+  }
+
+  async write(state: State): Promise<State> {
+    const onDisk = await this.peekSerial();
+    if (this.lastSerial !== undefined && onDisk !== undefined && onDisk !== this.lastSerial) {
+      throw new ScrapeformError(
+        'state.serial-moved',
+        `the state in ${this.location} was written by another run (serial ${onDisk}, expected ${this.lastSerial})`,
+        {
+          hint: 'run plan again: it reads the new state',
+        },
+      );
+    }
+    const next: State = { ...state, serial: (onDisk ?? state.serial) + 1 };
+    await mkdir(path.dirname(this.location), { recursive: true });
+    const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(`${JSON.stringify(next, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, this.location);
+    await syncFolder(path.dirname(this.location));
+    this.lastSerial = next.serial;
+    return next;
+  }
+
+  private async peekSerial(): Promise<number | undefined> {
+    try {
+      return (JSON.parse(await readFile(this.location, 'utf8')) as State).serial;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async lock(operation: string): Promise<StateLock> {
+    await mkdir(path.dirname(this.lockPath), { recursive: true });
+    const info: LockInfo = {
+      holder: `${safeUser()}@${hostname()}`,
+      host: hostname(),
+      pid: process.pid,
+      started: new Date().toISOString(),
+      operation,
+    };
+    try {
+      const handle = await open(this.lockPath, 'wx');
+      await handle.writeFile(JSON.stringify(info, null, 2));
+      await handle.sync();
+      await handle.close();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const held = await this.readLock();
+      throw lockedError(this.location, held);
+    }
+    return {
+      info,
+      release: async () => {
+        const current = await this.readLock();
+        if (current === undefined || (current.pid === info.pid && current.started === info.started)) {
+          await rm(this.lockPath, { force: true });
+        }
+      },
+    };
+  }
+
+  async forceUnlock(): Promise<LockInfo | undefined> {
+    const held = await this.readLock();
+    await rm(this.lockPath, { force: true });
+    return held;
+  }
+
+  private async readLock(): Promise<LockInfo | undefined> {
+    try {
+      return JSON.parse(await readFile(this.lockPath, 'utf8')) as LockInfo;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
+  const who =
+    held !== undefined
+      ? `${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started})`
+      : 'another run';
+  const stale = held !== undefined && held.host === hostname() && !processAlive(held.pid);
+  return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
+    hint: stale
+      ? `that process is no longer running: if no other run is active, break the lock with scrapeform force-unlock`
+      : 'wait for that run to finish; if it died, break the lock with scrapeform force-unlock',
+    details: { lock: held },
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems cannot fsync a folder; the rename is still atomic.
+  }
+}

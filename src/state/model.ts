@@ -1,0 +1,56 @@
+import type { DesiredField } from '../model/desired.js';
+import type { ScraperParams } from '../manifest/schemas.js';
+
+export const STATE_FORMAT_VERSION = 1;
+
+/** What was last applied to a parser: enough to diff, since the service returns no descriptions or params. */
+export interface ParserDefinition {
+  urls: string[];
+  scraperParams: ScraperParams;
+  fields: DesiredField[];
+}
+
+export interface ParserState {
+  kind: 'Parser';
+  id: string;
+  name: string;
+  /**
+   * The last version known FINISHED with `definition`; null when none is (a create not yet seen finished).
+   * Changes are based on it.
+   */
+  version: number | null;
+  definition: ParserDefinition | null;
+  /** False for a parser adopted or imported: its descriptions, selectors and params were never seen. */
+  descriptionsKnown: boolean;
+  /** A version created by scrapeform and not yet seen FINISHED (generating, or apply did not wait). */
+  pending?: { version: number; definition: ParserDefinition };
+  /** The last version that FAILED, with its error, until a later one finishes. */
+  failed?: { version: number; error: string };
+  /** A replace under way: the new parser exists, the old one is not deleted yet. */
+  replacing?: { oldId: string };
+}
+
+/** What was last applied to a project: the values sent, for three-way diffs (a key dropped is reset). */
+export type ProjectDefinition = Record<string, unknown>;
+
+export interface ProjectState {
+  kind: 'Project';
+  id: number;
+  name: string;
+  definition: ProjectDefinition;
+}
+
+export type ResourceState = ParserState | ProjectState;
+
+export interface State {
+  format_version: typeof STATE_FORMAT_VERSION;
+  /** Grows by one on every write; a writer that read an older serial loses. */
+  serial: number;
+  /** Identifies one state's history; two states of different lineage are never merged. */
+  lineage: string;
+  resources: Record<string, ResourceState>;
+}
+
+export function emptyState(lineage: string): State {
+  return { format_version: STATE_FORMAT_VERSION, serial: 0, lineage, resources: {} };
+}
