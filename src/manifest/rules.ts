@@ -74,7 +74,8 @@ function checkFieldLevel(
             hint: 'renamed_from takes the old name of this field among its siblings, without its parent',
           }),
         );
-      } else if (Object.hasOwn(fields, from)) {
+      } else if (Object.hasOwn(fields, from) && fields[from]?.renamed_from === undefined) {
+        // Naming a declared sibling is fine when that sibling is itself renamed (a chain or a swap).
         out.push(
           at(
             source,

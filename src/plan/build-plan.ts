@@ -58,7 +58,9 @@ export function detailsNeeded(
     if (recorded.kind !== 'Parser') continue;
     const live = list.find((p) => p.id === recorded.id);
     if (live === undefined) continue;
-    const known = [recorded.version, recorded.pending?.version].filter((v) => v !== null && v !== undefined);
+    const known = [recorded.version, recorded.pending?.version, recorded.failed?.version].filter(
+      (v) => v !== null && v !== undefined,
+    );
     if (!known.includes(live.version)) needed.add(live.id);
   }
   return [...needed];
@@ -287,6 +289,10 @@ function planParser(
         `version ${live.version} FAILED: ${live.error ?? 'no error given'}; retrying from the last good version`,
       );
     }
+  } else if (recorded.failed !== undefined && live.version === recorded.failed.version) {
+    reasons.push(
+      `version ${live.version} FAILED: ${recorded.failed.error}; retrying from the last good version`,
+    );
   } else if (live.version !== recorded.version) {
     const details = ctx.live.details[live.id];
     if (details !== undefined && details.status === 'FINISHED') {

@@ -62,8 +62,15 @@ export function diffFields(
     }
   };
   for (const hint of [...renames].sort((a, b) => depth(a.from) - depth(b.from))) {
-    if (prevByName.has(hint.from) && !prevByName.has(hint.to)) renameSubtree(hint.from, hint.to);
+    // A hint is satisfied once the field at the new name already has the desired definition (a swap stays
+    // written in the manifest after it is applied).
+    const satisfied =
+      prevByName.has(hint.to) && sameDefinition(prevByName.get(hint.to), desiredByName.get(hint.to));
+    if (prevByName.has(hint.from) && hint.from !== hint.to && !satisfied) renameSubtree(hint.from, hint.to);
   }
+  // A field that stays put while another is renamed onto its name is replaced: it is removed.
+  const claimed = new Set([...target].filter(([from, to]) => from !== to).map(([, to]) => to));
+  for (const [from, to] of target) if (from === to && claimed.has(from)) target.set(from, '');
 
   // 2. Inferred renames: a removed and an added field with identical definitions under the same parent.
   const inferred = new Set<string>();
@@ -135,7 +142,7 @@ export function diffFields(
       }
       continue;
     }
-    if (changed || (options.reassert === true && !isParentType(wanted))) {
+    if (changed || options.reassert === true) {
       modifies.push(wanted);
       changes.push({
         change: 'modify',
@@ -231,15 +238,17 @@ function orderIntoRequests(
       doneRenames.push(op);
     }
     if (doneRemoves.length + doneRenames.length === 0) {
-      // Only a cycle is left: move one of its sources out of the way through a free temporary name.
-      const stuck = pendingRenames[0];
-      if (stuck === undefined) break;
-      let temporary = `${stuck.name}${TEMP_SUFFIX}`;
-      for (let n = 2; exists(temporary); n++) temporary = `${stuck.name}${TEMP_SUFFIX}${n}`;
+      // Only cycles are left (swaps): every source moves to a free temporary name, then on to its target,
+      // two requests whatever the length of the cycle.
+      if (pendingRenames.length === 0) break;
+      const moves = pendingRenames.map((op) => {
+        let temporary = `${op.name}${TEMP_SUFFIX}`;
+        for (let n = 2; exists(temporary); n++) temporary = `${op.name}${TEMP_SUFFIX}${n}`;
+        return { op, temporary };
+      });
       pendingRenames = [
-        { name: stuck.name, new_name: temporary },
-        ...pendingRenames.slice(1),
-        { name: temporary, new_name: stuck.new_name },
+        ...moves.map(({ op, temporary }) => ({ name: op.name, new_name: temporary })),
+        ...moves.map(({ op, temporary }) => ({ name: temporary, new_name: op.new_name })),
       ];
       continue;
     }

@@ -1,0 +1,88 @@
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { applyPlan } from '../../src/apply/apply-plan.js';
+import type { ApplyResult } from '../../src/apply/apply-plan.js';
+import type { ApiClients } from '../../src/api/create-clients.js';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { buildPlan } from '../../src/plan/build-plan.js';
+import type { PlanOptions } from '../../src/plan/build-plan.js';
+import type { Plan } from '../../src/plan/model.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import type { State } from '../../src/state/model.js';
+import { readLive } from '../../src/workspace/read-live.js';
+import type { EmulatorHarness } from './emulator.js';
+
+/** A manifests folder and a state file in a temporary directory, planned and applied in-process against an emulator. */
+export class TestWorkspace {
+  readonly backend: FileStateBackend;
+  readonly clients: ApiClients;
+
+  private constructor(
+    readonly dir: string,
+    readonly h: EmulatorHarness,
+  ) {
+    this.backend = new FileStateBackend(path.join(dir, '.scrapeform', 'state.json'));
+    this.clients = { parsers: h.parsers, projects: h.projects, close: async () => undefined };
+  }
+
+  static async create(h: EmulatorHarness): Promise<TestWorkspace> {
+    return new TestWorkspace(await mkdtemp(path.join(tmpdir(), 'scrapeform-ws-')), h);
+  }
+
+  /** Replaces the manifests with these files (name -> YAML). */
+  async write(files: Record<string, string>): Promise<void> {
+    await rm(path.join(this.dir, 'manifests'), { recursive: true, force: true });
+    await mkdir(path.join(this.dir, 'manifests'), { recursive: true });
+    for (const [name, text] of Object.entries(files))
+      await writeFile(path.join(this.dir, 'manifests', name), text);
+  }
+
+  async state(): Promise<State> {
+    return this.backend.read();
+  }
+
+  async plan(options: PlanOptions = {}): Promise<Plan> {
+    const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
+    if (!loaded.valid) throw new Error(`invalid manifests: ${JSON.stringify(loaded.diagnostics)}`);
+    const state = await this.backend.read();
+    const live = await readLive(this.clients, loaded.parsers, state);
+    return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
+  }
+
+  async apply(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
+    const toApply = plan ?? (await this.plan());
+    const state = await this.backend.read();
+    return applyPlan({
+      plan: toApply,
+      clients: this.clients,
+      backend: this.backend,
+      state,
+      pollMinMs: 5,
+      pollMaxMs: 20,
+      ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
+    });
+  }
+
+  /** Plan, apply (everything must succeed), then a second plan must be empty: convergence. */
+  async converge(): Promise<{ plan: Plan; result: ApplyResult }> {
+    const plan = await this.plan();
+    const result = await this.apply(plan);
+    const failed = result.results.filter((r) => !r.ok);
+    if (failed.length > 0) throw new Error(`apply failed: ${JSON.stringify(failed)}`);
+    const second = await this.plan();
+    if (second.status !== 'no_changes') {
+      throw new Error(
+        `the second plan is not empty: ${JSON.stringify(second.resource_changes.map((c) => [c.address, c.action, c.reasons]))}`,
+      );
+    }
+    return { plan, result };
+  }
+}
+
+export const BOOK_A = 'https://books.example/catalogue/a-light-in-the-attic_1000/index.html';
+export const BOOK_B = 'https://books.example/catalogue/tipping-the-velvet_999/index.html';
+
+export function bookParser(fields: string, extra = ''): string {
+  return `kind: Parser\nname: books\nurls: [${BOOK_A}, ${BOOK_B}]\n${extra}fields:\n${fields}`;
+}
