@@ -50,7 +50,7 @@ export class TestWorkspace {
     return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
   }
 
-  async apply(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
+  async applyChanges(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
     const toApply = plan ?? (await this.plan());
     const state = await this.backend.read();
     return applyPlan({
@@ -67,7 +67,7 @@ export class TestWorkspace {
   /** Plan, apply (everything must succeed), then a second plan must be empty: convergence. */
   async converge(): Promise<{ plan: Plan; result: ApplyResult }> {
     const plan = await this.plan();
-    const result = await this.apply(plan);
+    const result = await this.applyChanges(plan);
     const failed = result.results.filter((r) => !r.ok);
     if (failed.length > 0) throw new Error(`apply failed: ${JSON.stringify(failed)}`);
     const second = await this.plan();

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ScrapeformError } from '../../src/errors.js';
+import type { ScrapeformError } from '../../src/errors.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -293,7 +293,7 @@ describe('plan scenarios against the emulator: plan, apply, then an empty plan',
     await ws.write({
       'books.yaml': bookParser(FIELDS_V1).replace(BOOK_B, 'https://books.example/missing.html'),
     });
-    const first = await ws.apply();
+    const first = await ws.applyChanges();
     expect(first.results[0]?.ok).toBe(false);
     expect(first.results[0]?.error?.message).toBe(
       'parser.books: version 0 FAILED: DownloadError: Failed to download https://books.example/missing.html after 3 retries',
@@ -317,7 +317,7 @@ describe('plan scenarios against the emulator: plan, apply, then an empty plan',
         `${FIELDS_V1}  upc: { description: Universal product code, selector: td.upc }\n`,
       ),
     });
-    const failed = await ws.apply();
+    const failed = await ws.applyChanges();
     expect(failed.results[0]?.ok).toBe(false);
     const plan = await ws.plan();
     expect(plan.resource_changes[0]?.reasons[0]).toMatch(/^version 1 FAILED: GenerationError/);
@@ -351,7 +351,7 @@ describe('plan scenarios against the emulator: plan, apply, then an empty plan',
 
   it('apply --no-wait returns after the calls; the next plan has nothing to do once it finishes', async () => {
     await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
-    const result = await ws.apply(undefined, { noWait: true });
+    const result = await ws.applyChanges(undefined, { noWait: true });
     expect(result.results[0]).toMatchObject({ ok: true, status: 'GENERATING' });
     await h.emulator.idle();
     expect((await ws.plan()).status).toBe('no_changes');
