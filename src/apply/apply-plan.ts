@@ -601,6 +601,7 @@ class StateStore {
     this.chain = this.chain.then(async () => {
       const written = await this.backend.write(snapshot);
       this.current.serial = written.serial;
+      this.current.lineage = written.lineage;
     });
     return this.chain;
   }

@@ -29,9 +29,10 @@ export class FileStateBackend implements StateBackend {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      const state = emptyState(randomUUID());
+      // No lineage until the first write, so two reads of a missing state compare equal (a saved plan made
+      // before the first apply is not refused for a lineage that never existed).
       this.lastSerial = 0;
-      return state;
+      return emptyState('');
     }
     let state: State;
     try {
@@ -70,7 +71,11 @@ export class FileStateBackend implements StateBackend {
         },
       );
     }
-    const next: State = { ...state, serial: (onDisk ?? state.serial) + 1 };
+    const next: State = {
+      ...state,
+      serial: (onDisk ?? state.serial) + 1,
+      lineage: state.lineage === '' ? randomUUID() : state.lineage,
+    };
     await mkdir(path.dirname(this.location), { recursive: true });
     const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     const handle = await open(temporary, 'w');

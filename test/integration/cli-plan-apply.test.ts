@@ -1,0 +1,250 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'dist/cli/bin.js');
+/** The key, chosen so that any leak into output, state or plan files is unmistakable. */
+const KEY = 'sk_SENTINEL_cli_9f8e7d';
+
+let emulator: RunningEmulator;
+let dir: string;
+const outputs: string[] = [];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a child process, as CI and users do: no terminal, CI set. */
+function scrapeform(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          CI: 'true',
+          SCRAPERAPI_API_KEY: KEY,
+          SCRAPEFORM_PARSER_URL: emulator.url,
+          SCRAPEFORM_PIPELINE_URL: emulator.url,
+          SCRAPEFORM_POLL_INTERVAL: '20ms',
+          ...env,
+        },
+      },
+      (error, stdout, stderr) => {
+        outputs.push(stdout, stderr);
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+function sentCalls(): string[] {
+  return emulator.requestLog
+    .filter((e) => e.method !== 'GET')
+    .map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+});
+afterAll(async () => {
+  await emulator.close();
+  // The key must appear nowhere: stdout, stderr of every run above.
+  expect(outputs.join('\n')).not.toContain(KEY);
+});
+beforeEach(async () => {
+  emulator.reset();
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-cli-'));
+  await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+});
+
+describe('scrapeform plan and apply (CLI, child process, against the emulator)', () => {
+  it('plan, apply, plan: exit codes 2, 0, 0 with --detailed-exitcode', async () => {
+    const first = await scrapeform(['plan', '--detailed-exitcode']);
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain('Plan: 2 to create (1 regeneration, ~30,000 credits).');
+    const applied = await scrapeform(['apply', '--auto-approve']);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('Apply complete: 2 applied, 0 failed.');
+    expect(applied.stderr).toContain('parser.books-product  FINISHED  version 0');
+    const second = await scrapeform(['plan', '--detailed-exitcode']);
+    expect([second.code, second.stdout.trim()]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  });
+
+  it('without a terminal, apply needs --auto-approve: exit 3 and nothing sent', async () => {
+    const run = await scrapeform(['apply']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('error: not applied: approval needed; nothing was sent');
+    expect(run.stderr).toContain('hint: without a terminal (or with CI set) pass --auto-approve');
+    expect(sentCalls()).toEqual([]);
+  });
+
+  it('destructive changes need --allow-destroy: exit 3 and nothing sent, then applied with it', async () => {
+    await scrapeform(['apply', '--auto-approve']);
+    await rm(path.join(dir, 'nightly-book-pages.yaml'));
+    const before = sentCalls().length;
+    const refused = await scrapeform(['apply', '--auto-approve']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'error: not applied: the plan has destructive changes (project.nightly-book-pages (archive)); nothing was sent',
+    );
+    expect(sentCalls().length).toBe(before);
+    const allowed = await scrapeform(['apply', '--auto-approve', '--allow-destroy']);
+    expect(allowed.code).toBe(0);
+    expect(sentCalls().slice(before)).toEqual(['DELETE /api/projects/1']);
+  });
+
+  it('plan --json prints only the public plan format on stdout', async () => {
+    const run = await scrapeform(['plan', '--json']);
+    const plan = JSON.parse(run.stdout) as {
+      format_version: number;
+      status: string;
+      summary: Record<string, number>;
+      resource_changes: { requests: unknown[] }[];
+    };
+    expect([plan.format_version, plan.status]).toEqual([1, 'changes']);
+    expect(plan.summary).toEqual({
+      create: 2,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      archive: 0,
+      adopt: 0,
+      regenerations: 1,
+      estimated_credits: 30_000,
+    });
+    expect(plan.resource_changes[0]?.requests[0]).toMatchObject({ method: 'POST', path: '/parsers' });
+  });
+
+  it('plan --markdown fits a pull-request comment', async () => {
+    const run = await scrapeform(['plan', '--markdown']);
+    expect(
+      run.stdout.startsWith(
+        '### scrapeform plan\n\n**Plan: 2 to create (1 regeneration, ~30,000 credits).**',
+      ),
+    ).toBe(true);
+  });
+
+  it('apply --plan applies a saved plan exactly, and refuses it once a live version moved', async () => {
+    const saved = await scrapeform(['plan', '--out', 'plan.json']);
+    expect(saved.stderr).toContain('Saved the plan to plan.json');
+    const planText = await readFile(path.join(dir, 'plan.json'), 'utf8');
+    expect(planText).not.toContain(KEY);
+    expect((await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve'])).code).toBe(0);
+    // A second saved plan, then someone changes the parser outside scrapeform.
+    await writeFile(
+      path.join(dir, 'books-product.yaml'),
+      (await readFile(path.join(dir, 'books-product.yaml'), 'utf8')).replace(
+        'Stars from 1 to 5',
+        'Stars from one to five',
+      ),
+    );
+    await scrapeform(['plan', '--out', 'plan2.json']);
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
+    const id = state.resources['parser.books-product']?.id ?? '';
+    await fetch(`${emulator.url}/parsers/${id}/0`, {
+      method: 'PATCH',
+      body: JSON.stringify({ api_key: KEY, remove_fields: ['availability'] }),
+    });
+    const refused = await scrapeform(['apply', '--plan', 'plan2.json', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing the saved plan: parser.books-product moved (${id}@0 -> ${id}@1)`,
+    );
+  });
+
+  it('apply --json gives the calls, versions and statuses per object', async () => {
+    const run = await scrapeform(['apply', '--auto-approve', '--json']);
+    const result = JSON.parse(run.stdout) as {
+      status: string;
+      results: {
+        address: string;
+        ok: boolean;
+        calls: { method: string }[];
+        version?: number;
+        status?: string;
+      }[];
+    };
+    expect(result.status).toBe('applied');
+    expect(
+      result.results.map((r) => [r.address, r.ok, r.calls.map((c) => c.method), r.version, r.status]),
+    ).toEqual([
+      ['parser.books-product', true, ['POST'], 0, 'FINISHED'],
+      ['project.nightly-book-pages', true, ['POST'], undefined, undefined],
+    ]);
+  });
+
+  it('the key appears nowhere: output, state file, saved plan', async () => {
+    await scrapeform(['apply', '--auto-approve']);
+    await scrapeform(['plan', '--out', 'p.json', '--json']);
+    expect(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')).not.toContain(KEY);
+    expect(await readFile(path.join(dir, 'p.json'), 'utf8')).not.toContain(KEY);
+  });
+
+  it('an invalid manifest: exit 1, the diagnostics, and nothing sent', async () => {
+    await writeFile(path.join(dir, 'bad.yaml'), 'kind: Parser\nname: x\nurls: []\n');
+    const run = await scrapeform(['apply', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('bad.yaml:3:7 urls: needs at least 1 example URL');
+    expect(run.stderr).toContain('error: the manifests have errors; nothing was sent');
+    expect(emulator.requestLog).toEqual([]);
+  });
+
+  it('a missing key names the three ways to give one', async () => {
+    const run = await scrapeform(['plan'], { SCRAPERAPI_API_KEY: '' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error: no API key: SCRAPERAPI_API_KEY is not set\n  hint: set SCRAPERAPI_API_KEY, or pass --api-key-env NAME (another variable) or --api-key-file PATH\n',
+    );
+  });
+
+  it('a held lock is a clear error naming the holder; force-unlock breaks it', async () => {
+    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+    await writeFile(
+      path.join(dir, '.scrapeform/state.json.lock'),
+      JSON.stringify({
+        holder: 'ci@runner-7',
+        host: 'runner-7',
+        pid: 4242,
+        started: '2026-11-22T10:00:00.000Z',
+        operation: 'apply',
+      }),
+    );
+    const locked = await scrapeform(['apply', '--auto-approve']);
+    expect(locked.code).toBe(1);
+    expect(locked.stderr).toContain(
+      'error: the state .scrapeform/state.json is locked by ci@runner-7 (pid 4242, apply, since 2026-11-22T10:00:00.000Z)',
+    );
+    const unlocked = await scrapeform(['force-unlock']);
+    expect(unlocked.stdout).toBe(
+      'Broke the lock of ci@runner-7 (pid 4242, apply, since 2026-11-22T10:00:00.000Z).\n',
+    );
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+  });
+
+  it('--max-regenerations refuses a plan that costs more (exit 3)', async () => {
+    const run = await scrapeform(['plan', '--max-regenerations', '0']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(
+      'error: the plan regenerates 1 parsers (~30,000 credits), more than --max-regenerations 0',
+    );
+  });
+});
