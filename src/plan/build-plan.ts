@@ -663,7 +663,10 @@ function planProject(
       [{ service: 'pipeline', method: 'POST', path: '/api/projects', body }],
       { kind: 'Project', definition: payload },
     );
-    if (desired.projectInput.type === 'list') c.input_summary = `${desired.projectInput.list.length} entries`;
+    if (desired.projectInput.type === 'list') {
+      const n = desired.projectInput.list.length;
+      c.input_summary = `${n} ${n === 1 ? 'entry' : 'entries'}`;
+    }
     return c;
   }
   ctx.fingerprint[address] = projectDigest(live);

@@ -7,7 +7,8 @@ import type { ApiClients } from '../../src/api/create-clients.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
-import type { Plan } from '../../src/plan/model.js';
+import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
+import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
 import { readLive } from '../../src/workspace/read-live.js';
@@ -47,6 +48,40 @@ export class TestWorkspace {
     if (!loaded.valid) throw new Error(`invalid manifests: ${JSON.stringify(loaded.diagnostics)}`);
     const state = await this.backend.read();
     const live = await readLive(this.clients, loaded.parsers, state);
+    return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
+  }
+
+  /**
+   * The dual check: the same plan built from fixture data instead of the emulator, the live side written from
+   * what state says was applied (each parser FINISHED at its recorded version; each project as sent, with the
+   * service's defaults). It equals the emulator's plan only when the emulator reports what the model expects.
+   */
+  async planFromFixture(options: PlanOptions = {}): Promise<Plan> {
+    const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
+    const state = await this.backend.read();
+    const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+    for (const resource of Object.values(state.resources)) {
+      if (resource.kind === 'Parser') {
+        live.parsers.push({
+          id: resource.id,
+          name: resource.name,
+          status: 'FINISHED',
+          error: null,
+          generated_at: null,
+          version: resource.version ?? 0,
+        });
+      } else {
+        live.projects.push({
+          id: resource.id,
+          output_format: 'JSON',
+          webhookOutput: null,
+          notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+          apiParams: {},
+          scrapingInterval: 'weekly',
+          ...resource.definition,
+        } as LiveProject);
+      }
+    }
     return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
   }
 

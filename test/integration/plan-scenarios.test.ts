@@ -84,6 +84,36 @@ describe('plan scenarios against the emulator: plan, apply, then an empty plan',
     expect(state.resources['parser.books']).toMatchObject({ version: 0, descriptionsKnown: true });
   });
 
+  it('the dual check: plans built from fixture data equal the plans against the emulator', async () => {
+    await ws.write({ 'books.yaml': bookParser(FIELDS_V1), 'nightly.yaml': PROJECT_V1 });
+    await ws.converge();
+    const edits: Record<string, string>[] = [
+      {
+        'books.yaml': bookParser(
+          FIELDS_V1.replace(
+            'availability:',
+            'stock: { renamed_from: availability, description: Stock availability text }\n  x_unused:',
+          ),
+        ),
+        'nightly.yaml': PROJECT_V1,
+      },
+      {
+        'books.yaml': bookParser(FIELDS_V1.replace('Price including tax', 'Price incl. tax')),
+        'nightly.yaml': PROJECT_V1.replace('daily', 'hourly'),
+      },
+      { 'books.yaml': bookParser(FIELDS_V1).replace(`, ${BOOK_B}]`, ']') },
+      {},
+    ];
+    for (const files of edits) {
+      await ws.write(files);
+      // Fingerprints differ by design: they digest everything the emulator reports of a project.
+      const { fingerprint: _f, ...fromFixture } = await ws.planFromFixture();
+      const { fingerprint: _g, ...fromEmulator } = await ws.plan();
+      expect(fromFixture).toEqual(fromEmulator);
+      expect(fromEmulator.resource_changes.length).toBeGreaterThan(0);
+    }
+  });
+
   it('rename + modify + add: exactly one PATCH with only those operations, one regeneration', async () => {
     await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
     await ws.converge();
