@@ -320,6 +320,7 @@ async function replaceParser(
   ctx: HandlerContext,
 ): Promise<void> {
   const record = parserRecord(change);
+  if (!change.requests.some((r) => r.method === 'POST')) return finishReplace(change, result, ctx);
   const oldId = String(change.id);
   const created = await postOnce(ctx, change, result);
   result.id = created.id;
@@ -384,6 +385,36 @@ async function replaceParser(
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
+  });
+}
+
+/** Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. */
+async function finishReplace(
+  change: ResourceChange,
+  result: ChangeResult,
+  ctx: HandlerContext,
+): Promise<void> {
+  const record = parserRecord(change);
+  const current = ctx.store.current.resources[change.address];
+  const oldId = current?.kind === 'Parser' ? current.replacing?.oldId : undefined;
+  const remove = change.requests.find((r) => r.method === 'DELETE');
+  if (remove !== undefined && oldId !== undefined) {
+    await call(
+      ctx,
+      change,
+      result,
+      () => ctx.clients.parsers.delete(oldId),
+      'DELETE',
+      `/parsers/${oldId}`,
+      204,
+      [404],
+    );
+  }
+  await ctx.store.commit((state) => {
+    const now = state.resources[change.address];
+    if (now?.kind !== 'Parser') return;
+    const { replacing: _replacing, pending: _pending, ...rest } = now;
+    state.resources[change.address] = { ...rest, version: record.baseVersion, definition: record.definition };
   });
 }
 

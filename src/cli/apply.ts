@@ -60,6 +60,14 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
 
   const ws = await openFromFlags(ctx, paths, flags);
   const lock = await ws.backend.lock('apply');
+  const stale = ws.backend.staleLockBroken;
+  if (stale !== undefined) {
+    ctx.log(
+      ctx.colors.yellow(
+        `warning: took over the lock of ${stale.holder} (pid ${stale.pid}, ${stale.operation}, since ${stale.started}): that process no longer runs`,
+      ),
+    );
+  }
   const controller = new AbortController();
   const onSignal = (): void => {
     if (controller.signal.aborted) return;

@@ -54,6 +54,10 @@ export interface Faults {
   dropRate: number;
   /** Share whose connection is dropped after the request was carried out (the answer is lost). */
   dropAfterRate: number;
+  /** Held after the request was carried out, before answering (to kill a client while its call has landed). */
+  responseDelayMs: number;
+  /** Methods whose answers are held; all when empty. */
+  responseDelayMethods: string[];
   /** Overrides the generation delay while set. */
   generationDelayMs: number | null;
   /** The next N generations fail with `generationError`. */
@@ -69,6 +73,8 @@ const NO_FAULTS: Faults = {
   retryAfterSeconds: 1,
   dropRate: 0,
   dropAfterRate: 0,
+  responseDelayMs: 0,
+  responseDelayMethods: [],
   generationDelayMs: null,
   failGenerations: 0,
   generationError: 'GenerationError: the model could not build a parser for these pages (injected fault)',
@@ -293,6 +299,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         response = { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
       }
     }
+    if (
+      !isControl &&
+      faults.responseDelayMs > 0 &&
+      (faults.responseDelayMethods.length === 0 ||
+        faults.responseDelayMethods.includes(incoming.method ?? ''))
+    ) {
+      await new Promise((r) => setTimeout(r, faults.responseDelayMs));
+    }
     log(shownPath, incoming.method, response.status, started, fault);
     send(outgoing, response);
   };
@@ -426,6 +440,12 @@ function checkFaults(body: Record<string, unknown>): Partial<Faults> {
     if (key === 'generationError') {
       if (typeof value !== 'string') throw new HttpError(400, 'generationError must be a string');
       out.generationError = value;
+      continue;
+    }
+    if (key === 'responseDelayMethods') {
+      if (!Array.isArray(value) || value.some((m) => typeof m !== 'string'))
+        throw new HttpError(400, 'responseDelayMethods must be a list of methods');
+      out.responseDelayMethods = value as string[];
       continue;
     }
     if (key === 'generationDelayMs' && value === null) {

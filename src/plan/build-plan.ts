@@ -263,16 +263,26 @@ function planParser(
   }
   ctx.fingerprint[address] = `${live.id}@${live.version}`;
 
-  // Which version and definition the changes are based on.
+  if (recorded.replacing !== undefined) {
+    const finishing = finishReplace(ctx, address, desired, recorded, live);
+    if (finishing !== 'continue') return finishing;
+  }
+
+  // Which version and definition the changes are based on. The recorded definition is what scrapeform sent (or,
+  // for an adopted parser, the manifest when it was adopted), so edits since then are changes to send.
   let baseVersion = recorded.version;
   let base = recorded.definition;
-  let descriptionsKnown = recorded.descriptionsKnown;
+  const descriptionsKnown = true;
   const reasons: string[] = [];
+  if (!recorded.descriptionsKnown) {
+    ctx.warnings.push(
+      `${address}: adopted; the descriptions it had before were never seen (--reassert ${address} sends every declared definition once)`,
+    );
+  }
   if (recorded.pending !== undefined && live.version === recorded.pending.version) {
     if (live.status === 'FINISHED') {
       baseVersion = live.version;
       base = recorded.pending.definition;
-      descriptionsKnown = true;
     } else if (live.status === 'GENERATING') {
       if (sameParserDefinition(recorded.pending.definition, definitionOf(desired))) {
         ctx.warnings.push(
@@ -457,19 +467,25 @@ function adoptParser(
   desired: DesiredParser,
   live: LiveParserSummary,
   details: LiveParserDetails,
-): ResourceChange {
+): ResourceChange | undefined {
   const reasons = [`adopted: the live parser ${live.id} has this name`];
   ctx.warnings.push(
     `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and types are compared (--reassert ${address} sends every declared definition once)`,
   );
+  if (details.status === 'GENERATING') {
+    ctx.warnings.push(
+      `${address}: the live parser ${live.id} with this name is still generating; plan again once it finishes to adopt it`,
+    );
+    return undefined;
+  }
   if (details.status !== 'FINISHED') {
+    // Its latest version FAILED: nothing works to lose, so no approval is asked to replace it.
     const c = createParser(desired, [
       ...reasons,
       `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
     ]);
     c.action = 'replace';
     c.id = live.id;
-    c.destructive = true;
     const post = c.requests[0];
     if (post !== undefined) post.waitAfter = true;
     c.requests.push({ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(live.id)}` });
@@ -507,6 +523,54 @@ function adoptParser(
     descriptionsKnown: false,
     generates: false,
   });
+  return c;
+}
+
+/**
+ * A replace that a previous run left half done (killed while waiting, or between its calls): the new parser is in
+ * state, the old one still exists. Once the new one is FINISHED the old one is deleted; while it generates, wait.
+ */
+function finishReplace(
+  ctx: Context,
+  address: string,
+  desired: DesiredParser,
+  recorded: ParserState,
+  live: LiveParserSummary,
+): ResourceChange | undefined | 'continue' {
+  const oldId = recorded.replacing?.oldId ?? '';
+  const oldExists = ctx.live.parsers.some((p) => p.id === oldId);
+  if (live.status === 'GENERATING') {
+    ctx.warnings.push(
+      `${address}: a replace is under way: the new parser ${recorded.id} is generating; the old one (${oldId}) is deleted once it finishes (apply again then)`,
+    );
+    return undefined;
+  }
+  if (live.status === 'FAILED') {
+    ctx.warnings.push(
+      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Delete the failed one and remove ${address} from state to go back, or fix the manifest and apply again.`,
+    );
+    return 'continue';
+  }
+  const definition = recorded.pending?.definition ?? recorded.definition ?? definitionOf(desired);
+  const c = change(
+    address,
+    'Parser',
+    desired.name,
+    recorded.id,
+    'replace',
+    [
+      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}`,
+    ],
+    oldExists ? [{ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(oldId)}` }] : [],
+    {
+      kind: 'Parser',
+      baseVersion: live.version,
+      definition,
+      descriptionsKnown: true,
+      generates: false,
+    },
+  );
+  c.destructive = oldExists;
   return c;
 }
 

@@ -27,6 +27,8 @@ export interface StateBackend {
   write(state: State): Promise<State>;
   /** Takes the lock or fails naming its holder. */
   lock(operation: string): Promise<StateLock>;
+  /** A lock taken over because its holder had died on this machine, for the CLI to report. */
+  readonly staleLockBroken?: LockInfo | undefined;
   /** Breaks a lock left by a run that died; returns who held it. */
   forceUnlock(): Promise<LockInfo | undefined>;
 }

@@ -17,6 +17,8 @@ export class FileStateBackend implements StateBackend {
   readonly location: string;
   private readonly lockPath: string;
   private lastSerial: number | undefined;
+  /** A lock this backend took over because the process holding it had died (the CLI reports it). */
+  staleLockBroken: LockInfo | undefined;
 
   constructor(file: string = DEFAULT_STATE_PATH) {
     this.location = file;
@@ -108,15 +110,25 @@ export class FileStateBackend implements StateBackend {
       started: new Date().toISOString(),
       operation,
     };
-    try {
-      const handle = await open(this.lockPath, 'wx');
-      await handle.writeFile(JSON.stringify(info, null, 2));
-      await handle.sync();
-      await handle.close();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const held = await this.readLock();
-      throw lockedError(this.location, held);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const handle = await open(this.lockPath, 'wx');
+        await handle.writeFile(JSON.stringify(info, null, 2));
+        await handle.sync();
+        await handle.close();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const held = await this.readLock();
+        // A lock left by a process of this machine that no longer runs (killed) is stale beyond doubt: take it
+        // over once. A holder on another host may still be running, so only force-unlock breaks those.
+        if (attempt === 1 && held !== undefined && held.host === hostname() && !processAlive(held.pid)) {
+          this.staleLockBroken = held;
+          await rm(this.lockPath, { force: true });
+          continue;
+        }
+        throw lockedError(this.location, held);
+      }
     }
     return {
       info,

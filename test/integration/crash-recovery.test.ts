@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'dist/cli/bin.js');
+const KEY = 'crash-test-key';
+
+let emulator: RunningEmulator;
+let dir: string;
+
+function env(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    CI: 'true',
+    SCRAPERAPI_API_KEY: KEY,
+    SCRAPEFORM_PARSER_URL: emulator.url,
+    SCRAPEFORM_PIPELINE_URL: emulator.url,
+    SCRAPEFORM_POLL_INTERVAL: '20ms',
+  };
+}
+
+/** Runs the CLI to its end. */
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** Starts the CLI and kills it with SIGKILL as soon as `when` holds: no cleanup, no state save, lock left behind. */
+async function killWhen(args: string[], when: () => Promise<boolean>): Promise<void> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env(), stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  for (let i = 0; i < 1000; i++) {
+    if (await when()) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function stateText(): Promise<string> {
+  return readFile(path.join(dir, '.scrapeform/state.json'), 'utf8').catch(() => '');
+}
+
+async function expectConverged(): Promise<void> {
+  const applied = await run(['apply', '--auto-approve', '--allow-destroy']);
+  expect(applied.code, applied.stderr).toBe(0);
+  expect(applied.stderr).toMatch(/took over the lock of .* that process no longer runs|^/);
+  const plan = await run(['plan', '--detailed-exitcode']);
+  expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  const names = [...emulator.parsers.parsers.values()].map((p) => p.name);
+  expect(names).toEqual(['books-product']);
+  expect([...emulator.projects.projects.values()].map((p) => p.name)).toEqual(['nightly-book-pages']);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+});
+afterAll(async () => emulator.close());
+beforeEach(async () => {
+  emulator.reset();
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-crash-'));
+  await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+});
+
+describe('a run killed at any moment is recovered by the next apply, with no duplicates', () => {
+  it('killed between the create and the state write (the POST landed, its answer never came)', async () => {
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
+    await killWhen(['apply', '--auto-approve'], async () => emulator.parsers.parsers.size > 0);
+    expect(await stateText()).not.toContain('books-product');
+    emulator.setFaults({ responseDelayMs: 0 });
+    await emulator.idle();
+    await expectConverged();
+  });
+
+  it('killed while waiting for a generation after a PATCH', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('Stars from 1 to 5', 'Stars from one to five'),
+    );
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await killWhen(['apply', '--auto-approve'], async () => (await stateText()).includes('"pending"'));
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    await expectConverged();
+  });
+
+  it('killed in the middle of a replace (the new parser generating, the old one not deleted yet)', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldId = [...emulator.parsers.parsers.keys()][0];
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
+        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
+    );
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
+      (await stateText()).includes('"replacing"'),
+    );
+    expect(emulator.parsers.parsers.size).toBe(2);
+    // While the new one generates, plan waits rather than making a third parser.
+    const waiting = await run(['plan']);
+    expect(waiting.stdout).toContain('a replace is under way');
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    await expectConverged();
+    expect(emulator.parsers.parsers.has(oldId ?? '')).toBe(false);
+  });
+
+  it('killed right after a project create landed', async () => {
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
+    await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);
+    emulator.setFaults({ responseDelayMs: 0 });
+    await emulator.idle();
+    await expectConverged();
+  });
+});
