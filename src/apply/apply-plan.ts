@@ -437,6 +437,8 @@ async function settleGeneration(
   let last = '';
   let details: LiveParserDetails;
   for (;;) {
+    // Ctrl-C stops the wait (a poll is a new call); state already records the version as pending.
+    abortIfInterrupted(ctx);
     details = await ctx.clients.parsers.get(id, version);
     if (details.status !== last) {
       last = details.status;

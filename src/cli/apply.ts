@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { applyPlan } from '../apply/apply-plan.js';
 import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
+import { runExpectChecks } from '../apply/run-expect-checks.js';
+import { renderChecks } from '../output/render-checks.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from '../plan/model.js';
@@ -132,10 +134,21 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       onEvent: progress(ctx),
       ...pollingFromEnv(ctx.io.env),
     });
-    if (flags.json === true) ctx.print(JSON.stringify(applyJson(result), null, 2));
-    else ctx.print(renderApplyResult(result, ctx));
+    // After apply, the expect blocks of the parsers just applied are checked; a failure makes the exit code 1
+    // but rolls nothing back.
+    const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
+    const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);
+    const checks =
+      result.interrupted || flags.wait === false
+        ? []
+        : await runExpectChecks(ws.clients, toCheck, result.state);
+    if (flags.json === true) ctx.print(JSON.stringify({ ...applyJson(result), checks }, null, 2));
+    else {
+      ctx.print(renderApplyResult(result, ctx));
+      if (checks.length > 0) ctx.print(`\nExpect checks:\n${renderChecks(checks, ctx.stdoutColors)}`);
+    }
     if (result.interrupted) return 'interrupted';
-    return result.results.some((r) => !r.ok) ? 'error' : 'ok';
+    return result.results.some((r) => !r.ok) || checks.some((c) => !c.ok) ? 'error' : 'ok';
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

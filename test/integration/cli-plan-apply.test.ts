@@ -80,11 +80,24 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Apply complete: 2 applied, 0 failed.');
     expect(applied.stderr).toContain('parser.books-product  FINISHED  version 0');
+    expect(applied.stdout).toContain(
+      'Expect checks:\n✓ parser.books-product https://books.example/catalogue/a-light-in-the-attic_1000/index.html (version 0)\n1 check passed',
+    );
     const second = await scrapeform(['plan', '--detailed-exitcode']);
     expect([second.code, second.stdout.trim()]).toEqual([
       0,
       'No changes. The live services match the manifests.',
     ]);
+  });
+
+  it('a failing expect check after apply makes the exit code 1 and shows the difference, rolling nothing back', async () => {
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('price: 51.77', 'price: 99.99'));
+    const run = await scrapeform(['apply', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Apply complete: 2 applied, 0 failed.');
+    expect(run.stdout).toContain('    price: expected 99.99, got 51.77\n1 of 1 checks failed');
+    expect((await scrapeform(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('without a terminal, apply needs --auto-approve: exit 3 and nothing sent', async () => {

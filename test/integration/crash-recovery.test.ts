@@ -131,3 +131,50 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     await expectConverged();
   });
 });
+
+describe('interruptions and concurrent runs', () => {
+  it('Ctrl-C: no new calls, calls in flight finish, state saved, lock released, exit 130', async () => {
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 500 && !(await stateText()).includes('"pending"'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGINT');
+    // The wait for generation is not a call: the run stops polling once interrupted... after the next poll.
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    const code = await exited;
+    expect(stderr).toContain('Interrupted: no new calls; calls in flight finish, then state is saved.');
+    expect(code).toBe(130);
+    expect(
+      await readFile(path.join(dir, '.scrapeform/state.json.lock'), 'utf8').catch(() => 'released'),
+    ).toBe('released');
+    expect(await stateText()).toContain('books-product');
+    await emulator.idle();
+    await expectConverged();
+  });
+
+  it('a second apply while the first runs fails on the lock, naming the holder', async () => {
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    const first = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], {
+      cwd: dir,
+      env: env(),
+      stdio: 'ignore',
+    });
+    const firstDone = new Promise((resolve) => first.on('close', resolve));
+    for (let i = 0; i < 500 && !(await stateText()).includes('"pending"'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const second = await run(['apply', '--auto-approve']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      /error: the state \.scrapeform\/state\.json is locked by .+ \(pid \d+, apply, since .+\)/,
+    );
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await firstDone;
+    const plan = await run(['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(0);
+  });
+});

@@ -1,0 +1,55 @@
+import { ApiError } from '../api/api-error.js';
+import type { ApiClients } from '../api/create-clients.js';
+import type { DesiredParser } from '../model/desired.js';
+import type { State } from '../state/model.js';
+import { matchExpected } from './match-expected.js';
+import type { Mismatch } from './match-expected.js';
+
+export interface ExpectCheckResult {
+  address: string;
+  url: string;
+  ok: boolean;
+  version?: number;
+  mismatches: Mismatch[];
+  /** Set when the page could not be parsed at all. */
+  error?: string;
+}
+
+/** Parses each `expect` URL with the managed parser's latest version and compares (DESIGN section 1, expect). */
+export async function runExpectChecks(
+  clients: ApiClients,
+  parsers: readonly DesiredParser[],
+  state: State,
+): Promise<ExpectCheckResult[]> {
+  const results: ExpectCheckResult[] = [];
+  for (const parser of parsers) {
+    const recorded = state.resources[parser.address];
+    for (const check of parser.expect) {
+      if (recorded?.kind !== 'Parser') {
+        results.push({
+          address: parser.address,
+          url: check.url,
+          ok: false,
+          mismatches: [],
+          error: 'not applied yet: no parser to run',
+        });
+        continue;
+      }
+      try {
+        const parsed = await clients.parsers.parse(recorded.id, undefined, check.url, parser.scraperParams);
+        const mismatches = matchExpected(check.result, parsed.result);
+        results.push({
+          address: parser.address,
+          url: check.url,
+          ok: mismatches.length === 0,
+          mismatches,
+          ...(parsed.version !== undefined ? { version: parsed.version } : {}),
+        });
+      } catch (error) {
+        const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+        results.push({ address: parser.address, url: check.url, ok: false, mismatches: [], error: message });
+      }
+    }
+  }
+  return results;
+}
