@@ -108,7 +108,7 @@ await rm(dir, { recursive: true, force: true });
 
 console.log(
   JSON.stringify({
-    description: `Apply against the in-process emulator with ${GENERATION_MS / 1000} s generations and the default polling (1 s growing by 1.5x to 15 s): ${PARSERS} parser description changes (one PATCH and one regeneration each), then ${PROJECTS} project updates (one PATCH each). The ideal is the generation time times the number of waves at that concurrency; the ratio above 1 is polling granularity plus calls.`,
+    description: `Apply against the in-process emulator with ${GENERATION_MS / 1000} s generations and the default polling (every 1 s, then a fifth of the time already waited, up to 15 s): ${PARSERS} parser description changes (one PATCH and one regeneration each), then ${PROJECTS} project updates (one PATCH each). The ideal is the generation time times the number of waves at that concurrency; the ratio above 1 is polling granularity plus calls.`,
     header: ['run', 'total', 'ideal', 'ratio', 'polls per parser'],
     rows,
     verdict: 'No target was set; the ratio shows what the polling backoff costs over a perfect notification.',

@@ -8,6 +8,14 @@ import { registerApply } from './apply.js';
 import { registerDemo } from './demo.js';
 import { registerForceUnlock } from './force-unlock.js';
 import { registerPlan } from './plan.js';
+import { registerDiffResults } from './diff-results.js';
+import { registerImport } from './import.js';
+import { registerJobs } from './jobs.js';
+import { registerOutput } from './output.js';
+import { registerParse } from './parse.js';
+import { registerRun } from './run.js';
+import { registerStatus } from './status.js';
+import { registerTest } from './test-command.js';
 import { registerEmulator } from './emulator.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
@@ -24,8 +32,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let status: RunStatus = 'ok';
   let ctx: CommandContext | undefined;
   const program = new Command();
+  let color = true;
   const run: RunCommand = async (action) => {
-    ctx = createContext(io, { color: program.opts<{ color: boolean }>().color });
+    ctx = createContext(io, { color });
     status = await action(ctx);
   };
   program
@@ -36,6 +45,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .version(VERSION, '-V, --version', 'print the version')
     .option('--no-color', 'plain output without colour (also NO_COLOR=1)')
     .showHelpAfterError('(run scrapeform --help for usage)')
+    // Program options only before the command, so a command's own --version (parse --version N) is its own.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -44,10 +55,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerValidate(program, run);
   registerPlan(program, run);
   registerApply(program, run);
+  registerImport(program, run);
+  registerStatus(program, run);
+  registerOutput(program, run);
+  registerParse(program, run);
+  registerTest(program, run);
+  registerRun(program, run);
+  registerJobs(program, run);
+  registerDiffResults(program, run);
   registerSchema(program, run);
   registerEmulator(program, run);
   registerForceUnlock(program, run);
   registerDemo(program, run);
+  // --no-color is accepted before the command and after it (program options are positional, see above).
+  for (const command of program.commands) command.option('--no-color', 'plain output without colour');
+  program.hook('preAction', (_, actionCommand) => {
+    color =
+      program.opts<{ color: boolean }>().color && actionCommand.opts<{ color?: boolean }>().color !== false;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {

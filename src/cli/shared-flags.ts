@@ -8,6 +8,8 @@ import type { State } from '../state/model.js';
 import { openWorkspace } from '../workspace/open-workspace.js';
 import type { Workspace } from '../workspace/open-workspace.js';
 import { readLive } from '../workspace/read-live.js';
+import { openServices } from '../workspace/open-services.js';
+import type { Services } from '../workspace/open-services.js';
 import type { CommandContext } from './io.js';
 import { collect } from './options.js';
 
@@ -107,4 +109,14 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
   if (!/^\d+$/.test(value))
     throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
   return Number(value);
+}
+
+export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags): Promise<Services> {
+  return openServices({
+    env: ctx.io.env,
+    ...(flags.state !== undefined ? { statePath: flags.state } : {}),
+    ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+    onTransportEvent: transportLogger(ctx),
+  });
 }

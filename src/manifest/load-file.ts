@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DesiredParser, DesiredProject, ManifestSource } from '../model/desired.js';
+import { hasErrors } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
@@ -93,7 +94,7 @@ function loadDocument(
     }
     const problems = checkParserRules(source, result.data);
     diagnostics.push(...problems);
-    return problems.length > 0 || envProblems.length > 0 ? undefined : normaliseParser(result.data, origin);
+    return hasErrors(problems) || envProblems.length > 0 ? undefined : normaliseParser(result.data, origin);
   }
   const result = ProjectManifestSchema.safeParse(data, { reportInput: true });
   if (!result.success) {

@@ -33,6 +33,21 @@ function checkFieldLevel(
         }),
       );
     }
+    if (field.description.startsWith('TODO:')) {
+      out.push(
+        at(
+          source,
+          [...fieldPath, 'description'],
+          'value',
+          'manifest.placeholder-description',
+          'the description is a placeholder written by import',
+          {
+            severity: 'warning',
+            hint: 'say what the field holds; the next apply sends it as modify_fields (one regeneration)',
+          },
+        ),
+      );
+    }
     if (field.fields !== undefined) {
       if (field.type !== undefined && field.type !== 'array') {
         out.push(

@@ -38,6 +38,10 @@ export const PROJECT_TYPES = [
   'walmart_review',
 ] as const;
 
+/** What `scrapeform import` writes where the service returns no description; validate warns until replaced. */
+export const PLACEHOLDER_DESCRIPTION =
+  'TODO: describe this field (imported: the service does not return descriptions)';
+
 export const NAMED_INTERVALS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 export const NOTIFY_ON_SUCCESS = ['never', 'with_every_run', 'daily', 'weekly'] as const;
 export const NOTIFY_ON_FAILURE = ['with_every_run', 'daily', 'weekly'] as const;

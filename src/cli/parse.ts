@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
+import type { RunCommand } from './io.js';
+import { collect } from './options.js';
+import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.js';
+import type { ApiFlags } from './shared-flags.js';
+import { managedParser } from '../workspace/open-services.js';
+
+interface ParseFlags extends ApiFlags {
+  version?: string;
+  render?: boolean;
+  param: string[];
+}
+
+export function registerParse(program: Command, run: RunCommand): void {
+  const command = program
+    .command('parse')
+    .description('run a managed parser on a page and print the JSON result')
+    .argument('<address>', 'parser.<name> (or just the name)')
+    .argument('<url>', 'page to parse')
+    .option('--version <n>', 'a pinned version (default: the latest)')
+    .option('--render', 'render JavaScript (scraping parameter render=true)')
+    .option(
+      '--param <key=value>',
+      'another scraping parameter, such as country_code=us (repeatable)',
+      collect,
+      [],
+    );
+  addApiFlags(command).action(async (address: string, url: string, flags: ParseFlags) =>
+    run(async (ctx) => {
+      const version = wholeNumber(flags.version, '--version');
+      const params: Record<string, string | boolean> = {};
+      for (const pair of flags.param) {
+        const [key, ...rest] = pair.split('=');
+        if (key === undefined || key === '' || rest.length === 0)
+          throw new ScrapeformError('cli.usage', `--param takes key=value, got "${pair}"`);
+        params[key] = rest.join('=');
+      }
+      if (flags.render === true) params.render = true;
+      const services = await openServicesFromFlags(ctx, flags);
+      try {
+        const parser = managedParser(await services.backend.read(), address);
+        const details = await services.clients.parsers.get(parser.id, version);
+        if (details.status === 'GENERATING') {
+          throw new ScrapeformError(
+            'parse.generating',
+            `${address} version ${details.version} is still generating; parsing does not work until it is FINISHED`,
+          );
+        }
+        if (details.status === 'FAILED') {
+          throw new ScrapeformError(
+            'parse.failed-version',
+            `${address} version ${details.version} FAILED: ${details.error ?? 'no error given'}`,
+            {
+              hint: 'apply a fixed manifest, or parse a pinned older version with --version',
+            },
+          );
+        }
+        const result = await services.clients.parsers.parse(parser.id, version, url, params);
+        ctx.print(JSON.stringify(result, null, 2));
+        return 'ok';
+      } finally {
+        await services.close();
+      }
+    }),
+  );
+}

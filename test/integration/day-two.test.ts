@@ -1,0 +1,330 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'dist/cli/bin.js');
+const KEY = 'day-two-key';
+const BOOK = 'https://books.example/catalogue/soumission_998/index.html';
+
+let emulator: RunningEmulator;
+let dir: string;
+
+function scrapeform(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          CI: 'true',
+          SCRAPERAPI_API_KEY: KEY,
+          SCRAPEFORM_PARSER_URL: emulator.url,
+          SCRAPEFORM_PIPELINE_URL: emulator.url,
+          SCRAPEFORM_POLL_INTERVAL: '20ms',
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          stdout,
+          stderr,
+        }),
+    );
+  });
+}
+
+async function api(method: string, p: string, body?: Record<string, unknown>): Promise<unknown> {
+  const keyed = method === 'GET' || method === 'DELETE' || p.startsWith('/api/');
+  const url = `${emulator.url}${p}${keyed ? `${p.includes('?') ? '&' : '?'}api_key=${KEY}` : ''}`;
+  const response = await fetch(url, {
+    method,
+    ...(body ? { body: JSON.stringify(keyed ? body : { ...body, api_key: KEY }) } : {}),
+  });
+  const text = await response.text();
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+});
+afterAll(async () => emulator.close());
+beforeEach(async () => {
+  emulator.reset();
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-day2-'));
+  await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+});
+
+async function applied(): Promise<{ parserId: string; projectId: number }> {
+  const run = await scrapeform(['apply', '--auto-approve']);
+  expect(run.code, run.stderr).toBe(0);
+  await emulator.idle();
+  const state = JSON.parse(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')) as {
+    resources: Record<string, { id: string | number }>;
+  };
+  return {
+    parserId: String(state.resources['parser.books-product']?.id),
+    projectId: Number(state.resources['project.nightly-book-pages']?.id),
+  };
+}
+
+describe('output and status', () => {
+  it('output: ids and versions from state, as JSON for consumers', async () => {
+    const { parserId, projectId } = await applied();
+    const run = await scrapeform(['output', '--json']);
+    expect(JSON.parse(run.stdout)).toEqual({
+      parsers: { 'books-product': { address: 'parser.books-product', id: parserId, version: 0 } },
+      projects: { 'nightly-book-pages': { address: 'project.nightly-book-pages', id: projectId } },
+    });
+  });
+
+  it('status: live version and status, drift, schedule, next run and the last job', async () => {
+    const { parserId } = await applied();
+    await api('PATCH', `/parsers/${parserId}/0`, { remove_fields: ['availability'] });
+    const rows = JSON.parse((await scrapeform(['status', '--json'])).stdout) as Record<string, unknown>[];
+    expect(rows[0]).toEqual({
+      address: 'parser.books-product',
+      id: parserId,
+      version: 1,
+      status: 'FINISHED',
+      drift: true,
+    });
+    expect(rows[1]).toMatchObject({
+      address: 'project.nightly-book-pages',
+      status: 'scheduled',
+      schedule: 'daily',
+      lastJob: { id: 1, status: 'Finished', doneCount: 2, failedCount: 0 },
+    });
+    const human = await scrapeform(['status']);
+    expect(human.stdout).toMatch(/parser\.books-product\s+\S+\s+1\s+FINISHED\s+DRIFT/);
+  });
+
+  it('status shows a generating version with its age, and a FAILED one with its error', async () => {
+    const { parserId } = await applied();
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await api('PATCH', `/parsers/${parserId}/0`, {
+      add_fields: [{ name: 'upc', description: 'UPC', selector: 'td.upc' }],
+    });
+    const rows = JSON.parse((await scrapeform(['status', '--json'])).stdout) as { status: string }[];
+    expect(rows[0]?.status).toMatch(/^GENERATING \d+s$/);
+  });
+});
+
+describe('parse', () => {
+  it('runs a managed parser on a page and prints the JSON result', async () => {
+    const { parserId } = await applied();
+    const run = await scrapeform(['parse', 'parser.books-product', BOOK]);
+    expect(JSON.parse(run.stdout)).toEqual({
+      parser: parserId,
+      version: 0,
+      result: { title: 'Soumission', price: 50.1, availability: 'Out of stock', reviews: [] },
+    });
+  });
+
+  it('an unknown address names what is managed', async () => {
+    await applied();
+    const run = await scrapeform(['parse', 'nope', BOOK]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: nope is not a managed parser\n  hint: managed: parser.books-product\n');
+  });
+
+  it('a parser still generating, and a FAILED version, are clear errors', async () => {
+    const { parserId } = await applied();
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await api('PATCH', `/parsers/${parserId}/0`, { add_fields: [{ name: 'upc', description: 'UPC' }] });
+    const generating = await scrapeform(['parse', 'books-product', BOOK]);
+    expect(generating.stderr).toBe(
+      'error: books-product version 1 is still generating; parsing does not work until it is FINISHED\n',
+    );
+    emulator.setFaults({ generationDelayMs: null, failGenerations: 1 });
+    await api('PATCH', `/parsers/${parserId}/0`, { add_fields: [{ name: 'isbn', description: 'ISBN' }] });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    const failed = await scrapeform(['parse', 'books-product', BOOK]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('error: books-product version 2 FAILED: GenerationError');
+    const pinned = await scrapeform(['parse', 'books-product', BOOK, '--version', '0']);
+    expect(JSON.parse(pinned.stdout)).toMatchObject({ version: 0 });
+  });
+});
+
+describe('test', () => {
+  it('runs every expect block, with JUnit XML; a failure shows the field diff and exits 1', async () => {
+    await applied();
+    const passing = await scrapeform(['test', '--junit', 'junit.xml']);
+    expect(passing.code).toBe(0);
+    expect(passing.stdout).toContain('1 check passed');
+    expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
+      '<testsuite name="parser.books-product" tests="1" failures="0">',
+    );
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('title: A Light in the Attic', 'title: "~^The"'),
+    );
+    const failing = await scrapeform(['test', '--junit', 'junit.xml', '--json']);
+    expect(failing.code).toBe(1);
+    expect(JSON.parse(failing.stdout)).toMatchObject({
+      passed: false,
+      results: [
+        {
+          ok: false,
+          mismatches: [
+            { path: 'title', expected: '~^The', actual: 'A Light in the Attic', reason: 'no match' },
+          ],
+        },
+      ],
+    });
+    expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
+      '<failure message="title: expected &quot;~^The&quot;, got &quot;A Light in the Attic&quot;">',
+    );
+  });
+});
+
+describe('run, jobs and cancel', () => {
+  it('run --wait starts the project now and follows the new job to its end', async () => {
+    await applied();
+    const run = await scrapeform(['run', 'nightly-book-pages', '--wait']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^id\s+status.*\n2\s+Finished/);
+    const jobs = JSON.parse((await scrapeform(['jobs', 'nightly-book-pages', '--json'])).stdout) as {
+      id: number;
+      status: string;
+    }[];
+    expect(jobs.map((j) => [j.id, j.status])).toEqual([
+      [1, 'Finished'],
+      [2, 'Finished'],
+    ]);
+  });
+
+  it('cancel: a running job is cancelled; an unknown or finished job is a clear error', async () => {
+    const { projectId } = await applied();
+    const unknown = await scrapeform(['cancel', 'nightly-book-pages', '99']);
+    expect(unknown.stderr).toBe(
+      'error: nightly-book-pages has no job 99\n  hint: scrapeform jobs nightly-book-pages lists its jobs\n',
+    );
+    const finished = await scrapeform(['cancel', 'nightly-book-pages', '1']);
+    expect(finished.stderr).toContain(
+      'error: job 1 of nightly-book-pages cannot be cancelled: job 1 is not running (Finished)',
+    );
+    // A slow job to cancel: inputs that take a while.
+    const slow = await import('node:http');
+    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 300));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await api('PATCH', `/api/projects/${projectId}`, {
+      projectInput: { type: 'list', list: [1, 2, 3].map((n) => `http://127.0.0.1:${port}/${n}`) },
+      scheduledAt: 'now',
+    });
+    for (let i = 0; i < 100 && ![...emulator.projects.jobs.values()].some((j) => j.id === 2); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const cancelled = await scrapeform(['cancel', 'nightly-book-pages', '2']);
+    expect(cancelled.stdout).toBe(
+      'Job 2 of nightly-book-pages: Cancelled (items already in flight finish first).\n',
+    );
+    await emulator.projects.idle();
+    server.close();
+    const cancelledAgain = await scrapeform(['cancel', 'nightly-book-pages', '2']);
+    expect(cancelledAgain.stderr).toContain('cannot be cancelled: job 2 is not running (Cancelled)');
+  });
+});
+
+describe('diff-results', () => {
+  it('shows what a regeneration changed in the data, per field', async () => {
+    const { parserId } = await applied();
+    await api('PATCH', `/parsers/${parserId}/0`, {
+      remove_fields: ['availability'],
+      rename_fields: [{ name: 'price', new_name: 'cost' }],
+    });
+    const run = await scrapeform(['diff-results', 'books-product', '--from', '0', '--to', '1', '--json']);
+    const changes = (JSON.parse(run.stdout) as { changes: { url: string; path: string; change: string }[] })
+      .changes;
+    expect(changes.filter((c) => c.url.includes('attic')).map((c) => `${c.change} ${c.path}`)).toEqual([
+      'removed price',
+      'removed availability',
+      'added cost',
+    ]);
+  });
+});
+
+describe('import', () => {
+  it('import then plan: no changes, for 50 parsers and 50 projects made outside scrapeform', async () => {
+    await writeFile(path.join(dir, 'books-product.yaml'), '');
+    await writeFile(path.join(dir, 'nightly-book-pages.yaml'), '');
+    for (let i = 0; i < 50; i++) {
+      await api('POST', '/parsers', {
+        name: `legacy-${i}`,
+        urls: ['https://books.example/catalogue/a-light-in-the-attic_1000/index.html'],
+        fields: [
+          { name: 'title', description: 'Title', selector: 'h1' },
+          { name: 'reviews', description: 'Reviews' },
+          { name: 'reviews.author', description: 'Author' },
+        ],
+      });
+      await api('POST', '/api/projects', {
+        name: `legacy-crawl-${i}`,
+        projectType: i % 2 === 0 ? 'urls' : 'amazon_product',
+        projectInput:
+          i % 3 === 0
+            ? { type: 'webhook_input', url: 'https://lists.example/todays-asins' }
+            : { type: 'list', list: [`https://books.example/catalogue/page-${(i % 3) + 1}.html`] },
+        scrapingInterval: i % 2 === 0 ? 'hourly' : '15 9 * * 1-5',
+        scheduledAt: '2099-01-01T00:00:00Z',
+        webhookOutput:
+          i % 4 === 0
+            ? { url: 'https://hooks.example/x', webhookEncoding: 'multipart_form_data_encoding' }
+            : null,
+        notificationConfig: { notifyOnSuccess: 'weekly', notifyOnFailure: 'daily' },
+        apiParams: i % 5 === 0 ? { render: true } : {},
+        output_format: i % 2 === 0 ? 'JSON' : 'CSV',
+      });
+    }
+    await emulator.idle();
+    const imported = await scrapeform(['import', '--out', 'imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect((await readdir(path.join(dir, 'imported'))).length).toBe(100);
+    const manifest = await readFile(path.join(dir, 'imported/parser-legacy-7.yaml'), 'utf8');
+    expect(manifest).toMatch(/^# yaml-language-server: \$schema=.*schemas\/scrapeform\.schema\.json\n/);
+    expect(manifest).toContain(
+      '  reviews:\n    description: "TODO: describe this field (imported: the service does not return descriptions)"\n    fields:\n      author:',
+    );
+    const plan = await scrapeform(['plan', '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    const validate = await scrapeform(['validate']);
+    expect(validate.code).toBe(0);
+    expect(validate.stderr).toContain(
+      'fields.title.description: warning: the description is a placeholder written by import',
+    );
+    const again = await scrapeform(['import', '--out', 'imported']);
+    expect(again.stdout).toBe('Nothing to import: every live object is managed or declared.\n');
+  });
+
+  it('refuses to overwrite an existing file, and --filter picks by name', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await api('POST', '/parsers', {
+      name: 'other',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    await writeFile(path.join(dir, 'parser-legacy.yaml'), '# mine\n');
+    const refused = await scrapeform(['import', '--filter', 'leg*']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: refusing to overwrite parser-legacy.yaml; nothing was written');
+    const filtered = await scrapeform(['import', '--filter', 'oth?r', '--out', 'x']);
+    expect(filtered.stdout).toBe(`imported parser.other -> ${path.join('x', 'parser-other.yaml')}\n`);
+  });
+});
