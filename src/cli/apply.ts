@@ -61,7 +61,10 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   const show = (text: string): void => (flags.json === true ? ctx.log(text) : ctx.print(text));
 
   const ws = await openFromFlags(ctx, paths, flags);
-  const lock = await ws.backend.lock('apply');
+  const lock = await ws.backend.lock('apply').catch(async (error: unknown) => {
+    await ws.close();
+    throw error;
+  });
   const stale = ws.backend.staleLockBroken;
   if (stale !== undefined) {
     ctx.log(

@@ -14,6 +14,7 @@ import { registerJobs } from './jobs.js';
 import { registerOutput } from './output.js';
 import { registerParse } from './parse.js';
 import { registerRun } from './run.js';
+import { registerState } from './state.js';
 import { registerStatus } from './status.js';
 import { registerTest } from './test-command.js';
 import { registerEmulator } from './emulator.js';
@@ -66,6 +67,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerSchema(program, run);
   registerEmulator(program, run);
   registerForceUnlock(program, run);
+  registerState(program, run);
   registerDemo(program, run);
   // --no-color is accepted before the command and after it (program options are positional, see above).
   for (const command of program.commands) command.option('--no-color', 'plain output without colour');

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { FileStateBackend } from '../state/file-backend.js';
+import { createStateBackend } from '../state/create-backend.js';
+import { stateOptions } from './shared-flags.js';
 import type { RunCommand } from './io.js';
 
 export function registerOutput(program: Command, run: RunCommand): void {
@@ -9,10 +10,13 @@ export function registerOutput(program: Command, run: RunCommand): void {
       'ids and versions of managed parsers and projects, for consumers (reads state only; no key needed)',
     )
     .option('--json', 'print them as JSON')
-    .option('--state <path>', 'state file', '.scrapeform/state.json')
-    .action(async (flags: { json?: boolean; state: string }) =>
+    .option('--state <path-or-url>', 'state file, or a postgres:// URL')
+    .option('--workspace <name>', 'workspace in a database state backend')
+    .action(async (flags: { json?: boolean; state?: string; workspace?: string }) =>
       run(async (ctx) => {
-        const state = await new FileStateBackend(flags.state).read();
+        const where = stateOptions(ctx, flags);
+        const backend = createStateBackend(where.statePath, where.workspace);
+        const state = await backend.read().finally(() => backend.close?.());
         const parsers: Record<string, { address: string; id: string; version: number | null }> = {};
         const projects: Record<string, { address: string; id: number }> = {};
         for (const [address, r] of Object.entries(state.resources)) {

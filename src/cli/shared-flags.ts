@@ -16,6 +16,7 @@ import { collect } from './options.js';
 /** Flags of every command that talks to the services. */
 export interface ApiFlags {
   state?: string;
+  workspace?: string;
   apiKeyEnv?: string;
   apiKeyFile?: string;
 }
@@ -28,7 +29,14 @@ export interface SelectionFlags {
 
 export function addApiFlags(command: Command): Command {
   return command
-    .option('--state <path>', 'state file', '.scrapeform/state.json')
+    .option(
+      '--state <path-or-url>',
+      'state file, or a postgres:// URL (default SCRAPEFORM_STATE, else .scrapeform/state.json)',
+    )
+    .option(
+      '--workspace <name>',
+      'workspace in a database state backend (default SCRAPEFORM_WORKSPACE, else default)',
+    )
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
     .option('--api-key-file <path>', 'read the API key from this file');
 }
@@ -66,7 +74,7 @@ export async function openFromFlags(
   return openWorkspace({
     env: ctx.io.env,
     paths,
-    ...(flags.state !== undefined ? { statePath: flags.state } : {}),
+    ...stateOptions(ctx, flags),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     onTransportEvent: transportLogger(ctx),
@@ -114,9 +122,22 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
 export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags): Promise<Services> {
   return openServices({
     env: ctx.io.env,
-    ...(flags.state !== undefined ? { statePath: flags.state } : {}),
+    ...stateOptions(ctx, flags),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     onTransportEvent: transportLogger(ctx),
   });
+}
+
+/** Where state lives: --state, else SCRAPEFORM_STATE; the workspace likewise. */
+export function stateOptions(
+  ctx: CommandContext,
+  flags: { state?: string; workspace?: string },
+): { statePath?: string; workspace?: string } {
+  const statePath = flags.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
+  const workspace = flags.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
+  return {
+    ...(statePath !== undefined ? { statePath } : {}),
+    ...(workspace !== undefined ? { workspace } : {}),
+  };
 }

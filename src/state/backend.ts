@@ -31,4 +31,6 @@ export interface StateBackend {
   readonly staleLockBroken?: LockInfo | undefined;
   /** Breaks a lock left by a run that died; returns who held it. */
   forceUnlock(): Promise<LockInfo | undefined>;
+  /** Releases connections (a database backend). */
+  close?(): Promise<void>;
 }

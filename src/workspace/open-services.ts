@@ -4,12 +4,13 @@ import type { ApiClients } from '../api/create-clients.js';
 import type { TransportEvent } from '../api/transport.js';
 import { ScrapeformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { DEFAULT_STATE_PATH, FileStateBackend } from '../state/file-backend.js';
+import { createStateBackend } from '../state/create-backend.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 
 export interface ServicesOptions {
   env: Readonly<Record<string, string | undefined>>;
   statePath?: string;
+  workspace?: string;
   apiKeyEnv?: string;
   apiKeyFile?: string;
   onTransportEvent?: (event: TransportEvent) => void;
@@ -30,7 +31,7 @@ export async function openServices(options: ServicesOptions): Promise<Services> 
   });
   return {
     clients,
-    backend: new FileStateBackend(options.statePath ?? DEFAULT_STATE_PATH),
+    backend: createStateBackend(options.statePath, options.workspace),
     close: () => clients.close(),
   };
 }

@@ -7,13 +7,15 @@ import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import type { StateBackend } from '../state/backend.js';
-import { DEFAULT_STATE_PATH, FileStateBackend } from '../state/file-backend.js';
+import { createStateBackend } from '../state/create-backend.js';
 
 export interface WorkspaceOptions extends Omit<ApiConfigOptions, 'env'> {
   env: Readonly<Record<string, string | undefined>>;
   paths?: readonly string[];
-  /** `--state PATH`; `.scrapeform/state.json` by default. */
+  /** `--state PATH` or a postgres:// URL; `.scrapeform/state.json` by default. */
   statePath?: string;
+  /** `--workspace NAME` for a database backend. */
+  workspace?: string;
   onTransportEvent?: (event: TransportEvent) => void;
 }
 
@@ -38,10 +40,14 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     env: options.env,
     ...(options.onTransportEvent !== undefined ? { onEvent: options.onTransportEvent } : {}),
   });
+  const backend = createStateBackend(options.statePath, options.workspace);
   return {
     manifests,
     clients,
-    backend: new FileStateBackend(options.statePath ?? DEFAULT_STATE_PATH),
-    close: () => clients.close(),
+    backend,
+    close: async () => {
+      await clients.close();
+      await backend.close?.();
+    },
   };
 }

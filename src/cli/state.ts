@@ -1,0 +1,94 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
+import { createStateBackend } from '../state/create-backend.js';
+import type { State } from '../state/model.js';
+import type { RunCommand } from './io.js';
+import { stateOptions } from './shared-flags.js';
+
+interface StateFlags {
+  state?: string;
+  workspace?: string;
+  force?: boolean;
+}
+
+/** `state pull` and `state push`: move state between backends (a file and a database, or two databases). */
+export function registerState(program: Command, run: RunCommand): void {
+  const state = program.command('state').description('move state between backends');
+  state
+    .command('pull')
+    .description('print the state of a backend as JSON (redirect it to a file)')
+    .option('--state <path-or-url>', 'state file, or a postgres:// URL')
+    .option('--workspace <name>', 'workspace in a database state backend')
+    .action(async (flags: StateFlags) =>
+      run(async (ctx) => {
+        const where = stateOptions(ctx, flags);
+        const backend = createStateBackend(where.statePath, where.workspace);
+        try {
+          ctx.print(JSON.stringify(await backend.read(), null, 2));
+          return 'ok';
+        } finally {
+          await backend.close?.();
+        }
+      }),
+    );
+  state
+    .command('push')
+    .description('write a state JSON file into a backend (refused for a lower serial or another lineage)')
+    .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)')
+    .option('--state <path-or-url>', 'state file, or a postgres:// URL')
+    .option('--workspace <name>', 'workspace in a database state backend')
+    .option('--force', 'push even over a higher serial or another lineage')
+    .action(async (file: string, flags: StateFlags) =>
+      run(async (ctx) => {
+        let incoming: State;
+        try {
+          incoming = JSON.parse(await readFile(file, 'utf8')) as State;
+        } catch (error) {
+          throw new ScrapeformError(
+            'state.push-unreadable',
+            `cannot read ${file}: ${(error as Error).message}`,
+          );
+        }
+        if (
+          incoming.format_version !== 1 ||
+          typeof incoming.serial !== 'number' ||
+          typeof incoming.resources !== 'object'
+        ) {
+          throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
+        }
+        const where = stateOptions(ctx, flags);
+        const backend = createStateBackend(where.statePath, where.workspace);
+        const lock = await backend.lock('state push');
+        try {
+          const current = await backend.read();
+          const problems: string[] = [];
+          if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
+            problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
+          }
+          if (incoming.serial < current.serial)
+            problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
+          if (problems.length > 0 && flags.force !== true) {
+            throw new ScrapeformError(
+              'state.push-refused',
+              `refusing to push ${file}: ${problems.join('; ')}`,
+              {
+                hint: 'pull first to see what is there; --force overwrites it',
+              },
+            );
+          }
+          const written = await backend.write({
+            ...incoming,
+            serial: Math.max(incoming.serial, current.serial),
+          });
+          ctx.print(
+            `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
+          );
+          return 'ok';
+        } finally {
+          await lock.release();
+          await backend.close?.();
+        }
+      }),
+    );
+}

@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import pg from 'pg';
+import { ScrapeformError } from '../errors.js';
+import type { LockInfo, StateBackend, StateLock } from './backend.js';
+import { emptyState, STATE_FORMAT_VERSION } from './model.js';
+import type { State } from './model.js';
+
+/**
+ * State in PostgreSQL, for teams whose CI runners start empty. One table per workspace, created on first use;
+ * each write is a transaction that checks the serial it read, so a concurrent writer loses instead of overwriting;
+ * the lock is a session advisory lock, released by PostgreSQL itself when a killed runner's connection drops.
+ */
+export class PostgresStateBackend implements StateBackend {
+  readonly location: string;
+  private readonly table: string;
+  private readonly lockKey: bigint;
+  private client: pg.Client | undefined;
+  private ready: Promise<void> | undefined;
+  private lastSerial: number | undefined;
+
+  constructor(
+    private readonly url: string,
+    readonly workspace = 'default',
+  ) {
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(workspace)) {
+      throw new ScrapeformError(
+        'state.workspace',
+        `workspace "${workspace}" must be 1 to 40 letters, digits, - or _`,
+      );
+    }
+    this.table = `scrapeform_state_${workspace.toLowerCase().replace(/-/g, '_')}`;
+    this.lockKey = BigInt.asIntN(
+      64,
+      BigInt(`0x${createHash('sha256').update(this.table).digest('hex').slice(0, 16)}`),
+    );
+    this.location = `${redactUrl(url)} (workspace ${workspace})`;
+  }
+
+  private async connect(): Promise<pg.Client> {
+    if (this.client === undefined) {
+      const client = new pg.Client({ connectionString: this.url, application_name: 'scrapeform' });
+      this.client = client;
+      this.ready = (async () => {
+        try {
+          await client.connect();
+        } catch (error) {
+          throw new ScrapeformError(
+            'state.unreachable',
+            `cannot connect to the state database ${redactUrl(this.url)}: ${(error as Error).message}`,
+            {
+              hint: 'check --state / SCRAPEFORM_STATE and that the database accepts connections',
+            },
+          );
+        }
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${this.table} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+        );
+        await client.query(
+          'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
+        );
+      })();
+    }
+    await this.ready;
+    return this.client;
+  }
+
+  async read(): Promise<State> {
+    const client = await this.connect();
+    const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.table} WHERE id = 1`);
+    const state = rows[0]?.state ?? emptyState('');
+    if (state.format_version !== STATE_FORMAT_VERSION) {
+      throw new ScrapeformError(
+        'state.corrupt',
+        `the state in ${this.location} has format_version ${String(state.format_version)}`,
+      );
+    }
+    this.lastSerial = state.serial;
+    return state;
+  }
+
+  async write(state: State): Promise<State> {
+    const client = await this.connect();
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ serial: number }>(
+        `SELECT serial FROM ${this.table} WHERE id = 1 FOR UPDATE`,
+      );
+      const stored = rows[0]?.serial;
+      if (stored !== undefined && this.lastSerial !== undefined && stored !== this.lastSerial) {
+        throw new ScrapeformError(
+          'state.serial-moved',
+          `the state in ${this.location} was written by another run (serial ${stored}, expected ${this.lastSerial})`,
+          {
+            hint: 'run plan again: it reads the new state',
+          },
+        );
+      }
+      const next: State = {
+        ...state,
+        serial: (stored ?? state.serial) + 1,
+        lineage: state.lineage === '' ? crypto.randomUUID() : state.lineage,
+      };
+      await client.query(
+        `INSERT INTO ${this.table} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
+         ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
+        [next.serial, next.lineage, JSON.stringify(next)],
+      );
+      await client.query('COMMIT');
+      this.lastSerial = next.serial;
+      return next;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async lock(operation: string): Promise<StateLock> {
+    const client = await this.connect();
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+      this.lockKey.toString(),
+    ]);
+    if (rows[0]?.locked !== true) {
+      const held = await client.query<{ info: LockInfo }>(
+        'SELECT info FROM scrapeform_locks WHERE workspace = $1',
+        [this.table],
+      );
+      const info = held.rows[0]?.info;
+      const who =
+        info !== undefined
+          ? `${info.holder} (pid ${info.pid}, ${info.operation}, since ${info.started})`
+          : 'another run';
+      throw new ScrapeformError('state.locked', `the state ${this.location} is locked by ${who}`, {
+        hint: 'wait for that run to finish; a runner that died releases the lock with its connection',
+        details: { lock: info },
+      });
+    }
+    const info: LockInfo = {
+      holder: `${safeUser()}@${hostname()}`,
+      host: hostname(),
+      pid: process.pid,
+      started: new Date().toISOString(),
+      operation,
+    };
+    await client.query(
+      'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
+      [this.table, JSON.stringify(info)],
+    );
+    return {
+      info,
+      release: async () => {
+        await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+      },
+    };
+  }
+
+  /** Ends the session that holds the lock (an advisory lock can only be released by its own session). */
+  async forceUnlock(): Promise<LockInfo | undefined> {
+    const client = await this.connect();
+    const held = await client.query<{ info: LockInfo }>(
+      'SELECT info FROM scrapeform_locks WHERE workspace = $1',
+      [this.table],
+    );
+    const key = this.lockKey;
+    // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low).
+    const unsigned = BigInt.asUintN(64, key);
+    const high = (unsigned >> 32n).toString();
+    const low = (unsigned & 0xffffffffn).toString();
+    const { rows } = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid::bigint = $1 AND objid::bigint = $2 AND pid <> pg_backend_pid()",
+      [high, low],
+    );
+    for (const row of rows) await client.query('SELECT pg_terminate_backend($1)', [row.pid]);
+    return rows.length > 0 ? held.rows[0]?.info : undefined;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) await client.end().catch(() => undefined);
+  }
+}
+
+/** Hides the password of a connection URL wherever it is shown. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
+import { emptyState } from '../../src/state/model.js';
+
+/**
+ * Runs against a real PostgreSQL server: SCRAPEFORM_TEST_POSTGRES is an admin URL (.ci/postgres.sh starts one).
+ * Without it these tests skip with a printed reason, except in CI, where SCRAPEFORM_REQUIRE_POSTGRES=1 makes the
+ * missing server a failure.
+ */
+const ADMIN_URL = process.env.SCRAPEFORM_TEST_POSTGRES;
+const REQUIRED = process.env.SCRAPEFORM_REQUIRE_POSTGRES === '1';
+if (ADMIN_URL === undefined && !REQUIRED) {
+  console.warn(
+    'skipping the PostgreSQL state tests: SCRAPEFORM_TEST_POSTGRES is not set (source .ci/postgres.sh to run them)',
+  );
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'dist/cli/bin.js');
+const KEY = 'pg-test-key';
+let databaseUrl = '';
+let emulator: RunningEmulator;
+
+describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend', () => {
+  beforeAll(async () => {
+    if (ADMIN_URL === undefined)
+      throw new Error(
+        'SCRAPEFORM_REQUIRE_POSTGRES=1 but SCRAPEFORM_TEST_POSTGRES is not set: CI must start PostgreSQL (.ci/postgres.sh)',
+      );
+    const name = `scrapeform_test_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it('creates its table on first use, reads an empty state, writes and reads back', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'roundtrip');
+    try {
+      const state = await backend.read();
+      expect(state).toEqual(emptyState(''));
+      state.resources['project.x'] = { kind: 'Project', id: 7, name: 'x', definition: { name: 'x' } };
+      const written = await backend.write(state);
+      expect(written.serial).toBe(1);
+      expect(written.lineage).toMatch(/^[0-9a-f-]{36}$/);
+      const again = new PostgresStateBackend(databaseUrl, 'roundtrip');
+      expect(await again.read()).toEqual(written);
+      await again.close();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('a stale serial loses: the second writer fails and nothing is overwritten', async () => {
+    const a = new PostgresStateBackend(databaseUrl, 'serial');
+    const b = new PostgresStateBackend(databaseUrl, 'serial');
+    try {
+      const fromA = await a.read();
+      const fromB = await b.read();
+      fromA.resources['project.a'] = { kind: 'Project', id: 1, name: 'a', definition: {} };
+      await a.write(fromA);
+      fromB.resources['project.b'] = { kind: 'Project', id: 2, name: 'b', definition: {} };
+      await expect(b.write(fromB)).rejects.toThrow(/was written by another run \(serial 1, expected 0\)/);
+      expect(Object.keys((await a.read()).resources)).toEqual(['project.a']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('the lock is held by one run at a time and names its holder; workspaces are separate', async () => {
+    const a = new PostgresStateBackend(databaseUrl, 'locks');
+    const b = new PostgresStateBackend(databaseUrl, 'locks');
+    const other = new PostgresStateBackend(databaseUrl, 'other-team');
+    try {
+      const lock = await a.lock('apply');
+      await expect(b.lock('apply')).rejects.toThrow(
+        new RegExp(`is locked by .+ \\(pid ${process.pid}, apply, since`),
+      );
+      const separate = await other.lock('apply');
+      await separate.release();
+      await lock.release();
+      const after = await b.lock('plan');
+      await after.release();
+    } finally {
+      await Promise.all([a.close(), b.close(), other.close()]);
+    }
+  });
+
+  it('a runner killed while holding the lock releases it with its connection', async () => {
+    const script = `import { PostgresStateBackend } from ${JSON.stringify(path.join(ROOT, 'dist/state/postgres-backend.js'))};
+const b = new PostgresStateBackend(${JSON.stringify(databaseUrl)}, 'killed');
+await b.lock('apply');
+console.log('locked');
+setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()),
+    );
+    const waiting = new PostgresStateBackend(databaseUrl, 'killed');
+    try {
+      await expect(waiting.lock('apply')).rejects.toThrow(/is locked by/);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+      let lock;
+      for (let i = 0; i < 100 && lock === undefined; i++) {
+        lock = await waiting.lock('apply').catch(() => undefined);
+        if (lock === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(lock).toBeDefined();
+      await lock?.release();
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  function cli(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          CI: 'true',
+          SCRAPERAPI_API_KEY: KEY,
+          SCRAPEFORM_PARSER_URL: emulator.url,
+          SCRAPEFORM_PIPELINE_URL: emulator.url,
+          SCRAPEFORM_POLL_INTERVAL: '20ms',
+          SCRAPEFORM_STATE: databaseUrl,
+          SCRAPEFORM_WORKSPACE: 'cli',
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
+  it('two concurrent applies: one fails on the lock, never both write; then plan, state pull and push', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    emulator.setFaults({ generationDelayMs: 1500 });
+    const [first, second] = await Promise.all([
+      cli(dir, ['apply', '--auto-approve']),
+      new Promise((r) => setTimeout(r, 400)).then(() => cli(dir, ['apply', '--auto-approve'])),
+    ]);
+    emulator.setFaults({ generationDelayMs: null });
+    const codes = [first.code, second.code].sort();
+    expect(codes).toEqual([0, 1]);
+    expect([first.stderr, second.stderr].join('\n')).toContain('is locked by');
+    expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books-product']);
+    const plan = await cli(dir, ['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(0);
+
+    const pulled = await cli(dir, ['state', 'pull']);
+    const state = JSON.parse(pulled.stdout) as {
+      serial: number;
+      lineage: string;
+      resources: Record<string, unknown>;
+    };
+    expect(Object.keys(state.resources).sort()).toEqual([
+      'parser.books-product',
+      'project.nightly-book-pages',
+    ]);
+    expect(pulled.stdout + pulled.stderr).not.toContain(KEY);
+    await writeFile(path.join(dir, 'old.json'), JSON.stringify({ ...state, serial: state.serial - 1 }));
+    const refused = await cli(dir, ['state', 'push', 'old.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `refusing to push old.json: its serial ${state.serial - 1} is lower than the backend's ${state.serial}`,
+    );
+    // Move the state to a file backend and back: the plan stays empty on both.
+    await writeFile(path.join(dir, 'pulled.json'), pulled.stdout);
+    const toFile = await cli(dir, [
+      'state',
+      'push',
+      'pulled.json',
+      '--state',
+      path.join(dir, 'file-state.json'),
+    ]);
+    expect(toFile.code, toFile.stderr).toBe(0);
+    expect(
+      (await cli(dir, ['plan', '--detailed-exitcode', '--state', path.join(dir, 'file-state.json')])).code,
+    ).toBe(0);
+    expect(JSON.parse(await readFile(path.join(dir, 'file-state.json'), 'utf8')).lineage).toBe(state.lineage);
+  });
+});
