@@ -132,16 +132,7 @@ const HANDLERS = {
   replace: async (change, result, ctx) => replaceParser(change, result, ctx),
   delete: async (change, result, ctx) => {
     const id = String(change.id);
-    await call(
-      ctx,
-      change,
-      result,
-      () => ctx.clients.parsers.delete(id, undefined),
-      'DELETE',
-      `/parsers/${id}`,
-      204,
-      [404],
-    );
+    await deleteParser(ctx, change, result, id);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   archive: async (change, result, ctx) => {
@@ -235,29 +226,39 @@ async function postOnce(
     scraper_params?: Record<string, unknown>;
     fields?: never[];
   };
-  const before = new Set(
-    (await ctx.clients.parsers.list()).filter((p) => p.name === body.name).map((p) => p.id),
-  );
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const created = await ctx.clients.parsers.create({
+  const created = await createOnce(
+    () => ctx.clients.parsers.list(),
+    () =>
+      ctx.clients.parsers.create({
         name: body.name,
         urls: body.urls,
         ...(body.scraper_params !== undefined ? { scraper_params: body.scraper_params } : {}),
         ...(body.fields !== undefined ? { fields: body.fields } : {}),
-      });
-      noteCall(ctx, change, result, 'POST', '/parsers', 201);
-      return created;
+      }),
+    body.name,
+  );
+  noteCall(ctx, change, result, 'POST', '/parsers', 201);
+  return { id: created.id, version: created.version };
+}
+
+/**
+ * A create that is never retried blindly: after a failure that may have landed (no answer, or a 5xx), list by
+ * name and take the one object of that name that was not there before; only when there is none, try once more.
+ */
+async function createOnce<T extends { id: string | number; name?: string | undefined }>(
+  list: () => Promise<T[]>,
+  create: () => Promise<T>,
+  name: string,
+): Promise<T> {
+  const before = new Set((await list()).filter((o) => o.name === name).map((o) => o.id));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
     } catch (error) {
-      if (!(error instanceof ApiError) || !(error.status === 0 || error.status >= 500) || attempt >= 2)
-        throw error;
-      const landed = (await ctx.clients.parsers.list()).filter(
-        (p) => p.name === body.name && !before.has(p.id),
-      );
-      if (landed.length === 1 && landed[0] !== undefined) {
-        noteCall(ctx, change, result, 'POST', '/parsers', 201);
-        return { id: landed[0].id, version: landed[0].version };
-      }
+      const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
+      if (!ambiguous || attempt >= 2) throw error;
+      const landed = (await list()).filter((o) => o.name === name && !before.has(o.id));
+      if (landed.length === 1 && landed[0] !== undefined) return landed[0];
       if (landed.length > 1) throw error;
     }
   }
@@ -348,16 +349,7 @@ async function replaceParser(
   );
   if (status !== 'FINISHED') {
     // The new parser failed: the old one stays, and the failed one goes.
-    await call(
-      ctx,
-      change,
-      result,
-      () => ctx.clients.parsers.delete(created.id),
-      'DELETE',
-      `/parsers/${created.id}`,
-      204,
-      [404],
-    );
+    await deleteParser(ctx, change, result, created.id);
     await ctx.store.commit((state) => {
       if (previous !== undefined) state.resources[change.address] = previous;
       else delete state.resources[change.address];
@@ -371,21 +363,31 @@ async function replaceParser(
     );
   }
   if (change.requests.some((r) => r.method === 'DELETE')) {
-    await call(
-      ctx,
-      change,
-      result,
-      () => ctx.clients.parsers.delete(oldId),
-      'DELETE',
-      `/parsers/${oldId}`,
-      204,
-      [404],
-    );
+    await deleteParser(ctx, change, result, oldId);
   }
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
   });
+}
+
+/** Deletes a parser; one already gone (404) counts as deleted. */
+async function deleteParser(
+  ctx: HandlerContext,
+  change: ResourceChange,
+  result: ChangeResult,
+  id: string,
+): Promise<void> {
+  await call(
+    ctx,
+    change,
+    result,
+    () => ctx.clients.parsers.delete(id),
+    'DELETE',
+    `/parsers/${id}`,
+    204,
+    [404],
+  );
 }
 
 /** Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. */
@@ -399,16 +401,7 @@ async function finishReplace(
   const oldId = current?.kind === 'Parser' ? current.replacing?.oldId : undefined;
   const remove = change.requests.find((r) => r.method === 'DELETE');
   if (remove !== undefined && oldId !== undefined) {
-    await call(
-      ctx,
-      change,
-      result,
-      () => ctx.clients.parsers.delete(oldId),
-      'DELETE',
-      `/parsers/${oldId}`,
-      204,
-      [404],
-    );
+    await deleteParser(ctx, change, result, oldId);
   }
   await ctx.store.commit((state) => {
     const now = state.resources[change.address];
@@ -517,24 +510,11 @@ async function createProject(
 ): Promise<void> {
   const request = change.requests[0] as PlannedRequest;
   const body = request.body ?? {};
-  const name = String(body.name);
-  const before = new Set((await ctx.clients.projects.list()).filter((p) => p.name === name).map((p) => p.id));
-  let created;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      created = await ctx.clients.projects.create(body);
-      break;
-    } catch (error) {
-      if (!(error instanceof ApiError) || !(error.status === 0 || error.status >= 500) || attempt >= 2)
-        throw error;
-      const landed = (await ctx.clients.projects.list()).filter((p) => p.name === name && !before.has(p.id));
-      if (landed.length === 1 && landed[0] !== undefined) {
-        created = landed[0];
-        break;
-      }
-      if (landed.length > 1) throw error;
-    }
-  }
+  const created = await createOnce(
+    () => ctx.clients.projects.list(),
+    () => ctx.clients.projects.create(body),
+    String(body.name),
+  );
   noteCall(ctx, change, result, 'POST', '/api/projects', 201);
   result.id = created.id;
   const definition = change.record.kind === 'Project' ? change.record.definition : {};

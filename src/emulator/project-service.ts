@@ -1,32 +1,13 @@
 import { Cron } from 'croner';
+import { PROJECT_TYPES as MANIFEST_PROJECT_TYPES } from '../manifest/schemas.js';
 import type { Accounts, Account } from './accounts.js';
 import type { EmulatorClock } from './clock.js';
 import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 
-/** The project types of seed 2, exactly as spelled there. */
-const PROJECT_TYPES = new Set([
-  'urls',
-  'amazon_product',
-  'amazon_offer',
-  'amazon_review',
-  'amazon_search',
-  'ebay_product',
-  'ebay_search',
-  'google_jobs',
-  'google_news',
-  'google_search',
-  'google_shopping',
-  'redfin_search',
-  'redfin_agent',
-  'redfin_forsale',
-  'refin_forrent',
-  'walmart_category',
-  'walmart_product',
-  'walmart_search',
-  'walmart_review',
-]);
+/** The project types of seed 2, exactly as spelled there (one list with the manifest schema). */
+const PROJECT_TYPES: ReadonlySet<string> = new Set(MANIFEST_PROJECT_TYPES);
 const NAMED_INTERVALS = new Set(['hourly', 'daily', 'weekly', 'monthly']);
 /** API-NOTES: the literal for scrape-once is unknown; one source says `once`. The emulator accepts it. */
 export const ONCE = 'once';

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import type { State } from './model.js';
 
 /** Who holds a lock: shown when another run finds it held. */
@@ -33,4 +34,21 @@ export interface StateBackend {
   forceUnlock(): Promise<LockInfo | undefined>;
   /** Releases connections (a database backend). */
   close?(): Promise<void>;
+}
+
+/** Who is taking a lock now: user@host, pid and time, shown to whoever finds it held. */
+export function newLockInfo(operation: string): LockInfo {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No user entry in a container: the host and pid still say who.
+  }
+  return {
+    holder: `${user}@${hostname()}`,
+    host: hostname(),
+    pid: process.pid,
+    started: new Date().toISOString(),
+    operation,
+  };
 }

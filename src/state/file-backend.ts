@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
+import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
-import { emptyState, STATE_FORMAT_VERSION } from './model.js';
+import { emptyState, nextState, STATE_FORMAT_VERSION } from './model.js';
 import type { State } from './model.js';
 
 export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
@@ -63,21 +64,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   async write(state: State): Promise<State> {
-    const onDisk = await this.peekSerial();
-    if (this.lastSerial !== undefined && onDisk !== undefined && onDisk !== this.lastSerial) {
-      throw new ScrapeformError(
-        'state.serial-moved',
-        `the state in ${this.location} was written by another run (serial ${onDisk}, expected ${this.lastSerial})`,
-        {
-          hint: 'run plan again: it reads the new state',
-        },
-      );
-    }
-    const next: State = {
-      ...state,
-      serial: (onDisk ?? state.serial) + 1,
-      lineage: state.lineage === '' ? randomUUID() : state.lineage,
-    };
+    const next = nextState(state, await this.peekSerial(), this.lastSerial, this.location);
     await mkdir(path.dirname(this.location), { recursive: true });
     const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     const handle = await open(temporary, 'w');
@@ -103,13 +90,7 @@ export class FileStateBackend implements StateBackend {
 
   async lock(operation: string): Promise<StateLock> {
     await mkdir(path.dirname(this.lockPath), { recursive: true });
-    const info: LockInfo = {
-      holder: `${safeUser()}@${hostname()}`,
-      host: hostname(),
-      pid: process.pid,
-      started: new Date().toISOString(),
-      operation,
-    };
+    const info = newLockInfo(operation);
     for (let attempt = 1; ; attempt++) {
       try {
         const handle = await open(this.lockPath, 'wx');
@@ -176,14 +157,6 @@ function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
   }
 }
 

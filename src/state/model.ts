@@ -1,6 +1,9 @@
 import type { DesiredField } from '../model/desired.js';
 import type { ScraperParams } from '../manifest/schemas.js';
 
+import { randomUUID } from 'node:crypto';
+import { ScrapeformError } from '../errors.js';
+
 export const STATE_FORMAT_VERSION = 1;
 
 /** What was last applied to a parser: enough to diff, since the service returns no descriptions or params. */
@@ -53,4 +56,30 @@ export interface State {
 
 export function emptyState(lineage: string): State {
   return { format_version: STATE_FORMAT_VERSION, serial: 0, lineage, resources: {} };
+}
+
+/**
+ * The state to store on a write, given the serial stored now and the one the writer read: a writer that read an
+ * older serial loses (nothing is overwritten); the first write gives the state its lineage.
+ */
+export function nextState(
+  state: State,
+  stored: number | undefined,
+  read: number | undefined,
+  location: string,
+): State {
+  if (stored !== undefined && read !== undefined && stored !== read) {
+    throw new ScrapeformError(
+      'state.serial-moved',
+      `the state in ${location} was written by another run (serial ${stored}, expected ${read})`,
+      {
+        hint: 'run plan again: it reads the new state',
+      },
+    );
+  }
+  return {
+    ...state,
+    serial: (stored ?? state.serial) + 1,
+    lineage: state.lineage === '' ? randomUUID() : state.lineage,
+  };
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { hostname, userInfo } from 'node:os';
 import pg from 'pg';
 import { ScrapeformError } from '../errors.js';
+import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
-import { emptyState, STATE_FORMAT_VERSION } from './model.js';
+import { emptyState, nextState, STATE_FORMAT_VERSION } from './model.js';
 import type { State } from './model.js';
 
 /**
@@ -86,21 +86,7 @@ export class PostgresStateBackend implements StateBackend {
       const { rows } = await client.query<{ serial: number }>(
         `SELECT serial FROM ${this.table} WHERE id = 1 FOR UPDATE`,
       );
-      const stored = rows[0]?.serial;
-      if (stored !== undefined && this.lastSerial !== undefined && stored !== this.lastSerial) {
-        throw new ScrapeformError(
-          'state.serial-moved',
-          `the state in ${this.location} was written by another run (serial ${stored}, expected ${this.lastSerial})`,
-          {
-            hint: 'run plan again: it reads the new state',
-          },
-        );
-      }
-      const next: State = {
-        ...state,
-        serial: (stored ?? state.serial) + 1,
-        lineage: state.lineage === '' ? crypto.randomUUID() : state.lineage,
-      };
+      const next = nextState(state, rows[0]?.serial, this.lastSerial, this.location);
       await client.query(
         `INSERT INTO ${this.table} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
@@ -135,13 +121,7 @@ export class PostgresStateBackend implements StateBackend {
         details: { lock: info },
       });
     }
-    const info: LockInfo = {
-      holder: `${safeUser()}@${hostname()}`,
-      host: hostname(),
-      pid: process.pid,
-      started: new Date().toISOString(),
-      operation,
-    };
+    const info = newLockInfo(operation);
     await client.query(
       'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
       [this.table, JSON.stringify(info)],
@@ -189,13 +169,5 @@ export function redactUrl(url: string): string {
     return parsed.toString();
   } catch {
     return url.replace(/:[^:@/]*@/, ':***@');
-  }
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
   }
 }

@@ -1,13 +1,13 @@
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import type { ChildRun } from '../helpers/child-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'dist/cli/bin.js');
 /** The key, chosen so that any leak into output, state or plan files is unmistakable. */
 const KEY = 'sk_SENTINEL_cli_9f8e7d';
 
@@ -15,40 +15,11 @@ let emulator: RunningEmulator;
 let dir: string;
 const outputs: string[] = [];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI as a child process, as CI and users do: no terminal, CI set. */
-function scrapeform(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          CI: 'true',
-          SCRAPERAPI_API_KEY: KEY,
-          SCRAPEFORM_PARSER_URL: emulator.url,
-          SCRAPEFORM_PIPELINE_URL: emulator.url,
-          SCRAPEFORM_POLL_INTERVAL: '20ms',
-          ...env,
-        },
-      },
-      (error, stdout, stderr) => {
-        outputs.push(stdout, stderr);
-        resolve({
-          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
+async function scrapeform(args: string[], env: Record<string, string> = {}): Promise<ChildRun> {
+  const run = await runBuiltCli(args, { cwd: dir, env: emulatorEnv(emulator.url, KEY, env) });
+  outputs.push(run.stdout, run.stderr);
+  return run;
 }
 
 function sentCalls(): string[] {

@@ -5,35 +5,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import type { ChildRun } from '../helpers/child-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'dist/cli/bin.js');
+const BIN = BUILT_CLI;
 const KEY = 'crash-test-key';
 
 let emulator: RunningEmulator;
 let dir: string;
 
 function env(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    CI: 'true',
-    SCRAPERAPI_API_KEY: KEY,
-    SCRAPEFORM_PARSER_URL: emulator.url,
-    SCRAPEFORM_PIPELINE_URL: emulator.url,
-    SCRAPEFORM_POLL_INTERVAL: '20ms',
-  };
+  return emulatorEnv(emulator.url, KEY);
 }
 
-/** Runs the CLI to its end. */
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+function run(args: string[]): Promise<ChildRun> {
+  return runBuiltCli(args, { cwd: dir, env: env() });
 }
 
 /** Starts the CLI and kills it with SIGKILL as soon as `when` holds: no cleanup, no state save, lock left behind. */

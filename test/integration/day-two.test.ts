@@ -1,43 +1,21 @@
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import type { ChildRun } from '../helpers/child-cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'dist/cli/bin.js');
 const KEY = 'day-two-key';
 const BOOK = 'https://books.example/catalogue/soumission_998/index.html';
 
 let emulator: RunningEmulator;
 let dir: string;
 
-function scrapeform(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          CI: 'true',
-          SCRAPERAPI_API_KEY: KEY,
-          SCRAPEFORM_PARSER_URL: emulator.url,
-          SCRAPEFORM_PIPELINE_URL: emulator.url,
-          SCRAPEFORM_POLL_INTERVAL: '20ms',
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
-          stdout,
-          stderr,
-        }),
-    );
-  });
+function scrapeform(args: string[]): Promise<ChildRun> {
+  return runBuiltCli(args, { cwd: dir, env: emulatorEnv(emulator.url, KEY) });
 }
 
 async function api(method: string, p: string, body?: Record<string, unknown>): Promise<unknown> {

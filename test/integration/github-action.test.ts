@@ -27,7 +27,10 @@ describe('action.yml', () => {
   });
 
   it('the example workflow uses the action with the key from a secret and state in PostgreSQL', async () => {
-    const text = await readFile(path.join(ROOT, 'examples/github-actions/scrapeform.yml'), 'utf8');
+    const text = await readFile(
+      path.join(ROOT, 'examples/github-actions/.github/workflows/scrapeform.yml'),
+      'utf8',
+    );
     const workflow = parse(text) as {
       jobs: {
         scrapeform: {

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import type { ChildRun } from '../helpers/child-cli.js';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import { emptyState } from '../../src/state/model.js';
 
@@ -23,7 +25,6 @@ if (ADMIN_URL === undefined && !REQUIRED) {
 }
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'dist/cli/bin.js');
 const KEY = 'pg-test-key';
 let databaseUrl = '';
 let emulator: RunningEmulator;
@@ -130,26 +131,10 @@ setInterval(() => {}, 1000);`;
     }
   });
 
-  function cli(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          CI: 'true',
-          SCRAPERAPI_API_KEY: KEY,
-          SCRAPEFORM_PARSER_URL: emulator.url,
-          SCRAPEFORM_PIPELINE_URL: emulator.url,
-          SCRAPEFORM_POLL_INTERVAL: '20ms',
-          SCRAPEFORM_STATE: databaseUrl,
-          SCRAPEFORM_WORKSPACE: 'cli',
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  function cli(dir: string, args: string[]): Promise<ChildRun> {
+    return runBuiltCli(args, {
+      cwd: dir,
+      env: emulatorEnv(emulator.url, KEY, { SCRAPEFORM_STATE: databaseUrl, SCRAPEFORM_WORKSPACE: 'cli' }),
     });
   }
 

@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const BUILT_CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');
+
+export interface ChildRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a CI job would give the CLI against an emulator: no terminal, CI set, fast polling. */
+export function emulatorEnv(url: string, key: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    CI: 'true',
+    SCRAPERAPI_API_KEY: key,
+    SCRAPEFORM_PARSER_URL: url,
+    SCRAPEFORM_PIPELINE_URL: url,
+    SCRAPEFORM_POLL_INTERVAL: '20ms',
+    ...extra,
+  };
+}
+
+/** Runs the built CLI as a child process, as users and CI do, to its end. */
+export function runBuiltCli(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<ChildRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: options.cwd, env: options.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
