@@ -11,6 +11,7 @@ import { renderPlan, summarisePlan } from '../output/render-plan.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { checkRegenerations } from './plan.js';
+import { LiveProgress } from './live-progress.js';
 import { confirm } from './prompt.js';
 import { addApiFlags, addSelectionFlags, openFromFlags, planWorkspace, wholeNumber } from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
@@ -125,6 +126,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         });
       }
     }
+    const shown = progress(ctx);
     const result = await applyPlan({
       plan,
       clients: ws.clients,
@@ -134,9 +136,9 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       waitTimeoutMs,
       noWait: flags.wait === false,
       signal: controller.signal,
-      onEvent: progress(ctx),
+      onEvent: shown.onEvent,
       ...pollingFromEnv(ctx.io.env),
-    });
+    }).finally(() => shown.stop());
     // After apply, the expect blocks of the parsers just applied are checked; a failure makes the exit code 1
     // but rolls nothing back.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
@@ -198,20 +200,58 @@ function refuseStale(saved: Plan, fresh: Plan, state: { lineage: string; serial:
   }
 }
 
-/** One plain line per state change; the same on a terminal and in CI logs. */
-function progress(ctx: CommandContext): (event: ApplyEvent) => void {
-  return (event) => {
-    const { dim, green, red, yellow } = ctx.colors;
-    if (event.type === 'call')
-      ctx.log(dim(`${event.address}  ${event.method} ${event.path} -> ${event.status}`));
-    if (event.type === 'generation') {
-      const paint = event.status === 'FINISHED' ? green : event.status === 'FAILED' ? red : yellow;
-      ctx.log(
-        `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,
-      );
-    }
-    if (event.type === 'done' && !event.ok)
-      ctx.log(`${event.address}  ${red('failed')}: ${event.error ?? ''}`);
+/**
+ * Progress on stderr: on a terminal one live line per object, redrawn in place; in CI or a pipe one plain line per
+ * state change, so logs read top to bottom.
+ */
+function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; stop: () => void } {
+  const { dim, green, red, yellow } = ctx.colors;
+  const paint = (status: string): string =>
+    status === 'FINISHED' ? green(status) : status === 'FAILED' ? red(status) : yellow(status);
+  const ci = ctx.io.env.CI !== undefined && ctx.io.env.CI !== '' && ctx.io.env.CI !== 'false';
+  if (ctx.io.stderrIsTTY && !ci) {
+    const live = new LiveProgress((text) => ctx.io.stderr.write(text), ctx.colors);
+    const last = new Map<string, string>();
+    const set = (address: string, text: string, ticking = false): void => {
+      last.set(address, text);
+      live.set(address, text, ticking);
+    };
+    return {
+      onEvent: (event) => {
+        if (event.type === 'start') set(event.address, dim(event.action));
+        if (event.type === 'call')
+          set(event.address, dim(`${event.method} ${event.path} -> ${event.status}`));
+        if (event.type === 'generation') {
+          set(
+            event.address,
+            `${paint(event.status)}  version ${event.version}`,
+            event.status === 'GENERATING',
+          );
+        }
+        if (event.type === 'done') {
+          set(
+            event.address,
+            event.ok
+              ? `${last.get(event.address) ?? ''}  ${green('✓')}`
+              : red(`failed: ${event.error ?? ''}`),
+          );
+        }
+      },
+      stop: () => live.stop(),
+    };
+  }
+  return {
+    onEvent: (event) => {
+      if (event.type === 'call')
+        ctx.log(dim(`${event.address}  ${event.method} ${event.path} -> ${event.status}`));
+      if (event.type === 'generation')
+        ctx.log(
+          `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,
+        );
+      if (event.type === 'done' && !event.ok)
+        ctx.log(`${event.address}  ${red('failed')}: ${event.error ?? ''}`);
+    },
+    stop: () => undefined,
   };
 }
 

@@ -12,7 +12,10 @@ import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
 import { readLive } from '../../src/workspace/read-live.js';
+import { EMULATOR_KEY } from './emulator.js';
 import type { EmulatorHarness } from './emulator.js';
+import { emulatorEnv, runBuiltCli } from './child-cli.js';
+import type { ChildRun } from './child-cli.js';
 
 /** A manifests folder and a state file in a temporary directory, planned and applied in-process against an emulator. */
 export class TestWorkspace {
@@ -22,13 +25,27 @@ export class TestWorkspace {
   private constructor(
     readonly dir: string,
     readonly h: EmulatorHarness,
+    /** `cli` plans and applies through the built CLI as a child process, as users and CI do. */
+    readonly mode: 'library' | 'cli' = 'library',
   ) {
     this.backend = new FileStateBackend(path.join(dir, '.scrapeform', 'state.json'));
     this.clients = { parsers: h.parsers, projects: h.projects, close: async () => undefined };
   }
 
-  static async create(h: EmulatorHarness): Promise<TestWorkspace> {
-    return new TestWorkspace(await mkdtemp(path.join(tmpdir(), 'scrapeform-ws-')), h);
+  static async create(h: EmulatorHarness, mode: 'library' | 'cli' = 'library'): Promise<TestWorkspace> {
+    return new TestWorkspace(await mkdtemp(path.join(tmpdir(), 'scrapeform-ws-')), h, mode);
+  }
+
+  private async cli(args: string[]): Promise<ChildRun> {
+    return runBuiltCli([...args, '--state', this.backend.location], {
+      cwd: this.dir,
+      env: emulatorEnv(this.h.emulator.url, EMULATOR_KEY),
+    });
+  }
+
+  private static cliError(run: ChildRun): Error {
+    const message = /^error: (.*)$/m.exec(run.stderr)?.[1] ?? run.stderr;
+    return new Error(message);
   }
 
   /** Replaces the manifests with these files (name -> YAML). */
@@ -44,6 +61,15 @@ export class TestWorkspace {
   }
 
   async plan(options: PlanOptions = {}): Promise<Plan> {
+    if (this.mode === 'cli') {
+      const selection = [
+        ...(options.targets ?? []).flatMap((t) => ['--target', t]),
+        ...(options.excludes ?? []).flatMap((t) => ['--exclude', t]),
+      ];
+      const run = await this.cli(['plan', 'manifests', '--json', ...selection]);
+      if (run.code !== 0) throw TestWorkspace.cliError(run);
+      return JSON.parse(run.stdout) as Plan;
+    }
     const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
     if (!loaded.valid) throw new Error(`invalid manifests: ${JSON.stringify(loaded.diagnostics)}`);
     const state = await this.backend.read();
@@ -86,6 +112,28 @@ export class TestWorkspace {
   }
 
   async applyChanges(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
+    if (this.mode === 'cli') {
+      const args = [
+        'apply',
+        'manifests',
+        '--auto-approve',
+        '--allow-destroy',
+        '--json',
+        ...(options.noWait === true ? ['--no-wait'] : []),
+      ];
+      if (plan !== undefined) {
+        await writeFile(path.join(this.dir, 'plan.json'), JSON.stringify(plan));
+        args.push('--plan', 'plan.json');
+      }
+      const run = await this.cli(args);
+      if (!run.stdout.trim().startsWith('{')) throw TestWorkspace.cliError(run);
+      const output = JSON.parse(run.stdout) as { status: string; results: ApplyResult['results'] };
+      return {
+        results: output.results,
+        state: await this.backend.read(),
+        interrupted: output.status === 'interrupted',
+      };
+    }
     const toApply = plan ?? (await this.plan());
     const state = await this.backend.read();
     return applyPlan({

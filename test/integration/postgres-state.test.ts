@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
-import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import { emptyState } from '../../src/state/model.js';
@@ -185,5 +185,39 @@ setInterval(() => {}, 1000);`;
       (await cli(dir, ['plan', '--detailed-exitcode', '--state', path.join(dir, 'file-state.json')])).code,
     ).toBe(0);
     expect(JSON.parse(await readFile(path.join(dir, 'file-state.json'), 'utf8')).lineage).toBe(state.lineage);
+  });
+
+  it('a runner killed mid-apply releases the lock; the next apply finds state consistent and converges', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-kill-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    const env = emulatorEnv(emulator.url, KEY, {
+      SCRAPEFORM_STATE: databaseUrl,
+      SCRAPEFORM_WORKSPACE: 'killed-apply',
+    });
+    emulator.reset();
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    const child = spawn(process.execPath, [BUILT_CLI, 'apply', '--auto-approve'], {
+      cwd: dir,
+      env,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    const probe = new PostgresStateBackend(databaseUrl, 'killed-apply');
+    try {
+      for (let i = 0; i < 500 && (await probe.read()).resources['parser.books-product'] === undefined; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      await probe.close();
+    }
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    const applied = await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await runBuiltCli(['plan', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+    expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books-product']);
+    expect([...emulator.projects.projects.values()].map((p) => p.name)).toEqual(['nightly-book-pages']);
   });
 });
