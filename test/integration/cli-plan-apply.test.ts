@@ -224,6 +224,49 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
   });
 
+  it('--show-unmanaged lists live objects in neither state nor manifests, and plan never touches them', async () => {
+    await fetch(`${emulator.url}/parsers`, {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: KEY,
+        name: 'someone-elses',
+        urls: ['https://books.example/catalogue/page-1.html'],
+      }),
+    });
+    await scrapeform(['apply', '--auto-approve']);
+    const run = await scrapeform(['plan', '--show-unmanaged', '--detailed-exitcode']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /Unmanaged \(never touched\):\n {2}parser "someone-elses" \([0-9a-f-]{36}, version 0, (GENERATING|FINISHED)\)/,
+    );
+  });
+
+  it('a project edited outside scrapeform is shown as drift and put back', async () => {
+    await scrapeform(['apply', '--auto-approve']);
+    await fetch(`${emulator.url}/api/projects/1?api_key=${KEY}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ output_format: 'CSV', scrapingInterval: 'weekly' }),
+    });
+    const plan = await scrapeform(['plan', '--json']);
+    const parsed = JSON.parse(plan.stdout) as {
+      drift: { address: string; message: string }[];
+      resource_changes: { requests: { body: unknown }[] }[];
+    };
+    expect(parsed.drift).toEqual([
+      {
+        address: 'project.nightly-book-pages',
+        kind: 'Project',
+        message: 'edited outside scrapeform: scrapingInterval, output_format',
+      },
+    ]);
+    expect(parsed.resource_changes[0]?.requests[0]?.body).toEqual({
+      scrapingInterval: 'daily',
+      output_format: 'JSON',
+    });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await scrapeform(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('--max-regenerations refuses a plan that costs more (exit 3)', async () => {
     const run = await scrapeform(['plan', '--max-regenerations', '0']);
     expect(run.code).toBe(3);
