@@ -2,6 +2,7 @@ import nock from 'nock';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
+import { VERSION } from '../../src/version.js';
 import { createTestApi, everythingShown, PARSER_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
 
 beforeAll(() => nock.disableNetConnect());
@@ -205,6 +206,16 @@ describe('ParsersClient: each endpoint of seed 1', () => {
       await parsers.parse('p-1', 3, 'https://books.example/a.html', { render: true, country_code: 'us' }),
     ).toEqual({ parser: 'p-1', version: 3, result: { title: 'A' } });
     expect((await parsers.parse('p-1', undefined, 'https://books.example/b.html')).version).toBe(4);
+  });
+
+  it('identifies itself as scrapeform/<version> and asks for JSON', async () => {
+    service()
+      .get('/parsers')
+      .query(keyQuery)
+      .matchHeader('user-agent', `scrapeform/${VERSION}`)
+      .matchHeader('accept', 'application/json')
+      .reply(200, []);
+    expect(await createTestApi().parsers.list()).toEqual([]);
   });
 
   it('encodes ids in paths', async () => {
