@@ -12,11 +12,6 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   done
 fi
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-# The first free port from 55432: a server left by an earlier run on this machine keeps its own.
-PG_PORT=""
-for port in $(seq 55432 55482); do
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then PG_PORT=$port; break; fi
-done
 PG_DATA=$(mktemp -d /tmp/scrapeform-pg.XXXXXX)
 RUN_AS=()
 if [ "$(id -u)" = "0" ]; then
@@ -25,7 +20,22 @@ if [ "$(id -u)" = "0" ]; then
 else
   RUN_AS=(sh -c)
 fi
+# Run from a folder the postgres user can enter (the clone may be private to root).
+cd /tmp
 "${RUN_AS[@]}" "$PG_BIN/initdb -D $PG_DATA -A trust -U postgres >/dev/null"
-"${RUN_AS[@]}" "$PG_BIN/pg_ctl -D $PG_DATA -o '-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA' -l $PG_DATA/server.log -w start >/dev/null"
+# Ports below the ephemeral range (32768+), so no outgoing connection holds them; the next one when taken.
+PG_PORT=""
+for port in $(seq 25432 25482); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+  if "${RUN_AS[@]}" "$PG_BIN/pg_ctl -D $PG_DATA -o '-c listen_addresses=127.0.0.1 -p $port -k $PG_DATA' -l $PG_DATA/server.log -w start >/dev/null"; then
+    PG_PORT=$port
+    break
+  fi
+done
+cd - >/dev/null
+if [ -z "$PG_PORT" ]; then
+  echo "could not start PostgreSQL on any port from 25432 to 25482; see $PG_DATA/server.log" >&2
+  exit 1
+fi
 export SCRAPEFORM_TEST_POSTGRES="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
 echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT" >&2

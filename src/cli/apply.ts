@@ -8,6 +8,7 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from '../plan/model.js';
 import { renderPlan, summarisePlan } from '../output/render-plan.js';
+import { refreshState } from '../plan/refresh-state.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { checkRegenerations } from './plan.js';
@@ -92,6 +93,9 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       plan = await readSavedPlan(flags.plan);
       refuseStale(plan, fresh.plan, fresh.state);
     }
+    // Versions a previous run left generating and that have finished since are recorded first (no call needed).
+    const refreshed = refreshState(fresh.state, fresh.live);
+    const state = refreshed !== undefined ? await ws.backend.write(refreshed) : fresh.state;
     show(renderPlan(plan, flags.json === true ? ctx.colors : ctx.stdoutColors));
     if (plan.status === 'no_changes') {
       if (flags.json === true) ctx.print(JSON.stringify({ status: 'no_changes', results: [] }, null, 2));
@@ -131,7 +135,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       plan,
       clients: ws.clients,
       backend: ws.backend,
-      state: fresh.state,
+      state,
       concurrency,
       waitTimeoutMs,
       noWait: flags.wait === false,

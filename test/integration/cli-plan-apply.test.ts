@@ -267,6 +267,25 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect((await scrapeform(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('after apply --no-wait, the next apply records the version once it finished, and output shows it', async () => {
+    const first = await scrapeform(['apply', '--auto-approve', '--no-wait']);
+    expect(first.code).toBe(0);
+    let out = JSON.parse((await scrapeform(['output', '--json'])).stdout) as {
+      parsers: Record<string, { version: number | null }>;
+    };
+    expect(out.parsers['books-product']?.version).toBeNull();
+    await emulator.idle();
+    const second = await scrapeform(['apply', '--auto-approve']);
+    expect([second.code, second.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    out = JSON.parse((await scrapeform(['output', '--json'])).stdout) as {
+      parsers: Record<string, { version: number | null }>;
+    };
+    expect(out.parsers['books-product']?.version).toBe(0);
+  });
+
   it('--max-regenerations refuses a plan that costs more (exit 3)', async () => {
     const run = await scrapeform(['plan', '--max-regenerations', '0']);
     expect(run.code).toBe(3);

@@ -1,0 +1,27 @@
+import type { State } from '../state/model.js';
+import type { LiveSnapshot } from './model.js';
+
+/**
+ * State brought up to date with what the lists show, without any call: a version that was still generating when
+ * apply returned (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version. Returns
+ * undefined when nothing changed.
+ */
+export function refreshState(state: State, live: LiveSnapshot): State | undefined {
+  let changed = false;
+  const resources = { ...state.resources };
+  for (const [address, resource] of Object.entries(resources)) {
+    if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
+      continue;
+    const summary = live.parsers.find((p) => p.id === resource.id);
+    if (summary?.version !== resource.pending.version || summary.status !== 'FINISHED') continue;
+    const { pending, failed: _failed, ...rest } = resource;
+    resources[address] = {
+      ...rest,
+      version: pending.version,
+      definition: pending.definition,
+      descriptionsKnown: true,
+    };
+    changed = true;
+  }
+  return changed ? { ...state, resources } : undefined;
+}
