@@ -13,6 +13,8 @@ interface EmulatorFlags {
   generationDelay: string;
   dataDir?: string;
   seed?: string;
+  generationCost?: string;
+  parseCost?: string;
 }
 
 export function registerEmulator(program: Command, run: RunCommand): void {
@@ -31,6 +33,11 @@ export function registerEmulator(program: Command, run: RunCommand): void {
     .option('--generation-delay <duration>', 'how long a parser generation takes (500ms, 2s, 1m)', '2s')
     .option('--data-dir <dir>', 'persist state here and reload it at start')
     .option('--seed <n>', 'make ids and injected faults repeatable')
+    .option(
+      '--generation-cost <credits>',
+      'credits a creation or an add/modify regeneration costs (default 30000)',
+    )
+    .option('--parse-cost <credits>', 'credits a parse costs (default 1)')
     .action(async (flags: EmulatorFlags) => run((ctx) => emulator(ctx, flags)));
 }
 
@@ -51,6 +58,10 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
     ...(flags.credits !== undefined ? { credits: integer(flags.credits, '--credits') } : {}),
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     ...(flags.seed !== undefined ? { seed: integer(flags.seed, '--seed') } : {}),
+    ...(flags.generationCost !== undefined
+      ? { generationCost: integer(flags.generationCost, '--generation-cost') }
+      : {}),
+    ...(flags.parseCost !== undefined ? { parseCost: integer(flags.parseCost, '--parse-cost') } : {}),
   });
   ctx.print(`scrapeform emulator listening on ${running.url}`);
   ctx.print(`  export SCRAPEFORM_PARSER_URL=${running.url}`);

@@ -286,6 +286,22 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect(out.parsers['books-product']?.version).toBe(0);
   });
 
+  it('state push refuses another lineage or a lower serial unless --force; state pull prints the state', async () => {
+    await scrapeform(['apply', '--auto-approve']);
+    const pulled = JSON.parse((await scrapeform(['state', 'pull'])).stdout) as {
+      serial: number;
+      lineage: string;
+    };
+    await writeFile(path.join(dir, 'other.json'), JSON.stringify({ ...pulled, lineage: 'another-lineage' }));
+    const refused = await scrapeform(['state', 'push', 'other.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing to push other.json: its lineage another-lineage differs from the backend's ${pulled.lineage}`,
+    );
+    const forced = await scrapeform(['state', 'push', 'other.json', '--force']);
+    expect(forced.stdout).toBe(`Pushed 2 objects to .scrapeform/state.json (serial ${pulled.serial + 1}).\n`);
+  });
+
   it('--max-regenerations refuses a plan that costs more (exit 3)', async () => {
     const run = await scrapeform(['plan', '--max-regenerations', '0']);
     expect(run.code).toBe(3);
