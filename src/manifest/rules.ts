@@ -127,6 +127,14 @@ function checkFieldLevel(
 
 export function checkProjectRules(source: SourceDocument, project: WrittenProject): Diagnostic[] {
   const out: Diagnostic[] = [];
+  if (project.schedulingEnabled === true && project.scrapingInterval === undefined) {
+    // Without an interval scrapeform turns scheduling off: the service's default would be a weekly run.
+    out.push(
+      at(source, ['schedulingEnabled'], 'value', 'manifest.schedule', 'true needs a scrapingInterval', {
+        hint: 'add scrapingInterval (hourly, daily, weekly, monthly or a cron expression), or remove schedulingEnabled to scrape once',
+      }),
+    );
+  }
   const input = project.projectInput;
   if (input.type === 'list') {
     if (input.list !== undefined && input.file !== undefined) {

@@ -43,6 +43,8 @@ const CASES: Record<string, string> = {
   'duplicate-names':
     'duplicate-names/a.yaml:2:7 name: duplicate Parser name "books": also declared at duplicate-names/b.yaml:3:7\n  hint: Parser names are unique; rename one of them\n' +
     'duplicate-names/b.yaml:3:7 name: duplicate Parser name "books": also declared at duplicate-names/a.yaml:2:7\n  hint: Parser names are unique; rename one of them',
+  'enabled-without-interval.yaml':
+    'enabled-without-interval.yaml:5:20 schedulingEnabled: true needs a scrapingInterval\n  hint: add scrapingInterval (hourly, daily, weekly, monthly or a cron expression), or remove schedulingEnabled to scrape once',
   'empty-description.yaml':
     'empty-description.yaml:5:25 fields.title.description: description must not be empty',
   'env-unset.yaml':
