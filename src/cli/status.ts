@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatDuration } from '../duration.js';
+import { forEachLimited } from '../workspace/read-live.js';
 import type { RunCommand } from './io.js';
 import { table } from './output.js';
 import { addApiFlags, openServicesFromFlags } from './shared-flags.js';
@@ -30,19 +31,22 @@ export function registerStatus(program: Command, run: RunCommand): void {
           services.clients.parsers.list(),
           services.clients.projects.list(),
         ]);
-        const rows: StatusRow[] = [];
-        for (const [address, r] of Object.entries(state.resources)) {
+        const entries = Object.entries(state.resources);
+        const rowAt = new Map<string, StatusRow>();
+        // Details and job lists are one call per object: a few at a time, rows kept in state order.
+        await forEachLimited(entries, 8, async ([address, r]) => {
+          const add = (row: StatusRow): void => void rowAt.set(address, row);
           if (r.kind === 'Parser') {
             const live = parsers.find((p) => p.id === r.id);
             if (live === undefined) {
-              rows.push({
+              add({
                 address,
                 id: r.id,
                 version: r.version,
                 status: 'MISSING (deleted outside scrapeform)',
                 drift: true,
               });
-              continue;
+              return;
             }
             let status = live.status;
             if (live.status === 'GENERATING') {
@@ -55,7 +59,7 @@ export function registerStatus(program: Command, run: RunCommand): void {
               status = `FAILED: ${live.error ?? ''}`;
             }
             const known = [r.version, r.pending?.version, r.failed?.version];
-            rows.push({
+            add({
               address,
               id: r.id,
               version: live.version,
@@ -65,13 +69,13 @@ export function registerStatus(program: Command, run: RunCommand): void {
           } else {
             const live = projects.find((p) => p.id === r.id);
             if (live === undefined) {
-              rows.push({ address, id: r.id, status: 'MISSING (archived outside scrapeform)', drift: true });
-              continue;
+              add({ address, id: r.id, status: 'MISSING (archived outside scrapeform)', drift: true });
+              return;
             }
             const jobs = await services.clients.projects.listJobs(r.id);
             const last = jobs[jobs.length - 1] as
               ((typeof jobs)[number] & { doneCount?: unknown; failedCount?: unknown }) | undefined;
-            rows.push({
+            add({
               address,
               id: r.id,
               status: live.schedulingEnabled === false ? 'scheduling off' : 'scheduled',
@@ -89,7 +93,8 @@ export function registerStatus(program: Command, run: RunCommand): void {
                     },
             });
           }
-        }
+        });
+        const rows = entries.flatMap(([address]) => rowAt.get(address) ?? []);
         if (flags.json === true) {
           ctx.print(JSON.stringify(rows, null, 2));
           return 'ok';
