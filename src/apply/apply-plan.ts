@@ -191,15 +191,7 @@ async function createParser(
   const created = await postOnce(ctx, change, result);
   result.id = created.id;
   await ctx.store.commit((state) => {
-    state.resources[change.address] = {
-      kind: 'Parser',
-      id: created.id,
-      name: change.name,
-      version: null,
-      definition: null,
-      descriptionsKnown: true,
-      pending: { version: created.version, definition: record.definition },
-    };
+    state.resources[change.address] = createdParserState(change, created, record.definition);
   });
   if (ctx.options.noWait === true) {
     result.version = created.version;
@@ -207,6 +199,23 @@ async function createParser(
     return;
   }
   await settleGeneration(change, result, ctx, created.id, created.version, record.definition);
+}
+
+/** A parser just created: no version known FINISHED yet, version 0 pending with the definition sent. */
+function createdParserState(
+  change: ResourceChange,
+  created: { id: string; version: number },
+  definition: ParserDefinition,
+): ParserState {
+  return {
+    kind: 'Parser',
+    id: created.id,
+    name: change.name,
+    version: null,
+    definition: null,
+    descriptionsKnown: true,
+    pending: { version: created.version, definition },
+  };
 }
 
 /**
@@ -328,13 +337,7 @@ async function replaceParser(
   const previous = ctx.store.current.resources[change.address];
   await ctx.store.commit((state) => {
     state.resources[change.address] = {
-      kind: 'Parser',
-      id: created.id,
-      name: change.name,
-      version: null,
-      definition: null,
-      descriptionsKnown: true,
-      pending: { version: created.version, definition: record.definition },
+      ...createdParserState(change, created, record.definition),
       replacing: { oldId },
     };
   });

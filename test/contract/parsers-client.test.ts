@@ -1,17 +1,11 @@
 import nock from 'nock';
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
-import { createTestApi, everythingShown, PARSER_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
+import { createTestApi, everythingShown, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
+useNock();
 
 const service = () => nock(PARSER_ORIGIN);
 const keyQuery = { api_key: SENTINEL_KEY };

@@ -1,15 +1,9 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/api-error.js';
-import { createTestApi, everythingShown, PIPELINE_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
+import { createTestApi, everythingShown, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
+useNock();
 
 const service = () => nock(PIPELINE_ORIGIN);
 const keyQuery = { api_key: SENTINEL_KEY };

@@ -1,16 +1,10 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { parseRetryAfter } from '../../src/api/transport.js';
-import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY } from '../helpers/api.js';
+import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
-beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
+useNock();
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 const list = [{ id: 'p-1', name: 'b', status: 'FINISHED', error: null, generated_at: null, version: 0 }];

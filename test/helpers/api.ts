@@ -1,3 +1,5 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ParsersClient } from '../../src/api/parsers-client.js';
 import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
@@ -53,4 +55,15 @@ export function everythingShown(error: unknown): string {
     }
   }
   return parts.join('\n');
+}
+
+/** nock for a contract test file: no real connection, and every interceptor set up must have been called. */
+export function useNock(): void {
+  beforeAll(() => nock.disableNetConnect());
+  afterAll(() => nock.enableNetConnect());
+  afterEach(() => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending).toEqual([]);
+  });
 }
