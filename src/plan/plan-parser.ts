@@ -158,16 +158,12 @@ export function planParser(
 
   if (base === null || baseVersion === null) {
     // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
-    const c = createParser(desired, [
-      `no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again`,
-    ]);
-    c.action = 'replace';
-    c.id = recorded.id;
-    c.requests.push({
-      service: 'parser',
-      method: 'DELETE',
-      path: `/parsers/${encodeURIComponent(recorded.id)}`,
-    });
+    const c = replaceParser(
+      desired,
+      recorded.id,
+      [`no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again`],
+      false,
+    );
     c.breaking.push(`new parser id (replaces ${recorded.id})`);
     return c;
   }
@@ -180,20 +176,12 @@ export function planParser(
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
-    const c = createParser(desired, [
-      ...why,
-      'the service cannot update them: a new parser replaces the old one',
-    ]);
-    c.action = 'replace';
-    c.id = recorded.id;
-    c.destructive = true;
-    const post = c.requests[0];
-    if (post !== undefined) post.waitAfter = true;
-    c.requests.push({
-      service: 'parser',
-      method: 'DELETE',
-      path: `/parsers/${encodeURIComponent(recorded.id)}`,
-    });
+    const c = replaceParser(
+      desired,
+      recorded.id,
+      [...why, 'the service cannot update them: a new parser replaces the old one'],
+      true,
+    );
     c.breaking.push(`parser id changes (${recorded.id} is deleted once the new one is FINISHED)`);
     return c;
   }
@@ -211,6 +199,26 @@ export function planParser(
     return undefined;
   }
   return updateParser(address, desired, recorded.id, baseVersion, diff, reasons, descriptionsKnown);
+}
+
+/**
+ * A new parser in place of `oldId`: create it, wait for FINISHED (apply always waits here), then delete the old
+ * one. Destructive unless the old one never had anything to lose.
+ */
+function replaceParser(
+  desired: DesiredParser,
+  oldId: string,
+  reasons: string[],
+  destructive: boolean,
+): ResourceChange {
+  const c = createParser(desired, reasons);
+  c.action = 'replace';
+  c.id = oldId;
+  c.destructive = destructive;
+  const post = c.requests[0];
+  if (post !== undefined) post.waitAfter = true;
+  c.requests.push({ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(oldId)}` });
+  return c;
 }
 
 function createParser(desired: DesiredParser, reasons: string[]): ResourceChange {
@@ -316,30 +324,24 @@ function adoptParser(
   }
   if (details.status !== 'FINISHED') {
     // Its latest version FAILED: nothing works to lose, so no approval is asked to replace it.
-    const c = createParser(desired, [
-      ...reasons,
-      `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
-    ]);
-    c.action = 'replace';
-    c.id = live.id;
-    const post = c.requests[0];
-    if (post !== undefined) post.waitAfter = true;
-    c.requests.push({ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(live.id)}` });
-    return c;
+    return replaceParser(
+      desired,
+      live.id,
+      [
+        ...reasons,
+        `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
+      ],
+      false,
+    );
   }
   const liveUrls = (details.exampleResult ?? []).map((e) => e.url);
   if (liveUrls.length > 0 && JSON.stringify(liveUrls) !== JSON.stringify(desired.urls)) {
-    const c = createParser(desired, [
-      ...reasons,
-      "urls differ from the live parser's example pages: a new parser replaces it",
-    ]);
-    c.action = 'replace';
-    c.id = live.id;
-    c.destructive = true;
-    const post = c.requests[0];
-    if (post !== undefined) post.waitAfter = true;
-    c.requests.push({ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(live.id)}` });
-    return c;
+    return replaceParser(
+      desired,
+      live.id,
+      [...reasons, "urls differ from the live parser's example pages: a new parser replaces it"],
+      true,
+    );
   }
   const previous: DesiredField[] = details.fields.map((f) => ({
     name: f.name,
