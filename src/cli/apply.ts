@@ -14,7 +14,14 @@ import type { CommandContext, RunCommand } from './io.js';
 import { checkRegenerations } from './plan.js';
 import { LiveProgress } from './live-progress.js';
 import { confirm } from './prompt.js';
-import { addApiFlags, addSelectionFlags, openFromFlags, planWorkspace, wholeNumber } from './shared-flags.js';
+import {
+  addApiFlags,
+  addSelectionFlags,
+  openFromFlags,
+  planWorkspace,
+  pollIntervalFromEnv,
+  wholeNumber,
+} from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 
 interface ApplyFlags extends ApiFlags, SelectionFlags {
@@ -259,13 +266,12 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
   };
 }
 
-/** Poll intervals from SCRAPEFORM_POLL_INTERVAL (for the emulator and tests; the default follows the service). */
+/** Polling bounds for apply: SCRAPEFORM_POLL_INTERVAL as the first wait, growing to at most 15 times that. */
 function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
   pollMinMs?: number;
   pollMaxMs?: number;
 } {
-  const value = env.SCRAPEFORM_POLL_INTERVAL;
-  const ms = value !== undefined ? parseDuration(value) : undefined;
+  const ms = pollIntervalFromEnv(env);
   return ms === undefined ? {} : { pollMinMs: ms, pollMaxMs: Math.max(ms, Math.min(15_000, ms * 15)) };
 }
 

@@ -5,7 +5,7 @@ import { ScrapeformError } from '../errors.js';
 import { managedProject } from '../workspace/open-services.js';
 import type { RunCommand } from './io.js';
 import { renderJobs } from './jobs.js';
-import { addApiFlags, openServicesFromFlags } from './shared-flags.js';
+import { addApiFlags, openServicesFromFlags, pollIntervalFromEnv } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 const TERMINAL = new Set([
@@ -57,9 +57,7 @@ export function registerRun(program: Command, run: RunCommand): void {
               shown = status;
             }
             if (job !== undefined && TERMINAL.has(job.status ?? '')) break;
-            await new Promise((r) =>
-              setTimeout(r, parseDuration(ctx.io.env.SCRAPEFORM_POLL_INTERVAL ?? '1s') ?? 1000),
-            );
+            await new Promise((r) => setTimeout(r, pollIntervalFromEnv(ctx.io.env) ?? 1000));
           }
           if (job === undefined || !TERMINAL.has(job.status ?? '')) {
             throw new ScrapeformError(

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport.js';
 import { buildPlan } from '../plan/build-plan.js';
@@ -140,4 +141,10 @@ export function stateOptions(
     ...(statePath !== undefined ? { statePath } : {}),
     ...(workspace !== undefined ? { workspace } : {}),
   };
+}
+
+/** SCRAPEFORM_POLL_INTERVAL in ms (for the emulator and tests), or undefined to follow the defaults. */
+export function pollIntervalFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = env.SCRAPEFORM_POLL_INTERVAL;
+  return value !== undefined ? parseDuration(value) : undefined;
 }
