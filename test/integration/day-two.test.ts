@@ -191,13 +191,17 @@ describe('run, jobs and cancel', () => {
     expect(finished.stderr).toContain(
       'error: job 1 of nightly-book-pages cannot be cancelled: job 1 is not running (Finished)',
     );
-    // A slow job to cancel: inputs that take a while.
+    // A slow job to cancel: twelve inputs of half a second each, still running when a CLI process on a loaded
+    // machine gets to it.
     const slow = await import('node:http');
-    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 300));
+    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 500));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     await api('PATCH', `/api/projects/${projectId}`, {
-      projectInput: { type: 'list', list: [1, 2, 3].map((n) => `http://127.0.0.1:${port}/${n}`) },
+      projectInput: {
+        type: 'list',
+        list: Array.from({ length: 12 }, (_, n) => n).map((n) => `http://127.0.0.1:${port}/${n}`),
+      },
       scheduledAt: 'now',
     });
     for (let i = 0; i < 100 && ![...emulator.projects.jobs.values()].some((j) => j.id === 2); i++)

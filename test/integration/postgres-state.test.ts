@@ -141,7 +141,8 @@ setInterval(() => {}, 1000);`;
   it('two concurrent applies: one fails on the lock, never both write; then plan, state pull and push', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-'));
     await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
-    emulator.setFaults({ generationDelayMs: 1500 });
+    // Long enough that the second apply starts while the first still holds the lock, even on a loaded machine.
+    emulator.setFaults({ generationDelayMs: 4000 });
     const [first, second] = await Promise.all([
       cli(dir, ['apply', '--auto-approve']),
       new Promise((r) => setTimeout(r, 400)).then(() => cli(dir, ['apply', '--auto-approve'])),
