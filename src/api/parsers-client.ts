@@ -1,6 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import type { DesiredField } from '../model/desired.js';
-import type { ScraperParams } from '../manifest/schemas.js';
+import type { ScraperParams } from '../model/vocabulary.js';
 import type {
   LiveParserDetails,
   LiveParserSummary,

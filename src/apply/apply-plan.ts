@@ -2,6 +2,7 @@ import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserDetails } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
+import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { FieldOperations } from '../plan/diff-fields.js';
 import { applyFieldOperations } from '../plan/field-operations.js';
 import type { Plan, PlannedRequest, ResourceChange } from '../plan/model.js';
@@ -81,7 +82,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   };
   await forEachLimited(
     options.plan.resource_changes,
-    Math.max(1, options.concurrency ?? 4),
+    Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY),
     async (change) => {
       const result: ChangeResult = {
         address: change.address,

@@ -6,6 +6,7 @@ import { runExpectChecks } from '../apply/run-expect-checks.js';
 import { renderChecks } from '../output/render-checks.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
+import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { Plan } from '../plan/model.js';
 import { renderPlan, summarisePlan } from '../output/render-plan.js';
 import { refreshState } from '../plan/refresh-state.js';
@@ -46,7 +47,7 @@ export function registerApply(program: Command, run: RunCommand): void {
     )
     .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
     .option('--allow-destroy', 'allow deletes, replaces and archives')
-    .option('--concurrency <n>', 'objects in flight at once', '4')
+    .option('--concurrency <n>', 'objects in flight at once', String(DEFAULT_CONCURRENCY))
     .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
     .option('--json', 'print the result as JSON')
@@ -57,7 +58,7 @@ export function registerApply(program: Command, run: RunCommand): void {
 }
 
 async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
-  const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? 4;
+  const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
   const waitTimeoutMs = parseDuration(flags.waitTimeout);
   if (waitTimeoutMs === undefined)

@@ -7,7 +7,7 @@ import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
-import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../manifest/schemas.js';
+import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
 import type { WrittenField, WrittenParser, WrittenProject } from '../manifest/schemas.js';
 import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';

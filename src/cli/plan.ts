@@ -5,6 +5,7 @@ import type { Plan } from '../plan/model.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
 import { renderPlan } from '../output/render-plan.js';
 import { renderPlanMarkdown } from '../output/render-plan-markdown.js';
+import { renderPlanJson } from '../output/render-plan-json.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import {
@@ -50,11 +51,11 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
   try {
     return await withLock(ws, 'plan', flags.lock === true, async () => {
       const { plan, live, state } = await planWorkspace(ws, flags);
-      if (flags.json === true) ctx.print(JSON.stringify(plan, null, 2));
+      if (flags.json === true) ctx.print(renderPlanJson(plan));
       else if (flags.markdown === true) ctx.print(renderPlanMarkdown(plan));
       else ctx.print(renderPlan(plan, ctx.stdoutColors));
       if (flags.out !== undefined) {
-        await writeFile(flags.out, `${JSON.stringify(plan, null, 2)}\n`);
+        await writeFile(flags.out, `${renderPlanJson(plan)}\n`);
         ctx.log(
           `Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`,
         );

@@ -1,3 +1,4 @@
+import { FIELD_TYPES as SEED_FIELD_TYPES, SCRAPING_PARAMETERS } from '../model/vocabulary.js';
 import type { Accounts, Account } from './accounts.js';
 import type { EmulatorClock } from './clock.js';
 import {
@@ -55,19 +56,9 @@ export interface ParserServiceOptions {
 }
 
 /** The seed's scraping parameters and their types, for validating `scraper_params` and the parse query. */
-const SCRAPING_PARAMS: Record<string, 'boolean' | 'string' | 'integer'> = {
-  render: 'boolean',
-  country_code: 'string',
-  premium: 'boolean',
-  session_number: 'integer',
-  keep_headers: 'boolean',
-  device_type: 'string',
-  ultra_premium: 'boolean',
-  follow_redirect: 'boolean',
-  retry_404: 'boolean',
-};
+const SCRAPING_PARAMS: Readonly<Record<string, 'boolean' | 'string' | 'integer'>> = SCRAPING_PARAMETERS;
 
-const FIELD_TYPES = new Set(['string', 'number', 'array']);
+const FIELD_TYPES: ReadonlySet<string> = new Set(SEED_FIELD_TYPES);
 
 /** Default fields inferred when a parser is created without any (the issue's small set). */
 const INFERRED_FIELDS: FieldSpec[] = [

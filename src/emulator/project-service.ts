@@ -1,5 +1,11 @@
 import { Cron } from 'croner';
-import { PROJECT_TYPES as MANIFEST_PROJECT_TYPES } from '../manifest/schemas.js';
+import {
+  NAMED_INTERVALS as INTERVAL_NAMES,
+  NOTIFICATION_DEFAULTS,
+  NOTIFY_ON_FAILURE as FAILURE_VALUES,
+  NOTIFY_ON_SUCCESS as SUCCESS_VALUES,
+  PROJECT_TYPES as SEED_PROJECT_TYPES,
+} from '../model/vocabulary.js';
 import type { Accounts, Account } from './accounts.js';
 import type { EmulatorClock } from './clock.js';
 import type { PageFetcher } from './fetcher.js';
@@ -7,12 +13,12 @@ import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 
 /** The project types of seed 2, exactly as spelled there (one list with the manifest schema). */
-const PROJECT_TYPES: ReadonlySet<string> = new Set(MANIFEST_PROJECT_TYPES);
-const NAMED_INTERVALS = new Set(['hourly', 'daily', 'weekly', 'monthly']);
+const PROJECT_TYPES: ReadonlySet<string> = new Set(SEED_PROJECT_TYPES);
+const NAMED_INTERVALS: ReadonlySet<string> = new Set(INTERVAL_NAMES);
 /** API-NOTES: the literal for scrape-once is unknown; one source says `once`. The emulator accepts it. */
 export const ONCE = 'once';
-const NOTIFY_ON_SUCCESS = new Set(['never', 'with_every_run', 'daily', 'weekly']);
-const NOTIFY_ON_FAILURE = new Set(['with_every_run', 'daily', 'weekly']);
+const NOTIFY_ON_SUCCESS: ReadonlySet<string> = new Set(SUCCESS_VALUES);
+const NOTIFY_ON_FAILURE: ReadonlySet<string> = new Set(FAILURE_VALUES);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -179,7 +185,7 @@ export class ProjectService {
       projectInput: { type: 'list', list: [] },
       projectOutput: { type: 'save' },
       webhookOutput: null,
-      notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+      notificationConfig: { ...NOTIFICATION_DEFAULTS },
       apiParams: {},
       output_format: 'JSON',
       nextRunAt: null,

@@ -6,13 +6,8 @@ import type {
   DesiredRename,
   ManifestSource,
 } from '../model/desired.js';
+import { NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
 import type { WrittenField, WrittenParser, WrittenProject } from './schemas.js';
-
-/** The service's documented notification defaults (API-NOTES, DataPipeline), used to send the object whole. */
-export const DEFAULT_NOTIFICATION_CONFIG = {
-  notifyOnSuccess: 'never',
-  notifyOnFailure: 'with_every_run',
-} as const;
 
 export function normaliseParser(written: WrittenParser, source: ManifestSource): DesiredParser {
   const fields: DesiredField[] = [];
@@ -88,7 +83,7 @@ export function normaliseProject(
     project.webhookOutput = written.webhookOutput === null ? null : sortKeys(written.webhookOutput);
   }
   if (written.notificationConfig !== undefined) {
-    project.notificationConfig = { ...DEFAULT_NOTIFICATION_CONFIG, ...written.notificationConfig };
+    project.notificationConfig = { ...NOTIFICATION_DEFAULTS, ...written.notificationConfig };
   }
   if (written.apiParams !== undefined) project.apiParams = sortKeys(written.apiParams);
   return project;

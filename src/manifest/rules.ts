@@ -1,5 +1,6 @@
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
+import { PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import type { WrittenField, WrittenParser, WrittenProject } from './schemas.js';
 import { locate } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
@@ -33,7 +34,7 @@ function checkFieldLevel(
         }),
       );
     }
-    if (field.description.startsWith('TODO:')) {
+    if (field.description === PLACEHOLDER_DESCRIPTION || field.description.startsWith('TODO:')) {
       out.push(
         at(
           source,

@@ -1,5 +1,17 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import {
+  DEVICE_TYPES,
+  FIELD_TYPES,
+  NAMED_INTERVALS,
+  NOTIFY_ON_FAILURE,
+  NOTIFY_ON_SUCCESS,
+  OUTPUT_FORMATS,
+  PROJECT_DIFFABLE_KEYS,
+  PROJECT_TYPES,
+  WEBHOOK_ENCODINGS,
+} from '../model/vocabulary.js';
+import type { FieldType } from '../model/vocabulary.js';
 
 /**
  * The manifest format (DESIGN section 1), as the user writes it. Every user-facing key carries `.describe()`,
@@ -11,55 +23,6 @@ import { z } from 'zod';
  */
 
 export const API_VERSION = 'scrapeform/v1';
-
-/** Field input types of the parser service (seed 1, "Field definition"). */
-export const FIELD_TYPES = ['string', 'number', 'array'] as const;
-
-/** The project types exactly as the second seed spells them (including `refin_forrent`). */
-export const PROJECT_TYPES = [
-  'urls',
-  'amazon_product',
-  'amazon_offer',
-  'amazon_review',
-  'amazon_search',
-  'ebay_product',
-  'ebay_search',
-  'google_jobs',
-  'google_news',
-  'google_search',
-  'google_shopping',
-  'redfin_search',
-  'redfin_agent',
-  'redfin_forsale',
-  'refin_forrent',
-  'walmart_category',
-  'walmart_product',
-  'walmart_search',
-  'walmart_review',
-] as const;
-
-/** What `scrapeform import` writes where the service returns no description; validate warns until replaced. */
-export const PLACEHOLDER_DESCRIPTION =
-  'TODO: describe this field (imported: the service does not return descriptions)';
-
-export const NAMED_INTERVALS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
-export const NOTIFY_ON_SUCCESS = ['never', 'with_every_run', 'daily', 'weekly'] as const;
-export const NOTIFY_ON_FAILURE = ['with_every_run', 'daily', 'weekly'] as const;
-export const OUTPUT_FORMATS = ['JSON', 'CSV'] as const;
-export const WEBHOOK_ENCODINGS = ['multipart_form_data_encoding'] as const;
-
-/** Top-level project keys that `lifecycle.ignore_changes` may name. */
-export const PROJECT_DIFFABLE_KEYS = [
-  'projectType',
-  'projectInput',
-  'scrapingInterval',
-  'scheduledAt',
-  'schedulingEnabled',
-  'output_format',
-  'webhookOutput',
-  'notificationConfig',
-  'apiParams',
-] as const;
 
 const HttpUrlSchema = z.url({
   protocol: /^https?$/,
@@ -78,7 +41,7 @@ export const FieldTypeSchema = z
 
 export interface WrittenField {
   description: string;
-  type?: (typeof FIELD_TYPES)[number] | undefined;
+  type?: FieldType | undefined;
   selector?: string | undefined;
   renamed_from?: string | undefined;
   fields?: Record<string, WrittenField> | undefined;
@@ -127,7 +90,7 @@ export const ScraperParamsSchema = z
     premium: z.boolean().optional().describe('Use residential proxies.'),
     session_number: z.int().nonnegative().optional().describe('Keep the same IP across requests.'),
     keep_headers: z.boolean().optional().describe('Preserve custom headers sent.'),
-    device_type: z.enum(['desktop', 'mobile']).optional().describe('desktop or mobile.'),
+    device_type: z.enum(DEVICE_TYPES).optional().describe('desktop or mobile.'),
     ultra_premium: z.boolean().optional().describe('Use advanced unblocking mechanisms.'),
     follow_redirect: z.boolean().optional().describe('Follow HTTP redirects; the service default is true.'),
     retry_404: z.boolean().optional().describe('Retry 404 responses.'),
@@ -287,9 +250,6 @@ export const ProjectManifestSchema = z
 
 export type WrittenParser = z.infer<typeof ParserManifestSchema>;
 export type WrittenProject = z.infer<typeof ProjectManifestSchema>;
-export type ScraperParams = z.infer<typeof ScraperParamsSchema>;
-export type WebhookOutput = z.infer<typeof WebhookOutputSchema>;
-export type NotificationConfig = z.infer<typeof NotificationConfigSchema>;
 
 export const ManifestSchema = z
   .discriminatedUnion('kind', [ParserManifestSchema, ProjectManifestSchema])

@@ -1,10 +1,14 @@
-import type { NotificationConfig, ScraperParams, WebhookOutput } from '../manifest/schemas.js';
 import type {
-  FIELD_TYPES,
-  OUTPUT_FORMATS,
-  PROJECT_DIFFABLE_KEYS,
-  PROJECT_TYPES,
-} from '../manifest/schemas.js';
+  FieldType,
+  NotificationConfig,
+  OutputFormat,
+  ProjectDiffableKey,
+  ProjectType,
+  ScraperParams,
+  WebhookOutput,
+} from './vocabulary.js';
+
+export type { FieldType, ProjectDiffableKey, ProjectType } from './vocabulary.js';
 
 /** Where a manifest came from, for messages that point back at it. */
 export interface ManifestSource {
@@ -12,8 +16,6 @@ export interface ManifestSource {
   line: number;
   column: number;
 }
-
-export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** A field as the parser service takes it: flattened to dot notation, with its full definition. */
 export interface DesiredField {
@@ -51,9 +53,6 @@ export interface DesiredParser {
   source: ManifestSource;
 }
 
-export type ProjectType = (typeof PROJECT_TYPES)[number];
-export type ProjectDiffableKey = (typeof PROJECT_DIFFABLE_KEYS)[number];
-
 export type DesiredProjectInput = { type: 'list'; list: string[] } | { type: 'webhook_input'; url: string };
 
 /** A project as the manifests want it; keys left out of the manifest are absent here too. */
@@ -68,7 +67,7 @@ export interface DesiredProject {
   scrapingInterval?: string;
   scheduledAt?: string;
   schedulingEnabled?: boolean;
-  output_format?: (typeof OUTPUT_FORMATS)[number];
+  output_format?: OutputFormat;
   webhookOutput?: WebhookOutput | null;
   /** Always whole: keys the manifest left out are filled with the service's documented defaults. */
   notificationConfig?: Required<NotificationConfig>;

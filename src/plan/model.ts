@@ -4,8 +4,7 @@ import type { FieldChange } from './diff-fields.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
-/** Credits per generation, from public docs (API-NOTES): creation and each add/modify regeneration. */
-export const CREDITS_PER_GENERATION = 30_000;
+export { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
 
 /** What the live services look like, read with the fewest calls: two lists, and details only where needed. */
 export interface LiveSnapshot {

@@ -1,19 +1,17 @@
 import type { LiveProject } from '../api/live.js';
+import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
 import type { DesiredProject } from '../model/desired.js';
 import type { ProjectDefinition, ProjectState } from '../state/model.js';
 import type { ResourceChange } from './model.js';
 import { change, isPrevented, managedIds, sortKeys, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 
-/** Defaults the service documents for notifications; a key dropped from a manifest is reset to them. */
-const NOTIFICATION_DEFAULTS = { notifyOnFailure: 'with_every_run', notifyOnSuccess: 'never' };
-
 /** Values a project key dropped from the manifest is reset to (three-way diff against the last apply). */
 const PROJECT_RESETS: Record<string, unknown> = {
   webhookOutput: null,
   notificationConfig: NOTIFICATION_DEFAULTS,
   apiParams: {},
-  output_format: 'JSON',
+  output_format: DEFAULT_OUTPUT_FORMAT,
 };
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
@@ -191,7 +189,7 @@ function liveProjectView(live: LiveProject): Record<string, unknown> {
         : { type: 'list', list: input?.list ?? [] },
     scrapingInterval: live.scrapingInterval,
     schedulingEnabled: live.schedulingEnabled,
-    output_format: live.output_format ?? 'JSON',
+    output_format: live.output_format ?? DEFAULT_OUTPUT_FORMAT,
     webhookOutput: webhook === null ? null : sortKeys(webhook),
     notificationConfig: live.notificationConfig ?? NOTIFICATION_DEFAULTS,
     apiParams: live.apiParams ?? {},

@@ -1,5 +1,5 @@
 import type { DesiredField } from '../model/desired.js';
-import type { ScraperParams } from '../manifest/schemas.js';
+import type { ScraperParams } from '../model/vocabulary.js';
 
 import { randomUUID } from 'node:crypto';
 import { ScrapeformError } from '../errors.js';

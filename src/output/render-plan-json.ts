@@ -1,0 +1,6 @@
+import type { Plan } from '../plan/model.js';
+
+/** The public plan format (`format_version` 1), as `plan --json` prints it and `plan --out` saves it. */
+export function renderPlanJson(plan: Plan): string {
+  return JSON.stringify(plan, null, 2);
+}
