@@ -4,6 +4,47 @@
  */
 export type FailureStatus = 'error' | 'input-needed';
 
+/**
+ * Every code a user error can carry, one list so a new one is a deliberate act (and documented in
+ * docs/troubleshooting.md). Codes are stable: scripts match on them. Anything thrown that is not a
+ * ScrapeformError or an ApiError is an internal bug, reported with its stack.
+ */
+export const ERROR_CODES = [
+  'api.empty-patch',
+  'apply.destroy-not-approved',
+  'apply.generation-failed',
+  'apply.interrupted',
+  'apply.not-approved',
+  'apply.plan-stale',
+  'apply.plan-unreadable',
+  'apply.wait-timeout',
+  'cancel.not-running',
+  'cancel.unknown-job',
+  'cli.unknown-address',
+  'cli.usage',
+  'config.api-key-file',
+  'config.endpoint',
+  'config.missing-api-key',
+  'demo.failed',
+  'diff.no-results',
+  'import.duplicate-name',
+  'import.file-exists',
+  'manifest.invalid',
+  'parse.failed-version',
+  'parse.generating',
+  'plan.invalid',
+  'plan.too-many-regenerations',
+  'run.wait-timeout',
+  'state.corrupt',
+  'state.locked',
+  'state.push-refused',
+  'state.push-unreadable',
+  'state.serial-moved',
+  'state.unreachable',
+  'state.workspace',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export interface ScrapeformErrorOptions {
   hint?: string;
   details?: Record<string, unknown>;
@@ -13,12 +54,12 @@ export interface ScrapeformErrorOptions {
 }
 
 export class ScrapeformError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly details: Record<string, unknown>;
   readonly status: FailureStatus;
 
-  constructor(code: string, message: string, options: ScrapeformErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: ScrapeformErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'ScrapeformError';
     this.code = code;

@@ -4,7 +4,8 @@ export type { LoadedManifests, LoadManifestsOptions } from './manifest/load-mani
 export type { Diagnostic } from './manifest/diagnostic.js';
 export { manifestJsonSchema } from './manifest/json-schema.js';
 export type * from './model/desired.js';
-export { ScrapeformError } from './errors.js';
+export { ScrapeformError, ERROR_CODES } from './errors.js';
+export type { ErrorCode } from './errors.js';
 export { runCli } from './cli/main.js';
 export { VERSION } from './version.js';
 export { ApiError } from './api/api-error.js';
@@ -24,7 +25,31 @@ export type { PlanInput, PlanOptions } from './plan/build-plan.js';
 export type * from './plan/model.js';
 export { diffFields } from './plan/diff-fields.js';
 export { readLive } from './workspace/read-live.js';
-export { openWorkspace } from './workspace/open-workspace.js';
+export { openWorkspace, openServices, openState, using } from './workspace/open-workspace.js';
+export type {
+  OpenState,
+  Services,
+  ServicesOptions,
+  StateLocation,
+  Workspace,
+  WorkspaceOptions,
+} from './workspace/open-workspace.js';
+export { planWorkspace } from './workspace/plan-workspace.js';
+export type { PlannedWorkspace } from './workspace/plan-workspace.js';
+export { applyWorkspace } from './workspace/apply-workspace.js';
+export type { ApplyWorkspaceOptions, ApplyWorkspaceOutcome } from './workspace/apply-workspace.js';
+export { decideApproval, refusalError, checkRegenerations } from './plan/approval.js';
+export type { ApprovalDecision, ApprovalFlags } from './plan/approval.js';
+export { findStaleness } from './plan/plan-staleness.js';
+export { readStatus } from './workspace/read-status.js';
+export type { StatusRow } from './workspace/read-status.js';
+export { listProjectJobs, cancelProjectJob, runProject } from './workspace/project-jobs.js';
+export type { RunProjectOptions } from './workspace/project-jobs.js';
+export { importLive } from './workspace/import-live.js';
+export type { ImportOptions } from './workspace/import-live.js';
+export { importParser, importProject } from './workspace/live-to-manifest.js';
+export type { ImportedObject } from './workspace/live-to-manifest.js';
+export { managedParser, managedProject } from './workspace/managed-address.js';
 export { applyPlan } from './apply/apply-plan.js';
 export type { ApplyOptions, ApplyResult, ApplyEvent } from './apply/apply-plan.js';
 export { FileStateBackend } from './state/file-backend.js';
@@ -34,3 +59,8 @@ export { startEmulator } from './emulator/server.js';
 export type { EmulatorOptions, RunningEmulator } from './emulator/server.js';
 export { renderPlan } from './output/render-plan.js';
 export { renderPlanMarkdown } from './output/render-plan-markdown.js';
+export { renderPlanJson } from './output/render-plan-json.js';
+export { renderOutput, formatsOf, RENDER_FORMATS } from './output/render-output.js';
+export type { Renderable, RenderFormat } from './output/render-output.js';
+export { createColors } from './output/colors.js';
+export type { Colors } from './output/colors.js';

@@ -1,26 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { applyPlan } from '../apply/apply-plan.js';
-import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
-import { runExpectChecks } from '../apply/run-expect-checks.js';
-import { renderChecks } from '../output/render-checks.js';
+import type { ApplyEvent } from '../apply/apply-plan.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { Plan } from '../plan/model.js';
-import { renderPlan, summarisePlan } from '../output/render-plan.js';
-import { refreshState } from '../plan/refresh-state.js';
+import type { ApplyReport } from '../output/render-apply.js';
+import { renderApprovalQuestion } from '../output/render-approval.js';
+import { renderOutput } from '../output/render-output.js';
+import { applyWorkspace } from '../workspace/apply-workspace.js';
+import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { checkRegenerations } from './plan.js';
 import { LiveProgress } from './live-progress.js';
 import { confirm } from './prompt.js';
 import {
   addApiFlags,
   addSelectionFlags,
   openFromFlags,
-  planWorkspace,
   pollIntervalFromEnv,
+  selectionOf,
   wholeNumber,
 } from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
@@ -65,24 +64,14 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     throw new ScrapeformError(
       'cli.usage',
       `--wait-timeout: cannot read "${flags.waitTimeout}" as a duration`,
-      { hint: 'write it like 90s, 15m or 1h' },
+      {
+        hint: 'write it like 90s, 15m or 1h',
+      },
     );
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
-  const show = (text: string): void => (flags.json === true ? ctx.log(text) : ctx.print(text));
+  const format = flags.json === true ? 'json' : 'human';
+  const savedPlan = flags.plan !== undefined ? await readSavedPlan(flags.plan) : undefined;
 
-  const ws = await openFromFlags(ctx, paths, flags);
-  const lock = await ws.backend.lock('apply').catch(async (error: unknown) => {
-    await ws.close();
-    throw error;
-  });
-  const stale = ws.backend.staleLockBroken;
-  if (stale !== undefined) {
-    ctx.log(
-      ctx.colors.yellow(
-        `warning: took over the lock of ${stale.holder} (pid ${stale.pid}, ${stale.operation}, since ${stale.started}): that process no longer runs`,
-      ),
-    );
-  }
   const controller = new AbortController();
   const onSignal = (): void => {
     if (controller.signal.aborted) return;
@@ -91,86 +80,48 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const shown = progress(ctx);
   try {
-    const fresh = await planWorkspace(
-      ws,
-      flags.plan !== undefined ? { target: [], exclude: [], reassert: [] } : flags,
+    const outcome = await using(openFromFlags(ctx, paths, flags), (ws) =>
+      applyWorkspace(ws, {
+        selection: selectionOf(flags),
+        ...(savedPlan !== undefined ? { savedPlan } : {}),
+        allowDestroy: flags.allowDestroy === true,
+        autoApprove: flags.autoApprove === true,
+        ...(ctx.interactive
+          ? { confirm: async (plan, decision) => confirm(renderApprovalQuestion(plan, decision)) }
+          : {}),
+        onPlan: (plan) => {
+          // The plan goes to stdout for a person, to stderr when stdout carries the JSON result.
+          if (format === 'json') ctx.log(renderOutput('plan', 'human', plan, ctx.colors));
+          else ctx.print(renderOutput('plan', 'human', plan, ctx.stdoutColors));
+        },
+        onStaleLock: (stale) =>
+          ctx.log(
+            ctx.colors.yellow(
+              `warning: took over the lock of ${stale.holder} (pid ${stale.pid}, ${stale.operation}, since ${stale.started}): that process no longer runs`,
+            ),
+          ),
+        ...(maxRegenerations !== undefined ? { maxRegenerations } : {}),
+        concurrency,
+        waitTimeoutMs,
+        noWait: flags.wait === false,
+        signal: controller.signal,
+        onEvent: shown.onEvent,
+        ...pollingFromEnv(ctx.io.env),
+      }),
     );
-    let plan = fresh.plan;
-    if (flags.plan !== undefined) {
-      plan = await readSavedPlan(flags.plan);
-      refuseStale(plan, fresh.plan, fresh.state);
-    }
-    // Versions a previous run left generating and that have finished since are recorded first (no call needed).
-    const refreshed = refreshState(fresh.state, fresh.live);
-    const state = refreshed !== undefined ? await ws.backend.write(refreshed) : fresh.state;
-    show(renderPlan(plan, flags.json === true ? ctx.colors : ctx.stdoutColors));
-    if (plan.status === 'no_changes') {
-      if (flags.json === true) ctx.print(JSON.stringify({ status: 'no_changes', results: [] }, null, 2));
-      return 'ok';
-    }
-    checkRegenerations(plan, maxRegenerations);
-    const destructive = plan.resource_changes.filter((c) => c.destructive);
-    if (destructive.length > 0 && flags.allowDestroy !== true) {
-      const names = destructive.map((c) => `${c.address} (${c.action})`).join(', ');
-      if (
-        !ctx.interactive ||
-        !(await confirm(`This plan destroys: ${names}. Archive and delete cannot be undone. Apply it?`))
-      ) {
-        throw new ScrapeformError(
-          'apply.destroy-not-approved',
-          `not applied: the plan has destructive changes (${names}); nothing was sent`,
-          {
-            status: 'input-needed',
-            hint: ctx.interactive
-              ? 'answer yes, or pass --allow-destroy'
-              : 'pass --allow-destroy to allow deletes, replaces and archives',
-          },
-        );
-      }
-    } else if (flags.autoApprove !== true) {
-      if (!ctx.interactive || !(await confirm(`${summarisePlan(plan)} Apply it?`))) {
-        throw new ScrapeformError('apply.not-approved', 'not applied: approval needed; nothing was sent', {
-          status: 'input-needed',
-          hint: ctx.interactive
-            ? 'answer yes to apply'
-            : 'without a terminal (or with CI set) pass --auto-approve',
-        });
-      }
-    }
-    const shown = progress(ctx);
-    const result = await applyPlan({
-      plan,
-      clients: ws.clients,
-      backend: ws.backend,
-      state,
-      concurrency,
-      waitTimeoutMs,
-      noWait: flags.wait === false,
-      signal: controller.signal,
-      onEvent: shown.onEvent,
-      ...pollingFromEnv(ctx.io.env),
-    }).finally(() => shown.stop());
-    // After apply, the expect blocks of the parsers just applied are checked; a failure makes the exit code 1
-    // but rolls nothing back.
-    const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
-    const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);
-    const checks =
-      result.interrupted || flags.wait === false
-        ? []
-        : await runExpectChecks(ws.clients, toCheck, result.state);
-    if (flags.json === true) ctx.print(JSON.stringify({ ...applyJson(result), checks }, null, 2));
-    else {
-      ctx.print(renderApplyResult(result, ctx));
-      if (checks.length > 0) ctx.print(`\nExpect checks:\n${renderChecks(checks, ctx.stdoutColors)}`);
-    }
-    if (result.interrupted) return 'interrupted';
-    return result.results.some((r) => !r.ok) || checks.some((c) => !c.ok) ? 'error' : 'ok';
+    shown.stop();
+    const report: ApplyReport = { result: outcome.result, checks: outcome.checks };
+    const text = renderOutput('apply', format, report, ctx.stdoutColors);
+    if (text !== '') ctx.print(text);
+    if (outcome.result === undefined) return 'ok';
+    if (outcome.result.interrupted) return 'interrupted';
+    return outcome.result.results.some((r) => !r.ok) || outcome.checks.some((c) => !c.ok) ? 'error' : 'ok';
   } finally {
+    shown.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await lock.release();
-    await ws.close();
   }
 }
 
@@ -191,25 +142,6 @@ async function readSavedPlan(file: string): Promise<Plan> {
     );
   }
   return plan;
-}
-
-/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
-function refuseStale(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
-  const moved: string[] = [];
-  if (saved.fingerprint.state_lineage !== state.lineage)
-    moved.push('the state is another one (lineage differs)');
-  else if (saved.fingerprint.state_serial !== state.serial)
-    moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
-  for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
-    const now = fresh.fingerprint.live[address];
-    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
-  }
-  if (moved.length > 0) {
-    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
-      hint: 'run scrapeform plan --out again and review the new plan',
-      details: { moved },
-    });
-  }
 }
 
 /**
@@ -274,35 +206,4 @@ function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
 } {
   const ms = pollIntervalFromEnv(env);
   return ms === undefined ? {} : { pollMinMs: ms, pollMaxMs: Math.max(ms, Math.min(15_000, ms * 15)) };
-}
-
-function applyJson(result: ApplyResult): Record<string, unknown> {
-  const failed = result.results.some((r) => !r.ok);
-  return {
-    status: result.interrupted ? 'interrupted' : failed ? 'failed' : 'applied',
-    results: result.results,
-  };
-}
-
-function renderApplyResult(result: ApplyResult, ctx: CommandContext): string {
-  const { green, red, bold } = ctx.stdoutColors;
-  const ok = result.results.filter((r) => r.ok);
-  const failed = result.results.filter((r) => !r.ok);
-  const lines = [
-    '',
-    bold(
-      `Apply ${failed.length === 0 ? 'complete' : 'finished with failures'}: ${ok.length} applied, ${failed.length} failed.`,
-    ),
-  ];
-  for (const r of ok) {
-    const where = r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
-    lines.push(`  ${green('✓')} ${r.address} ${r.action}${where}`);
-  }
-  for (const r of failed) {
-    lines.push(`  ${red('✗')} ${r.address} ${r.action}: ${r.error?.message ?? 'failed'}`);
-    if (r.error?.hint !== undefined) lines.push(`      hint: ${r.error.hint}`);
-  }
-  if (result.interrupted)
-    lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
-  return lines.join('\n');
 }

@@ -12,13 +12,12 @@ import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostic
 import { loadManifests } from '../manifest/load-manifests.js';
 import { openWorkspace } from '../workspace/open-workspace.js';
 import type { Workspace } from '../workspace/open-workspace.js';
-import { planWorkspace } from './shared-flags.js';
+import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { CommandContext, RunCommand } from './io.js';
 
 /** examples/quickstart in the installed package (two levels up from dist/cli or src/cli). */
 const QUICKSTART = fileURLToPath(new URL('../../examples/quickstart', import.meta.url));
 const DEMO_KEY = 'demo-key';
-const NO_SELECTION = { target: [], exclude: [], reassert: [] };
 
 export function registerDemo(program: Command, run: RunCommand): void {
   program
@@ -62,7 +61,7 @@ async function demo(ctx: CommandContext, generationDelayMs: number): Promise<'ok
   };
   const applyAll = async (): Promise<void> => {
     const current = await open();
-    const { plan, state } = await planWorkspace(current, NO_SELECTION);
+    const { plan, state } = await planWorkspace(current);
     const result = await applyPlan({
       plan,
       clients: current.clients,
@@ -88,7 +87,7 @@ async function demo(ctx: CommandContext, generationDelayMs: number): Promise<'ok
     ctx.print(`  applied: ${result.results.map((r) => `${r.address} ${r.action}`).join(', ')}`);
   };
   const showPlan = async (): Promise<void> => {
-    const { plan } = await planWorkspace(await open(), NO_SELECTION);
+    const { plan } = await planWorkspace(await open());
     ctx.print(indent(renderPlan(plan, ctx.stdoutColors)));
   };
 

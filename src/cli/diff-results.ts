@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
-import { managedParser } from '../workspace/open-services.js';
+import { managedParser } from '../workspace/managed-address.js';
 import type { RunCommand } from './io.js';
 import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';

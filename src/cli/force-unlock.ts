@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createStateBackend } from '../state/create-backend.js';
+import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
-import { stateOptions } from './shared-flags.js';
+import { openStateFromFlags } from './shared-flags.js';
 
 export function registerForceUnlock(program: Command, run: RunCommand): void {
   program
@@ -11,19 +11,16 @@ export function registerForceUnlock(program: Command, run: RunCommand): void {
     .option('--workspace <name>', 'workspace in a database state backend')
     .action(async (flags: { state?: string; workspace?: string }) =>
       run(async (ctx) => {
-        const where = stateOptions(ctx, flags);
-        const backend = createStateBackend(where.statePath, where.workspace);
-        try {
-          const held = await backend.forceUnlock();
-          ctx.print(
-            held === undefined
-              ? `${backend.location} was not locked.`
-              : `Broke the lock of ${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started}).`,
-          );
-          return 'ok';
-        } finally {
-          await backend.close?.();
-        }
+        const { location, held } = await using(openStateFromFlags(ctx, flags), async ({ backend }) => ({
+          location: backend.location,
+          held: await backend.forceUnlock(),
+        }));
+        ctx.print(
+          held === undefined
+            ? `${location} was not locked.`
+            : `Broke the lock of ${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started}).`,
+        );
+        return 'ok';
       }),
     );
 }

@@ -4,7 +4,7 @@ import type { RunCommand } from './io.js';
 import { collect } from './options.js';
 import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
-import { managedParser } from '../workspace/open-services.js';
+import { managedParser } from '../workspace/managed-address.js';
 
 interface ParseFlags extends ApiFlags {
   version?: string;

@@ -1,21 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ScrapeformError } from '../errors.js';
-import type { Plan } from '../plan/model.js';
+import { checkRegenerations } from '../plan/approval.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
-import { renderPlan } from '../output/render-plan.js';
-import { renderPlanMarkdown } from '../output/render-plan-markdown.js';
+import { renderOutput } from '../output/render-output.js';
+import type { RenderFormat } from '../output/render-output.js';
 import { renderPlanJson } from '../output/render-plan-json.js';
+import { using } from '../workspace/open-workspace.js';
+import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import {
-  addApiFlags,
-  addSelectionFlags,
-  openFromFlags,
-  planWorkspace,
-  wholeNumber,
-  withLock,
-} from './shared-flags.js';
+import { addApiFlags, addSelectionFlags, openFromFlags, selectionOf, wholeNumber } from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 
 interface PlanFlags extends ApiFlags, SelectionFlags {
@@ -47,45 +41,24 @@ export function registerPlan(program: Command, run: RunCommand): void {
 
 async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Promise<RunStatus> {
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
-  const ws = await openFromFlags(ctx, paths, flags);
-  try {
-    return await withLock(ws, 'plan', flags.lock === true, async () => {
-      const { plan, live, state } = await planWorkspace(ws, flags);
-      if (flags.json === true) ctx.print(renderPlanJson(plan));
-      else if (flags.markdown === true) ctx.print(renderPlanMarkdown(plan));
-      else ctx.print(renderPlan(plan, ctx.stdoutColors));
-      if (flags.out !== undefined) {
-        await writeFile(flags.out, `${renderPlanJson(plan)}\n`);
-        ctx.log(
-          `Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`,
-        );
-      }
-      if (flags.showUnmanaged === true) {
-        const list = listUnmanaged(live, state, ws.manifests);
-        ctx.log(
-          list.length === 0
-            ? 'No unmanaged objects.'
-            : `Unmanaged (never touched):\n${list.map((l) => `  ${l}`).join('\n')}`,
-        );
-      }
-      checkRegenerations(plan, maxRegenerations);
-      if (flags.detailedExitcode === true) return plan.status === 'changes' ? 'changes' : 'no-changes';
-      return 'ok';
-    });
-  } finally {
-    await ws.close();
-  }
-}
-
-export function checkRegenerations(plan: Plan, max: number | undefined): void {
-  if (max !== undefined && plan.summary.regenerations > max) {
-    throw new ScrapeformError(
-      'plan.too-many-regenerations',
-      `the plan regenerates ${plan.summary.regenerations} parsers (~${plan.summary.estimated_credits.toLocaleString('en-US')} credits), more than --max-regenerations ${max}`,
-      {
-        status: 'input-needed',
-        hint: 'split the change, or raise --max-regenerations after checking the cost',
-      },
-    );
-  }
+  const format: RenderFormat = flags.json === true ? 'json' : flags.markdown === true ? 'markdown' : 'human';
+  return using(openFromFlags(ctx, paths, flags), async (ws) => {
+    const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
+    ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));
+    if (flags.out !== undefined) {
+      await writeFile(flags.out, `${renderPlanJson(plan)}\n`);
+      ctx.log(`Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`);
+    }
+    if (flags.showUnmanaged === true) {
+      const list = listUnmanaged(live, state, ws.manifests);
+      ctx.log(
+        list.length === 0
+          ? 'No unmanaged objects.'
+          : `Unmanaged (never touched):\n${list.map((l) => `  ${l}`).join('\n')}`,
+      );
+    }
+    checkRegenerations(plan, maxRegenerations);
+    if (flags.detailedExitcode === true) return plan.status === 'changes' ? 'changes' : 'no-changes';
+    return 'ok';
+  });
 }

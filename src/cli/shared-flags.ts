@@ -2,15 +2,9 @@ import type { Command } from 'commander';
 import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport.js';
-import { buildPlan } from '../plan/build-plan.js';
-import type { LiveSnapshot, Plan } from '../plan/model.js';
-import type { StateLock } from '../state/backend.js';
-import type { State } from '../state/model.js';
-import { openWorkspace } from '../workspace/open-workspace.js';
-import type { Workspace } from '../workspace/open-workspace.js';
-import { readLive } from '../workspace/read-live.js';
-import { openServices } from '../workspace/open-services.js';
-import type { Services } from '../workspace/open-services.js';
+import type { PlanOptions } from '../plan/build-plan.js';
+import { openServices, openState, openWorkspace } from '../workspace/open-workspace.js';
+import type { OpenState, Services, Workspace } from '../workspace/open-workspace.js';
 import type { CommandContext } from './io.js';
 import { collect } from './options.js';
 
@@ -82,35 +76,9 @@ export async function openFromFlags(
   });
 }
 
-/** Reads state and the live services, and plans. */
-export async function planWorkspace(
-  ws: Workspace,
-  selection: SelectionFlags,
-): Promise<{ state: State; plan: Plan; live: LiveSnapshot }> {
-  const state = await ws.backend.read();
-  const live = await readLive(ws.clients, ws.manifests.parsers, state);
-  const plan = buildPlan({
-    parsers: ws.manifests.parsers,
-    projects: ws.manifests.projects,
-    state,
-    live,
-    options: { targets: selection.target, excludes: selection.exclude, reassert: selection.reassert },
-  });
-  return { state, plan, live };
-}
-
-export async function withLock<T>(
-  ws: Workspace,
-  operation: string,
-  take: boolean,
-  run: (lock: StateLock | undefined) => Promise<T>,
-): Promise<T> {
-  const lock = take ? await ws.backend.lock(operation) : undefined;
-  try {
-    return await run(lock);
-  } finally {
-    await lock?.release();
-  }
+/** The planner's selection from --target, --exclude and --reassert. */
+export function selectionOf(flags: SelectionFlags): PlanOptions {
+  return { targets: flags.target, excludes: flags.exclude, reassert: flags.reassert };
 }
 
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
@@ -128,6 +96,14 @@ export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     onTransportEvent: transportLogger(ctx),
   });
+}
+
+/** The state backend alone, for commands that need no key (output, state, force-unlock). */
+export function openStateFromFlags(
+  ctx: CommandContext,
+  flags: { state?: string; workspace?: string },
+): OpenState {
+  return openState(stateOptions(ctx, flags));
 }
 
 /** Where state lives: --state, else SCRAPEFORM_STATE; the workspace likewise. */

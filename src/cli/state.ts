@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
-import { createStateBackend } from '../state/create-backend.js';
 import type { State } from '../state/model.js';
+import { using } from '../workspace/open-workspace.js';
+import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
-import { stateOptions } from './shared-flags.js';
+import { openStateFromFlags } from './shared-flags.js';
 
 interface StateFlags {
   state?: string;
@@ -22,14 +23,9 @@ export function registerState(program: Command, run: RunCommand): void {
     .option('--workspace <name>', 'workspace in a database state backend')
     .action(async (flags: StateFlags) =>
       run(async (ctx) => {
-        const where = stateOptions(ctx, flags);
-        const backend = createStateBackend(where.statePath, where.workspace);
-        try {
-          ctx.print(JSON.stringify(await backend.read(), null, 2));
-          return 'ok';
-        } finally {
-          await backend.close?.();
-        }
+        const state = await using(openStateFromFlags(ctx, flags), ({ backend }) => backend.read());
+        ctx.print(JSON.stringify(state, null, 2));
+        return 'ok';
       }),
     );
   state
@@ -57,38 +53,37 @@ export function registerState(program: Command, run: RunCommand): void {
         ) {
           throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
         }
-        const where = stateOptions(ctx, flags);
-        const backend = createStateBackend(where.statePath, where.workspace);
-        const lock = await backend.lock('state push');
-        try {
-          const current = await backend.read();
-          const problems: string[] = [];
-          if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
-            problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
-          }
-          if (incoming.serial < current.serial)
-            problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
-          if (problems.length > 0 && flags.force !== true) {
-            throw new ScrapeformError(
-              'state.push-refused',
-              `refusing to push ${file}: ${problems.join('; ')}`,
-              {
-                hint: 'pull first to see what is there; --force overwrites it',
-              },
+        return using(openStateFromFlags(ctx, flags), async ({ backend }): Promise<RunStatus> => {
+          const lock = await backend.lock('state push');
+          try {
+            const current = await backend.read();
+            const problems: string[] = [];
+            if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
+              problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
+            }
+            if (incoming.serial < current.serial)
+              problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
+            if (problems.length > 0 && flags.force !== true) {
+              throw new ScrapeformError(
+                'state.push-refused',
+                `refusing to push ${file}: ${problems.join('; ')}`,
+                {
+                  hint: 'pull first to see what is there; --force overwrites it',
+                },
+              );
+            }
+            const written = await backend.write({
+              ...incoming,
+              serial: Math.max(incoming.serial, current.serial),
+            });
+            ctx.print(
+              `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
             );
+            return 'ok';
+          } finally {
+            await lock.release();
           }
-          const written = await backend.write({
-            ...incoming,
-            serial: Math.max(incoming.serial, current.serial),
-          });
-          ctx.print(
-            `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
-          );
-          return 'ok';
-        } finally {
-          await lock.release();
-          await backend.close?.();
-        }
+        });
       }),
     );
 }

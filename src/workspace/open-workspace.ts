@@ -9,24 +9,65 @@ import type { LoadedManifests } from '../manifest/load-manifests.js';
 import type { StateBackend } from '../state/backend.js';
 import { createStateBackend } from '../state/create-backend.js';
 
-export interface WorkspaceOptions extends Omit<ApiConfigOptions, 'env'> {
-  env: Readonly<Record<string, string | undefined>>;
-  paths?: readonly string[];
-  /** `--state PATH` or a postgres:// URL; `.scrapeform/state.json` by default. */
+/** Where state lives: `--state PATH` or a postgres:// URL (`.scrapeform/state.json` by default), and the workspace. */
+export interface StateLocation {
   statePath?: string;
   /** `--workspace NAME` for a database backend. */
   workspace?: string;
+}
+
+export interface ServicesOptions extends Omit<ApiConfigOptions, 'env'>, StateLocation {
+  env: Readonly<Record<string, string | undefined>>;
   onTransportEvent?: (event: TransportEvent) => void;
 }
 
-export interface Workspace {
-  manifests: LoadedManifests;
-  clients: ApiClients;
+export interface WorkspaceOptions extends ServicesOptions {
+  paths?: readonly string[];
+}
+
+/** The state backend alone (commands that need no key), closed by `close()`. */
+export interface OpenState {
   backend: StateBackend;
   close(): Promise<void>;
 }
 
-/** Loads and validates manifests first (nothing is sent while one is invalid), then builds clients and state. */
+/** Clients and state for one command run: one owner, and one `close()` that releases both. */
+export interface Services extends OpenState {
+  clients: ApiClients;
+}
+
+/** Services plus the manifests, loaded and valid. */
+export interface Workspace extends Services {
+  manifests: LoadedManifests;
+}
+
+export function openState(location: StateLocation): OpenState {
+  const backend = createStateBackend(location.statePath, location.workspace);
+  return { backend, close: async () => backend.close?.() };
+}
+
+/** Clients and state without manifests: for the day-two commands that act on what is already managed. */
+export async function openServices(options: ServicesOptions): Promise<Services> {
+  const config = await resolveApiConfig(options);
+  const clients = createApiClients(config, {
+    env: options.env,
+    ...(options.onTransportEvent !== undefined ? { onEvent: options.onTransportEvent } : {}),
+  });
+  const state = openState(options);
+  let closed: Promise<void> | undefined;
+  return {
+    clients,
+    backend: state.backend,
+    // Both are closed even when one fails: a database pool left open keeps the process alive.
+    close: () =>
+      (closed ??= Promise.allSettled([clients.close(), state.close()]).then((outcomes) => {
+        const failed = outcomes.find((o) => o.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
+      })),
+  };
+}
+
+/** Loads and validates manifests first (nothing is sent while one is invalid), then opens clients and state. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const manifests = await loadManifests({ paths: options.paths ?? [], env: options.env });
   if (!manifests.valid) {
@@ -35,19 +76,18 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       hint: 'fix the problems above (scrapeform validate checks offline)',
     });
   }
-  const config = await resolveApiConfig(options);
-  const clients = createApiClients(config, {
-    env: options.env,
-    ...(options.onTransportEvent !== undefined ? { onEvent: options.onTransportEvent } : {}),
-  });
-  const backend = createStateBackend(options.statePath, options.workspace);
-  return {
-    manifests,
-    clients,
-    backend,
-    close: async () => {
-      await clients.close();
-      await backend.close?.();
-    },
-  };
+  return { manifests, ...(await openServices(options)) };
+}
+
+/** Runs `work` with what was opened and closes it afterwards, whatever happens. */
+export async function using<T extends OpenState, R>(
+  opened: T | Promise<T>,
+  work: (opened: T) => Promise<R>,
+): Promise<R> {
+  const resource = await opened;
+  try {
+    return await work(resource);
+  } finally {
+    await resource.close();
+  }
 }

@@ -7,6 +7,8 @@ export interface ChildRun {
   code: number;
   stdout: string;
   stderr: string;
+  /** The process was still running after `exitWithinMs` and was killed: a command that never exits. */
+  hung?: boolean;
 }
 
 /** The environment a CI job would give the CLI against an emulator: no terminal, CI set, fast polling. */
@@ -25,14 +27,26 @@ export function emulatorEnv(url: string, key: string, extra: Record<string, stri
 /** Runs the built CLI as a child process, as users and CI do, to its end. */
 export function runBuiltCli(
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
+  options: { cwd: string; env: NodeJS.ProcessEnv; exitWithinMs?: number },
 ): Promise<ChildRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: options.cwd, env: options.env });
     let stdout = '';
     let stderr = '';
+    let hung = false;
+    // A guard against commands that print their answer and never exit (an open pool or socket).
+    const guard =
+      options.exitWithinMs !== undefined
+        ? setTimeout(() => {
+            hung = true;
+            child.kill('SIGKILL');
+          }, options.exitWithinMs)
+        : undefined;
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code: code ?? 1, stdout, stderr, ...(hung ? { hung } : {}) });
+    });
   });
 }

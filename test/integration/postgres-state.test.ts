@@ -188,6 +188,65 @@ setInterval(() => {}, 1000);`;
     expect(JSON.parse(await readFile(path.join(dir, 'file-state.json'), 'utf8')).lineage).toBe(state.lineage);
   });
 
+  it('every command that touches state exits on its own with PostgreSQL state, also when it fails', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-exit-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    const env = emulatorEnv(emulator.url, KEY, {
+      SCRAPEFORM_STATE: databaseUrl,
+      SCRAPEFORM_WORKSPACE: 'commands-exit',
+    });
+    emulator.reset();
+    // Each command must end by itself: an open database pool keeps a process alive after its answer. Far longer
+    // than any of these takes, so only a hang trips it.
+    const run = (args: string[]): Promise<ChildRun> =>
+      runBuiltCli(args, { cwd: dir, env, exitWithinMs: 25_000 });
+    const commands: { args: string[]; code: number }[] = [
+      { args: ['apply', '--auto-approve'], code: 0 },
+      { args: ['plan', '--detailed-exitcode'], code: 0 },
+      { args: ['plan', '--lock'], code: 0 },
+      { args: ['status'], code: 0 },
+      { args: ['output', '--json'], code: 0 },
+      { args: ['jobs', 'project.nightly-book-pages'], code: 0 },
+      { args: ['run', 'project.nightly-book-pages', '--wait', '--wait-timeout', '20s'], code: 0 },
+      { args: ['cancel', 'project.nightly-book-pages', 'no-such-job'], code: 1 },
+      { args: ['test'], code: 0 },
+      {
+        args: [
+          'parse',
+          'parser.books-product',
+          'https://books.example/catalogue/a-light-in-the-attic_1000/index.html',
+        ],
+        code: 0,
+      },
+      { args: ['import', '--out', 'imported'], code: 0 },
+      { args: ['state', 'pull'], code: 0 },
+      { args: ['jobs', 'project.not-managed'], code: 1 },
+      { args: ['force-unlock'], code: 0 },
+    ];
+    for (const { args, code } of commands) {
+      const result = await run(args);
+      expect(result.hung, `scrapeform ${args.join(' ')} did not exit`).toBeUndefined();
+      expect(result.code, `scrapeform ${args.join(' ')}: ${result.stderr}`).toBe(code);
+    }
+    // A command that fails on a held lock releases its connection too.
+    const holder = new PostgresStateBackend(databaseUrl, 'commands-exit');
+    const lock = await holder.lock('test holder');
+    try {
+      for (const args of [
+        ['apply', '--auto-approve'],
+        ['import', '--out', 'imported'],
+        ['state', 'push', 'missing.json'],
+      ]) {
+        const result = await run(args);
+        expect(result.hung, `scrapeform ${args.join(' ')} did not exit`).toBeUndefined();
+        expect(result.code).toBe(1);
+      }
+    } finally {
+      await lock.release();
+      await holder.close();
+    }
+  }, 300_000);
+
   it('a runner killed mid-apply releases the lock; the next apply finds state consistent and converges', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-kill-'));
     await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });

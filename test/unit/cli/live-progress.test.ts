@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { LiveProgress } from '../../src/cli/live-progress.js';
-import { createColors } from '../../src/output/colors.js';
+import { LiveProgress } from '../../../src/cli/live-progress.js';
+import { createColors } from '../../../src/output/colors.js';
 
 it('redraws one line per object in place, with the time spent generating', () => {
   let now = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createColors } from '../../src/output/colors.js';
-import { renderDiagnostic } from '../../src/output/render-diagnostics.js';
-import { diffResults } from '../../src/output/render-result-changes.js';
+import { createColors } from '../../../src/output/colors.js';
+import { renderDiagnostic } from '../../../src/output/render-diagnostics.js';
+import { diffResults } from '../../../src/output/render-result-changes.js';
 
 describe('renderDiagnostic', () => {
   it('shows a code frame with a caret under the column when the file text is given (a terminal)', () => {

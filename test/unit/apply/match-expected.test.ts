@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchExpected } from '../../src/apply/match-expected.js';
+import { matchExpected } from '../../../src/apply/match-expected.js';
 
 const actual = {
   title: 'A Light in the Attic',

@@ -1,0 +1,106 @@
+import { applyPlan } from '../apply/apply-plan.js';
+import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
+import { runExpectChecks } from '../apply/run-expect-checks.js';
+import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
+import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
+import { checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
+import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
+import type { PlanOptions } from '../plan/build-plan.js';
+import type { Plan } from '../plan/model.js';
+import { findStaleness } from '../plan/plan-staleness.js';
+import { refreshState } from '../plan/refresh-state.js';
+import type { LockInfo } from '../state/backend.js';
+import { ScrapeformError } from '../errors.js';
+import type { Workspace } from './open-workspace.js';
+import { planWorkspace } from './plan-workspace.js';
+
+export interface ApplyWorkspaceOptions extends ApprovalFlags {
+  /** Which objects to plan (ignored with `savedPlan`, which is applied exactly). */
+  selection?: PlanOptions;
+  /** A plan saved by `plan --out`: applied exactly, or refused when the state or live versions moved. */
+  savedPlan?: Plan;
+  /** Asks a person; without it (no terminal, CI) a plan that needs approval is refused with exit 3. */
+  confirm?: (plan: Plan, decision: Extract<ApprovalDecision, { kind: 'ask' }>) => Promise<boolean>;
+  /** Called with the plan before anything is sent (the CLI prints it). */
+  onPlan?: (plan: Plan) => void;
+  /** Called when a dead run's lock was taken over. */
+  onStaleLock?: (holder: LockInfo) => void;
+  maxRegenerations?: number;
+  concurrency?: number;
+  waitTimeoutMs?: number;
+  noWait?: boolean;
+  signal?: AbortSignal;
+  onEvent?: (event: ApplyEvent) => void;
+  pollMinMs?: number;
+  pollMaxMs?: number;
+}
+
+export interface ApplyWorkspaceOutcome {
+  plan: Plan;
+  /** Undefined when there was nothing to do. */
+  result?: ApplyResult;
+  /** The expect checks of the parsers just applied (after waiting; none with --no-wait or when interrupted). */
+  checks: ExpectCheckResult[];
+}
+
+/**
+ * The whole apply of a workspace, under the state lock: plan (or check a saved plan is still current), record
+ * versions that finished since, ask for approval, make the calls, run the expect checks. Never prints and never
+ * exits: the caller renders the outcome.
+ */
+export async function applyWorkspace(
+  ws: Workspace,
+  options: ApplyWorkspaceOptions,
+): Promise<ApplyWorkspaceOutcome> {
+  const lock = await ws.backend.lock('apply');
+  try {
+    const stale = ws.backend.staleLockBroken;
+    if (stale !== undefined) options.onStaleLock?.(stale);
+    const fresh = await planWorkspace(ws, options.savedPlan !== undefined ? {} : (options.selection ?? {}));
+    let plan = fresh.plan;
+    if (options.savedPlan !== undefined) {
+      const moved = findStaleness(options.savedPlan, fresh.plan, fresh.state);
+      if (moved.length > 0) {
+        throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
+          hint: 'run scrapeform plan --out again and review the new plan',
+          details: { moved },
+        });
+      }
+      plan = options.savedPlan;
+    }
+    // Versions a previous run left generating and that have finished since are recorded first (no call needed).
+    const refreshed = refreshState(fresh.state, fresh.live);
+    const state = refreshed !== undefined ? await ws.backend.write(refreshed) : fresh.state;
+    options.onPlan?.(plan);
+    if (plan.status === 'no_changes') return { plan, checks: [] };
+    checkRegenerations(plan, options.maxRegenerations);
+    const decision = decideApproval(plan, options);
+    if (decision.kind === 'ask') {
+      const asked = options.confirm !== undefined;
+      if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
+    }
+    const result = await applyPlan({
+      plan,
+      clients: ws.clients,
+      backend: ws.backend,
+      state,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
+      ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+      ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
+      ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+    });
+    // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
+    const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
+    const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);
+    const checks =
+      result.interrupted || options.noWait === true
+        ? []
+        : await runExpectChecks(ws.clients, toCheck, result.state);
+    return { plan, result, checks };
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,102 @@
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { ScrapeformError } from '../errors.js';
+import { loadManifests } from '../manifest/load-manifests.js';
+import { importParser, importProject } from './live-to-manifest.js';
+import type { ImportedObject } from './live-to-manifest.js';
+import type { Services } from './open-workspace.js';
+
+export interface ImportOptions {
+  /** The folder the manifests are written to; manifests already there are not imported again. */
+  out: string;
+  /** Only objects whose name matches this glob (`*` and `?`). */
+  filter?: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
+  onSkip?: (message: string) => void;
+}
+
+/**
+ * Writes manifests for live parsers and projects that are neither managed nor declared, and records them in state,
+ * under the state lock. Nothing is written when a file would be overwritten or two objects would share an address.
+ */
+export async function importLive(services: Services, options: ImportOptions): Promise<ImportedObject[]> {
+  const lock = await services.backend.lock('import');
+  try {
+    const state = await services.backend.read();
+    const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
+    const existing = await loadManifests({ paths: [options.out], env: options.env }).catch(() => undefined);
+    const declared = new Set(
+      [...(existing?.parsers ?? []), ...(existing?.projects ?? [])].map((o) => o.address),
+    );
+    const matches = globMatcher(options.filter);
+    const [parsers, projects] = await Promise.all([
+      services.clients.parsers.list(),
+      services.clients.projects.list(),
+    ]);
+    const planned: ImportedObject[] = [];
+    for (const summary of parsers) {
+      if (managed.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
+        continue;
+      if (summary.status !== 'FINISHED') {
+        options.onSkip?.(
+          `skipped parser "${summary.name}" (${summary.id}): its latest version is ${summary.status}`,
+        );
+        continue;
+      }
+      planned.push(importParser(options.out, await services.clients.parsers.get(summary.id)));
+    }
+    for (const project of projects) {
+      const name = project.name ?? `project-${project.id}`;
+      if (managed.has(String(project.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+      const imported = importProject(options.out, project, name);
+      if (typeof imported === 'string') options.onSkip?.(imported);
+      else planned.push(imported);
+    }
+    const names = new Set<string>();
+    for (const p of planned) {
+      if (names.has(p.address))
+        throw new ScrapeformError(
+          'import.duplicate-name',
+          `two live objects would both become ${p.address}; rename one in the service first, or import with --filter`,
+        );
+      names.add(p.address);
+      if (await exists(p.file))
+        throw new ScrapeformError(
+          'import.file-exists',
+          `refusing to overwrite ${p.file}; nothing was written`,
+          {
+            hint: 'move it away, or import into another folder with --out',
+          },
+        );
+    }
+    await mkdir(options.out, { recursive: true });
+    for (const p of planned) {
+      await writeFile(p.file, p.text);
+      state.resources[p.address] = p.resource;
+    }
+    if (planned.length > 0) await services.backend.write(state);
+    return planned;
+  } finally {
+    await lock.release();
+  }
+}
+
+function globMatcher(glob: string | undefined): (name: string) => boolean {
+  if (glob === undefined) return () => true;
+  const pattern = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+  return (name) => pattern.test(name);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

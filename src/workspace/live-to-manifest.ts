@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import type { LiveParserDetails, LiveProject } from '../api/live.js';
+import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
+import type { WrittenField, WrittenParser, WrittenProject } from '../manifest/schemas.js';
+import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
+import { projectPayload } from '../plan/build-plan.js';
+import type { ResourceState } from '../state/model.js';
+
+const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/scrapeform.schema.json', import.meta.url));
+
+/** One live object as import writes it: the manifest file and its text, and what state records for it. */
+export interface ImportedObject {
+  file: string;
+  text: string;
+  address: string;
+  resource: ResourceState;
+}
+
+export function importParser(out: string, details: LiveParserDetails): ImportedObject {
+  const fields: Record<string, WrittenField> = {};
+  const byName = new Map<string, WrittenField>();
+  for (const field of details.fields) {
+    const entry: WrittenField = { description: PLACEHOLDER_DESCRIPTION };
+    byName.set(field.name, entry);
+    const cut = field.name.lastIndexOf('.');
+    const parent = cut < 0 ? undefined : byName.get(field.name.slice(0, cut));
+    if (parent !== undefined) {
+      parent.fields ??= {};
+      parent.fields[field.name.slice(cut + 1)] = entry;
+    } else {
+      fields[field.name] = entry;
+    }
+  }
+  const written: WrittenParser = {
+    kind: 'Parser',
+    name: details.name,
+    urls: (details.exampleResult ?? []).map((e) => e.url),
+    ...(Object.keys(fields).length > 0 ? { fields } : {}),
+  };
+  const file = path.join(out, `parser-${slug(details.name)}.yaml`);
+  const desired = normaliseParser(written, { file, line: 1, column: 1 });
+  return {
+    file,
+    text: document(file, written),
+    address: desired.address,
+    resource: {
+      kind: 'Parser',
+      id: details.id,
+      name: details.name,
+      version: details.version,
+      definition: { urls: desired.urls, scraperParams: {}, fields: desired.fields },
+      descriptionsKnown: false,
+    },
+  };
+}
+
+export function importProject(out: string, live: LiveProject, name: string): ImportedObject | string {
+  const input = live.projectInput as { type?: string; list?: string[]; url?: string } | null | undefined;
+  if (!(PROJECT_TYPES as readonly string[]).includes(live.projectType ?? ''))
+    return `skipped project "${name}" (${live.id}): unknown projectType ${String(live.projectType)}`;
+  const apiParams = live.apiParams ?? {};
+  if (Object.values(apiParams).some((v) => v !== null && typeof v === 'object'))
+    return `skipped project "${name}" (${live.id}): apiParams hold nested values a manifest cannot express`;
+  const interval = live.scrapingInterval;
+  const written: WrittenProject = {
+    kind: 'Project',
+    name,
+    projectType: live.projectType as WrittenProject['projectType'],
+    projectInput:
+      input?.type === 'webhook_input'
+        ? { type: 'webhook_input', url: input.url ?? '' }
+        : { type: 'list', list: input?.list ?? [] },
+    ...(interval !== null && interval !== undefined && interval !== 'once'
+      ? { scrapingInterval: interval }
+      : {}),
+    ...(live.schedulingEnabled !== undefined ? { schedulingEnabled: live.schedulingEnabled } : {}),
+    ...(live.output_format === 'JSON' || live.output_format === 'CSV'
+      ? { output_format: live.output_format }
+      : {}),
+    ...(live.webhookOutput ? { webhookOutput: live.webhookOutput as WrittenProject['webhookOutput'] } : {}),
+    ...(live.notificationConfig
+      ? { notificationConfig: live.notificationConfig as WrittenProject['notificationConfig'] }
+      : {}),
+    ...(Object.keys(apiParams).length > 0
+      ? { apiParams: apiParams as Record<string, string | number | boolean> }
+      : {}),
+  };
+  const file = path.join(out, `project-${slug(name)}.yaml`);
+  const desired = normaliseProject(written, { file, line: 1, column: 1 });
+  return {
+    file,
+    text: document(file, written),
+    address: desired.address,
+    resource: { kind: 'Project', id: live.id, name, definition: projectPayload(desired) },
+  };
+}
+
+/** A manifest as a person would write it: the schema line, then the document, no line wrapping. */
+function document(file: string, value: WrittenParser | WrittenProject): string {
+  const schema = path
+    .relative(path.dirname(path.resolve(file)), SCHEMA_FILE)
+    .split(path.sep)
+    .join('/');
+  return `# yaml-language-server: $schema=${schema}\n# Imported by scrapeform import.\n${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
+}
+
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'unnamed'
+  );
+}

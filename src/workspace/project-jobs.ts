@@ -1,0 +1,104 @@
+import { ApiError } from '../api/api-error.js';
+import type { LiveJob } from '../api/live.js';
+import { ScrapeformError } from '../errors.js';
+import { managedProject } from './managed-address.js';
+import type { Services } from './open-workspace.js';
+
+/** Job statuses that end a job (the records are undocumented: API-NOTES attests only `Cancelled`). */
+const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'done']);
+
+export function isJobFinished(job: LiveJob): boolean {
+  return TERMINAL.has((job.status ?? '').toLowerCase());
+}
+
+export function isJobFailed(job: LiveJob): boolean {
+  return /failed/i.test(job.status ?? '');
+}
+
+/** The jobs of a managed project, as the service lists them. */
+export async function listProjectJobs(
+  services: Services,
+  address: string,
+): Promise<{ address: string; jobs: LiveJob[] }> {
+  const project = managedProject(await services.backend.read(), address);
+  return { address: project.address, jobs: await services.clients.projects.listJobs(project.id) };
+}
+
+/** Cancels one job; a job that is not running or does not exist is a user error saying so. */
+export async function cancelProjectJob(
+  services: Services,
+  address: string,
+  jobId: string,
+): Promise<{ address: string; jobId: string; status: string | undefined }> {
+  const project = managedProject(await services.backend.read(), address);
+  try {
+    const answer = (await services.clients.projects.cancelJob(project.id, jobId)) as
+      { status?: string } | undefined;
+    return { address: project.address, jobId, status: answer?.status };
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
+      const reason = (error.body as { error?: string } | undefined)?.error ?? error.message;
+      throw new ScrapeformError(
+        'cancel.not-running',
+        `job ${jobId} of ${address} cannot be cancelled: ${reason}`,
+        {
+          hint: `scrapeform jobs ${address} lists the jobs and their status`,
+        },
+      );
+    }
+    if (error instanceof ApiError && error.status === 404) {
+      throw new ScrapeformError('cancel.unknown-job', `${address} has no job ${jobId}`, {
+        hint: `scrapeform jobs ${address} lists its jobs`,
+      });
+    }
+    throw error;
+  }
+}
+
+export interface RunProjectOptions {
+  /** Follow the new job until it ends, or until `timeoutMs` passed. */
+  wait?: boolean;
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Once the project was started. */
+  onStarted?: () => void;
+  /** Each status the new job shows, once. */
+  onProgress?: (job: LiveJob | undefined, status: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  /** For the timeout message: how the user wrote the timeout. */
+  timeoutLabel?: string;
+}
+
+/** Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. */
+export async function runProject(
+  services: Services,
+  address: string,
+  options: RunProjectOptions = {},
+): Promise<{ address: string; job: LiveJob | undefined }> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = options.now ?? Date.now;
+  const project = managedProject(await services.backend.read(), address);
+  const before = new Set((await services.clients.projects.listJobs(project.id)).map((j) => String(j.id)));
+  await services.clients.projects.update(project.id, { scheduledAt: 'now' });
+  options.onStarted?.();
+  if (options.wait !== true) return { address: project.address, job: undefined };
+  const deadline = now() + (options.timeoutMs ?? 30 * 60_000);
+  let job: LiveJob | undefined;
+  let shown = '';
+  for (;;) {
+    job = (await services.clients.projects.listJobs(project.id)).find((j) => !before.has(String(j.id)));
+    const status = job?.status ?? 'waiting to start';
+    if (status !== shown) {
+      options.onProgress?.(job, status);
+      shown = status;
+    }
+    if (job !== undefined && isJobFinished(job)) return { address: project.address, job };
+    if (now() >= deadline) break;
+    await sleep(Math.min(options.pollMs ?? 1000, Math.max(0, deadline - now())));
+  }
+  throw new ScrapeformError(
+    'run.wait-timeout',
+    `${address}: the job did not end within ${options.timeoutLabel ?? `${Math.round((options.timeoutMs ?? 0) / 1000)}s`}`,
+  );
+}

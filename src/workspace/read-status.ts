@@ -1,0 +1,91 @@
+import type { LiveJob } from '../api/live.js';
+import { forEachLimited } from './read-live.js';
+import type { Services } from './open-workspace.js';
+
+/** One managed object as `scrapeform status` shows it. */
+export interface StatusRow {
+  address: string;
+  id: string | number;
+  version?: number | null;
+  status: string;
+  drift: boolean;
+  /** How long the latest version has been generating, in ms (parsers still GENERATING). */
+  generatingForMs?: number;
+  schedule?: string;
+  nextRun?: string | null;
+  lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
+}
+
+/** Details and job lists are one call per object: this many at a time. */
+const STATUS_CONCURRENCY = 8;
+
+/**
+ * Every managed object with its live status: versions and drift for parsers, schedule, next run and last job for
+ * projects. Rows are sorted by address, whatever order the calls finish in.
+ */
+export async function readStatus(services: Services, now: () => number = Date.now): Promise<StatusRow[]> {
+  const state = await services.backend.read();
+  const [parsers, projects] = await Promise.all([
+    services.clients.parsers.list(),
+    services.clients.projects.list(),
+  ]);
+  const parserById = new Map(parsers.map((p) => [p.id, p]));
+  const projectById = new Map(projects.map((p) => [p.id, p]));
+  const rows: StatusRow[] = [];
+  await forEachLimited(Object.entries(state.resources), STATUS_CONCURRENCY, async ([address, r]) => {
+    if (r.kind === 'Parser') {
+      const live = parserById.get(r.id);
+      if (live === undefined) {
+        rows.push({
+          address,
+          id: r.id,
+          version: r.version,
+          status: 'MISSING (deleted outside scrapeform)',
+          drift: true,
+        });
+        return;
+      }
+      const known = [r.version, r.pending?.version, r.failed?.version];
+      const row: StatusRow = {
+        address,
+        id: r.id,
+        version: live.version,
+        status: live.status === 'FAILED' ? `FAILED: ${live.error ?? ''}` : live.status,
+        drift: !known.includes(live.version),
+      };
+      if (live.status === 'GENERATING') {
+        const details = await services.clients.parsers.get(r.id, live.version);
+        const since = details.createdAt !== null ? Date.parse(details.createdAt) : NaN;
+        if (!Number.isNaN(since)) row.generatingForMs = Math.max(0, now() - since);
+      }
+      rows.push(row);
+      return;
+    }
+    const live = projectById.get(r.id);
+    if (live === undefined) {
+      rows.push({ address, id: r.id, status: 'MISSING (archived outside scrapeform)', drift: true });
+      return;
+    }
+    const jobs = await services.clients.projects.listJobs(r.id);
+    const last = jobs[jobs.length - 1] as
+      (LiveJob & { doneCount?: unknown; failedCount?: unknown }) | undefined;
+    rows.push({
+      address,
+      id: r.id,
+      status: live.schedulingEnabled === false ? 'scheduling off' : 'scheduled',
+      drift: false,
+      schedule: live.schedulingEnabled === false ? 'off' : (live.scrapingInterval ?? 'once'),
+      nextRun: live.scheduledAt ?? null,
+      lastJob:
+        last === undefined
+          ? null
+          : {
+              id: last.id,
+              ...(last.status !== undefined ? { status: last.status } : {}),
+              doneCount: last.doneCount,
+              failedCount: last.failedCount,
+            },
+    });
+  });
+  return rows.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import type { ApplyResult } from '../../../src/apply/apply-plan.js';
+import type { ExpectCheckResult } from '../../../src/apply/run-expect-checks.js';
+import { createColors } from '../../../src/output/colors.js';
+import type { ApplyReport } from '../../../src/output/render-apply.js';
+import { managedIds } from '../../../src/output/render-managed-ids.js';
+import { formatsOf, renderOutput } from '../../../src/output/render-output.js';
+import type { State } from '../../../src/state/model.js';
+import type { StatusRow } from '../../../src/workspace/read-status.js';
+
+const plain = createColors(false);
+
+const checks: ExpectCheckResult[] = [
+  { address: 'parser.books', url: 'https://books.example/a.html', ok: true, version: 2, mismatches: [] },
+  {
+    address: 'parser.books',
+    url: 'https://books.example/b.html?q="x"&y=<1>',
+    ok: false,
+    version: 2,
+    mismatches: [{ path: 'price', expected: 12.5, actual: '12,50', reason: 'different' }],
+  },
+  {
+    address: 'parser.news',
+    url: 'https://news.example/1.html',
+    ok: false,
+    mismatches: [],
+    error: 'parser.news is not managed yet',
+  },
+];
+
+const result: ApplyResult = {
+  interrupted: false,
+  state: { format_version: 1, serial: 3, lineage: 'l', resources: {} },
+  results: [
+    {
+      address: 'parser.books',
+      action: 'update',
+      ok: true,
+      calls: [{ method: 'PATCH', path: '/parsers/p-1/1', status: 202 }],
+      id: 'p-1',
+      version: 2,
+      status: 'FINISHED',
+    },
+    { address: 'project.nightly', action: 'create', ok: true, calls: [], id: 7 },
+    {
+      address: 'parser.news',
+      action: 'create',
+      ok: false,
+      calls: [],
+      id: null,
+      error: {
+        code: 'apply.generation-failed',
+        message: 'version 0 FAILED: DownloadError',
+        hint: 'common causes: …',
+      },
+    },
+  ],
+};
+
+const rows: StatusRow[] = [
+  { address: 'parser.books', id: 'p-1', version: 2, status: 'FINISHED', drift: false },
+  {
+    address: 'parser.gen',
+    id: 'p-2',
+    version: 0,
+    status: 'GENERATING',
+    drift: false,
+    generatingForMs: 95_000,
+  },
+  {
+    address: 'parser.gone',
+    id: 'p-3',
+    version: 1,
+    status: 'MISSING (deleted outside scrapeform)',
+    drift: true,
+  },
+  {
+    address: 'project.nightly',
+    id: 7,
+    status: 'scheduled',
+    drift: false,
+    schedule: 'daily',
+    nextRun: '2026-11-24T00:00:00.000Z',
+    lastJob: { id: 'j-1', status: 'Finished', doneCount: 2, failedCount: 0 },
+  },
+  { address: 'project.quiet', id: 8, status: 'scheduling off', drift: false, schedule: 'off', lastJob: null },
+];
+
+const state: State = {
+  format_version: 1,
+  serial: 4,
+  lineage: 'l',
+  resources: {
+    'project.nightly': { kind: 'Project', id: 7, name: 'nightly', definition: {} },
+    'parser.news': {
+      kind: 'Parser',
+      id: 'p-2',
+      name: 'news',
+      version: null,
+      definition: null,
+      descriptionsKnown: true,
+    },
+    'parser.books': {
+      kind: 'Parser',
+      id: 'p-1',
+      name: 'books',
+      version: 2,
+      definition: null,
+      descriptionsKnown: true,
+    },
+  },
+};
+
+describe('renderers of command output', () => {
+  it('apply, human and JSON, with a failure and the expect checks', () => {
+    const report: ApplyReport = { result, checks };
+    expect(renderOutput('apply', 'human', report, plain)).toMatchSnapshot();
+    expect(renderOutput('apply', 'json', report, plain)).toMatchSnapshot();
+  });
+
+  it('apply with nothing to do prints nothing for people and a no_changes envelope as JSON', () => {
+    const report: ApplyReport = { result: undefined, checks: [] };
+    expect(renderOutput('apply', 'human', report, plain)).toBe('');
+    expect(JSON.parse(renderOutput('apply', 'json', report, plain))).toEqual({
+      status: 'no_changes',
+      results: [],
+    });
+  });
+
+  it('an interrupted apply says what to do next', () => {
+    const report: ApplyReport = { result: { ...result, interrupted: true }, checks: [] };
+    expect(renderOutput('apply', 'human', report, plain)).toContain(
+      'Interrupted: state holds everything that was done; plan again to see what is left.',
+    );
+    expect(JSON.parse(renderOutput('apply', 'json', report, plain)).status).toBe('interrupted');
+  });
+
+  it('status, human and JSON', () => {
+    expect(renderOutput('status', 'human', rows, plain)).toMatchSnapshot();
+    expect(renderOutput('status', 'json', rows, plain)).toMatchSnapshot();
+    expect(renderOutput('status', 'human', [], plain)).toBe('Nothing is managed yet.');
+  });
+
+  it('jobs, human and JSON', () => {
+    const view = {
+      address: 'project.nightly',
+      jobs: [
+        { id: 'j-1', status: 'Finished', startedAt: '2026-11-23T01:00:00Z', doneCount: 2, failedCount: 0 },
+        { id: 'j-2', status: 'Running' },
+      ],
+    };
+    expect(renderOutput('jobs', 'human', view, plain)).toMatchSnapshot();
+    expect(JSON.parse(renderOutput('jobs', 'json', view, plain))).toEqual(view.jobs);
+    expect(renderOutput('jobs', 'human', { address: 'project.quiet', jobs: [] }, plain)).toBe(
+      'project.quiet has no jobs yet.',
+    );
+  });
+
+  it('test results as text, JSON and JUnit XML (escaped)', () => {
+    expect(renderOutput('test', 'human', checks, plain)).toMatchSnapshot();
+    expect(JSON.parse(renderOutput('test', 'json', checks, plain)).passed).toBe(false);
+    const xml = renderOutput('test', 'junit', checks, plain);
+    expect(xml).toMatchSnapshot();
+    expect(xml).toContain('name="https://books.example/b.html?q=&quot;x&quot;&amp;y=&lt;1&gt;"');
+    expect(renderOutput('test', 'human', [], plain)).toBe('No expect blocks to run.');
+  });
+
+  it('managed ids, sorted by address whatever order state holds them in', () => {
+    const ids = managedIds(state);
+    expect(Object.keys(ids.parsers)).toEqual(['books', 'news']);
+    expect(renderOutput('ids', 'human', ids, plain)).toMatchSnapshot();
+    expect(renderOutput('ids', 'json', ids, plain)).toMatchSnapshot();
+  });
+
+  it('a format a command does not offer is a usage error naming the ones it does', () => {
+    expect(formatsOf('status')).toEqual(['human', 'json']);
+    expect(() => renderOutput('status', 'markdown', rows, plain)).toThrow(
+      'status cannot be printed as markdown; it can be: human, json',
+    );
+  });
+});
