@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'parse.generating',
   'plan.invalid',
   'plan.too-many-regenerations',
+  'plan.unknown-address',
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',

@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ApplyEvent } from '../apply/apply-plan.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
-import type { Plan } from '../plan/model.js';
 import type { ApplyReport } from '../output/render-apply.js';
 import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
@@ -14,6 +12,7 @@ import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { LiveProgress } from './live-progress.js';
 import { confirm } from './prompt.js';
+import { readSavedPlan } from './saved-plan.js';
 import {
   addApiFlags,
   addSelectionFlags,
@@ -39,7 +38,7 @@ export function registerApply(program: Command, run: RunCommand): void {
   const command = program
     .command('apply')
     .description('make the calls of the plan, wait for parser generation, and record state')
-    .argument('[paths...]', 'manifest files or folders', [])
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
     .option(
       '--plan <file>',
       'apply a plan saved with plan --out, exactly (refused when state or live versions moved)',
@@ -123,25 +122,6 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-async function readSavedPlan(file: string): Promise<Plan> {
-  let plan: Plan;
-  try {
-    plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
-  } catch (error) {
-    throw new ScrapeformError(
-      'apply.plan-unreadable',
-      `cannot read the saved plan ${file}: ${(error as Error).message}`,
-    );
-  }
-  if (plan.format_version !== 1 || plan.fingerprint === undefined) {
-    throw new ScrapeformError(
-      'apply.plan-unreadable',
-      `${file} is not a plan saved by scrapeform plan --out`,
-    );
-  }
-  return plan;
 }
 
 /**

@@ -8,7 +8,7 @@ import { collect } from './options.js';
 interface EmulatorFlags {
   host: string;
   port: string;
-  apiKey: string[];
+  apiKey?: string[];
   credits?: string;
   generationDelay: string;
   dataDir?: string;
@@ -27,7 +27,6 @@ export function registerEmulator(program: Command, run: RunCommand): void {
       '--api-key <key>',
       `an API key the emulator accepts (repeatable; default ${DEFAULT_EMULATOR_KEY})`,
       collect,
-      [],
     )
     .option('--credits <n>', 'credits of each account', undefined)
     .option('--generation-delay <duration>', 'how long a parser generation takes (500ms, 2s, 1m)', '2s')
@@ -53,7 +52,7 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
   const running = await startEmulator({
     host: flags.host,
     port,
-    apiKeys: flags.apiKey,
+    apiKeys: flags.apiKey ?? [],
     generationDelayMs: delay,
     ...(flags.credits !== undefined ? { credits: integer(flags.credits, '--credits') } : {}),
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),

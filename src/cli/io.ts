@@ -15,7 +15,7 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return {
-    stdout: process.stdout,
+    stdout: quietOnClosedPipe(process.stdout),
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
@@ -23,6 +23,19 @@ export function processIo(): CliIo {
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
   };
+}
+
+/**
+ * stdout whose reader went away (`scrapeform plan | head -1`): further output is dropped instead of crashing the
+ * command with an unhandled EPIPE, so an apply in flight still finishes and saves state.
+ */
+export function quietOnClosedPipe(stream: NodeJS.WritableStream): { write(text: string): unknown } {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') closed = true;
+    else throw error;
+  });
+  return { write: (text: string) => (closed ? false : stream.write(text)) };
 }
 
 /** How a command should talk: colour and prompts only for a person at a terminal, never in CI or a pipe. */
@@ -38,14 +51,22 @@ export interface CommandContext {
   log(text: string): void;
 }
 
-export function createContext(io: CliIo, options: { color: boolean }): CommandContext {
+/**
+ * `--color` forces colour, `--no-color` turns it off, and without either: colour on a terminal outside CI.
+ * FORCE_COLOR (not 0 or false) forces it too, for CI logs that render it (GitHub Actions); NO_COLOR always wins.
+ */
+export type ColorChoice = 'auto' | 'always' | 'never';
+
+export function createContext(io: CliIo, options: { color: ColorChoice }): CommandContext {
   const ci = io.env.CI !== undefined && io.env.CI !== '' && io.env.CI !== 'false';
   const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
-  const colorAllowed = options.color && !noColor && !ci;
+  const force = io.env.FORCE_COLOR !== undefined && !['0', 'false'].includes(io.env.FORCE_COLOR);
+  const choice = noColor ? 'never' : options.color === 'auto' && force ? 'always' : options.color;
+  const on = (tty: boolean): boolean => choice === 'always' || (choice === 'auto' && tty && !ci);
   return {
     io,
-    colors: createColors(colorAllowed && io.stderrIsTTY),
-    stdoutColors: createColors(colorAllowed && io.stdoutIsTTY),
+    colors: createColors(on(io.stderrIsTTY)),
+    stdoutColors: createColors(on(io.stdoutIsTTY)),
     interactive: io.stdinIsTTY && io.stderrIsTTY && !ci,
     print: (text) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     log: (text) => io.stderr.write(text.endsWith('\n') ? text : `${text}\n`),

@@ -20,8 +20,14 @@ import { registerTest } from './test-command.js';
 import { registerEmulator } from './emulator.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
+import { changeDirectory } from './chdir.js';
+import { registerCompletion } from './completion.js';
+import { registerFmt } from './fmt.js';
+import { registerShow } from './show.js';
+import { addExamples } from './examples.js';
 import { createContext } from './io.js';
-import type { CliIo, CommandContext, RunCommand } from './io.js';
+import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
+import { registerVersion } from './version.js';
 import { registerSchema } from './schema.js';
 import { registerValidate } from './validate.js';
 
@@ -33,7 +39,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let status: RunStatus = 'ok';
   let ctx: CommandContext | undefined;
   const program = new Command();
-  let color = true;
+  let color: ColorChoice = 'auto';
   const run: RunCommand = async (action) => {
     ctx = createContext(io, { color });
     status = await action(ctx);
@@ -44,7 +50,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       'Terraform for web-scraping parsers: ScraperAPI AI parsers and DataPipeline projects as code.',
     )
     .version(VERSION, '-V, --version', 'print the version')
-    .option('--no-color', 'plain output without colour (also NO_COLOR=1)')
+    .option('--color', 'colour even in a pipe or CI (also FORCE_COLOR=1)')
+    .option('--no-color', 'plain output without colour (also NO_COLOR=1, which always wins)')
+    .option(
+      '--chdir <dir>',
+      'run as if started in this folder (paths, state and manifests are read from there)',
+    )
     .showHelpAfterError('(run scrapeform --help for usage)')
     // Program options only before the command, so a command's own --version (parse --version N) is its own.
     .enablePositionalOptions()
@@ -69,16 +80,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerForceUnlock(program, run);
   registerState(program, run);
   registerDemo(program, run);
-  // --no-color is accepted before the command and after it (program options are positional, see above).
-  for (const command of program.commands) command.option('--no-color', 'plain output without colour');
+  registerFmt(program, run);
+  registerShow(program, run);
+  registerVersion(program, run);
+  registerCompletion(program, run);
+  // --color and --no-color are accepted before the command and after it (program options are positional).
+  for (const command of program.commands) {
+    command
+      .option('--color', 'colour even in a pipe or CI')
+      .option('--no-color', 'plain output without colour');
+  }
   program.hook('preAction', (_, actionCommand) => {
-    color =
-      program.opts<{ color: boolean }>().color && actionCommand.opts<{ color?: boolean }>().color !== false;
+    const chosen =
+      actionCommand.opts<{ color?: boolean }>().color ?? program.opts<{ color?: boolean }>().color;
+    color = chosen === undefined ? 'auto' : chosen ? 'always' : 'never';
+    const dir = program.opts<{ chdir?: string }>().chdir;
+    if (dir !== undefined) changeDirectory(dir);
   });
+  addExamples(program);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
-    return exitCodeFor(failureStatus(error, ctx ?? createContext(io, { color: false })));
+    return exitCodeFor(failureStatus(error, ctx ?? createContext(io, { color: 'never' })));
   }
   return exitCodeFor(status);
 }

@@ -9,7 +9,7 @@ import { managedParser } from '../workspace/managed-address.js';
 interface ParseFlags extends ApiFlags {
   version?: string;
   render?: boolean;
-  param: string[];
+  param?: string[];
 }
 
 export function registerParse(program: Command, run: RunCommand): void {
@@ -24,13 +24,12 @@ export function registerParse(program: Command, run: RunCommand): void {
       '--param <key=value>',
       'another scraping parameter, such as country_code=us (repeatable)',
       collect,
-      [],
     );
   addApiFlags(command).action(async (address: string, url: string, flags: ParseFlags) =>
     run(async (ctx) => {
       const version = wholeNumber(flags.version, '--version');
       const params: Record<string, string | boolean> = {};
-      for (const pair of flags.param) {
+      for (const pair of flags.param ?? []) {
         const [key, ...rest] = pair.split('=');
         if (key === undefined || key === '' || rest.length === 0)
           throw new ScrapeformError('cli.usage', `--param takes key=value, got "${pair}"`);

@@ -26,7 +26,7 @@ export function registerPlan(program: Command, run: RunCommand): void {
   const command = program
     .command('plan')
     .description('show the calls that would bring the live services in line with the manifests')
-    .argument('[paths...]', 'manifest files or folders', [])
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
     .option('--json', 'print the plan as JSON (the public plan format)')
     .option('--markdown', 'print the plan as Markdown for a pull-request comment')
     .option('--out <file>', 'save the plan, with the fingerprint apply --plan checks')

@@ -17,9 +17,9 @@ export interface ApiFlags {
 }
 
 export interface SelectionFlags {
-  target: string[];
-  exclude: string[];
-  reassert: string[];
+  target?: string[];
+  exclude?: string[];
+  reassert?: string[];
 }
 
 export function addApiFlags(command: Command): Command {
@@ -38,13 +38,12 @@ export function addApiFlags(command: Command): Command {
 
 export function addSelectionFlags(command: Command): Command {
   return command
-    .option('--target <address>', 'only this object (repeatable), such as parser.books-product', collect, [])
-    .option('--exclude <address>', 'leave this object out (repeatable)', collect, [])
+    .option('--target <address>', 'only this object (repeatable), such as parser.books-product', collect)
+    .option('--exclude <address>', 'leave this object out (repeatable)', collect)
     .option(
       '--reassert <address>',
       'send every declared field definition of this adopted parser once (repeatable)',
       collect,
-      [],
     );
 }
 
@@ -78,7 +77,7 @@ export async function openFromFlags(
 
 /** The planner's selection from --target, --exclude and --reassert. */
 export function selectionOf(flags: SelectionFlags): PlanOptions {
-  return { targets: flags.target, excludes: flags.exclude, reassert: flags.reassert };
+  return { targets: flags.target ?? [], excludes: flags.exclude ?? [], reassert: flags.reassert ?? [] };
 }
 
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
@@ -111,6 +110,18 @@ export function stateOptions(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string },
 ): { statePath?: string; workspace?: string } {
+  // An empty value is most often an unset CI variable (`--state "$STATE"`): refused the same way by every
+  // command, rather than read as "the default" by some and as a file named "" by others.
+  for (const [flag, value] of [
+    ['--state', flags.state],
+    ['--workspace', flags.workspace],
+  ] as const) {
+    if (value !== undefined && value.trim() === '') {
+      throw new ScrapeformError('cli.usage', `${flag} is empty`, {
+        hint: `leave ${flag} out to use ${flag === '--state' ? 'SCRAPEFORM_STATE or .scrapeform/state.json' : 'SCRAPEFORM_WORKSPACE or default'}, or give it a value (an unset variable?)`,
+      });
+    }
+  }
   const statePath = flags.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
   const workspace = flags.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
   return {

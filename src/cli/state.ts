@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import type { State } from '../state/model.js';
-import { using } from '../workspace/open-workspace.js';
+import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
-import { openStateFromFlags } from './shared-flags.js';
+import { openStateFromFlags, stateOptions } from './shared-flags.js';
 
 interface StateFlags {
   state?: string;
@@ -37,6 +37,8 @@ export function registerState(program: Command, run: RunCommand): void {
     .option('--force', 'push even over a higher serial or another lineage')
     .action(async (file: string, flags: StateFlags) =>
       run(async (ctx) => {
+        // Where to push is checked before the file is read: a bad --state reads and writes nothing.
+        const where = stateOptions(ctx, flags);
         let incoming: State;
         try {
           incoming = JSON.parse(await readFile(file, 'utf8')) as State;
@@ -53,7 +55,7 @@ export function registerState(program: Command, run: RunCommand): void {
         ) {
           throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
         }
-        return using(openStateFromFlags(ctx, flags), async ({ backend }): Promise<RunStatus> => {
+        return using(openState(where), async ({ backend }): Promise<RunStatus> => {
           const lock = await backend.lock('state push');
           try {
             const current = await backend.read();

@@ -11,7 +11,7 @@ export function registerTest(program: Command, run: RunCommand): void {
   const command = program
     .command('test')
     .description('run every expect block: parse each URL and compare the result')
-    .argument('[paths...]', 'manifest files or folders', [])
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
     .option('--json', 'print the results as JSON')
     .option('--junit <file>', 'also write JUnit XML for CI test reports');
   addApiFlags(command).action(async (paths: string[], flags: ApiFlags & { json?: boolean; junit?: string }) =>

@@ -10,7 +10,7 @@ export function registerValidate(program: Command, run: RunCommand): void {
   program
     .command('validate')
     .description('check manifests offline (no API key needed)')
-    .argument('[paths...]', 'manifest files or folders', [])
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
     .option('--json', 'print the diagnostics as JSON on stdout')
     .action(async (paths: string[], options: { json?: boolean }) =>
       run((ctx) => validate(ctx, paths, options.json === true)),

@@ -1,3 +1,5 @@
+import { ScrapeformError } from '../errors.js';
+import { suggestNearest } from '../manifest/suggest.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../plan/model.js';
@@ -32,6 +34,11 @@ export async function planWorkspace(
 
 async function readAndPlan(ws: Workspace, options: PlanOptions): Promise<PlannedWorkspace> {
   const state = await ws.backend.read();
+  checkSelection(options, [
+    ...ws.manifests.parsers.map((p) => p.address),
+    ...ws.manifests.projects.map((p) => p.address),
+    ...Object.keys(state.resources),
+  ]);
   const live = await readLive(ws.clients, ws.manifests.parsers, state);
   const plan = buildPlan({
     parsers: ws.manifests.parsers,
@@ -41,4 +48,36 @@ async function readAndPlan(ws: Workspace, options: PlanOptions): Promise<Planned
     options,
   });
   return { state, plan, live };
+}
+
+/**
+ * `--target`, `--exclude` and `--reassert` must name something declared or managed: a typo would otherwise plan
+ * nothing (or everything) and say "No changes" (as `terraform plan -target` with an unknown address is an error).
+ */
+function checkSelection(options: PlanOptions, known: readonly string[]): void {
+  const unknown = (
+    [
+      ['--target', options.targets],
+      ['--exclude', options.excludes],
+      ['--reassert', options.reassert],
+    ] as const
+  ).flatMap(([flag, addresses]) =>
+    (addresses ?? []).filter((a) => !known.includes(a)).map((a) => ({ flag, a })),
+  );
+  if (unknown.length === 0) return;
+  const suggestions = unknown
+    .map(({ a }) => [a, suggestNearest(a, known)] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined)
+    .map(([a, s]) => `${a} -> did you mean ${s}?`);
+  throw new ScrapeformError(
+    'plan.unknown-address',
+    `${unknown.map(({ flag, a }) => `${flag} ${a}`).join(', ')}: no manifest declares ${unknown.length === 1 ? 'it' : 'them'} and state does not manage ${unknown.length === 1 ? 'it' : 'them'}`,
+    {
+      hint:
+        suggestions.length > 0
+          ? suggestions.join('; ')
+          : `addresses look like parser.<name> or project.<name>; known: ${[...new Set(known)].sort().slice(0, 10).join(', ') || 'none'}`,
+      details: { unknown: unknown.map(({ a }) => a) },
+    },
+  );
 }

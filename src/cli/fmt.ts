@@ -1,0 +1,36 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { discoverManifestFiles } from '../manifest/discover-files.js';
+import { formatManifestText } from '../manifest/format-manifest.js';
+import type { RunCommand } from './io.js';
+
+/** `scrapeform fmt`: manifests in canonical key order and indentation, comments kept (`--check` for CI). */
+export function registerFmt(program: Command, run: RunCommand): void {
+  program
+    .command('fmt')
+    .description('rewrite manifests in canonical key order and indentation (comments kept)')
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
+    .option('--check', 'write nothing; exit 1 and list the files that are not formatted')
+    .action(async (paths: string[], flags: { check?: boolean }) =>
+      run(async (ctx) => {
+        const { files } = await discoverManifestFiles(paths);
+        const changed: string[] = [];
+        for (const file of files) {
+          const text = await readFile(file, 'utf8');
+          const formatted = formatManifestText(text);
+          if (formatted === text) continue;
+          changed.push(file);
+          if (flags.check !== true) await writeFile(file, formatted);
+        }
+        if (flags.check === true) {
+          if (changed.length === 0) return 'ok';
+          ctx.log(`Not formatted (run scrapeform fmt):\n${changed.map((f) => `  ${f}`).join('\n')}`);
+          return 'error';
+        }
+        ctx.print(
+          changed.length === 0 ? 'Nothing to format.' : changed.map((f) => `formatted ${f}`).join('\n'),
+        );
+        return 'ok';
+      }),
+    );
+}
