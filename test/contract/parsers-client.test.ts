@@ -221,7 +221,13 @@ describe('ParsersClient: each endpoint of seed 1', () => {
 describe('ParsersClient: failures become one ApiError', () => {
   const cases: [number, string, unknown, string][] = [
     [400, 'api.bad-request', { error: 'urls is required' }, 'urls is required'],
-    [401, 'api.unauthorized', { error: 'Invalid api_key' }, 'Invalid api_key'],
+    [
+      401,
+      'api.unauthorized',
+      { error: 'Invalid api_key' },
+      'the AI Parser service refused the API key: Invalid api_key',
+    ],
+    [403, 'api.forbidden', 'Forbidden', 'forbidden or out of credits at the AI Parser service: Forbidden'],
     [402, 'api.credits-exhausted', 'Payment Required', 'Payment Required'],
     [404, 'api.not-found', { message: 'parser not found' }, 'parser not found'],
     [500, 'api.server-error', { error: 'Extraction failed' }, 'Extraction failed'],
