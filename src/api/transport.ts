@@ -355,7 +355,7 @@ export class Transport {
     }
     if (request.keyIn === 'query') target.searchParams.set('api_key', this.apiKey);
     if (visited.has(target.toString())) return fail(`redirect loop back to ${this.show(target)}`);
-    if (hop + 1 >= MAX_REDIRECTS)
+    if (hop >= MAX_REDIRECTS)
       return fail(`more than ${MAX_REDIRECTS} redirects, the last to ${this.show(target)}`);
     visited.add(target.toString());
     return target;
