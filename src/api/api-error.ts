@@ -3,6 +3,7 @@ import { redact, redactError } from './redact.js';
 export type ApiErrorCode =
   | 'api.bad-request'
   | 'api.unauthorized'
+  | 'api.forbidden'
   | 'api.credits-exhausted'
   | 'api.not-found'
   | 'api.rate-limited'
@@ -10,6 +11,8 @@ export type ApiErrorCode =
   | 'api.unexpected-status'
   | 'api.network'
   | 'api.timeout'
+  | 'api.redirect'
+  | 'api.pagination'
   | 'api.bad-response';
 
 export interface ApiErrorInit {
@@ -26,12 +29,19 @@ export interface ApiErrorInit {
   message?: string;
   /** Values that must never be shown: the API key. */
   secrets: readonly string[];
+  /**
+   * Which service answered, as a phrase (`the AI Parser service`): a key may work for one service and not the
+   * other, so a refusal names the one that refused.
+   */
+  service?: string;
 }
 
 /** What to do, per code, following the seeds' error tables. */
 const ADVICE: Record<ApiErrorCode, string> = {
   'api.bad-request': 'the service rejected the request as malformed or missing a required field',
   'api.unauthorized': 'the API key was refused: check SCRAPERAPI_API_KEY (or --api-key-env / --api-key-file)',
+  'api.forbidden':
+    'the key was recognised but refused here: the account may be out of credits, or its plan may not include the service named in the message; check credits and plan in the ScraperAPI dashboard, then the key',
   'api.credits-exhausted': 'the account has no credits left: upgrade the plan or contact ScraperAPI support',
   'api.not-found':
     'the id does not exist: verify it with the list endpoint (scrapeform plan re-reads the lists)',
@@ -40,7 +50,12 @@ const ADVICE: Record<ApiErrorCode, string> = {
     'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network': 'no response from the service: check the network, proxy settings and the endpoint URL',
-  'api.timeout': 'the service did not answer in time: retry, or check the network',
+  'api.timeout':
+    'the service did not answer in time: retry, check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
+  'api.redirect':
+    'the endpoint redirects elsewhere: check SCRAPEFORM_PARSER_URL / SCRAPEFORM_PIPELINE_URL and any proxy; scrapeform never sends the key to another origin',
+  'api.pagination':
+    'the list answer pages in a way scrapeform cannot follow safely, so the list is incomplete and nothing is planned from it: report it with the message',
   'api.bad-response': 'the service answered in a shape scrapeform does not understand',
 };
 
@@ -65,7 +80,10 @@ export class ApiError extends Error {
     const where = `${init.method} ${url}`;
     const what =
       init.status > 0 ? `${init.status}` : init.code === 'api.timeout' ? 'timed out' : 'network error';
-    const detail = init.message !== undefined ? redact(init.message, init.secrets) : serverMessage(body);
+    const detail =
+      init.message !== undefined
+        ? redact(init.message, init.secrets)
+        : joinDetail(refusal(init.code, init.service), serverMessage(body));
     super(`${where}: ${what}${detail !== undefined ? `: ${detail}` : ''}`, {
       cause: init.cause !== undefined ? redactError(init.cause, init.secrets) : undefined,
     });
@@ -96,12 +114,27 @@ export class ApiError extends Error {
 /** The code for an HTTP status that is not a success. */
 export function codeForStatus(status: number): ApiErrorCode {
   if (status === 400 || status === 422) return 'api.bad-request';
-  if (status === 401 || status === 403) return 'api.unauthorized';
+  if (status === 401) return 'api.unauthorized';
+  // 403 is what ScraperAPI answers for exhausted credits as well as for a key without access (API-NOTES).
+  if (status === 403) return 'api.forbidden';
   if (status === 402) return 'api.credits-exhausted';
   if (status === 404) return 'api.not-found';
   if (status === 429) return 'api.rate-limited';
   if (status >= 500) return 'api.server-error';
   return 'api.unexpected-status';
+}
+
+/** For a refused key: which service refused it, since a key may be valid for one service and not the other. */
+function refusal(code: ApiErrorCode, service: string | undefined): string | undefined {
+  const who = service ?? 'the service';
+  if (code === 'api.unauthorized') return `${who} refused the API key`;
+  if (code === 'api.forbidden') return `forbidden or out of credits at ${who}`;
+  return undefined;
+}
+
+function joinDetail(...parts: (string | undefined)[]): string | undefined {
+  const present = parts.filter((p): p is string => p !== undefined && p !== '');
+  return present.length > 0 ? present.join(': ') : undefined;
 }
 
 function excerpt(body: unknown, secrets: readonly string[]): unknown {

@@ -1,12 +1,24 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
 import { DEFAULT_PIPELINE_URL } from './projects-client.js';
+import { DEFAULT_TIMEOUT_MS } from './transport.js';
 
 export interface ApiConfig {
   apiKey: string;
   parserUrl: string;
   pipelineUrl: string;
+  /** Deadline of one request try, in ms; DEFAULT_TIMEOUT_MS when left out. */
+  timeoutMs?: number;
+  /** Things the user should fix that do not stop the run; the library never prints them, the CLI does. */
+  warnings?: string[];
+}
+
+/** What resolveApiConfig returns: every setting decided. */
+export interface ResolvedApiConfig extends ApiConfig {
+  timeoutMs: number;
+  warnings: string[];
 }
 
 export interface ApiConfigOptions {
@@ -15,6 +27,10 @@ export interface ApiConfigOptions {
   apiKeyEnv?: string;
   /** `--api-key-file PATH`: read the key from this file (trimmed). */
   apiKeyFile?: string;
+  /** `--timeout DURATION` as typed (`30s`, `2m`, `1500ms`); wins over SCRAPEFORM_TIMEOUT. */
+  timeout?: string;
+  /** The request timeout in ms, for library callers; wins over `timeout` and SCRAPEFORM_TIMEOUT. */
+  timeoutMs?: number;
 }
 
 export const DEFAULT_API_KEY_ENV = 'SCRAPERAPI_API_KEY';
@@ -23,16 +39,51 @@ export const DEFAULT_API_KEY_ENV = 'SCRAPERAPI_API_KEY';
  * Where the key and the endpoints come from (DESIGN section 4). The key is never a plain flag: flags end up in
  * shell history and process lists.
  */
-export async function resolveApiConfig(options: ApiConfigOptions): Promise<ApiConfig> {
+export async function resolveApiConfig(options: ApiConfigOptions): Promise<ResolvedApiConfig> {
+  const warnings: string[] = [];
   return {
-    apiKey: await resolveApiKey(options),
+    apiKey: await resolveApiKey(options, warnings),
     parserUrl: endpoint(options.env, 'SCRAPEFORM_PARSER_URL', DEFAULT_PARSER_URL),
     pipelineUrl: endpoint(options.env, 'SCRAPEFORM_PIPELINE_URL', DEFAULT_PIPELINE_URL),
+    timeoutMs: resolveTimeout(options),
+    warnings,
   };
 }
 
-async function resolveApiKey(options: ApiConfigOptions): Promise<string> {
+/** AbortSignal.timeout takes at most a 32-bit signed count of ms (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * The deadline of one request try: `timeoutMs`, else `--timeout`, else SCRAPEFORM_TIMEOUT, else 30 s. A server
+ * that accepts a connection and never answers then fails in seconds (and the retries of one call are bounded by
+ * four of these), not after the minutes undici's own timeouts allow.
+ */
+function resolveTimeout(options: ApiConfigOptions): number {
+  const fromEnv = options.env.SCRAPEFORM_TIMEOUT?.trim();
+  let source: string;
+  let text: string;
+  let ms: number | undefined;
+  if (options.timeoutMs !== undefined) {
+    [source, text, ms] = ['timeoutMs', String(options.timeoutMs), options.timeoutMs];
+  } else if (options.timeout !== undefined) {
+    [source, text, ms] = ['--timeout', options.timeout, parseDuration(options.timeout)];
+  } else if (fromEnv !== undefined && fromEnv !== '') {
+    [source, text, ms] = ['SCRAPEFORM_TIMEOUT', fromEnv, parseDuration(fromEnv)];
+  } else {
+    return DEFAULT_TIMEOUT_MS;
+  }
+  if (ms === undefined || !Number.isFinite(ms) || ms < 1 || ms > MAX_TIMEOUT_MS) {
+    throw new ScrapeformError('config.timeout', `${source} is not a usable request timeout: ${text}`, {
+      hint: 'give a duration between 1ms and 24d, such as 30s, 2m or 1500ms (a bare number is milliseconds)',
+    });
+  }
+  return Math.round(ms);
+}
+
+async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Promise<string> {
   if (options.apiKeyFile !== undefined) {
+    const warning = await checkKeyFileMode(options.apiKeyFile);
+    if (warning !== undefined) warnings.push(warning);
     let text: string;
     try {
       text = await readFile(options.apiKeyFile, 'utf8');
@@ -55,6 +106,23 @@ async function resolveApiKey(options: ApiConfigOptions): Promise<string> {
     });
   }
   return key;
+}
+
+/**
+ * As ssh does for private keys: a key file that group or others may read or change is worth a warning (not an
+ * error: the key is still used). Windows has no such mode bits.
+ */
+async function checkKeyFileMode(file: string): Promise<string | undefined> {
+  if (process.platform === 'win32') return undefined;
+  let mode: number;
+  try {
+    mode = (await stat(file)).mode;
+  } catch {
+    return undefined; // reading it reports the problem
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  const shown = (mode & 0o777).toString(8).padStart(4, '0');
+  return `the API key file ${file} is accessible by group or others (mode ${shown}): run chmod 600 ${file}`;
 }
 
 function endpoint(env: Readonly<Record<string, string | undefined>>, name: string, fallback: string): string {

@@ -20,7 +20,12 @@ export function createApiClients(
 ): ApiClients {
   const { env, ...transportOptions } = options;
   const dispatcher = createDispatcher(env);
-  const transport = new Transport({ ...transportOptions, apiKey: config.apiKey, dispatcher });
+  const transport = new Transport({
+    ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+    ...transportOptions,
+    apiKey: config.apiKey,
+    dispatcher,
+  });
   return {
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),

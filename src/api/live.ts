@@ -13,7 +13,12 @@ export interface LiveField {
   type?: string;
 }
 
-/** One version of a parser as the details endpoint reports it, with both spellings folded into one. */
+/**
+ * One version of a parser as the details endpoint reports it, with both spellings folded into one. `id` is the id
+ * asked for; `name` is the answer's, else the one the caller knew from the list, else "" (the published details
+ * example has neither). `version` is the answer's, else the one asked for, else the list's. `status` is
+ * normalised (see parser-status.ts).
+ */
 export interface LiveParserDetails {
   id: string;
   name: string;

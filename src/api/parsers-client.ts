@@ -8,11 +8,14 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
-import type { Transport } from './transport.js';
+import { normaliseParserStatus } from './parser-status.js';
+import { readList } from './read-list.js';
+import { PARSER_SERVICE } from './transport.js';
+import type { Transport, TransportRequest } from './transport.js';
 import {
   CreatedParserSchema,
   ParserDetailsSchema,
-  ParserListSchema,
+  ParserListItemSchema,
   ParserVersionSchema,
   ParseResultSchema,
 } from './wire-schemas.js';
@@ -34,41 +37,87 @@ export interface ParserFieldOperations {
   remove_fields?: string[];
 }
 
+/** What the caller already knows of a parser from the list, for details answers that leave it out. */
+export interface KnownParser {
+  /** The list's version: the details' version when neither the answer nor the call names one. */
+  version?: number;
+  /** The list's name, when the details answer has none. */
+  name?: string;
+}
+
 /**
  * The AI Parser service (seed 1). No `/api` prefix. The key travels in the JSON body on POST and PATCH and in the
  * query string on GET and DELETE (seed 1, Authentication).
  */
 export class ParsersClient {
+  private readonly transport: Transport;
+
   constructor(
-    private readonly transport: Transport,
+    transport: Transport,
     private readonly baseUrl: string = DEFAULT_PARSER_URL,
-  ) {}
+  ) {
+    this.transport = transport.forService(PARSER_SERVICE);
+  }
 
   private url(...segments: (string | number)[]): string {
     const base = this.baseUrl.replace(/\/+$/, '');
     return `${base}/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
   }
 
+  /** Every parser, whatever the list's wrapping and paging (see readList); statuses normalised. */
   async list(signal?: AbortSignal): Promise<LiveParserSummary[]> {
-    const { data } = await this.transport.requestJson(
+    const items = await readList(
+      this.transport,
       { method: 'GET', url: this.url('parsers'), keyIn: 'query', expect: [200], idempotent: true, signal },
-      ParserListSchema,
+      ParserListItemSchema,
+      'parsers',
     );
-    return data;
+    return items.map((item) => ({ ...item, status: normaliseParserStatus(item.status) }));
   }
 
-  /** Details of one version, or of the latest when `version` is left out. */
-  async get(id: string, version?: number, signal?: AbortSignal): Promise<LiveParserDetails> {
-    const path = version === undefined ? this.url('parsers', id) : this.url('parsers', id, version);
-    const { data } = await this.transport.requestJson(
-      { method: 'GET', url: path, keyIn: 'query', expect: [200], idempotent: true, signal },
-      ParserDetailsSchema,
-    );
+  /**
+   * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
+   * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
+   * response. A FINISHED version without `fields` is a bad response too: read as "no fields", it would plan every
+   * declared field as an add (issue 13). A version still generating, or failed, may have none.
+   */
+  async get(
+    id: string,
+    version?: number,
+    signal?: AbortSignal,
+    known: KnownParser = {},
+  ): Promise<LiveParserDetails> {
+    const request: TransportRequest = {
+      method: 'GET',
+      url: version === undefined ? this.url('parsers', id) : this.url('parsers', id, version),
+      keyIn: 'query',
+      expect: [200],
+      idempotent: true,
+      signal,
+    };
+    const response = await this.transport.request(request);
+    const data = this.transport.check(request, response, response.body, ParserDetailsSchema);
+    const status = normaliseParserStatus(data.status);
+    const resolvedVersion = data.version ?? version ?? known.version;
+    if (resolvedVersion === undefined) {
+      throw this.transport.badResponse(
+        request,
+        response,
+        'the answer has no version and none was asked for or listed; nothing is planned from it',
+      );
+    }
+    if (status === 'FINISHED' && (data.fields === undefined || data.fields === null)) {
+      throw this.transport.badResponse(
+        request,
+        response,
+        `version ${resolvedVersion} is FINISHED but the answer has no fields; nothing is planned from it`,
+      );
+    }
     return {
       id,
-      name: data.name,
-      version: data.version,
-      status: data.status,
+      name: data.name ?? known.name ?? '',
+      version: resolvedVersion,
+      status,
       error: data.error ?? null,
       createdAt: data.created_at ?? null,
       generatedAt: data.generated_at ?? null,

@@ -1,6 +1,8 @@
 import type { LiveJob, LiveProject } from './live.js';
+import { readList } from './read-list.js';
+import { PIPELINE_SERVICE } from './transport.js';
 import type { Transport, TransportRequest } from './transport.js';
-import { JobListSchema, ProjectListSchema, ProjectSchema } from './wire-schemas.js';
+import { JobSchema, ProjectSchema } from './wire-schemas.js';
 
 export const DEFAULT_PIPELINE_URL = 'https://datapipeline.scraperapi.com';
 
@@ -12,10 +14,14 @@ export type ProjectPayload = Record<string, unknown>;
  * call (API-NOTES). Status codes are not documented: any 2xx is taken as success.
  */
 export class ProjectsClient {
+  private readonly transport: Transport;
+
   constructor(
-    private readonly transport: Transport,
+    transport: Transport,
     private readonly baseUrl: string = DEFAULT_PIPELINE_URL,
-  ) {}
+  ) {
+    this.transport = transport.forService(PIPELINE_SERVICE);
+  }
 
   private url(...segments: (string | number)[]): string {
     const base = this.baseUrl.replace(/\/+$/, '');
@@ -37,12 +43,15 @@ export class ProjectsClient {
     };
   }
 
+  /** Every project, whatever the list's wrapping and paging (see readList). */
   async list(signal?: AbortSignal): Promise<LiveProject[]> {
-    const { data } = await this.transport.requestJson(
+    const items = await readList(
+      this.transport,
       this.call('GET', this.url('projects'), { signal }),
-      ProjectListSchema,
+      ProjectSchema,
+      'projects',
     );
-    return data.map(foldProject);
+    return items.map(foldProject);
   }
 
   async get(id: number, signal?: AbortSignal): Promise<LiveProject> {
@@ -76,12 +85,14 @@ export class ProjectsClient {
     await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }));
   }
 
+  /** The project's jobs, read like the lists; see job-status.ts for their statuses and which is newest. */
   async listJobs(id: number, signal?: AbortSignal): Promise<LiveJob[]> {
-    const { data } = await this.transport.requestJson(
+    return readList(
+      this.transport,
       this.call('GET', this.url('projects', id, 'jobs'), { signal }),
-      JobListSchema,
+      JobSchema,
+      'jobs',
     );
-    return data;
   }
 
   /** Cancels a job; its response is undocumented, so whatever came back is returned as it is. */

@@ -11,9 +11,12 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (secret.length === 0) continue;
     for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join(REDACTED);
   }
-  return out
-    .replace(/([?&]api_key=)[^&#\s"']*/g, `$1${REDACTED}`)
-    .replace(/("api_key"\s*:\s*")[^"]*(")/g, `$1${REDACTED}$2`);
+  return (
+    out
+      // A URL quoted inside a message ends at these too, so the redaction does not swallow the text after it.
+      .replace(/([?&]api_key=)[^&#\s"'()<>[\],;]*/g, `$1${REDACTED}`)
+      .replace(/("api_key"\s*:\s*")[^"]*(")/g, `$1${REDACTED}$2`)
+  );
 }
 
 /** A copy of an error with its message, stack and cause chain redacted; the original may hold a keyed URL. */

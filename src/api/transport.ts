@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus } from './api-error.js';
+import type { ApiErrorCode } from './api-error.js';
 import { redact } from './redact.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -19,9 +20,24 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Ceiling of any one delay, Retry-After included. */
   maxDelayMs: number;
+  /**
+   * Overall bound of one call: no retry starts once the call has run this long, or would after its delay.
+   * Default: four request timeouts, so a server that never answers fails in minutes, not after every retry.
+   */
+  maxElapsedMs?: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
+
+/** Deadline of one try when none is configured (SCRAPEFORM_TIMEOUT, `--timeout`). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Same-origin redirects followed for one try; more is reported as an error. */
+export const MAX_REDIRECTS = 5;
+
+/** The services as a message names them: a key may be valid for one and refused by the other. */
+export const PARSER_SERVICE = 'the AI Parser service';
+export const PIPELINE_SERVICE = 'the DataPipeline service';
 
 export interface TransportOptions {
   /** The key; redacted from everything the transport reports. */
@@ -31,6 +47,8 @@ export interface TransportOptions {
   /** Deadline of one try, in ms (exact, through AbortSignal.timeout; undici's own timeouts are coarse). */
   timeoutMs?: number;
   onEvent?: (event: TransportEvent) => void;
+  /** The service this transport calls, for messages, when a request does not name one (see `forService`). */
+  service?: string;
   /** Injected for tests: waiting, randomness and the clock. */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
@@ -49,9 +67,12 @@ export interface TransportRequest {
   expect: readonly number[];
   /**
    * Whether failures may be retried. Only idempotent calls (GET, DELETE) are; a POST or PATCH is never retried
-   * blindly: the caller finds out whether it landed (DESIGN section 5).
+   * blindly: the caller finds out whether it landed (DESIGN section 5). The one exception is a 429, which says
+   * the request was refused and nothing was applied (API-NOTES).
    */
   idempotent: boolean;
+  /** The service called, for messages (`PARSER_SERVICE`, `PIPELINE_SERVICE`). */
+  service?: string;
   signal?: AbortSignal;
 }
 
@@ -84,20 +105,30 @@ export class Transport {
   private readonly dispatcher: Dispatcher | undefined;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxElapsedMs: number;
   private readonly onEvent: (event: TransportEvent) => void;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
   private readonly now: () => number;
 
+  private readonly options: TransportOptions;
+
   constructor(options: TransportOptions) {
+    this.options = options;
     this.apiKey = options.apiKey;
     this.dispatcher = options.dispatcher;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxElapsedMs = this.policy.maxElapsedMs ?? 4 * this.timeoutMs;
     this.onEvent = options.onEvent ?? (() => undefined);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
+  }
+
+  /** The same transport (dispatcher, key, policy, events) for one service, so its errors name that service. */
+  forService(service: string): Transport {
+    return new Transport({ ...this.options, service });
   }
 
   async request(request: TransportRequest): Promise<TransportResponse> {
@@ -110,34 +141,28 @@ export class Transport {
         ? JSON.stringify(request.keyIn === 'body' ? { ...request.body, api_key: this.apiKey } : request.body)
         : undefined;
     if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
-    const shownUrl = redact(url.toString(), [this.apiKey]);
+    const shownUrl = this.show(url);
+    const started = this.now();
 
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(request, url, body, shownUrl);
-      if (outcome instanceof ApiError) {
-        const retryAfterMs = outcome.status === 0 ? undefined : this.retryAfter(outcome);
-        if (
-          !request.idempotent ||
-          !outcome.retryable ||
-          attempt >= this.policy.maxRetries ||
-          request.signal?.aborted
-        ) {
-          throw outcome;
-        }
-        const ceiling = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** attempt);
-        const delayMs = Math.min(this.policy.maxDelayMs, retryAfterMs ?? Math.floor(this.random() * ceiling));
-        this.onEvent({
-          type: 'retry',
-          method: request.method,
-          url: shownUrl,
-          attempt: attempt + 1,
-          delayMs,
-          reason: outcome.status > 0 ? `HTTP ${outcome.status}` : outcome.code,
-        });
-        await this.sleep(delayMs);
-        continue;
-      }
-      return outcome;
+      const outcome = await this.attempt(request, url, body);
+      if (!(outcome instanceof ApiError)) return outcome;
+      const delayMs = this.retryDelay(request, outcome, attempt, started);
+      if (delayMs === undefined) throw outcome;
+      this.onEvent({
+        type: 'retry',
+        method: request.method,
+        url: shownUrl,
+        attempt: attempt + 1,
+        delayMs,
+        reason:
+          outcome.status === 429
+            ? 'HTTP 429: refused, nothing applied'
+            : outcome.status > 0
+              ? `HTTP ${outcome.status}`
+              : outcome.code,
+      });
+      await this.sleep(delayMs);
     }
   }
 
@@ -150,100 +175,226 @@ export class Transport {
     schema: S,
   ): Promise<{ status: number; data: z.output<S> }> {
     const response = await this.request(request);
-    const result = schema.safeParse(response.body);
-    if (result.success) return { status: response.status, data: result.data };
+    return { status: response.status, data: this.check(request, response, response.body, schema) };
+  }
+
+  /** `value` (the body, or a part of it found at `path`) checked against a wire schema, or an `api.bad-response`. */
+  check<S extends z.ZodType>(
+    request: TransportRequest,
+    response: TransportResponse,
+    value: unknown,
+    schema: S,
+    path: readonly (string | number)[] = [],
+  ): z.output<S> {
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
     const issue = result.error.issues[0];
-    const field = issue !== undefined && issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)';
+    const full = [...path, ...(issue?.path ?? [])];
+    const field = full.length > 0 ? full.map(String).join('.') : '(body)';
+    throw this.badResponse(request, response, `field ${field}: ${issue?.message ?? 'invalid'}`);
+  }
+
+  /** An `api.bad-response` for an answer that cannot be used; the message says why and names the endpoint. */
+  badResponse(
+    request: TransportRequest,
+    response: TransportResponse,
+    reason: string,
+    code: ApiErrorCode = 'api.bad-response',
+  ): ApiError {
     const endpoint = `${request.method} ${new URL(request.url).pathname}`;
-    throw new ApiError({
-      code: 'api.bad-response',
+    return new ApiError({
+      code,
       status: response.status,
       method: request.method,
       url: response.url,
       body: response.body,
       retryable: false,
-      message: `unexpected response from ${endpoint}: field ${field}: ${issue?.message ?? 'invalid'}`,
+      message: `unexpected response from ${endpoint}: ${reason}`,
       secrets: [this.apiKey],
+      ...this.serviceOf(request),
     });
+  }
+
+  /** Redacts the key from a URL (or any text) the way every report of the transport does. */
+  show(url: URL | string): string {
+    return redact(url.toString(), [this.apiKey]);
+  }
+
+  /**
+   * How long to wait before the next try, or undefined to give up. Only idempotent calls are retried, except a
+   * 429: the service refused the request, so a POST or PATCH did not land and may be sent again (API-NOTES).
+   */
+  private retryDelay(
+    request: TransportRequest,
+    error: ApiError,
+    attempt: number,
+    started: number,
+  ): number | undefined {
+    if (!error.retryable || attempt >= this.policy.maxRetries || request.signal?.aborted) return undefined;
+    if (!request.idempotent && error.status !== 429) return undefined;
+    const retryAfterMs = error.status === 0 ? undefined : this.retryAfter(error);
+    const ceiling = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** attempt);
+    const delayMs = Math.min(this.policy.maxDelayMs, retryAfterMs ?? Math.floor(this.random() * ceiling));
+    if (this.now() - started + delayMs > this.maxElapsedMs) return undefined;
+    return delayMs;
+  }
+
+  private serviceOf(request: TransportRequest): { service?: string } {
+    const service = request.service ?? this.options.service;
+    return service !== undefined ? { service } : {};
   }
 
   private lastHeaders = new WeakMap<ApiError, Headers>();
 
+  /** One try: the request, and any same-origin redirects it answers with, under one deadline. */
   private async attempt(
     request: TransportRequest,
     url: URL,
     body: string | undefined,
-    shownUrl: string,
   ): Promise<TransportResponse | ApiError> {
-    const started = this.now();
-    const signals = [
-      AbortSignal.timeout(this.timeoutMs),
-      ...(request.signal !== undefined ? [request.signal] : []),
-    ];
-    let response: Response;
-    try {
-      const init: Record<string, unknown> = {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const signal = AbortSignal.any([deadline, ...(request.signal !== undefined ? [request.signal] : [])]);
+    const visited = new Set<string>([url.toString()]);
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      const started = this.now();
+      let response: Response;
+      try {
+        const init: Record<string, unknown> = {
+          method: request.method,
+          headers: {
+            'user-agent': `scrapeform/${VERSION}`,
+            accept: 'application/json',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          body,
+          signal,
+          // Redirects are ours to judge: fetch would follow them to any origin with the key in the URL and body.
+          redirect: 'manual',
+        };
+        if (this.dispatcher !== undefined) init.dispatcher = this.dispatcher;
+        // The global fetch, looked up at call time so nock's interception applies; @types/node 20 lacks `dispatcher`.
+        response = await globalThis.fetch(current, init as unknown as RequestInit);
+      } catch (error) {
+        return this.noAnswer(request, current, error, deadline.aborted, undefined);
+      }
+      const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+      if (location !== null) {
+        await response.body?.cancel().catch(() => undefined);
+        this.emitResponse(request, current, response.status, started);
+        const next = this.followRedirect(request, current, response.status, location, visited, hop);
+        if (next instanceof ApiError) return next;
+        current = next;
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = await readBody(response);
+      } catch (error) {
+        return this.noAnswer(request, current, error, deadline.aborted, response.status);
+      }
+      this.emitResponse(request, current, response.status, started);
+      if (request.expect.includes(response.status)) {
+        return { status: response.status, url: this.show(current), body: parsed, headers: response.headers };
+      }
+      const error = new ApiError({
+        code: codeForStatus(response.status),
+        status: response.status,
         method: request.method,
-        headers: {
-          'user-agent': `scrapeform/${VERSION}`,
-          accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body,
-        signal: AbortSignal.any(signals),
-      };
-      if (this.dispatcher !== undefined) init.dispatcher = this.dispatcher;
-      // The global fetch, looked up at call time so nock's interception applies; @types/node 20 lacks `dispatcher`.
-      response = await globalThis.fetch(url, init as unknown as RequestInit);
-    } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      return new ApiError({
-        code: timedOut ? 'api.timeout' : 'api.network',
-        status: 0,
-        method: request.method,
-        url: url.toString(),
-        retryable: request.signal?.aborted !== true,
-        cause: error,
-        message: timedOut ? `no answer within ${this.timeoutMs} ms` : networkReason(error),
+        url: current.toString(),
+        body: parsed,
+        retryable: response.status === 429 || response.status >= 500,
         secrets: [this.apiKey],
+        ...this.serviceOf(request),
       });
+      this.lastHeaders.set(error, response.headers);
+      return error;
     }
-    let parsed: unknown;
-    try {
-      parsed = await readBody(response);
-    } catch (error) {
-      return new ApiError({
-        code: 'api.network',
-        status: 0,
+  }
+
+  /**
+   * The next URL of a redirect, or the error it is. Only same-origin redirects are followed: another origin would
+   * receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows only 307/308, which keep
+   * the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. None of these
+   * errors is retried: the same request would be redirected the same way.
+   */
+  private followRedirect(
+    request: TransportRequest,
+    current: URL,
+    status: number,
+    location: string,
+    visited: Set<string>,
+    hop: number,
+  ): URL | ApiError {
+    const fail = (message: string): ApiError =>
+      new ApiError({
+        code: 'api.redirect',
+        status,
         method: request.method,
-        url: url.toString(),
-        retryable: true,
-        cause: error,
-        message: `the connection broke while reading the ${response.status} response`,
+        url: current.toString(),
+        retryable: false,
+        message,
         secrets: [this.apiKey],
+        ...this.serviceOf(request),
       });
+    let target: URL;
+    try {
+      target = new URL(location, current);
+    } catch {
+      return fail(`redirected to an unreadable location ${JSON.stringify(location)}`);
     }
+    if (target.origin !== current.origin) {
+      return fail(
+        `redirected to another origin, ${this.show(target)}; not followed, so the key was not sent there`,
+      );
+    }
+    if (!request.idempotent && status !== 307 && status !== 308) {
+      return fail(
+        `redirected to ${this.show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
+      );
+    }
+    if (request.keyIn === 'query') target.searchParams.set('api_key', this.apiKey);
+    if (visited.has(target.toString())) return fail(`redirect loop back to ${this.show(target)}`);
+    if (hop >= MAX_REDIRECTS)
+      return fail(`more than ${MAX_REDIRECTS} redirects, the last to ${this.show(target)}`);
+    visited.add(target.toString());
+    return target;
+  }
+
+  /** No (complete) answer: the deadline passed, the caller aborted, or the connection failed. */
+  private noAnswer(
+    request: TransportRequest,
+    url: URL,
+    error: unknown,
+    timedOut: boolean,
+    status: number | undefined,
+  ): ApiError {
+    const reading = status !== undefined ? ` while reading the ${status} response` : '';
+    return new ApiError({
+      code: timedOut ? 'api.timeout' : 'api.network',
+      status: 0,
+      method: request.method,
+      url: url.toString(),
+      retryable: request.signal?.aborted !== true,
+      cause: error,
+      message: timedOut
+        ? `no answer within the request timeout of ${formatTimeout(this.timeoutMs)}${reading}`
+        : status !== undefined
+          ? `the connection broke${reading}`
+          : networkReason(error),
+      secrets: [this.apiKey],
+      ...this.serviceOf(request),
+    });
+  }
+
+  private emitResponse(request: TransportRequest, url: URL, status: number, started: number): void {
     this.onEvent({
       type: 'response',
       method: request.method,
-      url: shownUrl,
-      status: response.status,
+      url: this.show(url),
+      status,
       durationMs: this.now() - started,
     });
-    if (request.expect.includes(response.status)) {
-      return { status: response.status, url: shownUrl, body: parsed, headers: response.headers };
-    }
-    const error = new ApiError({
-      code: codeForStatus(response.status),
-      status: response.status,
-      method: request.method,
-      url: url.toString(),
-      body: parsed,
-      retryable: response.status === 429 || response.status >= 500,
-      secrets: [this.apiKey],
-    });
-    this.lastHeaders.set(error, response.headers);
-    return error;
   }
 
   /** Retry-After in ms (seconds or an HTTP date), when the failed response carried one. */
@@ -252,6 +403,12 @@ export class Transport {
     if (header === null || header === undefined) return undefined;
     return parseRetryAfter(header, this.now());
   }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function formatTimeout(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */

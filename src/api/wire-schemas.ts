@@ -16,7 +16,6 @@ export const ParserListItemSchema = z.looseObject({
   generated_at: z.string().nullable().optional(),
   version: z.int().nonnegative(),
 });
-export const ParserListSchema = z.array(ParserListItemSchema);
 
 export const DetailsFieldSchema = z.looseObject({ name: z.string().min(1), type: z.string().optional() });
 export const ExampleResultSchema = z.looseObject({
@@ -24,8 +23,13 @@ export const ExampleResultSchema = z.looseObject({
   result: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * Details of one version. The published example has no `id`, and shows neither `version` nor `fields` (API-NOTES):
+ * all three are optional here, and ParsersClient.get decides what a missing one means.
+ */
 export const ParserDetailsSchema = z.looseObject({
-  name: z.string(),
+  id: z.string().optional(),
+  name: z.string().optional(),
   created_at: z.string().nullable().optional(),
   generated_at: z.string().nullable().optional(),
   status: ParserStatusSchema,
@@ -34,7 +38,7 @@ export const ParserDetailsSchema = z.looseObject({
   example_result: z.array(ExampleResultSchema).nullable().optional(),
   example_results: z.array(ExampleResultSchema).nullable().optional(),
   fields: z.array(DetailsFieldSchema).nullable().optional(),
-  version: z.int().nonnegative(),
+  version: z.int().nonnegative().optional(),
 });
 
 export const ParserVersionSchema = z.looseObject({
@@ -69,11 +73,12 @@ export const ProjectSchema = z.looseObject({
   output_format: z.string().nullable().optional(),
   outputFormat: z.string().nullable().optional(),
 });
-export const ProjectListSchema = z.array(ProjectSchema);
 
-/** Job records are not documented (API-NOTES): only an id is relied on. */
+/**
+ * Job records are not documented (API-NOTES): only an id is relied on, a number or a string (a third-party page
+ * shows strings), kept as it came. The status is any string; a null one reads as absent. See job-status.ts.
+ */
 export const JobSchema = z.looseObject({
-  id: ProjectIdSchema.or(z.string().min(1)),
-  status: z.string().optional(),
+  id: z.union([z.number(), z.string().min(1)]),
+  status: z.preprocess((value) => value ?? undefined, z.string().optional()),
 });
-export const JobListSchema = z.array(JobSchema);

@@ -218,10 +218,104 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   });
 });
 
+describe('ParsersClient: details as the real service may send them (issue 13)', () => {
+  const { version: _version, ...withoutVersion } = details;
+
+  it('no version: the version asked for, else the list version the caller passes', async () => {
+    service().get('/parsers/p-1/2').query(keyQuery).reply(200, withoutVersion);
+    service().get('/parsers/p-1').query(keyQuery).reply(200, withoutVersion);
+    const { parsers } = createTestApi();
+    expect((await parsers.get('p-1', 2)).version).toBe(2);
+    expect((await parsers.get('p-1', undefined, undefined, { version: 7 })).version).toBe(7);
+  });
+
+  it("the answer's version wins over the ones known", async () => {
+    service().get('/parsers/p-1').query(keyQuery).reply(200, details);
+    expect((await createTestApi().parsers.get('p-1', undefined, undefined, { version: 7 })).version).toBe(3);
+  });
+
+  it('no version anywhere is a bad response that says nothing is planned from it', async () => {
+    service().get('/parsers/p-1').query(keyQuery).reply(200, withoutVersion);
+    const error = (await createTestApi()
+      .parsers.get('p-1')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.retryable]).toEqual(['api.bad-response', false]);
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 200: unexpected response from GET /parsers/p-1: the answer has no version and none was asked for or listed; nothing is planned from it`,
+    );
+  });
+
+  it('no id and no name, as in the published example: the id asked for, the name from the list', async () => {
+    const { name: _name, ...unnamed } = details;
+    service().get('/parsers/p-1/3').query(keyQuery).reply(200, unnamed);
+    service().get('/parsers/p-1/3').query(keyQuery).reply(200, unnamed);
+    const { parsers } = createTestApi();
+    const live = await parsers.get('p-1', 3, undefined, { name: 'books-product' });
+    expect([live.id, live.name, live.version]).toEqual(['p-1', 'books-product', 3]);
+    expect((await parsers.get('p-1', 3)).name).toBe('');
+  });
+
+  it("reads FINISED (the docs' spelling) and other cases as FINISHED; unknown statuses pass unchanged", async () => {
+    service()
+      .get('/parsers/p-1/3')
+      .query(keyQuery)
+      .reply(200, { ...details, status: 'FINISED' });
+    service()
+      .get('/parsers/p-1/4')
+      .query(keyQuery)
+      .reply(200, { ...details, version: 4, status: 'finished' });
+    service()
+      .get('/parsers/p-1/5')
+      .query(keyQuery)
+      .reply(200, { ...details, version: 5, status: 'QUEUED', fields: undefined });
+    const { parsers } = createTestApi();
+    expect((await parsers.get('p-1', 3)).status).toBe('FINISHED');
+    expect((await parsers.get('p-1', 4)).status).toBe('FINISHED');
+    expect(await parsers.get('p-1', 5)).toMatchObject({ status: 'QUEUED', fields: [] });
+  });
+
+  it.each([
+    ['without a fields key', undefined],
+    ['with fields null', null],
+  ])('a FINISHED version %s is a bad response, never "no fields"', async (_case, fields) => {
+    service()
+      .get('/parsers/p-1/3')
+      .query(keyQuery)
+      .reply(200, { ...details, status: 'FINISED', fields });
+    const error = (await createTestApi()
+      .parsers.get('p-1', 3)
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.bad-response');
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers/p-1/3?api_key=***: 200: unexpected response from GET /parsers/p-1/3: version 3 is FINISHED but the answer has no fields; nothing is planned from it`,
+    );
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a version still generating may have no fields yet', async () => {
+    const { fields: _fields, ...noFields } = details;
+    service()
+      .get('/parsers/p-1/4')
+      .query(keyQuery)
+      .reply(200, { ...noFields, version: 4, status: 'GENERATING', example_result: null });
+    expect(await createTestApi().parsers.get('p-1', 4)).toMatchObject({
+      status: 'GENERATING',
+      fields: [],
+      version: 4,
+    });
+  });
+});
+
 describe('ParsersClient: failures become one ApiError', () => {
   const cases: [number, string, unknown, string][] = [
     [400, 'api.bad-request', { error: 'urls is required' }, 'urls is required'],
-    [401, 'api.unauthorized', { error: 'Invalid api_key' }, 'Invalid api_key'],
+    [
+      401,
+      'api.unauthorized',
+      { error: 'Invalid api_key' },
+      'the AI Parser service refused the API key: Invalid api_key',
+    ],
+    [403, 'api.forbidden', 'Forbidden', 'forbidden or out of credits at the AI Parser service: Forbidden'],
     [402, 'api.credits-exhausted', 'Payment Required', 'Payment Required'],
     [404, 'api.not-found', { message: 'parser not found' }, 'parser not found'],
     [500, 'api.server-error', { error: 'Extraction failed' }, 'Extraction failed'],

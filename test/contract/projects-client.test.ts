@@ -73,13 +73,19 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
   it.each([
     [400, 'api.bad-request'],
     [401, 'api.unauthorized'],
+    [403, 'api.forbidden'],
     [402, 'api.credits-exhausted'],
     [404, 'api.not-found'],
     [429, 'api.rate-limited'],
     [500, 'api.server-error'],
     [503, 'api.server-error'],
   ])('%i -> %s', async (status, code) => {
-    service().post('/api/projects').query(true).reply(status, { error: 'no' });
+    // A 429 is retried even on a POST (nothing landed): it answers 429 to every try.
+    service()
+      .post('/api/projects')
+      .query(true)
+      .times(status === 429 ? 5 : 1)
+      .reply(status, { error: 'no' });
     const error = (await createTestApi()
       .projects.create({ name: 'x' })
       .catch((e: unknown) => e)) as ApiError;

@@ -111,13 +111,67 @@ describe('retries', () => {
     expect(sleeps).toEqual([]);
   });
 
-  it('never retries a project create or update either', async () => {
+  it('never retries a project create or update that failed otherwise than with 429', async () => {
     nock(PIPELINE_ORIGIN).post('/api/projects').query(true).reply(500);
-    nock(PIPELINE_ORIGIN).patch('/api/projects/5').query(true).reply(429, '', { 'Retry-After': '1' });
+    nock(PIPELINE_ORIGIN).patch('/api/projects/5').query(true).reply(503, '', { 'Retry-After': '1' });
     const { projects, sleeps } = createTestApi();
     await expect(projects.create({ name: 'x' })).rejects.toBeInstanceOf(ApiError);
     await expect(projects.update(5, { name: 'y' })).rejects.toBeInstanceOf(ApiError);
     expect(sleeps).toEqual([]);
+  });
+
+  it('retries a POST refused with 429 after Retry-After, and says nothing was applied', async () => {
+    nock(PARSER_ORIGIN).post('/parsers').reply(429, 'slow down', { 'Retry-After': '3' });
+    nock(PARSER_ORIGIN)
+      .post('/parsers', { name: 'b', urls: ['https://b.example/'], api_key: SENTINEL_KEY })
+      .reply(201, { id: 'p-1', version: 0 });
+    const { parsers, sleeps, events } = createTestApi();
+    expect(await parsers.create({ name: 'b', urls: ['https://b.example/'] })).toEqual({
+      id: 'p-1',
+      version: 0,
+    });
+    expect(sleeps).toEqual([3000]);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([
+      {
+        type: 'retry',
+        method: 'POST',
+        url: `${PARSER_ORIGIN}/parsers`,
+        attempt: 1,
+        delayMs: 3000,
+        reason: 'HTTP 429: refused, nothing applied',
+      },
+    ]);
+  });
+
+  it('retries a PATCH refused with 429 (Retry-After as a date), at most the policy allows', async () => {
+    const date = new Date(NOW + 4000).toUTCString();
+    nock(PIPELINE_ORIGIN)
+      .patch('/api/projects/5', { name: 'y' })
+      .query(true)
+      .times(3)
+      .reply(429, { error: 'too many' }, { 'Retry-After': date });
+    const { projects, sleeps } = createTestApi({ now: () => NOW, retry: { maxRetries: 2 } });
+    const error = (await projects.update(5, { name: 'y' }).catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.rate-limited', 429]);
+    expect(sleeps).toEqual([4000, 4000]);
+  });
+
+  it('stops retrying once the next try would start after the overall bound of the call', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(2).reply(503, '', { 'Retry-After': '20' });
+    // The clock moves by each wait: a first 20 s wait fits in 30 s, a second would not.
+    let clock = NOW;
+    const sleeps: number[] = [];
+    const { parsers } = createTestApi({
+      retry: { maxElapsedMs: 30_000 },
+      now: () => clock,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
+    });
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.server-error', 503]);
+    expect(sleeps).toEqual([20_000]);
   });
 
   it('does not retry 4xx other than 429', async () => {

@@ -1,0 +1,88 @@
+/** A DataPipeline job's status, as scrapeform acts on it. */
+export type JobStatusKind = 'finished' | 'cancelled' | 'failed' | 'running' | 'unknown';
+
+/**
+ * Job records are not documented (API-NOTES): only `Cancelled` is attested. The common spellings of each outcome
+ * are read whatever their case or separators; `unknown` is a value none of these covers (keep waiting, and warn),
+ * and also a missing status.
+ */
+const SPELLINGS: Record<Exclude<JobStatusKind, 'unknown'>, readonly string[]> = {
+  finished: ['finished', 'completed', 'complete', 'done', 'succeeded', 'success', 'successful'],
+  cancelled: ['cancelled', 'canceled', 'aborted'],
+  failed: ['failed', 'failure', 'error', 'errored'],
+  running: [
+    'running',
+    'in_progress',
+    'started',
+    'processing',
+    'pending',
+    'queued',
+    'scheduled',
+    'waiting',
+    'created',
+    'new',
+  ],
+};
+
+const KIND_OF = new Map<string, JobStatusKind>(
+  Object.entries(SPELLINGS).flatMap(([kind, words]) => words.map((w) => [w, kind as JobStatusKind])),
+);
+
+export function normaliseJobStatus(raw: unknown): JobStatusKind {
+  if (typeof raw !== 'string') return 'unknown';
+  const word = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  return KIND_OF.get(word) ?? 'unknown';
+}
+
+/**
+ * The fields that may date a job, best first. None is documented; `createdAt` comes first because a job that is
+ * still queued has it while it has no start time yet, then the scheduled time (`supposedToRunAt`, seen on a
+ * third-party page), then the start time. Both camelCase and snake_case are read.
+ */
+export const JOB_TIME_FIELDS = [
+  'createdAt',
+  'created_at',
+  'supposedToRunAt',
+  'supposed_to_run_at',
+  'scheduledAt',
+  'scheduled_at',
+  'startedAt',
+  'started_at',
+] as const;
+
+/**
+ * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (ISO strings, or
+ * epoch numbers in seconds or milliseconds). Jobs without any such time are passed over when others have one.
+ * Only when no job carries a time does list position decide, and then the last one is taken (the order the
+ * service and the emulator list jobs in, oldest first). Ties go to the later position for the same reason.
+ */
+export function newestJob<T extends Readonly<Record<string, unknown>>>(jobs: readonly T[]): T | undefined {
+  let newest: { job: T; time: number } | undefined;
+  for (const job of jobs) {
+    const time = jobTime(job);
+    if (time !== undefined && (newest === undefined || time >= newest.time)) newest = { job, time };
+  }
+  return newest?.job ?? jobs[jobs.length - 1];
+}
+
+/** The job's time in ms since the epoch, from the first field of JOB_TIME_FIELDS that holds a readable one. */
+export function jobTime(job: Readonly<Record<string, unknown>>): number | undefined {
+  for (const field of JOB_TIME_FIELDS) {
+    const time = readTime(job[field]);
+    if (time !== undefined) return time;
+  }
+  return undefined;
+}
+
+function readTime(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
+    // Epoch seconds are below 1e11 until the year 5138; milliseconds are above it after 1973.
+    return value < 1e11 ? value * 1000 : value;
+  }
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}

@@ -1,0 +1,241 @@
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/api/api-error.js';
+import { readList } from '../../src/api/read-list.js';
+import { JobSchema } from '../../src/api/wire-schemas.js';
+import {
+  createTestApi,
+  everythingShown,
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+} from '../helpers/api.js';
+
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+const parser = (id: string, status = 'FINISHED') => ({
+  id,
+  name: `n-${id}`,
+  status,
+  error: null,
+  generated_at: null,
+  version: 1,
+});
+const project = (id: number) => ({ id, name: `p-${id}` });
+
+describe('lists: wrapped answers are read (issue 13: a list is not proof of absence)', () => {
+  it.each(['data', 'items', 'results', 'parsers'])('parsers under %s', async (key) => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { [key]: [parser('a'), parser('b')], total: 2 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it.each(['data', 'projects'])('projects under %s', async (key) => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { [key]: [project(1)] });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1]);
+  });
+
+  it('jobs under data', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/5/jobs')
+      .query(keyQuery)
+      .reply(200, { data: [{ id: 'j-1', status: null }] });
+    expect(await createTestApi().projects.listJobs(5)).toEqual([{ id: 'j-1' }]);
+  });
+
+  it('an object holding no array is a bad response, not an empty list', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, { parsers: 'none', count: 0 });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.bad-response');
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?api_key=***: 200: unexpected response from GET /parsers: field (body): expected an array, or an object holding one under data, items, results, parsers`,
+    );
+  });
+
+  it('a bad item names its path inside the wrapper', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(200, { data: [parser('a'), { name: 'x' }] });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.bad-response');
+    expect(error.message).toContain('unexpected response from GET /parsers: field data.1.id:');
+  });
+
+  it('normalises list statuses (FINISED is FINISHED; unknown values pass unchanged)', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(200, [parser('a', 'FINISED'), parser('b', 'generating'), parser('c', 'QUEUED')]);
+    expect((await createTestApi().parsers.list()).map((p) => p.status)).toEqual([
+      'FINISHED',
+      'GENERATING',
+      'QUEUED',
+    ]);
+  });
+});
+
+describe('lists: paging', () => {
+  it('follows `next` as a URL on the same origin, with the key in the query of every page', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], next: `${PARSER_ORIGIN}/parsers?after=a&api_key=${SENTINEL_KEY}` });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, after: 'a' })
+      .reply(200, { data: [parser('b')], next: '/parsers?after=b' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, after: 'b' })
+      .reply(200, { data: [parser('c')], next: null });
+    const { parsers, events } = createTestApi();
+    expect((await parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+    expect(JSON.stringify(events)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('follows `next_page` as a page number and `nextPage` as a cursor', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1)], next_page: 2 });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [project(2)], nextPage: 'eyJpZCI6Mn0' });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, cursor: 'eyJpZCI6Mn0' })
+      .reply(200, { data: [project(3)], nextPage: '' });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
+  });
+
+  it('follows has_more / hasMore with page', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], page: 1, has_more: true });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('b')], page: 2, hasMore: true });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '3' })
+      .reply(200, { data: [], page: 3, has_more: false, total_pages: 9 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('follows page with total_pages', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { projects: [project(1)], page: 1, total_pages: 2 });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { projects: [project(2)], page: 2, total_pages: 2 });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('a server that ignores the page parameter is an error, never a partial or endless list', async () => {
+    const same = { data: [parser('a')], page: 1, total_pages: 3 };
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, same);
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, same);
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toContain(
+      'the same page came back twice while paging; the list is incomplete and nothing is planned from it',
+    );
+  });
+
+  it('a next page pointing back to a page already read is an error', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], next: '/parsers?after=a' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, after: 'a' })
+      .reply(200, { data: [parser('b')], next: `/parsers?api_key=${SENTINEL_KEY}` });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain(
+      `the answer points back to a page already read (${PARSER_ORIGIN}/parsers); the list is incomplete`,
+    );
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a next page on another origin is not fetched: the key would go with it', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, {
+        data: [parser('a')],
+        next: `https://elsewhere.test/parsers?page=2&api_key=${SENTINEL_KEY}`,
+      });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain(
+      'the next page is on another origin (https://elsewhere.test/parsers?page=2&api_key=***); not followed, so the key was not sent there',
+    );
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('"has more" without a way to get it is an error', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1)], hasMore: true });
+    const error = (await createTestApi()
+      .projects.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain('says it has more but gives no next page or page number');
+  });
+
+  it('stops at the page bound with an error', async () => {
+    const { transport } = createTestApi();
+    for (let page = 1; page <= 3; page++) {
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects/5/jobs')
+        .query(page === 1 ? keyQuery : { ...keyQuery, page: String(page) })
+        .reply(200, { data: [{ id: page }], next: page + 1 });
+    }
+    const error = (await readList(
+      transport,
+      {
+        method: 'GET',
+        url: `${PIPELINE_ORIGIN}/api/projects/5/jobs`,
+        keyIn: 'query',
+        expect: [200],
+        idempotent: true,
+      },
+      JobSchema,
+      'jobs',
+      3,
+    ).catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain('still more pages after 3; the list is incomplete');
+  });
+});

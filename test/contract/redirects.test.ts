@@ -1,0 +1,196 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/api/api-error.js';
+import { ParsersClient } from '../../src/api/parsers-client.js';
+import { Transport } from '../../src/api/transport.js';
+import type { TransportEvent } from '../../src/api/transport.js';
+import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
+
+/**
+ * Two loopback servers are two origins: `home` plays the service and redirects; `elsewhere` records everything
+ * that reaches it. The key must never reach `elsewhere` (issue 19, item 5).
+ */
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+}
+
+let home: http.Server;
+let elsewhere: http.Server;
+let homeOrigin = '';
+let elsewhereOrigin = '';
+const seenHome: Seen[] = [];
+const seenElsewhere: Seen[] = [];
+
+const details = {
+  name: 'books',
+  status: 'FINISHED',
+  error: null,
+  example_result: [],
+  fields: [{ name: 'title', type: 'text' }],
+  version: 1,
+};
+
+function record(
+  into: Seen[],
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void,
+) {
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const seen = { method: req.method ?? '', url: req.url ?? '', body };
+      into.push(seen);
+      handle(req, res, seen);
+    });
+  };
+}
+
+function redirect(res: http.ServerResponse, status: number, location: string): void {
+  res.writeHead(status, { location, 'content-type': 'text/plain' });
+  res.end('moved');
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function listen(server: http.Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
+beforeAll(async () => {
+  elsewhere = http.createServer(record(seenElsewhere, (_req, res) => json(res, 200, [])));
+  elsewhereOrigin = await listen(elsewhere);
+  home = http.createServer(
+    record(seenHome, (req, res, seen) => {
+      const url = new URL(seen.url, homeOrigin);
+      const key = url.searchParams.get('api_key') ?? '';
+      const hasKey = key === SENTINEL_KEY || seen.body.includes(SENTINEL_KEY);
+      switch (`${seen.method} ${url.pathname}`) {
+        case 'GET /cross/parsers':
+          // The key echoed into the target, as a naive server would.
+          return redirect(res, 302, `${elsewhereOrigin}/parsers?api_key=${key}`);
+        case 'POST /cross/parsers':
+          return redirect(res, 307, `${elsewhereOrigin}/parsers`);
+        case 'GET /moved/parsers/p-1':
+          return redirect(res, 301, '/moved/parsers/p-1/');
+        case 'GET /moved/parsers/p-1/':
+          return hasKey ? json(res, 200, details) : json(res, 401, { error: 'no key' });
+        case 'GET /loop/parsers':
+          return redirect(res, 302, '/loop/parsers/again');
+        case 'GET /loop/parsers/again':
+          return redirect(res, 302, '/loop/parsers');
+        case 'POST /see-other/parsers':
+          return redirect(res, 303, '/see-other/parsers/p-1');
+        case 'POST /kept/parsers':
+          return redirect(res, 308, '/kept/v2/parsers');
+        case 'POST /kept/v2/parsers':
+          return hasKey ? json(res, 201, { id: 'p-9', version: 0 }) : json(res, 401, { error: 'no key' });
+        default:
+          if (url.pathname === '/chain/parsers') {
+            return redirect(res, 302, `/chain/parsers?hop=${Number(url.searchParams.get('hop')) + 1}`);
+          }
+          return json(res, 404, { error: 'not here' });
+      }
+    }),
+  );
+  homeOrigin = await listen(home);
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => home.close(resolve));
+  await new Promise((resolve) => elsewhere.close(resolve));
+});
+
+function client(prefix: string): { parsers: ParsersClient; events: TransportEvent[]; sleeps: number[] } {
+  const events: TransportEvent[] = [];
+  const sleeps: number[] = [];
+  const transport = new Transport({
+    apiKey: SENTINEL_KEY,
+    onEvent: (event) => events.push(event),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+  return { parsers: new ParsersClient(transport, `${homeOrigin}/${prefix}`), events, sleeps };
+}
+
+describe('redirects', () => {
+  it('a GET redirected to another origin is an error naming the target, and the key never goes there', async () => {
+    const { parsers, events, sleeps } = client('cross');
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status, error.retryable]).toEqual(['api.redirect', 302, false]);
+    expect(error.message).toBe(
+      `GET ${homeOrigin}/cross/parsers?api_key=***: 302: redirected to another origin, ${elsewhereOrigin}/parsers?api_key=***; not followed, so the key was not sent there`,
+    );
+    expect(seenElsewhere).toEqual([]);
+    expect(sleeps).toEqual([]);
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+    expect(JSON.stringify(events)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a POST redirected to another origin with 307 is not re-sent there (its body holds the key)', async () => {
+    const { parsers } = client('cross');
+    const error = (await parsers
+      .create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.redirect', 307]);
+    expect(error.message).toContain(`redirected to another origin, ${elsewhereOrigin}/parsers;`);
+    expect(seenElsewhere).toEqual([]);
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a same-origin redirect of a GET is followed, with the key put back in the query', async () => {
+    const { parsers } = client('moved');
+    const live = await parsers.get('p-1');
+    expect([live.name, live.version]).toEqual(['books', 1]);
+  });
+
+  it('a POST follows a same-origin 308 with its body, and refuses a 303 (it would become a GET)', async () => {
+    const { parsers } = client('kept');
+    expect(await parsers.create({ name: 'b', urls: ['https://b.example/'] })).toEqual({
+      id: 'p-9',
+      version: 0,
+    });
+    const resent = seenHome.filter((s) => s.url.startsWith('/kept/v2/parsers'));
+    expect(resent).toHaveLength(1);
+    expect(JSON.parse(resent[0]?.body ?? '{}')).toMatchObject({ name: 'b', api_key: SENTINEL_KEY });
+
+    const error = (await client('see-other')
+      .parsers.create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.redirect', 303]);
+    expect(error.message).toContain(
+      `redirected to ${homeOrigin}/see-other/parsers/p-1 with 303, which would turn the POST into a GET; not followed`,
+    );
+    expect(seenHome.filter((s) => s.url.startsWith('/see-other/parsers/p-1'))).toEqual([]);
+  });
+
+  it('a redirect loop is an error and is not retried', async () => {
+    const before = seenHome.filter((s) => s.url.startsWith('/loop/')).length;
+    const { parsers, sleeps } = client('loop');
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.retryable]).toEqual(['api.redirect', false]);
+    expect(error.message).toContain(`redirect loop back to ${homeOrigin}/loop/parsers?api_key=***`);
+    expect(seenHome.filter((s) => s.url.startsWith('/loop/')).length - before).toBe(2);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('an endless chain of same-origin redirects stops after a few', async () => {
+    const error = (await client('chain')
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.redirect');
+    expect(error.message).toContain('more than 5 redirects, the last to');
+    // The first request and five followed redirects; the sixth redirect is refused.
+    expect(seenHome.filter((s) => s.url.startsWith('/chain/'))).toHaveLength(6);
+  });
+});

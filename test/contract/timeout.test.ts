@@ -1,0 +1,88 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { resolveApiConfig } from '../../src/api/config.js';
+import { createApiClients } from '../../src/api/create-clients.js';
+import { ParsersClient } from '../../src/api/parsers-client.js';
+import { Transport } from '../../src/api/transport.js';
+import type { TransportEvent } from '../../src/api/transport.js';
+import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
+
+/** A server that accepts every connection and request and never answers (issue 19). */
+let silent: http.Server;
+let origin = '';
+let requests = 0;
+
+beforeAll(async () => {
+  silent = http.createServer(() => {
+    requests++;
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  silent.closeAllConnections();
+  await new Promise((resolve) => silent.close(resolve));
+});
+
+describe('request timeout', () => {
+  it('a server that never answers fails with api.timeout (status 0) naming the timeout', async () => {
+    const events: TransportEvent[] = [];
+    const sleeps: number[] = [];
+    const transport = new Transport({
+      apiKey: SENTINEL_KEY,
+      timeoutMs: 250,
+      retry: { maxRetries: 1 },
+      onEvent: (event) => events.push(event),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      random: () => 0,
+    });
+    const before = requests;
+    const error = (await new ParsersClient(transport, origin).list().catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect([error.code, error.status, error.method]).toEqual(['api.timeout', 0, 'GET']);
+    expect(error.message).toBe(
+      `GET ${origin}/parsers?api_key=***: timed out: no answer within the request timeout of 250 ms`,
+    );
+    expect(error.hint).toContain('--timeout or SCRAPEFORM_TIMEOUT');
+    // A GET is retried once by this policy, then the call gives up.
+    expect(requests - before).toBe(2);
+    expect(events.filter((e) => e.type === 'retry').map((e) => e.type === 'retry' && e.reason)).toEqual([
+      'api.timeout',
+    ]);
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a POST that timed out is not retried (it may have landed)', async () => {
+    const transport = new Transport({ apiKey: SENTINEL_KEY, timeoutMs: 250 });
+    const before = requests;
+    const error = (await new ParsersClient(transport, origin)
+      .create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.timeout', 0]);
+    expect(requests - before).toBe(1);
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('SCRAPEFORM_TIMEOUT reaches the clients built from the resolved config', async () => {
+    const env = {
+      SCRAPERAPI_API_KEY: SENTINEL_KEY,
+      SCRAPEFORM_TIMEOUT: '200ms',
+      SCRAPEFORM_PARSER_URL: origin,
+    };
+    const config = await resolveApiConfig({ env });
+    const clients = createApiClients(config, { env: { NO_PROXY: '*' } });
+    try {
+      const error = (await clients.parsers.list().catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.status]).toEqual(['api.timeout', 0]);
+      expect(error.message).toContain('no answer within the request timeout of 200 ms');
+      expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+    } finally {
+      await clients.close();
+    }
+  });
+});

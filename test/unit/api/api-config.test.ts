@@ -1,0 +1,105 @@
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveApiConfig } from '../../../src/api/config.js';
+import { ScrapeformError } from '../../../src/errors.js';
+
+describe('resolveApiConfig', () => {
+  it('reads SCRAPERAPI_API_KEY and defaults to the real services', async () => {
+    expect(await resolveApiConfig({ env: { SCRAPERAPI_API_KEY: ' k1 ' } })).toEqual({
+      apiKey: 'k1',
+      parserUrl: 'https://aiparser.scraperapi.com',
+      pipelineUrl: 'https://datapipeline.scraperapi.com',
+      timeoutMs: 30_000,
+      warnings: [],
+    });
+  });
+
+  it('takes another variable with --api-key-env, and endpoints from the environment', async () => {
+    const config = await resolveApiConfig({
+      env: {
+        TEAM_KEY: 'k2',
+        SCRAPEFORM_PARSER_URL: 'http://127.0.0.1:8780/',
+        SCRAPEFORM_PIPELINE_URL: 'http://127.0.0.1:8780',
+      },
+      apiKeyEnv: 'TEAM_KEY',
+    });
+    expect(config).toEqual({
+      apiKey: 'k2',
+      parserUrl: 'http://127.0.0.1:8780',
+      pipelineUrl: 'http://127.0.0.1:8780',
+      timeoutMs: 30_000,
+      warnings: [],
+    });
+  });
+
+  it('reads the key from a file with --api-key-file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-key-'));
+    await writeFile(path.join(dir, 'key'), 'k3\n');
+    expect((await resolveApiConfig({ env: {}, apiKeyFile: path.join(dir, 'key') })).apiKey).toBe('k3');
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'warns (without printing) when the key file is readable by group or others, as ssh does',
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-key-'));
+      const file = path.join(dir, 'key');
+      await writeFile(file, 'k4\n');
+      await chmod(file, 0o644);
+      const open = await resolveApiConfig({ env: {}, apiKeyFile: file });
+      expect(open.apiKey).toBe('k4');
+      expect(open.warnings).toEqual([
+        `the API key file ${file} is accessible by group or others (mode 0644): run chmod 600 ${file}`,
+      ]);
+      await chmod(file, 0o600);
+      expect((await resolveApiConfig({ env: {}, apiKeyFile: file })).warnings).toEqual([]);
+    },
+  );
+
+  it('reads the request timeout from timeoutMs, then --timeout, then SCRAPEFORM_TIMEOUT', async () => {
+    const env = { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_TIMEOUT: '45s' };
+    expect((await resolveApiConfig({ env })).timeoutMs).toBe(45_000);
+    expect((await resolveApiConfig({ env, timeout: '2m' })).timeoutMs).toBe(120_000);
+    expect((await resolveApiConfig({ env, timeout: '2m', timeoutMs: 1500 })).timeoutMs).toBe(1500);
+    expect((await resolveApiConfig({ env: { ...env, SCRAPEFORM_TIMEOUT: ' ' } })).timeoutMs).toBe(30_000);
+  });
+
+  it.each([
+    [{ timeout: 'soon' }, '--timeout is not a usable request timeout: soon'],
+    [{ timeout: '0s' }, '--timeout is not a usable request timeout: 0s'],
+    [
+      { env: { SCRAPEFORM_TIMEOUT: '30 seconds' } },
+      'SCRAPEFORM_TIMEOUT is not a usable request timeout: 30 seconds',
+    ],
+    [{ timeoutMs: -1 }, 'timeoutMs is not a usable request timeout: -1'],
+    [{ timeout: '30d' }, '--timeout is not a usable request timeout: 30d'],
+  ])('rejects an unusable timeout %o', async (options, message) => {
+    const error = (await resolveApiConfig({
+      ...options,
+      env: { SCRAPERAPI_API_KEY: 'k', ...('env' in options ? options.env : {}) },
+    }).catch((e: unknown) => e)) as ScrapeformError;
+    expect(error).toBeInstanceOf(ScrapeformError);
+    expect([error.code, error.message, error.hint]).toEqual([
+      'config.timeout',
+      message,
+      'give a duration between 1ms and 24d, such as 30s, 2m or 1500ms (a bare number is milliseconds)',
+    ]);
+  });
+
+  it('a missing key names the three ways to give one', async () => {
+    const error = (await resolveApiConfig({ env: {} }).catch((e: unknown) => e)) as ScrapeformError;
+    expect(error).toBeInstanceOf(ScrapeformError);
+    expect(error.code).toBe('config.missing-api-key');
+    expect(error.message).toBe('no API key: SCRAPERAPI_API_KEY is not set');
+    expect(error.hint).toBe(
+      'set SCRAPERAPI_API_KEY, or pass --api-key-env NAME (another variable) or --api-key-file PATH',
+    );
+  });
+
+  it('rejects an endpoint that is not an http(s) URL', async () => {
+    await expect(
+      resolveApiConfig({ env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PIPELINE_URL: 'ftp://x' } }),
+    ).rejects.toThrow('SCRAPEFORM_PIPELINE_URL must be an http(s) URL, got ftp://x');
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { normaliseParserStatus, parserStatusKind } from '../../../src/api/parser-status.js';
+
+describe('normaliseParserStatus', () => {
+  it.each([
+    ['FINISHED', 'FINISHED'],
+    ['finished', 'FINISHED'],
+    ['FINISED', 'FINISHED'],
+    ['Finised', 'FINISHED'],
+    [' generating ', 'GENERATING'],
+    ['Failed', 'FAILED'],
+    ['QUEUED', 'QUEUED'],
+    ['in review', 'in review'],
+  ])('%j -> %j', (raw, expected) => {
+    expect(normaliseParserStatus(raw)).toBe(expected);
+  });
+});
+
+describe('parserStatusKind', () => {
+  it.each([
+    ['FINISHED', 'done'],
+    ['finised', 'done'],
+    ['FAILED', 'failed'],
+    ['failed', 'failed'],
+    ['GENERATING', 'working'],
+    ['QUEUED', 'working'],
+    ['ERROR', 'working'],
+    ['', 'working'],
+  ])('%j is %s', (status, kind) => {
+    expect(parserStatusKind(status)).toBe(kind);
+  });
+});
