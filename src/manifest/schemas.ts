@@ -106,6 +106,8 @@ export const FieldSchema: z.ZodType<WrittenField> = z
       .regex(TEXT_CONTROL_CHARACTERS, {
         error: 'description must not hold control characters other than tab and line breaks (NUL, escape, …)',
       })
+      // zod trims before `min(1)`; JSON Schema cannot trim, so it refuses a blank description this way.
+      .meta({ not: { pattern: '^\\s*$' } })
       .describe('What the field holds; the more specific, the better the extraction.'),
     type: FieldTypeSchema.optional(),
     selector: z

@@ -134,7 +134,7 @@ const CASES: Record<string, string> = {
   'utf16-no-bom.yaml':
     'utf16-no-bom.yaml:1:1: the file looks like UTF-16 (little-endian) without a byte order mark, not UTF-8\n  hint: save the file as UTF-8 text',
   'latin1.yaml':
-    'latin1.yaml:5:51: the file is not valid UTF-8: byte 0xE7 here (Latin-1 or Windows-1252, perhaps)\n  hint: save the file as UTF-8 text',
+    'latin1.yaml:5:50: the file is not valid UTF-8: byte 0xE7 here (Latin-1 or Windows-1252, perhaps)\n  hint: save the file as UTF-8 text',
   'nul-byte.yaml':
     'nul-byte.yaml:2:12: the file holds a NUL character: it is binary, not text\n  hint: save the file as UTF-8 text',
 };
