@@ -37,7 +37,7 @@ export interface LoadedFile {
 /** What reading a file needs besides its path. */
 export interface LoadFileOptions {
   env: Environment;
-  /** When validation runs (a past `scheduledAt` warns); read from the clock by loadManifests' caller. */
+  /** When validation runs (a past `scheduledAt` warns); loadManifests reads the clock when not given one. */
   now: Date;
   /** The folder being read (the one given, or the folder of a file given): input files must stay inside it. */
   root: string;
