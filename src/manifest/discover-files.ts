@@ -1,17 +1,36 @@
+import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import ignore from 'ignore';
+import type { Ignore } from 'ignore';
 import type { Diagnostic } from './diagnostic.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 
+/** The file, in any folder walked, that lists paths (gitignore syntax) discovery skips below that folder. */
+export const IGNORE_FILE = '.scrapeformignore';
+
+export interface DiscoveredFiles {
+  files: string[];
+  /** For each file, the folder it was found under (a file given by name: its own folder). */
+  roots: Map<string, string>;
+  diagnostics: Diagnostic[];
+}
+
+/** The rules of one `.scrapeformignore`, matched against paths relative to its folder. */
+interface IgnoreRules {
+  folder: string;
+  matcher: Ignore;
+}
+
 /**
  * Lists manifest files under the given paths: folders are walked recursively for `*.yaml`/`*.yml`, skipping
- * hidden folders and `node_modules`; a file named explicitly is read whatever its extension.
+ * hidden folders, `node_modules` and whatever a `.scrapeformignore` in a walked folder lists (gitignore syntax,
+ * relative to its folder, deeper files refining outer ones); a file named explicitly is read whatever its
+ * extension and whatever the ignore files say.
  */
-export async function discoverManifestFiles(
-  paths: readonly string[],
-): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
-  const files = new Set<string>();
+export async function discoverManifestFiles(paths: readonly string[]): Promise<DiscoveredFiles> {
+  const roots = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   for (const given of paths.length > 0 ? paths : ['.']) {
     let info;
@@ -29,22 +48,71 @@ export async function discoverManifestFiles(
       });
       continue;
     }
-    if (info.isDirectory()) await walk(given, files);
-    else files.add(given);
+    if (info.isDirectory()) await walk(given, given, [], roots, diagnostics);
+    else if (!roots.has(given)) roots.set(given, path.dirname(given));
   }
-  return { files: [...files].sort(), diagnostics };
+  return { files: [...roots.keys()].sort(), roots, diagnostics };
 }
 
-async function walk(dir: string, out: Set<string>): Promise<void> {
+async function walk(
+  dir: string,
+  root: string,
+  outer: readonly IgnoreRules[],
+  roots: Map<string, string>,
+  diagnostics: Diagnostic[],
+): Promise<void> {
+  const rules = [...outer];
+  const own = readIgnoreFile(dir, diagnostics);
+  if (own !== undefined) rules.push(own);
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-      await walk(full, out);
-    } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
-      out.add(full);
+      if (entry.name.startsWith('.') || entry.name === 'node_modules' || isIgnored(rules, full, true))
+        continue;
+      await walk(full, root, rules, roots, diagnostics);
+    } else if (
+      entry.isFile() &&
+      MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) &&
+      !isIgnored(rules, full, false) &&
+      !roots.has(full)
+    ) {
+      roots.set(full, root);
     }
   }
+}
+
+function readIgnoreFile(dir: string, diagnostics: Diagnostic[]): IgnoreRules | undefined {
+  const file = path.join(dir, IGNORE_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      diagnostics.push({
+        severity: 'error',
+        code: 'manifest.unreadable',
+        file,
+        line: 0,
+        column: 0,
+        path: '',
+        message: `cannot read file: ${(error as Error).message}`,
+      });
+    }
+    return undefined;
+  }
+  return { folder: dir, matcher: ignore().add(text) };
+}
+
+/** Outer files first, as git does: a later (deeper) match, ignoring or re-including, decides. */
+function isIgnored(rules: readonly IgnoreRules[], full: string, isDirectory: boolean): boolean {
+  let ignored = false;
+  for (const { folder, matcher } of rules) {
+    const relative = path.relative(folder, full).split(path.sep).join('/') + (isDirectory ? '/' : '');
+    const result = matcher.test(relative);
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
+  }
+  return ignored;
 }

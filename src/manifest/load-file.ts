@@ -1,16 +1,23 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DesiredParser, DesiredProject, ManifestSource } from '../model/desired.js';
+import { decodeText } from './decode-text.js';
 import { hasErrors } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
 import { normaliseParser, normaliseProject, parseInputFile } from './normalise.js';
-import { at, checkParserRules, checkProjectRules } from './rules.js';
-import { MANIFEST_KINDS, ParserManifestSchema, ProjectManifestSchema } from './schemas.js';
-import type { WrittenProject } from './schemas.js';
+import { at, checkParserRules, checkProjectRules, isRecord } from './rules.js';
+import {
+  hasCredentials,
+  MANIFEST_KINDS,
+  ParserManifestSchema,
+  ProjectManifestSchema,
+  URL_CREDENTIALS_MESSAGE,
+} from './schemas.js';
+import type { WrittenParser, WrittenProject } from './schemas.js';
 import { suggestNearest } from './suggest.js';
-import { documentToData, locate, parseYamlFile } from './yaml-document.js';
+import { documentToData, inspectDocument, locate, parseYamlFile } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 import { describeValue, diagnosticsFromIssues } from './zod-diagnostics.js';
 
@@ -27,22 +34,58 @@ export interface LoadedFile {
   diagnostics: Diagnostic[];
 }
 
+/** What reading a file needs besides its path. */
+export interface LoadFileOptions {
+  env: Environment;
+  /** When validation runs (a past `scheduledAt` warns); loadManifests reads the clock when not given one. */
+  now: Date;
+  /** The folder being read (the one given, or the folder of a file given): input files must stay inside it. */
+  root: string;
+}
+
+/** Input files larger than this are refused: they are sent whole in the request that creates the project. */
+export const MAX_INPUT_FILE_BYTES = 1024 * 1024;
+
+/** Keys only a scrapeform manifest has; a document with none of them and no `kind` is another tool's file. */
+const SCRAPEFORM_KEYS = new Set(
+  [...Object.keys(ParserManifestSchema.shape), ...Object.keys(ProjectManifestSchema.shape)].filter(
+    (key) => !['apiVersion', 'kind', 'name'].includes(key),
+  ),
+);
+
+const IGNORE_HINT =
+  'if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)';
+
 /** Reads one manifest file: every document is interpolated, validated and normalised on its own. */
-export function loadManifestFile(file: string, env: Environment): LoadedFile {
+export function loadManifestFile(file: string, options: LoadFileOptions): LoadedFile {
   const result: LoadedFile = { parsers: [], projects: [], diagnostics: [] };
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     result.diagnostics.push(
       fileDiagnostic(file, 'manifest.unreadable', `cannot read file: ${(error as Error).message}`),
     );
     return result;
   }
-  const parsed = parseYamlFile(file, text);
+  const decoded = decodeText(bytes);
+  if ('problem' in decoded) {
+    result.diagnostics.push({
+      severity: 'error',
+      code: 'manifest.encoding',
+      file,
+      line: decoded.problem.line,
+      column: decoded.problem.column,
+      path: '',
+      message: decoded.problem.message,
+      hint: 'save the file as UTF-8 text',
+    });
+    return result;
+  }
+  const parsed = parseYamlFile(file, decoded.text);
   result.diagnostics.push(...parsed.diagnostics);
   for (const source of parsed.documents) {
-    const loaded = loadDocument(source, env, result.diagnostics);
+    const loaded = loadDocument(source, options, result.diagnostics);
     if (loaded === undefined) continue;
     const namePosition = locate(source, ['name']);
     if (loaded.kind === 'Parser') result.parsers.push({ value: loaded, namePosition });
@@ -53,10 +96,17 @@ export function loadManifestFile(file: string, env: Environment): LoadedFile {
 
 function loadDocument(
   source: SourceDocument,
-  env: Environment,
+  options: LoadFileOptions,
   diagnostics: Diagnostic[],
 ): DesiredParser | DesiredProject | undefined {
-  const envProblems = interpolateDocument(source, env);
+  // Aliases, tags and nesting are checked on the YAML itself: turning such a document into data would throw,
+  // change what a value is, or blow the stack.
+  const structural = inspectDocument(source);
+  if (structural.length > 0) {
+    diagnostics.push(...structural);
+    return undefined;
+  }
+  const envProblems = interpolateDocument(source, options.env);
   diagnostics.push(...envProblems);
   const converted = documentToData(source);
   if ('diagnostic' in converted) {
@@ -64,7 +114,7 @@ function loadDocument(
     return undefined;
   }
   const data = converted.data;
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+  if (!isRecord(data)) {
     diagnostics.push(
       at(
         source,
@@ -72,85 +122,151 @@ function loadDocument(
         'value',
         'manifest.not-a-manifest',
         `not a scrapeform manifest: expected a map, got ${describeValue(data)}`,
+        { hint: `every document needs kind: Parser or kind: Project; ${IGNORE_HINT}` },
+      ),
+    );
+    return undefined;
+  }
+  const kind = data.kind;
+  if (kind === undefined && isForeign(data)) {
+    diagnostics.push(
+      at(
+        source,
+        [],
+        'value',
+        'manifest.not-scrapeform',
+        'skipped: not a scrapeform manifest (no kind, and none of the keys of a Parser or Project)',
         {
-          hint: 'every document needs kind: Parser or kind: Project',
+          severity: 'warning',
+          hint: 'to read it without this warning, list it in a .scrapeformignore (gitignore syntax)',
         },
       ),
     );
     return undefined;
   }
-  const kind = (data as Record<string, unknown>).kind;
   if (!(MANIFEST_KINDS as readonly unknown[]).includes(kind)) {
     diagnostics.push(unknownKind(source, kind));
     return undefined;
   }
   const position = locate(source, []);
   const origin: ManifestSource = { file: source.file, line: position.line, column: position.column };
+  const schema = kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
+  const result = schema.safeParse(data, { reportInput: true });
+  const problems = result.success ? [] : diagnosticsFromIssues(source, schema, data, result.error.issues);
+  // Cross-key rules run whatever the schema said, so every problem of the document is reported at once.
   if (kind === 'Parser') {
-    const result = ParserManifestSchema.safeParse(data, { reportInput: true });
-    if (!result.success) {
-      diagnostics.push(...diagnosticsFromIssues(source, ParserManifestSchema, data, result.error.issues));
-      return undefined;
-    }
-    const problems = checkParserRules(source, result.data);
+    problems.push(...checkParserRules(source, data));
     diagnostics.push(...problems);
-    return hasErrors(problems) || envProblems.length > 0 ? undefined : normaliseParser(result.data, origin);
+    if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
+    return normaliseParser(result.data as WrittenParser, origin);
   }
-  const result = ProjectManifestSchema.safeParse(data, { reportInput: true });
-  if (!result.success) {
-    diagnostics.push(...diagnosticsFromIssues(source, ProjectManifestSchema, data, result.error.issues));
-    return undefined;
-  }
-  const problems = checkProjectRules(source, result.data);
-  const inputFile = problems.length === 0 ? readInputFile(source, result.data, problems) : undefined;
+  problems.push(...checkProjectRules(source, data, options.now));
+  const inputFile = readInputFile(source, data, options.root, problems);
   diagnostics.push(...problems);
-  return problems.length > 0 || envProblems.length > 0
-    ? undefined
-    : normaliseProject(result.data, origin, inputFile);
+  if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
+  return normaliseProject(result.data as WrittenProject, origin, inputFile);
 }
 
+/** Another tool's YAML (a compose file, a CI workflow): no `kind`, no scrapeform apiVersion, no scrapeform key. */
+function isForeign(data: Record<string, unknown>): boolean {
+  if (typeof data.apiVersion === 'string' && data.apiVersion.startsWith('scrapeform/')) return false;
+  return !Object.keys(data).some((key) => SCRAPEFORM_KEYS.has(key));
+}
+
+/**
+ * Reads a list input's `file`. It must resolve (symlinks followed) inside the folder being read, be UTF-8 text
+ * without NUL, stay under MAX_INPUT_FILE_BYTES, and hold no URL with credentials: anything else is an error at
+ * `projectInput.file`, and nothing of the file is kept.
+ */
 function readInputFile(
   source: SourceDocument,
-  project: WrittenProject,
+  project: Record<string, unknown>,
+  root: string,
   problems: Diagnostic[],
 ): { file: string; entries: string[] } | undefined {
   const input = project.projectInput;
-  if (input.type !== 'list' || input.file === undefined) return undefined;
-  const resolved = path.resolve(path.dirname(source.file), input.file);
+  if (!isRecord(input) || input.type !== 'list' || input.list !== undefined) return undefined;
+  const file = input.file;
+  if (typeof file !== 'string' || file === '') return undefined;
+  const problem = (message: string, hint?: string): undefined => {
+    problems.push(
+      at(source, ['projectInput', 'file'], 'value', 'manifest.project-input', message, {
+        ...(hint !== undefined ? { hint } : {}),
+      }),
+    );
+    return undefined;
+  };
+  const resolved = path.resolve(path.dirname(source.file), file);
+  let real: string;
   try {
-    const entries = parseInputFile(readFileSync(resolved, 'utf8'));
-    if (entries.length === 0) {
-      problems.push(
-        at(
-          source,
-          ['projectInput', 'file'],
-          'value',
-          'manifest.project-input',
-          `input file "${input.file}" holds no entries`,
-          {
-            hint: 'one URL, search term or identifier a line; blank lines and # comments are skipped',
-          },
-        ),
-      );
-      return undefined;
-    }
-    return { file: input.file, entries };
+    real = realpathSync(resolved);
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    return problem(
+      `cannot read input file "${file}": ${reason}`,
+      'the path is relative to the folder of this manifest',
+    );
+  }
+  const realRoot = realpathOr(root);
+  const inside = path.relative(realRoot, real);
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
+    return problem(
+      `input file "${file}" resolves outside the folder being read`,
+      'keep input files inside the folder given to scrapeform (for a file given by name, its folder); symlinks are followed before this check',
+    );
+  }
+  let bytes: Buffer;
+  try {
+    const info = statSync(real);
+    if (!info.isFile()) return problem(`input file "${file}" is not a file`);
+    if (info.size > MAX_INPUT_FILE_BYTES) {
+      return problem(
+        `input file "${file}" is ${info.size} bytes; the limit is ${MAX_INPUT_FILE_BYTES} (1 MiB)`,
+        'split the inputs over several projects, or serve them from a webhook_input address',
+      );
+    }
+    bytes = readFileSync(real);
+  } catch (error) {
+    return problem(`cannot read input file "${file}": ${(error as Error).message}`);
+  }
+  const decoded = decodeText(bytes);
+  if ('problem' in decoded) {
+    const where = `line ${decoded.problem.line}, column ${decoded.problem.column}`;
+    return problem(
+      `input file "${file}" is not text: ${decoded.problem.message} (${where})`,
+      'an input file is UTF-8 text, one entry a line',
+    );
+  }
+  const lines = decoded.text.split(/\r?\n/);
+  const withCredentials = lines.findIndex((line) => hasCredentials(line.trim()));
+  if (withCredentials >= 0) {
     problems.push(
       at(
         source,
         ['projectInput', 'file'],
         'value',
-        'manifest.project-input',
-        `cannot read input file "${input.file}": ${reason}`,
-        {
-          hint: 'the path is relative to the folder of this manifest',
-        },
+        'manifest.url-credentials',
+        `input file "${file}", line ${withCredentials + 1}: a URL ${URL_CREDENTIALS_MESSAGE}`,
       ),
     );
     return undefined;
+  }
+  const entries = parseInputFile(decoded.text);
+  if (entries.length === 0) {
+    return problem(
+      `input file "${file}" holds no entries`,
+      'one URL, search term or identifier a line; blank lines and # comments are skipped',
+    );
+  }
+  return { file, entries };
+}
+
+function realpathOr(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return path.resolve(folder);
   }
 }
 
@@ -163,7 +279,7 @@ function unknownKind(source: SourceDocument, kind: unknown): Diagnostic {
       'manifest.not-a-manifest',
       'not a scrapeform manifest: missing required key "kind"',
       {
-        hint: 'every document needs kind: Parser or kind: Project',
+        hint: `every document needs kind: Parser or kind: Project; ${IGNORE_HINT}`,
       },
     );
   }
@@ -174,9 +290,7 @@ function unknownKind(source: SourceDocument, kind: unknown): Diagnostic {
     'value',
     'manifest.unknown-kind',
     `kind must be Parser or Project, got ${describeValue(kind)}`,
-    {
-      ...(near !== undefined ? { hint: `did you mean "${near}"?` } : {}),
-    },
+    { hint: near !== undefined ? `did you mean "${near}"?` : `kind Parser or Project; ${IGNORE_HINT}` },
   );
 }
 

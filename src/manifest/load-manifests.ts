@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { discoverManifestFiles } from './discover-files.js';
@@ -12,6 +13,8 @@ export interface LoadManifestsOptions {
   paths?: readonly string[];
   /** Variables for `${NAME}`; the process environment in the CLI, a plain object in tests. */
   env: Environment;
+  /** When validation runs, for the warning about a past `scheduledAt`; the clock when not given. */
+  now?: Date;
 }
 
 export interface LoadedManifests {
@@ -27,10 +30,14 @@ export interface LoadedManifests {
 
 /** Reads, interpolates, validates and normalises every manifest under the paths, collecting all problems. */
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedManifests> {
-  const { files, diagnostics } = await discoverManifestFiles(options.paths ?? []);
+  const { files, roots, diagnostics } = await discoverManifestFiles(options.paths ?? []);
+  // The edge of the manifest layer: the clock is read here at most, and everything below is handed `now`.
+  const now = options.now ?? new Date();
   // Files are read synchronously one after another: measured in bench/validate, awaiting fs/promises per file
   // doubled the time of 2,000 small files, and worker threads lost more to cold starts than they won.
-  const results = files.map((file) => loadManifestFile(file, options.env));
+  const results = files.map((file) =>
+    loadManifestFile(file, { env: options.env, now, root: roots.get(file) ?? path.dirname(file) }),
+  );
   const parsers = results.flatMap((r) => r.parsers);
   const projects = results.flatMap((r) => r.projects);
   diagnostics.push(...results.flatMap((r) => r.diagnostics));

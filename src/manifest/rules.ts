@@ -1,40 +1,43 @@
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
-import { PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
-import type { WrittenField, WrittenParser, WrittenProject } from './schemas.js';
+import { FIELD_TYPES, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
+import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js';
+import { RESERVED_FIELD_NAMES, ScheduledAtSchema } from './schemas.js';
 import { locate } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 
 /**
- * Rules that span keys, checked after the schema passed so they can trust the shape: field names, parents,
- * rename hints, and a list input's `list` or `file`.
+ * Rules that span keys or that JSON Schema cannot say well: field names, parents, rename hints, a list input's
+ * `list` or `file`, expect patterns, schedules. They run on every document that parsed, whatever the schema
+ * said, so all problems come at once; so they take the data as it is and check its shape as they go.
  */
-export function checkParserRules(source: SourceDocument, parser: WrittenParser): Diagnostic[] {
+export function checkParserRules(source: SourceDocument, parser: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
-  if (parser.fields !== undefined) checkFieldLevel(source, parser.fields, ['fields'], out);
+  if (!isRecord(parser)) return out;
+  if (isRecord(parser.fields)) checkFieldLevel(source, parser.fields, ['fields'], out);
+  if (Array.isArray(parser.expect)) {
+    parser.expect.forEach((check: unknown, i) => {
+      if (isRecord(check)) checkExpectedPatterns(source, check.result, ['expect', i, 'result'], out);
+    });
+  }
   return out;
 }
 
 function checkFieldLevel(
   source: SourceDocument,
-  fields: Record<string, WrittenField>,
+  fields: Record<string, unknown>,
   path: PropertyKey[],
   out: Diagnostic[],
 ): void {
   const renamedFrom = new Map<string, string[]>();
   for (const [name, field] of Object.entries(fields)) {
     const fieldPath = [...path, name];
-    if (name.trim() === '') {
-      out.push(at(source, fieldPath, 'key', 'manifest.field-name', 'field name must not be empty'));
-    }
-    if (name.includes('.')) {
-      out.push(
-        at(source, fieldPath, 'key', 'manifest.field-name', `field name "${name}" contains a dot`, {
-          hint: 'nest child fields under `fields:` instead; scrapeform joins the names with dots when it sends them',
-        }),
-      );
-    }
-    if (field.description === PLACEHOLDER_DESCRIPTION || field.description.startsWith('TODO:')) {
+    checkFieldName(source, name, fieldPath, out);
+    if (!isRecord(field)) continue;
+    if (
+      typeof field.description === 'string' &&
+      (field.description === PLACEHOLDER_DESCRIPTION || field.description.startsWith('TODO:'))
+    ) {
       out.push(
         at(
           source,
@@ -49,15 +52,16 @@ function checkFieldLevel(
         ),
       );
     }
-    if (field.fields !== undefined) {
-      if (field.type !== undefined && field.type !== 'array') {
+    if (isRecord(field.fields)) {
+      const type = field.type;
+      if (typeof type === 'string' && type !== 'array' && (FIELD_TYPES as readonly string[]).includes(type)) {
         out.push(
           at(
             source,
             [...fieldPath, 'type'],
             'value',
             'manifest.parent-type',
-            `a field with child fields is an array parent; type must be array or left out, not ${field.type}`,
+            `a field with child fields is an array parent; type must be array or left out, not ${type}`,
           ),
         );
       }
@@ -78,7 +82,7 @@ function checkFieldLevel(
       checkFieldLevel(source, field.fields, [...fieldPath, 'fields'], out);
     }
     const from = field.renamed_from;
-    if (from !== undefined) {
+    if (typeof from === 'string' && from !== '') {
       const hintPath = [...fieldPath, 'renamed_from'];
       if (from === name) {
         out.push(
@@ -90,7 +94,7 @@ function checkFieldLevel(
             hint: 'renamed_from takes the old name of this field among its siblings, without its parent',
           }),
         );
-      } else if (Object.hasOwn(fields, from) && fields[from]?.renamed_from === undefined) {
+      } else if (Object.hasOwn(fields, from) && !hasRename(fields[from])) {
         // Naming a declared sibling is fine when that sibling is itself renamed (a chain or a swap).
         out.push(
           at(
@@ -126,8 +130,89 @@ function checkFieldLevel(
   }
 }
 
-export function checkProjectRules(source: SourceDocument, project: WrittenProject): Diagnostic[] {
+function checkFieldName(
+  source: SourceDocument,
+  name: string,
+  fieldPath: PropertyKey[],
+  out: Diagnostic[],
+): void {
+  // `__proto__` is reported for every map by inspectDocument (manifest.reserved-key).
+  if (name === '__proto__') return;
+  if (name.trim() === '') {
+    out.push(at(source, fieldPath, 'key', 'manifest.field-name', 'field name must not be empty'));
+  }
+  if (name.includes('.')) {
+    out.push(
+      at(source, fieldPath, 'key', 'manifest.field-name', `field name "${name}" contains a dot`, {
+        hint: 'nest child fields under `fields:` instead; scrapeform joins the names with dots when it sends them',
+      }),
+    );
+  }
+  const control = CONTROL_CHARACTER.exec(name)?.[0];
+  if (control !== undefined) {
+    const code = control.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0') ?? '';
+    out.push(
+      at(
+        source,
+        fieldPath,
+        'key',
+        'manifest.field-name',
+        `field name ${JSON.stringify(name)} holds the control character U+${code}`,
+      ),
+    );
+  }
+  if ((RESERVED_FIELD_NAMES as readonly string[]).includes(name)) {
+    out.push(
+      at(source, fieldPath, 'key', 'manifest.field-name', `field name "${name}" is reserved`, {
+        hint: 'every JavaScript object has a property of this name, so a field cannot; choose another name',
+      }),
+    );
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- this pattern exists to find control characters
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+function hasRename(field: unknown): boolean {
+  return isRecord(field) && field.renamed_from !== undefined;
+}
+
+/** Every `~pattern` of an expect result must compile as apply will compile it. */
+function checkExpectedPatterns(
+  source: SourceDocument,
+  expected: unknown,
+  path: PropertyKey[],
+  out: Diagnostic[],
+): void {
+  if (isExpectedPattern(expected)) {
+    try {
+      compileExpectedPattern(expected);
+    } catch (error) {
+      const reason = (error as Error).message.split(': ').pop() ?? (error as Error).message;
+      out.push(
+        at(
+          source,
+          path,
+          'value',
+          'manifest.expect-pattern',
+          `${JSON.stringify(expected)} is not a valid regular expression: ${reason}`,
+          { hint: 'after the ~ comes a JavaScript regular expression; escape ( [ { * + ? with a backslash' },
+        ),
+      );
+    }
+  } else if (Array.isArray(expected)) {
+    expected.forEach((item: unknown, i) => checkExpectedPatterns(source, item, [...path, i], out));
+  } else if (isRecord(expected)) {
+    for (const [key, value] of Object.entries(expected)) {
+      checkExpectedPatterns(source, value, [...path, key], out);
+    }
+  }
+}
+
+/** `now` is when validation runs, handed in by the caller; a past `scheduledAt` only warns. */
+export function checkProjectRules(source: SourceDocument, project: unknown, now: Date): Diagnostic[] {
   const out: Diagnostic[] = [];
+  if (!isRecord(project)) return out;
   if (project.schedulingEnabled === true && project.scrapingInterval === undefined) {
     // Without an interval scrapeform turns scheduling off: the service's default would be a weekly run.
     out.push(
@@ -136,8 +221,22 @@ export function checkProjectRules(source: SourceDocument, project: WrittenProjec
       }),
     );
   }
+  const scheduledAt = project.scheduledAt;
+  if (
+    typeof scheduledAt === 'string' &&
+    scheduledAt !== 'now' &&
+    ScheduledAtSchema.safeParse(scheduledAt).success &&
+    Date.parse(scheduledAt) < now.getTime()
+  ) {
+    out.push(
+      at(source, ['scheduledAt'], 'value', 'manifest.scheduled-at-past', `${scheduledAt} is in the past`, {
+        severity: 'warning',
+        hint: 'write now to run at once, or a future time; scheduledAt is sent only when the project is created',
+      }),
+    );
+  }
   const input = project.projectInput;
-  if (input.type === 'list') {
+  if (isRecord(input) && input.type === 'list') {
     if (input.list !== undefined && input.file !== undefined) {
       out.push(
         at(
@@ -154,19 +253,13 @@ export function checkProjectRules(source: SourceDocument, project: WrittenProjec
           hint: 'list: [https://…], or file: inputs.txt (one entry a line)',
         }),
       );
-    } else if (input.list !== undefined && input.list.length === 0) {
-      out.push(
-        at(
-          source,
-          ['projectInput', 'list'],
-          'value',
-          'manifest.project-input',
-          'list must hold at least one entry',
-        ),
-      );
     }
   }
   return out;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function at(

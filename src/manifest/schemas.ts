@@ -18,22 +18,72 @@ import type { FieldType } from '../model/vocabulary.js';
  * which becomes hover text in editors through the generated JSON Schema.
  *
  * Refinements are dropped by `z.toJSONSchema`, so they are kept to the few checks JSON Schema cannot say:
- * a cron expression that croner accepts. Cross-key rules (a list input with both `list` and `file`, renames that
- * collide) live in `rules.ts`, where they can point at the exact key.
+ * a cron expression that croner accepts and that can fire, and a URL without credentials. Where a rule lives in
+ * `rules.ts` (so it can point at the exact key) but JSON Schema can still say it, `.meta()` carries the JSON
+ * Schema form for editors (`propertyNames`, `if`/`then`, `oneOf`); docs/manifests.md lists what stays unsaid.
  */
 
 export const API_VERSION = 'scrapeform/v1';
 
-const HttpUrlSchema = z.url({
-  protocol: /^https?$/,
-  hostname: z.regexes.hostname,
-  error: 'must be an absolute http:// or https:// URL',
-});
+/** A URL with a user name or password in it; such URLs are refused so no secret reaches a plan, log or state. */
+export function hasCredentials(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
+}
+
+export const URL_CREDENTIALS_MESSAGE =
+  'must not hold a user name or password (user:secret@): they would be shown in plans and stored in state';
+
+const HttpUrlSchema = z
+  .url({
+    protocol: /^https?$/,
+    hostname: z.regexes.hostname,
+    error: 'must be an absolute http:// or https:// URL',
+  })
+  .refine((value) => !hasCredentials(value), {
+    error: URL_CREDENTIALS_MESSAGE,
+    params: { code: 'manifest.url-credentials' },
+  })
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$' });
+
+/* eslint-disable no-control-regex -- these patterns exist to refuse control characters */
+/** Names hold no control characters at all. */
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+/** Descriptions may span lines and hold tabs, but no other control character (NUL included). */
+const TEXT_CONTROL_CHARACTERS = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
+/** JSON Schema form of the field-name rule in rules.ts: not blank, no dot, no control characters. */
+const FIELD_NAME_PATTERN = '^(?=.*\\S)[^.\\u0000-\\u001f\\u007f-\\u009f]+$';
+/* eslint-enable no-control-regex */
+
+/**
+ * Names every JavaScript object inherits (`__proto__`, `constructor`, `toString`…). A field so named would be
+ * dropped or shadowed by a plain object somewhere between the manifest and the request, so it is refused.
+ */
+export const RESERVED_FIELD_NAMES = [
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'toString',
+  'valueOf',
+] as const;
+
+const FIELD_NAMES_JSON_SCHEMA = {
+  propertyNames: { pattern: FIELD_NAME_PATTERN, not: { enum: [...RESERVED_FIELD_NAMES] } },
+};
 
 const ResourceNameSchema = z
   .string()
   .min(1, { error: 'must not be empty' })
-  .max(200, { error: 'must be at most 200 characters' });
+  .max(200, { error: 'must be at most 200 characters' })
+  .regex(NO_CONTROL_CHARACTERS, { error: 'must not hold control characters (NUL, escape, …)' });
 
 export const FieldTypeSchema = z
   .enum(FIELD_TYPES)
@@ -53,6 +103,11 @@ export const FieldSchema: z.ZodType<WrittenField> = z
       .string({ error: 'description is required: say what the field holds; the more specific, the better' })
       .trim()
       .min(1, { error: 'description must not be empty' })
+      .regex(TEXT_CONTROL_CHARACTERS, {
+        error: 'description must not hold control characters other than tab and line breaks (NUL, escape, …)',
+      })
+      // zod trims before `min(1)`; JSON Schema cannot trim, so it refuses a blank description this way.
+      .meta({ not: { pattern: '^\\s*$' } })
       .describe('What the field holds; the more specific, the better the extraction.'),
     type: FieldTypeSchema.optional(),
     selector: z
@@ -65,6 +120,7 @@ export const FieldSchema: z.ZodType<WrittenField> = z
     renamed_from: z
       .string()
       .min(1, { error: 'renamed_from must not be empty' })
+      .meta({ pattern: '^[^.]+$' })
       .optional()
       .describe(
         'The name this field had before (a sibling name). Sent as rename_fields, never as remove + add; ignored once applied.',
@@ -72,12 +128,18 @@ export const FieldSchema: z.ZodType<WrittenField> = z
     get fields() {
       return z
         .record(z.string(), FieldSchema)
+        .meta({ ...FIELD_NAMES_JSON_SCHEMA, minProperties: 1 })
         .optional()
         .describe('Child fields: makes this field an array parent; sent as `<parent>.<child>`.');
     },
   })
   .describe('One field the parser extracts.')
-  .meta({ id: 'Field' });
+  .meta({
+    id: 'Field',
+    // rules.ts reports this with its place (manifest.parent-type); the schema says it for editors.
+    if: { required: ['fields'] },
+    then: { properties: { type: { const: 'array' } } },
+  });
 
 export const ScraperParamsSchema = z
   .strictObject({
@@ -124,6 +186,7 @@ export const ParserManifestSchema = z
     scraper_params: ScraperParamsSchema.optional(),
     fields: z
       .record(z.string(), FieldSchema)
+      .meta(FIELD_NAMES_JSON_SCHEMA)
       .optional()
       .describe('The fields to extract, as a map: order does not matter, names cannot repeat.'),
     lifecycle: z
@@ -139,10 +202,24 @@ export const ParserManifestSchema = z
   })
   .describe('A ScraperAPI AI parser.');
 
+/** An input entry: any text, but a URL in it carries no credentials. */
+const ListEntrySchema = z
+  .string()
+  .min(1)
+  .refine((value) => !hasCredentials(value), {
+    error: URL_CREDENTIALS_MESSAGE,
+    params: { code: 'manifest.url-credentials' },
+  })
+  .meta({ not: { pattern: '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*@' } });
+
 const ListInputSchema = z
   .strictObject({
     type: z.literal('list').describe('An inline list, or a file of one entry a line.'),
-    list: z.array(z.string().min(1)).optional().describe('URLs, search terms or identifiers.'),
+    list: z
+      .array(ListEntrySchema)
+      .min(1, { error: 'list must hold at least one entry' })
+      .optional()
+      .describe('URLs, search terms or identifiers.'),
     file: z
       .string()
       .min(1)
@@ -151,7 +228,9 @@ const ListInputSchema = z
         'A file of one entry a line, relative to this manifest (blank lines and # comments skipped).',
       ),
   })
-  .describe('Inputs given inline (`list`) or in a file (`file`); exactly one of the two.');
+  .describe('Inputs given inline (`list`) or in a file (`file`); exactly one of the two.')
+  // rules.ts reports this with its place (manifest.project-input); the schema says it for editors.
+  .meta({ oneOf: [{ required: ['list'] }, { required: ['file'] }] });
 
 const WebhookInputSchema = z
   .strictObject({
@@ -164,21 +243,41 @@ export const ProjectInputSchema = z
   .discriminatedUnion('type', [ListInputSchema, WebhookInputSchema])
   .describe('Source of the inputs.');
 
-/** croner validates cron syntax; a refinement because JSON Schema cannot (documented at the top of this file). */
-function isCronExpression(value: string): boolean {
-  try {
-    new Cron(value, { paused: true });
-    return true;
-  } catch {
-    return false;
+/** A fixed date to ask croner from: a five-field expression that fires at all fires within years of any date. */
+const CRON_REFERENCE_DATE = new Date(Date.UTC(2000, 0, 1));
+
+/**
+ * What is wrong with a scrapingInterval, if anything: five cron fields (minute hour day month weekday) that
+ * croner accepts and that match some date. A refinement because JSON Schema cannot check the last two.
+ */
+function intervalProblem(value: string): string | undefined {
+  if ((NAMED_INTERVALS as readonly string[]).includes(value)) return undefined;
+  const count = value.trim() === '' ? 0 : value.trim().split(/\s+/).length;
+  const generic = 'must be hourly, daily, weekly, monthly or a valid cron expression';
+  if (count !== 5) {
+    return count > 2
+      ? `must be hourly, daily, weekly, monthly or a cron expression of 5 fields (minute hour day month weekday), got ${count} fields`
+      : generic;
   }
+  let cron: Cron;
+  try {
+    cron = new Cron(value, { paused: true });
+  } catch {
+    return generic;
+  }
+  if (cron.nextRun(CRON_REFERENCE_DATE) === null) {
+    return 'the cron expression never fires: no date matches it (such as February 30)';
+  }
+  return undefined;
 }
 
 export const ScrapingIntervalSchema = z
   .string()
-  .refine((value) => (NAMED_INTERVALS as readonly string[]).includes(value) || isCronExpression(value), {
-    error: 'must be hourly, daily, weekly, monthly or a valid cron expression',
+  .superRefine((value, ctx) => {
+    const problem = intervalProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   })
+  .meta({ anyOf: [{ enum: [...NAMED_INTERVALS] }, { pattern: '^\\s*\\S+(\\s+\\S+){4}\\s*$' }] })
   .describe('hourly | daily | weekly | monthly | a cron expression; omitted = scrape once.');
 
 export const ScheduledAtSchema = z
@@ -246,7 +345,12 @@ export const ProjectManifestSchema = z
       .optional()
       .describe('Safety and diff settings.'),
   })
-  .describe('A ScraperAPI DataPipeline project.');
+  .describe('A ScraperAPI DataPipeline project.')
+  // rules.ts reports this with its place (manifest.schedule); the schema says it for editors.
+  .meta({
+    if: { properties: { schedulingEnabled: { const: true } }, required: ['schedulingEnabled'] },
+    then: { required: ['scrapingInterval'] },
+  });
 
 export type WrittenParser = z.infer<typeof ParserManifestSchema>;
 export type WrittenProject = z.infer<typeof ProjectManifestSchema>;

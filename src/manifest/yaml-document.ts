@@ -1,5 +1,16 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+} from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
+import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
 
 /** One YAML document of a file, with what is needed to map a key path back to a line and column. */
@@ -13,6 +24,14 @@ export interface SourceDocument {
 
 /** Aliases allowed per document before it counts as an alias bomb (yaml's own guard, made explicit). */
 const MAX_ALIAS_COUNT = 100;
+
+/** Maps and lists nested deeper than this are refused; a real manifest needs a dozen levels at most. */
+export const MAX_NESTING_DEPTH = 64;
+
+/** Tags of plain YAML data; any other (`!!binary`, `!!set`, `!custom`) would change what a value is. */
+const PLAIN_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`),
+);
 
 export interface ParsedFile {
   documents: SourceDocument[];
@@ -31,23 +50,119 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     // Only the first syntax error of a document: the ones after it are nearly always its echoes.
     for (const error of doc.errors.slice(0, 1)) {
       const pos = lineCounter.linePos(error.pos[0]);
-      const duplicate = error.code === 'DUPLICATE_KEY';
-      diagnostics.push({
-        severity: 'error',
-        code: duplicate ? 'manifest.duplicate-key' : 'manifest.yaml-syntax',
-        file,
-        line: pos.line,
-        column: pos.col,
-        path: '',
-        message: duplicate
-          ? 'duplicate key: a key may appear once per map'
-          : `YAML syntax: ${firstLine(error.message)}`,
-        ...(duplicate ? { hint: 'remove or merge the repeated key' } : {}),
-      });
+      const place = { severity: 'error' as const, file, line: pos.line, column: pos.col, path: '' };
+      if (error.code === 'DUPLICATE_KEY') {
+        diagnostics.push({
+          ...place,
+          code: 'manifest.duplicate-key',
+          message: 'duplicate key: a key may appear once per map',
+          hint: 'remove or merge the repeated key',
+        });
+      } else if (error.code === 'RESOURCE_EXHAUSTION') {
+        // yaml reports a blown call stack this way; the cause is always nesting, so say that. Where the stack
+        // ran out depends on the machine, so the place reported is the start of the document.
+        const start = lineCounter.linePos(doc.range[0]);
+        diagnostics.push(tooDeep({ ...place, line: start.line, column: start.col }));
+      } else {
+        diagnostics.push({
+          ...place,
+          code: 'manifest.yaml-syntax',
+          message: `YAML syntax: ${firstLine(error.message)}`,
+        });
+      }
     }
     if (doc.errors.length === 0) documents.push({ file, index, doc, lineCounter });
   });
   return { documents, diagnostics };
+}
+
+function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {
+  return {
+    ...place,
+    code: 'manifest.too-deep',
+    message: `the document is nested too deep (more than ${MAX_NESTING_DEPTH} levels of maps and lists)`,
+    hint: 'a manifest needs a few levels; check for a runaway indentation or bracket',
+  };
+}
+
+/**
+ * Checks what must hold before a document is turned into data: every alias names an anchor written before it,
+ * no value carries a tag other than plain YAML's, nesting stays within bounds, and no key is `__proto__` (which
+ * a JavaScript object would silently drop). Reports each at its own place.
+ */
+export function inspectDocument(source: SourceDocument): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const anchors = new Set<string>();
+  visit(source.doc, {
+    Node(_key, node, ancestors) {
+      const chain = [...ancestors, node];
+      const place = (): Omit<Diagnostic, 'code' | 'message'> => {
+        const pos = positionOf(source, node);
+        return {
+          severity: 'error',
+          file: source.file,
+          line: pos.line,
+          column: pos.column,
+          path: keyPathOf(chain),
+        };
+      };
+      if (isAlias(node)) {
+        if (!anchors.has(node.source)) {
+          out.push({
+            ...place(),
+            code: 'manifest.yaml-alias',
+            message: `alias *${node.source} refers to no anchor: &${node.source} is not defined before it`,
+            hint: `write &${node.source} on the value to reuse, above this alias, or write the value out`,
+          });
+        }
+        return undefined;
+      }
+      if (node.anchor !== undefined) anchors.add(node.anchor);
+      if (node.tag !== undefined && !PLAIN_TAGS.has(node.tag)) {
+        const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
+        out.push({
+          ...place(),
+          code: 'manifest.yaml-tag',
+          message: `the tag ${tag} is not supported: manifests hold plain strings, numbers, booleans, lists and maps`,
+          hint: 'remove the tag; quote the value if it must stay a string',
+        });
+      }
+      if (isCollection(node) && ancestors.filter((a) => isCollection(a)).length >= MAX_NESTING_DEPTH) {
+        out.push(tooDeep(place()));
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+    Pair(_key, pair, ancestors) {
+      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+        const pos = positionOf(source, pair.key);
+        out.push({
+          severity: 'error',
+          code: 'manifest.reserved-key',
+          file: source.file,
+          line: pos.line,
+          column: pos.column,
+          path: keyPathOf([...ancestors, pair]),
+          message: 'the key "__proto__" is not allowed: JavaScript objects cannot hold it as a plain key',
+          hint: 'rename it',
+        });
+      }
+    },
+  });
+  return out;
+}
+
+/** The key path of a node from the chain of its ancestors that yaml's visitor hands over. */
+export function keyPathOf(chain: readonly unknown[]): string {
+  const segments: PropertyKey[] = [];
+  chain.forEach((item, i) => {
+    if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
+    else if (isSeq(item)) {
+      const index = item.items.indexOf(chain[i + 1] as never);
+      if (index >= 0) segments.push(index);
+    }
+  });
+  return formatKeyPath(segments);
 }
 
 function firstLine(message: string): string {

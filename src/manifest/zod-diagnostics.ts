@@ -26,8 +26,16 @@ export function diagnosticsFromIssues(
   issues: readonly core.$ZodIssue[],
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
+  // A value of the wrong type gets that one message: zod also runs the checks after it (`urls: "https://…"` is
+  // a string longer than 3), whose messages would only confuse.
+  const wrongTypes = issues
+    .filter(
+      (issue) => issue.code === 'invalid_type' && valueAt(data, issue.path as PropertyKey[]) !== undefined,
+    )
+    .map((issue) => issue.path as PropertyKey[]);
   for (const issue of issues) {
     const path = issue.path as PropertyKey[];
+    if (issue.code !== 'invalid_type' && wrongTypes.some((wrong) => isWithin(path, wrong))) continue;
     const base = { severity: 'error' as const, file: source.file };
     switch (issue.code) {
       case 'unrecognized_keys': {
@@ -89,9 +97,11 @@ export function diagnosticsFromIssues(
         break;
       }
       default: {
+        const code =
+          issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
         out.push({
           ...base,
-          code: 'manifest.invalid-value',
+          code: typeof code === 'string' ? code : 'manifest.invalid-value',
           ...lineColumn(locate(source, path)),
           path: formatKeyPath(path),
           message: issue.message,
@@ -122,6 +132,10 @@ function invalidValue(
         : `must be one of ${values.join(', ')}; got ${describeValue(input)}`,
     ...(near !== undefined ? { hint: `did you mean "${near}"?` } : {}),
   };
+}
+
+function isWithin(path: readonly PropertyKey[], ancestor: readonly PropertyKey[]): boolean {
+  return ancestor.length <= path.length && ancestor.every((segment, i) => segment === path[i]);
 }
 
 function lineColumn(pos: { line: number; column: number }): { line: number; column: number } {

@@ -56,12 +56,12 @@ const CASES: Record<string, string> = {
   'missing-input-file.yaml':
     'missing-input-file.yaml:6:9 projectInput.file: cannot read input file "does-not-exist.txt": no such file\n  hint: the path is relative to the folder of this manifest',
   'missing-kind.yaml':
-    'missing-kind.yaml:1:1: not a scrapeform manifest: missing required key "kind"\n  hint: every document needs kind: Parser or kind: Project',
+    'missing-kind.yaml:1:1: not a scrapeform manifest: missing required key "kind"\n  hint: every document needs kind: Parser or kind: Project; if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)',
   'missing-urls.yaml':
     'missing-urls.yaml:1:1 urls: missing required key "urls"\n  hint: list 1 to 3 example pages of one page type',
   'no-urls.yaml': 'no-urls.yaml:3:7 urls: needs at least 1 example URL',
   'not-a-map.yaml':
-    'not-a-map.yaml:1:1: not a scrapeform manifest: expected a map, got a list\n  hint: every document needs kind: Parser or kind: Project',
+    'not-a-map.yaml:1:1: not a scrapeform manifest: expected a map, got a list\n  hint: every document needs kind: Parser or kind: Project; if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)',
   'parent-wrong-type.yaml':
     'parent-wrong-type.yaml:7:11 fields.reviews.type: a field with child fields is an array parent; type must be array or left out, not string',
   'relative-url.yaml': 'relative-url.yaml:5:5 urls[1]: must be an absolute http:// or https:// URL',
@@ -88,6 +88,55 @@ const CASES: Record<string, string> = {
     'webhook-input-no-url.yaml:4:1 projectInput.url: missing required key "url"\n  hint: an absolute http(s) URL',
   'yaml-syntax.yaml':
     'yaml-syntax.yaml:4:1: YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ]',
+  'undefined-alias.yaml':
+    'undefined-alias.yaml:5:25 fields.title.description: alias *nope refers to no anchor: &nope is not defined before it\n  hint: write &nope on the value to reuse, above this alias, or write the value out',
+  'binary-tag.yaml':
+    'binary-tag.yaml:2:16 name: the tag !!binary is not supported: manifests hold plain strings, numbers, booleans, lists and maps\n  hint: remove the tag; quote the value if it must stay a string',
+  'custom-tag.yaml':
+    'custom-tag.yaml:2:15 name: the tag !custom is not supported: manifests hold plain strings, numbers, booleans, lists and maps\n  hint: remove the tag; quote the value if it must stay a string',
+  'too-deep.yaml':
+    'too-deep.yaml:6:82 expect[0].result.title[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: the document is nested too deep (more than 64 levels of maps and lists)\n  hint: a manifest needs a few levels; check for a runaway indentation or bracket',
+  'too-deep-for-parser.yaml':
+    'too-deep-for-parser.yaml:1:1: the document is nested too deep (more than 64 levels of maps and lists)\n  hint: a manifest needs a few levels; check for a runaway indentation or bracket',
+  'urls-one-string.yaml':
+    'urls-one-string.yaml:3:7 urls: expected a list, got "https://books.example/a.html"',
+  'bad-expect-pattern.yaml':
+    'bad-expect-pattern.yaml:6:22 expect[0].result.price: "~£(\\\\d+" is not a valid regular expression: Unterminated group\n  hint: after the ~ comes a JavaScript regular expression; escape ( [ { * + ? with a backslash',
+  'cron-never-fires.yaml':
+    'cron-never-fires.yaml:5:19 scrapingInterval: the cron expression never fires: no date matches it (such as February 30)',
+  'cron-seven-fields.yaml':
+    'cron-seven-fields.yaml:5:19 scrapingInterval: must be hourly, daily, weekly, monthly or a cron expression of 5 fields (minute hour day month weekday), got 7 fields',
+  'input-file-outside.yaml':
+    'input-file-outside.yaml:6:9 projectInput.file: input file "../../../../../../../../../../etc/passwd" resolves outside the folder being read\n  hint: keep input files inside the folder given to scrapeform (for a file given by name, its folder); symlinks are followed before this check',
+  'input-file-absolute.yaml':
+    'input-file-absolute.yaml:6:9 projectInput.file: input file "/etc/passwd" resolves outside the folder being read\n  hint: keep input files inside the folder given to scrapeform (for a file given by name, its folder); symlinks are followed before this check',
+  'url-credentials.yaml':
+    'url-credentials.yaml:3:8 urls[0]: must not hold a user name or password (user:secret@): they would be shown in plans and stored in state',
+  'webhook-credentials.yaml':
+    'webhook-credentials.yaml:5:23 webhookOutput.url: must not hold a user name or password (user:secret@): they would be shown in plans and stored in state',
+  'input-credentials.yaml':
+    'input-credentials.yaml:4:66 projectInput.list[1]: must not hold a user name or password (user:secret@): they would be shown in plans and stored in state',
+  'empty-input-list.yaml': 'empty-input-list.yaml:4:35 projectInput.list: list must hold at least one entry',
+  'proto-field-name.yaml':
+    'proto-field-name.yaml:5:3 fields.__proto__: the key "__proto__" is not allowed: JavaScript objects cannot hold it as a plain key\n  hint: rename it',
+  'constructor-field-name.yaml':
+    'constructor-field-name.yaml:5:3 fields.constructor: field name "constructor" is reserved\n  hint: every JavaScript object has a property of this name, so a field cannot; choose another name',
+  'nested-default-unset.yaml':
+    'nested-default-unset.yaml:2:7 name: environment variable SCRAPEFORM_TEST_UNSET_B is not set\n  hint: export SCRAPEFORM_TEST_UNSET_B, or give a default: ${SCRAPEFORM_TEST_UNSET_B:-value}',
+  'control-character-name.yaml':
+    'control-character-name.yaml:2:7 name: must not hold control characters (NUL, escape, …)',
+  'control-character-description.yaml':
+    'control-character-description.yaml:5:25 fields.title.description: description must not hold control characters other than tab and line breaks (NUL, escape, …)',
+  'control-character-field-name.yaml':
+    'control-character-field-name.yaml:5:3 fields.ti\ttle: field name "ti\\ttle" holds the control character U+0009',
+  'utf16.yaml':
+    'utf16.yaml:1:1: the file is UTF-16 (little-endian), not UTF-8\n  hint: save the file as UTF-8 text',
+  'utf16-no-bom.yaml':
+    'utf16-no-bom.yaml:1:1: the file looks like UTF-16 (little-endian) without a byte order mark, not UTF-8\n  hint: save the file as UTF-8 text',
+  'latin1.yaml':
+    'latin1.yaml:5:50: the file is not valid UTF-8: byte 0xE7 here (Latin-1 or Windows-1252, perhaps)\n  hint: save the file as UTF-8 text',
+  'nul-byte.yaml':
+    'nul-byte.yaml:2:12: the file holds a NUL character: it is binary, not text\n  hint: save the file as UTF-8 text',
 };
 
 async function diagnose(fixture: string): Promise<{ text: string; valid: boolean; parsers: number }> {

@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parseAllDocuments } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadManifests } from '../../../src/manifest/load-manifests.js';
+import type { LoadedManifests } from '../../../src/manifest/load-manifests.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const TREES = ['examples', 'test/fixtures/valid', 'test/fixtures/broken'];
+const DOCS = readFileSync(path.join(ROOT, 'docs/manifests.md'), 'utf8');
+
+/**
+ * The files where the JSON Schema accepts what validate refuses, each with the bullet of docs/manifests.md
+ * ("What the JSON Schema cannot say") that explains why. Anything not listed must get the same verdict from both.
+ */
+const DIFFERENCES: Record<string, string> = {
+  'test/fixtures/broken/custom-tag.yaml': 'YAML itself',
+  'test/fixtures/broken/too-deep.yaml': 'YAML itself',
+  'test/fixtures/broken/env-unset.yaml': 'Environment variables',
+  'test/fixtures/broken/nested-default-unset.yaml': 'Environment variables',
+  'test/fixtures/broken/input-file-absolute.yaml': 'Input files',
+  'test/fixtures/broken/input-file-outside.yaml': 'Input files',
+  'test/fixtures/broken/missing-input-file.yaml': 'Input files',
+  'test/fixtures/broken/bad-cron.yaml': 'Cron values',
+  'test/fixtures/broken/cron-never-fires.yaml': 'Cron values',
+  'test/fixtures/broken/bad-expect-pattern.yaml': 'Expect patterns',
+  'test/fixtures/broken/renamed-from-declared.yaml': 'Rename hints',
+  'test/fixtures/broken/renamed-twice.yaml': 'Rename hints',
+  'test/fixtures/broken/duplicate-names/a.yaml': 'Names across files',
+  'test/fixtures/broken/duplicate-names/b.yaml': 'Names across files',
+};
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)))
+    .filter((f) => !f.split(path.sep).some((segment) => segment.startsWith('.')))
+    .sort();
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas/scrapeform.schema.json'), 'utf8')) as object;
+// allowUnionTypes: zod writes `type: [string, number, boolean]` for apiParams values, which is valid draft-07.
+const validateSchema = addFormats(new Ajv({ allErrors: true, allowUnionTypes: true })).compile(schema);
+
+/**
+ * What an editor with the schema says of a file: every document valid. A file that is not UTF-8, or whose YAML
+ * does not parse or cannot become data (syntax, duplicate keys, a missing anchor, an alias bomb), is refused
+ * before any schema.
+ */
+function schemaAccepts(file: string): boolean {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(path.join(ROOT, file)));
+  } catch {
+    return false;
+  }
+  const docs = parseAllDocuments(text, { uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [];
+  if (list.some((d) => d.errors.length > 0)) return false;
+  try {
+    return list.every((d) => validateSchema(d.toJS({ maxAliasCount: 100 })));
+  } catch {
+    return false;
+  }
+}
+
+/** Each tree is read on its own, as a user would, so names repeated across trees are no concern. */
+let diagnostics: LoadedManifests['diagnostics'] = [];
+beforeAll(async () => {
+  for (const tree of TREES) {
+    const loaded = await loadManifests({
+      paths: [path.join(ROOT, tree)],
+      env: { ENV_NAME: 'prod' },
+      now: new Date('2026-01-01T00:00:00Z'),
+    });
+    diagnostics = [...diagnostics, ...loaded.diagnostics];
+  }
+});
+
+function validateAccepts(file: string): boolean {
+  const full = path.join(ROOT, file);
+  return !diagnostics.some((d) => d.file === full && d.severity === 'error');
+}
+
+describe('the JSON Schema and validate agree', () => {
+  const files = TREES.flatMap(yamlFiles);
+
+  it('covers every example and fixture', () => {
+    expect(files).toContain('examples/scheduled-crawl/catalogue-crawl.yaml');
+    expect(files.length).toBeGreaterThan(60);
+  });
+
+  it.each(files.filter((f) => DIFFERENCES[f] === undefined))('%s: same verdict', (file) => {
+    expect(schemaAccepts(file)).toBe(validateAccepts(file));
+  });
+
+  it.each(Object.entries(DIFFERENCES))(
+    '%s: schema accepts, validate refuses (%s, documented)',
+    (file, reason) => {
+      expect(DOCS).toContain(`- **${reason}**`);
+      expect(schemaAccepts(file)).toBe(true);
+      expect(validateAccepts(file)).toBe(false);
+    },
+  );
+
+  it('accepts an environment reference where a URL or boolean is expected, as validate does', () => {
+    const parser = {
+      kind: 'Parser',
+      name: 'x',
+      urls: ['${BASE:-https://a.example}/p'],
+      scraper_params: { render: '${RENDER:-false}' },
+    };
+    expect(validateSchema(parser)).toBe(true);
+  });
+});
