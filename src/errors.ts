@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'config.api-key-file',
   'config.endpoint',
   'config.missing-api-key',
+  'config.timeout',
   'demo.failed',
   'diff.no-results',
   'import.duplicate-name',

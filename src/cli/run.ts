@@ -32,6 +32,12 @@ export function registerRun(program: Command, run: RunCommand): void {
             pollMs: pollIntervalFromEnv(ctx.io.env) ?? 1000,
             onStarted: () => ctx.log(`${address}: started (scheduledAt now).`),
             onProgress: (job, status) => ctx.log(`${address}  job ${job?.id ?? '-'}  ${status}`),
+            onUnknownStatus: (status) =>
+              ctx.log(
+                ctx.colors.yellow(
+                  `warning: job status "${status}" is not one scrapeform knows; waiting as if it were still running`,
+                ),
+              ),
           }),
         );
         if (job === undefined) return 'ok';

@@ -14,6 +14,7 @@ export interface ApiFlags {
   workspace?: string;
   apiKeyEnv?: string;
   apiKeyFile?: string;
+  timeout?: string;
 }
 
 export interface SelectionFlags {
@@ -33,7 +34,11 @@ export function addApiFlags(command: Command): Command {
       'workspace in a database state backend (default SCRAPEFORM_WORKSPACE, else default)',
     )
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
-    .option('--api-key-file <path>', 'read the API key from this file');
+    .option('--api-key-file <path>', 'read the API key from this file')
+    .option(
+      '--timeout <duration>',
+      'give up on a request with no answer after this long (default SCRAPEFORM_TIMEOUT, else 30s)',
+    );
 }
 
 export function addSelectionFlags(command: Command): Command {
@@ -71,7 +76,11 @@ export async function openFromFlags(
     ...stateOptions(ctx, flags),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
     onTransportEvent: transportLogger(ctx),
+  }).then((opened) => {
+    for (const warning of opened.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
+    return opened;
   });
 }
 
@@ -93,7 +102,11 @@ export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags
     ...stateOptions(ctx, flags),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
     onTransportEvent: transportLogger(ctx),
+  }).then((opened) => {
+    for (const warning of opened.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
+    return opened;
   });
 }
 

@@ -150,7 +150,11 @@ export const ScraperParamsSchema = z
       .optional()
       .describe('Two-letter country code.'),
     premium: z.boolean().optional().describe('Use residential proxies.'),
-    session_number: z.int().nonnegative().optional().describe('Keep the same IP across requests.'),
+    session_number: z
+      .int()
+      .min(1, { error: 'must be at least 1 (sessions are numbered from 1)' })
+      .optional()
+      .describe('Keep the same IP across requests; a session number from 1.'),
     keep_headers: z.boolean().optional().describe('Preserve custom headers sent.'),
     device_type: z.enum(DEVICE_TYPES).optional().describe('desktop or mobile.'),
     ultra_premium: z.boolean().optional().describe('Use advanced unblocking mechanisms.'),

@@ -43,7 +43,15 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         );
         continue;
       }
-      planned.push(importParser(options.out, await services.clients.parsers.get(summary.id)));
+      planned.push(
+        importParser(
+          options.out,
+          await services.clients.parsers.get(summary.id, undefined, undefined, {
+            version: summary.version,
+            name: summary.name,
+          }),
+        ),
+      );
     }
     for (const project of projects) {
       const name = project.name ?? `project-${project.id}`;

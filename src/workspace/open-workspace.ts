@@ -34,6 +34,8 @@ export interface OpenState {
 /** Clients and state for one command run: one owner, and one `close()` that releases both. */
 export interface Services extends OpenState {
   clients: ApiClients;
+  /** Things the caller should tell the user (a key file others can read); the library never prints them. */
+  warnings: string[];
 }
 
 /** Services plus the manifests, loaded and valid. */
@@ -57,6 +59,7 @@ export async function openServices(options: ServicesOptions): Promise<Services> 
   let closed: Promise<void> | undefined;
   return {
     clients,
+    warnings: config.warnings,
     backend: state.backend,
     // Both are closed even when one fails: a database pool left open keeps the process alive.
     close: () =>

@@ -1,18 +1,17 @@
 import { ApiError } from '../api/api-error.js';
+import { newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
 
-/** Job statuses that end a job (the records are undocumented: API-NOTES attests only `Cancelled`). */
-const TERMINAL = new Set(['finished', 'failed', 'cancelled', 'done']);
-
+/** Whether a job has ended, whatever spelling the service uses (Finished, Completed, Done; Cancelled, Canceled; Failed, Error). */
 export function isJobFinished(job: LiveJob): boolean {
-  return TERMINAL.has((job.status ?? '').toLowerCase());
+  return ['finished', 'cancelled', 'failed'].includes(normaliseJobStatus(job.status));
 }
 
 export function isJobFailed(job: LiveJob): boolean {
-  return /failed/i.test(job.status ?? '');
+  return normaliseJobStatus(job.status) === 'failed';
 }
 
 /** The jobs of a managed project, as the service lists them. */
@@ -64,6 +63,8 @@ export interface RunProjectOptions {
   onStarted?: () => void;
   /** Each status the new job shows, once. */
   onProgress?: (job: LiveJob | undefined, status: string) => void;
+  /** A status scrapeform does not know: it keeps waiting (once per value). */
+  onUnknownStatus?: (status: string) => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
   /** For the timeout message: how the user wrote the timeout. */
@@ -86,12 +87,20 @@ export async function runProject(
   const deadline = now() + (options.timeoutMs ?? 30 * 60_000);
   let job: LiveJob | undefined;
   let shown = '';
+  const warned = new Set<string>();
   for (;;) {
-    job = (await services.clients.projects.listJobs(project.id)).find((j) => !before.has(String(j.id)));
+    // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
+    job = newestJob(
+      (await services.clients.projects.listJobs(project.id)).filter((j) => !before.has(String(j.id))),
+    );
     const status = job?.status ?? 'waiting to start';
     if (status !== shown) {
       options.onProgress?.(job, status);
       shown = status;
+      if (job !== undefined && normaliseJobStatus(job.status) === 'unknown' && !warned.has(status)) {
+        warned.add(status);
+        options.onUnknownStatus?.(status);
+      }
     }
     if (job !== undefined && isJobFinished(job)) return { address: project.address, job };
     if (now() >= deadline) break;

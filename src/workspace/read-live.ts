@@ -24,8 +24,13 @@ export async function readLive(
   ]);
   const ids = detailsNeeded(parsers, state, parserList);
   const details: Record<string, LiveParserDetails> = {};
+  const listed = new Map(parserList.map((p) => [p.id, p]));
   await forEachLimited(ids, DETAILS_CONCURRENCY, async (id) => {
-    details[id] = await clients.parsers.get(id, undefined, signal);
+    // What the list said is the fallback for details that leave out their version or name (API-NOTES).
+    const summary = listed.get(id);
+    details[id] = await clients.parsers.get(id, undefined, signal, {
+      ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
+    });
   });
   return { parsers: parserList, details, projects };
 }

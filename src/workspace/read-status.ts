@@ -1,3 +1,4 @@
+import { newestJob } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { forEachLimited } from './read-live.js';
 import type { Services } from './open-workspace.js';
@@ -67,8 +68,8 @@ export async function readStatus(services: Services, now: () => number = Date.no
       return;
     }
     const jobs = await services.clients.projects.listJobs(r.id);
-    const last = jobs[jobs.length - 1] as
-      (LiveJob & { doneCount?: unknown; failedCount?: unknown }) | undefined;
+    // The newest job by its timestamp: lists are not documented to be in any order (API-NOTES).
+    const last = newestJob(jobs) as (LiveJob & { doneCount?: unknown; failedCount?: unknown }) | undefined;
     rows.push({
       address,
       id: r.id,

@@ -76,6 +76,8 @@ const CASES: Record<string, string> = {
     'scraper-param-wrong-type.yaml:5:11 scraper_params.render: expected a boolean, got "yes"',
   'session-number.yaml':
     'session-number.yaml:4:35 scraper_params.session_number: expected an integer, got number 1.5',
+  'session-number-zero.yaml':
+    'session-number-zero.yaml:4:35 scraper_params.session_number: must be at least 1 (sessions are numbered from 1)',
   'too-many-urls.yaml':
     'too-many-urls.yaml:4:3 urls: takes at most 3 example URLs (the service accepts 1 to 3)',
   'unknown-field-key.yaml':
