@@ -14,7 +14,7 @@ export type { ApiConfig } from './api/config.js';
 export { createApiClients } from './api/create-clients.js';
 export type { ApiClients } from './api/create-clients.js';
 export { ParsersClient } from './api/parsers-client.js';
-export type { CreateParserInput, ParserFieldOperations } from './api/parsers-client.js';
+export type { CreateParserInput, FieldOperations } from './model/wire.js';
 export { ProjectsClient } from './api/projects-client.js';
 export { Transport, createDispatcher, DEFAULT_RETRY_POLICY } from './api/transport.js';
 export type { TransportEvent, RetryPolicy } from './api/transport.js';

@@ -3,7 +3,7 @@ import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserDetails } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
-import type { FieldOperations } from '../plan/diff-fields.js';
+import type { FieldOperations } from '../model/wire.js';
 import { applyFieldOperations } from '../plan/field-operations.js';
 import type { Plan, PlannedRequest, ResourceChange } from '../plan/model.js';
 import type { StateBackend } from '../state/backend.js';

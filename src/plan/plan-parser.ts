@@ -1,5 +1,6 @@
 import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredField, DesiredParser } from '../model/desired.js';
+import { parserCreateBody } from '../model/wire.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { diffFields } from './diff-fields.js';
 import type { FieldDiff } from './diff-fields.js';
@@ -9,20 +10,6 @@ import type { Context } from './plan-context.js';
 
 function definitionOf(parser: DesiredParser): ParserDefinition {
   return { urls: [...parser.urls], scraperParams: parser.scraperParams, fields: parser.fields };
-}
-
-function parserCreateBody(parser: DesiredParser): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: parser.name, urls: parser.urls };
-  if (Object.keys(parser.scraperParams).length > 0) body.scraper_params = parser.scraperParams;
-  if (parser.fields.length > 0) body.fields = parser.fields.map(wireField);
-  return body;
-}
-
-function wireField(field: DesiredField): Record<string, string> {
-  const out: Record<string, string> = { name: field.name, description: field.description };
-  if (field.type !== undefined) out.type = field.type;
-  if (field.selector !== undefined) out.selector = field.selector;
-  return out;
 }
 
 export function planParser(
@@ -229,7 +216,19 @@ function createParser(desired: DesiredParser, reasons: string[]): ResourceChange
     null,
     'create',
     reasons,
-    [{ service: 'parser', method: 'POST', path: '/parsers', body: parserCreateBody(desired) }],
+    [
+      {
+        service: 'parser',
+        method: 'POST',
+        path: '/parsers',
+        body: parserCreateBody({
+          name: desired.name,
+          urls: desired.urls,
+          scraper_params: desired.scraperParams,
+          fields: desired.fields,
+        }),
+      },
+    ],
     {
       kind: 'Parser',
       baseVersion: null,
