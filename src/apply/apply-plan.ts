@@ -8,7 +8,7 @@ import { applyFieldOperations } from '../plan/field-operations.js';
 import type { Plan, PlannedRequest, ResourceChange } from '../plan/model.js';
 import type { StateBackend } from '../state/backend.js';
 import type { ParserDefinition, ParserState, State } from '../state/model.js';
-import { forEachLimited } from '../workspace/read-live.js';
+import { forEachLimited } from '../worker-pool.js';
 
 /** Something the CLI shows while apply runs. */
 export type ApplyEvent =

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatDuration } from '../duration.js';
-import { forEachLimited } from '../workspace/read-live.js';
+import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import { forEachLimited } from '../worker-pool.js';
 import type { RunCommand } from './io.js';
 import { table } from './output.js';
 import { addApiFlags, openServicesFromFlags } from './shared-flags.js';
@@ -34,7 +35,7 @@ export function registerStatus(program: Command, run: RunCommand): void {
         const entries = Object.entries(state.resources);
         const rowAt = new Map<string, StatusRow>();
         // Details and job lists are one call per object: a few at a time, rows kept in state order.
-        await forEachLimited(entries, 8, async ([address, r]) => {
+        await forEachLimited(entries, READ_CONCURRENCY, async ([address, r]) => {
           const add = (row: StatusRow): void => void rowAt.set(address, row);
           if (r.kind === 'Parser') {
             const live = parsers.find((p) => p.id === r.id);
