@@ -8,6 +8,7 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { Plan } from '../plan/model.js';
+import { parsePlanFile, refuseStalePlan } from '../plan/plan-file.js';
 import { renderPlan, summarisePlan } from '../output/render-plan.js';
 import { refreshState } from '../plan/refresh-state.js';
 import type { RunStatus } from './exit-codes.js';
@@ -99,7 +100,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     let plan = fresh.plan;
     if (flags.plan !== undefined) {
       plan = await readSavedPlan(flags.plan);
-      refuseStale(plan, fresh.plan, fresh.state);
+      refuseStalePlan(plan, fresh.plan, fresh.state);
     }
     // Versions a previous run left generating and that have finished since are recorded first (no call needed).
     const refreshed = refreshState(fresh.state, fresh.live);
@@ -175,41 +176,16 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
 }
 
 async function readSavedPlan(file: string): Promise<Plan> {
-  let plan: Plan;
+  let text: string;
   try {
-    plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
+    text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ScrapeformError(
       'apply.plan-unreadable',
       `cannot read the saved plan ${file}: ${(error as Error).message}`,
     );
   }
-  if (plan.format_version !== 1 || plan.fingerprint === undefined) {
-    throw new ScrapeformError(
-      'apply.plan-unreadable',
-      `${file} is not a plan saved by scrapeform plan --out`,
-    );
-  }
-  return plan;
-}
-
-/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
-function refuseStale(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
-  const moved: string[] = [];
-  if (saved.fingerprint.state_lineage !== state.lineage)
-    moved.push('the state is another one (lineage differs)');
-  else if (saved.fingerprint.state_serial !== state.serial)
-    moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
-  for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
-    const now = fresh.fingerprint.live[address];
-    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
-  }
-  if (moved.length > 0) {
-    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
-      hint: 'run scrapeform plan --out again and review the new plan',
-      details: { moved },
-    });
-  }
+  return parsePlanFile(text, file);
 }
 
 /**

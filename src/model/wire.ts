@@ -1,6 +1,6 @@
 /**
- * How scrapeform's objects look on the parser service's wire (seed 1): a field, the create body, the PATCH body
- * and the paths. The planner (which shows the exact calls) and the client (which sends them) both use these, so
+ * How scrapeform's objects look on the wire (seeds 1 and 2): a field, the create and PATCH bodies, and the
+ * paths. The planner (which shows the exact calls) and the client (which sends them) both use these, so
  * what a plan shows is what is sent.
  */
 import type { DesiredField, FieldType } from './desired.js';
@@ -46,6 +46,14 @@ export function wireField(field: DesiredField): WireField {
   return out;
 }
 
+/** What creates a parser with a definition (as state records it) under a name. */
+export function createParserInput(
+  name: string,
+  definition: { urls: string[]; scraperParams: ScraperParams; fields: DesiredField[] },
+): CreateParserInput {
+  return { name, urls: definition.urls, scraper_params: definition.scraperParams, fields: definition.fields };
+}
+
 /** POST /parsers: empty scraper_params and fields are left out. */
 export function parserCreateBody(input: CreateParserInput): ParserCreateBody {
   const body: ParserCreateBody = { name: input.name, urls: input.urls };
@@ -67,6 +75,14 @@ export function fieldOperationsBody(ops: FieldOperations): FieldOperations {
   if (ops.modify_fields?.length) body.modify_fields = ops.modify_fields.map(wireField);
   if (ops.add_fields?.length) body.add_fields = ops.add_fields.map(wireField);
   return body;
+}
+
+/** POST /api/projects: the definition, and the first run's time when one is asked (never recorded). */
+export function projectCreateBody(
+  definition: Record<string, unknown>,
+  scheduledAt?: string,
+): Record<string, unknown> {
+  return { ...definition, ...(scheduledAt !== undefined ? { scheduledAt } : {}) };
 }
 
 /** Paths under each service's base URL, as plans show them and apply logs them. */
