@@ -4,6 +4,7 @@ import { formatKeyPath } from '../manifest/diagnostic.js';
 import { DEVICE_TYPES, FIELD_TYPES } from '../model/vocabulary.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { PLAN_FORMAT_VERSION } from './model.js';
+import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition } from '../state/model.js';
 import type { Plan, ResourceChange } from './model.js';
 import { stable } from './plan-context.js';
@@ -165,7 +166,10 @@ export function parsePlanFile(text: string, file: string): Plan {
     const derived = toResourceChangeJson(typed);
     const edited =
       firstDifference(c.requests, derived.requests, `${at}.requests`) ??
-      (stable(c.record) !== stable(derived.record) ? `${at}.record` : undefined);
+      (stable(c.record) !== stable(derived.record) ? `${at}.record` : undefined) ??
+      (typed.kind === 'Parser' && typed.action === 'update'
+        ? fieldNotRecorded(typed.waves, typed.definition, `${at}.requests`)
+        : undefined);
     if (edited !== undefined) {
       throw unreadable(
         `the saved plan ${file} was edited: ${edited} is not what scrapeform plans for the rest of ${at} (${c.address})`,
@@ -349,6 +353,25 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
         `action: a project is archived, never ${c.action === 'replace' ? 'replaced' : 'deleted'}`,
       );
   }
+}
+
+/**
+ * A PATCH body's calls come from the file itself, so they are checked against the definition the change records:
+ * every field it adds or modifies is sent exactly as recorded.
+ */
+function fieldNotRecorded(
+  waves: readonly FieldOperations[],
+  definition: ParserDefinition,
+  at: string,
+): string | undefined {
+  const recorded = new Map(definition.fields.map((f) => [f.name, stable(f)]));
+  for (const [i, wave] of waves.entries()) {
+    for (const key of ['modify_fields', 'add_fields'] as const) {
+      const j = (wave[key] ?? []).findIndex((f) => recorded.get(f.name) !== stable(f));
+      if (j >= 0) return `${at}[${i}].body.${key}[${j}]`;
+    }
+  }
+  return undefined;
 }
 
 /** The path of the first request that differs from what the change plans, if any. */
