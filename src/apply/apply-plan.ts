@@ -11,8 +11,6 @@ import { PARSER_HANDLERS } from './parser-handlers.js';
 import { PROJECT_HANDLERS } from './project-handlers.js';
 import { StateStore } from './state-store.js';
 
-export { FAILED_GENERATION_CAUSES } from './wait-for-generation.js';
-
 /** Something the CLI shows while apply runs. */
 export type ApplyEvent =
   | { type: 'start'; address: string; action: ResourceChange['action'] }
