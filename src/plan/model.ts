@@ -126,7 +126,7 @@ export interface ProjectCreate extends ChangeCommon {
   id: null;
   /** What is sent and recorded. */
   definition: ProjectDefinition;
-  /** Sent with the create only: the first run's time is not a setting to keep in line. */
+  /** Sent with the create only, never recorded or compared: the next run's time moves by itself. */
   scheduledAt?: string;
 }
 
