@@ -1,6 +1,7 @@
 import { ScrapeformError } from '../errors.js';
-import type { DesiredField } from '../model/desired.js';
 import type { ScraperParams } from '../model/vocabulary.js';
+import { fieldOperationsBody, parserCreateBody } from '../model/wire.js';
+import type { CreateParserInput, FieldOperations } from '../model/wire.js';
 import type {
   LiveParserDetails,
   LiveParserSummary,
@@ -21,21 +22,6 @@ import {
 } from './wire-schemas.js';
 
 export const DEFAULT_PARSER_URL = 'https://aiparser.scraperapi.com';
-
-export interface CreateParserInput {
-  name: string;
-  urls: string[];
-  scraper_params?: ScraperParams;
-  fields?: DesiredField[];
-}
-
-/** The four PATCH operations of seed 1, endpoint 5; only the ones needed are sent. */
-export interface ParserFieldOperations {
-  add_fields?: DesiredField[];
-  modify_fields?: DesiredField[];
-  rename_fields?: { name: string; new_name: string }[];
-  remove_fields?: string[];
-}
 
 /** What the caller already knows of a parser from the list, for details answers that leave it out. */
 export interface KnownParser {
@@ -134,11 +120,7 @@ export class ParsersClient {
    * is accepted too). Never retried here: after an ambiguous failure the caller lists by name.
    */
   async create(input: CreateParserInput, signal?: AbortSignal): Promise<ParserVersionRef> {
-    const body: Record<string, unknown> = { name: input.name, urls: input.urls };
-    if (input.scraper_params !== undefined && Object.keys(input.scraper_params).length > 0) {
-      body.scraper_params = input.scraper_params;
-    }
-    if (input.fields !== undefined && input.fields.length > 0) body.fields = input.fields.map(wireField);
+    const body = parserCreateBody(input);
     const { data } = await this.transport.requestJson(
       {
         method: 'POST',
@@ -162,14 +144,10 @@ export class ParsersClient {
   async update(
     id: string,
     baseVersion: number,
-    operations: ParserFieldOperations,
+    operations: FieldOperations,
     signal?: AbortSignal,
   ): Promise<ParserUpdateResult> {
-    const body: Record<string, unknown> = {};
-    if (operations.add_fields?.length) body.add_fields = operations.add_fields.map(wireField);
-    if (operations.modify_fields?.length) body.modify_fields = operations.modify_fields.map(wireField);
-    if (operations.rename_fields?.length) body.rename_fields = operations.rename_fields;
-    if (operations.remove_fields?.length) body.remove_fields = operations.remove_fields;
+    const body = fieldOperationsBody(operations);
     if (Object.keys(body).length === 0) {
       throw new ScrapeformError(
         'api.empty-patch',
@@ -229,12 +207,4 @@ export class ParsersClient {
     );
     return { parser: data.parser ?? id, version: data.version ?? version, result: data.result ?? {} };
   }
-}
-
-/** A field definition as the service takes it: name and description, type and selector only when set. */
-function wireField(field: DesiredField): Record<string, string> {
-  const out: Record<string, string> = { name: field.name, description: field.description };
-  if (field.type !== undefined) out.type = field.type;
-  if (field.selector !== undefined) out.selector = field.selector;
-  return out;
 }

@@ -1,23 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from '../plan/model.js';
+import { parsePlanFile } from '../plan/plan-file.js';
 
-/** A plan saved by `plan --out`, read for `apply --plan` and `show`. */
+/** A plan saved by `plan --out`, read for `apply --plan` and `show`: checked against the plan file's schema. */
 export async function readSavedPlan(file: string): Promise<Plan> {
-  let plan: Plan;
+  let text: string;
   try {
-    plan = JSON.parse(await readFile(file, 'utf8')) as Plan;
+    text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ScrapeformError(
       'apply.plan-unreadable',
       `cannot read the saved plan ${file}: ${(error as Error).message}`,
     );
   }
-  if (plan.format_version !== 1 || plan.fingerprint === undefined) {
-    throw new ScrapeformError(
-      'apply.plan-unreadable',
-      `${file} is not a plan saved by scrapeform plan --out`,
-    );
-  }
-  return plan;
+  return parsePlanFile(text, file);
 }

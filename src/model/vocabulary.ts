@@ -118,3 +118,6 @@ export const PLACEHOLDER_DESCRIPTION =
 
 /** Objects (and calls) in flight at once when nothing else is asked (`--concurrency`). */
 export const DEFAULT_CONCURRENCY = 4;
+
+/** Read calls (one parser's details, one project's jobs) in flight at once: reads change nothing, so more. */
+export const READ_CONCURRENCY = 8;

@@ -1,4 +1,5 @@
 import type { Plan, ResourceChange } from '../plan/model.js';
+import { plannedRequests } from '../plan/plan-json.js';
 import { createColors } from './colors.js';
 import { renderFieldChange, summarisePlan } from './render-plan.js';
 
@@ -86,9 +87,10 @@ function renderChangeBlock(change: ResourceChange): string {
     }
     lines.push('```');
   }
-  if (change.requests.length > 0) {
+  const requests = plannedRequests(change);
+  if (requests.length > 0) {
     lines.push('', 'Calls:', '');
-    for (const r of change.requests) lines.push(`- \`${r.method} ${r.path}\``);
+    for (const r of requests) lines.push(`- \`${r.method} ${r.path}\``);
   }
   lines.push('', '</details>', '');
   return `${lines.join('\n')}\n`;

@@ -1,5 +1,6 @@
 import type { FieldChange } from '../plan/diff-fields.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
+import { plannedRequests } from '../plan/plan-json.js';
 import type { Colors } from './colors.js';
 
 const SYMBOL: Record<ResourceChange['action'], string> = {
@@ -63,10 +64,8 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
         ? colors.yellow
         : colors.cyan;
   const id = change.id !== null ? ` (${change.id})` : '';
-  const calls =
-    change.requests.length > 0
-      ? `, ${change.requests.length} ${change.requests.length === 1 ? 'call' : 'calls'}`
-      : '';
+  const requests = plannedRequests(change);
+  const calls = requests.length > 0 ? `, ${requests.length} ${requests.length === 1 ? 'call' : 'calls'}` : '';
   const regen = change.regenerates ? ', regenerates' : '';
   const head = `${paint(`${SYMBOL[change.action]} ${change.address}`)}${id}  ${paint(change.action)}${calls}${regen}`;
   const lines = [head];
@@ -75,7 +74,7 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
     lines.push(colors.red(`    ! destructive: needs --allow-destroy or a confirmation`));
   if (change.input_summary !== undefined) lines.push(`    inputs: ${change.input_summary}`);
   for (const fc of change.field_changes) lines.push(`    ${renderFieldChange(fc, colors)}`);
-  for (const request of change.requests) {
+  for (const request of requests) {
     const body =
       request.body === undefined ? '' : colors.dim(` ${truncate(JSON.stringify(request.body), 160)}`);
     lines.push(colors.dim(`    ${request.method} ${request.path}`) + body);

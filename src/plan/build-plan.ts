@@ -4,7 +4,7 @@ import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
-import { managedIds } from './plan-context.js';
+import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { planParser } from './plan-parser.js';
 import { planProject } from './plan-project.js';
@@ -36,15 +36,16 @@ export function detailsNeeded(
 ): string[] {
   const needed = new Set<string>();
   const managed = managedIds(state);
+  const index = indexLive({ parsers: list, projects: [] });
   for (const desired of parsers) {
     const recorded = state.resources[desired.address];
     if (recorded === undefined) {
-      const matches = list.filter((p) => p.name === desired.name && !managed.has(p.id));
+      const matches = (index.parsersByName.get(desired.name) ?? []).filter((p) => !managed.has(p.id));
       if (matches.length === 1 && matches[0] !== undefined) needed.add(matches[0].id);
       continue;
     }
     if (recorded.kind !== 'Parser') continue;
-    const live = list.find((p) => p.id === recorded.id);
+    const live = index.parserById.get(recorded.id);
     if (live === undefined) continue;
     const known = [recorded.version, recorded.pending?.version, recorded.failed?.version].filter(
       (v) => v !== null && v !== undefined,
@@ -71,7 +72,9 @@ export function buildPlan(input: PlanInput): Plan {
     warnings,
     fingerprint,
     live: input.live,
+    index: indexLive(input.live),
     state: input.state,
+    managed: managedIds(input.state),
     reassert: options.reassert ?? [],
   };
 

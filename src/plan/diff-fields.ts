@@ -1,12 +1,5 @@
 import type { DesiredField, DesiredRename } from '../model/desired.js';
-
-/** The four PATCH operations of seed 1, endpoint 5, for one request. */
-export interface FieldOperations {
-  remove_fields?: string[];
-  rename_fields?: { name: string; new_name: string }[];
-  modify_fields?: DesiredField[];
-  add_fields?: DesiredField[];
-}
+import type { FieldOperations } from '../model/wire.js';
 
 export type FieldChangeKind = 'add' | 'modify' | 'remove' | 'rename';
 

@@ -1,5 +1,5 @@
 import type { DesiredField } from '../model/desired.js';
-import type { FieldOperations } from './diff-fields.js';
+import type { FieldOperations } from '../model/wire.js';
 
 /**
  * The fields after one PATCH, as the service applies it: removes (a parent takes its children), renames (a

@@ -1,4 +1,5 @@
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
+import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition, ProjectDefinition } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
 
@@ -14,57 +15,149 @@ export interface LiveSnapshot {
   projects: LiveProject[];
 }
 
-export type Action = 'create' | 'update' | 'replace' | 'delete' | 'archive' | 'adopt' | 'forget';
+/**
+ * One change of a plan, typed by kind and action: each carries exactly what apply needs to make its calls and
+ * what to record. The public JSON (`requests`, `record`) is derived from it by `toPlanJson` (plan-json.ts).
+ */
+export type ResourceChange = ParserChange | ProjectChange;
 
-/** One exact call apply will make; the key is never part of it. */
-export interface PlannedRequest {
-  service: 'parser' | 'pipeline';
-  method: 'POST' | 'PATCH' | 'DELETE';
-  /** Path under the service's base URL (`/parsers/…`, `/api/projects/…`). */
-  path: string;
-  body?: Record<string, unknown>;
-  /**
-   * For the 2nd and later PATCH of one parser: the version in the path is predicted (the previous PATCH's version
-   * plus one); apply uses the version that PATCH actually returned.
-   */
-  chained?: boolean;
-  /** After this call apply waits for the generation to finish before the next one (replace). */
-  waitAfter?: boolean;
-}
+export type ParserChange =
+  | ParserCreate
+  | ParserUpdate
+  | ParserReplace
+  | ParserFinishReplace
+  | ParserDelete
+  | ParserAdopt
+  | ParserForget;
 
-export interface ResourceChange {
+export type ProjectChange = ProjectCreate | ProjectUpdate | ProjectArchive | ProjectAdopt | ProjectForget;
+
+export type Action = ResourceChange['action'];
+
+/** What every change shows, whatever its kind and action. */
+interface ChangeCommon {
   address: string;
-  kind: 'Parser' | 'Project';
   name: string;
-  /** The service id, when the object exists; null before a create. */
-  id: string | number | null;
-  action: Action;
   reasons: string[];
+  /** Whether the change starts a generation (and apply waits for it to know the result). */
   regenerates: boolean;
   /** Deletes, replaces and archives need approval (`--allow-destroy` or a confirmation). */
   destructive: boolean;
-  requests: PlannedRequest[];
   field_changes: FieldChange[];
   /** Changes downstream consumers of the results notice: removed, renamed or retyped fields, a new parser id. */
   breaking: string[];
   /** Long project input lists in short: `+120 −3 entries`. */
   input_summary?: string;
-  /** What apply records in state once the calls succeed (internal to scrapeform; stable within format_version). */
-  record: ChangeRecord;
 }
 
-export type ChangeRecord =
-  | {
-      kind: 'Parser';
-      /** The version the first PATCH is based on. */
-      baseVersion: number | null;
-      definition: ParserDefinition;
-      descriptionsKnown: boolean;
-      /** Parsers: whether apply must wait for a generation to know the result. */
-      generates: boolean;
-    }
-  | { kind: 'Project'; definition: ProjectDefinition }
-  | { kind: 'none' };
+/** A new parser: POST /parsers with the definition; version 0 generates. */
+export interface ParserCreate extends ChangeCommon {
+  kind: 'Parser';
+  action: 'create';
+  id: null;
+  definition: ParserDefinition;
+}
+
+/** One or more PATCHes in order (waves), each based on the version the previous one made. */
+export interface ParserUpdate extends ChangeCommon {
+  kind: 'Parser';
+  action: 'update';
+  id: string;
+  /** The version the first PATCH is based on. */
+  baseVersion: number;
+  /** Only the last may add or modify, so a change regenerates at most once. */
+  waves: FieldOperations[];
+  /** The definition state records once the last PATCH is applied. */
+  definition: ParserDefinition;
+  descriptionsKnown: boolean;
+}
+
+/**
+ * A new parser in place of `id`: create it, wait for FINISHED (apply always waits here), then delete the old one.
+ */
+export interface ParserReplace extends ChangeCommon {
+  kind: 'Parser';
+  action: 'replace';
+  finishing: false;
+  /** The parser being replaced. */
+  id: string;
+  definition: ParserDefinition;
+}
+
+/** A replace a previous run left half done, whose new parser (`id`) is FINISHED: the old one goes. */
+export interface ParserFinishReplace extends ChangeCommon {
+  kind: 'Parser';
+  action: 'replace';
+  finishing: true;
+  /** The new parser. */
+  id: string;
+  /** The old parser still to delete; null when it is gone already. */
+  oldId: string | null;
+  /** The new parser's FINISHED version, recorded with `definition`. */
+  version: number;
+  definition: ParserDefinition;
+}
+
+export interface ParserDelete extends ChangeCommon {
+  kind: 'Parser';
+  action: 'delete';
+  id: string;
+}
+
+/** A live parser of the declared name taken into state as it is (no call). */
+export interface ParserAdopt extends ChangeCommon {
+  kind: 'Parser';
+  action: 'adopt';
+  id: string;
+  version: number;
+  definition: ParserDefinition;
+}
+
+/** A parser deleted outside scrapeform, dropped from state (no call). */
+export interface ParserForget extends ChangeCommon {
+  kind: 'Parser';
+  action: 'forget';
+  id: string;
+}
+
+export interface ProjectCreate extends ChangeCommon {
+  kind: 'Project';
+  action: 'create';
+  id: null;
+  /** What is sent and recorded. */
+  definition: ProjectDefinition;
+  /** Sent with the create only, never recorded or compared: the next run's time moves by itself. */
+  scheduledAt?: string;
+}
+
+export interface ProjectUpdate extends ChangeCommon {
+  kind: 'Project';
+  action: 'update';
+  id: number;
+  /** The keys that differ, with the values to send (the PATCH body). */
+  changed: Record<string, unknown>;
+  /** The whole definition state records. */
+  definition: ProjectDefinition;
+}
+
+export interface ProjectArchive extends ChangeCommon {
+  kind: 'Project';
+  action: 'archive';
+  id: number;
+}
+
+export interface ProjectAdopt extends ChangeCommon {
+  kind: 'Project';
+  action: 'adopt';
+  id: number;
+  definition: ProjectDefinition;
+}
+
+export interface ProjectForget extends ChangeCommon {
+  kind: 'Project';
+  action: 'forget';
+  id: number;
+}
 
 export interface DriftEntry {
   address: string;

@@ -1,6 +1,7 @@
+import type { LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
-import type { DriftEntry, LiveSnapshot, PlannedRequest, ResourceChange } from './model.js';
+import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
 
 /** What planning one object may read and add to: errors, drift, warnings, fingerprints. */
 export interface Context {
@@ -9,8 +10,49 @@ export interface Context {
   warnings: string[];
   fingerprint: Record<string, string>;
   live: LiveSnapshot;
+  /** The live lists by id and by name, built once per plan. */
+  index: LiveIndex;
   state: State;
+  /** Ids of the objects state manages (parser ids, and project ids as strings). */
+  managed: Set<string>;
   reassert: readonly string[];
+}
+
+/** The live lists looked up by id and by name. */
+export interface LiveIndex {
+  parserById: Map<string, LiveParserSummary>;
+  parsersByName: Map<string, LiveParserSummary[]>;
+  projectById: Map<number, LiveProject>;
+  projectsByName: Map<string, LiveProject[]>;
+}
+
+export function indexLive(live: {
+  parsers: readonly LiveParserSummary[];
+  projects: readonly LiveProject[];
+}): LiveIndex {
+  const byName = <T>(list: readonly T[], nameOf: (item: T) => string | undefined): Map<string, T[]> => {
+    const out = new Map<string, T[]>();
+    for (const item of list) {
+      const name = nameOf(item);
+      if (name === undefined) continue;
+      const same = out.get(name);
+      if (same === undefined) out.set(name, [item]);
+      else same.push(item);
+    }
+    return out;
+  };
+  // The first of a duplicated id wins, as a search through the list would find it.
+  const byId = <K, T>(list: readonly T[], idOf: (item: T) => K): Map<K, T> => {
+    const out = new Map<K, T>();
+    for (const item of list) if (!out.has(idOf(item))) out.set(idOf(item), item);
+    return out;
+  };
+  return {
+    parserById: byId(live.parsers, (p) => p.id),
+    parsersByName: byName(live.parsers, (p) => p.name),
+    projectById: byId(live.projects, (p) => p.id),
+    projectsByName: byName(live.projects, (p) => p.name),
+  };
 }
 
 export function managedIds(state: State): Set<string> {
@@ -28,30 +70,17 @@ export function isPrevented(
   return true;
 }
 
-export function change(
-  address: string,
-  kind: 'Parser' | 'Project',
-  name: string,
-  id: string | number | null,
-  action: ResourceChange['action'],
-  reasons: string[],
-  requests: PlannedRequest[],
-  record: ResourceChange['record'],
-): ResourceChange {
-  return {
-    address,
-    kind,
-    name,
-    id,
-    action,
-    reasons,
-    regenerates: false,
-    destructive: false,
-    requests,
-    field_changes: [],
-    breaking: [],
-    record,
-  };
+type ChangeDefaults = 'regenerates' | 'destructive' | 'field_changes' | 'breaking';
+
+/** A change's payload; regenerates, destructive, field changes and breaking may be left out. */
+export type ChangeOptions<C extends ResourceChange> = Omit<C, ChangeDefaults> &
+  Partial<Pick<C, ChangeDefaults>>;
+
+/** A change of one kind and action (`change<ParserCreate>({...})`): no regeneration and nothing destroyed unless said. */
+export function change<C extends ResourceChange>(
+  options: ChangeOptions<C>,
+): Omit<C, ChangeDefaults> & Pick<ResourceChange, ChangeDefaults> {
+  return { regenerates: false, destructive: false, field_changes: [], breaking: [], ...options };
 }
 
 export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {

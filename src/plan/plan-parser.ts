@@ -1,28 +1,31 @@
-import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredField, DesiredParser } from '../model/desired.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { diffFields } from './diff-fields.js';
 import type { FieldDiff } from './diff-fields.js';
-import type { PlannedRequest, ResourceChange } from './model.js';
-import { change, isPrevented, managedIds, stable, withoutName } from './plan-context.js';
+import type {
+  ParserAdopt,
+  ParserCreate,
+  ParserDelete,
+  ParserFinishReplace,
+  ParserForget,
+  ParserReplace,
+  ParserUpdate,
+  ResourceChange,
+} from './model.js';
+import { change, isPrevented, stable, withoutName } from './plan-context.js';
 import type { Context } from './plan-context.js';
 
 function definitionOf(parser: DesiredParser): ParserDefinition {
   return { urls: [...parser.urls], scraperParams: parser.scraperParams, fields: parser.fields };
 }
 
-function parserCreateBody(parser: DesiredParser): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: parser.name, urls: parser.urls };
-  if (Object.keys(parser.scraperParams).length > 0) body.scraper_params = parser.scraperParams;
-  if (parser.fields.length > 0) body.fields = parser.fields.map(wireField);
-  return body;
-}
-
-function wireField(field: DesiredField): Record<string, string> {
-  const out: Record<string, string> = { name: field.name, description: field.description };
-  if (field.type !== undefined) out.type = field.type;
-  if (field.selector !== undefined) out.selector = field.selector;
-  return out;
+/**
+ * A live field as a desired one: the service returns names and output types only, so the description is unknown
+ * (empty) and only parent-ness (`array`) carries over; its output types are never compared with input types.
+ */
+function fieldFromLive(field: LiveField): DesiredField {
+  return { name: field.name, description: '', ...(field.type === 'array' ? { type: 'array' as const } : {}) };
 }
 
 export function planParser(
@@ -31,47 +34,40 @@ export function planParser(
   desired: DesiredParser | undefined,
   recorded: ParserState | undefined,
 ): ResourceChange | undefined {
-  const list = ctx.live.parsers;
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
-    const live = list.find((p) => p.id === recorded.id);
+    const live = ctx.index.parserById.get(recorded.id);
     if (live === undefined) {
       ctx.drift.push({
         address,
         kind: 'Parser',
         message: `parser ${recorded.id} was deleted outside scrapeform; it is dropped from state`,
       });
-      return change(
+      return change<ParserForget>({
         address,
-        'Parser',
-        recorded.name,
-        recorded.id,
-        'forget',
-        ['deleted outside scrapeform'],
-        [],
-        { kind: 'none' },
-      );
+        kind: 'Parser',
+        name: recorded.name,
+        id: recorded.id,
+        action: 'forget',
+        reasons: ['deleted outside scrapeform'],
+      });
     }
     ctx.fingerprint[address] = `${live.id}@${live.version}`;
     if (ctx.state.resources[address] !== undefined && isPrevented(ctx, address, desired)) return undefined;
-    const c = change(
+    return change<ParserDelete>({
       address,
-      'Parser',
-      recorded.name,
-      recorded.id,
-      'delete',
-      ['no manifest declares it any more'],
-      [{ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(recorded.id)}` }],
-      { kind: 'none' },
-    );
-    c.destructive = true;
-    c.breaking.push(`parser ${recorded.name} (${recorded.id}) is deleted with all its versions`);
-    return c;
+      kind: 'Parser',
+      name: recorded.name,
+      id: recorded.id,
+      action: 'delete',
+      reasons: ['no manifest declares it any more'],
+      destructive: true,
+      breaking: [`parser ${recorded.name} (${recorded.id}) is deleted with all its versions`],
+    });
   }
 
   if (recorded === undefined) {
-    const managed = managedIds(ctx.state);
-    const matches = list.filter((p) => p.name === desired.name && !managed.has(p.id));
+    const matches = (ctx.index.parsersByName.get(desired.name) ?? []).filter((p) => !ctx.managed.has(p.id));
     if (matches.length > 1) {
       ctx.errors.push(
         `${address}: ${matches.length} live parsers are named "${desired.name}" (${matches.map((m) => m.id).join(', ')}); scrapeform cannot tell which to adopt. Rename the manifest, or delete the extra parsers.`,
@@ -86,16 +82,18 @@ export function planParser(
     return adoptParser(ctx, address, desired, match, details);
   }
 
-  const live = list.find((p) => p.id === recorded.id);
+  const live = ctx.index.parserById.get(recorded.id);
   if (live === undefined) {
     ctx.drift.push({
       address,
       kind: 'Parser',
       message: `parser ${recorded.id} was deleted outside scrapeform; it will be created again (new id)`,
     });
-    const c = createParser(desired, ['deleted outside scrapeform: created again']);
-    c.breaking.push(`new parser id (the old one, ${recorded.id}, was deleted outside scrapeform)`);
-    return c;
+    return createParser(
+      desired,
+      ['deleted outside scrapeform: created again'],
+      [`new parser id (the old one, ${recorded.id}, was deleted outside scrapeform)`],
+    );
   }
   ctx.fingerprint[address] = `${live.id}@${live.version}`;
 
@@ -158,14 +156,13 @@ export function planParser(
 
   if (base === null || baseVersion === null) {
     // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
-    const c = replaceParser(
+    return replaceParser(
       desired,
       recorded.id,
       [`no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again`],
       false,
+      [`new parser id (replaces ${recorded.id})`],
     );
-    c.breaking.push(`new parser id (replaces ${recorded.id})`);
-    return c;
   }
 
   const wanted = definitionOf(desired);
@@ -176,14 +173,13 @@ export function planParser(
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
-    const c = replaceParser(
+    return replaceParser(
       desired,
       recorded.id,
       [...why, 'the service cannot update them: a new parser replaces the old one'],
       true,
+      [`parser id changes (${recorded.id} is deleted once the new one is FINISHED)`],
     );
-    c.breaking.push(`parser id changes (${recorded.id} is deleted once the new one is FINISHED)`);
-    return c;
   }
 
   const diff = diffFields(base.fields, desired.fields, desired.renames, {
@@ -210,42 +206,44 @@ function replaceParser(
   oldId: string,
   reasons: string[],
   destructive: boolean,
-): ResourceChange {
-  const c = createParser(desired, reasons);
-  c.action = 'replace';
-  c.id = oldId;
-  c.destructive = destructive;
-  const post = c.requests[0];
-  if (post !== undefined) post.waitAfter = true;
-  c.requests.push({ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(oldId)}` });
-  return c;
+  breaking: string[] = [],
+): ParserReplace {
+  return change<ParserReplace>({
+    ...newParser(desired, reasons),
+    action: 'replace',
+    finishing: false,
+    id: oldId,
+    destructive,
+    breaking,
+  });
 }
 
-function createParser(desired: DesiredParser, reasons: string[]): ResourceChange {
-  const c = change(
-    desired.address,
-    'Parser',
-    desired.name,
-    null,
-    'create',
+function createParser(desired: DesiredParser, reasons: string[], breaking: string[] = []): ParserCreate {
+  return change<ParserCreate>({ ...newParser(desired, reasons), action: 'create', id: null, breaking });
+}
+
+/** What a create and a replace share: the whole declared definition, every field added, a generation. */
+function newParser(
+  desired: DesiredParser,
+  reasons: string[],
+): Pick<
+  ParserCreate,
+  'address' | 'kind' | 'name' | 'reasons' | 'definition' | 'regenerates' | 'field_changes'
+> {
+  return {
+    address: desired.address,
+    kind: 'Parser',
+    name: desired.name,
     reasons,
-    [{ service: 'parser', method: 'POST', path: '/parsers', body: parserCreateBody(desired) }],
-    {
-      kind: 'Parser',
-      baseVersion: null,
-      definition: definitionOf(desired),
-      descriptionsKnown: true,
-      generates: true,
-    },
-  );
-  c.regenerates = true;
-  c.field_changes = desired.fields.map((f) => ({
-    change: 'add',
-    field: f.name,
-    after: withoutName(f),
-    breaking: false,
-  }));
-  return c;
+    definition: definitionOf(desired),
+    regenerates: true,
+    field_changes: desired.fields.map((f) => ({
+      change: 'add',
+      field: f.name,
+      after: withoutName(f),
+      breaking: false,
+    })),
+  };
 }
 
 function updateParser(
@@ -256,42 +254,30 @@ function updateParser(
   diff: FieldDiff,
   reasons: string[],
   descriptionsKnown: boolean,
-): ResourceChange {
-  const requests: PlannedRequest[] = diff.requests.map((ops, i) => ({
-    service: 'parser',
-    method: 'PATCH',
-    path: `/parsers/${encodeURIComponent(id)}/${baseVersion + i}`,
-    body: { ...ops },
-    ...(i > 0 ? { chained: true } : {}),
-  }));
-  const c = change(
+): ParserUpdate {
+  return change<ParserUpdate>({
     address,
-    'Parser',
-    desired.name,
+    kind: 'Parser',
+    name: desired.name,
     id,
-    'update',
-    [...reasons, summariseFieldChanges(diff)],
-    requests,
-    {
-      kind: 'Parser',
-      baseVersion,
-      definition: definitionOf(desired),
-      descriptionsKnown: descriptionsKnown || diff.regenerates,
-      generates: diff.regenerates,
-    },
-  );
-  c.regenerates = diff.regenerates;
-  c.field_changes = diff.changes;
-  for (const fc of diff.changes.filter((f) => f.breaking)) {
-    c.breaking.push(
-      fc.change === 'rename'
-        ? `renames ${fc.from ?? '?'} to ${fc.field}`
-        : fc.change === 'remove'
-          ? `removes ${fc.field}`
-          : `retypes ${fc.field}`,
-    );
-  }
-  return c;
+    action: 'update',
+    reasons: [...reasons, summariseFieldChanges(diff)],
+    baseVersion,
+    waves: diff.requests,
+    definition: definitionOf(desired),
+    descriptionsKnown: descriptionsKnown || diff.regenerates,
+    regenerates: diff.regenerates,
+    field_changes: diff.changes,
+    breaking: diff.changes
+      .filter((f) => f.breaking)
+      .map((fc) =>
+        fc.change === 'rename'
+          ? `renames ${fc.from ?? '?'} to ${fc.field}`
+          : fc.change === 'remove'
+            ? `removes ${fc.field}`
+            : `retypes ${fc.field}`,
+      ),
+  });
 }
 
 function summariseFieldChanges(diff: FieldDiff): string {
@@ -343,25 +329,23 @@ function adoptParser(
       true,
     );
   }
-  const previous: DesiredField[] = details.fields.map((f) => ({
-    name: f.name,
-    description: '',
-    ...(f.type === 'array' ? { type: 'array' as const } : {}),
-  }));
+  const previous = details.fields.map(fieldFromLive);
   const diff = diffFields(previous, desired.fields, desired.renames, {
     descriptionsKnown: false,
     reassert: ctx.reassert.includes(address),
   });
   if (diff.requests.length > 0)
     return updateParser(address, desired, live.id, details.version, diff, reasons, false);
-  const c = change(address, 'Parser', desired.name, live.id, 'adopt', reasons, [], {
+  return change<ParserAdopt>({
+    address,
     kind: 'Parser',
-    baseVersion: details.version,
+    name: desired.name,
+    id: live.id,
+    action: 'adopt',
+    reasons,
+    version: details.version,
     definition: definitionOf(desired),
-    descriptionsKnown: false,
-    generates: false,
   });
-  return c;
 }
 
 /**
@@ -374,9 +358,9 @@ function finishReplace(
   desired: DesiredParser,
   recorded: ParserState,
   live: LiveParserSummary,
-): ResourceChange | undefined | 'continue' {
+): ParserFinishReplace | undefined | 'continue' {
   const oldId = recorded.replacing?.oldId ?? '';
-  const oldExists = ctx.live.parsers.some((p) => p.id === oldId);
+  const oldExists = ctx.index.parserById.has(oldId);
   if (live.status === 'GENERATING') {
     ctx.warnings.push(
       `${address}: a replace is under way: the new parser ${recorded.id} is generating; the old one (${oldId}) is deleted once it finishes (apply again then)`,
@@ -390,26 +374,21 @@ function finishReplace(
     return 'continue';
   }
   const definition = recorded.pending?.definition ?? recorded.definition ?? definitionOf(desired);
-  const c = change(
+  return change<ParserFinishReplace>({
     address,
-    'Parser',
-    desired.name,
-    recorded.id,
-    'replace',
-    [
+    kind: 'Parser',
+    name: desired.name,
+    id: recorded.id,
+    action: 'replace',
+    finishing: true,
+    reasons: [
       `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}`,
     ],
-    oldExists ? [{ service: 'parser', method: 'DELETE', path: `/parsers/${encodeURIComponent(oldId)}` }] : [],
-    {
-      kind: 'Parser',
-      baseVersion: live.version,
-      definition,
-      descriptionsKnown: true,
-      generates: false,
-    },
-  );
-  c.destructive = oldExists;
-  return c;
+    oldId: oldExists ? oldId : null,
+    version: live.version,
+    definition,
+    destructive: oldExists,
+  });
 }
 
 /** The live fields as the base of a diff after an out-of-band change: names the state knows keep their definitions. */
@@ -434,14 +413,7 @@ function reconcileDrift(
   return {
     urls: recorded.definition?.urls ?? [],
     scraperParams: recorded.definition?.scraperParams ?? {},
-    fields: details.fields.map(
-      (f) =>
-        known.get(f.name) ?? {
-          name: f.name,
-          description: '',
-          ...(f.type === 'array' ? { type: 'array' as const } : {}),
-        },
-    ),
+    fields: details.fields.map((f) => known.get(f.name) ?? fieldFromLive(f)),
   };
 }
 

@@ -2,8 +2,15 @@ import type { LiveProject } from '../api/live.js';
 import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
 import type { DesiredProject } from '../model/desired.js';
 import type { ProjectDefinition, ProjectState } from '../state/model.js';
-import type { ResourceChange } from './model.js';
-import { change, isPrevented, managedIds, sortKeys, stable } from './plan-context.js';
+import type {
+  ProjectAdopt,
+  ProjectArchive,
+  ProjectCreate,
+  ProjectForget,
+  ProjectUpdate,
+  ResourceChange,
+} from './model.js';
+import { change, isPrevented, sortKeys, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 
 /** Values a project key dropped from the manifest is reset to (three-way diff against the last apply). */
@@ -42,48 +49,42 @@ export function planProject(
   desired: DesiredProject | undefined,
   recorded: ProjectState | undefined,
 ): ResourceChange | undefined {
-  const projects = ctx.live.projects;
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
-    const live = projects.find((p) => p.id === recorded.id);
+    const live = ctx.index.projectById.get(recorded.id);
     if (live === undefined) {
       ctx.drift.push({
         address,
         kind: 'Project',
         message: `project ${recorded.id} was archived outside scrapeform; it is dropped from state`,
       });
-      return change(
+      return change<ProjectForget>({
         address,
-        'Project',
-        recorded.name,
-        recorded.id,
-        'forget',
-        ['archived outside scrapeform'],
-        [],
-        { kind: 'none' },
-      );
+        kind: 'Project',
+        name: recorded.name,
+        id: recorded.id,
+        action: 'forget',
+        reasons: ['archived outside scrapeform'],
+      });
     }
     ctx.fingerprint[address] = projectDigest(live);
     if (isPrevented(ctx, address, desired)) return undefined;
-    const c = change(
+    return change<ProjectArchive>({
       address,
-      'Project',
-      recorded.name,
-      recorded.id,
-      'archive',
-      ['no manifest declares it any more'],
-      [{ service: 'pipeline', method: 'DELETE', path: `/api/projects/${recorded.id}` }],
-      { kind: 'none' },
-    );
-    c.destructive = true;
-    c.breaking.push('archive cannot be undone through the API');
-    return c;
+      kind: 'Project',
+      name: recorded.name,
+      id: recorded.id,
+      action: 'archive',
+      reasons: ['no manifest declares it any more'],
+      destructive: true,
+      breaking: ['archive cannot be undone through the API'],
+    });
   }
   const payload = projectPayload(desired);
   let live: LiveProject | undefined;
   let reasons: string[] = [];
   if (recorded !== undefined) {
-    live = projects.find((p) => p.id === recorded.id);
+    live = ctx.index.projectById.get(recorded.id);
     if (live === undefined) {
       ctx.drift.push({
         address,
@@ -93,8 +94,9 @@ export function planProject(
       reasons = ['archived outside scrapeform: created again'];
     }
   } else {
-    const managed = managedIds(ctx.state);
-    const matches = projects.filter((p) => p.name === desired.name && !managed.has(String(p.id)));
+    const matches = (ctx.index.projectsByName.get(desired.name) ?? []).filter(
+      (p) => !ctx.managed.has(String(p.id)),
+    );
     if (matches.length > 1) {
       ctx.errors.push(
         `${address}: ${matches.length} live projects are named "${desired.name}" (${matches.map((m) => m.id).join(', ')}); scrapeform cannot tell which to adopt`,
@@ -105,25 +107,18 @@ export function planProject(
     if (live !== undefined) reasons = [`adopted: the live project ${live.id} has this name`];
   }
   if (live === undefined) {
-    const body = {
-      ...payload,
-      ...(desired.scheduledAt !== undefined ? { scheduledAt: desired.scheduledAt } : {}),
-    };
-    const c = change(
+    const n = desired.projectInput.type === 'list' ? desired.projectInput.list.length : undefined;
+    return change<ProjectCreate>({
       address,
-      'Project',
-      desired.name,
-      null,
-      'create',
-      reasons.length > 0 ? reasons : ['not yet created'],
-      [{ service: 'pipeline', method: 'POST', path: '/api/projects', body }],
-      { kind: 'Project', definition: payload },
-    );
-    if (desired.projectInput.type === 'list') {
-      const n = desired.projectInput.list.length;
-      c.input_summary = `${n} ${n === 1 ? 'entry' : 'entries'}`;
-    }
-    return c;
+      kind: 'Project',
+      name: desired.name,
+      id: null,
+      action: 'create',
+      reasons: reasons.length > 0 ? reasons : ['not yet created'],
+      definition: payload,
+      ...(desired.scheduledAt !== undefined ? { scheduledAt: desired.scheduledAt } : {}),
+      ...(n !== undefined ? { input_summary: `${n} ${n === 1 ? 'entry' : 'entries'}` } : {}),
+    });
   }
   ctx.fingerprint[address] = projectDigest(live);
 
@@ -141,8 +136,13 @@ export function planProject(
   }
   if (Object.keys(changed).length === 0) {
     if (recorded !== undefined) return undefined;
-    return change(address, 'Project', desired.name, live.id, 'adopt', reasons, [], {
+    return change<ProjectAdopt>({
+      address,
       kind: 'Project',
+      name: desired.name,
+      id: live.id,
+      action: 'adopt',
+      reasons,
       definition: payload,
     });
   }
@@ -158,22 +158,23 @@ export function planProject(
       });
     }
   }
-  const c = change(
+  return change<ProjectUpdate>({
     address,
-    'Project',
-    desired.name,
-    live.id,
-    'update',
-    [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
-    [{ service: 'pipeline', method: 'PATCH', path: `/api/projects/${live.id}`, body: changed }],
-    { kind: 'Project', definition: payload },
-  );
-  if ('projectInput' in changed) {
-    c.input_summary = summariseInputs(liveView.projectInput, desired.projectInput);
-  }
-  if ('projectType' in changed || 'output_format' in changed)
-    c.breaking.push('the shape of the results changes (projectType or output_format)');
-  return c;
+    kind: 'Project',
+    name: desired.name,
+    id: live.id,
+    action: 'update',
+    reasons: [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
+    changed,
+    definition: payload,
+    breaking:
+      'projectType' in changed || 'output_format' in changed
+        ? ['the shape of the results changes (projectType or output_format)']
+        : [],
+    ...('projectInput' in changed
+      ? { input_summary: summariseInputs(liveView.projectInput, desired.projectInput) }
+      : {}),
+  });
 }
 
 /** The live project in the shape scrapeform sends, so both sides compare as one (STYLE 2). */

@@ -1,5 +1,6 @@
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
+import { indexLive } from './plan-context.js';
 
 /**
  * State brought up to date with what the lists show, without any call: a version that was still generating when
@@ -8,11 +9,12 @@ import type { LiveSnapshot } from './model.js';
  */
 export function refreshState(state: State, live: LiveSnapshot): State | undefined {
   let changed = false;
+  const { parserById } = indexLive(live);
   const resources = { ...state.resources };
   for (const [address, resource] of Object.entries(resources)) {
     if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
       continue;
-    const summary = live.parsers.find((p) => p.id === resource.id);
+    const summary = parserById.get(resource.id);
     if (summary?.version !== resource.pending.version || summary.status !== 'FINISHED') continue;
     const { pending, failed: _failed, ...rest } = resource;
     resources[address] = {

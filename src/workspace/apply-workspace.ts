@@ -7,10 +7,9 @@ import { checkRegenerations, decideApproval, refusalError } from '../plan/approv
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
-import { findStaleness } from '../plan/plan-staleness.js';
+import { refuseStalePlan } from '../plan/plan-file.js';
 import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
-import { ScrapeformError } from '../errors.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
 
@@ -59,13 +58,7 @@ export async function applyWorkspace(
     const fresh = await planWorkspace(ws, options.savedPlan !== undefined ? {} : (options.selection ?? {}));
     let plan = fresh.plan;
     if (options.savedPlan !== undefined) {
-      const moved = findStaleness(options.savedPlan, fresh.plan, fresh.state);
-      if (moved.length > 0) {
-        throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
-          hint: 'run scrapeform plan --out again and review the new plan',
-          details: { moved },
-        });
-      }
+      refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);
       plan = options.savedPlan;
     }
     // Versions a previous run left generating and that have finished since are recorded first (no call needed).

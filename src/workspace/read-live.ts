@@ -1,12 +1,11 @@
 import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserDetails } from '../api/live.js';
 import type { DesiredParser } from '../model/desired.js';
+import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
-
-/** How many details requests run at once when several parsers need a look. */
-const DETAILS_CONCURRENCY = 8;
+import { forEachLimited } from '../worker-pool.js';
 
 /**
  * Reads the live services with the fewest calls: one list per service, then a parser's details only where the
@@ -25,7 +24,7 @@ export async function readLive(
   const ids = detailsNeeded(parsers, state, parserList);
   const details: Record<string, LiveParserDetails> = {};
   const listed = new Map(parserList.map((p) => [p.id, p]));
-  await forEachLimited(ids, DETAILS_CONCURRENCY, async (id) => {
+  await forEachLimited(ids, READ_CONCURRENCY, async (id) => {
     // What the list said is the fallback for details that leave out their version or name (API-NOTES).
     const summary = listed.get(id);
     details[id] = await clients.parsers.get(id, undefined, signal, {
@@ -33,20 +32,4 @@ export async function readLive(
     });
   });
   return { parsers: parserList, details, projects };
-}
-
-/** Runs `work` over the items with at most `limit` in flight. */
-export async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
 }

@@ -1,6 +1,7 @@
 import { newestJob } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
-import { forEachLimited } from './read-live.js';
+import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 
 /** One managed object as `scrapeform status` shows it. */
@@ -17,9 +18,6 @@ export interface StatusRow {
   lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
 }
 
-/** Details and job lists are one call per object: this many at a time. */
-const STATUS_CONCURRENCY = 8;
-
 /**
  * Every managed object with its live status: versions and drift for parsers, schedule, next run and last job for
  * projects. Rows are sorted by address, whatever order the calls finish in.
@@ -33,7 +31,7 @@ export async function readStatus(services: Services, now: () => number = Date.no
   const parserById = new Map(parsers.map((p) => [p.id, p]));
   const projectById = new Map(projects.map((p) => [p.id, p]));
   const rows: StatusRow[] = [];
-  await forEachLimited(Object.entries(state.resources), STATUS_CONCURRENCY, async ([address, r]) => {
+  await forEachLimited(Object.entries(state.resources), READ_CONCURRENCY, async ([address, r]) => {
     if (r.kind === 'Parser') {
       const live = parserById.get(r.id);
       if (live === undefined) {

@@ -8,6 +8,8 @@ import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
+import { parsePlanFile } from '../../src/plan/plan-file.js';
+import { renderPlanJson } from '../../src/output/render-plan-json.js';
 import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
@@ -68,7 +70,7 @@ export class TestWorkspace {
       ];
       const run = await this.cli(['plan', 'manifests', '--json', ...selection]);
       if (run.code !== 0) throw TestWorkspace.cliError(run);
-      return JSON.parse(run.stdout) as Plan;
+      return parsePlanFile(run.stdout, 'the output of plan --json');
     }
     const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
     if (!loaded.valid) throw new Error(`invalid manifests: ${JSON.stringify(loaded.diagnostics)}`);
@@ -122,7 +124,7 @@ export class TestWorkspace {
         ...(options.noWait === true ? ['--no-wait'] : []),
       ];
       if (plan !== undefined) {
-        await writeFile(path.join(this.dir, 'plan.json'), JSON.stringify(plan));
+        await writeFile(path.join(this.dir, 'plan.json'), renderPlanJson(plan));
         args.push('--plan', 'plan.json');
       }
       const run = await this.cli(args);

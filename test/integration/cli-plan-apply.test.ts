@@ -155,6 +155,23 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     );
   });
 
+  it('apply --plan refuses an edited plan file, naming the key, and sends nothing', async () => {
+    await scrapeform(['plan', '--out', 'plan.json']);
+    const file = path.join(dir, 'plan.json');
+    const plan = JSON.parse(await readFile(file, 'utf8')) as {
+      resource_changes: { requests: { body: { urls: string[] } }[] }[];
+    };
+    const post = plan.resource_changes[0]?.requests[0];
+    if (post !== undefined) post.body.urls = ['https://elsewhere.example/'];
+    await writeFile(file, JSON.stringify(plan, null, 2));
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: the saved plan plan.json was edited: resource_changes[0].requests[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+    expect(sentCalls()).toEqual([]);
+  });
+
   it('apply --json gives the calls, versions and statuses per object', async () => {
     const run = await scrapeform(['apply', '--auto-approve', '--json']);
     const result = JSON.parse(run.stdout) as {

@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScrapeformError } from '../../src/errors.js';
+import type { Plan } from '../../src/plan/model.js';
+import { plannedRequests } from '../../src/plan/plan-json.js';
+import type { PlannedRequest } from '../../src/plan/plan-json.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -40,14 +43,19 @@ notificationConfig: { notifyOnFailure: daily }
 lifecycle: { ignore_changes: [scheduledAt] }
 `;
 
-function requestsOf(plan: Awaited<ReturnType<TestWorkspace['plan']>>, address: string) {
-  return plan.resource_changes
-    .find((c) => c.address === address)
-    ?.requests.map((r) => ({
-      method: r.method,
-      path: r.path.replace(/[0-9a-f-]{36}/, '{id}'),
-      body: r.body,
-    }));
+/** The calls of the change at `i` (none when there is no change there). */
+function requestsAt(plan: Plan, i: number): PlannedRequest[] {
+  const change = plan.resource_changes[i];
+  return change === undefined ? [] : plannedRequests(change);
+}
+
+function requestsOf(plan: Plan, address: string) {
+  const change = plan.resource_changes.find((c) => c.address === address);
+  return (change === undefined ? undefined : plannedRequests(change))?.map((r) => ({
+    method: r.method,
+    path: r.path.replace(/[0-9a-f-]{36}/, '{id}'),
+    body: r.body,
+  }));
 }
 
 describe.each(['library', 'cli'] as const)(
@@ -188,7 +196,7 @@ describe.each(['library', 'cli'] as const)(
         ),
       });
       const { plan } = await ws.converge();
-      expect(plan.resource_changes[0]?.requests).toHaveLength(2);
+      expect(requestsAt(plan, 0)).toHaveLength(2);
       const id = String(plan.resource_changes[0]?.id);
       expect((await h.parsers.get(id)).exampleResult?.[0]?.result).toEqual({
         b: 'A Light in the Attic',
@@ -204,7 +212,7 @@ describe.each(['library', 'cli'] as const)(
       const { plan } = await ws.converge();
       const change = plan.resource_changes[0];
       expect([change?.action, change?.destructive, change?.regenerates]).toEqual(['replace', true, true]);
-      expect(change?.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect(requestsAt(plan, 0).map((r) => `${r.method} ${r.path}`)).toEqual([
         'POST /parsers',
         `DELETE /parsers/${String(oldId)}`,
       ]);
@@ -238,7 +246,7 @@ describe.each(['library', 'cli'] as const)(
           'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\n',
       });
       const { plan } = await ws.converge();
-      expect(plan.resource_changes[0]?.requests[0]?.body).toMatchObject({ schedulingEnabled: false });
+      expect(requestsAt(plan, 0)[0]?.body).toMatchObject({ schedulingEnabled: false });
       expect((await h.projects.get(1)).schedulingEnabled).toBe(false);
     });
 
@@ -305,7 +313,7 @@ describe.each(['library', 'cli'] as const)(
           message: 'version moved from 0 to 1 outside scrapeform; fields removed: availability',
         },
       ]);
-      expect(plan.resource_changes[0]?.requests[0]).toMatchObject({
+      expect(requestsAt(plan, 0)[0]).toMatchObject({
         path: `/parsers/${id}/1`,
         body: { add_fields: [{ name: 'availability', description: 'Stock availability text' }] },
       });
@@ -358,7 +366,7 @@ describe.each(['library', 'cli'] as const)(
       expect(failed.results[0]?.ok).toBe(false);
       const plan = await ws.plan();
       expect(plan.resource_changes[0]?.reasons[0]).toMatch(/^version 1 FAILED: GenerationError/);
-      expect(plan.resource_changes[0]?.requests[0]?.path).toMatch(/\/0$/);
+      expect(requestsAt(plan, 0)[0]?.path).toMatch(/\/0$/);
       await ws.converge();
     });
 

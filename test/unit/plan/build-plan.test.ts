@@ -6,6 +6,7 @@ import { renderPlan } from '../../../src/output/render-plan.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
 import { buildPlan, detailsNeeded } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../../src/plan/model.js';
+import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
 
 const source = { file: 'm.yaml', line: 1, column: 1 };
@@ -223,8 +224,12 @@ describe('buildPlan from fixture data', () => {
       ['project.nightly', 'update', false, false],
       ['project.old-crawl', 'archive', true, false],
     ]);
-    const books = plan.resource_changes[0];
-    expect(books?.requests).toEqual([
+    const requestsOf = (address: string): ReturnType<typeof plannedRequests> => {
+      const found = plan.resource_changes.find((c) => c.address === address);
+      if (found === undefined) throw new Error(`no change for ${address}`);
+      return plannedRequests(found);
+    };
+    expect(requestsOf('parser.books')).toEqual([
       {
         service: 'parser',
         method: 'PATCH',
@@ -237,7 +242,7 @@ describe('buildPlan from fixture data', () => {
         },
       },
     ]);
-    expect(plan.resource_changes.find((c) => c.address === 'parser.drifted')?.requests[0]).toEqual({
+    expect(requestsOf('parser.drifted')[0]).toEqual({
       service: 'parser',
       method: 'PATCH',
       path: '/parsers/p-drifted/2',
@@ -246,21 +251,19 @@ describe('buildPlan from fixture data', () => {
         add_fields: [{ name: 'price', description: 'Price', type: 'number' }],
       },
     });
-    expect(plan.resource_changes.find((c) => c.address === 'project.nightly')?.requests[0]?.body).toEqual({
+    expect(requestsOf('project.nightly')[0]?.body).toEqual({
       projectInput: {
         type: 'list',
         list: ['https://b.example/1', 'https://b.example/2', 'https://b.example/3'],
       },
       webhookOutput: null,
     });
-    expect(plan.resource_changes.find((c) => c.address === 'project.fresh-crawl')?.requests[0]?.body).toEqual(
-      {
-        name: 'fresh-crawl',
-        projectType: 'urls',
-        projectInput: { type: 'list', list: ['https://b.example/1'] },
-        schedulingEnabled: false,
-      },
-    );
+    expect(requestsOf('project.fresh-crawl')[0]?.body).toEqual({
+      name: 'fresh-crawl',
+      projectType: 'urls',
+      projectInput: { type: 'list', list: ['https://b.example/1'] },
+      schedulingEnabled: false,
+    });
     expect(plan.summary).toEqual({
       create: 2,
       update: 3,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredField, DesiredRename } from '../../../src/model/desired.js';
 import { diffFields } from '../../../src/plan/diff-fields.js';
-import type { FieldOperations } from '../../../src/plan/diff-fields.js';
+import type { FieldOperations } from '../../../src/model/wire.js';
 import { applyFieldOperations } from '../../../src/plan/field-operations.js';
 
 const f = (name: string, description = `${name} text`, extra: Partial<DesiredField> = {}): DesiredField => ({

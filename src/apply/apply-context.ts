@@ -1,0 +1,76 @@
+import { ApiError } from '../api/api-error.js';
+import type { ApiClients } from '../api/create-clients.js';
+import { ScrapeformError } from '../errors.js';
+import type { ResourceChange } from '../plan/model.js';
+import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-plan.js';
+import type { StateStore } from './state-store.js';
+
+/** What every handler gets: the clients, the state store, the options, and where events go. */
+export interface HandlerContext {
+  clients: ApiClients;
+  store: StateStore;
+  options: ApplyOptions;
+  emit: (event: ApplyEvent) => void;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+}
+
+/** Makes the calls of one change and records them in state; each kind and action has its own. */
+export type Handler<C extends ResourceChange> = (
+  change: C,
+  result: ChangeResult,
+  ctx: HandlerContext,
+) => Promise<void>;
+
+/** A call as it is logged: the method and the path under the service's base URL (never the key). */
+export interface CallLine {
+  method: 'POST' | 'PATCH' | 'DELETE' | 'GET';
+  path: string;
+}
+
+/**
+ * Makes one call and records it with `status`; statuses in `gone` (a DELETE of something already gone) count as
+ * done. No call starts after Ctrl-C.
+ */
+export async function makeCall(
+  ctx: HandlerContext,
+  change: ResourceChange,
+  result: ChangeResult,
+  line: CallLine,
+  run: () => Promise<unknown>,
+  status: number,
+  gone: number[] = [],
+): Promise<void> {
+  abortIfInterrupted(ctx);
+  try {
+    await run();
+    noteCall(ctx, change, result, line, status);
+  } catch (error) {
+    if (error instanceof ApiError && gone.includes(error.status)) {
+      noteCall(ctx, change, result, line, error.status);
+      return;
+    }
+    throw error;
+  }
+}
+
+export function noteCall(
+  ctx: HandlerContext,
+  change: ResourceChange,
+  result: ChangeResult,
+  line: CallLine,
+  status: number,
+): void {
+  result.calls.push({ method: line.method, path: line.path, status });
+  ctx.emit({ type: 'call', address: change.address, method: line.method, path: line.path, status });
+}
+
+export function abortIfInterrupted(ctx: HandlerContext): void {
+  if (ctx.options.signal?.aborted === true) {
+    throw new ScrapeformError(
+      'apply.interrupted',
+      'interrupted before this call; state holds what was done',
+      { status: 'error' },
+    );
+  }
+}

@@ -1,0 +1,24 @@
+import { ApiError } from '../api/api-error.js';
+
+/**
+ * A create that is never retried blindly: after a failure that may have landed (no answer, or a 5xx), list by
+ * name and take the one object of that name that was not there before; only when there is none, try once more.
+ */
+export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
+  list: () => Promise<T[]>,
+  create: () => Promise<T>,
+  name: string,
+): Promise<T> {
+  const before = new Set((await list()).filter((o) => o.name === name).map((o) => o.id));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
+      if (!ambiguous || attempt >= 2) throw error;
+      const landed = (await list()).filter((o) => o.name === name && !before.has(o.id));
+      if (landed.length === 1 && landed[0] !== undefined) return landed[0];
+      if (landed.length > 1) throw error;
+    }
+  }
+}

@@ -1,0 +1,226 @@
+import { ScrapeformError } from '../errors.js';
+import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
+import { applyFieldOperations } from '../plan/field-operations.js';
+import type {
+  ParserAdopt,
+  ParserChange,
+  ParserCreate,
+  ParserDelete,
+  ParserFinishReplace,
+  ParserForget,
+  ParserReplace,
+  ParserUpdate,
+} from '../plan/model.js';
+import type { ParserDefinition, ParserState } from '../state/model.js';
+import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
+import type { Handler, HandlerContext } from './apply-context.js';
+import type { ChangeResult } from './apply-plan.js';
+import { createOnce } from './create-once.js';
+import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
+
+/** One handler per parser action; a missing one is a type error. */
+export const PARSER_HANDLERS = {
+  create: createParser,
+  update: updateParser,
+  replace: async (change, result, ctx) =>
+    change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
+  delete: async (change: ParserDelete, result, ctx) => {
+    await deleteParser(ctx, change, result, change.id);
+    await ctx.store.commit((state) => delete state.resources[change.address]);
+  },
+  adopt: async (change: ParserAdopt, _result, ctx) => {
+    await ctx.store.commit((state) => {
+      state.resources[change.address] = {
+        kind: 'Parser',
+        id: change.id,
+        name: change.name,
+        version: change.version,
+        definition: change.definition,
+        descriptionsKnown: false,
+      };
+    });
+  },
+  forget: async (change: ParserForget, _result, ctx) => {
+    await ctx.store.commit((state) => delete state.resources[change.address]);
+  },
+} satisfies { [A in ParserChange['action']]: Handler<Extract<ParserChange, { action: A }>> };
+
+async function createParser(change: ParserCreate, result: ChangeResult, ctx: HandlerContext): Promise<void> {
+  const created = await postParser(ctx, change, result);
+  result.id = created.id;
+  await ctx.store.commit((state) => {
+    state.resources[change.address] = createdParserState(change, created, change.definition);
+  });
+  if (ctx.options.noWait === true) {
+    result.version = created.version;
+    result.status = 'GENERATING';
+    return;
+  }
+  await waitForGeneration(change, result, ctx, { ...created, definition: change.definition });
+}
+
+/** A parser just created: no version known FINISHED yet, version 0 pending with the definition sent. */
+function createdParserState(
+  change: ParserCreate | ParserReplace,
+  created: { id: string; version: number },
+  definition: ParserDefinition,
+): ParserState {
+  return {
+    kind: 'Parser',
+    id: created.id,
+    name: change.name,
+    version: null,
+    definition: null,
+    descriptionsKnown: true,
+    pending: { version: created.version, definition },
+  };
+}
+
+/** POST /parsers, never retried blindly (createOnce). */
+async function postParser(
+  ctx: HandlerContext,
+  change: ParserCreate | ParserReplace,
+  result: ChangeResult,
+): Promise<{ id: string; version: number }> {
+  const created = await createOnce(
+    () => ctx.clients.parsers.list(),
+    () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+    change.name,
+  );
+  noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
+  return { id: created.id, version: created.version };
+}
+
+/**
+ * The PATCHes in order, each based on the version the previous one returned; state records the fields after
+ * each one, so it is true at every step.
+ */
+async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: HandlerContext): Promise<void> {
+  const id = change.id;
+  let version = change.baseVersion;
+  const recorded = ctx.store.current.resources[change.address];
+  let fields =
+    recorded?.kind === 'Parser' && recorded.definition !== null
+      ? recorded.definition.fields
+      : change.definition.fields;
+  for (const [i, ops] of change.waves.entries()) {
+    abortIfInterrupted(ctx);
+    const updated = await ctx.clients.parsers.update(id, version, ops);
+    noteCall(
+      ctx,
+      change,
+      result,
+      { method: 'PATCH', path: parserPath(id, version) },
+      updated.ready ? 200 : 202,
+    );
+    version = updated.version;
+    const last = i === change.waves.length - 1;
+    fields = last ? change.definition.fields : applyFieldOperations(fields, ops);
+    const definition: ParserDefinition = last ? change.definition : { ...change.definition, fields };
+    await ctx.store.commit((state) => {
+      const current = state.resources[change.address] as ParserState | undefined;
+      const base: ParserState = current ?? {
+        kind: 'Parser',
+        id,
+        name: change.name,
+        version: null,
+        definition: null,
+        descriptionsKnown: change.descriptionsKnown,
+      };
+      if (updated.ready) {
+        state.resources[change.address] = {
+          ...withoutPending(base),
+          version: updated.version,
+          definition,
+          descriptionsKnown: change.descriptionsKnown || base.descriptionsKnown,
+        };
+      } else {
+        state.resources[change.address] = { ...base, pending: { version: updated.version, definition } };
+      }
+    });
+    if (!updated.ready && ctx.options.noWait !== true)
+      await waitForGeneration(change, result, ctx, { id, version: updated.version, definition });
+  }
+  result.version ??= version;
+  result.status ??= 'FINISHED';
+}
+
+/**
+ * Creates the new parser, waits for it (always, even with --no-wait), then deletes the old one. When the new one
+ * FAILED, it is deleted and the old one stays.
+ */
+async function replaceParser(
+  change: ParserReplace,
+  result: ChangeResult,
+  ctx: HandlerContext,
+): Promise<void> {
+  const oldId = change.id;
+  const created = await postParser(ctx, change, result);
+  result.id = created.id;
+  const previous = ctx.store.current.resources[change.address];
+  await ctx.store.commit((state) => {
+    state.resources[change.address] = {
+      ...createdParserState(change, created, change.definition),
+      replacing: { oldId },
+    };
+  });
+  const status = await waitForGeneration(
+    change,
+    result,
+    ctx,
+    { ...created, definition: change.definition },
+    false,
+  );
+  if (status !== 'FINISHED') {
+    await deleteParser(ctx, change, result, created.id);
+    await ctx.store.commit((state) => {
+      if (previous !== undefined) state.resources[change.address] = previous;
+      else delete state.resources[change.address];
+    });
+    throw new ScrapeformError(
+      'apply.generation-failed',
+      `the new parser FAILED: ${result.error?.message ?? status}; the old parser ${oldId} stays`,
+      {
+        hint: `common causes: ${FAILED_GENERATION_CAUSES}`,
+      },
+    );
+  }
+  await deleteParser(ctx, change, result, oldId);
+  await ctx.store.commit((state) => {
+    const current = state.resources[change.address];
+    if (current?.kind === 'Parser') delete current.replacing;
+  });
+}
+
+/** Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. */
+async function finishReplace(
+  change: ParserFinishReplace,
+  result: ChangeResult,
+  ctx: HandlerContext,
+): Promise<void> {
+  if (change.oldId !== null) await deleteParser(ctx, change, result, change.oldId);
+  await ctx.store.commit((state) => {
+    const now = state.resources[change.address];
+    if (now?.kind !== 'Parser') return;
+    const { replacing: _replacing, pending: _pending, ...rest } = now;
+    state.resources[change.address] = { ...rest, version: change.version, definition: change.definition };
+  });
+}
+
+/** Deletes a parser; one already gone (404) counts as deleted. */
+async function deleteParser(
+  ctx: HandlerContext,
+  change: ParserChange,
+  result: ChangeResult,
+  id: string,
+): Promise<void> {
+  await makeCall(
+    ctx,
+    change,
+    result,
+    { method: 'DELETE', path: parserPath(id) },
+    () => ctx.clients.parsers.delete(id),
+    204,
+    [404],
+  );
+}

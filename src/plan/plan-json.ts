@@ -1,0 +1,195 @@
+import {
+  createParserInput,
+  fieldOperationsBody,
+  parserCreateBody,
+  parserPath,
+  projectCreateBody,
+  PARSERS_PATH,
+  projectPath,
+  PROJECTS_PATH,
+} from '../model/wire.js';
+import type { ParserDefinition, ProjectDefinition } from '../state/model.js';
+import type { FieldChange } from './diff-fields.js';
+import type { Action, DriftEntry, Plan, PlanFingerprint, PlanSummary, ResourceChange } from './model.js';
+
+/** One exact call apply will make; the key is never part of it. */
+export interface PlannedRequest {
+  service: 'parser' | 'pipeline';
+  method: 'POST' | 'PATCH' | 'DELETE';
+  /** Path under the service's base URL (`/parsers/…`, `/api/projects/…`). */
+  path: string;
+  body?: Record<string, unknown>;
+  /**
+   * For the 2nd and later PATCH of one parser: the version in the path is predicted (the previous PATCH's version
+   * plus one); apply uses the version that PATCH actually returned.
+   */
+  chained?: boolean;
+  /** After this call apply waits for the generation to finish before the next one (replace). */
+  waitAfter?: boolean;
+}
+
+/** What apply records in state once the calls succeed (internal to scrapeform; stable within format_version). */
+export type ChangeRecord =
+  | {
+      kind: 'Parser';
+      /** The version the first PATCH is based on. */
+      baseVersion: number | null;
+      definition: ParserDefinition;
+      descriptionsKnown: boolean;
+      /** Parsers: whether apply must wait for a generation to know the result. */
+      generates: boolean;
+    }
+  | { kind: 'Project'; definition: ProjectDefinition }
+  | { kind: 'none' };
+
+/** One change as the public plan format shows it. */
+export interface ResourceChangeJson {
+  address: string;
+  kind: 'Parser' | 'Project';
+  name: string;
+  /** The service id, when the object exists; null before a create. */
+  id: string | number | null;
+  action: Action;
+  reasons: string[];
+  regenerates: boolean;
+  destructive: boolean;
+  requests: PlannedRequest[];
+  field_changes: FieldChange[];
+  breaking: string[];
+  record: ChangeRecord;
+  input_summary?: string;
+}
+
+/** The public plan format (`format_version` 1), as `plan --json` prints it and `plan --out` saves it. */
+export interface PlanJson {
+  format_version: Plan['format_version'];
+  status: Plan['status'];
+  summary: PlanSummary;
+  resource_changes: ResourceChangeJson[];
+  drift: DriftEntry[];
+  warnings: string[];
+  fingerprint: PlanFingerprint;
+}
+
+/** The exact calls a change makes, in order: what the plan shows and what apply sends. */
+export function plannedRequests(change: ResourceChange): PlannedRequest[] {
+  if (change.kind === 'Project') {
+    switch (change.action) {
+      case 'create': {
+        const body = projectCreateBody(change.definition, change.scheduledAt);
+        return [{ service: 'pipeline', method: 'POST', path: PROJECTS_PATH, body }];
+      }
+      case 'update':
+        return [{ service: 'pipeline', method: 'PATCH', path: projectPath(change.id), body: change.changed }];
+      case 'archive':
+        return [{ service: 'pipeline', method: 'DELETE', path: projectPath(change.id) }];
+      case 'adopt':
+      case 'forget':
+        return [];
+    }
+  }
+  switch (change.action) {
+    case 'create':
+      return [createRequest(change.name, change.definition)];
+    case 'update':
+      return change.waves.map((wave, i) => ({
+        service: 'parser',
+        method: 'PATCH',
+        path: parserPath(change.id, change.baseVersion + i),
+        body: fieldOperationsBody(wave),
+        ...(i > 0 ? { chained: true } : {}),
+      }));
+    case 'replace':
+      if (change.finishing)
+        return change.oldId === null
+          ? []
+          : [{ service: 'parser', method: 'DELETE', path: parserPath(change.oldId) }];
+      return [
+        { ...createRequest(change.name, change.definition), waitAfter: true },
+        { service: 'parser', method: 'DELETE', path: parserPath(change.id) },
+      ];
+    case 'delete':
+      return [{ service: 'parser', method: 'DELETE', path: parserPath(change.id) }];
+    case 'adopt':
+    case 'forget':
+      return [];
+  }
+}
+
+function createRequest(name: string, definition: ParserDefinition): PlannedRequest {
+  const body = parserCreateBody(createParserInput(name, definition));
+  return { service: 'parser', method: 'POST', path: PARSERS_PATH, body };
+}
+
+/** What apply records in state for a change, as the public format shows it. */
+export function changeRecord(change: ResourceChange): ChangeRecord {
+  if (change.kind === 'Project') {
+    switch (change.action) {
+      case 'create':
+      case 'update':
+      case 'adopt':
+        return { kind: 'Project', definition: change.definition };
+      case 'archive':
+      case 'forget':
+        return { kind: 'none' };
+    }
+  }
+  const parser = (
+    baseVersion: number | null,
+    definition: ParserDefinition,
+    descriptionsKnown: boolean,
+  ): ChangeRecord => ({
+    kind: 'Parser',
+    baseVersion,
+    definition,
+    descriptionsKnown,
+    generates: change.regenerates,
+  });
+  switch (change.action) {
+    case 'create':
+      return parser(null, change.definition, true);
+    case 'update':
+      return parser(change.baseVersion, change.definition, change.descriptionsKnown);
+    case 'replace':
+      return change.finishing
+        ? parser(change.version, change.definition, true)
+        : parser(null, change.definition, true);
+    case 'adopt':
+      return parser(change.version, change.definition, false);
+    case 'delete':
+    case 'forget':
+      return { kind: 'none' };
+  }
+}
+
+/** One change in the public format; the key order is part of the format (golden fixtures). */
+export function toResourceChangeJson(change: ResourceChange): ResourceChangeJson {
+  return {
+    address: change.address,
+    kind: change.kind,
+    name: change.name,
+    id: change.id,
+    action: change.action,
+    reasons: change.reasons,
+    regenerates: change.regenerates,
+    destructive: change.destructive,
+    requests: plannedRequests(change),
+    field_changes: change.field_changes,
+    breaking: change.breaking,
+    record: changeRecord(change),
+    ...(change.input_summary !== undefined ? { input_summary: change.input_summary } : {}),
+  };
+}
+
+/** The plan in the public format (`format_version` 1). */
+export function toPlanJson(plan: Plan): PlanJson {
+  return {
+    format_version: plan.format_version,
+    status: plan.status,
+    summary: plan.summary,
+    resource_changes: plan.resource_changes.map(toResourceChangeJson),
+    drift: plan.drift,
+    warnings: plan.warnings,
+    fingerprint: plan.fingerprint,
+  };
+}

@@ -1,0 +1,188 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScrapeformError } from '../../../src/errors.js';
+import { renderPlanJson } from '../../../src/output/render-plan-json.js';
+import type { Plan } from '../../../src/plan/model.js';
+import { parsePlanFile, refuseStalePlan } from '../../../src/plan/plan-file.js';
+
+const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
+const NAMES = ['fresh', 'history', 'failures'] as const;
+
+async function fixture(name: string): Promise<string> {
+  return readFile(path.join(fixtures, `${name}.json`), 'utf8');
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the edits break the plan's types on purpose
+type Edited = any;
+
+/** The fixture as JSON, edited by `edit`, back to text. */
+async function edited(name: string, edit: (plan: Edited) => void): Promise<string> {
+  const plan = JSON.parse(await fixture(name)) as Edited;
+  edit(plan);
+  return JSON.stringify(plan, null, 2);
+}
+
+function failure(run: () => unknown): { code: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ScrapeformError) return { code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a ScrapeformError');
+}
+
+describe('parsePlanFile', () => {
+  it.each(NAMES)(
+    '%s: a saved plan reads back into the typed plan and renders byte for byte',
+    async (name) => {
+      const text = await fixture(name);
+      const plan = parsePlanFile(text, `${name}.json`);
+      expect(`${renderPlanJson(plan)}\n`).toBe(text);
+    },
+  );
+
+  it('recovers the typed payload of each change', async () => {
+    const history = parsePlanFile(await fixture('history'), 'history.json');
+    const books = history.resource_changes.find((c) => c.address === 'parser.books-product');
+    expect(books?.kind === 'Parser' && books.action === 'update' ? books.baseVersion : undefined).toBe(2);
+    const shop = history.resource_changes.find((c) => c.address === 'parser.shop-product');
+    expect(shop).toMatchObject({
+      action: 'replace',
+      finishing: false,
+      id: 'b0000000-0000-4000-8000-000000000002',
+    });
+    const failures = parsePlanFile(await fixture('failures'), 'failures.json');
+    expect(failures.resource_changes.find((c) => c.address === 'parser.news-article')).toMatchObject({
+      action: 'replace',
+      finishing: true,
+      id: 'c0000000-0000-4000-8000-000000000003',
+      oldId: 'c0000000-0000-4000-8000-000000000009',
+      version: 0,
+    });
+  });
+
+  it('refuses text that is not JSON, with the parser message', () => {
+    expect(failure(() => parsePlanFile('{"format_version": 1,', 'plan.json'))).toEqual({
+      code: 'apply.plan-unreadable',
+      message: expect.stringMatching(/^cannot read the saved plan plan\.json: /) as string,
+    });
+  });
+
+  it('refuses JSON that is not a plan', () => {
+    expect(failure(() => parsePlanFile('[1, 2]', 'plan.json'))).toEqual({
+      code: 'apply.plan-unreadable',
+      message: 'plan.json is not a plan saved by scrapeform plan --out',
+    });
+    expect(failure(() => parsePlanFile('{"resource_changes": []}', 'plan.json')).message).toBe(
+      'plan.json is not a plan saved by scrapeform plan --out',
+    );
+  });
+
+  it('refuses another format_version, naming both', async () => {
+    const text = await edited('fresh', (plan) => {
+      plan.format_version = 2;
+    });
+    expect(failure(() => parsePlanFile(text, 'plan.json')).message).toBe(
+      'plan.json has plan format_version 2; this scrapeform reads format_version 1',
+    );
+  });
+
+  it('names the key path of a value of the wrong type', async () => {
+    const text = await edited('fresh', (plan) => {
+      plan.resource_changes[0].record.definition.fields[1].description = 42;
+    });
+    expect(failure(() => parsePlanFile(text, 'plan.json'))).toEqual({
+      code: 'apply.plan-unreadable',
+      message:
+        'the saved plan plan.json is damaged at resource_changes[0].record.definition.fields[1].description: Invalid input: expected string, received number',
+    });
+  });
+
+  it('names a missing key', async () => {
+    const text = await edited('history', (plan) => {
+      delete plan.fingerprint.state_serial;
+    });
+    expect(failure(() => parsePlanFile(text, 'plan.json')).message).toBe(
+      'the saved plan plan.json is damaged at fingerprint.state_serial: Invalid input: expected number, received undefined',
+    );
+  });
+
+  it('refuses a change whose calls were edited: apply makes the calls reviewed or none', async () => {
+    const body = await edited('history', (plan) => {
+      plan.resource_changes[0].requests[0].body.add_fields[0].description = 'something else';
+    });
+    expect(failure(() => parsePlanFile(body, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].requests[0].body.add_fields[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+    const version = await edited('history', (plan) => {
+      plan.resource_changes[0].requests[0].path = '/parsers/b0000000-0000-4000-8000-000000000001/7';
+    });
+    expect(failure(() => parsePlanFile(version, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].requests[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+    const create = await edited('fresh', (plan) => {
+      plan.resource_changes[0].requests[0].body.urls = ['https://elsewhere.example/'];
+    });
+    expect(failure(() => parsePlanFile(create, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].requests[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+  });
+
+  it('refuses an action a kind does not have, and an id of the wrong kind', async () => {
+    const archive = await edited('history', (plan) => {
+      plan.resource_changes[3].action = 'archive';
+    });
+    expect(failure(() => parsePlanFile(archive, 'plan.json')).message).toBe(
+      'the saved plan plan.json is damaged at resource_changes[3]: action: a parser is deleted, never archived',
+    );
+    const id = await edited('history', (plan) => {
+      plan.resource_changes[8].id = 'p-503';
+    });
+    expect(failure(() => parsePlanFile(id, 'plan.json')).message).toBe(
+      'the saved plan plan.json is damaged at resource_changes[8]: id: a project to archive needs its id as a number',
+    );
+  });
+});
+
+describe('refuseStalePlan', () => {
+  const planAt = (lineage: string, serial: number, live: Record<string, string>): Plan => ({
+    format_version: 1,
+    status: 'no_changes',
+    summary: {
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      archive: 0,
+      adopt: 0,
+      regenerations: 0,
+      estimated_credits: 0,
+    },
+    resource_changes: [],
+    drift: [],
+    warnings: [],
+    fingerprint: { state_lineage: lineage, state_serial: serial, live },
+  });
+
+  it('accepts a plan whose state and live versions have not moved', () => {
+    const saved = planAt('L', 3, { 'parser.a': 'p-1@2' });
+    expect(() =>
+      refuseStalePlan(saved, planAt('L', 3, { 'parser.a': 'p-1@2' }), { lineage: 'L', serial: 3 }),
+    ).not.toThrow();
+  });
+
+  it('lists everything that moved', () => {
+    const saved = planAt('L', 3, { 'parser.a': 'p-1@2', 'project.b': '7#abc' });
+    const fresh = planAt('L', 4, { 'parser.a': 'p-1@3' });
+    expect(failure(() => refuseStalePlan(saved, fresh, { lineage: 'L', serial: 4 }))).toEqual({
+      code: 'apply.plan-stale',
+      message:
+        'refusing the saved plan: the state moved (serial 3 -> 4); parser.a moved (p-1@2 -> p-1@3); project.b moved (7#abc -> gone)',
+    });
+    expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'M', serial: 3 })).message).toBe(
+      'refusing the saved plan: the state is another one (lineage differs)',
+    );
+  });
+});
