@@ -1,7 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Plan } from '../plan/model.js';
-import type { StatusRow } from '../workspace/read-status.js';
 import type { Colors } from './colors.js';
 import { renderApplyHuman, renderApplyJson } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
@@ -14,6 +13,7 @@ import { renderPlan } from './render-plan.js';
 import { renderPlanJson } from './render-plan-json.js';
 import { renderPlanMarkdown } from './render-plan-markdown.js';
 import { renderStatusHuman, renderStatusJson } from './render-status.js';
+import type { StatusRow } from './render-status.js';
 import { renderTestReportHuman, renderTestReportJson } from './render-test-report.js';
 
 /** The formats a command can print; each command offers the ones its row in RENDERERS has. */
