@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { redact } from '../api/redact.js';
-import { parseDuration } from '../duration.js';
 import { Accounts } from './accounts.js';
 import type { Account } from './accounts.js';
 import { EmulatorClock } from './clock.js';
+import { handleControl } from './control-endpoints.js';
+import { holdsAnswer, NO_FAULTS, pickFault, RetryAfterError } from './faults.js';
+import type { Faults } from './faults.js';
 import { createFetcher } from './fetcher.js';
 import type { PageFetcher } from './fetcher.js';
-import { bodyObject, HttpError, json } from './http.js';
+import { HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { ParserService } from './parser-service.js';
-import type { StoredParser } from './parser-service.js';
+import { createStateSaver, readState } from './persistence.js';
+import type { StateSaver } from './persistence.js';
 import { defaultItemCost, ProjectService } from './project-service.js';
 import { seededRandom, uuidFrom } from './random.js';
+
+export type { Faults } from './faults.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
 export const DEFAULT_EMULATOR_PORT = 8780;
@@ -39,46 +42,6 @@ export interface EmulatorOptions {
   fetcher?: PageFetcher;
   siteRoot?: string;
 }
-
-/** Fault injection, set with PUT /_emulator/faults; applies to the service endpoints, never to /_emulator/. */
-export interface Faults {
-  /** Added to every service response. */
-  latencyMs: number;
-  /** Share of service requests answered `errorStatus` (500 or 503) without doing anything. */
-  errorRate: number;
-  errorStatus: number;
-  /** Share answered 429 with Retry-After. */
-  rateLimitRate: number;
-  retryAfterSeconds: number;
-  /** Share whose connection is dropped without an answer. */
-  dropRate: number;
-  /** Share whose connection is dropped after the request was carried out (the answer is lost). */
-  dropAfterRate: number;
-  /** Held after the request was carried out, before answering (to kill a client while its call has landed). */
-  responseDelayMs: number;
-  /** Methods whose answers are held; all when empty. */
-  responseDelayMethods: string[];
-  /** Overrides the generation delay while set. */
-  generationDelayMs: number | null;
-  /** The next N generations fail with `generationError`. */
-  failGenerations: number;
-  generationError: string;
-}
-
-const NO_FAULTS: Faults = {
-  latencyMs: 0,
-  errorRate: 0,
-  errorStatus: 503,
-  rateLimitRate: 0,
-  retryAfterSeconds: 1,
-  dropRate: 0,
-  dropAfterRate: 0,
-  responseDelayMs: 0,
-  responseDelayMethods: [],
-  generationDelayMs: null,
-  failGenerations: 0,
-  generationError: 'GenerationError: the model could not build a parser for these pages (injected fault)',
-};
 
 export interface RequestLogEntry {
   at: string;
@@ -113,7 +76,6 @@ export interface RunningEmulator {
 }
 
 const LOG_LIMIT = 10_000;
-const STATE_FILE = 'emulator-state.json';
 
 /** Starts both services on one local origin (DESIGN section 6). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -125,30 +87,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let accounts = new Accounts(initialAccounts());
   let faults: Faults = { ...NO_FAULTS };
   const requestLog: RequestLogEntry[] = [];
-  let saving: Promise<void> = Promise.resolve();
-  let dirty = false;
+  const saver: StateSaver | undefined =
+    options.dataDir === undefined
+      ? undefined
+      : createStateSaver(options.dataDir, () => ({
+          accounts: accounts.list(),
+          parsers: [...parsers.parsers.values()],
+          clockOffsetMs: clock.offset,
+        }));
+  const save = (): void => saver?.save();
 
-  const save = (): void => {
-    if (options.dataDir === undefined || dirty) return;
-    dirty = true;
-    saving = saving.then(async () => {
-      dirty = false;
-      await persist(options.dataDir as string, {
-        accounts: accounts.list(),
-        parsers: [...parsers.parsers.values()],
-        clockOffsetMs: clock.offset,
-      });
-    });
-  };
-
+  const fetcher =
+    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
   const parsers = new ParserService({
     get accounts() {
       return accounts;
     },
     clock,
-    fetcher:
-      options.fetcher ??
-      createFetcher({ ...(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {}) }),
+    fetcher,
     newId: options.seed !== undefined ? () => uuidFrom(random) : () => randomUUID(),
     generationCost: options.generationCost ?? 30_000,
     parseCost: options.parseCost ?? 1,
@@ -161,8 +117,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     onChange: save,
   });
 
-  const fetcher =
-    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
   let origin = '';
   const projects = new ProjectService({
     get accounts() {
@@ -176,7 +130,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
 
   if (options.dataDir !== undefined) {
-    const restored = await restore(options.dataDir);
+    const restored = await readState(options.dataDir);
     if (restored !== undefined) {
       accounts = new Accounts(restored.accounts);
       clock.offset = restored.clockOffsetMs;
@@ -188,58 +142,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const services: ServiceHandler[] = [parsers, projects];
 
-  const control = async (req: EmulatorRequest): Promise<EmulatorResponse> => {
-    const [, what] = req.segments;
-    if (what === 'reset' && req.method === 'POST') {
-      emulator.reset();
-      return json(200, { reset: true });
-    }
-    if (what === 'advance' && req.method === 'POST') {
-      const body = req.body === undefined ? {} : bodyObject(req);
-      const by = body.ms ?? body.by ?? req.query.get('ms') ?? req.query.get('by');
-      const ms = typeof by === 'number' ? by : typeof by === 'string' ? parseDuration(by) : undefined;
-      if (ms === undefined || ms < 0)
-        throw new HttpError(400, 'give how far to advance: {"ms": 3600000} or {"by": "1h"}');
-      clock.advance(ms);
-      save();
-      return json(200, { now: clock.iso() });
-    }
-    if (what === 'clock' && req.method === 'GET')
-      return json(200, { now: clock.iso(), offsetMs: clock.offset });
-    if (what === 'faults') {
-      if (req.method === 'PUT' || req.method === 'POST') emulator.setFaults(checkFaults(bodyObject(req)));
-      else if (req.method === 'DELETE') emulator.setFaults({ ...NO_FAULTS });
-      return json(200, faults);
-    }
-    if (what === 'outbox' && req.method === 'GET') return json(200, projects.outbox);
-    if (what === 'webhooks' && req.method === 'GET') return json(200, projects.deliveries);
-    if (what === 'requests') {
-      if (req.method === 'DELETE') requestLog.length = 0;
-      return json(200, requestLog);
-    }
-    if (what === 'accounts') {
-      if (req.method === 'PUT' || req.method === 'POST') {
-        const body = bodyObject(req);
-        if (typeof body.key !== 'string' || body.key === '' || typeof body.credits !== 'number') {
-          throw new HttpError(400, 'give {"key": "...", "credits": 1000}');
-        }
-        accounts.set(body.key, body.credits);
-        save();
-      }
-      return json(
-        200,
-        accounts.list().map((a) => ({ key: a.key, credits: a.credits })),
-      );
-    }
-    throw new HttpError(404, `unknown control endpoint ${req.path}`);
-  };
-
   const server = http.createServer((incoming, outgoing) => {
     void serve(incoming, outgoing);
   });
 
   const serve = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> => {
     const started = Date.now();
+    const method = incoming.method ?? 'GET';
     const url = new URL(incoming.url ?? '/', 'http://emulator');
     const shownPath = redact(
       `${url.pathname}${url.search}`,
@@ -248,31 +157,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const isControl = url.pathname.startsWith('/_emulator/') || url.pathname === '/_emulator';
     let fault: string | undefined;
     let response: EmulatorResponse;
+    const drop = (kind: string): void => {
+      log(shownPath, method, 0, started, kind);
+      incoming.socket.destroy();
+    };
     try {
       const rawBody = await readBody(incoming);
       const req = toRequest(incoming, url, rawBody);
       if (!isControl) {
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
-        const roll = random();
-        if (roll < faults.dropRate) {
-          fault = 'dropped';
-          log(shownPath, incoming.method, 0, started, fault);
-          incoming.socket.destroy();
-          return;
-        }
-        if (roll < faults.dropRate + faults.rateLimitRate) {
-          fault = '429';
-          throw Object.assign(new HttpError(429, 'Too many requests (injected fault)'), {
-            retryAfter: faults.retryAfterSeconds,
-          });
-        }
-        if (roll < faults.dropRate + faults.rateLimitRate + faults.errorRate) {
-          fault = String(faults.errorStatus);
-          throw new HttpError(faults.errorStatus, 'Service unavailable (injected fault)');
+        const injected = pickFault(faults, random());
+        if (injected === 'dropped') return drop('dropped');
+        if (injected !== undefined) {
+          fault = String(injected.status);
+          throw injected;
         }
       }
       if (rawBody !== '' && req.body === undefined) throw new HttpError(400, 'malformed JSON body');
-      if (isControl) response = await control(req);
+      if (isControl) response = handleControl(req, { emulator, save });
       else {
         let handled: EmulatorResponse | undefined;
         for (const service of services) {
@@ -280,48 +182,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           if (handled !== undefined) break;
         }
         response = handled ?? json(404, { error: `no such endpoint: ${req.method} ${url.pathname}` });
-        if (!isControl && response.status < 300 && random() < faults.dropAfterRate) {
-          fault = 'dropped-after';
-          log(shownPath, incoming.method, 0, started, fault);
-          incoming.socket.destroy();
-          return;
-        }
+        if (response.status < 300 && random() < faults.dropAfterRate) return drop('dropped-after');
       }
     } catch (error) {
-      if (error instanceof HttpError) {
-        const retryAfter = (error as HttpError & { retryAfter?: number }).retryAfter;
-        response = {
-          status: error.status,
-          body: { error: error.message },
-          ...(retryAfter !== undefined ? { headers: { 'retry-after': String(retryAfter) } } : {}),
-        };
-      } else {
-        response = { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
-      }
+      response = answerFor(error);
     }
-    if (
-      !isControl &&
-      faults.responseDelayMs > 0 &&
-      (faults.responseDelayMethods.length === 0 ||
-        faults.responseDelayMethods.includes(incoming.method ?? ''))
-    ) {
+    if (!isControl && holdsAnswer(faults, method)) {
       await new Promise((r) => setTimeout(r, faults.responseDelayMs));
     }
-    log(shownPath, incoming.method, response.status, started, fault);
+    log(shownPath, method, response.status, started, fault);
     send(outgoing, response);
   };
 
-  const log = (
-    shownPath: string,
-    method: string | undefined,
-    status: number,
-    started: number,
-    fault?: string,
-  ): void => {
+  const log = (shownPath: string, method: string, status: number, started: number, fault?: string): void => {
     if (shownPath.startsWith('/_emulator')) return;
     requestLog.push({
       at: clock.iso(),
-      method: method ?? 'GET',
+      method,
       path: shownPath,
       status,
       durationMs: Date.now() - started,
@@ -379,10 +256,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await saving;
+      await saver?.flush();
     },
   };
   return emulator;
+}
+
+/** The answer to an error thrown by a handler: its own status for an HttpError, 500 for anything else. */
+function answerFor(error: unknown): EmulatorResponse {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      body: { error: error.message },
+      ...(error instanceof RetryAfterError ? { headers: { 'retry-after': String(error.retryAfter) } } : {}),
+    };
+  }
+  return { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
 }
 
 function toRequest(incoming: http.IncomingMessage, url: URL, rawBody: string): EmulatorRequest {
@@ -429,60 +318,4 @@ function send(outgoing: http.ServerResponse, response: EmulatorResponse): void {
   }
   outgoing.writeHead(response.status, headers);
   outgoing.end(payload);
-}
-
-function checkFaults(body: Record<string, unknown>): Partial<Faults> {
-  const out: Partial<Faults> = {};
-  const rates = ['errorRate', 'rateLimitRate', 'dropRate', 'dropAfterRate'] as const;
-  for (const [key, value] of Object.entries(body)) {
-    if (!(key in NO_FAULTS))
-      throw new HttpError(400, `unknown fault setting ${key}; known: ${Object.keys(NO_FAULTS).join(', ')}`);
-    if (key === 'generationError') {
-      if (typeof value !== 'string') throw new HttpError(400, 'generationError must be a string');
-      out.generationError = value;
-      continue;
-    }
-    if (key === 'responseDelayMethods') {
-      if (!Array.isArray(value) || value.some((m) => typeof m !== 'string'))
-        throw new HttpError(400, 'responseDelayMethods must be a list of methods');
-      out.responseDelayMethods = value as string[];
-      continue;
-    }
-    if (key === 'generationDelayMs' && value === null) {
-      out.generationDelayMs = null;
-      continue;
-    }
-    if (typeof value !== 'number' || value < 0) throw new HttpError(400, `${key} must be a number >= 0`);
-    if ((rates as readonly string[]).includes(key) && value > 1)
-      throw new HttpError(400, `${key} is a share from 0 to 1`);
-    if (key === 'errorStatus' && value !== 500 && value !== 503)
-      throw new HttpError(400, 'errorStatus must be 500 or 503');
-    (out as Record<string, unknown>)[key] = value;
-  }
-  return out;
-}
-
-interface PersistedState {
-  accounts: Account[];
-  parsers: StoredParser[];
-  projects?: ReturnType<ProjectService['snapshot']>;
-  clockOffsetMs: number;
-}
-
-/** Writes the state atomically: a temporary file, then a rename over the old one. */
-async function persist(dataDir: string, state: PersistedState): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
-  const file = path.join(dataDir, STATE_FILE);
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(state));
-  await rename(temporary, file);
-}
-
-async function restore(dataDir: string): Promise<PersistedState | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(dataDir, STATE_FILE), 'utf8')) as PersistedState;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the emulator state in ${dataDir}: ${(error as Error).message}`);
-  }
 }
