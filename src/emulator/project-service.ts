@@ -31,7 +31,11 @@ export interface ProjectServiceOptions {
   webhookRetryDelayMs?: number;
 }
 
-/** What `--data-dir` keeps of the project service (jobs in flight are not resumed: they count as interrupted). */
+/**
+ * What `--data-dir` keeps of the project service: projects (archived ones too), jobs with their results, and the
+ * id counters. A job that was running counts as interrupted (Failed); runs queued behind it start on reload.
+ * The outbox, webhook deliveries and pending digests are not kept.
+ */
 export interface ProjectSnapshot {
   projects: StoredProject[];
   archived: StoredProject[];
@@ -259,16 +263,19 @@ export class ProjectService {
         job.status = 'Failed';
         job.error = 'interrupted: the emulator stopped while the job ran';
       }
+      // The emulator may listen on another port now.
+      job.resultsUrl = `${this.options.origin()}/api/projects/${job.projectId}/jobs/${job.id}/results`;
       this.jobs.set(job.id, job);
     }
     for (const project of state.archived) this.archived.set(project.id, project);
+    this.nextProjectId = state.nextProjectId;
+    this.runner.nextJobId = state.nextJobId;
     for (const project of state.projects) {
       project.running = null;
       this.projects.set(project.id, project);
       this.scheduler.arm(project);
+      this.runner.resume(project);
     }
-    this.nextProjectId = state.nextProjectId;
-    this.runner.nextJobId = state.nextJobId;
   }
 }
 

@@ -17,8 +17,11 @@ import { createStateSaver, readState } from './persistence.js';
 import type { StateSaver } from './persistence.js';
 import { defaultItemCost, ProjectService } from './project-service.js';
 import { seededRandom, uuidFrom } from './random.js';
+import { RequestLog } from './request-log.js';
+import type { RequestLogEntry } from './request-log.js';
 
 export type { Faults } from './faults.js';
+export type { RequestLogEntry } from './request-log.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
 export const DEFAULT_EMULATOR_PORT = 8780;
@@ -41,16 +44,6 @@ export interface EmulatorOptions {
   /** Replaces the page fetcher (demo site + real network), for tests. */
   fetcher?: PageFetcher;
   siteRoot?: string;
-}
-
-export interface RequestLogEntry {
-  at: string;
-  method: string;
-  /** Path and query with the key redacted. */
-  path: string;
-  status: number;
-  durationMs: number;
-  fault?: string;
 }
 
 /** A request handler of one service; undefined when the path is not its own. */
@@ -86,26 +79,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const initialAccounts = (): Account[] => apiKeys.map((key) => ({ key, credits }));
   let accounts = new Accounts(initialAccounts());
   let faults: Faults = { ...NO_FAULTS };
-  const requestLog: RequestLogEntry[] = [];
+  const requestLog = new RequestLog(LOG_LIMIT);
   const saver: StateSaver | undefined =
     options.dataDir === undefined
       ? undefined
       : createStateSaver(options.dataDir, () => ({
           accounts: accounts.list(),
           parsers: [...parsers.parsers.values()],
+          projects: projects.snapshot(),
           clockOffsetMs: clock.offset,
         }));
   const save = (): void => saver?.save();
 
   const fetcher =
     options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
-  const parsers = new ParserService({
+  const parsers: ParserService = new ParserService({
     get accounts() {
       return accounts;
     },
     clock,
     fetcher,
-    newId: options.seed !== undefined ? () => uuidFrom(random) : () => randomUUID(),
+    newId: (): string => {
+      // A seeded generator restarts its sequence when the emulator restarts on a data dir: skip ids in use.
+      let id: string;
+      do id = options.seed !== undefined ? uuidFrom(random) : randomUUID();
+      while (parsers.parsers.has(id));
+      return id;
+    },
     generationCost: options.generationCost ?? 30_000,
     parseCost: options.parseCost ?? 1,
     generationDelayMs: () => faults.generationDelayMs ?? options.generationDelayMs ?? 2000,
@@ -129,16 +129,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     itemCost: defaultItemCost,
   });
 
-  if (options.dataDir !== undefined) {
-    const restored = await readState(options.dataDir);
-    if (restored !== undefined) {
-      accounts = new Accounts(restored.accounts);
-      clock.offset = restored.clockOffsetMs;
-      for (const parser of restored.parsers) parsers.parsers.set(parser.id, parser);
-      parsers.resumeGenerations();
-      if (restored.projects !== undefined) projects.restore(restored.projects);
-    }
-  }
+  const restored = options.dataDir !== undefined ? await readState(options.dataDir) : undefined;
 
   const services: ServiceHandler[] = [parsers, projects];
 
@@ -196,7 +187,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const log = (shownPath: string, method: string, status: number, started: number, fault?: string): void => {
     if (shownPath.startsWith('/_emulator')) return;
-    requestLog.push({
+    requestLog.add({
       at: clock.iso(),
       method,
       path: shownPath,
@@ -204,7 +195,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       durationMs: Date.now() - started,
       ...(fault !== undefined ? { fault } : {}),
     });
-    if (requestLog.length > LOG_LIMIT) requestLog.splice(0, requestLog.length - LOG_LIMIT);
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -214,6 +204,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   origin = `http://${host}:${address.port}`;
+  // Restored once the origin is known (jobs resumed now link their results under it), in the same tick as the
+  // listen completed, so no request is served before.
+  if (restored !== undefined) {
+    accounts = new Accounts(restored.accounts);
+    clock.offset = restored.clockOffsetMs;
+    for (const parser of restored.parsers) parsers.parsers.set(parser.id, parser);
+    parsers.resumeGenerations();
+    if (restored.projects !== undefined) projects.restore(restored.projects);
+  }
 
   const emulator: RunningEmulator = {
     url: origin,
@@ -227,7 +226,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     get faults() {
       return faults;
     },
-    requestLog,
+    requestLog: requestLog.view,
     setFaults(next) {
       faults = { ...faults, ...next };
     },
@@ -238,7 +237,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       projects.reset();
       accounts = new Accounts(initialAccounts());
       faults = { ...NO_FAULTS };
-      requestLog.length = 0;
+      requestLog.clear();
       save();
     },
     async idle() {
