@@ -2,6 +2,7 @@ import { parseDuration } from '../duration.js';
 import { checkFaults, NO_FAULTS } from './faults.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
+import { checkQuirksBody } from './quirks.js';
 import type { RunningEmulator } from './server.js';
 
 /** The emulator the control endpoints act on, and the write of its state after a change. */
@@ -10,7 +11,7 @@ export interface ControlTarget {
   save: () => void;
 }
 
-/** `/_emulator/…`: reset, the clock, faults, the request log, outbox, webhooks and accounts (docs/emulator.md). */
+/** `/_emulator/…`: reset, the clock, faults, quirks, the request log, outbox, webhooks, accounts (docs/emulator.md). */
 export function handleControl(req: EmulatorRequest, { emulator, save }: ControlTarget): EmulatorResponse {
   const [, what] = req.segments;
   if (what === 'reset' && req.method === 'POST') {
@@ -33,6 +34,13 @@ export function handleControl(req: EmulatorRequest, { emulator, save }: ControlT
     if (req.method === 'PUT' || req.method === 'POST') emulator.setFaults(checkFaults(bodyObject(req)));
     else if (req.method === 'DELETE') emulator.setFaults({ ...NO_FAULTS });
     return json(200, emulator.faults);
+  }
+  if (what === 'quirks') {
+    if (req.method === 'PUT' || req.method === 'POST') {
+      const { names, settings } = checkQuirksBody(bodyObject(req));
+      emulator.quirks.set(names ?? emulator.quirks.list(), settings);
+    } else if (req.method === 'DELETE') emulator.quirks.set([]);
+    return json(200, { quirks: emulator.quirks.list(), ...emulator.quirks.settings });
   }
   if (what === 'outbox' && req.method === 'GET') return json(200, emulator.projects.outbox);
   if (what === 'webhooks' && req.method === 'GET') return json(200, emulator.projects.deliveries);

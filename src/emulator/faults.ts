@@ -1,4 +1,4 @@
-import { HttpError } from './http.js';
+import { HttpError, RetryAfterError } from './http.js';
 
 /** Fault injection, set with PUT /_emulator/faults; applies to the service endpoints, never to /_emulator/. */
 export interface Faults {
@@ -39,17 +39,6 @@ export const NO_FAULTS: Readonly<Faults> = {
   failGenerations: 0,
   generationError: 'GenerationError: the model could not build a parser for these pages (injected fault)',
 };
-
-/** An HttpError that carries the Retry-After the answer should give. */
-export class RetryAfterError extends HttpError {
-  constructor(
-    status: number,
-    message: string,
-    readonly retryAfter: number,
-  ) {
-    super(status, message);
-  }
-}
 
 /**
  * The fault a service request meets before it is carried out, from one roll of the random generator: the

@@ -11,6 +11,8 @@ export interface ParserGenerationOptions {
   fetcher: PageFetcher;
   /** How long generation takes, in emulated ms. */
   generationDelayMs: () => number;
+  /** Emulated ms a new version waits as QUEUED before generating (queued-status quirk), or undefined. */
+  queuedMs: () => number | undefined;
   /** A forced generation failure (fault injection), consumed once; undefined to generate normally. */
   takeGenerationFailure: () => string | undefined;
   /** False once the parser was deleted: its pending generation then does nothing. */
@@ -33,6 +35,7 @@ export class ParserGeneration {
 
   /** Starts generating `version` (0 at creation) with the given fields, or inferred ones when there are none. */
   start(parser: StoredParser, fields: FieldSpec[] | undefined, version = 0): void {
+    const queuedMs = this.options.queuedMs();
     const stored: StoredVersion = {
       version,
       status: 'GENERATING',
@@ -43,11 +46,12 @@ export class ParserGeneration {
       compiled: null,
       exampleResult: null,
       pages: [],
+      ...(queuedMs !== undefined ? { queuedUntil: this.options.clock.now() + queuedMs } : {}),
     };
     parser.versions.push(stored);
     this.options.onChange();
     const inferred = fields === undefined;
-    this.options.clock.after(this.options.generationDelayMs(), () => {
+    this.options.clock.after((queuedMs ?? 0) + this.options.generationDelayMs(), () => {
       void this.generate(parser, stored, inferred);
     });
   }
@@ -57,8 +61,9 @@ export class ParserGeneration {
     for (const parser of parsers) {
       for (const stored of parser.versions) {
         if (stored.status !== 'GENERATING') continue;
+        const stillQueued = Math.max(0, (stored.queuedUntil ?? 0) - this.options.clock.now());
         this.options.clock.after(
-          this.options.generationDelayMs(),
+          stillQueued + this.options.generationDelayMs(),
           () => void this.generate(parser, stored, stored.fields.length === 0),
         );
       }

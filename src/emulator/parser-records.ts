@@ -13,6 +13,8 @@ export interface StoredVersion {
   exampleResult: { url: string; result: Record<string, unknown> }[] | null;
   /** The example pages as fetched at generation, so renames and removes re-key results without refetching. */
   pages: { url: string; html: string }[];
+  /** queued-status quirk: emulated ms until which the version reports QUEUED before GENERATING. */
+  queuedUntil?: number;
 }
 
 export interface StoredParser {
@@ -28,4 +30,11 @@ export interface StoredParser {
 /** The version with the highest number: what an omitted version means (seed 1). */
 export function latestOf(parser: StoredParser): StoredVersion {
   return parser.versions.reduce((a, b) => (b.version > a.version ? b : a));
+}
+
+/** The status an answer reports: QUEUED while a version waits its turn (queued-status quirk), else the stored one. */
+export function reportedStatus(stored: StoredVersion, now: number): string {
+  return stored.status === 'GENERATING' && stored.queuedUntil !== undefined && now < stored.queuedUntil
+    ? 'QUEUED'
+    : stored.status;
 }

@@ -6,8 +6,9 @@ import { applyOperations, readOperations, recompile } from './field-operations.j
 import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
+import { answerList, listedYet } from './list-answers.js';
 import { describeFailure, ParserGeneration } from './parser-generation.js';
-import { latestOf } from './parser-records.js';
+import { latestOf, reportedStatus } from './parser-records.js';
 import type { StoredParser, StoredVersion } from './parser-records.js';
 import {
   checkFieldList,
@@ -16,6 +17,7 @@ import {
   isHttpUrl,
   scrapingParamsFromQuery,
 } from './parser-validation.js';
+import type { Quirks } from './quirks.js';
 
 export type { StoredParser, StoredVersion } from './parser-records.js';
 
@@ -31,6 +33,7 @@ export interface ParserServiceOptions {
   generationDelayMs: () => number;
   /** A forced generation failure (fault injection), consumed once; undefined to generate normally. */
   takeGenerationFailure: () => string | undefined;
+  quirks: Quirks;
   onChange: () => void;
 }
 
@@ -43,6 +46,7 @@ export class ParserService {
     this.generation = new ParserGeneration({
       ...options,
       isLive: (parser) => this.parsers.get(parser.id) === parser,
+      queuedMs: () => (options.quirks.has('queued-status') ? options.quirks.settings.queuedMs : undefined),
     });
   }
 
@@ -84,20 +88,22 @@ export class ParserService {
 
   private list(req: EmulatorRequest): EmulatorResponse {
     const account = this.queryAccount(req);
+    const now = this.options.clock.now();
+    const { quirks } = this.options;
     const items = [...this.parsers.values()]
-      .filter((p) => p.account === account.key)
+      .filter((p) => p.account === account.key && listedYet(p.createdAt, now, quirks))
       .map((p) => {
         const latest = latestOf(p);
         return {
           id: p.id,
           name: p.name,
-          status: latest.status,
+          status: reportedStatus(latest, now),
           error: latest.error,
           generated_at: latest.generatedAt,
           version: latest.version,
         };
       });
-    return json(200, items);
+    return answerList(req, items, quirks);
   }
 
   private create(req: EmulatorRequest): EmulatorResponse {
@@ -105,6 +111,7 @@ export class ParserService {
     const missing = ['api_key', 'name', 'urls'].filter((k) => body[k] === undefined);
     if (missing.length > 0) throw new HttpError(400, `missing required field: ${missing.join(', ')}`);
     const account = this.bodyAccount(body);
+    this.options.quirks.refuseFirstCreate('parsers', account.key);
     if (typeof body.name !== 'string' || body.name.trim() === '')
       throw new HttpError(400, 'name must be a non-empty string');
     const urls = body.urls;
@@ -136,7 +143,10 @@ export class ParserService {
     const account = this.queryAccount(req);
     const parser = this.find(account, id);
     const stored = version === undefined ? latestOf(parser) : this.versionOf(parser, version);
-    return json(200, describeVersion(parser, stored));
+    const answer = describeVersion(parser, stored, this.options.clock.now());
+    // details-without-version: the published details example shows no `version` (API-NOTES).
+    if (this.options.quirks.has('details-without-version')) delete answer.version;
+    return json(200, answer);
   }
 
   private update(req: EmulatorRequest, id: string, version: string | undefined): EmulatorResponse {
@@ -247,12 +257,12 @@ export class ParserService {
   }
 }
 
-function describeVersion(parser: StoredParser, stored: StoredVersion): Record<string, unknown> {
+function describeVersion(parser: StoredParser, stored: StoredVersion, now: number): Record<string, unknown> {
   return {
     name: parser.name,
     created_at: stored.createdAt,
     generated_at: stored.generatedAt,
-    status: stored.status,
+    status: reportedStatus(stored, now),
     error: stored.error,
     example_result: stored.exampleResult,
     fields:

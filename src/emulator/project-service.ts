@@ -5,10 +5,12 @@ import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { JobRunner } from './job-runner.js';
+import { answerList, listedYet } from './list-answers.js';
 import { Notifications } from './notifications.js';
 import type { OutboxMessage } from './notifications.js';
 import type { StoredJob, StoredProject } from './project-records.js';
 import { applyFields } from './project-validation.js';
+import type { Quirks } from './quirks.js';
 import { resultsResponse } from './result-formats.js';
 import { nextAfter, ONCE, ProjectScheduler, resolveScheduledAt } from './scheduler.js';
 import { WebhookSender } from './webhook-delivery.js';
@@ -27,6 +29,7 @@ export interface ProjectServiceOptions {
   onChange: () => void;
   /** Credits per scraped item (public docs: 6 for a plain page, more with render or for structured targets). */
   itemCost: (project: StoredProject) => number;
+  quirks: Quirks;
   webhookTries?: number;
   webhookRetryDelayMs?: number;
 }
@@ -104,11 +107,15 @@ export class ProjectService {
     // Every DataPipeline call carries the key in the query (API-NOTES).
     const account = this.options.accounts.authenticate(req.query.get('api_key'));
     if (id === undefined) {
-      if (req.method === 'GET')
-        return json(
-          200,
-          this.owned(account).map((p) => this.describe(p)),
+      if (req.method === 'GET') {
+        const now = this.options.clock.now();
+        const listed = this.owned(account).filter((p) => listedYet(p.createdAt, now, this.options.quirks));
+        return answerList(
+          req,
+          listed.map((p) => this.describe(p)),
+          this.options.quirks,
         );
+      }
       if (req.method === 'POST') return this.create(account, req);
       return json(405, { error: 'method not allowed' });
     }
@@ -123,7 +130,7 @@ export class ProjectService {
     if (jobId === undefined) {
       if (req.method !== 'GET') return json(405, { error: 'method not allowed' });
       const jobs = [...this.jobs.values()].filter((j) => j.projectId === project.id);
-      return json(200, jobs.map(describeJob));
+      return answerList(req, jobs.map(describeJob), this.options.quirks);
     }
     const job = this.jobs.get(Number(jobId));
     if (job === undefined || job.projectId !== project.id || !/^\d+$/.test(jobId)) {
@@ -150,6 +157,7 @@ export class ProjectService {
   }
 
   private create(account: Account, req: EmulatorRequest): EmulatorResponse {
+    this.options.quirks.refuseFirstCreate('projects', account.key);
     const body = bodyObject(req);
     if (body.projectInput === undefined) throw new HttpError(400, 'projectInput is required');
     if (account.credits <= 0) throw new HttpError(402, 'Credits exhausted');
@@ -215,12 +223,14 @@ export class ProjectService {
   }
 
   describe(project: StoredProject): Record<string, unknown> {
+    const scheduledAt = project.nextRunAt !== null ? new Date(project.nextRunAt).toISOString() : null;
+    if (this.options.quirks.has('sparse-projects')) return describeSparse(project, scheduledAt);
     return {
       id: project.id,
       name: project.name,
       schedulingEnabled: project.schedulingEnabled,
       scrapingInterval: project.scrapingInterval,
-      scheduledAt: project.nextRunAt !== null ? new Date(project.nextRunAt).toISOString() : null,
+      scheduledAt,
       createdAt: project.createdAt,
       projectType: project.projectType,
       projectInput: project.projectInput,
@@ -277,6 +287,36 @@ export class ProjectService {
       this.runner.resume(project);
     }
   }
+}
+
+/**
+ * sparse-projects: the documented create answer carries `projectOutput` and no `output_format`, `apiParams`,
+ * `webhookOutput` or `scheduledAt` keys (API-NOTES); one source puts the webhook inside `projectOutput`. So keys
+ * whose value is null or the default are left out, and a webhook is reported as `projectOutput: {type: "webhook"}`.
+ */
+function describeSparse(project: StoredProject, scheduledAt: string | null): Record<string, unknown> {
+  const hook = project.webhookOutput;
+  return {
+    id: project.id,
+    name: project.name,
+    schedulingEnabled: project.schedulingEnabled,
+    scrapingInterval: project.scrapingInterval,
+    ...(scheduledAt !== null ? { scheduledAt } : {}),
+    createdAt: project.createdAt,
+    projectType: project.projectType,
+    projectInput: project.projectInput,
+    projectOutput:
+      hook === null
+        ? project.projectOutput
+        : {
+            type: 'webhook',
+            url: hook.url,
+            ...(hook.webhookEncoding !== undefined ? { webhookEncoding: hook.webhookEncoding } : {}),
+          },
+    notificationConfig: project.notificationConfig,
+    ...(Object.keys(project.apiParams).length > 0 ? { apiParams: project.apiParams } : {}),
+    ...(project.output_format !== 'JSON' ? { output_format: project.output_format } : {}),
+  };
 }
 
 function describeJob(job: StoredJob): Record<string, unknown> {

@@ -2,25 +2,30 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redact } from '../api/redact.js';
+import { ScrapeformError } from '../errors.js';
 import { Accounts } from './accounts.js';
 import type { Account } from './accounts.js';
 import { EmulatorClock } from './clock.js';
 import { handleControl } from './control-endpoints.js';
-import { holdsAnswer, NO_FAULTS, pickFault, RetryAfterError } from './faults.js';
+import { holdsAnswer, NO_FAULTS, pickFault } from './faults.js';
 import type { Faults } from './faults.js';
 import { createFetcher } from './fetcher.js';
 import type { PageFetcher } from './fetcher.js';
-import { HttpError, json } from './http.js';
+import { HttpError, json, RetryAfterError } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { ParserService } from './parser-service.js';
 import { createStateSaver, readState } from './persistence.js';
 import type { StateSaver } from './persistence.js';
 import { defaultItemCost, ProjectService } from './project-service.js';
+import { describeUnknownQuirks, Quirks } from './quirks.js';
+import type { QuirkName, QuirkSettings } from './quirks.js';
 import { seededRandom, uuidFrom } from './random.js';
 import { RequestLog } from './request-log.js';
 import type { RequestLogEntry } from './request-log.js';
 
 export type { Faults } from './faults.js';
+export { QUIRK_NAMES } from './quirks.js';
+export type { QuirkName, QuirkSettings, Quirks } from './quirks.js';
 export type { RequestLogEntry } from './request-log.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
@@ -44,6 +49,10 @@ export interface EmulatorOptions {
   /** Replaces the page fetcher (demo site + real network), for tests. */
   fetcher?: PageFetcher;
   siteRoot?: string;
+  /** Alternative behaviours of the real services to switch on (docs/emulator.md, Quirks); combinable. */
+  quirks?: readonly string[];
+  /** Lag, page size and queue time of the quirks that have one. */
+  quirkSettings?: Partial<QuirkSettings>;
 }
 
 /** A request handler of one service; undefined when the path is not its own. */
@@ -61,6 +70,8 @@ export interface RunningEmulator {
   accounts: Accounts;
   faults: Faults;
   requestLog: RequestLogEntry[];
+  /** The quirks switched on; `quirks.set([...])` changes them (as PUT /_emulator/quirks does). */
+  quirks: Quirks;
   setFaults(faults: Partial<Faults>): void;
   reset(): void;
   /** Waits until no generation is pending (tests). */
@@ -72,6 +83,9 @@ const LOG_LIMIT = 10_000;
 
 /** Starts both services on one local origin (DESIGN section 6). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const quirkProblem = describeUnknownQuirks(options.quirks ?? []);
+  if (quirkProblem !== undefined) throw new ScrapeformError('emulator.unknown-quirk', quirkProblem);
+  const quirks = new Quirks((options.quirks ?? []) as QuirkName[], options.quirkSettings);
   const apiKeys = options.apiKeys?.length ? options.apiKeys : [DEFAULT_EMULATOR_KEY];
   const credits = options.credits ?? 10_000_000;
   const random = options.seed !== undefined ? seededRandom(options.seed) : Math.random;
@@ -114,6 +128,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       faults.failGenerations--;
       return faults.generationError;
     },
+    quirks,
     onChange: save,
   });
 
@@ -127,6 +142,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     origin: () => origin,
     onChange: save,
     itemCost: defaultItemCost,
+    quirks,
   });
 
   const restored = options.dataDir !== undefined ? await readState(options.dataDir) : undefined;
@@ -227,6 +243,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return faults;
     },
     requestLog: requestLog.view,
+    quirks,
     setFaults(next) {
       faults = { ...faults, ...next };
     },
@@ -238,6 +255,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       accounts = new Accounts(initialAccounts());
       faults = { ...NO_FAULTS };
       requestLog.clear();
+      quirks.reset();
       save();
     },
     async idle() {
