@@ -213,10 +213,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   origin = `http://${host}:${address.port}`;
@@ -277,6 +274,42 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
   };
   return emulator;
+}
+
+/** Listens, turning the failures a user causes and can fix (a port taken, a port or address refused) into user errors. */
+async function listen(server: http.Server, host: string, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new ScrapeformError(
+        'emulator.port-in-use',
+        `cannot start the emulator: ${where} is already in use`,
+        {
+          hint: `stop what listens there, or choose another port: --port ${port < 65_535 ? port + 1 : port - 1}, or --port 0 for a free one`,
+          details: { host, port },
+          cause: error,
+        },
+      );
+    }
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new ScrapeformError(
+        'emulator.cannot-listen',
+        `cannot start the emulator: listening on ${where} was refused (${code})`,
+        {
+          hint: 'ports below 1024 need privileges; --host must be an address of this machine',
+          details: { host, port },
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
 }
 
 /** The answer to an error thrown by a handler: its own status for an HttpError, 500 for anything else. */
