@@ -21,7 +21,7 @@ interface EmulatorFlags {
   seed?: string;
   generationCost?: string;
   parseCost?: string;
-  quirks: string[];
+  quirks?: string[];
 }
 
 export function registerEmulator(program: Command, run: RunCommand): void {
@@ -48,7 +48,6 @@ export function registerEmulator(program: Command, run: RunCommand): void {
       '--quirks <list>',
       `switch on alternative behaviours of the real services, comma-separated (repeatable): ${QUIRK_NAMES.join(', ')}`,
       collect,
-      [],
     )
     .action(async (flags: EmulatorFlags) => run((ctx) => emulator(ctx, flags)));
 }
@@ -62,7 +61,7 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
       `--generation-delay: cannot read "${flags.generationDelay}" as a duration`,
       { hint: 'write it like 500ms, 2s or 1m' },
     );
-  const quirks = flags.quirks
+  const quirks = (flags.quirks ?? [])
     .flatMap((list) => list.split(','))
     .map((name) => name.trim())
     .filter((name) => name !== '');
