@@ -2,7 +2,7 @@ import { ScrapeformError } from '../errors.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Plan } from '../plan/model.js';
 import type { Colors } from './colors.js';
-import { renderApplyHuman, renderApplyJson } from './render-apply.js';
+import { renderApplyHuman, renderApplyJson, renderApplyMarkdown } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
 import { renderJobsHuman, renderJobsJson } from './render-jobs.js';
 import type { JobsView } from './render-jobs.js';
@@ -36,7 +36,11 @@ type RendererTable = { [K in keyof Renderable]: Partial<Record<RenderFormat, Ren
 /** Every output of every command, in one table: a format a command offers is a row entry here, nowhere else. */
 const RENDERERS = {
   plan: { human: renderPlan, json: renderPlanJson, markdown: (plan) => renderPlanMarkdown(plan) },
-  apply: { human: renderApplyHuman, json: renderApplyJson },
+  apply: {
+    human: renderApplyHuman,
+    json: renderApplyJson,
+    markdown: (report) => renderApplyMarkdown(report),
+  },
   status: { human: renderStatusHuman, json: renderStatusJson },
   jobs: { human: renderJobsHuman, json: renderJobsJson },
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },
