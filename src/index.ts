@@ -27,7 +27,8 @@ export { plannedRequests, toPlanJson } from './plan/plan-json.js';
 export type { ChangeRecord, PlanJson, PlannedRequest, ResourceChangeJson } from './plan/plan-json.js';
 export { parsePlanFile } from './plan/plan-file.js';
 export { diffFields } from './plan/diff-fields.js';
-export { readLive } from './workspace/read-live.js';
+export { readLive, servicesUsed } from './workspace/read-live.js';
+export type { DeclaredObjects } from './workspace/read-live.js';
 export { openWorkspace, openServices, openState, using } from './workspace/open-workspace.js';
 export type {
   OpenState,
@@ -44,6 +45,8 @@ export type { ApplyWorkspaceOptions, ApplyWorkspaceOutcome } from './workspace/a
 export { decideApproval, refusalError, checkRegenerations } from './plan/approval.js';
 export type { ApprovalDecision, ApprovalFlags } from './plan/approval.js';
 export { readStatus } from './workspace/read-status.js';
+export { runDoctor } from './workspace/run-doctor.js';
+export type { DoctorOptions, DoctorCheck, DoctorReading, DoctorReport } from './workspace/run-doctor.js';
 export type { StatusRow } from './workspace/read-status.js';
 export { listProjectJobs, cancelProjectJob, runProject } from './workspace/project-jobs.js';
 export type { RunProjectOptions } from './workspace/project-jobs.js';

@@ -16,7 +16,9 @@ export type ApplyEvent =
   | { type: 'start'; address: string; action: ResourceChange['action'] }
   | { type: 'call'; address: string; method: string; path: string; status: number }
   | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }
-  | { type: 'done'; address: string; ok: boolean; error?: string };
+  | { type: 'done'; address: string; ok: boolean; error?: string }
+  /** Something the user should know that does not fail the change (an unknown status while waiting). */
+  | { type: 'warning'; address: string; message: string };
 
 export interface ApplyOptions {
   plan: Plan;
@@ -57,6 +59,8 @@ export interface ChangeResult {
   version?: number;
   status?: string;
   error?: { code: string; message: string; hint?: string };
+  /** What the user should know about this change though it did not fail it. */
+  warnings?: string[];
 }
 
 export interface ApplyResult {

@@ -7,8 +7,12 @@ import type {
   ProjectForget,
   ProjectUpdate,
 } from '../plan/model.js';
+import type { LiveProject } from '../api/live.js';
+import { projectFieldRule } from '../model/project-fields.js';
+import { stable } from '../plan/plan-context.js';
 import { makeCall, noteCall } from './apply-context.js';
-import type { Handler } from './apply-context.js';
+import type { Handler, HandlerContext } from './apply-context.js';
+import type { ChangeResult } from './apply-plan.js';
 import { createOnce } from './create-once.js';
 
 /** One handler per project action; a missing one is a type error. */
@@ -21,23 +25,35 @@ export const PROJECT_HANDLERS = {
     );
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
+    const held = checkTaken(change, result, ctx, change.definition, created, undefined);
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
         kind: 'Project',
         id: created.id,
         name: change.name,
         definition: change.definition,
+        ...(held !== undefined ? { held } : {}),
       };
     });
   },
   update: async (change: ProjectUpdate, result, ctx) => {
+    let answer: LiveProject | undefined;
     await makeCall(
       ctx,
       change,
       result,
       { method: 'PATCH', path: projectPath(change.id) },
-      () => ctx.clients.projects.update(change.id, change.changed),
+      async () => (answer = await ctx.clients.projects.update(change.id, change.changed)),
       200,
+    );
+    const before = ctx.store.current.resources[change.address];
+    const held = checkTaken(
+      change,
+      result,
+      ctx,
+      change.changed,
+      answer,
+      before?.kind === 'Project' ? before.held : undefined,
     );
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
@@ -45,6 +61,7 @@ export const PROJECT_HANDLERS = {
         id: change.id,
         name: change.name,
         definition: change.definition,
+        ...(held !== undefined ? { held } : {}),
       };
     });
   },
@@ -74,3 +91,33 @@ export const PROJECT_HANDLERS = {
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
 } satisfies { [A in ProjectChange['action']]: Handler<Extract<ProjectChange, { action: A }>> };
+
+/**
+ * Reads the service's answer to a create or PATCH: a field it reports with another value than the one sent did
+ * not take (issue 13; the skill file lists only some fields as updatable). Each is warned about once, and state
+ * keeps what the service holds (`held`), so the next plan does not send the same value again and again. A field
+ * the answer leaves out says nothing either way. Returns the fields held, or undefined when none is.
+ */
+function checkTaken(
+  change: ProjectCreate | ProjectUpdate,
+  result: ChangeResult,
+  ctx: HandlerContext,
+  sent: Record<string, unknown>,
+  answer: LiveProject | undefined,
+  before: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const held: Record<string, unknown> = { ...before };
+  for (const [key, value] of Object.entries(sent)) {
+    const rule = projectFieldRule(key);
+    const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
+    if (reported === undefined || stable(reported) === stable(value)) {
+      delete held[key];
+      continue;
+    }
+    held[key] = reported;
+    const message = `${key} was sent as ${stable(value)} but the service answered ${stable(reported)}; state records what the service holds, and plan does not send it again until the manifest changes`;
+    (result.warnings ??= []).push(message);
+    ctx.emit({ type: 'warning', address: change.address, message });
+  }
+  return Object.keys(held).length > 0 ? held : undefined;
+}

@@ -1,4 +1,5 @@
 import type { LiveParserDetails } from '../api/live.js';
+import { parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
@@ -33,6 +34,7 @@ export async function waitForGeneration(
   const deadline = started + (ctx.options.waitTimeoutMs ?? 15 * 60_000);
   let delay = ctx.options.pollMinMs ?? 1000;
   let last = '';
+  let warned = false;
   let details: LiveParserDetails;
   for (;;) {
     // Ctrl-C stops the wait (a poll is a new call); state already records the version as pending.
@@ -49,11 +51,16 @@ export async function waitForGeneration(
         elapsedMs: ctx.now() - started,
       });
     }
-    if (details.status !== 'GENERATING') break;
+    // Only FINISHED and FAILED end the wait; any other status is the service still at work (issue 13).
+    if (parserStatusKind(details.status) !== 'working') break;
+    if (details.status !== 'GENERATING' && !warned) {
+      warned = true;
+      warnUnknownStatus(change, result, ctx, version, details.status);
+    }
     if (ctx.now() + delay > deadline) {
       throw new ScrapeformError(
         'apply.wait-timeout',
-        `${change.address}: version ${version} still GENERATING after ${Math.round((ctx.now() - started) / 1000)}s`,
+        `${change.address}: version ${version} still ${details.status} after ${Math.round((ctx.now() - started) / 1000)}s`,
         {
           hint: 'the calls were made and recorded; run plan later to see it finish, or raise --wait-timeout',
         },
@@ -101,6 +108,19 @@ export async function waitForGeneration(
     }
   }
   return details.status;
+}
+
+/** Warns once per wait about a status scrapeform does not know: in the result, and as an event while it runs. */
+function warnUnknownStatus(
+  change: ResourceChange,
+  result: ChangeResult,
+  ctx: HandlerContext,
+  version: number,
+  status: string,
+): void {
+  const message = `version ${version} reports status "${status}", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED`;
+  (result.warnings ??= []).push(message);
+  ctx.emit({ type: 'warning', address: change.address, message });
 }
 
 export function withoutPending(state: ParserState): ParserState {

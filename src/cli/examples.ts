@@ -15,8 +15,16 @@ const EXAMPLES: Record<string, string[]> = {
     'scrapeform apply --plan plan.json          # exactly the reviewed plan',
     'scrapeform apply --auto-approve --allow-destroy --json',
   ],
-  import: ['scrapeform import --out manifests/imported --filter "books-*"'],
+  import: [
+    'scrapeform import --out manifests/imported --filter "books-*"',
+    'scrapeform import --only parsers --out manifests/imported',
+  ],
   status: ['scrapeform status', 'scrapeform status --json'],
+  doctor: [
+    'scrapeform doctor                    # before the first plan against a real account',
+    'scrapeform doctor --json',
+    'scrapeform doctor --only parsers     # a key for the AI Parser service only',
+  ],
   output: ['scrapeform output --json | jq -r .parsers["books-product"].id'],
   parse: [
     'scrapeform parse books-product https://books.example/catalogue/a-light-in-the-attic_1000/index.html',

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
 import { importLive } from '../workspace/import-live.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
@@ -8,6 +9,7 @@ import type { ApiFlags } from './shared-flags.js';
 interface ImportFlags extends ApiFlags {
   out: string;
   filter?: string;
+  only?: string;
 }
 
 export function registerImport(program: Command, run: RunCommand): void {
@@ -15,13 +17,19 @@ export function registerImport(program: Command, run: RunCommand): void {
     .command('import')
     .description('write manifests for live parsers and projects not yet managed, and record them in state')
     .option('--out <dir>', 'folder to write the manifests to', '.')
-    .option('--filter <glob>', 'only objects whose name matches, such as "books-*"');
+    .option('--filter <glob>', 'only objects whose name matches, such as "books-*"')
+    .option('--only <service>', 'import from one service only, never calling the other: parsers or projects');
   addApiFlags(command).action(async (flags: ImportFlags) =>
     run(async (ctx) => {
+      if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
+        throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);
+      }
+      const only = flags.only;
       const imported = await using(openServicesFromFlags(ctx, flags), (services) =>
         importLive(services, {
           out: flags.out,
           ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
+          ...(only !== undefined ? { only } : {}),
           env: ctx.io.env,
           onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
         }),

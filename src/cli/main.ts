@@ -6,6 +6,7 @@ import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostic
 import { VERSION } from '../version.js';
 import { registerApply } from './apply.js';
 import { registerDemo } from './demo.js';
+import { registerDoctor } from './doctor.js';
 import { registerForceUnlock } from './force-unlock.js';
 import { registerPlan } from './plan.js';
 import { registerDiffResults } from './diff-results.js';
@@ -84,6 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerShow(program, run);
   registerVersion(program, run);
   registerCompletion(program, run);
+  registerDoctor(program, run);
   // --color and --no-color are accepted before the command and after it (program options are positional).
   for (const command of program.commands) {
     command

@@ -1,3 +1,4 @@
+import { parserStatusKind } from '../api/parser-status.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import type { RunCommand } from './io.js';
@@ -40,13 +41,14 @@ export function registerParse(program: Command, run: RunCommand): void {
       try {
         const parser = managedParser(await services.backend.read(), address);
         const details = await services.clients.parsers.get(parser.id, version);
-        if (details.status === 'GENERATING') {
+        const kind = parserStatusKind(details.status);
+        if (kind === 'working') {
           throw new ScrapeformError(
             'parse.generating',
-            `${address} version ${details.version} is still generating; parsing does not work until it is FINISHED`,
+            `${address} version ${details.version} is still generating${details.status === 'GENERATING' ? '' : ` (status ${details.status})`}; parsing does not work until it is FINISHED`,
           );
         }
-        if (details.status === 'FAILED') {
+        if (kind === 'failed') {
           throw new ScrapeformError(
             'parse.failed-version',
             `${address} version ${details.version} FAILED: ${details.error ?? 'no error given'}`,

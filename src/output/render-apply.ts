@@ -30,10 +30,12 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   for (const r of ok) {
     const where = r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
     lines.push(`  ${green('✓')} ${r.address} ${r.action}${where}`);
+    lines.push(...warningLines(r.warnings, colors));
   }
   for (const r of failed) {
     lines.push(`  ${red('✗')} ${r.address} ${r.action}: ${r.error?.message ?? 'failed'}`);
     if (r.error?.hint !== undefined) lines.push(`      hint: ${r.error.hint}`);
+    lines.push(...warningLines(r.warnings, colors));
   }
   if (result.interrupted)
     lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
@@ -45,6 +47,10 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
       renderResultDiffsHuman(report.resultDiffs, colors),
     );
   return lines.join('\n');
+}
+
+function warningLines(warnings: readonly string[] | undefined, colors: Colors): string[] {
+  return (warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${w}`);
 }
 
 /** The apply result as JSON (`apply --json`): status, one entry per change, and the expect checks. */

@@ -4,6 +4,8 @@ import type { Plan } from '../plan/model.js';
 import type { Colors } from './colors.js';
 import { renderApplyHuman, renderApplyJson, renderApplyMarkdown } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
+import { renderDoctorHuman, renderDoctorJson } from './render-doctor.js';
+import type { DoctorReport } from './render-doctor.js';
 import { renderJobsHuman, renderJobsJson } from './render-jobs.js';
 import type { JobsView } from './render-jobs.js';
 import { renderJunit } from './render-junit.js';
@@ -28,6 +30,7 @@ export interface Renderable {
   jobs: JobsView;
   test: ExpectCheckResult[];
   ids: ManagedIds;
+  doctor: DoctorReport;
 }
 
 type Renderer<T> = (value: T, colors: Colors) => string;
@@ -45,6 +48,7 @@ const RENDERERS = {
   jobs: { human: renderJobsHuman, json: renderJobsJson },
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },
   ids: { human: renderManagedIdsHuman, json: renderManagedIdsJson },
+  doctor: { human: renderDoctorHuman, json: renderDoctorJson },
 } satisfies RendererTable;
 
 /** The formats one kind of output offers. */

@@ -1,7 +1,9 @@
 import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import { parserStatusKind } from '../api/parser-status.js';
 import type { DesiredField, DesiredParser } from '../model/desired.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { diffFields } from './diff-fields.js';
+import { sameExampleUrls } from './example-urls.js';
 import type { FieldDiff } from './diff-fields.js';
 import type {
   ParserAdopt,
@@ -113,19 +115,21 @@ export function planParser(
       `${address}: adopted; the descriptions it had before were never seen (--reassert ${address} sends every declared definition once)`,
     );
   }
+  const liveKind = parserStatusKind(live.status);
   if (recorded.pending !== undefined && live.version === recorded.pending.version) {
-    if (live.status === 'FINISHED') {
+    if (liveKind === 'done') {
       baseVersion = live.version;
       base = recorded.pending.definition;
-    } else if (live.status === 'GENERATING') {
+    } else if (liveKind === 'working') {
+      // Any status but FINISHED and FAILED means the service is still at work (issue 13): wait, never retry.
       if (sameParserDefinition(recorded.pending.definition, definitionOf(desired))) {
         ctx.warnings.push(
-          `${address}: version ${live.version} is still generating; nothing to change until it finishes`,
+          `${address}: version ${live.version} is ${stillGenerating(live.status)}; nothing to change until it finishes`,
         );
         return undefined;
       }
       ctx.warnings.push(
-        `${address}: version ${live.version} is still generating; plan again once it is FINISHED to change it`,
+        `${address}: version ${live.version} is ${stillGenerating(live.status)}; plan again once it is FINISHED to change it`,
       );
       return undefined;
     } else {
@@ -139,22 +143,33 @@ export function planParser(
     );
   } else if (live.version !== recorded.version) {
     const details = ctx.live.details[live.id];
-    if (details !== undefined && details.status === 'FINISHED') {
+    if (details !== undefined && parserStatusKind(details.status) === 'done') {
       const reconciled = reconcileDrift(ctx, address, recorded, details);
       baseVersion = details.version;
       base = reconciled;
-    } else if (live.status === 'FAILED') {
+    } else if (liveKind === 'working') {
+      ctx.warnings.push(
+        `${address}: version ${live.version} was made outside scrapeform and is ${stillGenerating(live.status)}; plan again once it finishes`,
+      );
+      return undefined;
+    } else if (liveKind === 'failed') {
       ctx.drift.push({
         address,
         kind: 'Parser',
         message: `version ${live.version} was made outside scrapeform and FAILED: ${live.error ?? ''}`,
       });
     }
-  } else if (live.status === 'FAILED') {
+  } else if (liveKind === 'failed') {
     reasons.push(`version ${live.version} FAILED: ${live.error ?? 'no error given'}`);
   }
 
   if (base === null || baseVersion === null) {
+    if (liveKind === 'working') {
+      ctx.warnings.push(
+        `${address}: version ${live.version} is ${stillGenerating(live.status)}; plan again once it finishes`,
+      );
+      return undefined;
+    }
     // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
     return replaceParser(
       desired,
@@ -166,7 +181,7 @@ export function planParser(
   }
 
   const wanted = definitionOf(desired);
-  const urlsChanged = JSON.stringify(base.urls) !== JSON.stringify(wanted.urls);
+  const urlsChanged = !sameExampleUrls(base.urls, wanted.urls);
   const paramsChanged = descriptionsKnown && stable(base.scraperParams) !== stable(wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
     if (isPrevented(ctx, address, desired)) return undefined;
@@ -302,13 +317,14 @@ function adoptParser(
   ctx.warnings.push(
     `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and types are compared (--reassert ${address} sends every declared definition once)`,
   );
-  if (details.status === 'GENERATING') {
+  const kind = parserStatusKind(details.status);
+  if (kind === 'working') {
     ctx.warnings.push(
-      `${address}: the live parser ${live.id} with this name is still generating; plan again once it finishes to adopt it`,
+      `${address}: the live parser ${live.id} with this name is ${stillGenerating(details.status)}; plan again once it finishes to adopt it`,
     );
     return undefined;
   }
-  if (details.status !== 'FINISHED') {
+  if (kind === 'failed') {
     // Its latest version FAILED: nothing works to lose, so no approval is asked to replace it.
     return replaceParser(
       desired,
@@ -321,7 +337,7 @@ function adoptParser(
     );
   }
   const liveUrls = (details.exampleResult ?? []).map((e) => e.url);
-  if (liveUrls.length > 0 && JSON.stringify(liveUrls) !== JSON.stringify(desired.urls)) {
+  if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
     return replaceParser(
       desired,
       live.id,
@@ -361,13 +377,14 @@ function finishReplace(
 ): ParserFinishReplace | undefined | 'continue' {
   const oldId = recorded.replacing?.oldId ?? '';
   const oldExists = ctx.index.parserById.has(oldId);
-  if (live.status === 'GENERATING') {
+  const kind = parserStatusKind(live.status);
+  if (kind === 'working') {
     ctx.warnings.push(
-      `${address}: a replace is under way: the new parser ${recorded.id} is generating; the old one (${oldId}) is deleted once it finishes (apply again then)`,
+      `${address}: a replace is under way: the new parser ${recorded.id} is ${live.status === 'GENERATING' ? 'generating' : `still generating (status ${live.status})`}; the old one (${oldId}) is deleted once it finishes (apply again then)`,
     );
     return undefined;
   }
-  if (live.status === 'FAILED') {
+  if (kind === 'failed') {
     ctx.warnings.push(
       `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Delete the failed one and remove ${address} from state to go back, or fix the manifest and apply again.`,
     );
@@ -415,6 +432,11 @@ function reconcileDrift(
     scraperParams: recorded.definition?.scraperParams ?? {},
     fields: details.fields.map((f) => known.get(f.name) ?? fieldFromLive(f)),
   };
+}
+
+/** "still generating", naming a status scrapeform does not know (read as still working, issue 13). */
+function stillGenerating(status: string): string {
+  return status === 'GENERATING' ? 'still generating' : `still generating (status ${status})`;
 }
 
 function sameParserDefinition(a: ParserDefinition, b: ParserDefinition): boolean {

@@ -1,5 +1,5 @@
 import type { LiveProject } from '../api/live.js';
-import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
+import { PROJECT_FIELDS, projectFieldRule } from '../model/project-fields.js';
 import type { DesiredProject } from '../model/desired.js';
 import type { ProjectDefinition, ProjectState } from '../state/model.js';
 import type {
@@ -10,16 +10,8 @@ import type {
   ProjectUpdate,
   ResourceChange,
 } from './model.js';
-import { change, isPrevented, sortKeys, stable } from './plan-context.js';
+import { change, isPrevented, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
-
-/** Values a project key dropped from the manifest is reset to (three-way diff against the last apply). */
-const PROJECT_RESETS: Record<string, unknown> = {
-  webhookOutput: null,
-  notificationConfig: NOTIFICATION_DEFAULTS,
-  apiParams: {},
-  output_format: DEFAULT_OUTPUT_FORMAT,
-};
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
 export function projectPayload(project: DesiredProject): ProjectDefinition {
@@ -124,15 +116,45 @@ export function planProject(
 
   const ignored = new Set<string>(desired.ignoreChanges);
   const changed: Record<string, unknown> = {};
-  const liveView = liveProjectView(live);
-  for (const [key, value] of Object.entries(payload)) {
-    if (ignored.has(key)) continue;
-    // With scheduling off, the interval the service keeps (its weekly default) does not matter.
-    if (stable(value) !== stable(liveView[key])) changed[key] = value;
-  }
+  const notTaken: string[] = [];
+  const wanted: [string, unknown][] = Object.entries(payload);
+  // A key dropped from the manifest since the last apply is sent as the service's default.
   for (const key of Object.keys(recorded?.definition ?? {})) {
-    if (key in payload || ignored.has(key) || !(key in PROJECT_RESETS)) continue;
-    if (stable(PROJECT_RESETS[key]) !== stable(liveView[key])) changed[key] = PROJECT_RESETS[key];
+    const rule = projectFieldRule(key);
+    if (key in payload || rule === undefined || !rule.resetWhenDropped) continue;
+    wanted.push([key, rule.serviceDefault]);
+  }
+  for (const [key, value] of wanted) {
+    const rule = projectFieldRule(key);
+    if (ignored.has(key) || rule?.compared === false) continue;
+    const reported = rule?.read(live);
+    // Not in the answer: the service holds what scrapeform last applied, else (never applied) its default.
+    const holds =
+      reported !== undefined
+        ? reported
+        : recorded !== undefined && key in recorded.definition
+          ? recorded.definition[key]
+          : rule?.serviceDefault;
+    if (stable(value) === stable(holds)) continue;
+    // The service answered this very value the last time scrapeform sent the same one: it does not take it, and
+    // sending it again on every run would loop (issue 13). Said, not sent, until the manifest or the live moves.
+    const held = recorded?.held;
+    if (
+      reported !== undefined &&
+      held !== undefined &&
+      key in held &&
+      stable(held[key]) === stable(reported) &&
+      stable(recorded?.definition[key]) === stable(value)
+    ) {
+      notTaken.push(key);
+      continue;
+    }
+    changed[key] = value;
+  }
+  if (notTaken.length > 0) {
+    ctx.warnings.push(
+      `${address}: the service did not take ${notTaken.join(', ')} when it was last sent and still reports ${notTaken.map((k) => `${k} = ${stable(projectFieldRule(k)?.read(live))}`).join(', ')}; not sent again until the manifest changes (check the value, or the service's support)`,
+    );
   }
   if (Object.keys(changed).length === 0) {
     if (recorded !== undefined) return undefined;
@@ -172,29 +194,9 @@ export function planProject(
         ? ['the shape of the results changes (projectType or output_format)']
         : [],
     ...('projectInput' in changed
-      ? { input_summary: summariseInputs(liveView.projectInput, desired.projectInput) }
+      ? { input_summary: summariseInputs(PROJECT_FIELDS.projectInput.read(live), desired.projectInput) }
       : {}),
   });
-}
-
-/** The live project in the shape scrapeform sends, so both sides compare as one (STYLE 2). */
-function liveProjectView(live: LiveProject): Record<string, unknown> {
-  const input = live.projectInput as { type: string; list?: unknown; url?: unknown } | null | undefined;
-  const webhook = (live.webhookOutput ?? null) as Record<string, unknown> | null;
-  return {
-    name: live.name,
-    projectType: live.projectType,
-    projectInput:
-      input?.type === 'webhook_input'
-        ? { type: 'webhook_input', url: input.url }
-        : { type: 'list', list: input?.list ?? [] },
-    scrapingInterval: live.scrapingInterval,
-    schedulingEnabled: live.schedulingEnabled,
-    output_format: live.output_format ?? DEFAULT_OUTPUT_FORMAT,
-    webhookOutput: webhook === null ? null : sortKeys(webhook),
-    notificationConfig: live.notificationConfig ?? NOTIFICATION_DEFAULTS,
-    apiParams: live.apiParams ?? {},
-  };
 }
 
 function summariseInputs(before: unknown, after: DesiredProject['projectInput']): string {

@@ -1,3 +1,4 @@
+import { parserStatusKind } from '../api/parser-status.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
 import { indexLive } from './plan-context.js';
@@ -15,7 +16,8 @@ export function refreshState(state: State, live: LiveSnapshot): State | undefine
     if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
       continue;
     const summary = parserById.get(resource.id);
-    if (summary?.version !== resource.pending.version || summary.status !== 'FINISHED') continue;
+    if (summary?.version !== resource.pending.version || parserStatusKind(summary.status) !== 'done')
+      continue;
     const { pending, failed: _failed, ...rest } = resource;
     resources[address] = {
       ...rest,

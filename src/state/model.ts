@@ -41,6 +41,11 @@ export interface ProjectState {
   id: number;
   name: string;
   definition: ProjectDefinition;
+  /**
+   * Fields the service answered differently from what scrapeform sent (they did not take), with the value it
+   * answered: the next plan does not send the same value again while the service still answers this one.
+   */
+  held?: Record<string, unknown>;
 }
 
 export type ResourceState = ParserState | ProjectState;

@@ -11,6 +11,8 @@ export interface ImportOptions {
   /** Only objects whose name matches this glob (`*` and `?`). */
   filter?: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** Import from this service only; the other one is never called (a key may have access to one service only). */
+  only?: 'parsers' | 'projects';
   /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
   onSkip?: (message: string) => void;
 }
@@ -30,8 +32,8 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     );
     const matches = globMatcher(options.filter);
     const [parsers, projects] = await Promise.all([
-      services.clients.parsers.list(),
-      services.clients.projects.list(),
+      options.only !== 'projects' ? services.clients.parsers.list() : Promise.resolve([]),
+      options.only !== 'parsers' ? services.clients.projects.list() : Promise.resolve([]),
     ]);
     const planned: ImportedObject[] = [];
     for (const summary of parsers) {

@@ -39,7 +39,7 @@ async function readAndPlan(ws: Workspace, options: PlanOptions): Promise<Planned
     ...ws.manifests.projects.map((p) => p.address),
     ...Object.keys(state.resources),
   ]);
-  const live = await readLive(ws.clients, ws.manifests.parsers, state);
+  const live = await readLive(ws.clients, ws.manifests, state);
   const plan = buildPlan({
     parsers: ws.manifests.parsers,
     projects: ws.manifests.projects,

@@ -1,29 +1,84 @@
+import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
-import type { LiveParserDetails } from '../api/live.js';
-import type { DesiredParser } from '../model/desired.js';
+import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
 import type { LiveSnapshot } from '../plan/model.js';
-import type { State } from '../state/model.js';
+import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 
+/** What a workspace declares: which services it uses follows from it (and from state). */
+export interface DeclaredObjects {
+  parsers: readonly DesiredParser[];
+  projects: readonly DesiredProject[];
+}
+
+/** The services a workspace uses: those it declares objects of, or state records objects of (issue 13). */
+export function servicesUsed(
+  declared: DeclaredObjects,
+  state: State,
+): { parsers: boolean; projects: boolean } {
+  const recorded = Object.values(state.resources);
+  return {
+    parsers: declared.parsers.length > 0 || recorded.some((r) => r.kind === 'Parser'),
+    projects: declared.projects.length > 0 || recorded.some((r) => r.kind === 'Project'),
+  };
+}
+
 /**
- * Reads the live services with the fewest calls: one list per service, then a parser's details only where the
- * planner needs them (adoption, or a version that moved). An unchanged workspace of any size is two calls.
+ * Reads the live services with the fewest calls: one list per service the workspace uses (a workspace with only
+ * parsers never lists projects, so a key without DataPipeline access still works), then a parser's details only
+ * where the planner needs them (adoption, or a version that moved). An unchanged workspace of any size is at most
+ * two calls.
+ *
+ * A list is not proof of absence (issue 13: lists may lag behind a create, or page): a recorded object the list
+ * lacks is looked up by id, and only a 404 leaves it out of the snapshot, which the planner reads as gone (drift).
+ * One found by id joins the snapshot as if listed.
  */
 export async function readLive(
   clients: ApiClients,
-  parsers: readonly DesiredParser[],
+  declared: DeclaredObjects,
   state: State,
   signal?: AbortSignal,
 ): Promise<LiveSnapshot> {
-  const [parserList, projects] = await Promise.all([
-    clients.parsers.list(signal),
-    clients.projects.list(signal),
+  const used = servicesUsed(declared, state);
+  const [parserList, projectList] = await Promise.all([
+    used.parsers ? clients.parsers.list(signal) : Promise.resolve([]),
+    used.projects ? clients.projects.list(signal) : Promise.resolve([]),
   ]);
-  const ids = detailsNeeded(parsers, state, parserList);
   const details: Record<string, LiveParserDetails> = {};
-  const listed = new Map(parserList.map((p) => [p.id, p]));
+  const parsers = [...parserList];
+  const projects = [...projectList];
+
+  const listedParsers = new Set(parserList.map((p) => p.id));
+  const unlistedParsers = recordedOf<ParserState>(state, 'Parser').filter((r) => !listedParsers.has(r.id));
+  await forEachLimited(unlistedParsers, READ_CONCURRENCY, async (recorded) => {
+    // Details of the latest version; if the answer names no version, the one state last saw is the best guess.
+    const version = recorded.pending?.version ?? recorded.version ?? undefined;
+    const found = await unless404(() =>
+      clients.parsers.get(recorded.id, undefined, signal, {
+        name: recorded.name,
+        ...(version !== undefined ? { version } : {}),
+      }),
+    );
+    if (found === undefined) return;
+    details[found.id] = found;
+    parsers.push(summaryOf(found));
+  });
+
+  const listedProjects = new Set(projectList.map((p) => p.id));
+  const unlistedProjects = recordedOf<ProjectState>(state, 'Project').filter(
+    (r) => !listedProjects.has(r.id),
+  );
+  await forEachLimited(unlistedProjects, READ_CONCURRENCY, async (recorded) => {
+    const found = await unless404(() => clients.projects.get(recorded.id, signal));
+    if (found !== undefined) projects.push(found);
+  });
+
+  const listed = new Map(parsers.map((p) => [p.id, p]));
+  // A parser found by id already has the details of its latest version.
+  const ids = detailsNeeded(declared.parsers, state, parsers).filter((id) => details[id] === undefined);
   await forEachLimited(ids, READ_CONCURRENCY, async (id) => {
     // What the list said is the fallback for details that leave out their version or name (API-NOTES).
     const summary = listed.get(id);
@@ -31,5 +86,38 @@ export async function readLive(
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
   });
-  return { parsers: parserList, details, projects };
+  return { parsers, details, projects };
+}
+
+function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R['kind']): R[] {
+  const seen = new Set<string>();
+  const out: R[] = [];
+  for (const resource of Object.values(state.resources)) {
+    if (resource.kind !== kind || seen.has(String(resource.id))) continue;
+    seen.add(String(resource.id));
+    out.push(resource as R);
+  }
+  return out;
+}
+
+/** The call's answer, or undefined when the service says 404: the one answer that means "gone". */
+async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** A parser found by id, as the list would have shown it. */
+function summaryOf(details: LiveParserDetails): LiveParserSummary {
+  return {
+    id: details.id,
+    name: details.name,
+    status: details.status,
+    error: details.error,
+    generated_at: details.generatedAt,
+    version: details.version,
+  };
 }

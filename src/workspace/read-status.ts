@@ -1,9 +1,11 @@
 import { newestJob } from '../api/job-status.js';
+import { parserStatusKind } from '../api/parser-status.js';
 import type { LiveJob } from '../api/live.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
+import { readLive } from './read-live.js';
 
 export type { StatusRow } from '../output/render-status.js';
 
@@ -13,10 +15,8 @@ export type { StatusRow } from '../output/render-status.js';
  */
 export async function readStatus(services: Services, now: () => number = Date.now): Promise<StatusRow[]> {
   const state = await services.backend.read();
-  const [parsers, projects] = await Promise.all([
-    services.clients.parsers.list(),
-    services.clients.projects.list(),
-  ]);
+  // Only the services state uses are called, and an object a list lacks is looked up by id: MISSING means a 404.
+  const { parsers, projects } = await readLive(services.clients, { parsers: [], projects: [] }, state);
   const parserById = new Map(parsers.map((p) => [p.id, p]));
   const projectById = new Map(projects.map((p) => [p.id, p]));
   const rows: StatusRow[] = [];
@@ -41,7 +41,7 @@ export async function readStatus(services: Services, now: () => number = Date.no
         status: live.status === 'FAILED' ? `FAILED: ${live.error ?? ''}` : live.status,
         drift: !known.includes(live.version),
       };
-      if (live.status === 'GENERATING') {
+      if (parserStatusKind(live.status) === 'working') {
         const details = await services.clients.parsers.get(r.id, live.version);
         const since = details.createdAt !== null ? Date.parse(details.createdAt) : NaN;
         if (!Number.isNaN(since)) row.generatingForMs = Math.max(0, now() - since);

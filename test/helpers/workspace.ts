@@ -75,7 +75,7 @@ export class TestWorkspace {
     const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
     if (!loaded.valid) throw new Error(`invalid manifests: ${JSON.stringify(loaded.diagnostics)}`);
     const state = await this.backend.read();
-    const live = await readLive(this.clients, loaded.parsers, state);
+    const live = await readLive(this.clients, loaded, state);
     return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
   }
 

@@ -80,7 +80,7 @@ it('an unchanged workspace of 500 parsers and 500 projects plans with 2 HTTP cal
   const read = await backend.read();
   const live = await readLive(
     { parsers: h.parsers, projects: h.projects, close: async () => undefined },
-    loaded.parsers,
+    loaded,
     read,
   );
   const plan = buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state: read, live });

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
+import { renderOutput } from '../output/render-output.js';
+import { runDoctor } from '../workspace/run-doctor.js';
+import type { RunCommand } from './io.js';
+import { transportLogger } from './shared-flags.js';
+
+interface DoctorFlags {
+  json?: boolean;
+  only?: string;
+  apiKeyEnv?: string;
+  apiKeyFile?: string;
+  timeout?: string;
+}
+
+export function registerDoctor(program: Command, run: RunCommand): void {
+  program
+    .command('doctor')
+    .description('check the key and the answers of the real services, read-only (spends no credits)')
+    .option('--json', 'print the report as JSON')
+    .option('--only <service>', 'check one service only: parsers or projects')
+    .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
+    .option('--api-key-file <path>', 'read the API key from this file')
+    .option('--timeout <duration>', 'give up on a request with no answer after this long (default 30s)')
+    .action(async (flags: DoctorFlags) =>
+      run(async (ctx) => {
+        if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
+          throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);
+        }
+        const only = flags.only;
+        const report = await runDoctor({
+          env: ctx.io.env,
+          ...(only !== undefined ? { only } : {}),
+          ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+          ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+          onTransportEvent: transportLogger(ctx),
+        });
+        ctx.print(renderOutput('doctor', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));
+        return report.ok ? 'ok' : 'error';
+      }),
+    );
+}

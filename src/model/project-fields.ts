@@ -1,0 +1,116 @@
+import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from './vocabulary.js';
+import type { ProjectDiffableKey } from './vocabulary.js';
+
+/**
+ * What scrapeform knows of one top-level project field: how the live answer reports it, what the service holds
+ * when it was never set, and whether dropping it from a manifest resets it. The planner, apply and `doctor` read
+ * this table; a new project field is a row here (and its zod key in manifest/schemas.ts).
+ */
+export interface ProjectFieldRule {
+  /** Compared with the live project by plan; `scheduledAt` is sent with a create only (the next run moves). */
+  compared: boolean;
+  /**
+   * The field as the live answer reports it, in the shape scrapeform sends it; `undefined` when the answer does
+   * not carry it. Absent is not a default (issue 13: the documented create answer leaves out `output_format`,
+   * `apiParams` and `webhookOutput`): the planner then compares with what it last applied.
+   */
+  read: (live: Readonly<Record<string, unknown>>) => unknown;
+  /** What the service holds when the field was never sent; compared when nothing else is known. */
+  serviceDefault?: unknown;
+  /** A key dropped from the manifest is sent as `serviceDefault` (a three-way diff against the last apply). */
+  resetWhenDropped: boolean;
+}
+
+/** The one table of project fields (`name` and every key `lifecycle.ignore_changes` may name). */
+export const PROJECT_FIELDS = {
+  name: { compared: true, resetWhenDropped: false, read: (live) => live.name },
+  projectType: {
+    compared: true,
+    resetWhenDropped: false,
+    serviceDefault: 'urls',
+    read: (live) => live.projectType,
+  },
+  projectInput: { compared: true, resetWhenDropped: false, read: (live) => readProjectInput(live) },
+  scrapingInterval: {
+    compared: true,
+    resetWhenDropped: false,
+    serviceDefault: 'weekly',
+    read: (live) => live.scrapingInterval,
+  },
+  scheduledAt: { compared: false, resetWhenDropped: false, read: (live) => live.scheduledAt },
+  schedulingEnabled: {
+    compared: true,
+    resetWhenDropped: false,
+    serviceDefault: true,
+    read: (live) => live.schedulingEnabled,
+  },
+  // The seed spells it `output_format`; one public source spells it `outputFormat` (API-NOTES): both are read.
+  output_format: {
+    compared: true,
+    resetWhenDropped: true,
+    serviceDefault: DEFAULT_OUTPUT_FORMAT,
+    read: (live) => orDefault(live.output_format ?? live.outputFormat, DEFAULT_OUTPUT_FORMAT),
+  },
+  webhookOutput: {
+    compared: true,
+    resetWhenDropped: true,
+    serviceDefault: null,
+    read: (live) => readWebhook(live),
+  },
+  notificationConfig: {
+    compared: true,
+    resetWhenDropped: true,
+    serviceDefault: NOTIFICATION_DEFAULTS,
+    read: (live) => orDefault(live.notificationConfig, NOTIFICATION_DEFAULTS),
+  },
+  apiParams: {
+    compared: true,
+    resetWhenDropped: true,
+    serviceDefault: {},
+    read: (live) => orDefault(live.apiParams, {}),
+  },
+} as const satisfies Record<'name' | ProjectDiffableKey, ProjectFieldRule>;
+
+export type ProjectFieldName = keyof typeof PROJECT_FIELDS;
+
+/** The rule of a key, or undefined for a key scrapeform does not send. */
+export function projectFieldRule(key: string): ProjectFieldRule | undefined {
+  return Object.hasOwn(PROJECT_FIELDS, key) ? PROJECT_FIELDS[key as ProjectFieldName] : undefined;
+}
+
+/** A value reported as null is the service's default said out loud; absent stays unknown. */
+function orDefault(value: unknown, fallback: unknown): unknown {
+  if (value === undefined) return undefined;
+  return value === null ? fallback : value;
+}
+
+/** The input as sent: a list of entries, or a webhook input's URL; other keys the service adds are dropped. */
+function readProjectInput(live: Readonly<Record<string, unknown>>): unknown {
+  const input = live.projectInput as { type?: unknown; list?: unknown; url?: unknown } | null | undefined;
+  if (input === undefined) return undefined;
+  if (input?.type === 'webhook_input') return { type: 'webhook_input', url: input.url };
+  return { type: 'list', list: input?.list ?? [] };
+}
+
+/**
+ * The webhook: `webhookOutput` as the seed has it, else inside `projectOutput` (`{type: "webhook", url}`), where
+ * one public source reports it (API-NOTES); `projectOutput` of another type means none. Neither key: unknown.
+ */
+function readWebhook(live: Readonly<Record<string, unknown>>): unknown {
+  if (live.webhookOutput !== undefined) return webhookOf(live.webhookOutput);
+  const output = live.projectOutput as Record<string, unknown> | null | undefined;
+  if (output === undefined) return undefined;
+  if (output === null || output.type !== 'webhook') return null;
+  return webhookOf(output);
+}
+
+function webhookOf(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return null;
+  const hook = value as { url?: unknown; webhookEncoding?: unknown };
+  return {
+    url: hook.url,
+    ...(hook.webhookEncoding !== undefined && hook.webhookEncoding !== null
+      ? { webhookEncoding: hook.webhookEncoding }
+      : {}),
+  };
+}

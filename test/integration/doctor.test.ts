@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { QuirkName } from '../../src/emulator/quirks.js';
+import { QUIRK_NAMES } from '../../src/emulator/quirks.js';
+import type { EmulatorOptions } from '../../src/emulator/server.js';
+import type { DoctorReport } from '../../src/output/render-doctor.js';
+import { runScrapeform } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { BOOK_A } from '../helpers/workspace.js';
+
+/** `scrapeform doctor` against the emulator, with and without each quirk: read-only, and what each reading shows. */
+const harnesses: EmulatorHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.emulator.projects.idle();
+    await h.emulator.close();
+  }
+});
+
+async function seeded(quirks: QuirkName[], options: EmulatorOptions = {}): Promise<EmulatorHarness> {
+  // create-429 would refuse the seeding itself: it is switched on once the account has its objects.
+  const atStart = quirks.filter((q) => q !== 'create-429');
+  const h = await startTestEmulator({ quirks: atStart, quirkSettings: { listLagMs: 0 }, ...options });
+  harnesses.push(h);
+  const created = await h.parsers.create({
+    name: 'books',
+    urls: [BOOK_A],
+    fields: [{ name: 'title', description: 'Title' }],
+  });
+  if (!quirks.includes('queued-status')) await waitForVersion(h.parsers, created.id, 0);
+  await h.projects.create({
+    name: 'nightly',
+    projectInput: { type: 'list', list: [BOOK_A] },
+    scrapingInterval: 'daily',
+    scheduledAt: '2099-01-01T00:00:00Z',
+  });
+  if (atStart.length < quirks.length) await h.raw('PUT', '/_emulator/quirks', { quirks });
+  return h;
+}
+
+async function doctor(
+  parserUrl: string,
+  pipelineUrl = parserUrl,
+  args: string[] = ['--json'],
+): Promise<{ code: number; report: DoctorReport; stdout: string; stderr: string }> {
+  const run = await runScrapeform(['doctor', ...args], {
+    env: {
+      SCRAPERAPI_API_KEY: EMULATOR_KEY,
+      SCRAPEFORM_PARSER_URL: parserUrl,
+      SCRAPEFORM_PIPELINE_URL: pipelineUrl,
+    },
+  });
+  expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
+  return {
+    ...run,
+    report: args.includes('--json') ? (JSON.parse(run.stdout) as DoctorReport) : ({} as DoctorReport),
+  };
+}
+
+const seen = (report: DoctorReport): Record<string, boolean | null> =>
+  Object.fromEntries(report.readings.map((r) => [r.name, r.seen]));
+
+const NONE = {
+  'details-without-version': false,
+  'lagging-list': null,
+  'paged-lists': false,
+  'wrapped-lists': false,
+  'queued-status': false,
+  'sparse-projects': false,
+  'create-429': null,
+};
+
+describe('scrapeform doctor', () => {
+  it('without quirks: every check passes, no reading seen, nothing created or changed', async () => {
+    const h = await seeded([]);
+    const credits = h.emulator.accounts.list();
+    h.emulator.requestLog.length = 0;
+    const { code, report } = await doctor(h.emulator.url);
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => [c.name, c.status])).toEqual([
+      ['parsers.list', 'ok'],
+      ['parsers.details', 'ok'],
+      ['projects.list', 'ok'],
+      ['projects.details', 'ok'],
+      ['clock', 'ok'],
+      ['proxy', 'ok'],
+    ]);
+    expect(seen(report)).toEqual(NONE);
+    expect(report.readings.map((r) => r.name)).toEqual([...QUIRK_NAMES]);
+    expect(report.proxy).toEqual({
+      httpProxy: null,
+      httpsProxy: null,
+      noProxy: null,
+      route: { parsers: 'direct', projects: 'direct' },
+    });
+    expect(Math.abs(report.clockSkewMs ?? Infinity)).toBeLessThan(5_000);
+    expect(h.emulator.requestLog.map((e) => e.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
+    expect(h.emulator.accounts.list()).toEqual(credits);
+  });
+
+  const shows: [QuirkName, Partial<Record<string, boolean | null>>][] = [
+    ['details-without-version', { 'details-without-version': true }],
+    ['paged-lists', { 'paged-lists': true, 'wrapped-lists': true }],
+    ['wrapped-lists', { 'wrapped-lists': true }],
+    ['queued-status', { 'queued-status': true }],
+    ['sparse-projects', { 'sparse-projects': true }],
+    ['lagging-list', {}],
+    ['create-429', {}],
+  ];
+  for (const [quirk, readings] of shows) {
+    it(`with ${quirk}: exit 0, and the readings it can see`, async () => {
+      const h = await seeded([quirk], quirk === 'queued-status' ? { generationDelayMs: 600_000 } : {});
+      const { code, report } = await doctor(h.emulator.url);
+      expect(code).toBe(0);
+      expect(seen(report)).toEqual({ ...NONE, ...readings });
+    });
+  }
+
+  it('names the service that refused the key, exits 1, and --only leaves that service out', async () => {
+    const h = await seeded([]);
+    const pipeline = await startTestEmulator({ apiKeys: ['another-key'] });
+    harnesses.push(pipeline);
+    const refused = await doctor(h.emulator.url, pipeline.emulator.url);
+    expect(refused.code).toBe(1);
+    expect(refused.report.ok).toBe(false);
+    const check = refused.report.checks.find((c) => c.name === 'projects.list');
+    expect(check?.status).toBe('fail');
+    expect(check?.message).toContain('the DataPipeline service');
+    const only = await doctor(h.emulator.url, pipeline.emulator.url, ['--json', '--only', 'parsers']);
+    expect(only.code).toBe(0);
+    expect(only.report.checks.find((c) => c.name === 'projects.list')?.status).toBe('skipped');
+    expect(pipeline.emulator.requestLog.length).toBe(1);
+  });
+
+  it('prints a report for people on stdout, and names the proxy without its credentials', async () => {
+    const h = await seeded(['sparse-projects']);
+    const run = await runScrapeform(['doctor'], {
+      env: {
+        SCRAPERAPI_API_KEY: EMULATOR_KEY,
+        SCRAPEFORM_PARSER_URL: h.emulator.url,
+        SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+        HTTP_PROXY: 'http://user:secret@127.0.0.1:9',
+        NO_PROXY: '127.0.0.1',
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('✓ parsers.list');
+    expect(run.stdout).toContain('seen     sparse-projects: the project answer leaves out');
+    expect(run.stdout).toContain('Proxy: parsers direct (NO_PROXY), projects direct (NO_PROXY)');
+    expect(run.stdout).toContain('scrapeform can work with this account.');
+    expect(run.stdout).not.toContain('secret');
+  });
+});

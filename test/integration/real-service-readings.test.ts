@@ -1,0 +1,333 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ParsersClient } from '../../src/api/parsers-client.js';
+import { ProjectsClient } from '../../src/api/projects-client.js';
+import { Transport } from '../../src/api/transport.js';
+import type { QuirkName } from '../../src/emulator/quirks.js';
+import type { EmulatorOptions } from '../../src/emulator/server.js';
+import type { Plan } from '../../src/plan/model.js';
+import { runScrapeform } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+
+/**
+ * Issue 13: each reading of the real services that the emulator can play as a quirk, run through plan and apply.
+ * Every scenario checks the same four things: apply succeeds, a second plan is empty, the service holds exactly
+ * the declared objects, and the credits spent are those of the regenerations the plan showed (none wasted).
+ */
+const FIELDS = `  title: { description: The book title }\n  price: { description: The price }\n`;
+const PROJECT = (name: string, extra = ''): string =>
+  `kind: Project\nname: ${name}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\nscrapingInterval: daily\nscheduledAt: "2099-01-01T00:00:00Z"\nlifecycle: { ignore_changes: [scheduledAt] }\n${extra}`;
+const GENERATION = 30_000;
+
+const harnesses: EmulatorHarness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) {
+    await h.emulator.projects.idle();
+    await h.emulator.close();
+  }
+});
+
+async function start(
+  quirks: QuirkName[],
+  settings: EmulatorOptions['quirkSettings'] = {},
+  options: EmulatorOptions = {},
+): Promise<EmulatorHarness> {
+  const h = await startTestEmulator({ quirks, quirkSettings: settings, ...options });
+  harnesses.push(h);
+  return h;
+}
+
+/** Clients that retry as scrapeform does by default (a 429 after its Retry-After), quickly. */
+function retrying(h: EmulatorHarness, pipelineUrl = h.emulator.url): EmulatorHarness {
+  const transport = new Transport({ apiKey: EMULATOR_KEY, retry: { maxRetries: 3, baseDelayMs: 10 } });
+  return {
+    ...h,
+    parsers: new ParsersClient(transport, h.emulator.url),
+    projects: new ProjectsClient(transport, pipelineUrl),
+  };
+}
+
+function credits(h: EmulatorHarness): number {
+  return h.emulator.accounts.list().find((a) => a.key === EMULATOR_KEY)?.credits ?? NaN;
+}
+
+/** Every object of the account, read by id where a lagging list would hide it. */
+async function liveCounts(
+  h: EmulatorHarness,
+  ws: TestWorkspace,
+): Promise<{ parsers: number; projects: number }> {
+  const state = await ws.state();
+  let parsers = 0;
+  let projects = 0;
+  for (const r of Object.values(state.resources)) {
+    if (r.kind === 'Parser')
+      parsers +=
+        (await h.parsers.get(r.id, undefined, undefined, { version: r.version ?? 0 })).id === r.id ? 1 : 0;
+    else projects += (await h.projects.get(r.id)).id === r.id ? 1 : 0;
+  }
+  // Nothing beyond what state records: the lists, once caught up, hold exactly these.
+  h.emulator.clock.advance(3_600_000);
+  expect((await h.parsers.list()).length).toBe(parsers);
+  expect((await h.projects.list()).length).toBe(projects);
+  return { parsers, projects };
+}
+
+/** Plan, apply, second plan empty, declared count live, and credits spent only on the plan's regenerations. */
+async function convergeAndCount(
+  h: EmulatorHarness,
+  ws: TestWorkspace,
+  declared: { parsers: number; projects: number },
+): Promise<Plan> {
+  const before = credits(h);
+  const { plan } = await ws.converge();
+  expect(before - credits(h)).toBe(plan.summary.regenerations * GENERATION);
+  expect(await liveCounts(h, ws)).toEqual(declared);
+  return plan;
+}
+
+function calls(h: EmulatorHarness, method: string, prefix: string): number {
+  return h.emulator.requestLog.filter((e) => e.method === method && e.path.startsWith(prefix)).length;
+}
+
+describe('1. a list is not proof of absence (lagging-list)', () => {
+  it('objects created a moment ago are found by id, not created again', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    const plan = await ws.converge();
+    expect(plan.plan.resource_changes.map((c) => c.action)).toEqual(['create', 'create']);
+    // The lists are still empty: the second plan saw both by id.
+    expect(await h.parsers.list()).toEqual([]);
+    expect(calls(h, 'GET', '/parsers/')).toBeGreaterThan(0);
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(calls(h, 'POST', '/api/projects')).toBe(1);
+  });
+
+  it('converges and counts', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    await convergeAndCount(h, ws, { parsers: 1, projects: 1 });
+  });
+
+  it('status reads a recorded object the list lacks by id, not as missing', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    await ws.converge();
+    const run = await runScrapeform(['status', '--json', '--state', ws.backend.location], {
+      env: {
+        SCRAPERAPI_API_KEY: EMULATOR_KEY,
+        SCRAPEFORM_PARSER_URL: h.emulator.url,
+        SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+      },
+    });
+    expect(run.code).toBe(0);
+    const rows = JSON.parse(run.stdout) as { address: string; status: string; drift: boolean }[];
+    expect(rows.map((r) => [r.address, r.status, r.drift])).toEqual([
+      ['parser.books', 'FINISHED', false],
+      ['project.nightly', 'scheduled', false],
+    ]);
+  });
+
+  it('only a 404 by id means gone: the plan says so in its drift and creates again', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    await ws.converge();
+    const state = await ws.state();
+    const parser = state.resources['parser.books'];
+    const project = state.resources['project.nightly'];
+    if (parser?.kind !== 'Parser' || project?.kind !== 'Project') throw new Error('not recorded');
+    await h.parsers.delete(parser.id);
+    await h.projects.archive(project.id);
+    const plan = await ws.plan();
+    expect(plan.drift.map((d) => d.message)).toEqual([
+      `parser ${parser.id} was deleted outside scrapeform; it will be created again (new id)`,
+      `project ${project.id} was archived or deleted outside scrapeform; it will be created again (new id)`,
+    ]);
+    expect(plan.resource_changes.map((c) => [c.address, c.action])).toEqual([
+      ['parser.books', 'create'],
+      ['project.nightly', 'create'],
+    ]);
+  });
+});
+
+describe('2. details without version (details-without-version)', () => {
+  it('creates, then updates from the listed version; the second plan is empty', async () => {
+    const h = await start(['details-without-version']);
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await convergeAndCount(h, ws, { parsers: 1, projects: 0 });
+    await ws.write({ 'books.yaml': bookParser(`${FIELDS}  author: { description: The author }\n`) });
+    const plan = await convergeAndCount(h, ws, { parsers: 1, projects: 0 });
+    expect(plan.resource_changes.map((c) => [c.action, c.regenerates])).toEqual([['update', true]]);
+    const state = await ws.state();
+    expect(state.resources['parser.books']).toMatchObject({ version: 1 });
+  });
+});
+
+describe('3. status vocabulary (queued-status)', () => {
+  it('apply waits through a status it does not know and warns once, naming it', async () => {
+    const h = await start(['queued-status'], { queuedMs: 300 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    const plan = await ws.plan();
+    const result = await ws.applyChanges(plan);
+    expect(result.results.map((r) => [r.ok, r.status])).toEqual([[true, 'FINISHED']]);
+    expect(result.results[0]?.warnings).toEqual([
+      'version 0 reports status "QUEUED", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED',
+    ]);
+    expect((await ws.plan()).status).toBe('no_changes');
+  });
+
+  it('a plan made while a version is QUEUED waits: no replace, no retry, no delete', async () => {
+    const h = await start(['queued-status'], { queuedMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.applyChanges(undefined, { noWait: true });
+    const plan = await ws.plan();
+    expect(plan.status).toBe('no_changes');
+    expect(plan.warnings).toEqual([
+      'parser.books: version 0 is still generating (status QUEUED); nothing to change until it finishes',
+    ]);
+    // A manifest edit meanwhile is not sent either: the version is not ready to be changed.
+    await ws.write({ 'books.yaml': bookParser(`${FIELDS}  author: { description: The author }\n`) });
+    expect((await ws.plan()).resource_changes).toEqual([]);
+  });
+
+  it('converges and counts', async () => {
+    const h = await start(['queued-status'], { queuedMs: 200 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await convergeAndCount(h, ws, { parsers: 1, projects: 0 });
+  });
+});
+
+describe('5. example URLs as the service may spell them', () => {
+  it('a live parser whose example pages differ only in spelling and order is adopted, not replaced', async () => {
+    const h = await start([]);
+    const shout = (url: string): string =>
+      url.replace('https://books.example/', 'HTTPS://Books.Example:443/');
+    const created = await h.parsers.create({
+      name: 'books',
+      urls: [shout(BOOK_B), `${shout(BOOK_A)}#top`],
+      fields: [
+        { name: 'title', description: 'The book title' },
+        { name: 'price', description: 'The price' },
+      ],
+    });
+    for (let i = 0; i < 200 && (await h.parsers.get(created.id)).status !== 'FINISHED'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    const plan = await convergeAndCount(h, ws, { parsers: 1, projects: 0 });
+    expect(plan.resource_changes.map((c) => [c.action, c.id])).toEqual([['adopt', created.id]]);
+  });
+});
+
+describe('6. project fields the service does not echo (sparse-projects)', () => {
+  const HOOK = 'webhookOutput: { url: "https://hooks.example/books" }\n';
+  it('a webhook reported under projectOutput, and defaults left out, converge', async () => {
+    const h = await start(['sparse-projects']);
+    const ws = await TestWorkspace.create(h);
+    await ws.write({
+      'nightly.yaml': PROJECT('nightly', `${HOOK}output_format: CSV\napiParams: { render: true }\n`),
+      'plain.yaml': PROJECT('plain'),
+    });
+    await convergeAndCount(h, ws, { parsers: 0, projects: 2 });
+    // Dropping keys resets them, once.
+    await ws.write({ 'nightly.yaml': PROJECT('nightly'), 'plain.yaml': PROJECT('plain', HOOK) });
+    const plan = await convergeAndCount(h, ws, { parsers: 0, projects: 2 });
+    expect(
+      plan.resource_changes.map((c) =>
+        c.kind === 'Project' && c.action === 'update' ? c.changed : c.action,
+      ),
+    ).toEqual([
+      { output_format: 'JSON', webhookOutput: null, apiParams: {} },
+      { webhookOutput: { url: 'https://hooks.example/books' } },
+    ]);
+    expect(calls(h, 'PATCH', '/api/projects/')).toBe(2);
+  });
+});
+
+describe('7. 429 on a create (create-429)', () => {
+  it('the refused create is sent again after Retry-After: one parser, one project', async () => {
+    const h = retrying(await start(['create-429']));
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    await convergeAndCount(h, ws, { parsers: 1, projects: 1 });
+    expect(h.emulator.requestLog.filter((e) => e.method === 'POST').map((e) => e.status)).toEqual(
+      expect.arrayContaining([429, 201, 429, 201]),
+    );
+  });
+});
+
+describe('lists paged and wrapped (paged-lists, wrapped-lists)', () => {
+  for (const quirk of ['paged-lists', 'wrapped-lists'] as const) {
+    it(`${quirk}: every page is read, nothing is created twice`, async () => {
+      const h = await start([quirk], { pageSize: 1 });
+      const ws = await TestWorkspace.create(h);
+      const files: Record<string, string> = {};
+      for (const n of [1, 2, 3]) {
+        files[`p${n}.yaml`] = bookParser(FIELDS).replace('name: books', `name: books-${n}`);
+        files[`j${n}.yaml`] = PROJECT(`nightly-${n}`);
+      }
+      await ws.write(files);
+      await convergeAndCount(h, ws, { parsers: 3, projects: 3 });
+    });
+  }
+});
+
+describe('8. only the services a workspace uses are called', () => {
+  it('a parsers-only workspace works with a key the DataPipeline service refuses, and never calls it', async () => {
+    const h = await start([]);
+    // The DataPipeline service here knows another key only: every call of ours would be a 401.
+    const pipeline = await start([], {}, { apiKeys: ['another-key'] });
+    const ws = await TestWorkspace.create(retrying(h, pipeline.emulator.url));
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    expect(pipeline.emulator.requestLog).toEqual([]);
+    expect(calls(h, 'GET', '/api/projects')).toBe(0);
+  });
+
+  it('a workspace with a project is told which service refused the key', async () => {
+    const h = await start([]);
+    const pipeline = await start([], {}, { apiKeys: ['another-key'] });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    const run = await runScrapeform(['plan', `${ws.dir}/manifests`, '--state', ws.backend.location], {
+      env: {
+        SCRAPERAPI_API_KEY: EMULATOR_KEY,
+        SCRAPEFORM_PARSER_URL: h.emulator.url,
+        SCRAPEFORM_PIPELINE_URL: pipeline.emulator.url,
+      },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the DataPipeline service');
+    expect(run.stderr).not.toContain(EMULATOR_KEY);
+  });
+
+  it('status and import call only the service asked for', async () => {
+    const h = await start([]);
+    const pipeline = await start([], {}, { apiKeys: ['another-key'] });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    await h.parsers.create({ name: 'legacy', urls: [BOOK_A], fields: [{ name: 'title', description: 't' }] });
+    const env = {
+      SCRAPERAPI_API_KEY: EMULATOR_KEY,
+      SCRAPEFORM_PARSER_URL: h.emulator.url,
+      SCRAPEFORM_PIPELINE_URL: pipeline.emulator.url,
+    };
+    const status = await runScrapeform(['status', '--json', '--state', ws.backend.location], { env });
+    expect([status.code, status.stderr]).toEqual([0, '']);
+    const imported = await runScrapeform(
+      ['import', '--only', 'parsers', '--out', `${ws.dir}/imported`, '--state', ws.backend.location],
+      { env },
+    );
+    expect(imported.code).toBe(0);
+    expect(pipeline.emulator.requestLog).toEqual([]);
+  });
+});
