@@ -1,7 +1,8 @@
 import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
-import type { DesiredField, DesiredParser } from '../model/desired.js';
+import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { diffFields } from './diff-fields.js';
+import { diffFields, parentOf } from './diff-fields.js';
+import { outOfBandRenames, reconcileLiveFields } from './drift.js';
 import type { FieldDiff } from './diff-fields.js';
 import type {
   ParserAdopt,
@@ -106,6 +107,7 @@ export function planParser(
   // for an adopted parser, the manifest when it was adopted), so edits since then are changes to send.
   let baseVersion = recorded.version;
   let base = recorded.definition;
+  let driftRenames: DesiredRename[] = [];
   const descriptionsKnown = true;
   const reasons: string[] = [];
   if (!recorded.descriptionsKnown) {
@@ -142,7 +144,10 @@ export function planParser(
     if (details !== undefined && details.status === 'FINISHED') {
       const reconciled = reconcileDrift(ctx, address, recorded, details);
       baseVersion = details.version;
-      base = reconciled;
+      base = reconciled.definition;
+      // Renamed back only while the manifest still wants the old name (and not the new one as well).
+      const wantedNames = new Set(desired.fields.map((f) => f.name));
+      driftRenames = reconciled.renames.filter((r) => wantedNames.has(r.to) && !wantedNames.has(r.from));
     } else if (live.status === 'FAILED') {
       ctx.drift.push({
         address,
@@ -182,7 +187,7 @@ export function planParser(
     );
   }
 
-  const diff = diffFields(base.fields, desired.fields, desired.renames, {
+  const diff = diffFields(base.fields, desired.fields, [...desired.renames, ...driftRenames], {
     descriptionsKnown,
     reassert: ctx.reassert.includes(address),
   });
@@ -391,29 +396,40 @@ function finishReplace(
   });
 }
 
-/** The live fields as the base of a diff after an out-of-band change: names the state knows keep their definitions. */
+/**
+ * The live fields as the base of a diff after an out-of-band change: names the state knows keep their definitions,
+ * and a field renamed by hand in a step the service applied without regenerating carries its old definition, with
+ * the rename back as a hint (free, immediate: rename_fields, never remove + add).
+ */
 function reconcileDrift(
   ctx: Context,
   address: string,
   recorded: ParserState,
   details: LiveParserDetails,
-): ParserDefinition {
-  const known = new Map((recorded.definition?.fields ?? []).map((f) => [f.name, f]));
+): { definition: ParserDefinition; renames: DesiredRename[] } {
+  const recordedFields = recorded.definition?.fields ?? [];
+  const renamed = outOfBandRenames(recordedFields, ctx.live.previous?.[details.id], details);
+  const known = new Map(recordedFields.map((f) => [f.name, f]));
   const liveNames = details.fields.map((f) => f.name);
-  const added = liveNames.filter((n) => !known.has(n));
-  const removed = [...known.keys()].filter((n) => !liveNames.includes(n));
+  const renamedFrom = new Set(renamed.values());
+  const added = liveNames.filter((n) => !known.has(n) && !renamed.has(n));
+  const removed = [...known.keys()].filter((n) => !liveNames.includes(n) && !renamedFrom.has(n));
+  const tops = [...renamed].filter(([to]) => !renamed.has(parentOf(to)));
   ctx.drift.push({
     address,
     kind: 'Parser',
-    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
+    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${tops.length > 0 ? `; fields renamed: ${tops.map(([to, from]) => `${from} -> ${to}`).join(', ')}` : ''}${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
   });
   ctx.warnings.push(
     `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
   );
   return {
-    urls: recorded.definition?.urls ?? [],
-    scraperParams: recorded.definition?.scraperParams ?? {},
-    fields: details.fields.map((f) => known.get(f.name) ?? fieldFromLive(f)),
+    definition: {
+      urls: recorded.definition?.urls ?? [],
+      scraperParams: recorded.definition?.scraperParams ?? {},
+      fields: reconcileLiveFields(recordedFields, details, renamed),
+    },
+    renames: tops.map(([to, from]) => ({ from: to, to: from })),
   };
 }
 

@@ -178,7 +178,7 @@ export function planProject(
 }
 
 /** The live project in the shape scrapeform sends, so both sides compare as one (STYLE 2). */
-function liveProjectView(live: LiveProject): Record<string, unknown> {
+export function liveProjectView(live: LiveProject): Record<string, unknown> {
   const input = live.projectInput as { type: string; list?: unknown; url?: unknown } | null | undefined;
   const webhook = (live.webhookOutput ?? null) as Record<string, unknown> | null;
   return {

@@ -3,6 +3,7 @@ import type { LiveParserDetails } from '../api/live.js';
 import type { DesiredParser } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
+import { previousVersionsNeeded } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
@@ -31,5 +32,17 @@ export async function readLive(
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
   });
-  return { parsers: parserList, details, projects };
+  // Where a version moved one step outside scrapeform, the recorded version too: it tells a rename made by hand.
+  const previous: Record<string, LiveParserDetails> = {};
+  await forEachLimited(previousVersionsNeeded(state, parserList, ids), READ_CONCURRENCY, async (ref) => {
+    // Only a hint: a service that no longer answers for an old version leaves the rename untold, as before.
+    const read = await clients.parsers.get(ref.id, ref.version, signal).catch(() => undefined);
+    if (read !== undefined) previous[ref.id] = read;
+  });
+  return {
+    parsers: parserList,
+    details,
+    projects,
+    ...(Object.keys(previous).length > 0 ? { previous } : {}),
+  };
 }

@@ -320,6 +320,36 @@ describe.each(['library', 'cli'] as const)(
       await ws.converge();
     });
 
+    it('drift: a field renamed outside scrapeform is renamed back by one free PATCH, not removed and added', async () => {
+      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
+      await ws.converge();
+      const id = String((await ws.state()).resources['parser.books']?.id);
+      await h.parsers.update(id, 0, { rename_fields: [{ name: 'reviews', new_name: 'opinions' }] });
+      const plan = await ws.plan();
+      expect(plan.drift).toEqual([
+        {
+          address: 'parser.books',
+          kind: 'Parser',
+          message: 'version moved from 0 to 1 outside scrapeform; fields renamed: reviews -> opinions',
+        },
+      ]);
+      expect(requestsOf(plan, 'parser.books')).toEqual([
+        {
+          method: 'PATCH',
+          path: '/parsers/{id}/1',
+          body: { rename_fields: [{ name: 'opinions', new_name: 'reviews' }] },
+        },
+      ]);
+      expect([plan.summary.regenerations, plan.summary.estimated_credits]).toEqual([0, 0]);
+      h.emulator.requestLog.length = 0;
+      await ws.converge();
+      const patches = h.emulator.requestLog.filter((e) => e.method === 'PATCH');
+      expect(patches.map((e) => e.status)).toEqual([200]);
+      const details = await h.parsers.get(id);
+      expect([details.version, details.status]).toEqual([2, 'FINISHED']);
+      expect(details.fields.map((f) => f.name)).toContain('reviews.author');
+    });
+
     it('deleted outside scrapeform: created again, said plainly', async () => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1), 'nightly.yaml': PROJECT_V1 });
       await ws.converge();
