@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',
+  'state.lock-timeout',
   'state.push-refused',
   'state.push-unreadable',
   'state.serial-moved',

@@ -15,6 +15,7 @@ import { confirm } from './prompt.js';
 import { readSavedPlan } from './saved-plan.js';
 import {
   addApiFlags,
+  addLockFlags,
   addSelectionFlags,
   openFromFlags,
   pollIntervalFromEnv,
@@ -50,7 +51,7 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
     .option('--json', 'print the result as JSON')
     .option('--max-regenerations <n>', 'refuse (exit 3) a plan that regenerates more parsers than this');
-  addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: ApplyFlags) =>
+  addLockFlags(addSelectionFlags(addApiFlags(command))).action(async (paths: string[], flags: ApplyFlags) =>
     run((ctx) => apply(ctx, paths, flags)),
   );
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { importLive } from '../workspace/import-live.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
-import { addApiFlags, openServicesFromFlags } from './shared-flags.js';
+import { addApiFlags, addLockFlags, openServicesFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 interface ImportFlags extends ApiFlags {
@@ -16,7 +16,7 @@ export function registerImport(program: Command, run: RunCommand): void {
     .description('write manifests for live parsers and projects not yet managed, and record them in state')
     .option('--out <dir>', 'folder to write the manifests to', '.')
     .option('--filter <glob>', 'only objects whose name matches, such as "books-*"');
-  addApiFlags(command).action(async (flags: ImportFlags) =>
+  addLockFlags(addApiFlags(command)).action(async (flags: ImportFlags) =>
     run(async (ctx) => {
       const imported = await using(openServicesFromFlags(ctx, flags), (services) =>
         importLive(services, {

@@ -9,7 +9,14 @@ import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { addApiFlags, addSelectionFlags, openFromFlags, selectionOf, wholeNumber } from './shared-flags.js';
+import {
+  addApiFlags,
+  addLockFlags,
+  addSelectionFlags,
+  openFromFlags,
+  selectionOf,
+  wholeNumber,
+} from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 
 interface PlanFlags extends ApiFlags, SelectionFlags {
@@ -34,7 +41,7 @@ export function registerPlan(program: Command, run: RunCommand): void {
     .option('--show-unmanaged', 'also list live objects neither in state nor in manifests')
     .option('--max-regenerations <n>', 'fail (exit 3) when the plan would regenerate more parsers than this')
     .option('--lock', 'hold the state lock while planning');
-  addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: PlanFlags) =>
+  addLockFlags(addSelectionFlags(addApiFlags(command))).action(async (paths: string[], flags: PlanFlags) =>
     run((ctx) => plan(ctx, paths, flags)),
   );
 }
