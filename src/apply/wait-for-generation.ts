@@ -1,6 +1,7 @@
 import type { LiveParserDetails } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
+import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
@@ -81,7 +82,7 @@ export async function waitForGeneration(
     } else {
       state.resources[change.address] = {
         ...withoutPending(current),
-        failed: { version, error: details.error ?? details.status },
+        failed: failureOf(current.failed, version, details.error ?? details.status, definition),
       };
     }
   });

@@ -1,6 +1,6 @@
 import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
-import type { ParserDefinition, ParserState } from '../state/model.js';
+import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { diffFields, parentOf } from './diff-fields.js';
 import { outOfBandRenames, reconcileLiveFields } from './drift.js';
 import type { FieldDiff } from './diff-fields.js';
@@ -136,6 +136,7 @@ export function planParser(
       );
     }
   } else if (recorded.failed !== undefined && live.version === recorded.failed.version) {
+    if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     reasons.push(
       `version ${live.version} FAILED: ${recorded.failed.error}; retrying from the last good version`,
     );
@@ -431,6 +432,25 @@ function reconcileDrift(
     },
     renames: tops.map(([to, from]) => ({ from: to, to: from })),
   };
+}
+
+/**
+ * A definition that FAILED twice in a row is not tried again by a plan on its own: each try costs a generation,
+ * and a plan that always has this retry would keep `plan --detailed-exitcode` at 2 for ever. A changed manifest,
+ * or `--reassert ADDR`, tries again.
+ */
+function retriedEnough(
+  ctx: Context,
+  address: string,
+  failed: ParserFailure,
+  wanted: ParserDefinition,
+): boolean {
+  if ((failed.attempts ?? 1) < 2 || failed.definition === undefined) return false;
+  if (!sameParserDefinition(failed.definition, wanted) || ctx.reassert.includes(address)) return false;
+  ctx.warnings.push(
+    `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error}); not retried again by itself: fix the manifest, or try once more with --reassert ${address}`,
+  );
+  return true;
 }
 
 function sameParserDefinition(a: ParserDefinition, b: ParserDefinition): boolean {

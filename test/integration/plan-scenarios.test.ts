@@ -400,6 +400,34 @@ describe.each(['library', 'cli'] as const)(
       await ws.converge();
     });
 
+    it('a definition that FAILED twice is not retried by itself (the plan is empty), until --reassert', async () => {
+      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
+      await ws.converge();
+      h.emulator.setFaults({ failGenerations: 2 });
+      await ws.write({
+        'books.yaml': bookParser(
+          `${FIELDS_V1}  upc: { description: Universal product code, selector: td.upc }\n`,
+        ),
+      });
+      expect((await ws.applyChanges()).results[0]?.ok).toBe(false);
+      const retry = await ws.plan();
+      expect(retry.status).toBe('changes');
+      expect((await ws.applyChanges(retry)).results[0]?.ok).toBe(false);
+      const after = await ws.plan();
+      expect(after.status).toBe('no_changes');
+      expect(after.warnings).toContainEqual(
+        expect.stringMatching(
+          /^parser\.books: version 2 FAILED 2 times with the definition the manifests ask for \(GenerationError.*\); not retried again by itself: fix the manifest, or try once more with --reassert parser\.books$/,
+        ),
+      );
+      if (current === 'library') {
+        const forced = await ws.plan({ reassert: ['parser.books'] });
+        expect(forced.status).toBe('changes');
+        await ws.applyChanges(forced);
+        expect((await ws.plan()).status).toBe('no_changes');
+      }
+    });
+
     it('prevent_destroy turns a delete or replace into an error', async () => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1, 'lifecycle: { prevent_destroy: true }\n') });
       await ws.converge();
