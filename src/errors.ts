@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'config.timeout',
   'demo.failed',
   'diff.no-results',
+  'drift.unknown-address',
   'emulator.cannot-listen',
   'emulator.port-in-use',
   'emulator.unknown-quirk',

@@ -15,6 +15,11 @@ const EXAMPLES: Record<string, string[]> = {
     'scrapeform apply --plan plan.json          # exactly the reviewed plan',
     'scrapeform apply --auto-approve --allow-destroy --json',
   ],
+  drift: [
+    'scrapeform drift                           # exit 4 when something changed outside scrapeform',
+    'scrapeform drift --json | jq .summary',
+    'scrapeform drift --accept --target parser.books-product',
+  ],
   import: ['scrapeform import --out manifests/imported --filter "books-*"'],
   status: ['scrapeform status', 'scrapeform status --json'],
   output: ['scrapeform output --json | jq -r .parsers["books-product"].id'],

@@ -6,6 +6,7 @@ import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostic
 import { VERSION } from '../version.js';
 import { registerApply } from './apply.js';
 import { registerDemo } from './demo.js';
+import { registerDrift } from './drift.js';
 import { registerForceUnlock } from './force-unlock.js';
 import { registerPlan } from './plan.js';
 import { registerDiffResults } from './diff-results.js';
@@ -67,6 +68,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerValidate(program, run);
   registerPlan(program, run);
   registerApply(program, run);
+  registerDrift(program, run);
   registerImport(program, run);
   registerStatus(program, run);
   registerOutput(program, run);

@@ -1,9 +1,11 @@
 import { ScrapeformError } from '../errors.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
+import type { DriftReport } from '../plan/drift.js';
 import type { Plan } from '../plan/model.js';
 import type { Colors } from './colors.js';
 import { renderApplyHuman, renderApplyJson } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
+import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from './render-drift.js';
 import { renderJobsHuman, renderJobsJson } from './render-jobs.js';
 import type { JobsView } from './render-jobs.js';
 import { renderJunit } from './render-junit.js';
@@ -28,6 +30,7 @@ export interface Renderable {
   jobs: JobsView;
   test: ExpectCheckResult[];
   ids: ManagedIds;
+  drift: DriftReport;
 }
 
 type Renderer<T> = (value: T, colors: Colors) => string;
@@ -41,6 +44,7 @@ const RENDERERS = {
   jobs: { human: renderJobsHuman, json: renderJobsJson },
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },
   ids: { human: renderManagedIdsHuman, json: renderManagedIdsJson },
+  drift: { human: renderDriftHuman, json: renderDriftJson, markdown: renderDriftMarkdown },
 } satisfies RendererTable;
 
 /** The formats one kind of output offers. */

@@ -449,6 +449,13 @@ function projectDrift(
     if (stable(value) !== stable(view[key]))
       changes.push({ change: 'edit', key, state: value, live: view[key] });
   }
+  // Scheduling turned on by hand where none was asked: the interval it runs at comes with it.
+  if (
+    changes.some((c) => c.change === 'edit' && c.key === 'schedulingEnabled' && c.live === true) &&
+    !('scrapingInterval' in recorded.definition)
+  ) {
+    changes.push({ change: 'edit', key: 'scrapingInterval', state: undefined, live: view.scrapingInterval });
+  }
   if (changes.length === 0) return undefined;
   const revertBody = Object.fromEntries(
     changes.flatMap((c) => (c.change === 'edit' ? [[c.key, c.state] as const] : [])),
