@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'state.serial-moved',
   'state.unreachable',
   'state.workspace',
+  'watch.cannot-listen',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -20,6 +20,10 @@ const EXAMPLES: Record<string, string[]> = {
     'scrapeform drift --json | jq .summary',
     'scrapeform drift --accept --target parser.books-product',
   ],
+  watch: [
+    'scrapeform watch --interval 15m --notify https://hooks.slack.com/services/…',
+    'scrapeform watch --interval 5m --heal --max-regenerations 2 --listen 0.0.0.0:9464',
+  ],
   import: ['scrapeform import --out manifests/imported --filter "books-*"'],
   status: ['scrapeform status', 'scrapeform status --json'],
   output: ['scrapeform output --json | jq -r .parsers["books-product"].id'],

@@ -31,6 +31,7 @@ import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
 import { registerVersion } from './version.js';
 import { registerSchema } from './schema.js';
 import { registerValidate } from './validate.js';
+import { registerWatch } from './watch.js';
 
 /**
  * Runs scrapeform with the given arguments (without `node` and the script) and returns the exit code.
@@ -69,6 +70,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerPlan(program, run);
   registerApply(program, run);
   registerDrift(program, run);
+  registerWatch(program, run);
   registerImport(program, run);
   registerStatus(program, run);
   registerOutput(program, run);
