@@ -7,6 +7,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { runWatch } from '../../src/workspace/watch-loop.js';
+import type { WatchNotification } from '../../src/workspace/watch-loop.js';
 import { bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
@@ -124,4 +127,37 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
   expect([details.version, details.fields.map((f) => f.name)]).toEqual([2, ['title', 'price']]);
   expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 2 });
   expect(path.isAbsolute(ws.backend.location)).toBe(true);
+});
+
+it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: WatchNotification[] = [];
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
+  expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
+  expect(posted[0]?.heal?.skipped).toContain('regenerate');
+  expect(posted[0]?.text).toContain('Not healed:');
+  expect((await h.parsers.get(id)).version).toBe(1);
 });
