@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'config.timeout',
   'demo.failed',
   'diff.no-results',
+  'drift.unknown-address',
   'emulator.cannot-listen',
   'emulator.port-in-use',
   'emulator.unknown-quirk',
@@ -42,11 +43,13 @@ export const ERROR_CODES = [
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',
+  'state.lock-timeout',
   'state.push-refused',
   'state.push-unreadable',
   'state.serial-moved',
   'state.unreachable',
   'state.workspace',
+  'watch.cannot-listen',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

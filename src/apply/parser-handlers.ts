@@ -11,6 +11,7 @@ import type {
   ParserReplace,
   ParserUpdate,
 } from '../plan/model.js';
+import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
@@ -174,7 +175,18 @@ async function replaceParser(
   if (status !== 'FINISHED') {
     await deleteParser(ctx, change, result, created.id);
     await ctx.store.commit((state) => {
-      if (previous !== undefined) state.resources[change.address] = previous;
+      // The old parser stays; a failure it already had counts this try, so plans stop retrying it by themselves.
+      if (previous?.kind === 'Parser' && previous.failed !== undefined) {
+        state.resources[change.address] = {
+          ...previous,
+          failed: failureOf(
+            previous.failed,
+            previous.failed.version,
+            previous.failed.error,
+            change.definition,
+          ),
+        };
+      } else if (previous !== undefined) state.resources[change.address] = previous;
       else delete state.resources[change.address];
     });
     throw new ScrapeformError(

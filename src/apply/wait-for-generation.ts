@@ -2,6 +2,7 @@ import type { LiveParserDetails } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
+import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
@@ -88,7 +89,7 @@ export async function waitForGeneration(
     } else {
       state.resources[change.address] = {
         ...withoutPending(current),
-        failed: { version, error: details.error ?? details.status },
+        failed: failureOf(current.failed, version, details.error ?? details.status, definition),
       };
     }
   });

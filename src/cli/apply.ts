@@ -16,6 +16,7 @@ import { confirm } from './prompt.js';
 import { readSavedPlan } from './saved-plan.js';
 import {
   addApiFlags,
+  addLockFlags,
   addSelectionFlags,
   openFromFlags,
   pollIntervalFromEnv,
@@ -56,7 +57,7 @@ export function registerApply(program: Command, run: RunCommand): void {
       'also write the result, the expect checks and what each regeneration changed in the data as Markdown',
     )
     .option('--max-regenerations <n>', 'refuse (exit 3) a plan that regenerates more parsers than this');
-  addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: ApplyFlags) =>
+  addLockFlags(addSelectionFlags(addApiFlags(command))).action(async (paths: string[], flags: ApplyFlags) =>
     run((ctx) => apply(ctx, paths, flags)),
   );
 }

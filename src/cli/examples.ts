@@ -15,6 +15,15 @@ const EXAMPLES: Record<string, string[]> = {
     'scrapeform apply --plan plan.json          # exactly the reviewed plan',
     'scrapeform apply --auto-approve --allow-destroy --json',
   ],
+  drift: [
+    'scrapeform drift                           # exit 4 when something changed outside scrapeform',
+    'scrapeform drift --json | jq .summary',
+    'scrapeform drift --accept --target parser.books-product',
+  ],
+  watch: [
+    'scrapeform watch --interval 15m --notify https://hooks.slack.com/services/…',
+    'scrapeform watch --interval 5m --heal --max-regenerations 2 --listen 0.0.0.0:9464',
+  ],
   import: [
     'scrapeform import --out manifests/imported --filter "books-*"',
     'scrapeform import --only parsers --out manifests/imported',

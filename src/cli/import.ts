@@ -3,7 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { importLive } from '../workspace/import-live.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
-import { addApiFlags, openServicesFromFlags } from './shared-flags.js';
+import { addApiFlags, addLockFlags, openServicesFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 interface ImportFlags extends ApiFlags {
@@ -19,7 +19,7 @@ export function registerImport(program: Command, run: RunCommand): void {
     .option('--out <dir>', 'folder to write the manifests to', '.')
     .option('--filter <glob>', 'only objects whose name matches, such as "books-*"')
     .option('--only <service>', 'import from one service only, never calling the other: parsers or projects');
-  addApiFlags(command).action(async (flags: ImportFlags) =>
+  addLockFlags(addApiFlags(command)).action(async (flags: ImportFlags) =>
     run(async (ctx) => {
       if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
         throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);

@@ -7,6 +7,7 @@ import { VERSION } from '../version.js';
 import { registerApply } from './apply.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
+import { registerDrift } from './drift.js';
 import { registerForceUnlock } from './force-unlock.js';
 import { registerPlan } from './plan.js';
 import { registerDiffResults } from './diff-results.js';
@@ -31,6 +32,7 @@ import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
 import { registerVersion } from './version.js';
 import { registerSchema } from './schema.js';
 import { registerValidate } from './validate.js';
+import { registerWatch } from './watch.js';
 
 /**
  * Runs scrapeform with the given arguments (without `node` and the script) and returns the exit code.
@@ -68,6 +70,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   registerValidate(program, run);
   registerPlan(program, run);
   registerApply(program, run);
+  registerDrift(program, run);
+  registerWatch(program, run);
   registerImport(program, run);
   registerStatus(program, run);
   registerOutput(program, run);

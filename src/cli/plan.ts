@@ -9,7 +9,14 @@ import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { addApiFlags, addSelectionFlags, openFromFlags, selectionOf, wholeNumber } from './shared-flags.js';
+import {
+  addApiFlags,
+  addLockFlags,
+  addSelectionFlags,
+  openFromFlags,
+  selectionOf,
+  wholeNumber,
+} from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 
 interface PlanFlags extends ApiFlags, SelectionFlags {
@@ -30,11 +37,14 @@ export function registerPlan(program: Command, run: RunCommand): void {
     .option('--json', 'print the plan as JSON (the public plan format)')
     .option('--markdown', 'print the plan as Markdown for a pull-request comment')
     .option('--out <file>', 'save the plan, with the fingerprint apply --plan checks')
-    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none')
+    .option(
+      '--detailed-exitcode',
+      'exit 2 when there are changes, 0 when none (drift counts when the plan reverts it; scrapeform drift exits 4 for any)',
+    )
     .option('--show-unmanaged', 'also list live objects neither in state nor in manifests')
     .option('--max-regenerations <n>', 'fail (exit 3) when the plan would regenerate more parsers than this')
     .option('--lock', 'hold the state lock while planning');
-  addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: PlanFlags) =>
+  addLockFlags(addSelectionFlags(addApiFlags(command))).action(async (paths: string[], flags: PlanFlags) =>
     run((ctx) => plan(ctx, paths, flags)),
   );
 }

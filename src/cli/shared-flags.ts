@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { parseDuration } from '../duration.js';
+import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import { openServices, openState, openWorkspace } from '../workspace/open-workspace.js';
-import type { OpenState, Services, Workspace } from '../workspace/open-workspace.js';
+import type { OpenState, Services, StateLocation, Workspace } from '../workspace/open-workspace.js';
 import type { CommandContext } from './io.js';
 import { collect } from './options.js';
 
@@ -15,6 +15,8 @@ export interface ApiFlags {
   apiKeyEnv?: string;
   apiKeyFile?: string;
   timeout?: string;
+  /** Only on commands that take the state lock (addLockFlags). */
+  lockTimeout?: string;
 }
 
 export interface SelectionFlags {
@@ -39,6 +41,14 @@ export function addApiFlags(command: Command): Command {
       '--timeout <duration>',
       'give up on a request with no answer after this long (default SCRAPEFORM_TIMEOUT, else 30s)',
     );
+}
+
+/** `--lock-timeout`, on every command that takes the state lock. */
+export function addLockFlags(command: Command): Command {
+  return command.option(
+    '--lock-timeout <duration>',
+    'wait this long for a state lock another run holds, such as 5m (default: fail at once, naming the holder)',
+  );
 }
 
 export function addSelectionFlags(command: Command): Command {
@@ -121,8 +131,8 @@ export function openStateFromFlags(
 /** Where state lives: --state, else SCRAPEFORM_STATE; the workspace likewise. */
 export function stateOptions(
   ctx: CommandContext,
-  flags: { state?: string; workspace?: string },
-): { statePath?: string; workspace?: string } {
+  flags: { state?: string; workspace?: string; lockTimeout?: string },
+): StateLocation {
   // An empty value is most often an unset CI variable (`--state "$STATE"`): refused the same way by every
   // command, rather than read as "the default" by some and as a file named "" by others.
   for (const [flag, value] of [
@@ -137,9 +147,36 @@ export function stateOptions(
   }
   const statePath = flags.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
   const workspace = flags.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
+  const lockWait = lockWaitOf(ctx, flags.lockTimeout);
   return {
     ...(statePath !== undefined ? { statePath } : {}),
     ...(workspace !== undefined ? { workspace } : {}),
+    ...(lockWait !== undefined ? { lockWait } : {}),
+  };
+}
+
+/** `--lock-timeout` read, with progress on stderr while waiting: the first wait, then every 10 seconds. */
+function lockWaitOf(ctx: CommandContext, text: string | undefined): StateLocation['lockWait'] {
+  if (text === undefined) return undefined;
+  const timeoutMs = parseDuration(text);
+  if (timeoutMs === undefined)
+    throw new ScrapeformError('cli.usage', `--lock-timeout: cannot read "${text}" as a duration`, {
+      hint: 'write it like 30s, 5m or 1h',
+    });
+  let shownAt = -Infinity;
+  return {
+    timeoutMs,
+    onWait: ({ holder, waitedMs }) => {
+      if (waitedMs - shownAt < 10_000) return;
+      shownAt = waitedMs;
+      const who =
+        holder !== undefined ? `${holder.holder} (pid ${holder.pid}, ${holder.operation})` : 'another run';
+      ctx.log(
+        ctx.colors.dim(
+          `waiting for the state lock held by ${who}: ${formatDuration(waitedMs)} of ${formatDuration(timeoutMs)}`,
+        ),
+      );
+    },
   };
 }
 

@@ -5,12 +5,13 @@ import type { State } from '../state/model.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
-import { openStateFromFlags, stateOptions } from './shared-flags.js';
+import { addLockFlags, openStateFromFlags, stateOptions } from './shared-flags.js';
 
 interface StateFlags {
   state?: string;
   workspace?: string;
   force?: boolean;
+  lockTimeout?: string;
 }
 
 /** `state pull` and `state push`: move state between backends (a file and a database, or two databases). */
@@ -28,64 +29,64 @@ export function registerState(program: Command, run: RunCommand): void {
         return 'ok';
       }),
     );
-  state
+  const push = state
     .command('push')
     .description('write a state JSON file into a backend (refused for a lower serial or another lineage)')
     .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
     .option('--workspace <name>', 'workspace in a database state backend')
-    .option('--force', 'push even over a higher serial or another lineage')
-    .action(async (file: string, flags: StateFlags) =>
-      run(async (ctx) => {
-        // Where to push is checked before the file is read: a bad --state reads and writes nothing.
-        const where = stateOptions(ctx, flags);
-        let incoming: State;
+    .option('--force', 'push even over a higher serial or another lineage');
+  addLockFlags(push).action(async (file: string, flags: StateFlags) =>
+    run(async (ctx) => {
+      // Where to push is checked before the file is read: a bad --state reads and writes nothing.
+      const where = stateOptions(ctx, flags);
+      let incoming: State;
+      try {
+        incoming = JSON.parse(await readFile(file, 'utf8')) as State;
+      } catch (error) {
+        throw new ScrapeformError(
+          'state.push-unreadable',
+          `cannot read ${file}: ${(error as Error).message}`,
+        );
+      }
+      if (
+        incoming.format_version !== 1 ||
+        typeof incoming.serial !== 'number' ||
+        typeof incoming.resources !== 'object'
+      ) {
+        throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
+      }
+      return using(openState(where), async ({ backend }): Promise<RunStatus> => {
+        const lock = await backend.lock('state push');
         try {
-          incoming = JSON.parse(await readFile(file, 'utf8')) as State;
-        } catch (error) {
-          throw new ScrapeformError(
-            'state.push-unreadable',
-            `cannot read ${file}: ${(error as Error).message}`,
-          );
-        }
-        if (
-          incoming.format_version !== 1 ||
-          typeof incoming.serial !== 'number' ||
-          typeof incoming.resources !== 'object'
-        ) {
-          throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
-        }
-        return using(openState(where), async ({ backend }): Promise<RunStatus> => {
-          const lock = await backend.lock('state push');
-          try {
-            const current = await backend.read();
-            const problems: string[] = [];
-            if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
-              problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
-            }
-            if (incoming.serial < current.serial)
-              problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
-            if (problems.length > 0 && flags.force !== true) {
-              throw new ScrapeformError(
-                'state.push-refused',
-                `refusing to push ${file}: ${problems.join('; ')}`,
-                {
-                  hint: 'pull first to see what is there; --force overwrites it',
-                },
-              );
-            }
-            const written = await backend.write({
-              ...incoming,
-              serial: Math.max(incoming.serial, current.serial),
-            });
-            ctx.print(
-              `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
-            );
-            return 'ok';
-          } finally {
-            await lock.release();
+          const current = await backend.read();
+          const problems: string[] = [];
+          if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
+            problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
           }
-        });
-      }),
-    );
+          if (incoming.serial < current.serial)
+            problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
+          if (problems.length > 0 && flags.force !== true) {
+            throw new ScrapeformError(
+              'state.push-refused',
+              `refusing to push ${file}: ${problems.join('; ')}`,
+              {
+                hint: 'pull first to see what is there; --force overwrites it',
+              },
+            );
+          }
+          const written = await backend.write({
+            ...incoming,
+            serial: Math.max(incoming.serial, current.serial),
+          });
+          ctx.print(
+            `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
+          );
+          return 'ok';
+        } finally {
+          await lock.release();
+        }
+      });
+    }),
+  );
 }

@@ -1,11 +1,13 @@
 import { ScrapeformError } from '../errors.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
+import type { DriftReport } from '../plan/drift.js';
 import type { Plan } from '../plan/model.js';
 import type { Colors } from './colors.js';
 import { renderApplyHuman, renderApplyJson, renderApplyMarkdown } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
 import { renderDoctorHuman, renderDoctorJson } from './render-doctor.js';
 import type { DoctorReport } from './render-doctor.js';
+import { renderDriftHuman, renderDriftJson, renderDriftMarkdown } from './render-drift.js';
 import { renderJobsHuman, renderJobsJson } from './render-jobs.js';
 import type { JobsView } from './render-jobs.js';
 import { renderJunit } from './render-junit.js';
@@ -31,6 +33,7 @@ export interface Renderable {
   test: ExpectCheckResult[];
   ids: ManagedIds;
   doctor: DoctorReport;
+  drift: DriftReport;
 }
 
 type Renderer<T> = (value: T, colors: Colors) => string;
@@ -49,6 +52,7 @@ const RENDERERS = {
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },
   ids: { human: renderManagedIdsHuman, json: renderManagedIdsJson },
   doctor: { human: renderDoctorHuman, json: renderDoctorJson },
+  drift: { human: renderDriftHuman, json: renderDriftJson, markdown: renderDriftMarkdown },
 } satisfies RendererTable;
 
 /** The formats one kind of output offers. */

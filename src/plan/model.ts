@@ -13,6 +13,11 @@ export interface LiveSnapshot {
   /** Details by parser id, of the versions the planner asked for (detailsNeeded). */
   details: Record<string, LiveParserDetails>;
   projects: LiveProject[];
+  /**
+   * Details of the version state records, by parser id, read only where the latest version moved one step outside
+   * scrapeform: with it a rename made by hand is told from a remove and an add (plan/drift.ts).
+   */
+  previous?: Record<string, LiveParserDetails>;
 }
 
 /**

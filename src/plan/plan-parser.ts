@@ -1,8 +1,9 @@
 import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
-import type { DesiredField, DesiredParser } from '../model/desired.js';
-import type { ParserDefinition, ParserState } from '../state/model.js';
-import { diffFields } from './diff-fields.js';
+import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
+import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
+import { diffFields, parentOf } from './diff-fields.js';
+import { outOfBandRenames, reconcileLiveFields } from './drift.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { FieldDiff } from './diff-fields.js';
 import type {
@@ -108,6 +109,7 @@ export function planParser(
   // for an adopted parser, the manifest when it was adopted), so edits since then are changes to send.
   let baseVersion = recorded.version;
   let base = recorded.definition;
+  let driftRenames: DesiredRename[] = [];
   const descriptionsKnown = true;
   const reasons: string[] = [];
   if (!recorded.descriptionsKnown) {
@@ -138,6 +140,7 @@ export function planParser(
       );
     }
   } else if (recorded.failed !== undefined && live.version === recorded.failed.version) {
+    if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     reasons.push(
       `version ${live.version} FAILED: ${recorded.failed.error}; retrying from the last good version`,
     );
@@ -146,7 +149,10 @@ export function planParser(
     if (details !== undefined && parserStatusKind(details.status) === 'done') {
       const reconciled = reconcileDrift(ctx, address, recorded, details);
       baseVersion = details.version;
-      base = reconciled;
+      base = reconciled.definition;
+      // Renamed back only while the manifest still wants the old name (and not the new one as well).
+      const wantedNames = new Set(desired.fields.map((f) => f.name));
+      driftRenames = reconciled.renames.filter((r) => wantedNames.has(r.to) && !wantedNames.has(r.from));
     } else if (liveKind === 'working') {
       ctx.warnings.push(
         `${address}: version ${live.version} was made outside scrapeform and is ${stillGenerating(live.status)}; plan again once it finishes`,
@@ -197,7 +203,7 @@ export function planParser(
     );
   }
 
-  const diff = diffFields(base.fields, desired.fields, desired.renames, {
+  const diff = diffFields(base.fields, desired.fields, [...desired.renames, ...driftRenames], {
     descriptionsKnown,
     reassert: ctx.reassert.includes(address),
   });
@@ -408,35 +414,65 @@ function finishReplace(
   });
 }
 
-/** The live fields as the base of a diff after an out-of-band change: names the state knows keep their definitions. */
+/**
+ * The live fields as the base of a diff after an out-of-band change: names the state knows keep their definitions,
+ * and a field renamed by hand in a step the service applied without regenerating carries its old definition, with
+ * the rename back as a hint (free, immediate: rename_fields, never remove + add).
+ */
 function reconcileDrift(
   ctx: Context,
   address: string,
   recorded: ParserState,
   details: LiveParserDetails,
-): ParserDefinition {
-  const known = new Map((recorded.definition?.fields ?? []).map((f) => [f.name, f]));
+): { definition: ParserDefinition; renames: DesiredRename[] } {
+  const recordedFields = recorded.definition?.fields ?? [];
+  const renamed = outOfBandRenames(recordedFields, ctx.live.previous?.[details.id], details);
+  const known = new Map(recordedFields.map((f) => [f.name, f]));
   const liveNames = details.fields.map((f) => f.name);
-  const added = liveNames.filter((n) => !known.has(n));
-  const removed = [...known.keys()].filter((n) => !liveNames.includes(n));
+  const renamedFrom = new Set(renamed.values());
+  const added = liveNames.filter((n) => !known.has(n) && !renamed.has(n));
+  const removed = [...known.keys()].filter((n) => !liveNames.includes(n) && !renamedFrom.has(n));
+  const tops = [...renamed].filter(([to]) => !renamed.has(parentOf(to)));
   ctx.drift.push({
     address,
     kind: 'Parser',
-    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
+    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${tops.length > 0 ? `; fields renamed: ${tops.map(([to, from]) => `${from} -> ${to}`).join(', ')}` : ''}${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
   });
   ctx.warnings.push(
     `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
   );
   return {
-    urls: recorded.definition?.urls ?? [],
-    scraperParams: recorded.definition?.scraperParams ?? {},
-    fields: details.fields.map((f) => known.get(f.name) ?? fieldFromLive(f)),
+    definition: {
+      urls: recorded.definition?.urls ?? [],
+      scraperParams: recorded.definition?.scraperParams ?? {},
+      fields: reconcileLiveFields(recordedFields, details, renamed),
+    },
+    renames: tops.map(([to, from]) => ({ from: to, to: from })),
   };
 }
 
 /** "still generating", naming a status scrapeform does not know (read as still working, issue 13). */
 function stillGenerating(status: string): string {
   return status === 'GENERATING' ? 'still generating' : `still generating (status ${status})`;
+}
+
+/**
+ * A definition that FAILED twice in a row is not tried again by a plan on its own: each try costs a generation,
+ * and a plan that always has this retry would keep `plan --detailed-exitcode` at 2 for ever. A changed manifest,
+ * or `--reassert ADDR`, tries again.
+ */
+function retriedEnough(
+  ctx: Context,
+  address: string,
+  failed: ParserFailure,
+  wanted: ParserDefinition,
+): boolean {
+  if ((failed.attempts ?? 1) < 2 || failed.definition === undefined) return false;
+  if (!sameParserDefinition(failed.definition, wanted) || ctx.reassert.includes(address)) return false;
+  ctx.warnings.push(
+    `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error}); not retried again by itself: fix the manifest, or try once more with --reassert ${address}`,
+  );
+  return true;
 }
 
 function sameParserDefinition(a: ParserDefinition, b: ParserDefinition): boolean {

@@ -28,9 +28,32 @@ export interface ParserState {
   /** A version created by scrapeform and not yet seen FINISHED (generating, or apply did not wait). */
   pending?: { version: number; definition: ParserDefinition };
   /** The last version that FAILED, with its error, until a later one finishes. */
-  failed?: { version: number; error: string };
+  failed?: ParserFailure;
   /** A replace under way: the new parser exists, the old one is not deleted yet. */
   replacing?: { oldId: string };
+}
+
+/**
+ * A FAILED version. `definition` is what it was asked to become and `attempts` how many times in a row that same
+ * definition FAILED: plans retry it once by themselves, then stop (each try costs a generation).
+ */
+export interface ParserFailure {
+  version: number;
+  error: string;
+  definition?: ParserDefinition;
+  attempts?: number;
+}
+
+/** The failure to record when `definition` FAILED at `version`: attempts count up while the definition stays. */
+export function failureOf(
+  previous: ParserFailure | undefined,
+  version: number,
+  error: string,
+  definition: ParserDefinition,
+): ParserFailure {
+  const same =
+    previous?.definition !== undefined && JSON.stringify(previous.definition) === JSON.stringify(definition);
+  return { version, error, definition, attempts: same ? (previous.attempts ?? 1) + 1 : 1 };
 }
 
 /** What was last applied to a project: the values sent, for three-way diffs (a key dropped is reset). */

@@ -8,12 +8,16 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import type { StateBackend } from '../state/backend.js';
 import { createStateBackend } from '../state/create-backend.js';
+import { waitingForLock } from '../state/lock-wait.js';
+import type { LockWait } from '../state/lock-wait.js';
 
 /** Where state lives: `--state PATH` or a postgres:// URL (`.scrapeform/state.json` by default), and the workspace. */
 export interface StateLocation {
   statePath?: string;
   /** `--workspace NAME` for a database backend. */
   workspace?: string;
+  /** `--lock-timeout`: how long taking the lock waits for another run (fails at once when absent). */
+  lockWait?: LockWait;
 }
 
 export interface ServicesOptions extends Omit<ApiConfigOptions, 'env'>, StateLocation {
@@ -44,7 +48,8 @@ export interface Workspace extends Services {
 }
 
 export function openState(location: StateLocation): OpenState {
-  const backend = createStateBackend(location.statePath, location.workspace);
+  const created = createStateBackend(location.statePath, location.workspace);
+  const backend = location.lockWait !== undefined ? waitingForLock(created, location.lockWait) : created;
   return { backend, close: async () => backend.close?.() };
 }
 

@@ -4,6 +4,7 @@ import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
+import { previousVersionsNeeded } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
@@ -86,7 +87,18 @@ export async function readLive(
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
   });
-  return { parsers, details, projects };
+  // Where a version moved one step outside scrapeform, the recorded version too: it tells a rename made by hand.
+  const previous: Record<string, LiveParserDetails> = {};
+  await forEachLimited(
+    previousVersionsNeeded(state, parsers, Object.keys(details)),
+    READ_CONCURRENCY,
+    async (ref) => {
+      // Only a hint: a service that no longer answers for an old version leaves the rename untold, as before.
+      const read = await clients.parsers.get(ref.id, ref.version, signal).catch(() => undefined);
+      if (read !== undefined) previous[ref.id] = read;
+    },
+  );
+  return { parsers, details, projects, ...(Object.keys(previous).length > 0 ? { previous } : {}) };
 }
 
 function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R['kind']): R[] {

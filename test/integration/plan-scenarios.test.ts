@@ -320,6 +320,36 @@ describe.each(['library', 'cli'] as const)(
       await ws.converge();
     });
 
+    it('drift: a field renamed outside scrapeform is renamed back by one free PATCH, not removed and added', async () => {
+      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
+      await ws.converge();
+      const id = String((await ws.state()).resources['parser.books']?.id);
+      await h.parsers.update(id, 0, { rename_fields: [{ name: 'reviews', new_name: 'opinions' }] });
+      const plan = await ws.plan();
+      expect(plan.drift).toEqual([
+        {
+          address: 'parser.books',
+          kind: 'Parser',
+          message: 'version moved from 0 to 1 outside scrapeform; fields renamed: reviews -> opinions',
+        },
+      ]);
+      expect(requestsOf(plan, 'parser.books')).toEqual([
+        {
+          method: 'PATCH',
+          path: '/parsers/{id}/1',
+          body: { rename_fields: [{ name: 'opinions', new_name: 'reviews' }] },
+        },
+      ]);
+      expect([plan.summary.regenerations, plan.summary.estimated_credits]).toEqual([0, 0]);
+      h.emulator.requestLog.length = 0;
+      await ws.converge();
+      const patches = h.emulator.requestLog.filter((e) => e.method === 'PATCH');
+      expect(patches.map((e) => e.status)).toEqual([200]);
+      const details = await h.parsers.get(id);
+      expect([details.version, details.status]).toEqual([2, 'FINISHED']);
+      expect(details.fields.map((f) => f.name)).toContain('reviews.author');
+    });
+
     it('deleted outside scrapeform: created again, said plainly', async () => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1), 'nightly.yaml': PROJECT_V1 });
       await ws.converge();
@@ -368,6 +398,34 @@ describe.each(['library', 'cli'] as const)(
       expect(plan.resource_changes[0]?.reasons[0]).toMatch(/^version 1 FAILED: GenerationError/);
       expect(requestsAt(plan, 0)[0]?.path).toMatch(/\/0$/);
       await ws.converge();
+    });
+
+    it('a definition that FAILED twice is not retried by itself (the plan is empty), until --reassert', async () => {
+      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
+      await ws.converge();
+      h.emulator.setFaults({ failGenerations: 2 });
+      await ws.write({
+        'books.yaml': bookParser(
+          `${FIELDS_V1}  upc: { description: Universal product code, selector: td.upc }\n`,
+        ),
+      });
+      expect((await ws.applyChanges()).results[0]?.ok).toBe(false);
+      const retry = await ws.plan();
+      expect(retry.status).toBe('changes');
+      expect((await ws.applyChanges(retry)).results[0]?.ok).toBe(false);
+      const after = await ws.plan();
+      expect(after.status).toBe('no_changes');
+      expect(after.warnings).toContainEqual(
+        expect.stringMatching(
+          /^parser\.books: version 2 FAILED 2 times with the definition the manifests ask for \(GenerationError.*\); not retried again by itself: fix the manifest, or try once more with --reassert parser\.books$/,
+        ),
+      );
+      if (current === 'library') {
+        const forced = await ws.plan({ reassert: ['parser.books'] });
+        expect(forced.status).toBe('changes');
+        await ws.applyChanges(forced);
+        expect((await ws.plan()).status).toBe('no_changes');
+      }
     });
 
     it('prevent_destroy turns a delete or replace into an error', async () => {

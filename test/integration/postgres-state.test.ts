@@ -188,6 +188,35 @@ setInterval(() => {}, 1000);`;
     expect(JSON.parse(await readFile(path.join(dir, 'file-state.json'), 'utf8')).lineage).toBe(state.lineage);
   });
 
+  it('two applies with --lock-timeout: the second waits for the first (progress on stderr), both succeed', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-wait-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    // Names of their own: the parsers of the tests before are live in the same emulator.
+    for (const file of ['books-product.yaml', 'nightly-book-pages.yaml']) {
+      const text = await readFile(path.join(dir, file), 'utf8');
+      await writeFile(path.join(dir, file), text.replace(/^name: (.*)$/m, 'name: waiting-$1'));
+    }
+    const env = emulatorEnv(emulator.url, KEY, {
+      SCRAPEFORM_STATE: databaseUrl,
+      SCRAPEFORM_WORKSPACE: 'waiting',
+    });
+    const apply = (): Promise<ChildRun> =>
+      runBuiltCli(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: dir, env });
+    // Long enough that the second apply asks for the lock while the first still holds it, even on a loaded machine.
+    emulator.setFaults({ generationDelayMs: 4000 });
+    const [first, second] = await Promise.all([apply(), new Promise((r) => setTimeout(r, 400)).then(apply)]);
+    emulator.setFaults({ generationDelayMs: null });
+    expect([first.code, second.code], `${first.stderr}\n${second.stderr}`).toEqual([0, 0]);
+    expect([first.stderr, second.stderr].join('\n')).toMatch(
+      /waiting for the state lock held by .+ \(pid \d+, apply\): \d+s of 2m 00s/,
+    );
+    expect(
+      [...emulator.parsers.parsers.values()].filter((p) => p.name === 'waiting-books-product'),
+    ).toHaveLength(1);
+    const waiter = [first, second].find((run) => run.stderr.includes('waiting for the state lock'));
+    expect(waiter?.stdout).toContain('No changes');
+  });
+
   it('every command that touches state exits on its own with PostgreSQL state, also when it fails', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-exit-'));
     await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });

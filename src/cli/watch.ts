@@ -1,0 +1,182 @@
+import type { Command } from 'commander';
+import { parseDuration } from '../duration.js';
+import { ScrapeformError } from '../errors.js';
+import { loadManifests } from '../manifest/load-manifests.js';
+import { using } from '../workspace/open-workspace.js';
+import { startWatchEndpoint } from '../workspace/watch-endpoint.js';
+import { newWatchStatus, runWatch } from '../workspace/watch-loop.js';
+import type { WatchEvent } from '../workspace/watch-loop.js';
+import type { RunStatus } from './exit-codes.js';
+import type { CommandContext, RunCommand } from './io.js';
+import {
+  addApiFlags,
+  addLockFlags,
+  openFromFlags,
+  pollIntervalFromEnv,
+  wholeNumber,
+} from './shared-flags.js';
+import type { ApiFlags } from './shared-flags.js';
+
+interface WatchFlags extends ApiFlags {
+  interval: string;
+  heal?: boolean;
+  maxRegenerations?: string;
+  notify?: string;
+  listen: string;
+}
+
+export function registerWatch(program: Command, run: RunCommand): void {
+  const command = program
+    .command('watch')
+    .description(
+      'check for drift on an interval (and with --heal revert it), serve /healthz and /metrics, notify when something changed',
+    )
+    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
+    .option('--interval <duration>', 'time between two drift checks', '15m')
+    .option(
+      '--heal',
+      'revert drift by applying the manifests (never destructive; holds the lock only while applying)',
+    )
+    .option(
+      '--max-regenerations <n>',
+      'regenerations heals may start over the whole watch (default 0: free heals only)',
+    )
+    .option(
+      '--notify <url>',
+      'POST a JSON report here when something changed (default SCRAPEFORM_NOTIFY_URL)',
+    )
+    .option(
+      '--listen <host:port>',
+      'where /healthz and /metrics are served (port 0: a free one)',
+      '127.0.0.1:9464',
+    );
+  addLockFlags(addApiFlags(command)).action(async (paths: string[], flags: WatchFlags) =>
+    run((ctx) => watch(ctx, paths, flags)),
+  );
+}
+
+async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): Promise<RunStatus> {
+  const intervalMs = parseDuration(flags.interval);
+  if (intervalMs === undefined || intervalMs <= 0)
+    throw new ScrapeformError('cli.usage', `--interval: cannot read "${flags.interval}" as a duration`, {
+      hint: 'write it like 30s, 15m or 1h',
+    });
+  const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations') ?? 0;
+  if (flags.maxRegenerations !== undefined && flags.heal !== true)
+    throw new ScrapeformError('cli.usage', '--max-regenerations is the budget of --heal: pass --heal too');
+  const listen = parseListen(flags.listen);
+  const notifyUrl = flags.notify ?? (ctx.io.env.SCRAPEFORM_NOTIFY_URL || undefined);
+  if (notifyUrl !== undefined && !URL.canParse(notifyUrl))
+    throw new ScrapeformError('cli.usage', '--notify is not a URL');
+
+  const controller = new AbortController();
+  const stop = (): void => {
+    if (controller.signal.aborted) return;
+    controller.abort();
+    ctx.log('watch: stopping; a call in flight finishes and state is saved first');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  try {
+    return await using(openFromFlags(ctx, paths, flags), async (ws): Promise<RunStatus> => {
+      const status = newWatchStatus(flags.heal === true ? { heal: { maxRegenerations } } : {});
+      const endpoint = await startWatchEndpoint(listen, () => status);
+      ctx.log(`watch: every ${flags.interval}; /healthz and /metrics on ${endpoint.url}`);
+      const poll = pollIntervalFromEnv(ctx.io.env);
+      try {
+        await runWatch(
+          ws,
+          {
+            intervalMs,
+            signal: controller.signal,
+            manifests: ws.manifests,
+            ...(flags.heal === true
+              ? {
+                  heal: {
+                    maxRegenerations,
+                    loadManifests: async () => {
+                      const loaded = await loadManifests({ paths, env: ctx.io.env });
+                      if (!loaded.valid)
+                        throw new ScrapeformError(
+                          'manifest.invalid',
+                          'the manifests have errors; nothing was healed',
+                          {
+                            details: { diagnostics: loaded.diagnostics },
+                          },
+                        );
+                      return loaded;
+                    },
+                  },
+                }
+              : {}),
+            ...(notifyUrl !== undefined ? { notifyUrl } : {}),
+            ...(poll !== undefined
+              ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }
+              : {}),
+            onEvent: (event) => logEvent(ctx, event),
+          },
+          status,
+        );
+      } finally {
+        await endpoint.close();
+      }
+      return 'ok';
+    });
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+}
+
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(.*):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65_535)
+    throw new ScrapeformError('cli.usage', `--listen: "${text}" is not host:port`, {
+      hint: 'such as 127.0.0.1:9464',
+    });
+  return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port };
+}
+
+function logEvent(ctx: CommandContext, event: WatchEvent): void {
+  const { yellow, red, green } = ctx.colors;
+  switch (event.type) {
+    case 'checked': {
+      const r = event.report;
+      ctx.log(
+        r.status === 'no_drift'
+          ? `watch: no drift (${r.summary.objects} managed)`
+          : yellow(
+              `watch: drift in ${r.summary.drifted} of ${r.summary.objects}: ${r.drift.map((d) => `${d.address} (${d.message})`).join('; ')}`,
+            ),
+      );
+      for (const warning of r.warnings) ctx.log(yellow(`warning: ${warning}`));
+      break;
+    }
+    case 'healed': {
+      const results = event.outcome.result?.results ?? [];
+      ctx.log(
+        results.length === 0
+          ? 'watch: heal: the plan had nothing to send'
+          : green(
+              `watch: healed ${results.map((r) => `${r.address}${r.ok ? '' : ` (failed: ${r.error?.message ?? ''})`}`).join(', ')}; ${event.regenerations} regeneration(s)`,
+            ),
+      );
+      break;
+    }
+    case 'heal-skipped':
+      ctx.log(yellow(`watch: not healed: ${event.reason}`));
+      break;
+    case 'failed':
+      ctx.log(
+        red(`watch: run failed: ${event.error instanceof Error ? event.error.message : String(event.error)}`),
+      );
+      break;
+    case 'notified':
+      ctx.log(`watch: notified (${event.status})`);
+      break;
+    case 'notify-failed':
+      ctx.log(yellow(`watch: the notification failed: ${event.error}`));
+      break;
+  }
+}

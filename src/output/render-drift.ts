@@ -1,0 +1,111 @@
+import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
+import type { Colors } from './colors.js';
+
+/** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
+export function toDriftJson(report: DriftReport): Record<string, unknown> {
+  return {
+    format_version: report.format_version,
+    status: report.status,
+    summary: report.summary,
+    drift: report.drift.map(({ accepted: _accepted, ...entry }) => entry),
+    warnings: report.warnings,
+  };
+}
+
+export function renderDriftJson(report: DriftReport): string {
+  return JSON.stringify(toDriftJson(report), null, 2);
+}
+
+/** `scrapeform drift`: per object what moved, and what reverting or accepting it costs. */
+export function renderDriftHuman(report: DriftReport, colors: Colors): string {
+  const { bold, dim, yellow, red } = colors;
+  const warnings = report.warnings.map((w) => yellow(`warning: ${w}`));
+  if (report.status === 'no_drift') {
+    return [
+      `No drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.`,
+      ...warnings,
+    ].join('\n');
+  }
+  const lines = [
+    bold(
+      `Drift: ${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform`,
+    ),
+    '',
+  ];
+  for (const entry of report.drift) {
+    const mark = entry.drift === 'deleted' ? red('-') : yellow('~');
+    lines.push(`  ${mark} ${bold(entry.address)} ${dim(`(${String(entry.id)})`)}  ${entry.message}`);
+    for (const change of entry.changes) lines.push(`      ${describe(change)}`);
+    lines.push(
+      `      ${dim('revert:')} ${cost(entry.revert)}${entry.revert.requests.length > 0 ? dim(` (${entry.revert.requests.map((r) => `${r.method} ${r.path}`).join(', ')})`) : ''}${entry.revert.note !== undefined ? dim(`; ${entry.revert.note}`) : ''}`,
+    );
+    lines.push(
+      `      ${dim('accept:')} ${entry.accept.possible ? cost(entry.accept) : 'not possible'}${entry.accept.note !== undefined ? dim(`; ${entry.accept.note}`) : ''}`,
+    );
+  }
+  lines.push(
+    '',
+    `Revert all (scrapeform apply): ${cost(report.summary.revert)}`,
+    `Accept all (scrapeform drift --accept): ${cost(report.summary.accept)}`,
+    ...warnings,
+  );
+  return lines.join('\n');
+}
+
+/** `drift --markdown`: a table for an issue or a pull-request comment. */
+export function renderDriftMarkdown(report: DriftReport): string {
+  if (report.status === 'no_drift') {
+    return `### scrapeform drift\n\nNo drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.\n`;
+  }
+  const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const rows = report.drift.map(
+    (d) =>
+      `| \`${d.address}\` | ${cell(d.message)} | ${cell(cost(d.revert))} | ${d.accept.possible ? cell(cost(d.accept)) : 'not possible'} |`,
+  );
+  return [
+    '### scrapeform drift',
+    '',
+    `${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform.`,
+    '',
+    '| object | what moved | revert | accept |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. **Accept all** (\`scrapeform drift --accept\`): ${cost(report.summary.accept)}.`,
+    ...report.warnings.map((w) => `\n> ${cell(w)}`),
+    '',
+  ].join('\n');
+}
+
+/** A one-paragraph summary, as a chat message (`watch --notify`). */
+export function renderDriftText(report: DriftReport): string {
+  if (report.status === 'no_drift')
+    return `scrapeform: no drift (${report.summary.objects} managed ${plural(report.summary.objects, 'object')})`;
+  return [
+    `scrapeform: ${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform`,
+    ...report.drift.map((d) => `• ${d.address}: ${d.message}`),
+    `Revert: ${cost(report.summary.revert)}. Accept: ${cost(report.summary.accept)}.`,
+  ].join('\n');
+}
+
+function describe(change: DriftChange): string {
+  switch (change.change) {
+    case 'rename':
+      return `field ${change.from} renamed to ${change.to}`;
+    case 'remove':
+      return `field ${change.field} removed`;
+    case 'add':
+      return `field ${change.field} added${change.parent ? ' (a parent)' : ''}`;
+    case 'edit':
+      return `${change.key}: ${JSON.stringify(change.state) ?? 'unset'} (state) -> ${JSON.stringify(change.live) ?? 'unset'} (live)`;
+  }
+}
+
+function cost(c: DriftCost): string {
+  if (c.calls === 0) return 'free, no call';
+  return `${c.calls} ${plural(c.calls, 'call')}, ${c.regenerations === 0 ? 'no regeneration' : `${c.regenerations} ${plural(c.regenerations, 'regeneration')}`}, ${c.credits.toLocaleString('en-US')} credits`;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}

@@ -1,0 +1,59 @@
+/** What /metrics shows of a watch (the fields of workspace's WatchStatus that are numbers). */
+export interface WatchMetrics {
+  objects: number;
+  drifted: number;
+  runs: number;
+  failures: number;
+  heals: number;
+  creditsSpent: number;
+  regenerationsLeft?: number;
+  lastRunAt?: number;
+  lastRunOk?: boolean;
+}
+
+/** `watch`'s /metrics in the Prometheus text exposition format (version 0.0.4). */
+export function renderMetrics(m: WatchMetrics): string {
+  const metric = (
+    name: string,
+    type: 'gauge' | 'counter',
+    help: string,
+    value: number | undefined,
+  ): string[] =>
+    value === undefined ? [] : [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`];
+  return `${[
+    ...metric('scrapeform_objects', 'gauge', 'Objects state manages, at the last drift check.', m.objects),
+    ...metric(
+      'scrapeform_drifted_objects',
+      'gauge',
+      'Objects changed outside scrapeform, at the last drift check.',
+      m.drifted,
+    ),
+    ...metric(
+      'scrapeform_last_run_timestamp_seconds',
+      'gauge',
+      'When the last drift check ended, in Unix seconds.',
+      m.lastRunAt === undefined ? undefined : Math.round(m.lastRunAt / 1000),
+    ),
+    ...metric(
+      'scrapeform_last_run_success',
+      'gauge',
+      '1 when the last drift check succeeded, 0 when it failed.',
+      m.lastRunOk === undefined ? undefined : m.lastRunOk ? 1 : 0,
+    ),
+    ...metric('scrapeform_runs_total', 'counter', 'Drift checks run.', m.runs),
+    ...metric('scrapeform_failures_total', 'counter', 'Drift checks or heals that failed.', m.failures),
+    ...metric('scrapeform_heals_total', 'counter', 'Heals that made calls.', m.heals),
+    ...metric(
+      'scrapeform_credits_spent_total',
+      'counter',
+      'Credits the heals spent, estimated from regenerations at the public price.',
+      m.creditsSpent,
+    ),
+    ...metric(
+      'scrapeform_regenerations_left',
+      'gauge',
+      'Regenerations heals may still start (--max-regenerations).',
+      m.regenerationsLeft,
+    ),
+  ].join('\n')}\n`;
+}

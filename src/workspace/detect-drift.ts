@@ -1,0 +1,124 @@
+import { ApiError } from '../api/api-error.js';
+import type { ApiClients } from '../api/create-clients.js';
+import { ScrapeformError } from '../errors.js';
+import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
+import type { LoadedManifests } from '../manifest/load-manifests.js';
+import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import { detectDrift, driftReadsNeeded } from '../plan/drift.js';
+import type { DriftReport } from '../plan/drift.js';
+import type { LiveSnapshot } from '../plan/model.js';
+import type { State } from '../state/model.js';
+import { forEachLimited } from '../worker-pool.js';
+import type { Services } from './open-workspace.js';
+
+export interface DetectDriftOptions {
+  /** Only these addresses; all that state manages when empty. */
+  targets?: readonly string[];
+  /** When given, `lifecycle.ignore_changes` of a project's manifest keeps those keys out of drift. */
+  manifests?: LoadedManifests;
+  signal?: AbortSignal;
+}
+
+export interface DetectedDrift {
+  state: State;
+  live: LiveSnapshot;
+  report: DriftReport;
+}
+
+/**
+ * Compares what the services hold with what state records (not the manifests): the two lists, the details of
+ * versions that moved, and a look by id at every managed object a list leaves out (an absence from a list is not
+ * proof of a delete). Reads only: no lock, no write.
+ */
+export async function detectWorkspaceDrift(
+  services: Pick<Services, 'clients' | 'backend'>,
+  options: DetectDriftOptions = {},
+): Promise<DetectedDrift> {
+  const state = await services.backend.read();
+  const unknown = (options.targets ?? []).filter((t) => state.resources[t] === undefined);
+  if (unknown.length > 0) {
+    throw new ScrapeformError(
+      'drift.unknown-address',
+      `--target ${unknown.join(', ')}: state does not manage ${unknown.length === 1 ? 'it' : 'them'}, so there is no drift to see`,
+      {
+        hint: `drift compares live objects with state; managed: ${Object.keys(state.resources).sort().slice(0, 10).join(', ') || 'none'}`,
+        details: { unknown },
+      },
+    );
+  }
+  const live = await readLiveForDrift(services.clients, state, options.signal);
+  const ignored = Object.fromEntries(
+    (options.manifests?.projects ?? []).map((p) => [p.address, p.ignoreChanges as readonly string[]]),
+  );
+  const report = detectDrift({
+    state,
+    live,
+    ignored,
+    ...(options.targets !== undefined ? { targets: options.targets } : {}),
+  });
+  return { state, live, report };
+}
+
+async function readLiveForDrift(
+  clients: ApiClients,
+  state: State,
+  signal: AbortSignal | undefined,
+): Promise<LiveSnapshot> {
+  const [listed, listedProjects] = await Promise.all([
+    clients.parsers.list(signal),
+    clients.projects.list(signal),
+  ]);
+  const parsers: LiveParserSummary[] = [...listed];
+  const projects: LiveProject[] = [...listedProjects];
+  const parserIds = new Set(parsers.map((p) => p.id));
+  const projectIds = new Set(projects.map((p) => p.id));
+  const missing = Object.values(state.resources).filter((r) =>
+    r.kind === 'Parser' ? !parserIds.has(r.id) : !projectIds.has(r.id),
+  );
+  await forEachLimited(missing, READ_CONCURRENCY, async (resource) => {
+    if (resource.kind === 'Parser') {
+      const found = await lookedUp(() => clients.parsers.get(resource.id, undefined, signal));
+      if (found !== undefined) parsers.push(summaryOf(found));
+    } else {
+      const found = await lookedUp(() => clients.projects.get(resource.id, signal));
+      if (found !== undefined) projects.push(found);
+    }
+  });
+  const reads = driftReadsNeeded(state, parsers);
+  const details: Record<string, LiveParserDetails> = {};
+  const listedById = new Map(parsers.map((p) => [p.id, p]));
+  await forEachLimited(reads.details, READ_CONCURRENCY, async (id) => {
+    const summary = listedById.get(id);
+    details[id] = await clients.parsers.get(id, undefined, signal, {
+      ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
+    });
+  });
+  const previous: Record<string, LiveParserDetails> = {};
+  await forEachLimited(reads.previous, READ_CONCURRENCY, async (ref) => {
+    // Only a hint to tell a rename: an old version the service no longer answers for leaves it untold.
+    const read = await clients.parsers.get(ref.id, ref.version, signal).catch(() => undefined);
+    if (read !== undefined) previous[ref.id] = read;
+  });
+  return { parsers, details, projects, previous };
+}
+
+/** The object, or undefined when the service says 404 for its id: gone. Any other failure is an error. */
+async function lookedUp<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function summaryOf(details: LiveParserDetails): LiveParserSummary {
+  return {
+    id: details.id,
+    name: details.name,
+    status: details.status,
+    error: details.error,
+    generated_at: details.generatedAt,
+    version: details.version,
+  };
+}

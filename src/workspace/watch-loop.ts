@@ -1,0 +1,255 @@
+import { ScrapeformError } from '../errors.js';
+import type { LoadedManifests } from '../manifest/load-manifests.js';
+import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
+import { renderDriftText, toDriftJson } from '../output/render-drift.js';
+import type { DriftReport } from '../plan/drift.js';
+import { applyWorkspace } from './apply-workspace.js';
+import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
+import { detectWorkspaceDrift } from './detect-drift.js';
+import type { Services } from './open-workspace.js';
+
+/** What `watch` knows after its runs: what /healthz and /metrics show. */
+export interface WatchStatus {
+  /** Objects state manages, and those drifted, at the last successful run. */
+  objects: number;
+  drifted: number;
+  runs: number;
+  failures: number;
+  heals: number;
+  /** Estimated credits the heals spent (regenerations × the public price). */
+  creditsSpent: number;
+  /** Regenerations heals may still start (`--max-regenerations`); undefined without `--heal`. */
+  regenerationsLeft?: number;
+  /** When the last run finished (ms since the epoch), and whether it succeeded. */
+  lastRunAt?: number;
+  lastRunOk?: boolean;
+  lastError?: string;
+  lastReport?: DriftReport;
+}
+
+/** What one run did, for the caller to show (the library never prints). */
+export type WatchEvent =
+  | { type: 'checked'; report: DriftReport }
+  | { type: 'healed'; outcome: ApplyWorkspaceOutcome; regenerations: number }
+  | { type: 'heal-skipped'; reason: string }
+  | { type: 'failed'; error: unknown }
+  | { type: 'notified'; status: number }
+  | { type: 'notify-failed'; error: string };
+
+/** The JSON posted to `--notify`: a Slack-style `text` and the structured drift (the `drift --json` format). */
+export interface WatchNotification {
+  text: string;
+  drift: Record<string, unknown>;
+  heal?: { applied: string[]; failed: string[]; regenerations: number; credits: number; skipped?: string };
+}
+
+export interface WatchOptions {
+  intervalMs: number;
+  /** With it, drift is reverted by applying the manifests; `maxRegenerations` is the budget of the whole watch. */
+  heal?: { maxRegenerations: number; loadManifests: () => Promise<LoadedManifests>; waitTimeoutMs?: number };
+  /** Where to POST a notification when something changed. */
+  notifyUrl?: string;
+  /** Stops the loop: a run in flight finishes its current call and saves state first. */
+  signal: AbortSignal;
+  onEvent?: (event: WatchEvent) => void;
+  /** The manifests for `ignore_changes` (read again each run when heal is on). */
+  manifests?: LoadedManifests;
+  /** Stop after this many runs (tests). */
+  maxRuns?: number;
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  fetch?: typeof fetch;
+  pollMinMs?: number;
+  pollMaxMs?: number;
+}
+
+/**
+ * `scrapeform watch`: drift detection on an interval, reading without the lock; with `heal`, an apply of the
+ * manifests (under the lock, only while it applies) bounded by the regeneration budget, never destructive. Posts a
+ * notification when the drift seen changes or a heal made calls. Returns when `signal` aborts. `status` is updated
+ * in place so an HTTP endpoint can show it while the loop runs.
+ */
+export async function runWatch(
+  services: Services,
+  options: WatchOptions,
+  status: WatchStatus = newWatchStatus(options),
+): Promise<WatchStatus> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? abortableSleep;
+  let notified = '';
+  for (let run = 1; !options.signal.aborted; run++) {
+    try {
+      const manifests = options.heal !== undefined ? await options.heal.loadManifests() : options.manifests;
+      const found = await check(services, manifests, options, status);
+      let after = found;
+      let heal: WatchNotification['heal'];
+      if (
+        found.status === 'drift' &&
+        options.heal !== undefined &&
+        manifests !== undefined &&
+        !options.signal.aborted
+      ) {
+        heal = await healOnce(services, manifests, options, status);
+        // What is left once healed is what the metrics show; the notification tells what was found and done.
+        if (heal.applied.length + heal.failed.length > 0)
+          after = await check(services, manifests, options, status);
+      }
+      status.lastRunOk = true;
+      delete status.lastError;
+      const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
+      const madeCalls = heal !== undefined && heal.applied.length + heal.failed.length > 0;
+      if (signature !== notified || madeCalls) {
+        // The first run reports only drift; later runs also report drift that went away.
+        if (found.status === 'drift' || notified !== '' || madeCalls) await notify(found, heal, options);
+        notified = signature;
+      }
+    } catch (error) {
+      if (options.signal.aborted) break;
+      status.failures++;
+      status.lastRunOk = false;
+      status.lastError = error instanceof Error ? error.message : String(error);
+      options.onEvent?.({ type: 'failed', error });
+    } finally {
+      status.runs++;
+      status.lastRunAt = now();
+    }
+    if (options.maxRuns !== undefined && run >= options.maxRuns) break;
+    await sleep(options.intervalMs, options.signal);
+  }
+  return status;
+}
+
+export function newWatchStatus(options: { heal?: { maxRegenerations: number } }): WatchStatus {
+  return {
+    objects: 0,
+    drifted: 0,
+    runs: 0,
+    failures: 0,
+    heals: 0,
+    creditsSpent: 0,
+    ...(options.heal !== undefined ? { regenerationsLeft: options.heal.maxRegenerations } : {}),
+  };
+}
+
+async function check(
+  services: Services,
+  manifests: LoadedManifests | undefined,
+  options: WatchOptions,
+  status: WatchStatus,
+): Promise<DriftReport> {
+  const { report } = await detectWorkspaceDrift(services, {
+    ...(manifests !== undefined ? { manifests } : {}),
+    signal: options.signal,
+  });
+  status.objects = report.summary.objects;
+  status.drifted = report.summary.drifted;
+  status.lastReport = report;
+  options.onEvent?.({ type: 'checked', report });
+  return report;
+}
+
+/**
+ * One apply of the manifests, auto-approved but never destructive, within the regeneration budget left. A plan
+ * that needs more, or a destroy, is not applied: the drift stays, reported.
+ */
+async function healOnce(
+  services: Services,
+  manifests: LoadedManifests,
+  options: WatchOptions,
+  status: WatchStatus,
+): Promise<NonNullable<WatchNotification['heal']>> {
+  const left = status.regenerationsLeft ?? 0;
+  try {
+    const outcome = await applyWorkspace(
+      { ...services, manifests },
+      {
+        autoApprove: true,
+        allowDestroy: false,
+        maxRegenerations: left,
+        signal: options.signal,
+        ...(options.heal?.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.heal.waitTimeoutMs } : {}),
+        ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
+        ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+      },
+    );
+    const results = outcome.result?.results ?? [];
+    const regenerating = new Set(
+      outcome.plan.resource_changes.filter((c) => c.regenerates).map((c) => c.address),
+    );
+    // A regeneration started is paid for whether it then finished or FAILED.
+    const regenerations = results.filter(
+      (r) => regenerating.has(r.address) && r.calls.some((c) => c.method !== 'DELETE'),
+    ).length;
+    status.regenerationsLeft = Math.max(0, left - regenerations);
+    status.creditsSpent += regenerations * CREDITS_PER_GENERATION;
+    if (results.length > 0) status.heals++;
+    const failed = results.filter((r) => !r.ok);
+    if (failed.length > 0) status.failures++;
+    options.onEvent?.({ type: 'healed', outcome, regenerations });
+    return {
+      applied: results.filter((r) => r.ok).map((r) => r.address),
+      failed: failed.map((r) => `${r.address}: ${r.error?.message ?? 'failed'}`),
+      regenerations,
+      credits: regenerations * CREDITS_PER_GENERATION,
+    };
+  } catch (error) {
+    // Refusals are the budget working, not failures of the watch: the drift is reported and left.
+    if (
+      error instanceof ScrapeformError &&
+      ['plan.too-many-regenerations', 'apply.destroy-not-approved', 'apply.not-approved'].includes(error.code)
+    ) {
+      options.onEvent?.({ type: 'heal-skipped', reason: error.message });
+      return { applied: [], failed: [], regenerations: 0, credits: 0, skipped: error.message };
+    }
+    throw error;
+  }
+}
+
+async function notify(
+  report: DriftReport,
+  heal: WatchNotification['heal'],
+  options: WatchOptions,
+): Promise<void> {
+  if (options.notifyUrl === undefined) return;
+  const healText =
+    heal === undefined
+      ? ''
+      : heal.skipped !== undefined
+        ? `\nNot healed: ${heal.skipped}`
+        : heal.applied.length + heal.failed.length > 0
+          ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${heal.credits.toLocaleString('en-US')} credits)`
+          : '';
+  const body: WatchNotification = {
+    text: `${renderDriftText(report)}${healText}`,
+    drift: toDriftJson(report),
+    ...(heal !== undefined ? { heal } : {}),
+  };
+  try {
+    const response = await (options.fetch ?? fetch)(options.notifyUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`the notification endpoint answered ${response.status}`);
+    options.onEvent?.({ type: 'notified', status: response.status });
+  } catch (error) {
+    // The URL is not shown: chat webhook URLs carry their secret in the path.
+    const message = error instanceof Error ? error.message : String(error);
+    options.onEvent?.({ type: 'notify-failed', error: message });
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { runWatch } from '../../src/workspace/watch-loop.js';
+import type { WatchNotification } from '../../src/workspace/watch-loop.js';
+import { bookParser, TestWorkspace } from '../helpers/workspace.js';
+
+let h: EmulatorHarness;
+beforeAll(async () => {
+  h = await startTestEmulator({ generationDelayMs: 5 });
+});
+afterAll(async () => h.emulator.close());
+
+const FIELDS = `  title: { description: Book title, selector: h1 }
+  price: { description: Price including tax, type: number }
+`;
+
+/** Resolves once `check` holds, looking again every 20 ms (gives up after 20 s with what was seen). */
+async function until<T>(what: string, check: () => T | undefined | false, seen: () => string): Promise<T> {
+  for (let i = 0; i < 1000; i++) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${what} never happened; stderr so far:\n${seen()}`);
+}
+
+it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics, a notification, SIGTERM exits 0 with the lock released', async () => {
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+
+  const notifications: { text: string; drift: { status: string }; heal?: { applied: string[] } }[] = [];
+  const hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      notifications.push(JSON.parse(body) as (typeof notifications)[number]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+
+  const child = spawn(
+    process.execPath,
+    [
+      BUILT_CLI,
+      'watch',
+      'manifests',
+      '--interval',
+      '1s',
+      '--heal',
+      '--listen',
+      '127.0.0.1:0',
+      '--notify',
+      hookUrl,
+      '--state',
+      ws.backend.location,
+    ],
+    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    const endpoint = await until(
+      'the endpoint',
+      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1],
+      () => stderr,
+    );
+    await until(
+      'a first run',
+      () => stderr.includes('watch: no drift (1 managed)'),
+      () => stderr,
+    );
+    const health = await fetch(`${endpoint}/healthz`);
+    expect([health.status, ((await health.json()) as { status: string }).status]).toEqual([200, 'ok']);
+
+    await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+    const notified = await until(
+      'a notification',
+      () => notifications[0],
+      () => stderr,
+    );
+    expect(notified.drift.status).toBe('drift');
+    expect(notified.text).toContain(
+      'parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to cost',
+    );
+    expect(notified.heal?.applied).toEqual(['parser.books']);
+    await until(
+      'the heal',
+      () => stderr.includes('watch: healed parser.books; 0 regeneration(s)'),
+      () => stderr,
+    );
+
+    const metrics = await (await fetch(`${endpoint}/metrics`)).text();
+    expect(metrics).toContain('# TYPE scrapeform_objects gauge\nscrapeform_objects 1\n');
+    expect(metrics).toContain('scrapeform_drifted_objects 0\n');
+    expect(metrics).toContain('scrapeform_heals_total 1\n');
+    expect(metrics).toContain('scrapeform_credits_spent_total 0\n');
+    expect(metrics).toContain('scrapeform_failures_total 0\n');
+    expect(metrics).toMatch(/scrapeform_runs_total [2-9]\d*\n/);
+    expect(metrics).toMatch(/scrapeform_last_run_timestamp_seconds \d{10}\n/);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise<void>((resolve) => hook.close(() => resolve()));
+  }
+  expect(stdout).toBe('');
+  expect(stderr).toContain('watch: stopping');
+  await expect(access(`${ws.backend.location}.lock`)).rejects.toThrow();
+  // Renamed back by one rename-only PATCH: version 2, no regeneration.
+  const details = await h.parsers.get(id);
+  expect([details.version, details.fields.map((f) => f.name)]).toEqual([2, ['title', 'price']]);
+  expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 2 });
+  expect(path.isAbsolute(ws.backend.location)).toBe(true);
+});
+
+it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: WatchNotification[] = [];
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
+  expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
+  expect(posted[0]?.heal?.skipped).toContain('regenerate');
+  expect(posted[0]?.text).toContain('Not healed:');
+  expect((await h.parsers.get(id)).version).toBe(1);
+});
