@@ -83,7 +83,7 @@ const CASES: Record<string, string> = {
   'unknown-field-key.yaml':
     'unknown-field-key.yaml:7:5 fields.title.selecter: unknown key "selecter"\n  hint: did you mean "selector"?',
   'unknown-kind.yaml':
-    'unknown-kind.yaml:1:7 kind: kind must be Parser or Project, got "Parsr"\n  hint: did you mean "Parser"?',
+    'unknown-kind.yaml:1:7 kind: kind must be Parser, Project, ParserTemplate or ProjectTemplate, got "Parsr"\n  hint: did you mean "Parser"?',
   'unknown-top-key.yaml':
     'unknown-top-key.yaml:4:1 scraperParams: unknown key "scraperParams"\n  hint: did you mean "scraper_params"?',
   'webhook-input-no-url.yaml':
