@@ -18,6 +18,8 @@ export interface DiscoverOptions {
   exclude?: { folder: string; patterns: readonly string[] } | undefined;
   /** The project file in use: never read as a manifest; a folder holding another one is another project. */
   projectFile?: string | undefined;
+  /** Walk into other projects too (fmt formats every file, whichever project it belongs to). */
+  enterProjects?: boolean;
 }
 
 export interface DiscoveredFiles {
@@ -66,8 +68,9 @@ export async function discoverManifestFiles(
       });
       continue;
     }
-    if (info.isDirectory()) await walk(given, given, outer, roots, diagnostics, project);
-    else if (!roots.has(given)) roots.set(given, path.dirname(given));
+    if (info.isDirectory()) {
+      await walk(given, given, outer, roots, diagnostics, options.enterProjects === true ? null : project);
+    } else if (!roots.has(given)) roots.set(given, path.dirname(given));
   }
   return { files: [...roots.keys()].sort(), roots, diagnostics };
 }
@@ -78,14 +81,18 @@ async function walk(
   outer: readonly IgnoreRules[],
   roots: Map<string, string>,
   diagnostics: Diagnostic[],
-  project: string | undefined,
+  /** The project file in use; null: project files are skipped but other projects' folders entered. */
+  project: string | undefined | null,
 ): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   // A folder with a project file of its own is another project, read with its own variables and environments.
-  const other = entries.find(
-    (e) => e.isFile() && PROJECT_FILE_NAMES.includes(e.name) && path.resolve(dir, e.name) !== project,
-  );
+  const other =
+    project === null
+      ? undefined
+      : entries.find(
+          (e) => e.isFile() && PROJECT_FILE_NAMES.includes(e.name) && path.resolve(dir, e.name) !== project,
+        );
   if (other !== undefined) {
     diagnostics.push({
       severity: 'warning',

@@ -232,7 +232,9 @@ function loadInstance(
   if (element !== undefined) origin.push({ role: 'for_each', label: element.label, ...element.place });
   let blocked = interpolationFailed;
   if (data.extends !== undefined) {
-    const built = buildOnTemplates(source, kind, data, context, problems);
+    // Templates are read in the scope of this instance: its variables and its for_each element.
+    const scope = element !== undefined ? { ...context.scope, each: element.values } : context.scope;
+    const built = buildOnTemplates(source, kind, data, { ...context, scope }, problems);
     if (built === undefined) blocked = true;
     else {
       ({ object, merged } = built);

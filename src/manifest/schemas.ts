@@ -311,6 +311,11 @@ export const NotificationConfigSchema = z
   })
   .describe('Email notification settings; sent whole, missing keys filled with the service defaults.');
 
+const SCHEDULE_JSON_SCHEMA = {
+  if: { properties: { schedulingEnabled: { const: true } }, required: ['schedulingEnabled'] },
+  then: { required: ['scrapingInterval'] },
+};
+
 export const ProjectManifestSchema = z
   .strictObject({
     apiVersion: z
@@ -351,10 +356,7 @@ export const ProjectManifestSchema = z
   })
   .describe('A ScraperAPI DataPipeline project.')
   // rules.ts reports this with its place (manifest.schedule); the schema says it for editors.
-  .meta({
-    if: { properties: { schedulingEnabled: { const: true } }, required: ['schedulingEnabled'] },
-    then: { required: ['scrapingInterval'] },
-  });
+  .meta(SCHEDULE_JSON_SCHEMA);
 
 export type WrittenParser = z.infer<typeof ParserManifestSchema>;
 export type WrittenProject = z.infer<typeof ProjectManifestSchema>;
@@ -388,6 +390,10 @@ export const ForEachSchema = z
           .describe('Lists of values: one instance per combination, ${each.AXIS} naming its value.'),
       })
       .describe('Every combination of the lists (as a matrix generator does).'),
+    z
+      .string()
+      .regex(/^\$\{var\.[A-Za-z_][A-Za-z0-9_]*\}$/)
+      .describe('${var.NAME}: a list variable of maps, or a map variable holding a matrix.'),
   ])
   .describe(
     'Makes one object per element of a list of maps, or per combination of a matrix; ${each.KEY} in names, urls, parameters and descriptions reads the element. `for_each: ${var.NAME}` takes the list from a variable.',
@@ -461,7 +467,7 @@ export const WrittenParserSchema = ParserManifestSchema.extend({
 export const WrittenProjectSchema = ProjectManifestSchema.extend({
   extends: ExtendsSchema.optional(),
   for_each: ForEachSchema.optional(),
-});
+}).meta(SCHEDULE_JSON_SCHEMA);
 
 export const VARIABLE_TYPES = ['string', 'number', 'boolean', 'list', 'map'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
