@@ -138,9 +138,12 @@ export function loadObjectDocument(
   const elements = evaluateForEach(source, context.scope, diagnostics);
   if (elements === undefined) return [];
   const out: LoadedObject<DesiredParser | DesiredProject>[] = [];
+  // The elements are read: copies of the document without its for_each cost one body each, not the whole list.
+  const body = copyDocument(source);
+  if (isMap(body.doc.contents)) body.doc.contents.delete('for_each');
   for (const element of elements) {
     // Each instance is read from its own copy of the document, so `${each.…}` keeps its YAML type and place.
-    const instance = copyDocument(source);
+    const instance = copyDocument(body);
     const interpolation = interpolateDocument(instance, { ...context.scope, each: element.values });
     diagnostics.push(
       ...interpolation.map((d) =>

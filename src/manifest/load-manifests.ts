@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isMap, isScalar } from 'yaml';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { discoverManifestFiles } from './discover-files.js';
@@ -69,19 +70,11 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   const now = options.now ?? new Date();
   // Files are read synchronously one after another: measured in bench/validate, awaiting fs/promises per file
   // doubled the time of 2,000 small files, and worker threads lost more to cold starts than they won.
-  const objects: { source: SourceDocument; root: string }[] = [];
   const templateDocuments: { source: SourceDocument; kind: TemplateKind }[] = [];
-  for (const file of files) {
-    const read = readManifestFile(file);
-    diagnostics.push(...read.diagnostics);
-    for (const source of read.documents) {
-      const kind = writtenKind(source);
-      if ((TEMPLATE_KINDS as readonly unknown[]).includes(kind)) {
-        templateDocuments.push({ source, kind: kind as TemplateKind });
-      } else objects.push({ source, root: roots.get(file) ?? path.dirname(file) });
-    }
-  }
-  const templates = collectTemplates(templateDocuments, diagnostics);
+  // An object that extends a template waits until every template is read; the others are expanded as their file
+  // is read, so the YAML of 2,000 files is never held at once (bench/validate: peak memory).
+  const deferred: { source: SourceDocument; root: string; order: number }[] = [];
+  const loadedByOrder: { order: number; loaded: LoadedObject<DesiredParser | DesiredProject>[] }[] = [];
   const scope = {
     env: options.env,
     variables: selected.variables,
@@ -89,12 +82,37 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       ? { variablesHint: 'variables are declared in scrapeform.yaml at the root of the project (variables:)' }
       : {}),
   };
+  const noTemplates = collectTemplates([], []);
+  let order = 0;
+  for (const file of files) {
+    const read = readManifestFile(file);
+    diagnostics.push(...read.diagnostics);
+    const root = roots.get(file) ?? path.dirname(file);
+    for (const source of read.documents) {
+      const kind = writtenKind(source);
+      if ((TEMPLATE_KINDS as readonly unknown[]).includes(kind)) {
+        templateDocuments.push({ source, kind: kind as TemplateKind });
+      } else if (mayExtend(source)) {
+        deferred.push({ source, root, order: order++ });
+      } else {
+        const context = { scope, now, root, templates: noTemplates };
+        loadedByOrder.push({ order: order++, loaded: loadObjectDocument(source, context, diagnostics) });
+      }
+    }
+  }
+  const templates = collectTemplates(templateDocuments, diagnostics);
+  for (const { source, root, order: at } of deferred) {
+    loadedByOrder.push({
+      order: at,
+      loaded: loadObjectDocument(source, { scope, now, root, templates }, diagnostics),
+    });
+  }
   const parsers: LoadedObject<DesiredParser>[] = [];
   const projects: LoadedObject<DesiredProject>[] = [];
-  for (const { source, root } of objects) {
-    for (const loaded of loadObjectDocument(source, { scope, now, root, templates }, diagnostics)) {
-      if (loaded.value.kind === 'Parser') parsers.push(loaded as LoadedObject<DesiredParser>);
-      else projects.push(loaded as LoadedObject<DesiredProject>);
+  for (const { loaded } of loadedByOrder.sort((a, b) => a.order - b.order)) {
+    for (const object of loaded) {
+      if (object.value.kind === 'Parser') parsers.push(object as LoadedObject<DesiredParser>);
+      else projects.push(object as LoadedObject<DesiredProject>);
     }
   }
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
@@ -165,6 +183,18 @@ export async function loadAllEnvironments(
       projects: run.projects,
     })),
   };
+}
+
+/** Whether a document may extend a template: it writes `extends`, or a merge key could bring one in. */
+function mayExtend(source: SourceDocument): boolean {
+  const root = source.doc.contents;
+  return (
+    isMap(root) &&
+    root.items.some((pair) => {
+      const key: unknown = isScalar(pair.key) ? pair.key.value : pair.key;
+      return key === 'extends' || typeof key === 'symbol';
+    })
+  );
 }
 
 /** The same problem found again (a for_each document read once per element) is reported once. */

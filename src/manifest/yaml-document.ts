@@ -315,5 +315,14 @@ export function locate(
  * its variables); its nodes keep their ranges, so every place found in it is the place in the file.
  */
 export function copyDocument(source: SourceDocument): SourceDocument {
-  return { ...source, doc: source.doc.clone() as Document.Parsed };
+  // Only the nodes are copied: the schema, directives and errors are shared, never changed by expansion, and
+  // copying them tripled the time of a for_each of 1,000 elements (bench/validate, templates variant).
+  // Property descriptors, not Object.assign: yaml marks a document with a non-enumerable symbol.
+  const doc = Object.create(
+    Object.getPrototypeOf(source.doc) as object,
+    Object.getOwnPropertyDescriptors(source.doc),
+  ) as Document.Parsed;
+  const contents = source.doc.contents;
+  doc.contents = contents === null ? null : (contents.clone(source.doc.schema) as typeof contents);
+  return { ...source, doc };
 }
