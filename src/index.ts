@@ -1,6 +1,14 @@
 /** The library API that the CLI uses; everything a program needs to drive scrapeform without the CLI. */
-export { loadManifests } from './manifest/load-manifests.js';
-export type { LoadedManifests, LoadManifestsOptions } from './manifest/load-manifests.js';
+export { loadAllEnvironments, loadManifests } from './manifest/load-manifests.js';
+export type {
+  LoadedEnvironment,
+  LoadedEnvironments,
+  LoadedManifests,
+  LoadManifestsOptions,
+} from './manifest/load-manifests.js';
+export { selectEnvironment } from './manifest/project-file.js';
+export type { EnvironmentSettings, SelectedEnvironment } from './manifest/project-file.js';
+export { renderManifests } from './manifest/render-manifests.js';
 export type { Diagnostic } from './manifest/diagnostic.js';
 export { manifestJsonSchema } from './manifest/json-schema.js';
 export type * from './model/desired.js';
@@ -29,8 +37,16 @@ export { parsePlanFile } from './plan/plan-file.js';
 export { diffFields } from './plan/diff-fields.js';
 export { readLive, servicesUsed } from './workspace/read-live.js';
 export type { DeclaredObjects } from './workspace/read-live.js';
-export { openWorkspace, openServices, openState, using } from './workspace/open-workspace.js';
+export {
+  openWorkspace,
+  openServices,
+  openState,
+  readEnvironmentSettings,
+  using,
+  withEnvironment,
+} from './workspace/open-workspace.js';
 export type {
+  EnvironmentOptions,
   OpenState,
   Services,
   ServicesOptions,

@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 
 /** Examples shown at the end of each command's --help (as gh and terraform do). */
 const EXAMPLES: Record<string, string[]> = {
-  validate: ['scrapeform validate', 'scrapeform validate parsers/ projects/ --json'],
+  validate: [
+    'scrapeform validate                 # without --env: every environment of scrapeform.yaml',
+    'scrapeform validate parsers/ projects/ --json',
+    'scrapeform validate --env prod --var-file extra.yaml',
+  ],
+  render: ['scrapeform render --env staging', 'scrapeform render --env prod teams/search/ > expanded.yaml'],
   plan: [
     'scrapeform plan',
     'scrapeform plan --out plan.json            # save it for apply --plan',

@@ -13,7 +13,7 @@ export function registerFmt(program: Command, run: RunCommand): void {
     .option('--check', 'write nothing; exit 1 and list the files that are not formatted')
     .action(async (paths: string[], flags: { check?: boolean }) =>
       run(async (ctx) => {
-        const { files } = await discoverManifestFiles(paths);
+        const { files } = await discoverManifestFiles(paths, { enterProjects: true });
         const changed: string[] = [];
         for (const file of files) {
           const text = await readFile(file, 'utf8');

@@ -31,6 +31,7 @@ import { createContext } from './io.js';
 import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
 import { registerVersion } from './version.js';
 import { registerSchema } from './schema.js';
+import { registerRender } from './render.js';
 import { registerValidate } from './validate.js';
 import { registerWatch } from './watch.js';
 
@@ -68,6 +69,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeErr: (text) => io.stderr.write(text),
     });
   registerValidate(program, run);
+  registerRender(program, run);
   registerPlan(program, run);
   registerApply(program, run);
   registerDrift(program, run);

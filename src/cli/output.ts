@@ -12,9 +12,10 @@ export function registerOutput(program: Command, run: RunCommand): void {
       'ids and versions of managed parsers and projects, for consumers (reads state only; no key needed)',
     )
     .option('--json', 'print them as JSON')
+    .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
     .option('--workspace <name>', 'workspace in a database state backend')
-    .action(async (flags: { json?: boolean; state?: string; workspace?: string }) =>
+    .action(async (flags: { json?: boolean; state?: string; workspace?: string; env?: string }) =>
       run(async (ctx) => {
         const state = await using(openStateFromFlags(ctx, flags), (opened) => opened.backend.read());
         ctx.print(

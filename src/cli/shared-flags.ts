@@ -3,13 +3,25 @@ import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport.js';
 import type { PlanOptions } from '../plan/build-plan.js';
-import { openServices, openState, openWorkspace } from '../workspace/open-workspace.js';
+import type { EnvironmentSettings } from '../manifest/project-file.js';
+import {
+  openServices,
+  openState,
+  openWorkspace,
+  readEnvironmentSettings,
+} from '../workspace/open-workspace.js';
 import type { OpenState, Services, StateLocation, Workspace } from '../workspace/open-workspace.js';
 import type { CommandContext } from './io.js';
 import { collect } from './options.js';
 
+/** `--env` and `--var-file`: which environment of scrapeform.yaml, and values for its variables. */
+export interface EnvironmentFlags {
+  env?: string;
+  varFile?: string[];
+}
+
 /** Flags of every command that talks to the services. */
-export interface ApiFlags {
+export interface ApiFlags extends EnvironmentFlags {
   state?: string;
   workspace?: string;
   apiKeyEnv?: string;
@@ -25,8 +37,21 @@ export interface SelectionFlags {
   reassert?: string[];
 }
 
-export function addApiFlags(command: Command): Command {
+export function addEnvironmentFlags(command: Command): Command {
   return command
+    .option(
+      '--env <name>',
+      'the environment of scrapeform.yaml to act on: its paths, variables, state, key variable and service URLs',
+    )
+    .option(
+      '--var-file <file>',
+      'values of declared variables, a YAML map NAME: value (repeatable; later files win)',
+      collect,
+    );
+}
+
+export function addApiFlags(command: Command): Command {
+  return addEnvironmentFlags(command)
     .option(
       '--state <path-or-url>',
       'state file, or a postgres:// URL (default SCRAPEFORM_STATE, else .scrapeform/state.json)',
@@ -75,15 +100,34 @@ export function transportLogger(ctx: CommandContext): (event: TransportEvent) =>
   };
 }
 
+/** The library's environment options from --env and --var-file. */
+export function environmentOptions(flags: EnvironmentFlags): { environment?: string; varFiles?: string[] } {
+  return {
+    ...(flags.env !== undefined ? { environment: flags.env } : {}),
+    ...(flags.varFile !== undefined ? { varFiles: flags.varFile } : {}),
+  };
+}
+
+/** The chosen environment's settings, so flags, the environment and environment variables apply in that order. */
+export function environmentOf(
+  ctx: CommandContext,
+  flags: EnvironmentFlags,
+  paths: string[] = [],
+): EnvironmentSettings | undefined {
+  return readEnvironmentSettings({ env: ctx.io.env, paths, ...environmentOptions(flags) });
+}
+
 export async function openFromFlags(
   ctx: CommandContext,
   paths: string[],
   flags: ApiFlags,
 ): Promise<Workspace> {
+  const settings = environmentOf(ctx, flags, paths);
   return openWorkspace({
     env: ctx.io.env,
     paths,
-    ...stateOptions(ctx, flags),
+    ...environmentOptions(flags),
+    ...stateOptions(ctx, flags, settings),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
@@ -107,14 +151,19 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
 }
 
 export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags): Promise<Services> {
-  return openServices({
-    env: ctx.io.env,
-    ...stateOptions(ctx, flags),
-    ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-    ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-    onTransportEvent: transportLogger(ctx),
-  }).then((opened) => {
+  const settings = environmentOf(ctx, flags);
+  return openServices(
+    {
+      env: ctx.io.env,
+      ...environmentOptions(flags),
+      ...stateOptions(ctx, flags, settings),
+      ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+      ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+      ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+      onTransportEvent: transportLogger(ctx),
+    },
+    settings,
+  ).then((opened) => {
     for (const warning of opened.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
     return opened;
   });
@@ -123,15 +172,19 @@ export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags
 /** The state backend alone, for commands that need no key (output, state, force-unlock). */
 export function openStateFromFlags(
   ctx: CommandContext,
-  flags: { state?: string; workspace?: string },
+  flags: { state?: string; workspace?: string } & EnvironmentFlags,
 ): OpenState {
-  return openState(stateOptions(ctx, flags));
+  return openState(stateOptions(ctx, flags, environmentOf(ctx, flags)));
 }
 
-/** Where state lives: --state, else SCRAPEFORM_STATE; the workspace likewise. */
+/**
+ * Where state lives: --state, else the environment's (scrapeform.yaml), else SCRAPEFORM_STATE; the workspace
+ * likewise. Pass the settings of `--env`; commands that take it read them with `environmentOf`.
+ */
 export function stateOptions(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string; lockTimeout?: string },
+  settings?: EnvironmentSettings,
 ): StateLocation {
   // An empty value is most often an unset CI variable (`--state "$STATE"`): refused the same way by every
   // command, rather than read as "the default" by some and as a file named "" by others.
@@ -145,8 +198,8 @@ export function stateOptions(
       });
     }
   }
-  const statePath = flags.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
-  const workspace = flags.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
+  const statePath = flags.state ?? settings?.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
+  const workspace = flags.workspace ?? settings?.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
   const lockWait = lockWaitOf(ctx, flags.lockTimeout);
   return {
     ...(statePath !== undefined ? { statePath } : {}),

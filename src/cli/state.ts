@@ -5,9 +5,10 @@ import type { State } from '../state/model.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
-import { addLockFlags, openStateFromFlags, stateOptions } from './shared-flags.js';
+import { addLockFlags, environmentOf, openStateFromFlags, stateOptions } from './shared-flags.js';
 
 interface StateFlags {
+  env?: string;
   state?: string;
   workspace?: string;
   force?: boolean;
@@ -20,6 +21,7 @@ export function registerState(program: Command, run: RunCommand): void {
   state
     .command('pull')
     .description('print the state of a backend as JSON (redirect it to a file)')
+    .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
     .option('--workspace <name>', 'workspace in a database state backend')
     .action(async (flags: StateFlags) =>
@@ -33,13 +35,14 @@ export function registerState(program: Command, run: RunCommand): void {
     .command('push')
     .description('write a state JSON file into a backend (refused for a lower serial or another lineage)')
     .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)')
+    .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
     .option('--workspace <name>', 'workspace in a database state backend')
     .option('--force', 'push even over a higher serial or another lineage');
   addLockFlags(push).action(async (file: string, flags: StateFlags) =>
     run(async (ctx) => {
       // Where to push is checked before the file is read: a bad --state reads and writes nothing.
-      const where = stateOptions(ctx, flags);
+      const where = stateOptions(ctx, flags, environmentOf(ctx, flags));
       let incoming: State;
       try {
         incoming = JSON.parse(await readFile(file, 'utf8')) as State;

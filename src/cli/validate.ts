@@ -1,32 +1,54 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadManifests } from '../manifest/load-manifests.js';
-import type { LoadedManifests } from '../manifest/load-manifests.js';
+import { loadAllEnvironments, loadManifests } from '../manifest/load-manifests.js';
+import type { LoadedEnvironment, LoadedManifests } from '../manifest/load-manifests.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
+import { addEnvironmentFlags, environmentOptions } from './shared-flags.js';
+import type { EnvironmentFlags } from './shared-flags.js';
 
 export function registerValidate(program: Command, run: RunCommand): void {
-  program
+  const command = program
     .command('validate')
-    .description('check manifests offline (no API key needed)')
+    .description('check manifests offline (no API key needed); without --env, every environment')
     .argument('[paths...]', 'manifest files or folders (default: the current folder)')
-    .option('--json', 'print the diagnostics as JSON on stdout')
-    .action(async (paths: string[], options: { json?: boolean }) =>
-      run((ctx) => validate(ctx, paths, options.json === true)),
-    );
+    .option('--json', 'print the diagnostics as JSON on stdout');
+  addEnvironmentFlags(command).action(
+    async (paths: string[], options: EnvironmentFlags & { json?: boolean }) =>
+      run((ctx) => validate(ctx, paths, options)),
+  );
 }
 
-async function validate(ctx: CommandContext, paths: string[], json: boolean): Promise<RunStatus> {
-  const loaded = await loadManifests({ paths, env: ctx.io.env });
+async function validate(
+  ctx: CommandContext,
+  paths: string[],
+  flags: EnvironmentFlags & { json?: boolean },
+): Promise<RunStatus> {
+  const json = flags.json === true;
+  const options = { paths, env: ctx.io.env, ...environmentOptions(flags) };
+  // `validate --env NAME` checks one environment; `validate` alone every environment of scrapeform.yaml.
+  const loaded: LoadedManifests & { environments?: LoadedEnvironment[] } =
+    flags.env !== undefined ? await loadManifests(options) : await loadAllEnvironments(options);
+  const environments = loaded.environments ?? [];
   if (json) {
     ctx.print(
       JSON.stringify(
         {
           valid: loaded.valid,
           files: loaded.files,
-          parsers: loaded.parsers.map((p) => p.address),
-          projects: loaded.projects.map((p) => p.address),
+          parsers: [...new Set(loaded.parsers.map((p) => p.address))],
+          projects: [...new Set(loaded.projects.map((p) => p.address))],
+          ...(environments.length > 0
+            ? {
+                environments: Object.fromEntries(
+                  environments.map((e) => [
+                    e.name,
+                    { parsers: e.parsers.map((p) => p.address), projects: e.projects.map((p) => p.address) },
+                  ]),
+                ),
+              }
+            : {}),
           diagnostics: loaded.diagnostics,
         },
         null,
@@ -37,8 +59,18 @@ async function validate(ctx: CommandContext, paths: string[], json: boolean): Pr
   }
   await reportDiagnostics(ctx, loaded);
   if (!loaded.valid) return 'error';
+  const counts =
+    environments.length > 0
+      ? environments
+          .map(
+            (e) =>
+              `${e.name}: ${plural(e.parsers.length, 'parser')}, ${plural(e.projects.length, 'project')}`,
+          )
+          .join('; ')
+      : `${plural(loaded.parsers.length, 'parser')}, ${plural(loaded.projects.length, 'project')}`;
+  const chosen = loaded.environment !== undefined ? ` (environment ${loaded.environment.name})` : '';
   ctx.print(
-    `${ctx.stdoutColors.green('Valid:')} ${plural(loaded.files.length, 'file')}, ${plural(loaded.parsers.length, 'parser')}, ${plural(loaded.projects.length, 'project')}.`,
+    `${ctx.stdoutColors.green('Valid:')} ${plural(loaded.files.length, 'file')}, ${counts}${chosen}.`,
   );
   if (loaded.files.length === 0)
     ctx.log(ctx.colors.yellow(`warning: no *.yaml or *.yml files under ${paths.join(', ') || '.'}`));

@@ -7,8 +7,20 @@ import type { Diagnostic } from './diagnostic.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 
+/** The project file's names (project-file.ts), listed here so discovery needs nothing of the manifests. */
+const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'];
+
 /** The file, in any folder walked, that lists paths (gitignore syntax) discovery skips below that folder. */
 export const IGNORE_FILE = '.scrapeformignore';
+
+export interface DiscoverOptions {
+  /** An environment's `exclude` patterns (gitignore syntax), relative to the project folder. */
+  exclude?: { folder: string; patterns: readonly string[] } | undefined;
+  /** The project file in use: never read as a manifest; a folder holding another one is another project. */
+  projectFile?: string | undefined;
+  /** Walk into other projects too (fmt formats every file, whichever project it belongs to). */
+  enterProjects?: boolean;
+}
 
 export interface DiscoveredFiles {
   files: string[];
@@ -29,9 +41,17 @@ interface IgnoreRules {
  * relative to its folder, deeper files refining outer ones); a file named explicitly is read whatever its
  * extension and whatever the ignore files say.
  */
-export async function discoverManifestFiles(paths: readonly string[]): Promise<DiscoveredFiles> {
+export async function discoverManifestFiles(
+  paths: readonly string[],
+  options: DiscoverOptions = {},
+): Promise<DiscoveredFiles> {
   const roots = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
+  const outer: IgnoreRules[] =
+    options.exclude !== undefined
+      ? [{ folder: options.exclude.folder, matcher: ignore().add(options.exclude.patterns) }]
+      : [];
+  const project = options.projectFile !== undefined ? path.resolve(options.projectFile) : undefined;
   for (const given of paths.length > 0 ? paths : ['.']) {
     let info;
     try {
@@ -48,8 +68,9 @@ export async function discoverManifestFiles(paths: readonly string[]): Promise<D
       });
       continue;
     }
-    if (info.isDirectory()) await walk(given, given, [], roots, diagnostics);
-    else if (!roots.has(given)) roots.set(given, path.dirname(given));
+    if (info.isDirectory()) {
+      await walk(given, given, outer, roots, diagnostics, options.enterProjects === true ? null : project);
+    } else if (!roots.has(given)) roots.set(given, path.dirname(given));
   }
   return { files: [...roots.keys()].sort(), roots, diagnostics };
 }
@@ -60,23 +81,46 @@ async function walk(
   outer: readonly IgnoreRules[],
   roots: Map<string, string>,
   diagnostics: Diagnostic[],
+  /** The project file in use; null: project files are skipped but other projects' folders entered. */
+  project: string | undefined | null,
 ): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  // A folder with a project file of its own is another project, read with its own variables and environments.
+  const other =
+    project === null
+      ? undefined
+      : entries.find(
+          (e) => e.isFile() && PROJECT_FILE_NAMES.includes(e.name) && path.resolve(dir, e.name) !== project,
+        );
+  if (other !== undefined) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'manifest.nested-project',
+      file: path.join(dir, other.name),
+      line: 0,
+      column: 0,
+      path: '',
+      message: `skipped ${dir}: it holds its own ${other.name}, so it is another project`,
+      hint: `read it on its own: scrapeform validate ${dir} (or --chdir ${dir})`,
+    });
+    return;
+  }
   const rules = [...outer];
   const own = readIgnoreFile(dir, diagnostics);
   if (own !== undefined) rules.push(own);
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules' || isIgnored(rules, full, true))
         continue;
-      await walk(full, root, rules, roots, diagnostics);
+      await walk(full, root, rules, roots, diagnostics, project);
     } else if (
       entry.isFile() &&
       MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) &&
       !isIgnored(rules, full, false) &&
-      !roots.has(full)
+      !roots.has(full) &&
+      path.resolve(full) !== project
     ) {
       roots.set(full, root);
     }

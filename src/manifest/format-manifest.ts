@@ -3,8 +3,30 @@ import type { Node, YAMLMap } from 'yaml';
 import { PROJECT_DIFFABLE_KEYS } from '../model/vocabulary.js';
 
 /** The order keys are written in: as DESIGN section 1 shows them; keys not listed keep their place after these. */
-const PARSER_KEYS = ['apiVersion', 'kind', 'name', 'urls', 'scraper_params', 'fields', 'lifecycle', 'expect'];
-const PROJECT_KEYS = ['apiVersion', 'kind', 'name', ...PROJECT_DIFFABLE_KEYS, 'lifecycle'];
+const PARSER_KEYS = [
+  'apiVersion',
+  'kind',
+  'name',
+  'extends',
+  'for_each',
+  '<<',
+  'urls',
+  'scraper_params',
+  'fields',
+  'lifecycle',
+  'expect',
+];
+const PROJECT_KEYS = [
+  'apiVersion',
+  'kind',
+  'name',
+  'extends',
+  'for_each',
+  '<<',
+  ...PROJECT_DIFFABLE_KEYS,
+  'lifecycle',
+];
+const FORMATTED_KINDS = ['Parser', 'Project', 'ParserTemplate', 'ProjectTemplate'];
 const FIELD_KEYS = ['description', 'type', 'selector', 'renamed_from', 'fields'];
 const INPUT_KEYS = ['type', 'list', 'file', 'url'];
 const LIFECYCLE_KEYS = ['prevent_destroy', 'ignore_changes'];
@@ -24,12 +46,12 @@ export function formatManifestText(text: string): string {
     return isScalar(kind) ? kind.value : undefined;
   };
   // Files that hold no scrapeform manifest (a workflow, a compose file) are never rewritten.
-  if (!documents.some((d) => ['Parser', 'Project'].includes(String(kindOf(d.contents))))) return text;
+  if (!documents.some((d) => FORMATTED_KINDS.includes(String(kindOf(d.contents))))) return text;
   const out = documents.map((doc) => {
     const root = doc.contents;
     const kind = kindOf(root);
-    if (isMap(root) && kind === 'Parser') formatParser(root);
-    else if (isMap(root) && kind === 'Project') formatProject(root);
+    if (isMap(root) && (kind === 'Parser' || kind === 'ParserTemplate')) formatParser(root);
+    else if (isMap(root) && (kind === 'Project' || kind === 'ProjectTemplate')) formatProject(root);
     return doc.toString({ indent: 2, lineWidth: 0 });
   });
   return out.join('');
@@ -68,7 +90,10 @@ function sortChild(root: YAMLMap, key: string, order: readonly string[]): void {
 
 function sortKeys(map: YAMLMap, order: readonly string[]): void {
   const rank = (key: unknown): number => {
-    const name = isScalar(key) ? String(key.value) : String(key);
+    const value: unknown = isScalar(key) ? key.value : key;
+    const name = typeof value === 'symbol' ? (value.description ?? '') : String(value);
+    // `x-` keys come first: they hold the anchors the rest of the document aliases.
+    if (name.startsWith('x-')) return -1;
     const at = order.indexOf(name);
     return at === -1 ? order.length : at;
   };

@@ -1,33 +1,60 @@
-import { Scalar, parse as parseYamlValue, visit } from 'yaml';
+import { isCollection, isNode, isPair, Scalar, parse as parseYamlValue, visit } from 'yaml';
+import type { Node } from 'yaml';
 import type { Diagnostic } from './diagnostic.js';
+import { suggestNearest } from './suggest.js';
 import { keyPathOf, positionOf } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** A parsed string value: literal text and `${NAME}` / `${NAME:-default}` references, defaults parsed alike. */
+/**
+ * What the `${…}` references of one document can name: environment variables (`${NAME}`), the declared
+ * variables of scrapeform.yaml (`${var.NAME}`) and, in a manifest with `for_each`, the keys of the element being
+ * expanded (`${each.KEY}`).
+ */
+export interface ReferenceScope {
+  env: Environment;
+  /** Declared variables and their values; without it no `${var.…}` is declared. */
+  variables?: ReadonlyMap<string, unknown>;
+  /** The for_each element; absent outside for_each. */
+  each?: Readonly<Record<string, unknown>>;
+  /** Where variables are declared, for the hint about an undeclared one. */
+  variablesHint?: string;
+}
+
+type Namespace = 'env' | 'var' | 'each';
+
+/** A parsed string value: literal text and references, defaults parsed alike. */
 type Piece = string | Reference;
 interface Reference {
+  namespace: Namespace;
   name: string;
   fallback?: Piece[];
 }
 
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const NAMESPACED = /^(var|each)\.([A-Za-z_][A-Za-z0-9_]*)/;
 /** Defaults inside defaults (`${A:-${B:-x}}`) beyond this are refused rather than followed. */
 const MAX_DEFAULT_NESTING = 8;
 
+/** Whether a text holds a `${var.…}` or `${each.…}` reference: such a document is read once per use. */
+export function hasScopedReference(text: string): boolean {
+  return text.includes('${var.') || text.includes('${each.');
+}
+
 /**
- * Replaces environment references in every string value of the document, in place, and reports unset variables
- * at their own position. A default may itself hold references (`${A:-${B:-x}}`), expanded by the same rules and
- * only when needed; nothing unexpanded is ever passed through as a value. A plain (unquoted) scalar that is one
- * whole reference takes the type its value reads as in YAML, so `render: ${RENDER:-false}` is a boolean; quoted
- * scalars stay strings. Keys are never interpolated.
+ * Replaces references in every string value of the document, in place, and reports each one that cannot be
+ * expanded at its own position. A default may itself hold references (`${A:-${B:-x}}`), expanded by the same rules
+ * and only when needed; nothing unexpanded is ever passed through as a value. A plain (unquoted) scalar that is one
+ * whole reference takes the type of its value: an environment variable's text as YAML reads it (`render:
+ * ${RENDER:-false}` is a boolean), a variable or for_each value as it is (a number, a list, a map); quoted scalars
+ * stay strings. Keys are never interpolated.
  */
-export function interpolateDocument(source: SourceDocument, env: Environment): Diagnostic[] {
+export function interpolateDocument(source: SourceDocument, scope: ReferenceScope): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   visit(source.doc, {
     Scalar(key, node, ancestors) {
-      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return undefined;
       const original = node.value;
       const pos = positionOf(source, node);
       const base = { severity: 'error' as const, file: source.file, line: pos.line, column: pos.column };
@@ -39,32 +66,106 @@ export function interpolateDocument(source: SourceDocument, env: Environment): D
           code: 'manifest.env-syntax',
           path,
           message: `malformed variable reference in "${original}"`,
-          hint: 'write ${NAME} or ${NAME:-default} (a default may hold references); write $${ for a literal ${',
+          hint: 'write ${NAME} or ${NAME:-default} (a default may hold references), ${var.NAME} or ${each.KEY}; write $${ for a literal ${',
         });
-        return;
+        return undefined;
       }
-      const missing: string[] = [];
-      const replaced = expandPieces(pieces.pieces, env, missing);
-      for (const name of new Set(missing)) {
-        diagnostics.push({
-          ...base,
-          code: 'manifest.env-unset',
-          path,
-          message: `environment variable ${name} is not set`,
-          hint: `export ${name}, or give a default: \${${name}:-value}`,
-        });
-      }
-      if (missing.length > 0) return;
+      const problems: Problem[] = [];
       const whole = pieces.pieces.length === 1 && typeof pieces.pieces[0] !== 'string';
-      if (node.type === Scalar.PLAIN && whole) {
-        const typed: unknown = parseYamlValue(replaced);
-        node.value = typed === null || typeof typed === 'object' ? replaced : typed;
-      } else {
-        node.value = replaced;
+      const typedWhole = whole && node.type === Scalar.PLAIN;
+      const value = typedWhole
+        ? expandWhole(pieces.pieces[0] as Reference, scope, problems)
+        : expandPieces(pieces.pieces, scope, problems);
+      const seen = new Set<string>();
+      for (const problem of problems) {
+        const message = problemMessage(problem, scope);
+        if (seen.has(message.message)) continue;
+        seen.add(message.message);
+        diagnostics.push({ ...base, path, ...message });
       }
+      if (problems.length > 0) return undefined;
+      if (typeof value === 'string' || value === null || typeof value !== 'object') {
+        node.value = value;
+        return undefined;
+      }
+      // A list or a map takes the scalar's place; its nodes keep the reference's position for diagnostics.
+      const created = source.doc.createNode(value);
+      placeAt(created, node.range);
+      return created;
     },
   });
   return diagnostics;
+}
+
+type Problem =
+  | { kind: 'env-unset'; name: string }
+  | { kind: 'var-undeclared'; name: string }
+  | { kind: 'each-outside'; name: string }
+  | { kind: 'each-missing'; name: string }
+  | { kind: 'not-text'; reference: string; got: string };
+
+function problemMessage(
+  problem: Problem,
+  scope: ReferenceScope,
+): { code: string; message: string; hint?: string } {
+  switch (problem.kind) {
+    case 'env-unset':
+      return {
+        code: 'manifest.env-unset',
+        message: `environment variable ${problem.name} is not set`,
+        hint: `export ${problem.name}, or give a default: \${${problem.name}:-value}`,
+      };
+    case 'var-undeclared': {
+      const known = [...(scope.variables?.keys() ?? [])];
+      const near = suggestNearest(problem.name, known);
+      return {
+        code: 'manifest.var-undeclared',
+        message: `\${var.${problem.name}}: no variable "${problem.name}" is declared`,
+        hint:
+          near !== undefined
+            ? `did you mean "${near}"?`
+            : (scope.variablesHint ?? 'declare it under variables: in scrapeform.yaml'),
+      };
+    }
+    case 'each-outside':
+      return {
+        code: 'manifest.each-outside',
+        message: `\${each.${problem.name}} is used outside for_each`,
+        hint: '${each.KEY} names a key of the for_each element: only a manifest with for_each, and the templates it extends, can use it',
+      };
+    case 'each-missing': {
+      const keys = Object.keys(scope.each ?? {});
+      const near = suggestNearest(problem.name, keys);
+      return {
+        code: 'manifest.each-missing',
+        message: `\${each.${problem.name}}: the for_each element has no key "${problem.name}"`,
+        hint:
+          near !== undefined
+            ? `did you mean "${near}"?`
+            : `its keys: ${keys.join(', ') || '(none)'}; or give a default: \${each.${problem.name}:-value}`,
+      };
+    }
+    case 'not-text':
+      return {
+        code: 'manifest.reference-type',
+        message: `${problem.reference} is ${problem.got}: it can stand only alone, unquoted, as a whole value`,
+        hint: 'write the reference as the whole value (key: ${…}) to insert a list or a map',
+      };
+  }
+}
+
+/** Sets the range of a created node and everything in it to the place of the reference it replaces. */
+function placeAt(node: unknown, range: Node['range']): void {
+  if (!isNode(node)) return;
+  node.range = range;
+  if (isCollection(node)) {
+    for (const item of node.items) {
+      if (isPair(item)) {
+        placeAt(item.key, range);
+        placeAt(item.value, range);
+      } else placeAt(item, range);
+    }
+  }
 }
 
 /**
@@ -84,10 +185,16 @@ function parsePieces(
       literal += '${';
       i += 3;
     } else if (text.startsWith('${', i)) {
-      const name = VARIABLE_NAME.exec(text.slice(i + 2))?.[0];
-      if (name === undefined) return undefined;
-      let j = i + 2 + name.length;
-      const reference: Reference = { name };
+      const rest = text.slice(i + 2);
+      const namespaced = NAMESPACED.exec(rest);
+      const reference: Reference | undefined =
+        namespaced !== null
+          ? { namespace: namespaced[1] as Namespace, name: namespaced[2] as string }
+          : NAME.test(rest)
+            ? { namespace: 'env', name: NAME.exec(rest)?.[0] as string }
+            : undefined;
+      if (reference === undefined) return undefined;
+      let j = i + 2 + (namespaced?.[0].length ?? reference.name.length);
       if (text.startsWith(':-', j)) {
         if (depth >= MAX_DEFAULT_NESTING) return undefined;
         const inner = parsePieces(text, j + 2, depth + 1);
@@ -113,18 +220,80 @@ function parsePieces(
   return { pieces, end: i };
 }
 
-/** An unset or empty variable takes its default; without one its name goes to `missing`. */
-function expandPieces(pieces: readonly Piece[], env: Environment, missing: string[]): string {
+/** The value a reference names, or undefined (with the problem noted) when it names none and has no default. */
+function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]): unknown {
+  switch (reference.namespace) {
+    case 'env': {
+      const value = scope.env[reference.name];
+      if (value !== undefined && value !== '') return value;
+      if (reference.fallback === undefined) problems.push({ kind: 'env-unset', name: reference.name });
+      return undefined;
+    }
+    case 'var': {
+      // A typo is an error even with a default: the default would hide it.
+      if (scope.variables?.has(reference.name) !== true) {
+        problems.push({ kind: 'var-undeclared', name: reference.name });
+        return undefined;
+      }
+      const value = scope.variables.get(reference.name);
+      return value === '' || value === null ? undefined : value;
+    }
+    case 'each': {
+      const element = scope.each;
+      const value =
+        element !== undefined && Object.hasOwn(element, reference.name) ? element[reference.name] : undefined;
+      if (value !== undefined && value !== null && value !== '') return value;
+      if (reference.fallback === undefined) {
+        problems.push({
+          kind: element === undefined ? 'each-outside' : 'each-missing',
+          name: reference.name,
+        });
+      }
+      return undefined;
+    }
+  }
+}
+
+function describeReference(reference: Reference): string {
+  return reference.namespace === 'env'
+    ? `\${${reference.name}}`
+    : `\${${reference.namespace}.${reference.name}}`;
+}
+
+/** One whole unquoted reference: the value itself, typed. */
+function expandWhole(reference: Reference, scope: ReferenceScope, problems: Problem[]): unknown {
+  const value = lookUp(reference, scope, problems);
+  if (value === undefined) {
+    if (reference.fallback === undefined) return undefined;
+    const text = expandPieces(reference.fallback, scope, problems);
+    const typed: unknown = parseYamlValue(text);
+    return typed === null || typeof typed === 'object' ? text : typed;
+  }
+  if (reference.namespace !== 'env') return value;
+  const typed: unknown = parseYamlValue(value as string);
+  return typed === null || typeof typed === 'object' ? value : typed;
+}
+
+/** An unset or empty value takes its default; lists and maps cannot become text. */
+function expandPieces(pieces: readonly Piece[], scope: ReferenceScope, problems: Problem[]): string {
   let out = '';
   for (const piece of pieces) {
     if (typeof piece === 'string') {
       out += piece;
       continue;
     }
-    const value = env[piece.name];
-    if (value !== undefined && value !== '') out += value;
-    else if (piece.fallback !== undefined) out += expandPieces(piece.fallback, env, missing);
-    else missing.push(piece.name);
+    const value = lookUp(piece, scope, problems);
+    if (value === undefined) {
+      if (piece.fallback !== undefined) out += expandPieces(piece.fallback, scope, problems);
+    } else if (value !== null && typeof value === 'object') {
+      problems.push({
+        kind: 'not-text',
+        reference: describeReference(piece),
+        got: Array.isArray(value) ? 'a list' : 'a map',
+      });
+    } else {
+      out += String(value);
+    }
   }
   return out;
 }

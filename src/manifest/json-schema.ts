@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ManifestSchema } from './schemas.js';
+import { WrittenManifestSchema } from './schemas.js';
 
 export const SCHEMA_ID = 'https://scrapeform.dev/schemas/scrapeform.schema.json';
 
@@ -9,15 +9,39 @@ export const SCHEMA_ID = 'https://scrapeform.dev/schemas/scrapeform.schema.json'
  */
 const ENV_REFERENCE = {
   type: 'string',
-  pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-.*)?\\}',
-  description: 'An environment reference, checked by scrapeform validate once expanded.',
+  pattern: '\\$\\{((var|each)\\.)?[A-Za-z_][A-Za-z0-9_]*(:-.*)?\\}',
+  description:
+    'A reference (${NAME}, ${var.NAME}, ${each.KEY}), checked by scrapeform validate once expanded.',
 };
 
 /** The manifest JSON Schema that editors use for completion and hover, generated from the zod schemas. */
 export function manifestJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ManifestSchema, { target: 'draft-7', unrepresentable: 'any' });
+  const schema = z.toJSONSchema(WrittenManifestSchema, { target: 'draft-7', unrepresentable: 'any' });
   const { $schema, ...rest } = schema;
-  return { $schema, $id: SCHEMA_ID, title: 'scrapeform manifest', ...(allowReferences(rest) as object) };
+  const withReferences = allowReferences(rest) as Record<string, unknown>;
+  const branches = (withReferences.oneOf as Record<string, unknown>[] | undefined) ?? [];
+  return {
+    $schema,
+    $id: SCHEMA_ID,
+    title: 'scrapeform manifest',
+    ...withReferences,
+    oneOf: branches.map(allowExpansion),
+  };
+}
+
+/**
+ * What zod cannot say of a document as written: top-level `x-` keys hold fragments (anchors) and are ignored, and
+ * a Parser or Project with `extends` needs only its name, since its template may give the rest.
+ */
+function allowExpansion(branch: Record<string, unknown>): Record<string, unknown> {
+  const properties = branch.properties as Record<string, { const?: unknown }> | undefined;
+  const kind = properties?.kind?.const;
+  const out: Record<string, unknown> = { ...branch, patternProperties: { '^x-': {} } };
+  if ((kind === 'Parser' || kind === 'Project') && Array.isArray(branch.required)) {
+    const { required, ...others } = out;
+    return { ...others, anyOf: [{ required: ['kind', 'name', 'extends'] }, { required }] };
+  }
+  return out;
 }
 
 /**

@@ -1,46 +1,60 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { DesiredParser, DesiredProject, ManifestSource } from '../model/desired.js';
+import { isMap, isScalar } from 'yaml';
+import type { DesiredParser, DesiredProject, ManifestSource, SourceOrigin } from '../model/desired.js';
 import { decodeText } from './decode-text.js';
 import { hasErrors } from './diagnostic.js';
-import type { Diagnostic, SourcePosition } from './diagnostic.js';
+import type { Diagnostic } from './diagnostic.js';
+import { evaluateForEach, hasForEach } from './for-each.js';
+import type { ForEachElement } from './for-each.js';
 import { interpolateDocument } from './interpolate.js';
-import type { Environment } from './interpolate.js';
+import type { ReferenceScope } from './interpolate.js';
+import { mergeLayers } from './merge-layers.js';
+import type { DroppedNothing } from './merge-layers.js';
 import { normaliseParser, normaliseProject, parseInputFile } from './normalise.js';
+import { documentSource, layeredSource } from './object-source.js';
+import type { ObjectSource, Place, SourceLayer } from './object-source.js';
 import { at, checkParserRules, checkProjectRules, isRecord } from './rules.js';
 import {
+  EXPANSION_KEYS,
   hasCredentials,
+  isExtensionKey,
   MANIFEST_KINDS,
   ParserManifestSchema,
   ProjectManifestSchema,
+  TEMPLATE_KINDS,
   URL_CREDENTIALS_MESSAGE,
 } from './schemas.js';
 import type { WrittenParser, WrittenProject } from './schemas.js';
 import { suggestNearest } from './suggest.js';
-import { documentToData, inspectDocument, locate, parseYamlFile } from './yaml-document.js';
+import { parentProblem, templateChain, templateKindFor, templateLayer } from './templates.js';
+import type { TemplateRegistry } from './templates.js';
+import { copyDocument, documentToData, inspectDocument, locate, parseYamlFile } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 import { describeValue, diagnosticsFromIssues } from './zod-diagnostics.js';
 
-/** A valid object of one file, with where its name is written (for cross-file duplicate checks). */
+/** A valid object, with where its name is written (for cross-file duplicate checks). */
 export interface LoadedObject<T> {
   value: T;
-  namePosition: SourcePosition;
+  namePosition: Place;
+  /** The for_each element that made it, when one did. */
+  element?: ForEachElement;
 }
 
-/** Everything one file contributes. */
-export interface LoadedFile {
-  parsers: LoadedObject<DesiredParser>[];
-  projects: LoadedObject<DesiredProject>[];
+/** A file's documents, parsed, before they are expanded. */
+export interface ReadFile {
+  documents: SourceDocument[];
   diagnostics: Diagnostic[];
 }
 
-/** What reading a file needs besides its path. */
-export interface LoadFileOptions {
-  env: Environment;
+/** What expanding and validating a document needs besides the document. */
+export interface LoadContext {
+  scope: ReferenceScope;
   /** When validation runs (a past `scheduledAt` warns); loadManifests reads the clock when not given one. */
   now: Date;
   /** The folder being read (the one given, or the folder of a file given): input files must stay inside it. */
   root: string;
+  templates: TemplateRegistry;
 }
 
 /** Input files larger than this are refused: they are sent whole in the request that creates the project. */
@@ -48,17 +62,20 @@ export const MAX_INPUT_FILE_BYTES = 1024 * 1024;
 
 /** Keys only a scrapeform manifest has; a document with none of them and no `kind` is another tool's file. */
 const SCRAPEFORM_KEYS = new Set(
-  [...Object.keys(ParserManifestSchema.shape), ...Object.keys(ProjectManifestSchema.shape)].filter(
-    (key) => !['apiVersion', 'kind', 'name'].includes(key),
-  ),
+  [
+    ...Object.keys(ParserManifestSchema.shape),
+    ...Object.keys(ProjectManifestSchema.shape),
+    ...EXPANSION_KEYS,
+  ].filter((key) => !['apiVersion', 'kind', 'name'].includes(key)),
 );
 
+const KINDS_TEXT = 'Parser, Project, ParserTemplate or ProjectTemplate';
 const IGNORE_HINT =
   'if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)';
 
-/** Reads one manifest file: every document is interpolated, validated and normalised on its own. */
-export function loadManifestFile(file: string, options: LoadFileOptions): LoadedFile {
-  const result: LoadedFile = { parsers: [], projects: [], diagnostics: [] };
+/** Reads and parses one manifest file into YAML documents; unreadable, non-UTF-8 or broken YAML is reported. */
+export function readManifestFile(file: string): ReadFile {
+  const result: ReadFile = { documents: [], diagnostics: [] };
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -84,54 +101,108 @@ export function loadManifestFile(file: string, options: LoadFileOptions): Loaded
   }
   const parsed = parseYamlFile(file, decoded.text);
   result.diagnostics.push(...parsed.diagnostics);
-  for (const source of parsed.documents) {
-    const loaded = loadDocument(source, options, result.diagnostics);
-    if (loaded === undefined) continue;
-    const namePosition = locate(source, ['name']);
-    if (loaded.kind === 'Parser') result.parsers.push({ value: loaded, namePosition });
-    else result.projects.push({ value: loaded, namePosition });
-  }
+  result.documents.push(...parsed.documents);
   return result;
 }
 
-function loadDocument(
+/** The kind a document declares, read from the YAML before anything is expanded. */
+export function writtenKind(source: SourceDocument): unknown {
+  const root = source.doc.contents;
+  if (!isMap(root)) return undefined;
+  const kind = root.get('kind', true);
+  return isScalar(kind) ? kind.value : undefined;
+}
+
+/**
+ * Expands and validates one Parser or Project document: once, or once per for_each element, each instance built
+ * on the templates it extends. Every instance is interpolated, merged, validated and normalised on its own.
+ */
+export function loadObjectDocument(
   source: SourceDocument,
-  options: LoadFileOptions,
+  context: LoadContext,
   diagnostics: Diagnostic[],
-): DesiredParser | DesiredProject | undefined {
-  // Aliases, tags and nesting are checked on the YAML itself: turning such a document into data would throw,
-  // change what a value is, or blow the stack.
+): LoadedObject<DesiredParser | DesiredProject>[] {
+  // Aliases, tags, merge keys and nesting are checked on the YAML itself: turning such a document into data
+  // would throw, change what a value is, or blow the stack.
   const structural = inspectDocument(source);
   if (structural.length > 0) {
     diagnostics.push(...structural);
-    return undefined;
+    return [];
   }
-  const envProblems = interpolateDocument(source, options.env);
-  diagnostics.push(...envProblems);
+  if (!hasForEach(source)) {
+    const interpolation = interpolateDocument(source, context.scope);
+    diagnostics.push(...interpolation);
+    const loaded = loadInstance(source, context, diagnostics, undefined, hasErrors(interpolation));
+    return loaded === undefined ? [] : [loaded];
+  }
+  const elements = evaluateForEach(source, context.scope, diagnostics);
+  if (elements === undefined) return [];
+  const out: LoadedObject<DesiredParser | DesiredProject>[] = [];
+  // The elements are read: copies of the document without its for_each cost one body each, not the whole list.
+  const body = copyDocument(source);
+  if (isMap(body.doc.contents)) body.doc.contents.delete('for_each');
+  for (const element of elements) {
+    // Each instance is read from its own copy of the document, so `${each.…}` keeps its YAML type and place.
+    const instance = copyDocument(body);
+    const interpolation = interpolateDocument(instance, { ...context.scope, each: element.values });
+    diagnostics.push(
+      ...interpolation.map((d) =>
+        d.code.startsWith('manifest.each-') || d.code === 'manifest.reference-type'
+          ? withContext(d, elementContext(element))
+          : d,
+      ),
+    );
+    const loaded = loadInstance(instance, context, diagnostics, element, hasErrors(interpolation));
+    if (loaded !== undefined) out.push(loaded);
+  }
+  return out;
+}
+
+/** Said after a message about an instance, so the line of a template names which object it was read for. */
+function elementContext(element: ForEachElement, address?: string): string {
+  const at = `${element.label} at ${element.place.file}:${element.place.line}:${element.place.column}`;
+  return address !== undefined ? `in ${address}: ${at}` : `in ${at}`;
+}
+
+function withContext(diagnostic: Diagnostic, context: string): Diagnostic {
+  return { ...diagnostic, message: `${diagnostic.message} (${context})` };
+}
+
+function loadInstance(
+  source: SourceDocument,
+  context: LoadContext,
+  diagnostics: Diagnostic[],
+  element: ForEachElement | undefined,
+  interpolationFailed: boolean,
+): LoadedObject<DesiredParser | DesiredProject> | undefined {
   const converted = documentToData(source);
   if ('diagnostic' in converted) {
     diagnostics.push(converted.diagnostic);
     return undefined;
   }
-  const data = converted.data;
-  if (!isRecord(data)) {
+  const written = converted.data;
+  if (!isRecord(written)) {
     diagnostics.push(
       at(
-        source,
+        documentSource(source),
         [],
         'value',
         'manifest.not-a-manifest',
-        `not a scrapeform manifest: expected a map, got ${describeValue(data)}`,
+        `not a scrapeform manifest: expected a map, got ${describeValue(written)}`,
         { hint: `every document needs kind: Parser or kind: Project; ${IGNORE_HINT}` },
       ),
     );
     return undefined;
   }
+  // `x-` keys hold fragments for anchors, and for_each has been expanded: neither is part of the object.
+  const data = Object.fromEntries(
+    Object.entries(written).filter(([key]) => !isExtensionKey(key) && key !== 'for_each'),
+  );
   const kind = data.kind;
   if (kind === undefined && isForeign(data)) {
     diagnostics.push(
       at(
-        source,
+        documentSource(source),
         [],
         'value',
         'manifest.not-scrapeform',
@@ -144,27 +215,146 @@ function loadDocument(
     );
     return undefined;
   }
-  if (!(MANIFEST_KINDS as readonly unknown[]).includes(kind)) {
+  if (kind !== 'Parser' && kind !== 'Project') {
     diagnostics.push(unknownKind(source, kind));
     return undefined;
   }
-  const position = locate(source, []);
-  const origin: ManifestSource = { file: source.file, line: position.line, column: position.column };
-  const schema = kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
-  const result = schema.safeParse(data, { reportInput: true });
-  const problems = result.success ? [] : diagnosticsFromIssues(source, schema, data, result.error.issues);
-  // Cross-key rules run whatever the schema said, so every problem of the document is reported at once.
-  if (kind === 'Parser') {
-    problems.push(...checkParserRules(source, data));
-    diagnostics.push(...problems);
-    if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
-    return normaliseParser(result.data as WrittenParser, origin);
+  const problems: Diagnostic[] = [];
+  const own = documentSource(source);
+  const address =
+    typeof data.name === 'string' ? `${kind === 'Parser' ? 'parser' : 'project'}.${data.name}` : undefined;
+  const contextOf =
+    element !== undefined
+      ? elementContext(element, address)
+      : address !== undefined
+        ? `in ${address}`
+        : undefined;
+  let object: ObjectSource = own;
+  let merged: Record<string, unknown> = data;
+  const origin: SourceOrigin[] = [];
+  if (element !== undefined) origin.push({ role: 'for_each', label: element.label, ...element.place });
+  let blocked = interpolationFailed;
+  if (data.extends !== undefined) {
+    // Templates are read in the scope of this instance: its variables and its for_each element.
+    const scope = element !== undefined ? { ...context.scope, each: element.values } : context.scope;
+    const built = buildOnTemplates(source, kind, data, { ...context, scope }, problems);
+    if (built === undefined) blocked = true;
+    else {
+      ({ object, merged } = built);
+      origin.push(...built.origin);
+    }
   }
-  problems.push(...checkProjectRules(source, data, options.now));
-  const inputFile = readInputFile(source, data, options.root, problems);
-  diagnostics.push(...problems);
-  if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
-  return normaliseProject(result.data as WrittenProject, origin, inputFile);
+  const schema = kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
+  let result: ReturnType<typeof schema.safeParse> | undefined;
+  if (!blocked || data.extends === undefined) {
+    result = schema.safeParse(merged, { reportInput: true });
+    if (!result.success) problems.push(...diagnosticsFromIssues(object, schema, merged, result.error.issues));
+    // Cross-key rules run whatever the schema said, so every problem of the document is reported at once.
+    if (kind === 'Parser') problems.push(...checkParserRules(object, merged));
+    else problems.push(...checkProjectRules(object, merged, context.now));
+  }
+  const inputFile =
+    kind === 'Project' && result !== undefined
+      ? readInputFile(object, merged, context.root, problems)
+      : undefined;
+  // A message placed outside the object's own document (on a template's line) names the object it was read for.
+  const generated = element !== undefined;
+  diagnostics.push(
+    ...problems.map((d) =>
+      contextOf !== undefined && (generated || d.file !== source.file) ? withContext(d, contextOf) : d,
+    ),
+  );
+  if (result === undefined || !result.success || hasErrors(problems) || blocked) return undefined;
+  const position = locate(source, []);
+  const manifestSource: ManifestSource = {
+    file: source.file,
+    line: position.line,
+    column: position.column,
+    ...(origin.length > 0 ? { origin } : {}),
+  };
+  const value =
+    kind === 'Parser'
+      ? normaliseParser(result.data as WrittenParser, manifestSource)
+      : normaliseProject(result.data as WrittenProject, manifestSource, inputFile);
+  return { value, namePosition: object.place(['name']), ...(element !== undefined ? { element } : {}) };
+}
+
+/**
+ * The object merged onto the chain of templates it extends (nearest first), with a source that places each value
+ * where it is written, and the templates as origins. Undefined when the chain cannot be built (reported).
+ */
+function buildOnTemplates(
+  source: SourceDocument,
+  kind: 'Parser' | 'Project',
+  data: Record<string, unknown>,
+  context: LoadContext,
+  problems: Diagnostic[],
+): { object: ObjectSource; merged: Record<string, unknown>; origin: SourceOrigin[] } | undefined {
+  const own = documentSource(source);
+  const name = data.extends;
+  const templateKind = templateKindFor(kind);
+  if (typeof name !== 'string' || name === '') {
+    problems.push(
+      at(
+        own,
+        ['extends'],
+        'value',
+        'manifest.extends',
+        `extends takes the name of a ${templateKind}, got ${describeValue(name)}`,
+      ),
+    );
+    return undefined;
+  }
+  const problem = parentProblem(context.templates, templateKind, name);
+  if (problem !== undefined) {
+    problems.push(at(own, ['extends'], 'value', 'manifest.extends', problem.message, problem.extra));
+    return undefined;
+  }
+  const chain = templateChain(context.templates, templateKind, name);
+  // A broken chain (a cycle, an unknown parent) is reported once, on the template.
+  if (chain.some((t) => context.templates.broken.has(t))) return undefined;
+  const head = Object.fromEntries(Object.entries(data).filter(([key]) => key !== 'extends'));
+  const layers: SourceLayer[] = [{ source, data: head }];
+  const origin: SourceOrigin[] = [];
+  let failed = false;
+  for (const template of chain) {
+    const read = templateLayer(template, context.scope);
+    problems.push(...read.diagnostics);
+    failed ||= read.failed;
+    layers.push(read.layer);
+    const pos = locate(template.source, []);
+    origin.push({
+      role: 'extends',
+      label: `${template.kind} "${template.name}"`,
+      file: template.source.file,
+      ...pos,
+    });
+  }
+  if (failed) return undefined;
+  const droppedNothing: DroppedNothing[] = [];
+  const merged = mergeLayers(
+    kind,
+    layers.map((l) => l.data as Record<string, unknown>),
+    droppedNothing,
+  );
+  const object = layeredSource(layers);
+  for (const drop of droppedNothing) {
+    const layer = layers[drop.layer] as SourceLayer;
+    const key = String(drop.path[drop.path.length - 1]);
+    problems.push(
+      at(
+        documentSource(layer.source),
+        drop.path,
+        'value',
+        'manifest.extends-null',
+        `null drops "${key}", but nothing of that name is inherited`,
+        {
+          hint: `null drops an inherited value; check the name against ${drop.layer + 1 < layers.length ? 'the templates below' : 'what the template declares'}`,
+        },
+      ),
+    );
+  }
+  return { object, merged, origin };
 }
 
 /** Another tool's YAML (a compose file, a CI workflow): no `kind`, no scrapeform apiVersion, no scrapeform key. */
@@ -179,7 +369,7 @@ function isForeign(data: Record<string, unknown>): boolean {
  * `projectInput.file`, and nothing of the file is kept.
  */
 function readInputFile(
-  source: SourceDocument,
+  source: ObjectSource,
   project: Record<string, unknown>,
   root: string,
   problems: Diagnostic[],
@@ -196,7 +386,8 @@ function readInputFile(
     );
     return undefined;
   };
-  const resolved = path.resolve(path.dirname(source.file), file);
+  // Relative to the manifest that writes `file`, which may be a template's.
+  const resolved = path.resolve(path.dirname(source.place(['projectInput', 'file']).file), file);
   let real: string;
   try {
     real = realpathSync(resolved);
@@ -270,7 +461,8 @@ function realpathOr(folder: string): string {
   }
 }
 
-function unknownKind(source: SourceDocument, kind: unknown): Diagnostic {
+function unknownKind(document: SourceDocument, kind: unknown): Diagnostic {
+  const source = documentSource(document);
   if (kind === undefined) {
     return at(
       source,
@@ -283,13 +475,19 @@ function unknownKind(source: SourceDocument, kind: unknown): Diagnostic {
       },
     );
   }
-  const near = typeof kind === 'string' ? suggestNearest(kind, MANIFEST_KINDS) : undefined;
+  if (kind === 'Config') {
+    return at(source, ['kind'], 'value', 'manifest.unknown-kind', 'kind Config belongs in scrapeform.yaml', {
+      hint: 'the project file is scrapeform.yaml in the folder scrapeform runs in (or the one folder given)',
+    });
+  }
+  const near =
+    typeof kind === 'string' ? suggestNearest(kind, [...MANIFEST_KINDS, ...TEMPLATE_KINDS]) : undefined;
   return at(
     source,
     ['kind'],
     'value',
     'manifest.unknown-kind',
-    `kind must be Parser or Project, got ${describeValue(kind)}`,
+    `kind must be ${KINDS_TEXT}, got ${describeValue(kind)}`,
     { hint: near !== undefined ? `did you mean "${near}"?` : `kind Parser or Project; ${IGNORE_HINT}` },
   );
 }

@@ -1,20 +1,32 @@
 import path from 'node:path';
+import { isMap, isScalar } from 'yaml';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { discoverManifestFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
-import { loadManifestFile } from './load-file.js';
+import { loadObjectDocument, readManifestFile, writtenKind } from './load-file.js';
 import type { LoadedObject } from './load-file.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
-import type { ManifestKind } from './schemas.js';
+import { environmentNames, selectEnvironment } from './project-file.js';
+import type { EnvironmentSettings } from './project-file.js';
+import { TEMPLATE_KINDS } from './schemas.js';
+import type { ManifestKind, TemplateKind } from './schemas.js';
+import { collectTemplates } from './templates.js';
+import type { SourceDocument } from './yaml-document.js';
 
 export interface LoadManifestsOptions {
-  /** Files or folders; `.` when empty. */
+  /** Files or folders; `.` when empty (or, with a project file, the chosen environment's paths). */
   paths?: readonly string[];
   /** Variables for `${NAME}`; the process environment in the CLI, a plain object in tests. */
   env: Environment;
   /** When validation runs, for the warning about a past `scheduledAt`; the clock when not given. */
   now?: Date;
+  /** `--env NAME`: the environment of scrapeform.yaml to read. */
+  environment?: string | undefined;
+  /** `--var-file FILE`s: values of declared variables, later files winning over earlier ones and the project. */
+  varFiles?: readonly string[] | undefined;
+  /** The project file; `scrapeform.yaml` in the current folder (or the one folder given) when left out; false: none. */
+  projectFile?: string | false | undefined;
 }
 
 export interface LoadedManifests {
@@ -26,30 +38,174 @@ export interface LoadedManifests {
   files: string[];
   /** True when no diagnostic is an error: only then may anything be sent to an API. */
   valid: boolean;
+  /** The environment read, with what it sets for state, key and services; absent without environments. */
+  environment?: EnvironmentSettings;
+  /** The project file read, if any. */
+  projectFile?: string;
 }
 
-/** Reads, interpolates, validates and normalises every manifest under the paths, collecting all problems. */
+/**
+ * Reads the project file and the chosen environment, then reads, expands (templates, for_each), interpolates,
+ * validates and normalises every manifest under the paths, collecting all problems.
+ */
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedManifests> {
-  const { files, roots, diagnostics } = await discoverManifestFiles(options.paths ?? []);
+  const selected = selectEnvironment(options);
+  const projectFile = selected.project?.file;
+  const { files, roots, diagnostics } = await discoverManifestFiles(selected.paths, {
+    exclude: selected.exclude,
+    projectFile,
+  });
+  diagnostics.push(...selected.diagnostics);
+  const base = {
+    files,
+    ...(selected.settings !== undefined ? { environment: selected.settings } : {}),
+    ...(projectFile !== undefined ? { projectFile } : {}),
+  };
+  // Without a usable project file or environment nothing is expanded: every reference would be a false alarm.
+  if (hasErrors(selected.diagnostics)) {
+    const sorted = sortDiagnostics(diagnostics);
+    return { parsers: [], projects: [], diagnostics: sorted, valid: false, ...base };
+  }
   // The edge of the manifest layer: the clock is read here at most, and everything below is handed `now`.
   const now = options.now ?? new Date();
   // Files are read synchronously one after another: measured in bench/validate, awaiting fs/promises per file
   // doubled the time of 2,000 small files, and worker threads lost more to cold starts than they won.
-  const results = files.map((file) =>
-    loadManifestFile(file, { env: options.env, now, root: roots.get(file) ?? path.dirname(file) }),
-  );
-  const parsers = results.flatMap((r) => r.parsers);
-  const projects = results.flatMap((r) => r.projects);
-  diagnostics.push(...results.flatMap((r) => r.diagnostics));
+  const templateDocuments: { source: SourceDocument; kind: TemplateKind }[] = [];
+  // An object that extends a template waits until every template is read; the others are expanded as their file
+  // is read, so the YAML of 2,000 files is never held at once (bench/validate: peak memory).
+  const deferred: { source: SourceDocument; root: string; order: number }[] = [];
+  const loadedByOrder: { order: number; loaded: LoadedObject<DesiredParser | DesiredProject>[] }[] = [];
+  const scope = {
+    env: options.env,
+    variables: selected.variables,
+    ...(projectFile === undefined
+      ? { variablesHint: 'variables are declared in scrapeform.yaml at the root of the project (variables:)' }
+      : {}),
+  };
+  const noTemplates = collectTemplates([], []);
+  let order = 0;
+  for (const file of files) {
+    const read = readManifestFile(file);
+    diagnostics.push(...read.diagnostics);
+    const root = roots.get(file) ?? path.dirname(file);
+    for (const source of read.documents) {
+      const kind = writtenKind(source);
+      if ((TEMPLATE_KINDS as readonly unknown[]).includes(kind)) {
+        templateDocuments.push({ source, kind: kind as TemplateKind });
+      } else if (mayExtend(source)) {
+        deferred.push({ source, root, order: order++ });
+      } else {
+        const context = { scope, now, root, templates: noTemplates };
+        loadedByOrder.push({ order: order++, loaded: loadObjectDocument(source, context, diagnostics) });
+      }
+    }
+  }
+  const templates = collectTemplates(templateDocuments, diagnostics);
+  for (const { source, root, order: at } of deferred) {
+    loadedByOrder.push({
+      order: at,
+      loaded: loadObjectDocument(source, { scope, now, root, templates }, diagnostics),
+    });
+  }
+  const parsers: LoadedObject<DesiredParser>[] = [];
+  const projects: LoadedObject<DesiredProject>[] = [];
+  for (const { loaded } of loadedByOrder.sort((a, b) => a.order - b.order)) {
+    for (const object of loaded) {
+      if (object.value.kind === 'Parser') parsers.push(object as LoadedObject<DesiredParser>);
+      else projects.push(object as LoadedObject<DesiredProject>);
+    }
+  }
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
-  const sorted = sortDiagnostics(diagnostics);
+  const sorted = sortDiagnostics(withoutRepeats(diagnostics));
   return {
     parsers: parsers.map((p) => p.value),
     projects: projects.map((p) => p.value),
     diagnostics: sorted,
-    files,
     valid: !hasErrors(sorted),
+    ...base,
   };
+}
+
+/** One environment's objects, as validate and render show them. */
+export interface LoadedEnvironment {
+  name: string;
+  parsers: DesiredParser[];
+  projects: DesiredProject[];
+}
+
+export interface LoadedEnvironments extends Omit<LoadedManifests, 'environment'> {
+  /** Each environment read, in the order scrapeform.yaml declares them; empty without environments. */
+  environments: LoadedEnvironment[];
+}
+
+/**
+ * What `validate` and `render` read without `--env`: every environment of the project in turn (or the manifests
+ * alone when there are none). A problem found in some environments only says which.
+ */
+export async function loadAllEnvironments(
+  options: Omit<LoadManifestsOptions, 'environment'>,
+): Promise<LoadedEnvironments> {
+  const probe = selectEnvironment({ ...options, environment: undefined });
+  const names = environmentNames(probe.project);
+  if (names.length === 0) return { ...(await loadManifests(options)), environments: [] };
+  const runs = await Promise.all(names.map((name) => loadManifests({ ...options, environment: name })));
+  const counts = new Map<string, number>();
+  for (const run of runs) {
+    for (const d of new Set(run.diagnostics.map((x) => JSON.stringify(x))))
+      counts.set(d, (counts.get(d) ?? 0) + 1);
+  }
+  const seen = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  runs.forEach((run, i) => {
+    for (const d of run.diagnostics) {
+      const key = JSON.stringify(d);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      diagnostics.push(
+        (counts.get(key) ?? 0) < runs.length
+          ? { ...d, message: `${d.message} [environment ${names[i]}]` }
+          : d,
+      );
+    }
+  });
+  const sorted = sortDiagnostics(diagnostics);
+  const first = runs[0] as LoadedManifests;
+  return {
+    parsers: runs.flatMap((r) => r.parsers),
+    projects: runs.flatMap((r) => r.projects),
+    diagnostics: sorted,
+    files: [...new Set(runs.flatMap((r) => r.files))].sort(),
+    valid: !hasErrors(sorted),
+    ...(first.projectFile !== undefined ? { projectFile: first.projectFile } : {}),
+    environments: runs.map((run, i) => ({
+      name: names[i] as string,
+      parsers: run.parsers,
+      projects: run.projects,
+    })),
+  };
+}
+
+/** Whether a document may extend a template: it writes `extends`, or a merge key could bring one in. */
+function mayExtend(source: SourceDocument): boolean {
+  const root = source.doc.contents;
+  return (
+    isMap(root) &&
+    root.items.some((pair) => {
+      const key: unknown = isScalar(pair.key) ? pair.key.value : pair.key;
+      return key === 'extends' || typeof key === 'symbol';
+    })
+  );
+}
+
+/** The same problem found again (a for_each document read once per element) is reported once. */
+function withoutRepeats(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = JSON.stringify(d);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function duplicateNames(
@@ -62,17 +218,27 @@ function duplicateNames(
   const out: Diagnostic[] = [];
   for (const [name, group] of byName) {
     if (group.length < 2) continue;
-    const places = group.map((g) => `${g.value.source.file}:${g.namePosition.line}:${g.namePosition.column}`);
+    // A generated object is named by the element that made it: several may share the line of `name:`.
+    const placeOf = (g: LoadedObject<DesiredParser | DesiredProject>): string =>
+      `${g.namePosition.file}:${g.namePosition.line}:${g.namePosition.column}` +
+      (g.element !== undefined
+        ? ` (${g.element.label} at ${g.element.place.file}:${g.element.place.line}:${g.element.place.column})`
+        : '');
+    const places = group.map(placeOf);
     group.forEach((g, i) => {
+      const where = g.element?.place ?? g.namePosition;
       out.push({
         severity: 'error',
         code: 'manifest.duplicate-name',
-        file: g.value.source.file,
-        line: g.namePosition.line,
-        column: g.namePosition.column,
-        path: 'name',
+        file: where.file,
+        line: where.line,
+        column: where.column,
+        path: g.element !== undefined ? g.element.label : 'name',
         message: `duplicate ${kind} name "${name}": also declared at ${places.filter((_, j) => j !== i).join(', ')}`,
-        hint: `${kind} names are unique; rename one of them`,
+        hint:
+          g.element !== undefined
+            ? `every element of for_each must give the object its own name (${kind.toLowerCase()}.${name} is its address); make the values differ, or use \${each.KEY} in name`
+            : `${kind} names are unique; rename one of them`,
       });
     });
   }

@@ -3,15 +3,14 @@ import type { Diagnostic } from './diagnostic.js';
 import { FIELD_TYPES, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js';
 import { RESERVED_FIELD_NAMES, ScheduledAtSchema } from './schemas.js';
-import { locate } from './yaml-document.js';
-import type { SourceDocument } from './yaml-document.js';
+import type { ObjectSource } from './object-source.js';
 
 /**
  * Rules that span keys or that JSON Schema cannot say well: field names, parents, rename hints, a list input's
  * `list` or `file`, expect patterns, schedules. They run on every document that parsed, whatever the schema
  * said, so all problems come at once; so they take the data as it is and check its shape as they go.
  */
-export function checkParserRules(source: SourceDocument, parser: unknown): Diagnostic[] {
+export function checkParserRules(source: ObjectSource, parser: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
   if (!isRecord(parser)) return out;
   if (isRecord(parser.fields)) checkFieldLevel(source, parser.fields, ['fields'], out);
@@ -24,7 +23,7 @@ export function checkParserRules(source: SourceDocument, parser: unknown): Diagn
 }
 
 function checkFieldLevel(
-  source: SourceDocument,
+  source: ObjectSource,
   fields: Record<string, unknown>,
   path: PropertyKey[],
   out: Diagnostic[],
@@ -131,7 +130,7 @@ function checkFieldLevel(
 }
 
 function checkFieldName(
-  source: SourceDocument,
+  source: ObjectSource,
   name: string,
   fieldPath: PropertyKey[],
   out: Diagnostic[],
@@ -179,7 +178,7 @@ function hasRename(field: unknown): boolean {
 
 /** Every `~pattern` of an expect result must compile as apply will compile it. */
 function checkExpectedPatterns(
-  source: SourceDocument,
+  source: ObjectSource,
   expected: unknown,
   path: PropertyKey[],
   out: Diagnostic[],
@@ -210,7 +209,7 @@ function checkExpectedPatterns(
 }
 
 /** `now` is when validation runs, handed in by the caller; a past `scheduledAt` only warns. */
-export function checkProjectRules(source: SourceDocument, project: unknown, now: Date): Diagnostic[] {
+export function checkProjectRules(source: ObjectSource, project: unknown, now: Date): Diagnostic[] {
   const out: Diagnostic[] = [];
   if (!isRecord(project)) return out;
   if (project.schedulingEnabled === true && project.scrapingInterval === undefined) {
@@ -263,18 +262,18 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function at(
-  source: SourceDocument,
+  source: ObjectSource,
   path: PropertyKey[],
   where: 'key' | 'value',
   code: string,
   message: string,
   extra: { hint?: string; severity?: 'error' | 'warning' } = {},
 ): Diagnostic {
-  const pos = locate(source, path, where);
+  const pos = source.place(path, where);
   return {
     severity: extra.severity ?? 'error',
     code,
-    file: source.file,
+    file: pos.file,
     line: pos.line,
     column: pos.column,
     path: formatKeyPath(path),

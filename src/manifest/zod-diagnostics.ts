@@ -3,8 +3,7 @@ import type { core } from 'zod';
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { suggestNearest } from './suggest.js';
-import { locate } from './yaml-document.js';
-import type { SourceDocument } from './yaml-document.js';
+import type { ObjectSource, Place } from './object-source.js';
 
 /** What to do about a missing required key, where the fix is known. */
 const MISSING_KEY_HINTS: Record<string, string> = {
@@ -20,7 +19,7 @@ const MISSING_KEY_HINTS: Record<string, string> = {
 
 /** Turns zod issues for one document into diagnostics that point at the offending key or value. */
 export function diagnosticsFromIssues(
-  source: SourceDocument,
+  source: ObjectSource,
   schema: z.ZodType,
   data: unknown,
   issues: readonly core.$ZodIssue[],
@@ -36,18 +35,18 @@ export function diagnosticsFromIssues(
   for (const issue of issues) {
     const path = issue.path as PropertyKey[];
     if (issue.code !== 'invalid_type' && wrongTypes.some((wrong) => isWithin(path, wrong))) continue;
-    const base = { severity: 'error' as const, file: source.file };
+    const base = { severity: 'error' as const };
     switch (issue.code) {
       case 'unrecognized_keys': {
         const known = knownKeysAt(schema, path, data);
         for (const key of issue.keys) {
           const keyPath = [...path, key];
           const near = suggestNearest(key, known);
-          const pos = locate(source, keyPath, 'key');
+          const pos = source.place(keyPath, 'key');
           out.push({
             ...base,
             code: 'manifest.unknown-key',
-            ...lineColumn(pos),
+            ...place(pos),
             path: formatKeyPath(keyPath),
             message: `unknown key "${key}"`,
             hint: near !== undefined ? `did you mean "${near}"?` : `allowed keys: ${known.join(', ')}`,
@@ -63,7 +62,7 @@ export function diagnosticsFromIssues(
           out.push({
             ...base,
             code: 'manifest.missing-key',
-            ...lineColumn(locate(source, path)),
+            ...place(source.place(path)),
             path: formatKeyPath(path),
             message: `missing required key "${key}"`,
             ...(hint !== undefined ? { hint } : {}),
@@ -72,7 +71,7 @@ export function diagnosticsFromIssues(
           out.push({
             ...base,
             code: 'manifest.wrong-type',
-            ...lineColumn(locate(source, path)),
+            ...place(source.place(path)),
             path: formatKeyPath(path),
             message: `expected ${describeExpected(issue.expected)}, got ${describeValue(input)}`,
           });
@@ -90,7 +89,7 @@ export function diagnosticsFromIssues(
         out.push({
           ...base,
           code: 'manifest.invalid-value',
-          ...lineColumn(locate(source, path)),
+          ...place(source.place(path)),
           path: formatKeyPath(path),
           message: issue.message,
         });
@@ -102,7 +101,7 @@ export function diagnosticsFromIssues(
         out.push({
           ...base,
           code: typeof code === 'string' ? code : 'manifest.invalid-value',
-          ...lineColumn(locate(source, path)),
+          ...place(source.place(path)),
           path: formatKeyPath(path),
           message: issue.message,
         });
@@ -113,7 +112,7 @@ export function diagnosticsFromIssues(
 }
 
 function invalidValue(
-  source: SourceDocument,
+  source: ObjectSource,
   data: unknown,
   path: PropertyKey[],
   values: string[],
@@ -122,9 +121,8 @@ function invalidValue(
   const near = typeof input === 'string' ? suggestNearest(input, values) : undefined;
   return {
     severity: 'error',
-    file: source.file,
     code: 'manifest.invalid-value',
-    ...lineColumn(locate(source, path)),
+    ...place(source.place(path)),
     path: formatKeyPath(path),
     message:
       values.length === 1
@@ -138,8 +136,8 @@ function isWithin(path: readonly PropertyKey[], ancestor: readonly PropertyKey[]
   return ancestor.length <= path.length && ancestor.every((segment, i) => segment === path[i]);
 }
 
-function lineColumn(pos: { line: number; column: number }): { line: number; column: number } {
-  return { line: pos.line, column: pos.column };
+function place(pos: Place): Place {
+  return { file: pos.file, line: pos.line, column: pos.column };
 }
 
 function describeExpected(expected: string): string {

@@ -15,6 +15,21 @@ export interface ManifestSource {
   file: string;
   line: number;
   column: number;
+  /**
+   * For an object made by `for_each` or built on templates (`extends`): where its values come from besides its
+   * own manifest, for plan and render to show. Absent for a plain manifest.
+   */
+  origin?: SourceOrigin[];
+}
+
+/** One contribution to an object: the for_each element that made it, or a template it extends. */
+export interface SourceOrigin {
+  role: 'for_each' | 'extends';
+  /** `for_each[3]`, `country=de, category=poetry`, or `ParserTemplate "product-page"`. */
+  label: string;
+  file: string;
+  line: number;
+  column: number;
 }
 
 /** A field as the parser service takes it: flattened to dot notation, with its full definition. */

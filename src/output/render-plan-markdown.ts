@@ -76,6 +76,7 @@ function renderChangeBlock(change: ResourceChange): string {
     '',
   ];
   for (const reason of change.reasons) lines.push(`- ${escape(reason)}`);
+  if (change.origin !== undefined) lines.push(`- from ${escape(change.origin)}`);
   if (change.input_summary !== undefined) lines.push(`- inputs: ${escape(change.input_summary)}`);
   if (change.field_changes.length > 0) {
     lines.push('', '```diff');

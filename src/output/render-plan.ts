@@ -70,6 +70,7 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
   const head = `${paint(`${SYMBOL[change.action]} ${change.address}`)}${id}  ${paint(change.action)}${calls}${regen}`;
   const lines = [head];
   for (const reason of change.reasons) lines.push(colors.dim(`    # ${reason}`));
+  if (change.origin !== undefined) lines.push(colors.dim(`    # from ${change.origin}`));
   if (change.destructive)
     lines.push(colors.red(`    ! destructive: needs --allow-destroy or a confirmation`));
   if (change.input_summary !== undefined) lines.push(`    inputs: ${change.input_summary}`);

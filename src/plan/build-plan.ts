@@ -56,6 +56,20 @@ export function detailsNeeded(
   return [...needed];
 }
 
+/** A change of a generated or inherited object says where its values come from. */
+function withOrigin(
+  change: ResourceChange,
+  desired: DesiredParser | DesiredProject | undefined,
+): ResourceChange {
+  const origin = desired?.source.origin;
+  if (origin === undefined || origin.length === 0 || desired === undefined) return change;
+  const places = [
+    `${desired.source.file}:${desired.source.line}`,
+    ...origin.map((o) => `${o.label} at ${o.file}:${o.line}`),
+  ];
+  return { ...change, origin: places.join(', ') };
+}
+
 /** Pure: desired + live + state -> the exact calls that reconcile them (DESIGN sections 2 and 3). */
 export function buildPlan(input: PlanInput): Plan {
   const options = input.options ?? {};
@@ -96,7 +110,7 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
     if (change === undefined) continue;
-    changes.push(change);
+    changes.push(withOrigin(change, desiredParsers.get(address)));
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
 
@@ -116,7 +130,7 @@ export function buildPlan(input: PlanInput): Plan {
       desiredProjects.get(address),
       recorded?.kind === 'Project' ? recorded : undefined,
     );
-    if (change !== undefined) changes.push(change);
+    if (change !== undefined) changes.push(withOrigin(change, desiredProjects.get(address)));
   }
 
   if (errors.length > 0) {

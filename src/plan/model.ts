@@ -53,6 +53,11 @@ interface ChangeCommon {
   breaking: string[];
   /** Long project input lists in short: `+120 −3 entries`. */
   input_summary?: string;
+  /**
+   * For an object made by for_each or built on templates: where its values come from (manifest, element,
+   * templates with file:line). Shown by the human and Markdown plans only; the public plan JSON leaves it out.
+   */
+  origin?: string;
 }
 
 /** A new parser: POST /parsers with the definition; version 0 generates. */

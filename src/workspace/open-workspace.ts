@@ -4,8 +4,11 @@ import { createApiClients } from '../api/create-clients.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { TransportEvent } from '../api/transport.js';
 import { ScrapeformError } from '../errors.js';
+import { hasErrors } from '../manifest/diagnostic.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
+import { selectEnvironment } from '../manifest/project-file.js';
+import type { EnvironmentSettings } from '../manifest/project-file.js';
 import type { StateBackend } from '../state/backend.js';
 import { createStateBackend } from '../state/create-backend.js';
 import { waitingForLock } from '../state/lock-wait.js';
@@ -20,14 +23,22 @@ export interface StateLocation {
   lockWait?: LockWait;
 }
 
-export interface ServicesOptions extends Omit<ApiConfigOptions, 'env'>, StateLocation {
+/** Which environment of scrapeform.yaml to act on (`--env`), and values for its variables (`--var-file`). */
+export interface EnvironmentOptions {
+  environment?: string | undefined;
+  varFiles?: readonly string[] | undefined;
+  /** The project file; found in the current folder (or the one folder of `paths`) when left out; false: none. */
+  projectFile?: string | false | undefined;
+  /** The paths the command reads: one folder given may be the project's. */
+  paths?: readonly string[];
+}
+
+export interface ServicesOptions extends Omit<ApiConfigOptions, 'env'>, StateLocation, EnvironmentOptions {
   env: Readonly<Record<string, string | undefined>>;
   onTransportEvent?: (event: TransportEvent) => void;
 }
 
-export interface WorkspaceOptions extends ServicesOptions {
-  paths?: readonly string[];
-}
+export type WorkspaceOptions = ServicesOptions;
 
 /** The state backend alone (commands that need no key), closed by `close()`. */
 export interface OpenState {
@@ -53,8 +64,68 @@ export function openState(location: StateLocation): OpenState {
   return { backend, close: async () => backend.close?.() };
 }
 
+/**
+ * The chosen environment's settings (state, workspace, key variable, service URLs), read from scrapeform.yaml;
+ * undefined when the project has no environments. A project with environments needs one chosen.
+ */
+export function readEnvironmentSettings(
+  options: EnvironmentOptions & { env: ServicesOptions['env'] },
+): EnvironmentSettings | undefined {
+  const selected = selectEnvironment({
+    env: options.env,
+    paths: options.paths ?? [],
+    environment: options.environment,
+    varFiles: options.varFiles,
+    projectFile: options.projectFile,
+  });
+  if (hasErrors(selected.diagnostics)) {
+    throw new ScrapeformError(
+      'manifest.invalid',
+      'scrapeform.yaml or the chosen environment has errors; nothing was sent',
+      {
+        details: { diagnostics: selected.diagnostics.filter((d) => d.severity === 'error') },
+        hint: 'fix the problems above (scrapeform validate checks offline)',
+      },
+    );
+  }
+  return selected.settings;
+}
+
+/**
+ * Options with the environment's settings filled in where the caller gave none: what is given explicitly (a
+ * flag) wins over the environment, and the environment's service URLs win over SCRAPEFORM_PARSER_URL and
+ * SCRAPEFORM_PIPELINE_URL.
+ */
+export function withEnvironment<T extends ServicesOptions>(
+  options: T,
+  settings: EnvironmentSettings | undefined,
+): T {
+  if (settings === undefined) return options;
+  return {
+    ...options,
+    ...(options.statePath === undefined && settings.state !== undefined ? { statePath: settings.state } : {}),
+    ...(options.workspace === undefined && settings.workspace !== undefined
+      ? { workspace: settings.workspace }
+      : {}),
+    ...(options.apiKeyEnv === undefined &&
+    options.apiKeyFile === undefined &&
+    settings.apiKeyEnv !== undefined
+      ? { apiKeyEnv: settings.apiKeyEnv }
+      : {}),
+    env: {
+      ...options.env,
+      ...(settings.parserUrl !== undefined ? { SCRAPEFORM_PARSER_URL: settings.parserUrl } : {}),
+      ...(settings.pipelineUrl !== undefined ? { SCRAPEFORM_PIPELINE_URL: settings.pipelineUrl } : {}),
+    },
+  };
+}
+
 /** Clients and state without manifests: for the day-two commands that act on what is already managed. */
-export async function openServices(options: ServicesOptions): Promise<Services> {
+export async function openServices(
+  given: ServicesOptions,
+  settings: EnvironmentSettings | undefined = readEnvironmentSettings(given),
+): Promise<Services> {
+  const options = withEnvironment(given, settings);
   const config = await resolveApiConfig(options);
   const clients = createApiClients(config, {
     env: options.env,
@@ -77,14 +148,20 @@ export async function openServices(options: ServicesOptions): Promise<Services> 
 
 /** Loads and validates manifests first (nothing is sent while one is invalid), then opens clients and state. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
-  const manifests = await loadManifests({ paths: options.paths ?? [], env: options.env });
+  const manifests = await loadManifests({
+    paths: options.paths ?? [],
+    env: options.env,
+    environment: options.environment,
+    varFiles: options.varFiles,
+    projectFile: options.projectFile,
+  });
   if (!manifests.valid) {
     throw new ScrapeformError('manifest.invalid', 'the manifests have errors; nothing was sent', {
       details: { diagnostics: manifests.diagnostics },
       hint: 'fix the problems above (scrapeform validate checks offline)',
     });
   }
-  return { manifests, ...(await openServices(options)) };
+  return { manifests, ...(await openServices(options, manifests.environment)) };
 }
 
 /** Runs `work` with what was opened and closes it afterwards, whatever happens. */

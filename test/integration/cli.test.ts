@@ -12,7 +12,19 @@ const BROKEN = path.join(ROOT, 'test/fixtures/broken');
 describe('scrapeform validate', () => {
   it('exits 0 on the examples and prints its summary on stdout only', async () => {
     const run = await runScrapeform(['validate', path.join(ROOT, 'examples')]);
-    expect(run).toEqual({ code: 0, stdout: 'Valid: 5 files, 4 parsers, 3 projects.\n', stderr: '' });
+    const multiEnv = path.join(ROOT, 'examples', 'multi-env');
+    // examples/multi-env is a project of its own (scrapeform.yaml): skipped with a warning, read on its own below.
+    expect(run).toEqual({
+      code: 0,
+      stdout: 'Valid: 5 files, 4 parsers, 3 projects.\n',
+      stderr: `${path.join(multiEnv, 'scrapeform.yaml')}: warning: skipped ${multiEnv}: it holds its own scrapeform.yaml, so it is another project\n  hint: read it on its own: scrapeform validate ${multiEnv} (or --chdir ${multiEnv})\n1 warning\n`,
+    });
+    const project = await runScrapeform(['validate', multiEnv]);
+    expect(project).toEqual({
+      code: 0,
+      stdout: 'Valid: 8 files, staging: 4 parsers, 1 project; prod: 10 parsers, 3 projects.\n',
+      stderr: '',
+    });
   });
 
   it('exits 1 and reports problems on stderr, leaving stdout empty', async () => {

@@ -1,0 +1,418 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic } from './diagnostic.js';
+import { interpolateDocument } from './interpolate.js';
+import type { Environment } from './interpolate.js';
+import { readManifestFile } from './load-file.js';
+import { documentSource } from './object-source.js';
+import type { ObjectSource } from './object-source.js';
+import { at, isRecord } from './rules.js';
+import { ConfigSchema } from './schemas.js';
+import type { VariableType, WrittenConfig, WrittenEnvironment } from './schemas.js';
+import { suggestNearest } from './suggest.js';
+import { documentToData, inspectDocument } from './yaml-document.js';
+import { describeValue, diagnosticsFromIssues } from './zod-diagnostics.js';
+
+/**
+ * The project file: one `scrapeform.yaml` at the root of a project, read before any manifest because it decides
+ * which paths are read. It declares typed variables and names environments (paths, variable values, state, the
+ * variable holding the key, service URLs). Without it everything works as it did before environments.
+ */
+export const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'] as const;
+
+export interface ProjectFile {
+  file: string;
+  /** The folder holding the file: the paths it names are relative to it. */
+  folder: string;
+  /** Undefined when the file has errors (they are in `diagnostics`). */
+  config: WrittenConfig | undefined;
+  place: ObjectSource | undefined;
+  diagnostics: Diagnostic[];
+}
+
+/** What an environment sets besides paths and variables; flags given on the command line win over these. */
+export interface EnvironmentSettings {
+  name: string;
+  state?: string;
+  workspace?: string;
+  apiKeyEnv?: string;
+  parserUrl?: string;
+  pipelineUrl?: string;
+}
+
+/** Everything a run takes from the project file and the chosen environment. */
+export interface SelectedEnvironment {
+  project: ProjectFile | undefined;
+  /** The chosen environment's settings; undefined without environments. */
+  settings: EnvironmentSettings | undefined;
+  /** The files and folders to read. */
+  paths: string[];
+  /** gitignore patterns of the environment, relative to the project folder. */
+  exclude: { folder: string; patterns: string[] } | undefined;
+  /** Every declared variable with its value. */
+  variables: Map<string, unknown>;
+  diagnostics: Diagnostic[];
+}
+
+export interface SelectEnvironmentOptions {
+  /** Files or folders named on the command line. */
+  paths?: readonly string[];
+  env: Environment;
+  /** `--env NAME`. */
+  environment?: string | undefined;
+  /** `--var-file FILE`s, later ones winning. */
+  varFiles?: readonly string[] | undefined;
+  /** The project file; found (see findProjectFile) when left out; `false` reads none. */
+  projectFile?: string | false | undefined;
+}
+
+/**
+ * The project file in use: `scrapeform.yaml` (or `.yml`) in the current folder; else, when one folder is named,
+ * in that folder (so `scrapeform validate examples/multi-env` reads that project).
+ */
+export function findProjectFile(paths: readonly string[]): string | undefined {
+  const folders = paths.length === 1 && isFolder(paths[0] as string) ? ['', paths[0] as string] : [''];
+  for (const folder of folders) {
+    for (const name of PROJECT_FILE_NAMES) {
+      const file = folder === '' ? name : path.join(folder, name);
+      if (isFile(file)) return file;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a folder holds a project file (another project, when it is not the one in use). */
+export function projectFileIn(folder: string): string | undefined {
+  for (const name of PROJECT_FILE_NAMES) {
+    const file = path.join(folder, name);
+    if (isFile(file)) return file;
+  }
+  return undefined;
+}
+
+/** The project file read and checked; environment variables (`${NAME}`) are expanded, variables are not. */
+export function readProjectFile(file: string, env: Environment): ProjectFile {
+  const folder = path.dirname(file);
+  const read = readManifestFile(file);
+  const out: ProjectFile = {
+    file,
+    folder,
+    config: undefined,
+    place: undefined,
+    diagnostics: read.diagnostics,
+  };
+  const [source, extra] = read.documents;
+  if (extra !== undefined) {
+    out.diagnostics.push(
+      at(documentSource(extra), [], 'value', 'config.documents', 'scrapeform.yaml holds one document', {
+        hint: 'keep Parser and Project manifests in other files',
+      }),
+    );
+  }
+  if (source === undefined) {
+    if (out.diagnostics.length === 0) {
+      out.diagnostics.push({
+        severity: 'error',
+        code: 'config.empty',
+        file,
+        line: 1,
+        column: 1,
+        path: '',
+        message: 'scrapeform.yaml is empty',
+        hint: 'write kind: Config with variables: and environments:, or remove the file',
+      });
+    }
+    return out;
+  }
+  const structural = inspectDocument(source);
+  out.diagnostics.push(...structural);
+  if (structural.length > 0) return out;
+  const interpolation = interpolateDocument(source, {
+    env,
+    variablesHint: 'scrapeform.yaml reads environment variables (${NAME}) only; variables are for manifests',
+  });
+  out.diagnostics.push(...interpolation);
+  const converted = documentToData(source);
+  if ('diagnostic' in converted) {
+    out.diagnostics.push(converted.diagnostic);
+    return out;
+  }
+  const place = documentSource(source);
+  out.place = place;
+  const result = ConfigSchema.safeParse(converted.data, { reportInput: true });
+  if (!result.success) {
+    out.diagnostics.push(...diagnosticsFromIssues(place, ConfigSchema, converted.data, result.error.issues));
+    return out;
+  }
+  for (const [name, variable] of Object.entries(result.data.variables ?? {})) {
+    if (variable.default === undefined) continue;
+    const problem = typeProblem(variable.type, variable.default);
+    if (problem !== undefined) {
+      out.diagnostics.push(
+        at(
+          place,
+          ['variables', name, 'default'],
+          'value',
+          'config.variable-type',
+          `default of variable "${name}" ${problem}`,
+        ),
+      );
+    }
+  }
+  if (interpolation.length === 0 && !out.diagnostics.some((d) => d.severity === 'error'))
+    out.config = result.data;
+  return out;
+}
+
+/**
+ * Reads the project file (when there is one) and the environment chosen, and resolves the variables: a
+ * declaration's default, then the environment's `varFiles` in order, then its `variables`, then each
+ * `--var-file` in order, the later winning. Every value is checked against its declared type at its place.
+ */
+export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEnvironment {
+  const given = options.paths ?? [];
+  const file = options.projectFile === false ? undefined : (options.projectFile ?? findProjectFile(given));
+  const project = file !== undefined ? readProjectFile(file, options.env) : undefined;
+  const diagnostics = [...(project?.diagnostics ?? [])];
+  const selected: SelectedEnvironment = {
+    project,
+    settings: undefined,
+    paths: [...given],
+    exclude: undefined,
+    variables: new Map(),
+    diagnostics,
+  };
+  const config = project?.config;
+  const names = Object.keys(config?.environments ?? {});
+  const name = options.environment;
+  if (project === undefined) {
+    if (name !== undefined) diagnostics.push(noProject(`--env ${name}`));
+    readVarFiles(options.varFiles ?? [], new Map(), selected.variables, diagnostics, undefined);
+    return selected;
+  }
+  if (config === undefined || project.place === undefined) return selected;
+  // Paths named on the command line narrow what is read; the project's own folder is no narrowing.
+  const narrowed = given.filter((p) => path.resolve(p) !== path.resolve(project.folder));
+  let environment: WrittenEnvironment | undefined;
+  if (name !== undefined) {
+    environment = config.environments?.[name];
+    if (environment === undefined) {
+      const near = suggestNearest(name, names);
+      diagnostics.push(
+        at(
+          project.place,
+          ['environments'],
+          names.length > 0 ? 'key' : 'value',
+          'environment.unknown',
+          names.length > 0
+            ? `--env ${name}: no environment "${name}" in ${project.file}`
+            : `--env ${name}: ${project.file} declares no environments`,
+          {
+            hint:
+              near !== undefined
+                ? `did you mean "${near}"?`
+                : names.length > 0
+                  ? `its environments: ${names.join(', ')}`
+                  : 'add environments: to scrapeform.yaml, or leave --env out',
+          },
+        ),
+      );
+      return selected;
+    }
+  } else if (names.length > 0) {
+    diagnostics.push(
+      at(
+        project.place,
+        ['environments'],
+        'key',
+        'environment.required',
+        `choose an environment with --env: ${names.join(', ')}`,
+        {
+          hint: 'validate and render without --env go over every environment; other commands act on one',
+        },
+      ),
+    );
+    return selected;
+  }
+  if (name !== undefined && environment !== undefined) {
+    selected.settings = {
+      name,
+      ...(environment.state !== undefined ? { state: stateLocation(environment.state, project.folder) } : {}),
+      ...(environment.workspace !== undefined ? { workspace: environment.workspace } : {}),
+      ...(environment.apiKeyEnv !== undefined ? { apiKeyEnv: environment.apiKeyEnv } : {}),
+      ...(environment.parserUrl !== undefined ? { parserUrl: environment.parserUrl } : {}),
+      ...(environment.pipelineUrl !== undefined ? { pipelineUrl: environment.pipelineUrl } : {}),
+    };
+  }
+  selected.paths =
+    narrowed.length > 0 ? narrowed : (environment?.paths ?? ['.']).map((p) => path.join(project.folder, p));
+  if (environment?.exclude !== undefined && environment.exclude.length > 0) {
+    selected.exclude = { folder: project.folder, patterns: environment.exclude };
+  }
+  const declared = new Map(Object.entries(config.variables ?? {}).map(([n, v]) => [n, v.type] as const));
+  for (const [variable, declaration] of Object.entries(config.variables ?? {})) {
+    if (declaration.default !== undefined) selected.variables.set(variable, declaration.default);
+  }
+  readVarFiles(
+    (environment?.varFiles ?? []).map((f) => path.join(project.folder, f)),
+    declared,
+    selected.variables,
+    diagnostics,
+    name,
+  );
+  for (const [variable, value] of Object.entries(environment?.variables ?? {})) {
+    const problem = valueProblem(declared, variable, value);
+    if (problem !== undefined) {
+      diagnostics.push(
+        at(
+          project.place,
+          ['environments', name as string, 'variables', variable],
+          problem.at,
+          problem.code,
+          problem.message,
+          problem.extra,
+        ),
+      );
+    } else selected.variables.set(variable, value);
+  }
+  readVarFiles(options.varFiles ?? [], declared, selected.variables, diagnostics, name);
+  for (const variable of declared.keys()) {
+    if (selected.variables.has(variable)) continue;
+    diagnostics.push(
+      at(
+        project.place,
+        ['variables', variable],
+        'key',
+        'config.variable-unset',
+        `variable "${variable}" has no value${name !== undefined ? ` in environment "${name}"` : ''}`,
+        {
+          hint:
+            name !== undefined
+              ? `give it a default, a value under environments.${name}.variables, or one in a var file`
+              : 'give it a default, or a value in a --var-file',
+        },
+      ),
+    );
+  }
+  return selected;
+}
+
+/** The environments a project file declares, in the order written. */
+export function environmentNames(project: ProjectFile | undefined): string[] {
+  return Object.keys(project?.config?.environments ?? {});
+}
+
+/** A state file is relative to the project folder; a URL (postgres://) is kept as written. */
+function stateLocation(state: string, folder: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(state) ? state : path.join(folder, state);
+}
+
+function readVarFiles(
+  files: readonly string[],
+  declared: ReadonlyMap<string, VariableType>,
+  values: Map<string, unknown>,
+  diagnostics: Diagnostic[],
+  environment: string | undefined,
+): void {
+  for (const file of files) {
+    const read = readManifestFile(file);
+    diagnostics.push(...read.diagnostics);
+    for (const source of read.documents) {
+      const structural = inspectDocument(source);
+      diagnostics.push(...structural);
+      if (structural.length > 0) continue;
+      const converted = documentToData(source);
+      if ('diagnostic' in converted) {
+        diagnostics.push(converted.diagnostic);
+        continue;
+      }
+      const place = documentSource(source);
+      if (converted.data === null || converted.data === undefined) continue;
+      if (!isRecord(converted.data)) {
+        diagnostics.push(
+          at(
+            place,
+            [],
+            'value',
+            'config.var-file',
+            `a var file is a map of variable names to values, got ${describeValue(converted.data)}`,
+          ),
+        );
+        continue;
+      }
+      for (const [variable, value] of Object.entries(converted.data)) {
+        const problem = valueProblem(declared, variable, value, environment);
+        if (problem !== undefined)
+          diagnostics.push(at(place, [variable], problem.at, problem.code, problem.message, problem.extra));
+        else values.set(variable, value);
+      }
+    }
+  }
+}
+
+function valueProblem(
+  declared: ReadonlyMap<string, VariableType>,
+  variable: string,
+  value: unknown,
+  environment?: string,
+): { at: 'key' | 'value'; code: string; message: string; extra: { hint?: string } } | undefined {
+  const type = declared.get(variable);
+  if (type === undefined) {
+    const near = suggestNearest(variable, [...declared.keys()]);
+    return {
+      at: 'key',
+      code: 'config.variable-undeclared',
+      message: `no variable "${variable}" is declared${environment !== undefined ? '' : ' in scrapeform.yaml'}`,
+      extra: {
+        hint:
+          near !== undefined ? `did you mean "${near}"?` : 'declare it under variables: in scrapeform.yaml',
+      },
+    };
+  }
+  const problem = typeProblem(type, value);
+  return problem !== undefined
+    ? { at: 'value', code: 'config.variable-type', message: `variable "${variable}" ${problem}`, extra: {} }
+    : undefined;
+}
+
+/** What is wrong with a value for a variable of this type, if anything. */
+function typeProblem(type: VariableType, value: unknown): string | undefined {
+  const ok =
+    type === 'list'
+      ? Array.isArray(value)
+      : type === 'map'
+        ? isRecord(value)
+        : type === 'number'
+          ? typeof value === 'number' && Number.isFinite(value)
+          : typeof value === type;
+  return ok ? undefined : `is declared ${type}, got ${describeValue(value)}`;
+}
+
+function noProject(what: string): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'environment.no-project',
+    file: PROJECT_FILE_NAMES[0],
+    line: 0,
+    column: 0,
+    path: '',
+    message: `${what}: there is no scrapeform.yaml in the current folder`,
+    hint: 'environments are declared in scrapeform.yaml at the root of the project; run from there or use --chdir',
+  };
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}

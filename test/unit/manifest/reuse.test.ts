@@ -1,0 +1,305 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatManifestText } from '../../../src/manifest/format-manifest.js';
+import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
+import { renderManifests } from '../../../src/manifest/render-manifests.js';
+
+const EXAMPLE = path.resolve(import.meta.dirname, '../../../examples/multi-env');
+const dirs: string[] = [];
+
+/** A folder with these files (name -> text). */
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-reuse-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+describe('within a file', () => {
+  it('merges `<<: *anchor` (own keys win) and ignores top-level x- keys', async () => {
+    const dir = await project({
+      'a.yaml': `x-base: &base
+  urls: [https://books.example/a.html]
+  scraper_params: { render: true }
+kind: Parser
+name: books
+<<: *base
+scraper_params: { render: false }
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.parsers[0]).toMatchObject({
+      urls: ['https://books.example/a.html'],
+      scraperParams: { render: false },
+    });
+  });
+
+  it('reports a wrong value brought in by a merge key where the anchor writes it', async () => {
+    const dir = await project({
+      'a.yaml': `x-base: &base
+  urls: [ftp://books.example/a.html]
+kind: Parser
+name: books
+<<: *base
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => [d.line, d.column, d.path, d.message])).toEqual([
+      [2, 10, 'urls[0]', 'must be an absolute http:// or https:// URL'],
+    ]);
+  });
+});
+
+describe('templates', () => {
+  it('merges a chain: own keys override, fields by name key by key, null drops, maps key by key', async () => {
+    const dir = await project({
+      'templates.yaml': `kind: ParserTemplate
+name: base
+scraper_params: { render: true, country_code: us }
+fields:
+  title: { description: Title, selector: h1 }
+  price: { description: Price, type: number }
+---
+kind: ParserTemplate
+name: product
+extends: base
+fields:
+  stock: { description: Stock }
+`,
+      'books.yaml': `kind: Parser
+name: books
+extends: product
+urls: [https://books.example/a.html]
+scraper_params: { country_code: null, premium: true }
+fields:
+  title: { description: Book title }
+  price: null
+  isbn: { description: ISBN }
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    const [books] = loaded.parsers;
+    expect(books?.scraperParams).toEqual({ premium: true, render: true });
+    expect(books?.fields).toEqual([
+      { name: 'title', description: 'Book title', selector: 'h1' },
+      { name: 'stock', description: 'Stock' },
+      { name: 'isbn', description: 'ISBN' },
+    ]);
+    expect(books?.source.origin?.map((o) => o.label)).toEqual([
+      'ParserTemplate "product"',
+      'ParserTemplate "base"',
+    ]);
+  });
+
+  it('refuses a null that drops nothing, at its line', async () => {
+    const dir = await project({
+      'a.yaml': `kind: ParserTemplate
+name: product
+fields:
+  title: { description: Title }
+---
+kind: Parser
+name: books
+extends: product
+urls: [https://books.example/a.html]
+fields:
+  titel: null
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => [d.line, d.column, d.path, d.message])).toEqual([
+      [11, 10, 'fields.titel', 'null drops "titel", but nothing of that name is inherited'],
+    ]);
+  });
+});
+
+describe('for_each', () => {
+  it('makes one object per matrix combination, values keeping their YAML type unless quoted', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: books-\${each.country}-\${each.session}
+for_each: { matrix: { country: [de, fr], session: [1, 2] } }
+urls: ['https://books.example/\${each.country}.html']
+scraper_params:
+  session_number: \${each.session}
+  country_code: "\${each.country}"
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.parsers.map((p) => [p.name, p.scraperParams.session_number])).toEqual([
+      ['books-de-1', 1],
+      ['books-de-2', 2],
+      ['books-fr-1', 1],
+      ['books-fr-2', 2],
+    ]);
+    expect(loaded.parsers[1]?.source.origin?.[0]?.label).toBe('country=de, session=2');
+  });
+
+  it('names a missing element key with its instance', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: books-\${each.country}
+for_each: [{ country: de }, { contry: fr }]
+urls: [https://books.example/a.html]
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.message} ${d.hint ?? ''}`)).toEqual([
+      `2:7 \${each.country}: the for_each element has no key "country" (in for_each[1] at ${path.join(dir, 'a.yaml')}:3:29) did you mean "contry"?`,
+    ]);
+    expect(loaded.parsers.map((p) => p.name)).toEqual(['books-de']);
+  });
+});
+
+describe('variables and environments', () => {
+  const CONFIG = `kind: Config
+variables:
+  host: { type: string, default: https://a.example }
+  retries: { type: number, default: 1 }
+environments:
+  staging:
+    paths: [manifests]
+    exclude: ['*.prod.yaml']
+    varFiles: [staging.yaml]
+    variables: { retries: 3 }
+    state: state/staging.json
+    apiKeyEnv: STAGING_KEY
+  prod:
+    paths: [manifests]
+    state: postgres://db/scrapeform
+    workspace: prod
+`;
+  const FILES = {
+    'scrapeform.yaml': CONFIG,
+    'staging.yaml': 'host: https://b.example\nretries: 2\n',
+    'manifests/books.yaml': `kind: Parser
+name: books
+urls: ['\${var.host}/a.html']
+scraper_params:
+  session_number: \${var.retries}
+`,
+    'manifests/legacy.prod.yaml': `kind: Project
+name: legacy
+projectType: urls
+projectInput: { type: list, list: [https://a.example/] }
+`,
+  };
+
+  it('takes the default, then var files, then the environment, then --var-file; later wins', async () => {
+    const dir = await project({ ...FILES, 'cli.yaml': 'host: https://c.example\n' });
+    const options = { paths: [dir], env: {} };
+    const staging = await loadManifests({ ...options, environment: 'staging' });
+    expect(staging.diagnostics).toEqual([]);
+    expect(staging.parsers[0]).toMatchObject({
+      urls: ['https://b.example/a.html'],
+      scraperParams: { session_number: 3 },
+    });
+    expect(staging.projects).toEqual([]);
+    expect(staging.environment).toEqual({
+      name: 'staging',
+      state: path.join(dir, 'state/staging.json'),
+      apiKeyEnv: 'STAGING_KEY',
+    });
+    const cli = await loadManifests({
+      ...options,
+      environment: 'staging',
+      varFiles: [path.join(dir, 'cli.yaml')],
+    });
+    expect(cli.parsers[0]?.urls).toEqual(['https://c.example/a.html']);
+    const prod = await loadManifests({ ...options, environment: 'prod' });
+    expect(prod.parsers[0]?.urls).toEqual(['https://a.example/a.html']);
+    expect(prod.projects.map((p) => p.name)).toEqual(['legacy']);
+    expect(prod.environment).toEqual({ name: 'prod', state: 'postgres://db/scrapeform', workspace: 'prod' });
+  });
+
+  it('checks a value against its declared type, and refuses undeclared ones, at their line', async () => {
+    const dir = await project({ ...FILES, 'cli.yaml': 'retries: many\nhots: x\n' });
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: {},
+      environment: 'prod',
+      varFiles: [path.join(dir, 'cli.yaml')],
+    });
+    expect(
+      loaded.diagnostics.map((d) => `${path.basename(d.file)}:${d.line}:${d.column} ${d.message}`),
+    ).toEqual([
+      'cli.yaml:1:10 variable "retries" is declared number, got "many"',
+      'cli.yaml:2:1 no variable "hots" is declared',
+    ]);
+    expect(loaded.valid).toBe(false);
+  });
+
+  it('validates every environment without --env, saying which a problem belongs to', async () => {
+    const dir = await project({ ...FILES, 'staging.yaml': 'host: not a url\n' });
+    const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(loaded.environments.map((e) => [e.name, e.parsers.length])).toEqual([
+      ['staging', 0],
+      ['prod', 1],
+    ]);
+    expect(loaded.diagnostics.map((d) => d.message)).toEqual([
+      'must be an absolute http:// or https:// URL [environment staging]',
+    ]);
+  });
+
+  it('reads examples/multi-env in both environments', async () => {
+    const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    const names = (env: string): string[] =>
+      loaded.environments
+        .filter((e) => e.name === env)
+        .flatMap((e) => [...e.parsers, ...e.projects].map((o) => o.address))
+        .sort();
+    expect(names('staging')).toEqual([
+      'parser.books-product',
+      'parser.category-de',
+      'parser.category-fr',
+      'parser.ebooks-product',
+      'project.nightly-partners',
+    ]);
+    expect(names('prod')).toHaveLength(13);
+    expect(names('prod')).toContain('project.old-catalogue');
+    expect(names('prod')).toContain('project.partner-feed');
+  });
+});
+
+describe('render and fmt', () => {
+  it('renders an expanded object headed by where its values come from', async () => {
+    const dir = await project({
+      'a.yaml': `kind: ParserTemplate
+name: product
+fields:
+  title: { description: Title }
+---
+kind: Parser
+name: books-\${each.c}
+extends: product
+for_each: [{ c: de }]
+urls: ['https://books.example/\${each.c}.html']
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    const file = path.join(dir, 'a.yaml');
+    expect(renderManifests([{ environment: 'prod', objects: loaded.parsers }])).toBe(
+      `# environment: prod\n# parser.books-de from ${file}:6:1, for_each[0] at ${file}:9:12, ParserTemplate "product" at ${file}:1:1\n\nkind: Parser\nname: books-de\nurls:\n  - https://books.example/de.html\nfields:\n  title:\n    description: Title\n`,
+    );
+  });
+
+  it('formats templates and keeps x- keys first, where their anchors must stay', () => {
+    const text = `urls: [https://a.example/]\nkind: ParserTemplate\nx-f: &f { description: A }\nname: p\nfields: { a: *f }\n`;
+    expect(formatManifestText(text)).toBe(
+      `x-f: &f { description: A }\nkind: ParserTemplate\nname: p\nurls: [ https://a.example/ ]\nfields: { a: *f }\n`,
+    );
+  });
+});
