@@ -49,6 +49,8 @@ export interface DesiredParser {
   fields: DesiredField[];
   renames: DesiredRename[];
   preventDestroy: boolean;
+  /** `adopt: true`: apply may take over a live parser of this name that no state manages, without --allow-adopt. */
+  adopt: boolean;
   expect: ExpectCheck[];
   source: ManifestSource;
 }
@@ -73,6 +75,8 @@ export interface DesiredProject {
   notificationConfig?: Required<NotificationConfig>;
   apiParams?: Record<string, string | number | boolean>;
   preventDestroy: boolean;
+  /** `adopt: true`: apply may take over a live project of this name that no state manages, without --allow-adopt. */
+  adopt: boolean;
   ignoreChanges: ProjectDiffableKey[];
   source: ManifestSource;
 }

@@ -1,5 +1,6 @@
 import type { FieldChange } from '../plan/diff-fields.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
+import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { Colors } from './colors.js';
 
@@ -72,6 +73,12 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
   for (const reason of change.reasons) lines.push(colors.dim(`    # ${reason}`));
   if (change.destructive)
     lines.push(colors.red(`    ! destructive: needs --allow-destroy or a confirmation`));
+  if (adoptsLiveObject(change))
+    lines.push(
+      colors.red(
+        `    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation`,
+      ),
+    );
   if (change.input_summary !== undefined) lines.push(`    inputs: ${change.input_summary}`);
   for (const fc of change.field_changes) lines.push(`    ${renderFieldChange(fc, colors)}`);
   for (const request of requests) {

@@ -193,3 +193,14 @@ export interface Plan {
   warnings: string[];
   fingerprint: PlanFingerprint;
 }
+
+/** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */
+export const ADOPTED_REASON = 'adopted:';
+
+/**
+ * Whether a change takes over a live object that no state managed, found by its name: an adopt, or the update or
+ * replace an adoption needs. Such a change needs consent (DESIGN section 3): another state may manage the object.
+ */
+export function adoptsLiveObject(change: ResourceChange): boolean {
+  return change.reasons.some((reason) => reason.startsWith(ADOPTED_REASON));
+}

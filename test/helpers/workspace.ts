@@ -120,6 +120,7 @@ export class TestWorkspace {
         'manifests',
         '--auto-approve',
         '--allow-destroy',
+        '--allow-adopt',
         '--json',
         ...(options.noWait === true ? ['--no-wait'] : []),
       ];
