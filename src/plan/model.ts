@@ -136,6 +136,11 @@ export interface ProjectUpdate extends ChangeCommon {
   id: number;
   /** The keys that differ, with the values to send (the PATCH body). */
   changed: Record<string, unknown>;
+  /**
+   * The live values of the changed keys, for the old -> new view of the human and Markdown plans. Not part of the
+   * public plan format, so a plan read back from a file has none and shows the new values only.
+   */
+  before?: Record<string, unknown>;
   /** The whole definition state records. */
   definition: ProjectDefinition;
 }

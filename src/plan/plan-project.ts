@@ -166,6 +166,7 @@ export function planProject(
     action: 'update',
     reasons: [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
     changed,
+    before: Object.fromEntries(Object.keys(changed).map((key) => [key, liveView[key]])),
     definition: payload,
     breaking:
       'projectType' in changed || 'output_format' in changed
