@@ -2,6 +2,7 @@ import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
@@ -138,9 +139,16 @@ describe('test', () => {
     const passing = await scrapeform(['test', '--junit', 'junit.xml']);
     expect(passing.code).toBe(0);
     expect(passing.stdout).toContain('1 check passed');
-    expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
-      '<testsuite name="parser.books-product" tests="1" failures="0">',
+    const report = await readFile(path.join(dir, 'junit.xml'), 'utf8');
+    expect(report).toMatch(
+      /<testsuite name="parser\.books-product" tests="1" failures="0" errors="0" skipped="0" time="\d+\.\d{3}" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d">/,
     );
+    const schema = await readFile(path.join(ROOT, 'test/fixtures/junit/junit.xsd'), 'utf8');
+    const checked = await validateXML({
+      xml: [{ fileName: 'junit.xml', contents: report }],
+      schema: [{ fileName: 'junit.xsd', contents: schema }],
+    });
+    expect(checked.errors).toEqual([]);
     const file = path.join(dir, 'books-product.yaml');
     await writeFile(
       file,
@@ -160,7 +168,7 @@ describe('test', () => {
       ],
     });
     expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
-      '<failure message="title: expected &quot;~^The&quot;, got &quot;A Light in the Attic&quot;">',
+      '<failure message="title: expected &quot;~^The&quot;, got &quot;A Light in the Attic&quot;" type="scrapeform.expect-mismatch">',
     );
   });
 });
