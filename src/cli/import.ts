@@ -24,6 +24,7 @@ export function registerImport(program: Command, run: RunCommand): void {
           ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
           env: ctx.io.env,
           onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
+          onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${file}.`),
         }),
       );
       ctx.print(

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -296,6 +296,55 @@ describe('import', () => {
     );
     const again = await scrapeform(['import', '--out', 'imported']);
     expect(again.stdout).toBe('Nothing to import: every live object is managed or declared.\n');
+  });
+
+  it('writes a $schema that works from the repository, and keeps the new local state out of Git', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    // A repository with scrapeform as a dev dependency: the schema is referred to where every clone has it.
+    await mkdir(path.join(dir, '.git'));
+    await mkdir(path.join(dir, 'node_modules/scrapeform/schemas'), { recursive: true });
+    await cp(
+      path.join(ROOT, 'schemas/scrapeform.schema.json'),
+      path.join(dir, 'node_modules/scrapeform/schemas/scrapeform.schema.json'),
+    );
+    const imported = await scrapeform(['import', '--out', 'scrapers/imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const manifest = await readFile(path.join(dir, 'scrapers/imported/parser-legacy.yaml'), 'utf8');
+    expect(manifest.split('\n').slice(0, 2)).toEqual([
+      '# yaml-language-server: $schema=../../node_modules/scrapeform/schemas/scrapeform.schema.json',
+      '# Imported by scrapeform import.',
+    ]);
+    expect(manifest).not.toContain(ROOT);
+    expect(imported.stderr).toContain(`Added .scrapeform/ (local state) to ${path.join(dir, '.gitignore')}.`);
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(
+      "# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n",
+    );
+  });
+
+  it('without scrapeform installed in the repository, the $schema says how to make it resolve; an ignored state is left alone', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    await mkdir(path.join(dir, '.git'));
+    await writeFile(path.join(dir, '.gitignore'), 'node_modules\n**/.scrapeform\n');
+    const imported = await scrapeform(['import', '--out', 'imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const manifest = await readFile(path.join(dir, 'imported/parser-legacy.yaml'), 'utf8');
+    expect(manifest.split('\n').slice(0, 3)).toEqual([
+      '# yaml-language-server: $schema=../node_modules/scrapeform/schemas/scrapeform.schema.json',
+      '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform',
+      '# Imported by scrapeform import.',
+    ]);
+    expect(imported.stderr).not.toContain('.gitignore');
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe('node_modules\n**/.scrapeform\n');
   });
 
   it('refuses to overwrite an existing file, and --filter picks by name', async () => {
