@@ -233,8 +233,13 @@ describe('diff-results', () => {
       rename_fields: [{ name: 'price', new_name: 'cost' }],
     });
     const run = await scrapeform(['diff-results', 'books-product', '--from', '0', '--to', '1', '--json']);
-    const changes = (JSON.parse(run.stdout) as { changes: { url: string; path: string; change: string }[] })
-      .changes;
+    const output = JSON.parse(run.stdout) as {
+      address: string;
+      changes: { url: string; path: string; change: string }[];
+    };
+    // The address as everywhere else, whatever short name was typed.
+    expect(output.address).toBe('parser.books-product');
+    const changes = output.changes;
     expect(changes.filter((c) => c.url.includes('attic')).map((c) => `${c.change} ${c.path}`)).toEqual([
       'removed price',
       'removed availability',
