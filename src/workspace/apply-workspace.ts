@@ -68,9 +68,12 @@ export async function applyWorkspace(
     if (plan.status === 'no_changes') return { plan, checks: [] };
     checkRegenerations(plan, options.maxRegenerations);
     const decision = decideApproval(plan, options, {
+      // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
       managed: new Set(Object.keys(state.resources)),
       adoptAllowed: new Set(
-        [...ws.manifests.parsers, ...ws.manifests.projects].filter((m) => m.adopt).map((m) => m.address),
+        [...ws.manifests.parsers, ...ws.manifests.projects]
+          .filter((m) => m.adopt === true)
+          .map((m) => m.address),
       ),
     });
     if (decision.kind === 'ask') {

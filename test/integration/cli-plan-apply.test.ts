@@ -98,13 +98,13 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     await scrapeform(['apply', '--auto-approve']);
     // A second state (another directory, another workspace) sees the same names live and would take them over.
     const before = sentCalls().length;
-    const plan = await scrapeform(['plan', '--state', 'other.json']);
-    expect(plan.stdout).toContain('Plan: 2 to adopt (no regeneration, no credits).');
-    expect(plan.stdout).toContain(
-      '    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation',
-    );
     const refused = await scrapeform(['apply', '--auto-approve', '--allow-destroy', '--state', 'other.json']);
     expect(refused.code).toBe(3);
+    // The plan shown before the refusal says what would be taken over.
+    expect(refused.stdout).toContain('Plan: 2 to adopt (no regeneration, no credits).');
+    expect(refused.stdout).toContain(
+      '    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation',
+    );
     expect(refused.stderr).toContain(
       'error: not applied: the plan has adoptions of live objects no state manages (parser.books-product (adopt), project.nightly-book-pages (adopt)); nothing was sent',
     );
@@ -123,7 +123,8 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     const consented = await scrapeform(['apply', '--auto-approve', '--state', 'third.json']);
     expect(consented.code).toBe(0);
     expect(sentCalls().length).toBe(before);
-  });
+    // Four runs of the CLI: more time than the default on a loaded machine.
+  }, 90_000);
 
   it('plan --json prints only the public plan format on stdout', async () => {
     const run = await scrapeform(['plan', '--json']);
