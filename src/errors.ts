@@ -11,6 +11,7 @@ export type FailureStatus = 'error' | 'input-needed';
  */
 export const ERROR_CODES = [
   'api.empty-patch',
+  'apply.adopt-not-approved',
   'apply.destroy-not-approved',
   'apply.generation-failed',
   'apply.interrupted',

@@ -13,18 +13,36 @@ export interface ExpectCheckResult {
   mismatches: Mismatch[];
   /** Set when the page could not be parsed at all. */
   error?: string;
+  /** When the check started (ISO 8601) and how long it took: test reports show both (JUnit time, timestamp). */
+  startedAt: string;
+  durationMs: number;
 }
+
+/** The clock the checks are timed with; tests pass their own. */
+export interface CheckClock {
+  now: () => Date;
+  elapsedMs: () => number;
+}
+
+const SYSTEM_CLOCK: CheckClock = { now: () => new Date(), elapsedMs: () => performance.now() };
 
 /** Parses each `expect` URL with the managed parser's latest version and compares (DESIGN section 1, expect). */
 export async function runExpectChecks(
   clients: ApiClients,
   parsers: readonly DesiredParser[],
   state: State,
+  clock: CheckClock = SYSTEM_CLOCK,
 ): Promise<ExpectCheckResult[]> {
   const results: ExpectCheckResult[] = [];
   for (const parser of parsers) {
     const recorded = state.resources[parser.address];
     for (const check of parser.expect) {
+      const startedAt = clock.now().toISOString();
+      const start = clock.elapsedMs();
+      const timing = (): { startedAt: string; durationMs: number } => ({
+        startedAt,
+        durationMs: Math.max(0, clock.elapsedMs() - start),
+      });
       if (recorded?.kind !== 'Parser') {
         results.push({
           address: parser.address,
@@ -32,6 +50,7 @@ export async function runExpectChecks(
           ok: false,
           mismatches: [],
           error: 'not applied yet: no parser to run',
+          ...timing(),
         });
         continue;
       }
@@ -44,10 +63,18 @@ export async function runExpectChecks(
           ok: mismatches.length === 0,
           mismatches,
           ...(parsed.version !== undefined ? { version: parsed.version } : {}),
+          ...timing(),
         });
       } catch (error) {
         const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
-        results.push({ address: parser.address, url: check.url, ok: false, mismatches: [], error: message });
+        results.push({
+          address: parser.address,
+          url: check.url,
+          ok: false,
+          mismatches: [],
+          error: message,
+          ...timing(),
+        });
       }
     }
   }

@@ -29,6 +29,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   plan?: string;
   autoApprove?: boolean;
   allowDestroy?: boolean;
+  allowAdopt?: boolean;
   concurrency: string;
   waitTimeout: string;
   wait: boolean;
@@ -48,6 +49,7 @@ export function registerApply(program: Command, run: RunCommand): void {
     )
     .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
     .option('--allow-destroy', 'allow deletes, replaces and archives')
+    .option('--allow-adopt', 'allow taking over live objects no state manages (found by name)')
     .option('--concurrency <n>', 'objects in flight at once', String(DEFAULT_CONCURRENCY))
     .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
@@ -93,6 +95,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         selection: selectionOf(flags),
         ...(savedPlan !== undefined ? { savedPlan } : {}),
         allowDestroy: flags.allowDestroy === true,
+        allowAdopt: flags.allowAdopt === true,
         autoApprove: flags.autoApprove === true,
         ...(ctx.interactive
           ? { confirm: async (plan, decision) => confirm(renderApprovalQuestion(plan, decision)) }

@@ -35,7 +35,8 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
             }
           }
           const changes = diffResults(before.exampleResult ?? [], after.exampleResult ?? []);
-          if (flags.json === true) ctx.print(JSON.stringify({ address, from, to, changes }, null, 2));
+          if (flags.json === true)
+            ctx.print(JSON.stringify({ address: parser.address, from, to, changes }, null, 2));
           else ctx.print(renderResultChanges(changes, from, to));
           return 'ok';
         } finally {

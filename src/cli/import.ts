@@ -32,6 +32,7 @@ export function registerImport(program: Command, run: RunCommand): void {
           ...(only !== undefined ? { only } : {}),
           env: ctx.io.env,
           onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
+          onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${file}.`),
         }),
       );
       ctx.print(

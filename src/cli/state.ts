@@ -82,8 +82,9 @@ export function registerState(program: Command, run: RunCommand): void {
             ...incoming,
             serial: Math.max(incoming.serial, current.serial),
           });
+          const count = Object.keys(incoming.resources).length;
           ctx.print(
-            `Pushed ${Object.keys(incoming.resources).length} objects to ${backend.location} (serial ${written.serial}).`,
+            `Pushed ${count} ${count === 1 ? 'object' : 'objects'} to ${backend.location} (serial ${written.serial}).`,
           );
           return 'ok';
         } finally {

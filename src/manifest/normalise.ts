@@ -22,6 +22,7 @@ export function normaliseParser(written: WrittenParser, source: ManifestSource):
     fields,
     renames,
     preventDestroy: written.lifecycle?.prevent_destroy ?? false,
+    adopt: written.adopt ?? false,
     expect: (written.expect ?? []).map((check) => ({ url: check.url, result: check.result })),
     source,
   };
@@ -71,6 +72,7 @@ export function normaliseProject(
     projectType: written.projectType,
     projectInput,
     preventDestroy: written.lifecycle?.prevent_destroy ?? false,
+    adopt: written.adopt ?? false,
     ignoreChanges: [...new Set(written.lifecycle?.ignore_changes ?? [])],
     source,
   };

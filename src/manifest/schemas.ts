@@ -202,6 +202,12 @@ export const ParserManifestSchema = z
       })
       .optional()
       .describe('Safety settings.'),
+    adopt: z
+      .boolean()
+      .optional()
+      .describe(
+        'Allow apply to take over a live parser of this name that no state manages (otherwise apply needs --allow-adopt).',
+      ),
     expect: z.array(ExpectSchema).optional().describe('Checks of extracted output.'),
   })
   .describe('A ScraperAPI AI parser.');
@@ -353,6 +359,12 @@ export const ProjectManifestSchema = z
       })
       .optional()
       .describe('Safety and diff settings.'),
+    adopt: z
+      .boolean()
+      .optional()
+      .describe(
+        'Allow apply to take over a live project of this name that no state manages (otherwise apply needs --allow-adopt).',
+      ),
   })
   .describe('A ScraperAPI DataPipeline project.')
   // rules.ts reports this with its place (manifest.schedule); the schema says it for editors.

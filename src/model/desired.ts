@@ -64,6 +64,11 @@ export interface DesiredParser {
   fields: DesiredField[];
   renames: DesiredRename[];
   preventDestroy: boolean;
+  /**
+   * `adopt: true`: apply may take over a live parser of this name that no state manages, without --allow-adopt.
+   * Optional so objects built elsewhere (tests, the library) need not say it: absent means no consent.
+   */
+  adopt?: boolean;
   expect: ExpectCheck[];
   source: ManifestSource;
 }
@@ -88,6 +93,8 @@ export interface DesiredProject {
   notificationConfig?: Required<NotificationConfig>;
   apiParams?: Record<string, string | number | boolean>;
   preventDestroy: boolean;
+  /** `adopt: true`: as for parsers; absent means no consent. */
+  adopt?: boolean;
   ignoreChanges: ProjectDiffableKey[];
   source: ManifestSource;
 }

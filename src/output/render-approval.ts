@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from '../plan/approval.js';
-import { destroyedNames } from '../plan/approval.js';
+import { adoptedNames, destroyedNames } from '../plan/approval.js';
 import type { Plan } from '../plan/model.js';
 import { summarisePlan } from './render-plan.js';
 
@@ -8,7 +8,12 @@ export function renderApprovalQuestion(
   plan: Plan,
   decision: Extract<ApprovalDecision, { kind: 'ask' }>,
 ): string {
-  return decision.destructive.length > 0
-    ? `This plan destroys: ${destroyedNames(decision)}. Archive and delete cannot be undone. Apply it?`
-    : `${summarisePlan(plan)} Apply it?`;
+  const parts: string[] = [];
+  if (decision.destructive.length > 0)
+    parts.push(`This plan destroys: ${destroyedNames(decision)}. Archive and delete cannot be undone.`);
+  if (decision.adopted.length > 0)
+    parts.push(
+      `This plan takes over live objects no state manages: ${adoptedNames(decision)}. Another state may manage them.`,
+    );
+  return parts.length > 0 ? `${parts.join(' ')} Apply it?` : `${summarisePlan(plan)} Apply it?`;
 }

@@ -1,35 +1,86 @@
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 
-/** JUnit XML for CI test reports: one test suite per parser, one test case per expect block. */
+/**
+ * JUnit XML for CI test reports: one test suite per parser, one test case per expect block. Counts, `time` (seconds
+ * as a plain decimal: dorny/test-reporter reads it with parseFloat) and `timestamp` are on every suite and on the
+ * root, as Surefire writes them and report tools expect. A check whose values differ is a `failure`; one that could
+ * not run at all (the page could not be parsed, the parser is not applied yet) is an `error`. scrapeform skips no
+ * check, so `skipped` is always 0, and written so readers need not guess. Checked against
+ * test/fixtures/junit/junit.xsd.
+ */
 export function renderJunit(results: readonly ExpectCheckResult[]): string {
-  const escape = (text: string): string =>
-    text.replace(
-      /[<>&"']/g,
-      (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
-    );
   const byParser = new Map<string, ExpectCheckResult[]>();
   for (const r of results) byParser.set(r.address, [...(byParser.get(r.address) ?? []), r]);
   const suites = [...byParser].map(([address, cases]) => {
-    const failures = cases.filter((c) => !c.ok).length;
-    const body = cases
-      .map((c) => {
-        const detail = [
-          c.error ?? '',
-          ...c.mismatches.map(
-            (m) =>
-              `${m.path}: expected ${JSON.stringify(m.expected)}, got ${m.reason === 'missing' ? 'missing' : JSON.stringify(m.actual)}`,
-          ),
-        ]
-          .filter((l) => l !== '')
-          .join('\n');
-        const failure = c.ok
-          ? ''
-          : `<failure message="${escape(detail.split('\n')[0] ?? 'failed')}">${escape(detail)}</failure>`;
-        return `    <testcase classname="${escape(address)}" name="${escape(c.url)}">${failure}</testcase>`;
-      })
-      .join('\n');
-    return `  <testsuite name="${escape(address)}" tests="${cases.length}" failures="${failures}">\n${body}\n  </testsuite>`;
+    const body = cases.map((c) => `    ${renderCase(address, c)}`).join('\n');
+    return `  <testsuite ${attributes({ name: address, ...totals(cases) })}>\n${body}\n  </testsuite>`;
   });
-  const failures = results.filter((r) => !r.ok).length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="scrapeform test" tests="${results.length}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const root = attributes({ name: 'scrapeform test', ...totals(results) });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${root}>\n${suites.join('\n')}${suites.length > 0 ? '\n' : ''}</testsuites>\n`;
 }
+
+function renderCase(address: string, c: ExpectCheckResult): string {
+  const head = `<testcase ${attributes({ classname: address, name: c.url, time: seconds(c.durationMs) })}`;
+  if (c.ok) return `${head}/>`;
+  const detail = [
+    c.error ?? '',
+    ...c.mismatches.map(
+      (m) =>
+        `${m.path}: expected ${JSON.stringify(m.expected)}, got ${m.reason === 'missing' ? 'missing' : JSON.stringify(m.actual)}`,
+    ),
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
+  const element = c.error !== undefined ? 'error' : 'failure';
+  const type = c.error !== undefined ? 'scrapeform.check-error' : 'scrapeform.expect-mismatch';
+  const message = detail.split('\n')[0] ?? 'failed';
+  return `${head}>\n      <${element} ${attributes({ message, type })}>${escapeXml(detail, false)}</${element}>\n    </testcase>`;
+}
+
+/** Counts, total time and start of a group of checks, as attribute values. */
+function totals(cases: readonly ExpectCheckResult[]): Record<string, string> {
+  const errors = cases.filter((c) => !c.ok && c.error !== undefined).length;
+  const failures = cases.filter((c) => !c.ok && c.error === undefined).length;
+  const started = cases.map((c) => c.startedAt).sort()[0];
+  return {
+    tests: String(cases.length),
+    failures: String(failures),
+    errors: String(errors),
+    skipped: '0',
+    time: seconds(cases.reduce((sum, c) => sum + c.durationMs, 0)),
+    // Surefire's form: ISO 8601 without the zone (the times are UTC).
+    timestamp: (started ?? new Date(0).toISOString()).replace(/(\.\d+)?Z$/, ''),
+  };
+}
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
+function attributes(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([k, v]) => `${k}="${escapeXml(v, true)}"`)
+    .join(' ');
+}
+
+/**
+ * Text for XML: the five special characters as entities, line breaks and tabs as character references inside an
+ * attribute (where a parser would turn them into spaces), and characters XML 1.0 cannot carry at all (other
+ * controls, lone surrogates) replaced, so a page's odd bytes never make the report unreadable.
+ */
+function escapeXml(text: string, inAttribute: boolean): string {
+  const escaped = text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c] ?? c);
+  return (inAttribute ? escaped.replace(/[\n\r\t]/g, (c) => `&#${c.charCodeAt(0)};`) : escaped).replace(
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    '\ufffd',
+  );
+}
+
+const XML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};

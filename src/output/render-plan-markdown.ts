@@ -1,102 +1,188 @@
 import type { Plan, ResourceChange } from '../plan/model.js';
+import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { createColors } from './colors.js';
-import { renderFieldChange, summarisePlan } from './render-plan.js';
+import { projectUpdateView } from './diff-values.js';
+import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
+import { renderFieldChange, renderValueChange, summarisePlan } from './render-plan.js';
 
-/** GitHub keeps at most 65,536 characters in a comment; leave room for the truncation line. */
+/** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
 export const MARKDOWN_LIMIT = 65_536;
+
+/**
+ * Room left for what the Action writes above the plan in the same comment: its marker and the line naming the
+ * workspace, directory and commit (action.yml keeps them under this length). `plan --markdown` fits in the rest.
+ */
+export const COMMENT_HEADER_RESERVE = 1_024;
+
+/** Room always kept for the last line that says what was cut. */
+const NOTICE_RESERVE = 200;
+/** One list item's prose is cut to this, so one long reason cannot push every other item out. */
+const ITEM_TEXT_MAX = 400;
 
 const plain = createColors(false);
 
 /**
- * The plan as a pull-request comment: the summary table first, destructive changes called out before anything
- * else, breaking output changes labelled, details collapsed, and long plans cut with a line saying how much was cut.
- * Every destructive change stays listed even when the details are cut.
+ * The plan as a pull-request comment: the summary table first, destructive changes and adoptions called out
+ * before anything else, breaking output changes labelled, details collapsed. The whole text fits `limit`: lists
+ * and details are cut, in that order of priority, with a line saying how much was cut; every destructive change
+ * stays listed as long as the list itself fits. Every user and service value is escaped (escape-markdown.ts): a
+ * name or description holding `</details>`, a code fence, an image link or `@everyone` stays text.
  */
-export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
-  const head: string[] = ['### scrapeform plan', '', `**${summarisePlan(plan)}**`, ''];
+export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE): string {
+  const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
-  head.push(
-    '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${s.estimated_credits.toLocaleString('en-US')} |`,
-    '',
+  out.add(
+    [
+      '### scrapeform plan',
+      '',
+      `**${summarisePlan(plan)}**`,
+      '',
+      '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${s.estimated_credits.toLocaleString('en-US')} |`,
+      '',
+      '',
+    ].join('\n'),
   );
+
   const destructive = plan.resource_changes.filter((c) => c.destructive);
-  if (destructive.length > 0) {
-    head.push(
-      `> [!WARNING]`,
-      `> **${destructive.length} destructive ${destructive.length === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):`,
-    );
-    for (const c of destructive)
-      head.push(
-        `> - \`${c.address}\` **${c.action}**${c.id !== null ? ` (${c.id})` : ''}: ${escape(c.reasons.join('; '))}`,
-      );
-    head.push('');
-  }
-  const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0);
-  if (breaking.length > 0) {
-    head.push('**Breaking for consumers of the results**', '');
-    for (const c of breaking) head.push(`- \`${c.address}\`: ${escape(c.breaking.join('; '))}`);
-    head.push('');
-  }
-  if (plan.drift.length > 0) {
-    head.push('**Drift** (changed outside scrapeform)', '');
-    for (const d of plan.drift) head.push(`- \`${d.address}\`: ${escape(d.message)}`);
-    head.push('');
-  }
-  if (plan.warnings.length > 0) {
-    head.push('<details><summary>Warnings</summary>', '');
-    for (const w of plan.warnings) head.push(`- ${escape(w)}`);
-    head.push('', '</details>', '');
-  }
-  const headText = head.join('\n');
-  const ordered = [...plan.resource_changes].sort((a, b) => Number(b.destructive) - Number(a.destructive));
-  const blocks = ordered.map(renderChangeBlock);
-  let out = headText;
+  const n = destructive.length;
+  out.addList({
+    head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
+    items: destructive.map((c) => {
+      // A replace gives consumers a new parser id: said here once, not again in the breaking list below.
+      const why = [...c.reasons, ...(c.action === 'replace' ? c.breaking : [])].join('; ');
+      return `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}: ${prose(why)}\n`;
+    }),
+    more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,
+    tail: '\n',
+  });
+
+  const adopted = plan.resource_changes.filter(adoptsLiveObject);
+  const a = adopted.length;
+  out.addList({
+    head: `> [!IMPORTANT]\n> **${a} live ${a === 1 ? 'object' : 'objects'} taken over by name** that no state manages (need \`--allow-adopt\` or \`adopt: true\`; another state may manage ${a === 1 ? 'it' : 'them'}):\n`,
+    items: adopted.map((c) => `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}\n`),
+    more: (left) => `> - _…and ${left} more_\n`,
+    tail: '\n',
+  });
+
+  // Destructive changes are listed once, above: a delete is not repeated as "breaking".
+  const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0 && !c.destructive);
+  out.addList({
+    head: '**Breaking for consumers of the results**\n\n',
+    items: breaking.map((c) => `- ${markdownCode(c.address)}: ${prose(c.breaking.join('; '))}\n`),
+    more: (left) => `- _…and ${left} more_\n`,
+    tail: '\n',
+  });
+
+  out.addList({
+    head: '**Drift** (changed outside scrapeform)\n\n',
+    items: plan.drift.map((d) => `- ${markdownCode(d.address)}: ${prose(d.message)}\n`),
+    more: (left) => `- _…and ${left} more_\n`,
+    tail: '\n',
+  });
+
+  out.addList({
+    head: '<details><summary>Warnings</summary>\n\n',
+    items: plan.warnings.map((w) => `- ${prose(w)}\n`),
+    more: (left) => `- _…and ${left} more_\n`,
+    tail: '\n</details>\n\n',
+  });
+
+  const ordered = [...plan.resource_changes].sort((x, y) => Number(y.destructive) - Number(x.destructive));
   let shown = 0;
-  for (const block of blocks) {
-    const rest = blocks.length - shown - 1;
-    const reserve = rest > 0 ? 200 : 0;
-    if (out.length + block.length + reserve > limit) break;
-    out += block;
+  for (const change of ordered) {
+    if (!out.add(renderChangeBlock(change))) break;
     shown++;
   }
-  if (shown < blocks.length) {
-    const cut = blocks.length - shown;
-    out += `\n_…${cut} more ${cut === 1 ? 'change' : 'changes'} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
+  out.cutChanges += ordered.length - shown;
+
+  let text = out.text;
+  if (out.cutChanges > 0 || out.cutItems > 0) {
+    const parts = [
+      out.cutChanges > 0 ? `${out.cutChanges} more ${out.cutChanges === 1 ? 'change' : 'changes'}` : '',
+      out.cutItems > 0 ? `${out.cutItems} list ${out.cutItems === 1 ? 'entry' : 'entries'}` : '',
+    ].filter((p) => p !== '');
+    text += `\n_…${parts.join(' and ')} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
   }
-  return out;
+  return text;
+}
+
+/** Text that never grows past its limit: what does not fit is counted instead. */
+class BoundedText {
+  text = '';
+  cutChanges = 0;
+  cutItems = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(part: string): boolean {
+    if (this.text.length + part.length > this.limit) return false;
+    this.text += part;
+    return true;
+  }
+
+  /** A list with its heading: items while they fit with the heading's tail, then a line counting the rest. */
+  addList(list: { head: string; items: string[]; more: (left: number) => string; tail: string }): void {
+    if (list.items.length === 0) return;
+    const keep = list.tail.length + list.more(list.items.length).length;
+    if (this.text.length + list.head.length + keep > this.limit) {
+      this.cutItems += list.items.length;
+      return;
+    }
+    this.text += list.head;
+    let i = 0;
+    for (const item of list.items) {
+      if (this.text.length + item.length + keep > this.limit) break;
+      this.text += item;
+      i++;
+    }
+    const left = list.items.length - i;
+    if (left > 0) {
+      this.text += list.more(left);
+      this.cutItems += left;
+    }
+    this.text += list.tail;
+  }
 }
 
 function renderChangeBlock(change: ResourceChange): string {
   const badge = change.destructive ? ' ⚠️ destructive' : change.breaking.length > 0 ? ' 💥 breaking' : '';
+  const adopts = adoptsLiveObject(change) ? ' 🔓 adopts' : '';
   const lines = [
-    `<details><summary><code>${change.address}</code> <b>${change.action}</b>${change.regenerates ? ' (regenerates)' : ''}${badge}</summary>`,
+    `<details><summary><code>${htmlText(change.address)}</code> <b>${change.action}</b>${change.regenerates ? ' (regenerates)' : ''}${badge}${adopts}</summary>`,
     '',
   ];
-  for (const reason of change.reasons) lines.push(`- ${escape(reason)}`);
-  if (change.origin !== undefined) lines.push(`- from ${escape(change.origin)}`);
-  if (change.input_summary !== undefined) lines.push(`- inputs: ${escape(change.input_summary)}`);
-  if (change.field_changes.length > 0) {
-    lines.push('', '```diff');
-    for (const fc of change.field_changes) {
-      const text = renderFieldChange(fc, plain);
-      lines.push(
-        fc.change === 'add' ? text : fc.change === 'remove' ? text : `! ${text.replace(/^[~→] /, '')}`,
-      );
+  for (const reason of change.reasons) lines.push(`- ${prose(reason)}`);
+  if (change.origin !== undefined) lines.push(`- from ${prose(change.origin)}`);
+  if (change.input_summary !== undefined) lines.push(`- inputs: ${prose(change.input_summary)}`);
+  // Every line of the diff starts with a sign of ours, so no value can close the fence.
+  const diff = change.field_changes.map((fc) => {
+    const text = renderFieldChange(fc, plain);
+    return fc.change === 'add' || fc.change === 'remove' ? text : `! ${text.replace(/^[~→] /, '')}`;
+  });
+  if (change.kind === 'Project' && change.action === 'update') {
+    for (const vc of projectUpdateView(change)) {
+      const text = renderValueChange(vc, plain);
+      diff.push(vc.change === 'modify' ? `! ${text.replace(/^~ /, '')}` : text);
     }
-    lines.push('```');
   }
+  if (diff.length > 0) lines.push('', '```diff', ...diff, '```');
   const requests = plannedRequests(change);
   if (requests.length > 0) {
     lines.push('', 'Calls:', '');
-    for (const r of requests) lines.push(`- \`${r.method} ${r.path}\``);
+    for (const r of requests) lines.push(`- ${markdownCode(`${r.method} ${r.path}`)}`);
   }
   lines.push('', '</details>', '');
   return `${lines.join('\n')}\n`;
 }
 
-function escape(text: string): string {
-  return text.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+function idText(change: ResourceChange): string {
+  return change.id !== null ? ` (${markdownCode(String(change.id))})` : '';
+}
+
+function prose(text: string): string {
+  return markdownText(text.length > ITEM_TEXT_MAX ? `${text.slice(0, ITEM_TEXT_MAX - 1)}…` : text);
 }

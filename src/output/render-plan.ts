@@ -1,7 +1,11 @@
 import type { FieldChange } from '../plan/diff-fields.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
+import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { Colors } from './colors.js';
+import { projectUpdateView } from './diff-values.js';
+import type { ValueChange } from './diff-values.js';
+import { printable, quoted } from './escape-text.js';
 
 const SYMBOL: Record<ResourceChange['action'], string> = {
   create: '+',
@@ -40,7 +44,8 @@ export function renderPlan(plan: Plan, colors: Colors): string {
   lines.push(colors.bold(summarisePlan(plan)));
   if (plan.drift.length > 0) {
     lines.push('', colors.yellow('Drift: changed outside scrapeform'));
-    for (const d of plan.drift) lines.push(`  ${colors.yellow('!')} ${d.address}: ${d.message}`);
+    for (const d of plan.drift)
+      lines.push(`  ${colors.yellow('!')} ${printable(d.address)}: ${printable(d.message)}`);
   }
   const ordered = [...plan.resource_changes].sort((a, b) => Number(b.destructive) - Number(a.destructive));
   if (ordered.length > 0) lines.push('');
@@ -48,10 +53,10 @@ export function renderPlan(plan: Plan, colors: Colors): string {
   const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0);
   if (breaking.length > 0) {
     lines.push(colors.magenta('Changes consumers of the results will notice:'));
-    for (const c of breaking) lines.push(`  ${c.address}: ${c.breaking.join('; ')}`);
+    for (const c of breaking) lines.push(`  ${printable(c.address)}: ${printable(c.breaking.join('; '))}`);
     lines.push('');
   }
-  for (const warning of plan.warnings) lines.push(`${colors.yellow('warning:')} ${warning}`);
+  for (const warning of plan.warnings) lines.push(`${colors.yellow('warning:')} ${printable(warning)}`);
   return lines.join('\n').replace(/\n+$/, '');
 }
 
@@ -63,63 +68,97 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
       : change.action === 'update'
         ? colors.yellow
         : colors.cyan;
-  const id = change.id !== null ? ` (${change.id})` : '';
+  const id = change.id !== null ? ` (${printable(String(change.id))})` : '';
   const requests = plannedRequests(change);
   const calls = requests.length > 0 ? `, ${requests.length} ${requests.length === 1 ? 'call' : 'calls'}` : '';
   const regen = change.regenerates ? ', regenerates' : '';
-  const head = `${paint(`${SYMBOL[change.action]} ${change.address}`)}${id}  ${paint(change.action)}${calls}${regen}`;
+  const head = `${paint(`${SYMBOL[change.action]} ${printable(change.address)}`)}${id}  ${paint(change.action)}${calls}${regen}`;
   const lines = [head];
-  for (const reason of change.reasons) lines.push(colors.dim(`    # ${reason}`));
-  if (change.origin !== undefined) lines.push(colors.dim(`    # from ${change.origin}`));
+  for (const reason of change.reasons) lines.push(colors.dim(`    # ${printable(reason)}`));
+  if (change.origin !== undefined) lines.push(colors.dim(`    # from ${printable(change.origin)}`));
   if (change.destructive)
     lines.push(colors.red(`    ! destructive: needs --allow-destroy or a confirmation`));
-  if (change.input_summary !== undefined) lines.push(`    inputs: ${change.input_summary}`);
+  if (adoptsLiveObject(change))
+    lines.push(
+      colors.red(
+        `    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation`,
+      ),
+    );
+  if (change.input_summary !== undefined) lines.push(`    inputs: ${printable(change.input_summary)}`);
   for (const fc of change.field_changes) lines.push(`    ${renderFieldChange(fc, colors)}`);
+  if (change.kind === 'Project' && change.action === 'update')
+    for (const vc of projectUpdateView(change)) lines.push(`    ${renderValueChange(vc, colors)}`);
   for (const request of requests) {
     const body =
-      request.body === undefined ? '' : colors.dim(` ${truncate(JSON.stringify(request.body), 160)}`);
-    lines.push(colors.dim(`    ${request.method} ${request.path}`) + body);
+      request.body === undefined
+        ? ''
+        : colors.dim(` ${truncate(printable(JSON.stringify(request.body)), 160)}`);
+    lines.push(colors.dim(`    ${request.method} ${printable(request.path)}`) + body);
   }
   return lines;
 }
 
 export function renderFieldChange(fc: FieldChange, colors: Colors): string {
-  const note = fc.note !== undefined ? colors.dim(` (${fc.note})`) : '';
+  const note = fc.note !== undefined ? colors.dim(` (${printable(fc.note)})`) : '';
+  const field = printable(fc.field);
   switch (fc.change) {
     case 'add':
-      return `${colors.green('+')} ${fc.field}${describe(fc.after)}`;
+      return `${colors.green('+')} ${field}${describe(fc.after)}`;
     case 'remove':
-      return `${colors.red('-')} ${fc.field}${note}`;
+      return `${colors.red('-')} ${field}${note}`;
     case 'rename':
-      return `${colors.cyan('→')} renamed ${fc.from ?? '?'} -> ${fc.field} (free, immediate)${note}`;
+      return `${colors.cyan('→')} renamed ${printable(fc.from ?? '?')} -> ${field} (free, immediate)${note}`;
     case 'modify': {
       const parts: string[] = [];
       const before = fc.before;
       const after = fc.after;
       if (before !== undefined && after !== undefined) {
         if (before.description !== after.description)
-          parts.push(`description "${before.description}" -> "${after.description}"`);
+          parts.push(`description ${quoted(before.description)} -> ${quoted(after.description)}`);
         if (before.type !== after.type)
           parts.push(`type ${before.type ?? '(none)'} -> ${after.type ?? '(none)'}`);
         if (before.selector !== after.selector)
-          parts.push(`selector ${before.selector ?? '(none)'} -> ${after.selector ?? '(none)'}`);
-      } else if (after !== undefined) {
-        parts.push(`description "${after.description}"`);
+          parts.push(`selector ${optional(before.selector)} -> ${optional(after.selector)}`);
       }
-      return `${colors.yellow('~')} ${fc.field}: ${parts.join(', ')}${note}`;
+      // Adopted (the old definition was never seen) or reasserted unchanged: what is sent.
+      if (parts.length === 0 && after !== undefined) parts.push(`description ${quoted(after.description)}`);
+      return `${colors.yellow('~')} ${field}: ${parts.join(', ')}${note}`;
     }
     default:
-      return fc.field;
+      return field;
   }
+}
+
+/** One leaf of a project value, old -> new: `~ notificationConfig.notifyOnSuccess: "never" -> "daily"`. */
+export function renderValueChange(vc: ValueChange, colors: Colors): string {
+  const path = printable(vc.path);
+  switch (vc.change) {
+    case 'add':
+      return `${colors.green('+')} ${path}: ${showValue(vc.after)}`;
+    case 'remove':
+      return `${colors.red('-')} ${path}: ${showValue(vc.before)}`;
+    case 'modify':
+      return 'before' in vc
+        ? `${colors.yellow('~')} ${path}: ${showValue(vc.before)} -> ${showValue(vc.after)}`
+        : `${colors.yellow('~')} ${path}: ${showValue(vc.after)}`;
+  }
+}
+
+function showValue(value: unknown): string {
+  return value === undefined ? '(none)' : truncate(printable(JSON.stringify(value)), 160);
+}
+
+function optional(text: string | undefined): string {
+  return text === undefined ? '(none)' : printable(text);
 }
 
 function describe(definition: FieldChange['after']): string {
   if (definition === undefined) return '';
   const extras = [
     definition.type,
-    definition.selector !== undefined ? `selector ${definition.selector}` : undefined,
+    definition.selector !== undefined ? `selector ${printable(definition.selector)}` : undefined,
   ].filter((x) => x !== undefined);
-  return `${extras.length > 0 ? ` (${extras.join(', ')})` : ''}: "${truncate(definition.description, 80)}"`;
+  return `${extras.length > 0 ? ` (${extras.join(', ')})` : ''}: ${quoted(truncate(definition.description, 80))}`;
 }
 
 function truncate(text: string, max: number): string {

@@ -1,28 +1,67 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
+import { adoptsLiveObject } from './model.js';
 
 export interface ApprovalFlags {
   /** `--allow-destroy`: deletes, replaces and archives may go ahead. */
   allowDestroy?: boolean;
-  /** `--auto-approve`: a plan with no destructive change goes ahead without a question. */
+  /** `--allow-adopt`: live objects no state manages may be taken over by name. */
+  allowAdopt?: boolean;
+  /** `--auto-approve`: a plan with no destructive change and no adoption goes ahead without a question. */
   autoApprove?: boolean;
 }
 
-/** What applying a plan needs from a person: nothing, or a yes (to a destructive plan, or to any plan). */
+/** What the approval decision needs beyond the plan: who already manages what, and which manifests consent. */
+export interface ApprovalContext {
+  /**
+   * Addresses the state already holds. A change at such an address is never an adoption to consent to: it is our
+   * own object, including a create a previous run was interrupted in (its intent is recorded before the POST).
+   */
+  managed: ReadonlySet<string>;
+  /** Addresses whose manifest says `adopt: true`: their adoption was consented to in review. */
+  adoptAllowed: ReadonlySet<string>;
+}
+
+export interface ApprovalItem {
+  address: string;
+  action: string;
+}
+
+/** What applying a plan needs from a person: nothing, or a yes (to destroys and adoptions, or to any plan). */
 export type ApprovalDecision =
-  { kind: 'approved' } | { kind: 'ask'; destructive: { address: string; action: string }[] };
+  { kind: 'approved' } | { kind: 'ask'; destructive: ApprovalItem[]; adopted: ApprovalItem[] };
+
+const NO_CONTEXT: ApprovalContext = { managed: new Set(), adoptAllowed: new Set() };
 
 /**
- * Pure: whether a plan may be applied as flagged. Destructive changes need `--allow-destroy` or a yes; other
- * changes need `--auto-approve` or a yes (DESIGN section 3, approval).
+ * Pure: whether a plan may be applied as flagged. Destructive changes need `--allow-destroy` or a yes; taking over
+ * a live object no state manages needs `--allow-adopt`, `adopt: true` in its manifest, or a yes (another state may
+ * manage it); other changes need `--auto-approve` or a yes (DESIGN section 3, approval). Adoption is read from the
+ * typed change (reasons starting "adopted:"), so the public plan format carries no extra key for it.
  */
-export function decideApproval(plan: Plan, flags: ApprovalFlags): ApprovalDecision {
-  const destructive = plan.resource_changes
-    .filter((c) => c.destructive)
-    .map((c) => ({ address: c.address, action: c.action }));
-  if (destructive.length > 0)
-    return flags.allowDestroy === true ? { kind: 'approved' } : { kind: 'ask', destructive };
-  return flags.autoApprove === true ? { kind: 'approved' } : { kind: 'ask', destructive: [] };
+export function decideApproval(
+  plan: Plan,
+  flags: ApprovalFlags,
+  context: ApprovalContext = NO_CONTEXT,
+): ApprovalDecision {
+  const destroying = plan.resource_changes.filter((c) => c.destructive);
+  const adopting = plan.resource_changes.filter(
+    (c) => adoptsLiveObject(c) && !context.managed.has(c.address) && !context.adoptAllowed.has(c.address),
+  );
+  const item = (c: Plan['resource_changes'][number]): ApprovalItem => ({
+    address: c.address,
+    action: c.action,
+  });
+  const destructive = flags.allowDestroy === true ? [] : destroying.map(item);
+  const adopted = flags.allowAdopt === true ? [] : adopting.map(item);
+  if (destructive.length > 0 || adopted.length > 0) return { kind: 'ask', destructive, adopted };
+  // A consent flag that covers what the plan destroys or adopts approves the plan, as --allow-destroy always did.
+  const consented =
+    (flags.allowDestroy === true && destroying.length > 0) ||
+    (flags.allowAdopt === true && adopting.length > 0);
+  return consented || flags.autoApprove === true
+    ? { kind: 'approved' }
+    : { kind: 'ask', destructive: [], adopted: [] };
 }
 
 /** The error a command ends with (exit 3) when a plan was not approved; `asked`: a person said no. */
@@ -30,16 +69,26 @@ export function refusalError(
   decision: Extract<ApprovalDecision, { kind: 'ask' }>,
   asked: boolean,
 ): ScrapeformError {
-  if (decision.destructive.length > 0) {
+  const { destructive, adopted } = decision;
+  if (destructive.length > 0 || adopted.length > 0) {
+    const what = [
+      destructive.length > 0 ? `destructive changes (${destroyedNames(decision)})` : '',
+      adopted.length > 0 ? `adoptions of live objects no state manages (${adoptedNames(decision)})` : '',
+    ]
+      .filter((p) => p !== '')
+      .join(' and ');
+    const flags = [
+      destructive.length > 0 ? '--allow-destroy to allow deletes, replaces and archives' : '',
+      adopted.length > 0
+        ? '--allow-adopt (or set adopt: true in the manifest) to take them over, after checking no other state manages them'
+        : '',
+    ]
+      .filter((p) => p !== '')
+      .join('; ');
     return new ScrapeformError(
-      'apply.destroy-not-approved',
-      `not applied: the plan has destructive changes (${destroyedNames(decision)}); nothing was sent`,
-      {
-        status: 'input-needed',
-        hint: asked
-          ? 'answer yes, or pass --allow-destroy'
-          : 'pass --allow-destroy to allow deletes, replaces and archives',
-      },
+      destructive.length > 0 ? 'apply.destroy-not-approved' : 'apply.adopt-not-approved',
+      `not applied: the plan has ${what}; nothing was sent`,
+      { status: 'input-needed', hint: asked ? `answer yes, or pass ${flags}` : `pass ${flags}` },
     );
   }
   return new ScrapeformError('apply.not-approved', 'not applied: approval needed; nothing was sent', {
@@ -53,12 +102,18 @@ export function destroyedNames(decision: Extract<ApprovalDecision, { kind: 'ask'
   return decision.destructive.map((c) => `${c.address} (${c.action})`).join(', ');
 }
 
+/** `parser.a (adopt), project.b (update)`: the live objects a plan takes over. */
+export function adoptedNames(decision: Extract<ApprovalDecision, { kind: 'ask' }>): string {
+  return decision.adopted.map((c) => `${c.address} (${c.action})`).join(', ');
+}
+
 /** `--max-regenerations N`: a plan that regenerates more parsers than that is refused (exit 3). */
 export function checkRegenerations(plan: Plan, max: number | undefined): void {
   if (max !== undefined && plan.summary.regenerations > max) {
+    const n = plan.summary.regenerations;
     throw new ScrapeformError(
       'plan.too-many-regenerations',
-      `the plan regenerates ${plan.summary.regenerations} parsers (~${plan.summary.estimated_credits.toLocaleString('en-US')} credits), more than --max-regenerations ${max}`,
+      `the plan regenerates ${n} ${n === 1 ? 'parser' : 'parsers'} (~${plan.summary.estimated_credits.toLocaleString('en-US')} credits), more than --max-regenerations ${max}`,
       {
         status: 'input-needed',
         hint: 'split the change, or raise --max-regenerations after checking the cost',

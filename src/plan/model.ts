@@ -146,6 +146,11 @@ export interface ProjectUpdate extends ChangeCommon {
   id: number;
   /** The keys that differ, with the values to send (the PATCH body). */
   changed: Record<string, unknown>;
+  /**
+   * The live values of the changed keys, for the old -> new view of the human and Markdown plans. Not part of the
+   * public plan format, so a plan read back from a file has none and shows the new values only.
+   */
+  before?: Record<string, unknown>;
   /** The whole definition state records. */
   definition: ProjectDefinition;
 }
@@ -202,4 +207,15 @@ export interface Plan {
   drift: DriftEntry[];
   warnings: string[];
   fingerprint: PlanFingerprint;
+}
+
+/** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */
+export const ADOPTED_REASON = 'adopted:';
+
+/**
+ * Whether a change takes over a live object that no state managed, found by its name: an adopt, or the update or
+ * replace an adoption needs. Such a change needs consent (DESIGN section 3): another state may manage the object.
+ */
+export function adoptsLiveObject(change: ResourceChange): boolean {
+  return change.reasons.some((reason) => reason.startsWith(ADOPTED_REASON));
 }

@@ -116,6 +116,8 @@ export function planProject(
 
   const ignored = new Set<string>(desired.ignoreChanges);
   const changed: Record<string, unknown> = {};
+  // What the service holds now for each changed key, for the old -> new view of reviewers (not in the JSON).
+  const holding: Record<string, unknown> = {};
   const notTaken: string[] = [];
   const wanted: [string, unknown][] = Object.entries(payload);
   // A key dropped from the manifest since the last apply is sent as the service's default.
@@ -150,6 +152,7 @@ export function planProject(
       continue;
     }
     changed[key] = value;
+    holding[key] = holds;
   }
   if (notTaken.length > 0) {
     ctx.warnings.push(
@@ -188,6 +191,7 @@ export function planProject(
     action: 'update',
     reasons: [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
     changed,
+    before: holding,
     definition: payload,
     breaking:
       'projectType' in changed || 'output_format' in changed

@@ -71,7 +71,15 @@ export async function applyWorkspace(
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
-    const decision = decideApproval(plan, options);
+    const decision = decideApproval(plan, options, {
+      // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
+      managed: new Set(Object.keys(state.resources)),
+      adoptAllowed: new Set(
+        [...ws.manifests.parsers, ...ws.manifests.projects]
+          .filter((m) => m.adopt === true)
+          .map((m) => m.address),
+      ),
+    });
     if (decision.kind === 'ask') {
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);

@@ -1,4 +1,6 @@
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import ignore from 'ignore';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { importParser, importProject } from './live-to-manifest.js';
@@ -15,6 +17,8 @@ export interface ImportOptions {
   only?: 'parsers' | 'projects';
   /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
   onSkip?: (message: string) => void;
+  /** Called with the .gitignore that `.scrapeform/` was added to, when import created local state. */
+  onGitignore?: (file: string) => void;
 }
 
 /**
@@ -84,11 +88,44 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       await writeFile(p.file, p.text);
       state.resources[p.address] = p.resource;
     }
-    if (planned.length > 0) await services.backend.write(state);
+    if (planned.length > 0) {
+      const created = !(await exists(services.backend.location));
+      await services.backend.write(state);
+      if (created) {
+        const gitignore = await ignoreLocalState(services.backend.location);
+        if (gitignore !== undefined) options.onGitignore?.(gitignore);
+      }
+    }
     return planned;
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * When import creates a state file in a `.scrapeform` folder, that folder is local (state, lock, workspaces) and
+ * must not be committed: `.scrapeform/` is added to the .gitignore beside it, unless a .gitignore between it and
+ * the repository root already ignores it. Returns the file written. A state elsewhere (--state PATH, PostgreSQL)
+ * is the user's choice and left alone.
+ */
+async function ignoreLocalState(stateFile: string): Promise<string | undefined> {
+  const folder = path.dirname(path.resolve(stateFile));
+  if (path.basename(folder) !== '.scrapeform') return undefined;
+  const home = path.dirname(folder);
+  for (let at = home; ; at = path.dirname(at)) {
+    const rules = await readFile(path.join(at, '.gitignore'), 'utf8').catch(() => undefined);
+    const relative = path.relative(at, folder).split(path.sep).join('/');
+    if (rules !== undefined && ignore().add(rules).ignores(`${relative}/`)) return undefined;
+    if ((await exists(path.join(at, '.git'))) || path.dirname(at) === at) break;
+  }
+  const file = path.join(home, '.gitignore');
+  const before = await readFile(file, 'utf8').catch(() => '');
+  const separator = before === '' || before.endsWith('\n') ? '' : '\n';
+  await appendFile(
+    file,
+    `${separator}# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n`,
+  );
+  return file;
 }
 
 function globMatcher(glob: string | undefined): (name: string) => boolean {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
@@ -9,6 +10,34 @@ import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/scrapeform.schema.json', import.meta.url));
+/** Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports). */
+const INSTALLED_SCHEMA = ['node_modules', 'scrapeform', 'schemas', 'scrapeform.schema.json'];
+
+/**
+ * The `$schema` of a manifest written into `out`, as a path relative to the manifest that works in every clone of
+ * the repository: the schema of this scrapeform when it is inside the repository (a dependency in its
+ * node_modules, or scrapeform's own checkout), otherwise where `npm install --save-dev scrapeform` puts it. Never
+ * a path into a global install or an npx cache: those exist only on the machine that ran import.
+ */
+export function schemaReference(out: string): { path: string; installed: boolean } {
+  const dir = path.resolve(out);
+  const root = repositoryRoot(dir);
+  const fromRoot = path.relative(root, SCHEMA_FILE);
+  const inside = !fromRoot.startsWith('..') && !path.isAbsolute(fromRoot);
+  const target = inside ? SCHEMA_FILE : path.join(root, ...INSTALLED_SCHEMA);
+  return {
+    path: path.relative(dir, target).split(path.sep).join('/'),
+    installed: inside || existsSync(target),
+  };
+}
+
+/** The nearest folder above `dir` (or itself) holding `.git` or `package.json`; `dir` when there is none. */
+function repositoryRoot(dir: string): string {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, '.git')) || existsSync(path.join(at, 'package.json'))) return at;
+    if (path.dirname(at) === at) return dir;
+  }
+}
 
 /** One live object as import writes it: the manifest file and its text, and what state records for it. */
 export interface ImportedObject {
@@ -99,11 +128,11 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
 
 /** A manifest as a person would write it: the schema line, then the document, no line wrapping. */
 function document(file: string, value: WrittenParser | WrittenProject): string {
-  const schema = path
-    .relative(path.dirname(path.resolve(file)), SCHEMA_FILE)
-    .split(path.sep)
-    .join('/');
-  return `# yaml-language-server: $schema=${schema}\n# Imported by scrapeform import.\n${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
+  const schema = schemaReference(path.dirname(file));
+  const hint = schema.installed
+    ? ''
+    : '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform\n';
+  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
 }
 
 function slug(name: string): string {

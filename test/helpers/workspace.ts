@@ -110,7 +110,10 @@ export class TestWorkspace {
         } as LiveProject);
       }
     }
-    return buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
+    const plan = buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
+    // In cli mode the other side is the public plan format read back, which leaves out what only the human and
+    // Markdown renderers use (a project update's old values): compare like with like.
+    return this.mode === 'cli' ? parsePlanFile(renderPlanJson(plan), 'the fixture plan') : plan;
   }
 
   async applyChanges(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
@@ -120,6 +123,7 @@ export class TestWorkspace {
         'manifests',
         '--auto-approve',
         '--allow-destroy',
+        '--allow-adopt',
         '--json',
         ...(options.noWait === true ? ['--no-wait'] : []),
       ];

@@ -94,6 +94,38 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect(sentCalls().slice(before)).toEqual(['DELETE /api/projects/1']);
   });
 
+  it('adopting a live object found by name needs consent: exit 3 and nothing sent, then --allow-adopt or adopt: true', async () => {
+    await scrapeform(['apply', '--auto-approve']);
+    // A second state (another directory, another workspace) sees the same names live and would take them over.
+    const before = sentCalls().length;
+    const refused = await scrapeform(['apply', '--auto-approve', '--allow-destroy', '--state', 'other.json']);
+    expect(refused.code).toBe(3);
+    // The plan shown before the refusal says what would be taken over.
+    expect(refused.stdout).toContain('Plan: 2 to adopt (no regeneration, no credits).');
+    expect(refused.stdout).toContain(
+      '    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation',
+    );
+    expect(refused.stderr).toContain(
+      'error: not applied: the plan has adoptions of live objects no state manages (parser.books-product (adopt), project.nightly-book-pages (adopt)); nothing was sent',
+    );
+    expect(refused.stderr).toContain(
+      'hint: pass --allow-adopt (or set adopt: true in the manifest) to take them over, after checking no other state manages them',
+    );
+    expect(sentCalls().length).toBe(before);
+    const allowed = await scrapeform(['apply', '--allow-adopt', '--state', 'other.json']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain('Apply complete: 2 applied, 0 failed.');
+
+    // adopt: true in the manifest is the consent given in review: a third state adopts the parser without the flag.
+    const manifest = path.join(dir, 'books-product.yaml');
+    await writeFile(manifest, `${await readFile(manifest, 'utf8')}adopt: true\n`);
+    await rm(path.join(dir, 'nightly-book-pages.yaml'));
+    const consented = await scrapeform(['apply', '--auto-approve', '--state', 'third.json']);
+    expect(consented.code).toBe(0);
+    expect(sentCalls().length).toBe(before);
+    // Four runs of the CLI: more time than the default on a loaded machine.
+  }, 90_000);
+
   it('plan --json prints only the public plan format on stdout', async () => {
     const run = await scrapeform(['plan', '--json']);
     const plan = JSON.parse(run.stdout) as {
@@ -323,7 +355,7 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     const run = await scrapeform(['plan', '--max-regenerations', '0']);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(
-      'error: the plan regenerates 1 parsers (~30,000 credits), more than --max-regenerations 0',
+      'error: the plan regenerates 1 parser (~30,000 credits), more than --max-regenerations 0',
     );
   });
 });

@@ -1,7 +1,8 @@
-import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
@@ -138,9 +139,16 @@ describe('test', () => {
     const passing = await scrapeform(['test', '--junit', 'junit.xml']);
     expect(passing.code).toBe(0);
     expect(passing.stdout).toContain('1 check passed');
-    expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
-      '<testsuite name="parser.books-product" tests="1" failures="0">',
+    const report = await readFile(path.join(dir, 'junit.xml'), 'utf8');
+    expect(report).toMatch(
+      /<testsuite name="parser\.books-product" tests="1" failures="0" errors="0" skipped="0" time="\d+\.\d{3}" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d">/,
     );
+    const schema = await readFile(path.join(ROOT, 'test/fixtures/junit/junit.xsd'), 'utf8');
+    const checked = await validateXML({
+      xml: [{ fileName: 'junit.xml', contents: report }],
+      schema: [{ fileName: 'junit.xsd', contents: schema }],
+    });
+    expect(checked.errors).toEqual([]);
     const file = path.join(dir, 'books-product.yaml');
     await writeFile(
       file,
@@ -160,7 +168,7 @@ describe('test', () => {
       ],
     });
     expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain(
-      '<failure message="title: expected &quot;~^The&quot;, got &quot;A Light in the Attic&quot;">',
+      '<failure message="title: expected &quot;~^The&quot;, got &quot;A Light in the Attic&quot;" type="scrapeform.expect-mismatch">',
     );
   });
 });
@@ -225,8 +233,13 @@ describe('diff-results', () => {
       rename_fields: [{ name: 'price', new_name: 'cost' }],
     });
     const run = await scrapeform(['diff-results', 'books-product', '--from', '0', '--to', '1', '--json']);
-    const changes = (JSON.parse(run.stdout) as { changes: { url: string; path: string; change: string }[] })
-      .changes;
+    const output = JSON.parse(run.stdout) as {
+      address: string;
+      changes: { url: string; path: string; change: string }[];
+    };
+    // The address as everywhere else, whatever short name was typed.
+    expect(output.address).toBe('parser.books-product');
+    const changes = output.changes;
     expect(changes.filter((c) => c.url.includes('attic')).map((c) => `${c.change} ${c.path}`)).toEqual([
       'removed price',
       'removed availability',
@@ -288,6 +301,55 @@ describe('import', () => {
     );
     const again = await scrapeform(['import', '--out', 'imported']);
     expect(again.stdout).toBe('Nothing to import: every live object is managed or declared.\n');
+  });
+
+  it('writes a $schema that works from the repository, and keeps the new local state out of Git', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    // A repository with scrapeform as a dev dependency: the schema is referred to where every clone has it.
+    await mkdir(path.join(dir, '.git'));
+    await mkdir(path.join(dir, 'node_modules/scrapeform/schemas'), { recursive: true });
+    await cp(
+      path.join(ROOT, 'schemas/scrapeform.schema.json'),
+      path.join(dir, 'node_modules/scrapeform/schemas/scrapeform.schema.json'),
+    );
+    const imported = await scrapeform(['import', '--out', 'scrapers/imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const manifest = await readFile(path.join(dir, 'scrapers/imported/parser-legacy.yaml'), 'utf8');
+    expect(manifest.split('\n').slice(0, 2)).toEqual([
+      '# yaml-language-server: $schema=../../node_modules/scrapeform/schemas/scrapeform.schema.json',
+      '# Imported by scrapeform import.',
+    ]);
+    expect(manifest).not.toContain(ROOT);
+    expect(imported.stderr).toContain(`Added .scrapeform/ (local state) to ${path.join(dir, '.gitignore')}.`);
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(
+      "# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n",
+    );
+  });
+
+  it('without scrapeform installed in the repository, the $schema says how to make it resolve; an ignored state is left alone', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    await mkdir(path.join(dir, '.git'));
+    await writeFile(path.join(dir, '.gitignore'), 'node_modules\n**/.scrapeform\n');
+    const imported = await scrapeform(['import', '--out', 'imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const manifest = await readFile(path.join(dir, 'imported/parser-legacy.yaml'), 'utf8');
+    expect(manifest.split('\n').slice(0, 3)).toEqual([
+      '# yaml-language-server: $schema=../node_modules/scrapeform/schemas/scrapeform.schema.json',
+      '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform',
+      '# Imported by scrapeform import.',
+    ]);
+    expect(imported.stderr).not.toContain('.gitignore');
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe('node_modules\n**/.scrapeform\n');
   });
 
   it('refuses to overwrite an existing file, and --filter picks by name', async () => {

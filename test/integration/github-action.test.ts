@@ -1,45 +1,404 @@
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../src/output/render-plan-markdown.js';
+import { buildPlan } from '../../src/plan/build-plan.js';
+import type { LiveSnapshot } from '../../src/plan/model.js';
+import type { State } from '../../src/state/model.js';
 import { runScrapeform } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const WORKFLOW = path.join(ROOT, 'examples/github-actions/.github/workflows/scrapeform.yml');
+const run = promisify(execFile);
+
+interface Step {
+  id?: string;
+  name?: string;
+  if?: string;
+  run?: string;
+  uses?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+}
 
 interface Action {
-  runs: { using: string; steps: { run?: string; uses?: string }[] };
-  inputs: Record<string, unknown>;
+  runs: { using: string; steps: Step[] };
+  inputs: Record<string, { default?: string }>;
   outputs: Record<string, unknown>;
 }
 
-/** The composite action cannot run here (no GitHub); what it calls must exist in the CLI it installs. */
-describe('action.yml', () => {
-  it('is a composite action whose scrapeform calls use only existing commands and flags', async () => {
-    const action = parse(await readFile(path.join(ROOT, 'action.yml'), 'utf8')) as Action;
+async function readAction(): Promise<Action> {
+  return parse(await readFile(path.join(ROOT, 'action.yml'), 'utf8')) as Action;
+}
+
+/** action-validator (the Rust validator compiled to WebAssembly, installed from npm) on a file. */
+async function actionValidator(file: string): Promise<{ code: number; output: string }> {
+  const cli = createRequire(import.meta.url).resolve('@action-validator/cli/cli.mjs');
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cli, file]);
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
+}
+
+describe('action.yml and the example workflow', () => {
+  it('pass action-validator, which also catches a broken action (the check of the check)', async () => {
+    expect(await actionValidator(path.join(ROOT, 'action.yml'))).toMatchObject({ code: 0 });
+    expect(await actionValidator(WORKFLOW)).toMatchObject({ code: 0 });
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-action-'));
+    await writeFile(
+      path.join(dir, 'action.yml'),
+      'name: x\ndescription: y\nruns:\n  using: composite\n  steps:\n    - runs: echo\n',
+    );
+    const broken = await actionValidator(path.join(dir, 'action.yml'));
+    expect(broken.code).not.toBe(0);
+    await rm(dir, { recursive: true });
+  });
+
+  it('calls only existing commands and flags of the published package, and never builds it', async () => {
+    const action = await readAction();
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.outputs).sort()).toEqual(['has-changes', 'plan-markdown']);
-    const calls = action.runs.steps.flatMap((s) => [...(s.run ?? '').matchAll(/bin\.js" (\w+) ([^\n]*)/g)]);
-    expect(calls.map((c) => c[1])).toEqual(['plan', 'apply']);
+    const scripts = action.runs.steps.map((s) => s.run ?? '').join('\n');
+    expect(scripts).not.toMatch(/npm ci|tsc|npm run build/);
+    expect(scripts).toContain('npm install --global --no-audit --no-fund "scrapeform@$version"');
+    const calls = [...scripts.matchAll(/^\s*scrapeform (plan|apply|version)\b([^\n]*)/gm)];
+    expect(calls.map((c) => c[1])).toEqual(['version', 'plan', 'apply', 'apply']);
     for (const call of calls) {
       const help = await runScrapeform([call[1] as string, '--help']);
       for (const flag of (call[2] ?? '').match(/--[a-z-]+/g) ?? []) expect(help.stdout).toContain(flag);
     }
+    expect(Object.keys(action.outputs).sort()).toEqual([
+      'adopts',
+      'destructive',
+      'has-changes',
+      'mode',
+      'plan-file',
+      'plan-markdown',
+    ]);
   });
 
-  it('the example workflow uses the action with the key from a secret and state in PostgreSQL', async () => {
-    const text = await readFile(
-      path.join(ROOT, 'examples/github-actions/.github/workflows/scrapeform.yml'),
-      'utf8',
-    );
-    const workflow = parse(text) as {
-      jobs: {
-        scrapeform: {
-          steps: { uses?: string; with?: Record<string, string>; env?: Record<string, string> }[];
-        };
-      };
+  it('the example workflow: the key from a secret, state in PostgreSQL, the reviewed plan applied on merge', async () => {
+    const workflow = parse(await readFile(WORKFLOW, 'utf8')) as {
+      jobs: Record<string, { steps: Step[] }>;
     };
-    const step = workflow.jobs.scrapeform.steps.find((s) => s.uses?.includes('scrapeform'));
-    expect(step?.env?.SCRAPERAPI_API_KEY).toBe('${{ secrets.SCRAPERAPI_API_KEY }}');
-    expect(step?.with?.state).toBe('${{ secrets.SCRAPEFORM_STATE_URL }}');
+    const { plan, apply } = workflow.jobs;
+    const action = (job: { steps: Step[] } | undefined): Step | undefined =>
+      job?.steps.find((s) => s.uses?.includes('/scrapeform@'));
+    expect(action(plan)?.env?.SCRAPERAPI_API_KEY).toBe('${{ secrets.SCRAPERAPI_API_KEY }}');
+    expect(action(plan)?.with?.state).toBe('${{ secrets.SCRAPEFORM_STATE_URL }}');
+    expect(action(plan)?.with?.mode).toBe('plan');
+    const upload = plan?.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
+    expect(upload?.with?.path).toBe('${{ steps.scrapeform.outputs.plan-file }}');
+    const download = apply?.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+    expect(download?.with?.name).toBe(upload?.with?.name);
+    expect(action(apply)?.with?.mode).toBe('apply');
+    expect(action(apply)?.with?.['plan-file']).toBe('${{ runner.temp }}/reviewed-plan/scrapeform-plan.json');
+  });
+});
+
+/** The steps of the action run as bash with GitHub's runner conventions, scrapeform replaced by a stand-in. */
+describe('the action steps, run', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-action-run-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  async function runStep(
+    id: string,
+    env: Record<string, string>,
+  ): Promise<{ code: number; stdout: string; stderr: string; output: string; args: string }> {
+    const action = await readAction();
+    const step = action.runs.steps.find((s) => s.id === id || s.name === id);
+    if (step?.run === undefined) throw new Error(`no step ${id}`);
+    const bin = path.join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    // A stand-in that records its arguments and answers like scrapeform plan would.
+    await writeFile(
+      path.join(bin, 'scrapeform'),
+      `#!/usr/bin/env bash\nprintf '%s\\n' "$@" > "${dir}/args"\nexec node "${path.join(dir, 'fake.mjs')}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const output = path.join(dir, `output-${id}`);
+    await writeFile(output, '');
+    try {
+      const result = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
+        cwd: dir,
+        env: {
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          GITHUB_OUTPUT: output,
+          GITHUB_STEP_SUMMARY: path.join(dir, 'summary'),
+          ...env,
+        },
+      });
+      return {
+        code: 0,
+        ...result,
+        output: await readFile(output, 'utf8'),
+        args: await readFile(path.join(dir, 'args'), 'utf8').catch(() => ''),
+      };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return {
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+        output: await readFile(output, 'utf8'),
+        args: await readFile(path.join(dir, 'args'), 'utf8').catch(() => ''),
+      };
+    }
+  }
+
+  it('an unknown mode or a flag that is not true/false fails the step, naming it', async () => {
+    const bad = await runStep('mode', { MODE: 'destroy', BOOLEANS: 'comment=true' });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('::error title=scrapeform::mode must be plan, apply or auto, not "destroy"');
+    const flag = await runStep('mode', { MODE: 'plan', BOOLEANS: 'allow-destroy=yes comment=true' });
+    expect(flag.code).toBe(1);
+    expect(flag.stdout).toContain('allow-destroy must be true or false, not "yes"');
+    const auto = await runStep('mode', {
+      MODE: 'auto',
+      BOOLEANS: 'comment=true',
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_REF: 'refs/heads/main',
+      DEFAULT_BRANCH: 'main',
+    });
+    expect(auto.output).toBe('mode=apply\n');
+  });
+
+  it('plan: paths one per line, the saved plan written, destructive and adoption outputs set', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [
+  { destructive: true, reasons: ['no manifest declares it any more'] },
+  { destructive: false, reasons: ['adopted: the live parser p-1 has this name'] },
+] }));
+console.log('### scrapeform plan');
+process.exit(2);
+`,
+    );
+    const result = await runStep('plan', {
+      PATHS: 'parsers\n  more parsers  \n\nprojects\n',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '10',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    expect(result.args.split('\n')).toEqual([
+      'plan',
+      'parsers',
+      'more parsers',
+      'projects',
+      '--markdown',
+      '--detailed-exitcode',
+      '--out',
+      'scrapeform-plan.json',
+      '--max-regenerations',
+      '10',
+      '',
+    ]);
+    expect(result.output).toContain('has-changes=true\ndestructive=true\nadopts=true\n');
+    expect(await readFile(path.join(dir, 'out/plan.code'), 'utf8')).toBe('2\n');
+  });
+
+  it('a failed plan is recorded for the comment, and the last step fails with its exit code', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      "console.error('error: manifests/a.yaml:3:1: urls: needs at least 1 example URL'); process.exit(1);\n",
+    );
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('has-changes=false\ndestructive=false\nadopts=false\n');
+    expect(await readFile(path.join(dir, 'out/plan.err'), 'utf8')).toContain('needs at least 1 example URL');
+    const fail = await runStep('Fail when the plan failed', { OUT_DIR: path.join(dir, 'out') });
+    expect(fail.code).toBe(1);
+  });
+
+  it('apply: the saved plan exactly; without it refused, or planned and applied at once as the fallback', async () => {
+    await writeFile(path.join(dir, 'fake.mjs'), 'process.exit(0);\n');
+    await writeFile(path.join(dir, 'reviewed.json'), '{}');
+    const env = {
+      PATHS: 'scrapers',
+      REQUIRE_SAVED_PLAN: 'true',
+      ALLOW_DESTROY: 'false',
+      ALLOW_ADOPT: 'true',
+      MAX_REGENERATIONS: '',
+    };
+    const reviewed = await runStep('scrapeform apply', { ...env, PLAN_FILE: 'reviewed.json' });
+    expect(reviewed.args.split('\n')).toEqual([
+      'apply',
+      'scrapers',
+      '--plan',
+      'reviewed.json',
+      '--auto-approve',
+      '--allow-adopt',
+      '',
+    ]);
+    await rm(path.join(dir, 'args'));
+    const refused = await runStep('scrapeform apply', { ...env, PLAN_FILE: 'missing.json' });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('::error title=scrapeform::no saved plan at missing.json');
+    expect(refused.args).toBe('');
+    const fallback = await runStep('scrapeform apply', {
+      ...env,
+      PLAN_FILE: 'missing.json',
+      REQUIRE_SAVED_PLAN: 'false',
+    });
+    expect(fallback.args.split('\n')).toEqual(['apply', 'scrapers', '--auto-approve', '--allow-adopt', '']);
+  });
+});
+
+/** The comment step's script, run as actions/github-script runs it, against a fake GitHub. */
+describe('the pull-request comment', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-comment-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  interface Comment {
+    id: number;
+    body: string;
+  }
+
+  async function comment(
+    files: { code: string; md?: string; err?: string },
+    env: Record<string, string>,
+    existing: Comment[] = [],
+  ): Promise<{ comments: Comment[]; labels: string[] }> {
+    const action = await readAction();
+    const script = action.runs.steps.find((s) => s.uses?.startsWith('actions/github-script@'))?.with?.script;
+    if (script === undefined) throw new Error('no comment step');
+    await writeFile(path.join(dir, 'plan.code'), `${files.code}\n`);
+    await writeFile(path.join(dir, 'plan.md'), files.md ?? '');
+    await writeFile(path.join(dir, 'plan.err'), files.err ?? '');
+    const comments = [...existing];
+    const labels: string[] = [];
+    const rest = {
+      issues: {
+        listComments: async () => ({ data: comments }),
+        updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
+          const found = comments.find((c) => c.id === comment_id);
+          if (found) found.body = body;
+        },
+        createComment: async ({ body }: { body: string }) => {
+          comments.push({ id: comments.length + 100, body });
+        },
+        addLabels: async ({ labels: added }: { labels: string[] }) => {
+          labels.push(...added);
+        },
+        removeLabel: async () => {
+          throw Object.assign(new Error('Label does not exist'), { status: 404 });
+        },
+      },
+    };
+    const github = {
+      rest,
+      paginate: async (method: () => Promise<{ data: Comment[] }>) => (await method()).data,
+    };
+    const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      OUT_DIR: dir,
+      WORKSPACE: 'production',
+      DIRECTORY: 'scrapers',
+      COMMIT: '0123456789abcdef0123456789abcdef01234567',
+      DESTRUCTIVE: 'false',
+      DESTRUCTIVE_LABEL: '',
+      ...env,
+    });
+    try {
+      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+        ...args: string[]
+      ) => (...values: unknown[]) => Promise<void>;
+      await new AsyncFunction('github', 'context', 'core', 'require', script)(
+        github,
+        context,
+        {},
+        createRequire(import.meta.url),
+      );
+    } finally {
+      process.env = saved;
+    }
+    return { comments, labels };
+  }
+
+  it('names the workspace, directory and commit, and updates only its own workspace and directory', async () => {
+    const other: Comment = { id: 1, body: '<!-- scrapeform-plan staging:scrapers -->\nstaging plan' };
+    const first = await comment({ code: '2', md: '### scrapeform plan\n' }, {}, [other]);
+    expect(first.comments).toHaveLength(2);
+    const mine = first.comments[1];
+    expect(mine?.body).toBe(
+      '<!-- scrapeform-plan production:scrapers -->\n**scrapeform** · workspace `production` · directory `scrapers` · commit 0123456789abcdef0123456789abcdef01234567\n\n### scrapeform plan\n',
+    );
+    const again = await comment({ code: '0', md: 'No changes.\n' }, {}, first.comments);
+    expect(again.comments).toHaveLength(2);
+    expect(again.comments[0]?.body).toBe(other.body);
+    expect(again.comments[1]?.body).toContain('\n\nNo changes.\n');
+  });
+
+  it('a failed plan posts the error instead of nothing', async () => {
+    const { comments } = await comment(
+      { code: '1', err: 'error: a.yaml:3:1: urls: needs at least 1 example URL\n```\n' },
+      {},
+    );
+    expect(comments[0]?.body).toContain(
+      '### scrapeform plan failed (exit 1)\n\nNothing was applied. The error:\n\n````text\nerror: a.yaml:3:1: urls: needs at least 1 example URL\n```\n\n````\n',
+    );
+  });
+
+  it('a destructive plan gets the label', async () => {
+    const { labels } = await comment(
+      { code: '2', md: 'plan\n' },
+      { DESTRUCTIVE: 'true', DESTRUCTIVE_LABEL: 'scrapeform-destructive' },
+    );
+    expect(labels).toEqual(['scrapeform-destructive']);
+    const removed = await comment(
+      { code: '2', md: 'plan\n' },
+      { DESTRUCTIVE_LABEL: 'scrapeform-destructive' },
+    );
+    expect(removed.labels).toEqual([]);
+  });
+
+  it('260 deletes, with the longest header: the whole comment fits GitHub’s 65,536 characters', async () => {
+    const state: State = { format_version: 1, serial: 1, lineage: 'l', resources: {} };
+    const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+    for (let i = 0; i < 260; i++) {
+      const name = `catalogue-product-page-parser-number-${String(i).padStart(3, '0')}`;
+      const id = `4f3c2b1a-${String(i).padStart(4, '0')}-4e5f-8a9b-0c1d2e3f4a5b`;
+      state.resources[`parser.${name}`] = {
+        kind: 'Parser',
+        id,
+        name,
+        version: 3,
+        definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
+        descriptionsKnown: true,
+      };
+      live.parsers.push({ id, name, status: 'FINISHED', error: null, generated_at: null, version: 3 });
+    }
+    const md = renderPlanMarkdown(buildPlan({ parsers: [], projects: [], state, live }));
+    const { comments } = await comment(
+      { code: '2', md },
+      { WORKSPACE: 'w'.repeat(500), DIRECTORY: 'd/'.repeat(500) },
+    );
+    const body = comments[0]?.body ?? '';
+    expect(body.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    // Nothing of the plan itself had to be cut by the comment step: the plan left room for the header.
+    expect(body.endsWith(md)).toBe(true);
   });
 });

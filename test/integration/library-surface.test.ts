@@ -76,7 +76,7 @@ describe('the library surface', () => {
     watchProcess();
     const planned = await using(openWorkspace(options()), (ws) => planWorkspace(ws));
     expect(planned.plan.summary.create).toBe(2);
-    expect(decideApproval(planned.plan, {})).toEqual({ kind: 'ask', destructive: [] });
+    expect(decideApproval(planned.plan, {})).toEqual({ kind: 'ask', destructive: [], adopted: [] });
     expect(decideApproval(planned.plan, { autoApprove: true })).toEqual({ kind: 'approved' });
 
     // Without a way to ask and without --auto-approve, nothing is sent and the refusal is a value to render.

@@ -11,13 +11,23 @@ import type { StatusRow } from '../../../src/workspace/read-status.js';
 const plain = createColors(false);
 
 const checks: ExpectCheckResult[] = [
-  { address: 'parser.books', url: 'https://books.example/a.html', ok: true, version: 2, mismatches: [] },
+  {
+    address: 'parser.books',
+    url: 'https://books.example/a.html',
+    ok: true,
+    version: 2,
+    mismatches: [],
+    startedAt: '2026-11-23T08:00:00.000Z',
+    durationMs: 812,
+  },
   {
     address: 'parser.books',
     url: 'https://books.example/b.html?q="x"&y=<1>',
     ok: false,
     version: 2,
     mismatches: [{ path: 'price', expected: 12.5, actual: '12,50', reason: 'different' }],
+    startedAt: '2026-11-23T08:00:01.000Z',
+    durationMs: 640,
   },
   {
     address: 'parser.news',
@@ -25,6 +35,8 @@ const checks: ExpectCheckResult[] = [
     ok: false,
     mismatches: [],
     error: 'parser.news is not managed yet',
+    startedAt: '2026-11-23T08:00:02.000Z',
+    durationMs: 3,
   },
 ];
 

@@ -1,0 +1,39 @@
+import { printable } from './escape-text.js';
+
+/**
+ * Prose that holds user or service values (names, descriptions, reasons, URLs, error texts), as GitHub-flavoured
+ * Markdown that shows it as text: on one line (a newline could start an HTML block such as `</details>` or a code
+ * fence), HTML characters as entities, the Markdown punctuation that opens something backslash-escaped (no image,
+ * link, emphasis, strike-through, table cell, math or code span can form), and `@` followed by a word joiner, so `@everyone` or `@org/team` notifies nobody.
+ */
+export function markdownText(text: string): string {
+  return printable(text)
+    .replace(/[&<>"]/g, (c) => HTML_ENTITIES[c] ?? c)
+    .replace(/[\\`*_[\]!|~$]/g, (c) => `\\${c}`)
+    .replace(/@/g, '@\u2060');
+}
+
+/**
+ * A value as an inline code span (addresses, ids, request paths): shown literally, never a mention or a link. The
+ * fence is one backtick longer than the longest run inside, as CommonMark allows, so no value can close it early.
+ */
+export function markdownCode(text: string): string {
+  const value = printable(text);
+  const longest = Math.max(0, ...[...value.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = value.startsWith('`') || value.endsWith('`') || value.startsWith(' ') ? ' ' : '';
+  return `${fence}${pad}${value}${pad}${fence}`;
+}
+
+/** A value inside raw HTML (the `<summary>` of a details block): entities only, on one line. */
+export function htmlText(text: string): string {
+  return printable(text).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};

@@ -1,0 +1,22 @@
+/**
+ * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
+ * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, and the Unicode
+ * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source").
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A user or service value made safe to print on one line: every character in UNSAFE is written as a visible escape
+ * (`\n`, `\u001b`), so a hostile name can neither split a plan line, spoof another line, nor colour the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A value in double quotes, with quotes and backslashes inside escaped, and printable (see above). */
+export function quoted(text: string): string {
+  return `"${printable(text.replace(/["\\]/g, (c) => `\\${c}`))}"`;
+}

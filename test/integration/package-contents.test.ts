@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+/** What `npm pack` would publish (the build in dist/ as it is now; scripts are not run). */
+async function packedFiles(): Promise<string[]> {
+  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const [pack] = JSON.parse(stdout) as { files: { path: string }[] }[];
+  return (pack?.files ?? []).map((f) => f.path);
+}
+
+describe('the published package', () => {
+  it('ships the licence its package.json names, a repository, and the security policy', async () => {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      license: string;
+      repository?: { type: string; url: string };
+    };
+    expect(manifest.license).toBe('MIT');
+    expect(manifest.repository?.type).toBe('git');
+    expect(await readFile(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    const files = await packedFiles();
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'SECURITY.md', 'README.md', 'package.json']));
+  });
+
+  it('ships every source a source map points to', async () => {
+    const files = await packedFiles();
+    const shipped = new Set(files);
+    const maps = files.filter((f) => f.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(10);
+    const missing: string[] = [];
+    for (const map of maps) {
+      const { sources } = JSON.parse(await readFile(path.join(ROOT, map), 'utf8')) as { sources: string[] };
+      for (const source of sources) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(map), source));
+        if (!shipped.has(target)) missing.push(`${map} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('exports the JSON Schema as scrapeform/schema.json', async () => {
+    // A package can import itself by name through its exports, as a dependent project would.
+    const resolved = createRequire(path.join(ROOT, 'package.json')).resolve('scrapeform/schema.json');
+    expect(resolved).toBe(path.join(ROOT, 'schemas/scrapeform.schema.json'));
+    const schema = JSON.parse(await readFile(resolved, 'utf8')) as { $schema?: string };
+    expect(schema.$schema).toMatch(/json-schema\.org/);
+  });
+});

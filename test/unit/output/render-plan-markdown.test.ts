@@ -1,0 +1,366 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../../../src/api/live.js';
+import type { DesiredField, DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import { createColors } from '../../../src/output/colors.js';
+import { renderPlan } from '../../../src/output/render-plan.js';
+import {
+  COMMENT_HEADER_RESERVE,
+  MARKDOWN_LIMIT,
+  renderPlanMarkdown,
+} from '../../../src/output/render-plan-markdown.js';
+import { buildPlan } from '../../../src/plan/build-plan.js';
+import type { LiveSnapshot } from '../../../src/plan/model.js';
+import type { State } from '../../../src/state/model.js';
+
+const source = { file: 'm.yaml', line: 1, column: 1 };
+
+function parser(
+  name: string,
+  fields: DesiredField[],
+  urls = [`https://books.example/${name}.html`],
+): DesiredParser {
+  return {
+    kind: 'Parser',
+    address: `parser.${name}`,
+    name,
+    urls,
+    scraperParams: {},
+    fields,
+    renames: [],
+    preventDestroy: false,
+    adopt: false,
+    expect: [],
+    source,
+  };
+}
+
+function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
+  return { id, name, status, error: null, generated_at: null, version };
+}
+
+const emptyState = (): State => ({ format_version: 1, serial: 1, lineage: 'l', resources: {} });
+
+/** 260 parsers in state and live, none declared any more: 260 deletes. */
+function twoHundredSixtyDeletes() {
+  const state = emptyState();
+  const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+  for (let i = 0; i < 260; i++) {
+    const name = `catalogue-product-page-parser-number-${String(i).padStart(3, '0')}`;
+    const id = `4f3c2b1a-${String(i).padStart(4, '0')}-4e5f-8a9b-0c1d2e3f4a5b`;
+    state.resources[`parser.${name}`] = {
+      kind: 'Parser',
+      id,
+      name,
+      version: 3,
+      definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
+      descriptionsKnown: true,
+    };
+    live.parsers.push(summary(id, name, 3));
+  }
+  return buildPlan({ parsers: [], projects: [], state, live });
+}
+
+describe('the Markdown plan fits a pull-request comment', () => {
+  it('260 deletes: the whole comment, with the room the Action keeps for its header, is under 65,536 characters', () => {
+    const plan = twoHundredSixtyDeletes();
+    expect(plan.summary.delete).toBe(260);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown.length + COMMENT_HEADER_RESERVE).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    // Each delete is listed once, in the destructive list: no second "breaking" list repeats them.
+    const first = plan.resource_changes[0]?.address ?? '';
+    expect(markdown.split(`\`${first}\` **delete**`)).toHaveLength(2);
+    expect(markdown).not.toContain('Breaking for consumers');
+    expect(markdown).toContain('**260 destructive changes**');
+    expect(markdown).toMatch(
+      /_…\d+ more changes cut to fit the comment limit; run `scrapeform plan` for the full plan\._\n$/,
+    );
+  });
+
+  it('a destructive list longer than the comment is itself cut, with a count, and stays under the limit', () => {
+    const plan = twoHundredSixtyDeletes();
+    const markdown = renderPlanMarkdown(plan, 12_000);
+    expect(markdown.length).toBeLessThanOrEqual(12_000);
+    const listed = markdown.split('\n').filter((l) => l.startsWith('> - `')).length;
+    expect(listed).toBeGreaterThan(10);
+    expect(markdown).toContain(`> - _…and ${260 - listed} more destructive changes_`);
+    expect(markdown).toContain(
+      `260 more changes and ${260 - listed} list entries cut to fit the comment limit`,
+    );
+    // The cut never leaves an open details block.
+    expect(markdown.split('<details>').length).toBe(markdown.split('</details>').length);
+  });
+});
+
+/** Names, descriptions and service texts written to break out of a pull-request comment or a terminal. */
+const HOSTILE =
+  '</details>\n```\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>';
+const SPOOF = 'real\n- parser.production  delete\u001b[2K\u001b[1A\r';
+
+function hostilePlan() {
+  const state = emptyState();
+  state.resources['parser.drifted'] = {
+    kind: 'Parser',
+    id: 'p-drifted',
+    name: 'drifted',
+    version: 1,
+    definition: {
+      urls: ['https://books.example/drifted.html'],
+      scraperParams: {},
+      fields: [{ name: 'title', description: 'Title' }],
+    },
+    descriptionsKnown: true,
+  };
+  const details = (id: string, name: string, extra: Partial<LiveParserDetails>): LiveParserDetails => ({
+    id,
+    name,
+    version: 2,
+    status: 'FINISHED',
+    error: null,
+    createdAt: null,
+    generatedAt: null,
+    exampleResult: [],
+    fields: [],
+    ...extra,
+  });
+  const project: DesiredProject = {
+    kind: 'Project',
+    address: 'project.crawl',
+    name: 'crawl',
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://b.example/1'] },
+    scrapingInterval: 'daily',
+    apiParams: { country_code: HOSTILE },
+    preventDestroy: false,
+    adopt: false,
+    ignoreChanges: [],
+    source,
+  };
+  const liveProject: LiveProject = {
+    id: 5,
+    name: 'crawl',
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://b.example/1'] },
+    scrapingInterval: 'daily',
+    schedulingEnabled: true,
+    output_format: 'JSON',
+    webhookOutput: null,
+    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+    apiParams: { country_code: 'us' },
+  };
+  return buildPlan({
+    parsers: [
+      // From manifests: a hostile name (the planner is given it as fixture data, past validation) and description.
+      parser(SPOOF, [{ name: 'title', description: HOSTILE, selector: HOSTILE }]),
+      parser(HOSTILE, [{ name: 'title', description: 'Title' }]),
+      parser('drifted', [{ name: 'title', description: 'Title' }], ['https://books.example/drifted.html']),
+      parser('failed', [{ name: 'title', description: 'Title' }]),
+    ],
+    projects: [project],
+    state,
+    live: {
+      parsers: [summary('p-drifted', 'drifted', 2), summary('p-failed', 'failed', 0, 'FAILED')],
+      details: {
+        // From live objects: a field added outside scrapeform, and a service error text.
+        'p-drifted': details('p-drifted', 'drifted', {
+          exampleResult: [{ url: 'https://books.example/drifted.html', result: {} }],
+          fields: [
+            { name: 'title', type: 'text' },
+            { name: HOSTILE, type: 'text' },
+          ],
+        }),
+        'p-failed': details('p-failed', 'failed', { version: 0, status: 'FAILED', error: HOSTILE }),
+      },
+      projects: [liveProject],
+    },
+  });
+}
+
+describe('hostile text stays text', () => {
+  const plan = hostilePlan();
+
+  it('the fixture carries the hostile text into names, descriptions, reasons, drift and project values', () => {
+    const all = JSON.stringify(plan);
+    expect(plan.resource_changes.map((c) => c.action).sort()).toEqual([
+      'create',
+      'create',
+      'replace',
+      'update',
+    ]);
+    expect(plan.drift.map((d) => d.message)).toEqual([
+      `version moved from 1 to 2 outside scrapeform; fields added: ${HOSTILE}`,
+    ]);
+    expect(all.split(JSON.stringify(HOSTILE).slice(1, -1)).length).toBeGreaterThan(5);
+  });
+
+  it('in Markdown: no HTML, image, fence, mention or line break escapes from a value', () => {
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).not.toContain('\u001b');
+    expect(markdown).not.toContain('\r');
+    // The only fences are ours: a diff opened and closed on lines of their own, every line inside led by a sign.
+    const lines = markdown.split('\n');
+    const fences = lines.flatMap((l, i) => (/^\s{0,3}(```|~~~)/.test(l) ? [i] : []));
+    expect(fences.length % 2).toBe(0);
+    for (let i = 0; i < fences.length; i += 2) {
+      const [open = 0, close = 0] = [fences[i], fences[i + 1]];
+      expect([lines[open], lines[close]]).toEqual(['```diff', '```']);
+      for (const inside of lines.slice(open + 1, close)) expect(inside).toMatch(/^[-+!] /);
+    }
+    // Outside code (fenced blocks and <code> in the summaries, shown literally), no markup forms from a value.
+    const outsideCode = lines
+      .filter((_, i) => !fences.some((f, k) => k % 2 === 0 && i >= f && i <= (fences[k + 1] ?? f)))
+      .join('\n')
+      .replace(/<code>[^\n]*?<\/code>/g, '');
+    const opened = lines.filter((l) => l.startsWith('<details>')).length;
+    expect(outsideCode.split('</details>').length - 1).toBe(opened);
+    expect(outsideCode).not.toContain('<img');
+    expect(outsideCode).not.toContain('![');
+    expect(outsideCode).not.toMatch(/@everyone/);
+    expect(outsideCode.match(/<\/?[a-z]+/g)?.filter((t) => !/^<\/?(details|summary|b)$/.test(t))).toEqual([]);
+    // The text is still there, shown: escaped, not dropped.
+    expect(markdown).toContain(
+      'fields added: &lt;/details&gt;\\\\n\\`\\`\\`\\\\n\\!\\[pixel\\](https://tracker.example/p.png) @\u2060everyone &lt;img',
+    );
+    expect(markdown).toContain(
+      '<summary><code>parser.&lt;/details&gt;\\n```\\n![pixel](https://tracker.example/p.png) @everyone &lt;img src=x onerror=alert(1)&gt;</code>',
+    );
+  });
+
+  it('for people: a name cannot split, overwrite or colour a line of the plan', () => {
+    const text = renderPlan(plan, createColors(false));
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toContain('\r');
+    expect(text.split('\n').some((l) => l.startsWith('- parser.production'))).toBe(false);
+    expect(text).toContain('+ parser.real\\n- parser.production  delete\\u001b[2K\\u001b[1A\\r  create');
+    // Descriptions are quoted with their quotes and line breaks escaped.
+    expect(text).toContain(
+      '+ title (selector </details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>): "</details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x one…"',
+    );
+  });
+
+  it('a description with quotes inside is quoted with them escaped', () => {
+    const state = emptyState();
+    state.resources['parser.q'] = {
+      kind: 'Parser',
+      id: 'p-q',
+      name: 'q',
+      version: 0,
+      definition: {
+        urls: ['https://books.example/q.html'],
+        scraperParams: {},
+        fields: [{ name: 'a', description: 'Say "hi"' }],
+      },
+      descriptionsKnown: true,
+    };
+    const quoted = buildPlan({
+      parsers: [parser('q', [{ name: 'a', description: 'Say "hello"' }], ['https://books.example/q.html'])],
+      projects: [],
+      state,
+      live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
+    });
+    expect(renderPlan(quoted, createColors(false))).toContain(
+      '~ a: description "Say \\"hi\\"" -> "Say \\"hello\\""',
+    );
+  });
+});
+
+describe('old -> new values of a project update (deep-diff)', () => {
+  const project: DesiredProject = {
+    kind: 'Project',
+    address: 'project.nightly',
+    name: 'nightly',
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://b.example/1', 'https://b.example/2'] },
+    scrapingInterval: 'weekly',
+    webhookOutput: { url: 'https://hooks.example/new', webhookEncoding: 'multipart_form_data_encoding' },
+    notificationConfig: { notifyOnSuccess: 'daily', notifyOnFailure: 'with_every_run' },
+    apiParams: { country_code: 'de', premium: true },
+    preventDestroy: false,
+    adopt: false,
+    ignoreChanges: [],
+    source,
+  };
+  const state = emptyState();
+  state.resources['project.nightly'] = { kind: 'Project', id: 7, name: 'nightly', definition: {} };
+  const live: LiveProject = {
+    id: 7,
+    name: 'nightly',
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://b.example/1'] },
+    scrapingInterval: 'daily',
+    schedulingEnabled: true,
+    output_format: 'JSON',
+    webhookOutput: { url: 'https://hooks.example/old' },
+    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+    apiParams: { country_code: 'us', render: true },
+  };
+  const plan = buildPlan({
+    parsers: [],
+    projects: [project],
+    state,
+    live: { parsers: [], details: {}, projects: [live] },
+  });
+
+  it('shows each nested value that changes, old and new, for people', () => {
+    expect(renderPlan(plan, createColors(false))).toBe(
+      [
+        'Plan: 1 to update (no regeneration, no credits).',
+        '',
+        '~ project.nightly (7)  update, 1 call',
+        '    # changed: projectInput, scrapingInterval, webhookOutput, notificationConfig, apiParams',
+        '    inputs: +1 −0 entries (+ https://b.example/2)',
+        '    ~ scrapingInterval: "daily" -> "weekly"',
+        '    ~ webhookOutput.url: "https://hooks.example/old" -> "https://hooks.example/new"',
+        '    + webhookOutput.webhookEncoding: "multipart_form_data_encoding"',
+        '    ~ notificationConfig.notifyOnSuccess: "never" -> "daily"',
+        '    ~ apiParams.country_code: "us" -> "de"',
+        '    - apiParams.render: true',
+        '    + apiParams.premium: true',
+        '    PATCH /api/projects/7 {"projectInput":{"type":"list","list":["https://b.example/1","https://b.example/2"]},"scrapingInterval":"weekly","webhookOutput":{"url":"https://hooks.example/…',
+      ].join('\n'),
+    );
+  });
+
+  it('and in the Markdown diff', () => {
+    expect(renderPlanMarkdown(plan)).toContain(
+      [
+        '```diff',
+        '! scrapingInterval: "daily" -> "weekly"',
+        '! webhookOutput.url: "https://hooks.example/old" -> "https://hooks.example/new"',
+        '+ webhookOutput.webhookEncoding: "multipart_form_data_encoding"',
+        '! notificationConfig.notifyOnSuccess: "never" -> "daily"',
+        '! apiParams.country_code: "us" -> "de"',
+        '- apiParams.render: true',
+        '+ apiParams.premium: true',
+        '```',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('--reassert of an unchanged definition', () => {
+  it('shows what is sent, not an empty change', () => {
+    const state = emptyState();
+    state.resources['parser.q'] = {
+      kind: 'Parser',
+      id: 'p-q',
+      name: 'q',
+      version: 0,
+      definition: {
+        urls: ['https://books.example/q.html'],
+        scraperParams: {},
+        fields: [{ name: 'a', description: 'A' }],
+      },
+      descriptionsKnown: true,
+    };
+    const plan = buildPlan({
+      parsers: [parser('q', [{ name: 'a', description: 'A' }], ['https://books.example/q.html'])],
+      projects: [],
+      state,
+      live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
+      options: { reassert: ['parser.q'] },
+    });
+    expect(renderPlan(plan, createColors(false))).toContain(
+      '    ~ a: description "A" (reasserted: the service never returned its description)',
+    );
+  });
+});
