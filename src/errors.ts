@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',
+  'state.newer-format',
+  'state.not-a-file',
   'state.push-refused',
   'state.push-unreadable',
   'state.serial-moved',

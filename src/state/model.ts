@@ -54,6 +54,42 @@ export interface State {
   resources: Record<string, ResourceState>;
 }
 
+/**
+ * Refuses a stored state this scrapeform cannot read: one from a newer scrapeform (a later format_version) gets
+ * its own message, since restoring a backup would be the wrong fix.
+ */
+export function checkStateFormat(state: unknown, location: string): State {
+  const stored = state as Partial<State> | null;
+  const version = stored?.format_version as unknown;
+  if (typeof version === 'number' && Number.isInteger(version) && version > STATE_FORMAT_VERSION) {
+    throw new ScrapeformError(
+      'state.newer-format',
+      `the state in ${location} was written by a newer scrapeform (state format_version ${version}; this scrapeform reads format_version ${STATE_FORMAT_VERSION})`,
+      {
+        hint: 'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest); do not edit the state by hand',
+        details: { formatVersion: version, supported: STATE_FORMAT_VERSION },
+      },
+    );
+  }
+  if (
+    stored === null ||
+    typeof stored !== 'object' ||
+    Array.isArray(stored) ||
+    version !== STATE_FORMAT_VERSION ||
+    typeof stored.serial !== 'number' ||
+    typeof stored.lineage !== 'string'
+  ) {
+    throw new ScrapeformError(
+      'state.corrupt',
+      `the state in ${location} is not a scrapeform state (format_version ${String(version)})`,
+      {
+        hint: 'restore it from a backup',
+      },
+    );
+  }
+  return stored as State;
+}
+
 export function emptyState(lineage: string): State {
   return { format_version: STATE_FORMAT_VERSION, serial: 0, lineage, resources: {} };
 }
