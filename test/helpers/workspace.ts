@@ -8,8 +8,7 @@ import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
-import { parsePlanFile } from '../../src/plan/plan-file.js';
-import { renderPlanJson } from '../../src/output/render-plan-json.js';
+import { parsePlanFile, renderSavedPlan } from '../../src/plan/plan-file.js';
 import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
@@ -124,7 +123,7 @@ export class TestWorkspace {
         ...(options.noWait === true ? ['--no-wait'] : []),
       ];
       if (plan !== undefined) {
-        await writeFile(path.join(this.dir, 'plan.json'), renderPlanJson(plan));
+        await writeFile(path.join(this.dir, 'plan.json'), renderSavedPlan(plan));
         args.push('--plan', 'plan.json');
       }
       const run = await this.cli(args);
