@@ -15,6 +15,7 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
+import { clearIntent, recordIntent, settleFailedIntent } from './create-intent.js';
 import { createOnce } from './create-once.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 
@@ -50,6 +51,7 @@ async function createParser(change: ParserCreate, result: ChangeResult, ctx: Han
   result.id = created.id;
   await ctx.store.commit((state) => {
     state.resources[change.address] = createdParserState(change, created, change.definition);
+    clearIntent(state, change.address);
   });
   if (ctx.options.noWait === true) {
     result.version = created.version;
@@ -76,17 +78,34 @@ function createdParserState(
   };
 }
 
-/** POST /parsers, never retried blindly (createOnce). */
+/**
+ * POST /parsers, never retried blindly (createOnce), with its intent in state before it is sent: a run killed
+ * before the answer is recorded leaves what the next plan needs to take the new parser as ours.
+ */
 async function postParser(
   ctx: HandlerContext,
   change: ParserCreate | ParserReplace,
   result: ChangeResult,
 ): Promise<{ id: string; version: number }> {
-  const created = await createOnce(
-    () => ctx.clients.parsers.list(),
-    () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
-    change.name,
-  );
+  let created;
+  try {
+    created = await createOnce(
+      () => ctx.clients.parsers.list(),
+      () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+      change.name,
+      (before) =>
+        recordIntent(ctx, change.address, {
+          kind: 'Parser',
+          name: change.name,
+          definition: change.definition,
+          ...(change.action === 'replace' ? { replaces: change.id } : {}),
+          before,
+        }),
+    );
+  } catch (error) {
+    await settleFailedIntent(ctx, change.address, error);
+    throw error;
+  }
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };
 }
@@ -163,6 +182,7 @@ async function replaceParser(
       ...createdParserState(change, created, change.definition),
       replacing: { oldId },
     };
+    clearIntent(state, change.address);
   });
   const status = await waitForGeneration(
     change,

@@ -34,6 +34,7 @@ export function planParser(
   desired: DesiredParser | undefined,
   recorded: ParserState | undefined,
 ): ResourceChange | undefined {
+  if (recorded !== undefined) reportNameSharers(ctx, address, [recorded.name, desired?.name]);
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
     const live = ctx.index.parserById.get(recorded.id);
@@ -419,4 +420,22 @@ function reconcileDrift(
 
 function sameParserDefinition(a: ParserDefinition, b: ParserDefinition): boolean {
   return stable(a) === stable(b);
+}
+
+/**
+ * Live parsers that share a managed parser's name but that state does not manage (a create whose answer was lost
+ * before intents were recorded, or one made outside scrapeform) are shown, never hidden: scrapeform leaves them
+ * alone, so without this they would cost credits unseen.
+ */
+function reportNameSharers(ctx: Context, address: string, names: readonly (string | undefined)[]): void {
+  const sharers = [...new Set(names)]
+    .flatMap((name) => (name === undefined ? [] : (ctx.index.parsersByName.get(name) ?? [])))
+    .filter((p) => !ctx.managed.has(p.id));
+  for (const p of sharers) {
+    ctx.drift.push({
+      address,
+      kind: 'Parser',
+      message: `live parser ${p.id} ("${p.name}", version ${p.version}, ${p.status}) has this parser's name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name`,
+    });
+  }
 }

@@ -45,6 +45,31 @@ export interface ProjectState {
 
 export type ResourceState = ParserState | ProjectState;
 
+/**
+ * A create about to be sent, written to state before its POST. A run killed before the answer (or whose answer was
+ * lost) leaves it behind; the next plan finds what landed by name and takes it as ours, with this definition,
+ * instead of adopting it blind or creating another one (docs/concepts.md, "Crash safety").
+ */
+export type CreateIntent = ParserCreateIntent | ProjectCreateIntent;
+
+export interface ParserCreateIntent {
+  kind: 'Parser';
+  name: string;
+  /** The definition the POST sends. */
+  definition: ParserDefinition;
+  /** For a replace: the parser the new one replaces (deleted once the new one is FINISHED). */
+  replaces?: string;
+  /** Live parsers of this name seen just before the POST: none of them is the one it creates. */
+  before?: string[];
+}
+
+export interface ProjectCreateIntent {
+  kind: 'Project';
+  name: string;
+  definition: ProjectDefinition;
+  before?: number[];
+}
+
 export interface State {
   format_version: typeof STATE_FORMAT_VERSION;
   /** Grows by one on every write; a writer that read an older serial loses. */
@@ -52,6 +77,8 @@ export interface State {
   /** Identifies one state's history; two states of different lineage are never merged. */
   lineage: string;
   resources: Record<string, ResourceState>;
+  /** Creates sent (or about to be) whose answer was not recorded yet, by address; absent when there are none. */
+  intents?: Record<string, CreateIntent>;
 }
 
 /**
