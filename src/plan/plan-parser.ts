@@ -1,7 +1,7 @@
 import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredField, DesiredParser } from '../model/desired.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { diffFields } from './diff-fields.js';
+import { diffFields, fieldOfTemporary } from './diff-fields.js';
 import type { FieldDiff } from './diff-fields.js';
 import type {
   ParserAdopt,
@@ -401,20 +401,43 @@ function reconcileDrift(
 ): ParserDefinition {
   const known = new Map((recorded.definition?.fields ?? []).map((f) => [f.name, f]));
   const liveNames = details.fields.map((f) => f.name);
-  const added = liveNames.filter((n) => !known.has(n));
-  const removed = [...known.keys()].filter((n) => !liveNames.includes(n));
-  ctx.drift.push({
-    address,
-    kind: 'Parser',
-    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
-  });
-  ctx.warnings.push(
-    `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
+  // Our own temporary names (a swap whose first PATCH landed but was never recorded) hold fields state knows:
+  // they keep their definitions, and are neither drift nor a reason to regenerate.
+  const temporaries = new Map(
+    liveNames.flatMap((n) => {
+      const original = known.has(n) ? undefined : fieldOfTemporary(n);
+      return original !== undefined && known.has(original) && !liveNames.includes(original)
+        ? [[n, original] as const]
+        : [];
+    }),
   );
+  const moved = new Set(temporaries.values());
+  const added = liveNames.filter((n) => !known.has(n) && !temporaries.has(n));
+  const removed = [...known.keys()].filter((n) => !liveNames.includes(n) && !moved.has(n));
+  if (temporaries.size > 0) {
+    ctx.warnings.push(
+      `${address}: an interrupted apply left temporary field names (${[...temporaries.keys()].join(', ')}) at version ${details.version}; the renames are finished (no regeneration)`,
+    );
+  }
+  if (temporaries.size === 0 || added.length + removed.length > 0) {
+    ctx.drift.push({
+      address,
+      kind: 'Parser',
+      message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
+    });
+    ctx.warnings.push(
+      `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
+    );
+  }
+  const knownAs = (name: string): DesiredField | undefined => {
+    const original = temporaries.get(name);
+    const field = known.get(original ?? name);
+    return field === undefined ? undefined : { ...field, name };
+  };
   return {
     urls: recorded.definition?.urls ?? [],
     scraperParams: recorded.definition?.scraperParams ?? {},
-    fields: details.fields.map((f) => known.get(f.name) ?? fieldFromLive(f)),
+    fields: details.fields.map((f) => knownAs(f.name) ?? fieldFromLive(f)),
   };
 }
 

@@ -150,6 +150,57 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     await expectConverged();
   });
 
+  it('a swap killed between its two PATCHes (the first acted, its answer lost) is finished by renames, free', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const file = path.join(dir, 'books-product.yaml');
+    // title and availability trade names (and definitions stay with the data): a swap through temporary names.
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace(
+          '  title:\n    description: Book title from the main heading of the product page\n    type: string\n    selector: h1\n',
+          '  availability:\n    description: Book title from the main heading of the product page\n    type: string\n    selector: h1\n    renamed_from: title\n',
+        )
+        .replace(
+          '  availability:\n    description: Stock availability text, such as "In stock (22 available)"\n',
+          '  title:\n    description: Stock availability text, such as "In stock (22 available)"\n    renamed_from: availability\n',
+        )
+        .replace('result: { title: A Light in the Attic', 'result: { availability: A Light in the Attic'),
+    );
+    const planned = JSON.parse((await run(['plan', '--json'])).stdout) as {
+      summary: { regenerations: number };
+    };
+    expect(planned.summary.regenerations).toBe(0);
+    const parser = [...emulator.parsers.parsers.values()][0];
+    const latestFields = (): string[] => parser?.versions.at(-1)?.fields.map((f) => f.name) ?? [];
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['PATCH'] });
+    await killWhen(['apply', '--auto-approve'], async () =>
+      latestFields().some((n) => n.endsWith('__scrapeform_tmp')),
+    );
+    emulator.setFaults({ responseDelayMs: 0 });
+    const credits = emulator.accounts.list()[0]?.credits;
+    const plan = await run(['plan', '--json']);
+    const halfway = JSON.parse(plan.stdout) as {
+      summary: { regenerations: number };
+      drift: unknown[];
+      warnings: string[];
+    };
+    expect(halfway.summary.regenerations).toBe(0);
+    expect(halfway.drift).toEqual([]);
+    expect(halfway.warnings.join('\n')).toContain('an interrupted apply left temporary field names');
+    await expectConverged();
+    expect([...latestFields()].sort()).toEqual([
+      'availability',
+      'price',
+      'reviews',
+      'reviews.author',
+      'reviews.rating',
+      'title',
+    ]);
+    // Only the expect check's parse was charged: no generation (30,000 credits) since the kill.
+    expect((credits ?? 0) - (emulator.accounts.list()[0]?.credits ?? 0)).toBeLessThan(30_000);
+  });
+
   it('killed in the middle of a replace (the new parser generating, the old one not deleted yet)', async () => {
     expect((await run(['apply', '--auto-approve'])).code).toBe(0);
     const oldId = [...emulator.parsers.parsers.keys()][0];
