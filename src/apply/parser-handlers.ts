@@ -212,7 +212,11 @@ async function replaceParser(
   });
 }
 
-/** Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. */
+/**
+ * Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. The change
+ * names the new parser, so what is recorded does not depend on whether the caller's state had recovered it from
+ * its intent yet (a library caller may pass state as read).
+ */
 async function finishReplace(
   change: ParserFinishReplace,
   result: ChangeResult,
@@ -220,10 +224,15 @@ async function finishReplace(
 ): Promise<void> {
   if (change.oldId !== null) await deleteParser(ctx, change, result, change.oldId);
   await ctx.store.commit((state) => {
-    const now = state.resources[change.address];
-    if (now?.kind !== 'Parser') return;
-    const { replacing: _replacing, pending: _pending, ...rest } = now;
-    state.resources[change.address] = { ...rest, version: change.version, definition: change.definition };
+    state.resources[change.address] = {
+      kind: 'Parser',
+      id: change.id,
+      name: change.name,
+      version: change.version,
+      definition: change.definition,
+      descriptionsKnown: true,
+    };
+    clearIntent(state, change.address);
   });
 }
 

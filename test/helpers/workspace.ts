@@ -6,6 +6,7 @@ import type { ApplyResult } from '../../src/apply/apply-plan.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';
+import { refreshState } from '../../src/plan/refresh-state.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
 import { parsePlanFile, renderSavedPlan } from '../../src/plan/plan-file.js';
@@ -136,7 +137,16 @@ export class TestWorkspace {
       };
     }
     const toApply = plan ?? (await this.plan());
-    const state = await this.backend.read();
+    // As apply does before its calls: what a previous run left (a create it never recorded, a version that
+    // finished since) is recorded first.
+    const read = await this.backend.read();
+    const lists = {
+      parsers: await this.h.parsers.list(),
+      details: {},
+      projects: await this.h.projects.list(),
+    };
+    const refreshed = refreshState(read, lists);
+    const state = refreshed !== undefined ? await this.backend.write(refreshed) : read;
     return applyPlan({
       plan: toApply,
       clients: this.clients,
