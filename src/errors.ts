@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'state.corrupt',
   'state.locked',
   'state.lock-timeout',
+  'state.newer-format',
+  'state.not-a-file',
   'state.push-refused',
   'state.push-unreadable',
   'state.serial-moved',

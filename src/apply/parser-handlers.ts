@@ -16,6 +16,7 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
+import { clearIntent, recordIntent, settleFailedIntent } from './create-intent.js';
 import { createOnce } from './create-once.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 
@@ -51,6 +52,7 @@ async function createParser(change: ParserCreate, result: ChangeResult, ctx: Han
   result.id = created.id;
   await ctx.store.commit((state) => {
     state.resources[change.address] = createdParserState(change, created, change.definition);
+    clearIntent(state, change.address);
   });
   if (ctx.options.noWait === true) {
     result.version = created.version;
@@ -77,17 +79,34 @@ function createdParserState(
   };
 }
 
-/** POST /parsers, never retried blindly (createOnce). */
+/**
+ * POST /parsers, never retried blindly (createOnce), with its intent in state before it is sent: a run killed
+ * before the answer is recorded leaves what the next plan needs to take the new parser as ours.
+ */
 async function postParser(
   ctx: HandlerContext,
   change: ParserCreate | ParserReplace,
   result: ChangeResult,
 ): Promise<{ id: string; version: number }> {
-  const created = await createOnce(
-    () => ctx.clients.parsers.list(),
-    () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
-    change.name,
-  );
+  let created;
+  try {
+    created = await createOnce(
+      () => ctx.clients.parsers.list(),
+      () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+      change.name,
+      (before) =>
+        recordIntent(ctx, change.address, {
+          kind: 'Parser',
+          name: change.name,
+          definition: change.definition,
+          ...(change.action === 'replace' ? { replaces: change.id } : {}),
+          before,
+        }),
+    );
+  } catch (error) {
+    await settleFailedIntent(ctx, change.address, error);
+    throw error;
+  }
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };
 }
@@ -164,6 +183,7 @@ async function replaceParser(
       ...createdParserState(change, created, change.definition),
       replacing: { oldId },
     };
+    clearIntent(state, change.address);
   });
   const status = await waitForGeneration(
     change,
@@ -204,7 +224,11 @@ async function replaceParser(
   });
 }
 
-/** Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. */
+/**
+ * Completes a replace a previous run left half done: the new parser is FINISHED; the old one goes. The change
+ * names the new parser, so what is recorded does not depend on whether the caller's state had recovered it from
+ * its intent yet (a library caller may pass state as read).
+ */
 async function finishReplace(
   change: ParserFinishReplace,
   result: ChangeResult,
@@ -212,10 +236,15 @@ async function finishReplace(
 ): Promise<void> {
   if (change.oldId !== null) await deleteParser(ctx, change, result, change.oldId);
   await ctx.store.commit((state) => {
-    const now = state.resources[change.address];
-    if (now?.kind !== 'Parser') return;
-    const { replacing: _replacing, pending: _pending, ...rest } = now;
-    state.resources[change.address] = { ...rest, version: change.version, definition: change.definition };
+    state.resources[change.address] = {
+      kind: 'Parser',
+      id: change.id,
+      name: change.name,
+      version: change.version,
+      definition: change.definition,
+      descriptionsKnown: true,
+    };
+    clearIntent(state, change.address);
   });
 }
 

@@ -13,16 +13,31 @@ import { stable } from '../plan/plan-context.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
+import { clearIntent, recordIntent, settleFailedIntent } from './create-intent.js';
 import { createOnce } from './create-once.js';
 
 /** One handler per project action; a missing one is a type error. */
 export const PROJECT_HANDLERS = {
   create: async (change: ProjectCreate, result, ctx) => {
-    const created = await createOnce(
-      () => ctx.clients.projects.list(),
-      () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
-      change.name,
-    );
+    // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
+    let created;
+    try {
+      created = await createOnce(
+        () => ctx.clients.projects.list(),
+        () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
+        change.name,
+        (before) =>
+          recordIntent(ctx, change.address, {
+            kind: 'Project',
+            name: change.name,
+            definition: change.definition,
+            before,
+          }),
+      );
+    } catch (error) {
+      await settleFailedIntent(ctx, change.address, error);
+      throw error;
+    }
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
     const held = checkTaken(change, result, ctx, change.definition, created, undefined);
@@ -34,6 +49,7 @@ export const PROJECT_HANDLERS = {
         definition: change.definition,
         ...(held !== undefined ? { held } : {}),
       };
+      clearIntent(state, change.address);
     });
   },
   update: async (change: ProjectUpdate, result, ctx) => {

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkRegenerations } from '../plan/approval.js';
+import { renderSavedPlan } from '../plan/plan-file.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
 import { renderOutput } from '../output/render-output.js';
 import type { RenderFormat } from '../output/render-output.js';
-import { renderPlanJson } from '../output/render-plan-json.js';
 import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
@@ -56,7 +56,7 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
     const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
     ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));
     if (flags.out !== undefined) {
-      await writeFile(flags.out, `${renderPlanJson(plan)}\n`);
+      await writeFile(flags.out, renderSavedPlan(plan));
       ctx.log(`Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`);
     }
     if (flags.showUnmanaged === true) {

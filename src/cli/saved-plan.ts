@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from '../plan/model.js';
-import { parsePlanFile } from '../plan/plan-file.js';
+import { parseSavedPlan } from '../plan/plan-file.js';
 
-/** A plan saved by `plan --out`, read for `apply --plan` and `show`: checked against the plan file's schema. */
+/** A plan saved by `plan --out`, read for `apply --plan` and `show`: checked against the plan file's schema and its digest. */
 export async function readSavedPlan(file: string): Promise<Plan> {
   let text: string;
   try {
@@ -14,5 +14,5 @@ export async function readSavedPlan(file: string): Promise<Plan> {
       `cannot read the saved plan ${file}: ${(error as Error).message}`,
     );
   }
-  return parsePlanFile(text, file);
+  return parseSavedPlan(text, file);
 }

@@ -9,6 +9,7 @@ import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
 import { planParser } from './plan-parser.js';
 import { planProject } from './plan-project.js';
+import { recoverIntents } from './recover-intents.js';
 
 export { projectPayload } from './plan-project.js';
 export { stable } from './plan-context.js';
@@ -36,10 +37,12 @@ export function detailsNeeded(
   list: readonly LiveParserSummary[],
 ): string[] {
   const needed = new Set<string>();
-  const managed = managedIds(state);
+  // A parser an interrupted create made is recorded with its version pending: no details needed to adopt it.
+  const recovered = recoverIntents(state, { parsers: list, projects: [] }).state;
+  const managed = managedIds(recovered);
   const index = indexLive({ parsers: list, projects: [] });
   for (const desired of parsers) {
-    const recorded = state.resources[desired.address];
+    const recorded = recovered.resources[desired.address];
     if (recorded === undefined) {
       const matches = (index.parsersByName.get(desired.name) ?? []).filter((p) => !managed.has(p.id));
       if (matches.length === 1 && matches[0] !== undefined) needed.add(matches[0].id);
@@ -81,6 +84,11 @@ export function buildPlan(input: PlanInput): Plan {
   const selected = (address: string): boolean =>
     (options.targets === undefined || options.targets.length === 0 || options.targets.includes(address)) &&
     !(options.excludes ?? []).includes(address);
+  // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them
+  // the same way before its calls: refreshState).
+  const recovered = recoverIntents(input.state, input.live);
+  const state = recovered.state;
+  warnings.push(...recovered.notes);
   const ctx: Context = {
     errors,
     drift,
@@ -88,21 +96,21 @@ export function buildPlan(input: PlanInput): Plan {
     fingerprint,
     live: input.live,
     index: indexLive(input.live),
-    state: input.state,
-    managed: managedIds(input.state),
+    state,
+    managed: managedIds(state),
     reassert: options.reassert ?? [],
   };
 
   const parserAddresses = new Set([
     ...input.parsers.map((p) => p.address),
-    ...Object.entries(input.state.resources)
+    ...Object.entries(state.resources)
       .filter(([, r]) => r.kind === 'Parser')
       .map(([a]) => a),
   ]);
   const desiredParsers = new Map<string, DesiredParser>(input.parsers.map((p) => [p.address, p]));
   for (const address of [...parserAddresses].sort()) {
     if (!selected(address)) continue;
-    const recorded = input.state.resources[address];
+    const recorded = state.resources[address];
     const change = planParser(
       ctx,
       address,
@@ -116,14 +124,14 @@ export function buildPlan(input: PlanInput): Plan {
 
   const projectAddresses = new Set([
     ...input.projects.map((p) => p.address),
-    ...Object.entries(input.state.resources)
+    ...Object.entries(state.resources)
       .filter(([, r]) => r.kind === 'Project')
       .map(([a]) => a),
   ]);
   const desiredProjects = new Map<string, DesiredProject>(input.projects.map((p) => [p.address, p]));
   for (const address of [...projectAddresses].sort()) {
     if (!selected(address)) continue;
-    const recorded = input.state.resources[address];
+    const recorded = state.resources[address];
     const change = planProject(
       ctx,
       address,

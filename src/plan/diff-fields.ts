@@ -36,6 +36,21 @@ export interface DiffFieldsOptions {
 }
 
 const TEMP_SUFFIX = '__scrapeform_tmp';
+/** A name segment ending in our temporary suffix (`title__scrapeform_tmp`, `title__scrapeform_tmp2`). */
+const TEMP_SEGMENT = /__scrapeform_tmp\d*$/;
+
+/**
+ * The field a temporary name of ours stands for (a swap's first PATCH moves `a` to `a__scrapeform_tmp`), or
+ * undefined when `name` holds no temporary segment. A parent's move carries its children: `r__scrapeform_tmp.x`
+ * stands for `r.x`.
+ */
+export function fieldOfTemporary(name: string): string | undefined {
+  const original = name
+    .split('.')
+    .map((segment) => segment.replace(TEMP_SEGMENT, ''))
+    .join('.');
+  return original === name ? undefined : original;
+}
 
 /** DESIGN section 3: from the fields last applied (or live) and the desired ones to the fewest operations. */
 export function diffFields(
@@ -59,7 +74,12 @@ export function diffFields(
     // written in the manifest after it is applied).
     const satisfied =
       prevByName.has(hint.to) && sameDefinition(prevByName.get(hint.to), desiredByName.get(hint.to));
-    if (prevByName.has(hint.from) && hint.from !== hint.to && !satisfied) renameSubtree(hint.from, hint.to);
+    // A swap interrupted between its two PATCHes left the field under our temporary name: the rename goes on
+    // from there (free), rather than a remove and an add (a regeneration).
+    const from = prevByName.has(hint.from)
+      ? hint.from
+      : (temporaryIn(prevByName, desiredByName, hint.from) ?? hint.from);
+    if (prevByName.has(from) && from !== hint.to && !satisfied) renameSubtree(from, hint.to);
   }
   // A field that stays put while another is renamed onto its name is replaced: it is removed.
   const claimed = new Set([...target].filter(([from, to]) => from !== to).map(([, to]) => to));
@@ -276,6 +296,18 @@ function orderIntoRequests(
     if (wave !== last) requests.push(wave);
   }
   return requests;
+}
+
+/** The one temporary name of ours that `previous` holds for `name` (and no manifest declares), if any. */
+function temporaryIn(
+  previous: ReadonlyMap<string, DesiredField>,
+  desired: ReadonlyMap<string, DesiredField>,
+  name: string,
+): string | undefined {
+  const found = [...previous.keys()].filter(
+    (n) => !desired.has(n) && depth(n) === depth(name) && fieldOfTemporary(n) === name,
+  );
+  return found.length === 1 ? found[0] : undefined;
 }
 
 export function sameDefinition(a: DesiredField | undefined, b: DesiredField | undefined): boolean {

@@ -55,8 +55,13 @@ export function indexLive(live: {
   };
 }
 
+/** Ids state manages, with the old parser of a replace under way (it is deleted once the new one finishes). */
 export function managedIds(state: State): Set<string> {
-  return new Set(Object.values(state.resources).map((r) => String(r.id)));
+  return new Set(
+    Object.values(state.resources).flatMap((r) =>
+      r.kind === 'Parser' && r.replacing !== undefined ? [r.id, r.replacing.oldId] : [String(r.id)],
+    ),
+  );
 }
 
 export function isPrevented(

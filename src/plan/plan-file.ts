@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ScrapeformError } from '../errors.js';
 import { formatKeyPath } from '../manifest/diagnostic.js';
@@ -8,7 +9,7 @@ import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition } from '../state/model.js';
 import type { Plan, ResourceChange } from './model.js';
 import { stable } from './plan-context.js';
-import { toResourceChangeJson } from './plan-json.js';
+import { toPlanJson, toResourceChangeJson } from './plan-json.js';
 import type { PlannedRequest } from './plan-json.js';
 
 /*
@@ -128,8 +129,60 @@ export const PlanFileSchema = z.object({
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 type ChangeFile = z.infer<typeof ResourceChangeSchema>;
 
+/** The key of a saved plan that holds the digest of the rest of the file; always the last key. */
+const DIGEST_KEY = 'digest';
+
 /**
- * Reads a saved plan (the text of a `plan --out` file) back into the typed plan apply runs. Refuses a file that is
+ * The text `plan --out` saves: the public plan JSON (what `plan --json` prints, byte for byte) with a last key,
+ * `digest`, the SHA-256 of that JSON. Apply takes the file only when the digest matches, so every byte of the
+ * reviewed plan is the plan applied.
+ */
+export function renderSavedPlan(plan: Plan): string {
+  const content = toPlanJson(plan);
+  const text = JSON.stringify(
+    { ...content, [DIGEST_KEY]: digestOf(JSON.stringify(content, null, 2)) },
+    null,
+    2,
+  );
+  return `${text}\n`;
+}
+
+/**
+ * Reads the file `plan --out` saved, for `apply --plan` and `show`: a plan file as parsePlanFile reads it, which
+ * must also carry the digest of its own content and match it. Refused otherwise: a plan that was edited is not
+ * the plan that was reviewed, whatever the edit.
+ */
+export function parseSavedPlan(text: string, file: string): Plan {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw unreadable(`cannot read the saved plan ${file}: ${(error as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('format_version' in data)) {
+    throw unreadable(`${file} is not a plan saved by scrapeform plan --out`);
+  }
+  const { [DIGEST_KEY]: digest, ...content } = data as Record<string, unknown>;
+  if (typeof digest !== 'string') {
+    throw unreadable(
+      `the saved plan ${file} has no digest: apply --plan and show take only files written by scrapeform plan --out`,
+    );
+  }
+  const contentText = JSON.stringify(content, null, 2);
+  const plan = parsePlanFile(contentText, file);
+  if (digestOf(contentText) !== digest) {
+    throw unreadable(`the saved plan ${file} was edited: its content does not match its digest`);
+  }
+  return plan;
+}
+
+function digestOf(text: string): string {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Reads the public plan format (what `plan --json` prints; a saved plan without its digest) back into the typed
+ * plan apply runs. Refuses a file that is
  * not one, names the key that is wrong, and refuses a change whose calls do not follow from the rest of it (an
  * edited file): apply makes exactly the calls that were reviewed, or none.
  */

@@ -2,7 +2,7 @@ import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/liv
 import { parserStatusKind } from '../api/parser-status.js';
 import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
 import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
-import { diffFields, parentOf } from './diff-fields.js';
+import { diffFields, fieldOfTemporary, parentOf } from './diff-fields.js';
 import { outOfBandRenames, reconcileLiveFields } from './drift.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { FieldDiff } from './diff-fields.js';
@@ -37,6 +37,7 @@ export function planParser(
   desired: DesiredParser | undefined,
   recorded: ParserState | undefined,
 ): ResourceChange | undefined {
+  if (recorded !== undefined) reportNameSharers(ctx, address, [recorded.name, desired?.name]);
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
     const live = ctx.index.parserById.get(recorded.id);
@@ -426,26 +427,47 @@ function reconcileDrift(
   details: LiveParserDetails,
 ): { definition: ParserDefinition; renames: DesiredRename[] } {
   const recordedFields = recorded.definition?.fields ?? [];
-  const renamed = outOfBandRenames(recordedFields, ctx.live.previous?.[details.id], details);
   const known = new Map(recordedFields.map((f) => [f.name, f]));
   const liveNames = details.fields.map((f) => f.name);
-  const renamedFrom = new Set(renamed.values());
-  const added = liveNames.filter((n) => !known.has(n) && !renamed.has(n));
+  // Our own temporary names (a swap whose first PATCH landed but was never recorded) hold fields state knows:
+  // they keep their definitions, and are neither drift nor a reason to regenerate.
+  const temporaries = new Map(
+    liveNames.flatMap((n) => {
+      const original = known.has(n) ? undefined : fieldOfTemporary(n);
+      return original !== undefined && known.has(original) && !liveNames.includes(original)
+        ? [[n, original] as const]
+        : [];
+    }),
+  );
+  const renamed = new Map(
+    [...outOfBandRenames(recordedFields, ctx.live.previous?.[details.id], details)].filter(
+      ([to]) => !temporaries.has(to),
+    ),
+  );
+  const renamedFrom = new Set([...renamed.values(), ...temporaries.values()]);
+  const added = liveNames.filter((n) => !known.has(n) && !renamed.has(n) && !temporaries.has(n));
   const removed = [...known.keys()].filter((n) => !liveNames.includes(n) && !renamedFrom.has(n));
   const tops = [...renamed].filter(([to]) => !renamed.has(parentOf(to)));
-  ctx.drift.push({
-    address,
-    kind: 'Parser',
-    message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${tops.length > 0 ? `; fields renamed: ${tops.map(([to, from]) => `${from} -> ${to}`).join(', ')}` : ''}${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
-  });
-  ctx.warnings.push(
-    `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
-  );
+  if (temporaries.size > 0) {
+    ctx.warnings.push(
+      `${address}: an interrupted apply left temporary field names (${[...temporaries.keys()].join(', ')}) at version ${details.version}; the renames are finished (no regeneration)`,
+    );
+  }
+  if (temporaries.size === 0 || added.length + removed.length + tops.length > 0) {
+    ctx.drift.push({
+      address,
+      kind: 'Parser',
+      message: `version moved from ${String(recorded.version)} to ${details.version} outside scrapeform${tops.length > 0 ? `; fields renamed: ${tops.map(([to, from]) => `${from} -> ${to}`).join(', ')}` : ''}${added.length > 0 ? `; fields added: ${added.join(', ')}` : ''}${removed.length > 0 ? `; fields removed: ${removed.join(', ')}` : ''}`,
+    });
+    ctx.warnings.push(
+      `${address}: descriptions or selectors changed outside scrapeform cannot be seen; the plan reconciles field names and types only`,
+    );
+  }
   return {
     definition: {
       urls: recorded.definition?.urls ?? [],
       scraperParams: recorded.definition?.scraperParams ?? {},
-      fields: reconcileLiveFields(recordedFields, details, renamed),
+      fields: reconcileLiveFields(recordedFields, details, new Map([...renamed, ...temporaries])),
     },
     renames: tops.map(([to, from]) => ({ from: to, to: from })),
   };
@@ -477,4 +499,22 @@ function retriedEnough(
 
 function sameParserDefinition(a: ParserDefinition, b: ParserDefinition): boolean {
   return stable(a) === stable(b);
+}
+
+/**
+ * Live parsers that share a managed parser's name but that state does not manage (a create whose answer was lost
+ * before intents were recorded, or one made outside scrapeform) are shown, never hidden: scrapeform leaves them
+ * alone, so without this they would cost credits unseen.
+ */
+function reportNameSharers(ctx: Context, address: string, names: readonly (string | undefined)[]): void {
+  const sharers = [...new Set(names)]
+    .flatMap((name) => (name === undefined ? [] : (ctx.index.parsersByName.get(name) ?? [])))
+    .filter((p) => !ctx.managed.has(p.id));
+  for (const p of sharers) {
+    ctx.drift.push({
+      address,
+      kind: 'Parser',
+      message: `live parser ${p.id} ("${p.name}", version ${p.version}, ${p.status}) has this parser's name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name`,
+    });
+  }
 }

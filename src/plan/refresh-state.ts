@@ -2,16 +2,19 @@ import { parserStatusKind } from '../api/parser-status.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
 import { indexLive } from './plan-context.js';
+import { recoverIntents } from './recover-intents.js';
 
 /**
- * State brought up to date with what the lists show, without any call: a version that was still generating when
- * apply returned (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version. Returns
- * undefined when nothing changed.
+ * State brought up to date with what the lists show, without any call: a create a killed run sent but never
+ * recorded is recorded as ours (recoverIntents), and a version that was still generating when apply returned
+ * (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version. Returns undefined when nothing
+ * changed.
  */
 export function refreshState(state: State, live: LiveSnapshot): State | undefined {
-  let changed = false;
+  const recovered = recoverIntents(state, live).state;
+  let changed = recovered !== state;
   const { parserById } = indexLive(live);
-  const resources = { ...state.resources };
+  const resources = { ...recovered.resources };
   for (const [address, resource] of Object.entries(resources)) {
     if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
       continue;
@@ -27,5 +30,5 @@ export function refreshState(state: State, live: LiveSnapshot): State | undefine
     };
     changed = true;
   }
-  return changed ? { ...state, resources } : undefined;
+  return changed ? { ...recovered, resources } : undefined;
 }

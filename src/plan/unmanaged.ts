@@ -1,16 +1,26 @@
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
+import { managedIds } from './plan-context.js';
+import { recoverIntents } from './recover-intents.js';
 
-/** Live objects in neither state nor manifests: scrapeform never touches them (`plan --show-unmanaged`). */
+/**
+ * Live objects state does not manage and no plan would adopt: scrapeform never touches them
+ * (`plan --show-unmanaged`). An object sharing the name of a managed one is listed (it is not adopted: the name is
+ * taken), so a duplicate is never hidden; an object whose name a manifest declares for an address state does not
+ * hold yet is the one the plan adopts, and is not.
+ */
 export function listUnmanaged(
   live: LiveSnapshot,
-  state: State,
+  rawState: State,
   desired: { parsers: readonly DesiredParser[]; projects: readonly DesiredProject[] },
 ): string[] {
-  const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
-  const parserNames = new Set(desired.parsers.map((p) => p.name));
-  const projectNames = new Set(desired.projects.map((p) => p.name));
+  const state = recoverIntents(rawState, live).state;
+  const managed = managedIds(state);
+  const toAdopt = (list: readonly (DesiredParser | DesiredProject)[]): Set<string> =>
+    new Set(list.filter((d) => state.resources[d.address] === undefined).map((d) => d.name));
+  const parserNames = toAdopt(desired.parsers);
+  const projectNames = toAdopt(desired.projects);
   return [
     ...live.parsers
       .filter((p) => !managed.has(p.id) && !parserNames.has(p.name))

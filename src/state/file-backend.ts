@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
 import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
-import { emptyState, nextState, STATE_FORMAT_VERSION } from './model.js';
+import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
 
 export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
@@ -31,15 +31,17 @@ export class FileStateBackend implements StateBackend {
     try {
       text = await readFile(this.location, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR') throw notAFile(this.location);
+      if (code !== 'ENOENT') throw error;
       // No lineage until the first write, so two reads of a missing state compare equal (a saved plan made
       // before the first apply is not refused for a lineage that never existed).
       this.lastSerial = 0;
       return emptyState('');
     }
-    let state: State;
+    let data: unknown;
     try {
-      state = JSON.parse(text) as State;
+      data = JSON.parse(text);
     } catch (error) {
       throw new ScrapeformError(
         'state.corrupt',
@@ -49,16 +51,7 @@ export class FileStateBackend implements StateBackend {
         },
       );
     }
-    if (
-      state.format_version !== STATE_FORMAT_VERSION ||
-      typeof state.serial !== 'number' ||
-      typeof state.lineage !== 'string'
-    ) {
-      throw new ScrapeformError(
-        'state.corrupt',
-        `the state file ${this.location} is not a scrapeform state (format_version ${String(state.format_version)})`,
-      );
-    }
+    const state = checkStateFormat(data, `the file ${this.location}`);
     this.lastSerial = state.serial;
     return state;
   }
@@ -135,6 +128,13 @@ export class FileStateBackend implements StateBackend {
       return undefined;
     }
   }
+}
+
+/** `--state` (or SCRAPEFORM_STATE) naming a folder: said as such, not as a read error of the system. */
+function notAFile(location: string): ScrapeformError {
+  return new ScrapeformError('state.not-a-file', `the state path ${location} is a folder, not a file`, {
+    hint: `point --state (or SCRAPEFORM_STATE) at a file inside it, such as ${path.join(location, 'state.json')}`,
+  });
 }
 
 export function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {

@@ -73,6 +73,31 @@ export interface ProjectState {
 
 export type ResourceState = ParserState | ProjectState;
 
+/**
+ * A create about to be sent, written to state before its POST. A run killed before the answer (or whose answer was
+ * lost) leaves it behind; the next plan finds what landed by name and takes it as ours, with this definition,
+ * instead of adopting it blind or creating another one (docs/concepts.md, "Crash safety").
+ */
+export type CreateIntent = ParserCreateIntent | ProjectCreateIntent;
+
+export interface ParserCreateIntent {
+  kind: 'Parser';
+  name: string;
+  /** The definition the POST sends. */
+  definition: ParserDefinition;
+  /** For a replace: the parser the new one replaces (deleted once the new one is FINISHED). */
+  replaces?: string;
+  /** Live parsers of this name seen just before the POST: none of them is the one it creates. */
+  before?: string[];
+}
+
+export interface ProjectCreateIntent {
+  kind: 'Project';
+  name: string;
+  definition: ProjectDefinition;
+  before?: number[];
+}
+
 export interface State {
   format_version: typeof STATE_FORMAT_VERSION;
   /** Grows by one on every write; a writer that read an older serial loses. */
@@ -80,6 +105,44 @@ export interface State {
   /** Identifies one state's history; two states of different lineage are never merged. */
   lineage: string;
   resources: Record<string, ResourceState>;
+  /** Creates sent (or about to be) whose answer was not recorded yet, by address; absent when there are none. */
+  intents?: Record<string, CreateIntent>;
+}
+
+/**
+ * Refuses a stored state this scrapeform cannot read: one from a newer scrapeform (a later format_version) gets
+ * its own message, since restoring a backup would be the wrong fix.
+ */
+export function checkStateFormat(state: unknown, location: string): State {
+  const stored = state as Partial<State> | null;
+  const version = stored?.format_version as unknown;
+  if (typeof version === 'number' && Number.isInteger(version) && version > STATE_FORMAT_VERSION) {
+    throw new ScrapeformError(
+      'state.newer-format',
+      `the state in ${location} was written by a newer scrapeform (state format_version ${version}; this scrapeform reads format_version ${STATE_FORMAT_VERSION})`,
+      {
+        hint: 'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest); do not edit the state by hand',
+        details: { formatVersion: version, supported: STATE_FORMAT_VERSION },
+      },
+    );
+  }
+  if (
+    stored === null ||
+    typeof stored !== 'object' ||
+    Array.isArray(stored) ||
+    version !== STATE_FORMAT_VERSION ||
+    typeof stored.serial !== 'number' ||
+    typeof stored.lineage !== 'string'
+  ) {
+    throw new ScrapeformError(
+      'state.corrupt',
+      `the state in ${location} is not a scrapeform state (format_version ${String(version)})`,
+      {
+        hint: 'restore it from a backup',
+      },
+    );
+  }
+  return stored as State;
 }
 
 export function emptyState(lineage: string): State {

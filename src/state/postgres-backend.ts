@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ScrapeformError } from '../errors.js';
 import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
-import { emptyState, nextState, STATE_FORMAT_VERSION } from './model.js';
+import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
 
 /**
@@ -68,13 +68,7 @@ export class PostgresStateBackend implements StateBackend {
   async read(): Promise<State> {
     const client = await this.connect();
     const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.table} WHERE id = 1`);
-    const state = rows[0]?.state ?? emptyState('');
-    if (state.format_version !== STATE_FORMAT_VERSION) {
-      throw new ScrapeformError(
-        'state.corrupt',
-        `the state in ${this.location} has format_version ${String(state.format_version)}`,
-      );
-    }
+    const state = rows[0] === undefined ? emptyState('') : checkStateFormat(rows[0].state, this.location);
     this.lastSerial = state.serial;
     return state;
   }

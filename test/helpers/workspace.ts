@@ -6,9 +6,10 @@ import type { ApplyResult } from '../../src/apply/apply-plan.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';
+import { refreshState } from '../../src/plan/refresh-state.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
-import { parsePlanFile } from '../../src/plan/plan-file.js';
+import { parsePlanFile, renderSavedPlan } from '../../src/plan/plan-file.js';
 import { renderPlanJson } from '../../src/output/render-plan-json.js';
 import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
@@ -128,7 +129,7 @@ export class TestWorkspace {
         ...(options.noWait === true ? ['--no-wait'] : []),
       ];
       if (plan !== undefined) {
-        await writeFile(path.join(this.dir, 'plan.json'), renderPlanJson(plan));
+        await writeFile(path.join(this.dir, 'plan.json'), renderSavedPlan(plan));
         args.push('--plan', 'plan.json');
       }
       const run = await this.cli(args);
@@ -141,7 +142,13 @@ export class TestWorkspace {
       };
     }
     const toApply = plan ?? (await this.plan());
-    const state = await this.backend.read();
+    // As apply does before its calls: what a previous run left (a create it never recorded, a version that
+    // finished since) is recorded first.
+    const read = await this.backend.read();
+    const loaded = await loadManifests({ paths: [path.join(this.dir, 'manifests')], env: {} });
+    // The same reads apply makes: only the services the workspace uses (a parsers-only key never meets projects).
+    const refreshed = refreshState(read, await readLive(this.clients, loaded, read));
+    const state = refreshed !== undefined ? await this.backend.write(refreshed) : read;
     return applyPlan({
       plan: toApply,
       clients: this.clients,

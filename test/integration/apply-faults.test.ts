@@ -23,6 +23,9 @@ const MANIFESTS_V2: Record<string, string> = {
   'books.yaml': bookParser(
     '  headline: { description: Book title, selector: h1, renamed_from: title }\n  price: { description: Price incl. tax, type: number }\n  upc: { description: UPC, selector: td.upc }\n',
   ),
+  // Another page: a replace (a create, a wait, a delete) under the same faults.
+  'news.yaml':
+    'kind: Parser\nname: news\nurls: [https://news.example/2026/04/city-budget-vote.html]\nfields:\n  headline: { description: Headline, selector: h1 }\n',
   'projects.yaml': [1, 2]
     .map(
       (n) =>
@@ -33,11 +36,12 @@ const MANIFESTS_V2: Record<string, string> = {
 
 /**
  * 20 seeded runs with 10% 5xx, 10% 429, dropped connections before and after the service acted, and added
- * latency: apply is repeated until the plan is empty, and must get there with no duplicate parser or project.
+ * latency, over creates, updates with renames, a replace and an archive: apply is repeated until the plan is
+ * empty, and must get there with no duplicate and no orphan (every live object recorded in state).
  */
 describe('apply under injected faults', () => {
   it.each(Array.from({ length: 20 }, (_, i) => i + 1))(
-    'seed %i converges with no duplicates',
+    'seed %i converges with no duplicates and no orphans',
     async (seed) => {
       const h = await startTestEmulator({ seed, generationDelayMs: 5 });
       try {
@@ -81,6 +85,15 @@ describe('apply under injected faults', () => {
         expect(projects.map((p) => p.name).sort()).toEqual(['crawl-1', 'crawl-2']);
         const books = await h.parsers.get(parsers.find((p) => p.name === 'books')?.id ?? '');
         expect(books.fields.map((f) => f.name)).toEqual(['headline', 'price', 'upc']);
+        // Zero orphans: every live object is the one state records, and nothing is left half done.
+        const state = await ws.state();
+        expect(state.intents).toBeUndefined();
+        expect(
+          Object.values(state.resources)
+            .map((r) => String(r.id))
+            .sort(),
+        ).toEqual([...parsers.map((p) => p.id), ...projects.map((p) => String(p.id))].sort());
+        for (const r of Object.values(state.resources)) expect(r).not.toHaveProperty('replacing');
         expect(h.emulator.requestLog.some((e) => e.fault !== undefined)).toBe(true);
       } finally {
         await h.emulator.close();

@@ -208,7 +208,12 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
     expect(planned.code, planned.stderr).toBe(0);
     const shown = await runScrapeform(['show', out]);
     expect(shown.stdout).toBe(planned.stdout);
-    expect((await runScrapeform(['show', out, '--json'])).stdout).toBe(await readFile(out, 'utf8'));
+    // The saved file is the public plan JSON with its digest as the last key; show --json prints the plan alone.
+    const { digest, ...content } = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await runScrapeform(['show', out, '--json'])).stdout).toBe(
+      `${JSON.stringify(content, null, 2)}\n`,
+    );
     expect((await runScrapeform(['show', out, '--markdown'])).stdout).toContain('scrapeform plan');
   });
 });

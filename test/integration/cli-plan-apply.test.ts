@@ -204,6 +204,36 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect(sentCalls()).toEqual([]);
   });
 
+  it('apply --plan refuses a saved plan edited consistently (body and record alike): its digest no longer matches', async () => {
+    const saved = await scrapeform(['plan', '--out', 'plan.json']);
+    expect(saved.code).toBe(0);
+    const file = path.join(dir, 'plan.json');
+    const text = await readFile(file, 'utf8');
+    expect(text.trimEnd().split('\n').at(-2)).toMatch(/^ {2}"digest": "sha256:[0-9a-f]{64}"$/);
+    // The public JSON of the plan is unchanged: the file is plan --json with the digest as its last key.
+    const json = await scrapeform(['plan', '--json']);
+    const { digest: _digest, ...content } = JSON.parse(text) as Record<string, unknown>;
+    expect(`${JSON.stringify(content, null, 2)}\n`).toBe(json.stdout);
+    const plan = JSON.parse(text) as {
+      resource_changes: {
+        kind: string;
+        requests: { body: { projectInput: { list: string[] } } }[];
+        record: { definition: { projectInput: { list: string[] } } };
+      }[];
+    };
+    const project = plan.resource_changes.find((c) => c.kind === 'Project');
+    const elsewhere = ['https://attacker.example/page.html'];
+    if (project?.requests[0] !== undefined) project.requests[0].body.projectInput.list = elsewhere;
+    if (project !== undefined) project.record.definition.projectInput.list = elsewhere;
+    await writeFile(file, JSON.stringify(plan, null, 2));
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: the saved plan plan.json was edited: its content does not match its digest\n',
+    );
+    expect(sentCalls()).toEqual([]);
+  });
+
   it('apply --json gives the calls, versions and statuses per object', async () => {
     const run = await scrapeform(['apply', '--auto-approve', '--json']);
     const result = JSON.parse(run.stdout) as {

@@ -7,6 +7,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
+import type { State } from '../../src/state/model.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = BUILT_CLI;
@@ -64,10 +65,69 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   it('killed between the create and the state write (the POST landed, its answer never came)', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(['apply', '--auto-approve'], async () => emulator.parsers.parsers.size > 0);
-    expect(await stateText()).not.toContain('books-product');
+    // What the POST was about to send is in state (its intent), the answer is not.
+    const killed = JSON.parse(await stateText()) as State;
+    expect(killed.resources['parser.books-product']).toBeUndefined();
+    expect(killed.intents?.['parser.books-product']).toMatchObject({ kind: 'Parser', name: 'books-product' });
     emulator.setFaults({ responseDelayMs: 0 });
     await emulator.idle();
+    // The parser that landed is ours with the definition sent: not an adoption of unknown descriptions.
+    const plan = await run(['plan']);
+    expect(plan.stdout).toContain('parser.books-product: recovered parser');
+    expect(plan.stdout).not.toContain('adopt');
+    expect(plan.stdout).not.toContain('never seen');
     await expectConverged();
+    const recorded = (JSON.parse(await stateText()) as State).resources['parser.books-product'];
+    expect(recorded).toMatchObject({ descriptionsKnown: true, version: 0 });
+    expect(recorded?.kind === 'Parser' ? recorded.definition?.fields.length : 0).toBe(6);
+    const again = await run(['plan']);
+    expect(again.stdout + again.stderr).not.toContain('never seen');
+  }, 60_000);
+
+  it('a replace killed after its POST acted continues with the parser that landed: no orphan, none hidden', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldId = [...emulator.parsers.parsers.keys()][0] ?? '';
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
+        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
+    );
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
+    await killWhen(
+      ['apply', '--auto-approve', '--allow-destroy'],
+      async () => emulator.parsers.parsers.size > 1,
+    );
+    emulator.setFaults({ responseDelayMs: 0 });
+    await emulator.idle();
+    const newId = [...emulator.parsers.parsers.keys()].find((id) => id !== oldId) ?? '';
+    const plan = await run(['plan', '--show-unmanaged']);
+    expect(plan.stdout).toContain(`finishing an interrupted replace: the new parser ${newId} is FINISHED`);
+    // Both parsers of that name are accounted for: the new one recovered, the old one being replaced.
+    expect(plan.stderr).toContain('No unmanaged objects.');
+    await expectConverged();
+    // The one that landed replaced the old one: no third parser, none left behind.
+    expect([...emulator.parsers.parsers.keys()]).toEqual([newId]);
+  }, 60_000);
+
+  it('a parser sharing a managed parser name is shown as drift and as unmanaged, never hidden', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    // Made outside scrapeform (or by a run from before intents were recorded): same name, not in state.
+    const response = await fetch(`${emulator.url}/parsers`, {
+      method: 'POST',
+      body: JSON.stringify({
+        api_key: KEY,
+        name: 'books-product',
+        urls: ['https://books.example/catalogue/a-light-in-the-attic_1000/index.html'],
+        fields: [{ name: 'title', description: 'Title' }],
+      }),
+    });
+    const orphan = (await response.json()) as { id: string };
+    await emulator.idle();
+    const plan = await run(['plan', '--show-unmanaged']);
+    expect(plan.stdout).toContain(`live parser ${orphan.id} ("books-product"`);
+    expect(plan.stderr).toContain(`parser "books-product" (${orphan.id}`);
   });
 
   it('killed while waiting for a generation after a PATCH', async () => {
@@ -84,6 +144,57 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     await emulator.idle();
     await expectConverged();
   });
+
+  it('a swap killed between its two PATCHes (the first acted, its answer lost) is finished by renames, free', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const file = path.join(dir, 'books-product.yaml');
+    // title and availability trade names (and definitions stay with the data): a swap through temporary names.
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace(
+          '  title:\n    description: Book title from the main heading of the product page\n    type: string\n    selector: h1\n',
+          '  availability:\n    description: Book title from the main heading of the product page\n    type: string\n    selector: h1\n    renamed_from: title\n',
+        )
+        .replace(
+          '  availability:\n    description: Stock availability text, such as "In stock (22 available)"\n',
+          '  title:\n    description: Stock availability text, such as "In stock (22 available)"\n    renamed_from: availability\n',
+        )
+        .replace('result: { title: A Light in the Attic', 'result: { availability: A Light in the Attic'),
+    );
+    const planned = JSON.parse((await run(['plan', '--json'])).stdout) as {
+      summary: { regenerations: number };
+    };
+    expect(planned.summary.regenerations).toBe(0);
+    const parser = [...emulator.parsers.parsers.values()][0];
+    const latestFields = (): string[] => parser?.versions.at(-1)?.fields.map((f) => f.name) ?? [];
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['PATCH'] });
+    await killWhen(['apply', '--auto-approve'], async () =>
+      latestFields().some((n) => n.endsWith('__scrapeform_tmp')),
+    );
+    emulator.setFaults({ responseDelayMs: 0 });
+    const credits = emulator.accounts.list()[0]?.credits;
+    const plan = await run(['plan', '--json']);
+    const halfway = JSON.parse(plan.stdout) as {
+      summary: { regenerations: number };
+      drift: unknown[];
+      warnings: string[];
+    };
+    expect(halfway.summary.regenerations).toBe(0);
+    expect(halfway.drift).toEqual([]);
+    expect(halfway.warnings.join('\n')).toContain('an interrupted apply left temporary field names');
+    await expectConverged();
+    expect([...latestFields()].sort()).toEqual([
+      'availability',
+      'price',
+      'reviews',
+      'reviews.author',
+      'reviews.rating',
+      'title',
+    ]);
+    // Only the expect check's parse was charged: no generation (30,000 credits) since the kill.
+    expect((credits ?? 0) - (emulator.accounts.list()[0]?.credits ?? 0)).toBeLessThan(30_000);
+  }, 60_000);
 
   it('killed in the middle of a replace (the new parser generating, the old one not deleted yet)', async () => {
     expect((await run(['apply', '--auto-approve'])).code).toBe(0);
@@ -110,13 +221,19 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     expect(emulator.parsers.parsers.has(oldId ?? '')).toBe(false);
   });
 
-  it('killed right after a project create landed', async () => {
+  it('killed right after a project create landed: recovered with the definition sent, not adopted', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);
     emulator.setFaults({ responseDelayMs: 0 });
     await emulator.idle();
+    const plan = await run(['plan', '--json']);
+    const parsed = JSON.parse(plan.stdout) as { warnings: string[]; summary: { adopt: number } };
+    expect(parsed.summary.adopt).toBe(0);
+    expect(parsed.warnings.some((w) => w.startsWith('project.nightly-book-pages: recovered project'))).toBe(
+      true,
+    );
     await expectConverged();
-  });
+  }, 60_000);
 });
 
 describe('interruptions and concurrent runs', () => {

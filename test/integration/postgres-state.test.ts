@@ -66,6 +66,26 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
     }
   });
 
+  it('a state row written by a newer scrapeform is refused with a message that says so', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'newer');
+    try {
+      await backend.write(await backend.read());
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(
+        `UPDATE scrapeform_state_newer SET state = jsonb_set(state, '{format_version}', '2') WHERE id = 1`,
+      );
+      await client.end();
+      const again = new PostgresStateBackend(databaseUrl, 'newer');
+      await expect(again.read()).rejects.toThrow(
+        `the state in ${again.location} was written by a newer scrapeform (state format_version 2; this scrapeform reads format_version 1)`,
+      );
+      await again.close();
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('a stale serial loses: the second writer fails and nothing is overwritten', async () => {
     const a = new PostgresStateBackend(databaseUrl, 'serial');
     const b = new PostgresStateBackend(databaseUrl, 'serial');

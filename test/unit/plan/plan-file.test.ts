@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ScrapeformError } from '../../../src/errors.js';
 import { renderPlanJson } from '../../../src/output/render-plan-json.js';
 import type { Plan } from '../../../src/plan/model.js';
-import { parsePlanFile, refuseStalePlan } from '../../../src/plan/plan-file.js';
+import {
+  parsePlanFile,
+  parseSavedPlan,
+  refuseStalePlan,
+  renderSavedPlan,
+} from '../../../src/plan/plan-file.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
 const NAMES = ['fresh', 'history', 'failures'] as const;
@@ -142,6 +147,73 @@ describe('parsePlanFile', () => {
     });
     expect(failure(() => parsePlanFile(id, 'plan.json')).message).toBe(
       'the saved plan plan.json is damaged at resource_changes[8]: id: a project to archive needs its id as a number',
+    );
+  });
+});
+
+describe('the saved plan carries a digest of its own content', () => {
+  /** A saved plan (the fixture through renderSavedPlan), edited as JSON by `edit`, back to text. */
+  async function savedAndEdited(name: string, edit: (plan: Edited) => void): Promise<string> {
+    const plan = JSON.parse(renderSavedPlan(parsePlanFile(await fixture(name), `${name}.json`))) as Edited;
+    edit(plan);
+    return JSON.stringify(plan, null, 2);
+  }
+
+  it('is the public plan JSON byte for byte, with the digest as the last key', async () => {
+    for (const name of NAMES) {
+      const text = await fixture(name);
+      const saved = renderSavedPlan(parsePlanFile(text, `${name}.json`));
+      const { digest, ...content } = JSON.parse(saved) as Record<string, unknown>;
+      expect(Object.keys(JSON.parse(saved) as object).at(-1)).toBe('digest');
+      expect(`${JSON.stringify(content, null, 2)}\n`).toBe(text);
+      expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(`${renderPlanJson(parseSavedPlan(saved, `${name}.json`))}\n`).toBe(text);
+    }
+  });
+
+  it('refuses an edit the checks of the rest of the plan cannot see (a project body and record edited alike)', async () => {
+    const text = await savedAndEdited('fresh', (plan) => {
+      const project = plan.resource_changes.find((c: Edited) => c.kind === 'Project');
+      project.requests[0].body.projectInput.url = 'https://attacker.example/asins';
+      project.record.definition.projectInput.url = 'https://attacker.example/asins';
+    });
+    // The same edit without the digest passes every other check: only the digest catches it.
+    const { digest: _digest, ...content } = JSON.parse(text) as Record<string, unknown>;
+    expect(() => parsePlanFile(JSON.stringify(content), 'plan.json')).not.toThrow();
+    expect(failure(() => parseSavedPlan(text, 'plan.json'))).toEqual({
+      code: 'apply.plan-unreadable',
+      message: 'the saved plan plan.json was edited: its content does not match its digest',
+    });
+  });
+
+  it('refuses an edited reason, warning or digest alike: the digest covers every value', async () => {
+    for (const edit of [
+      (plan: Edited) => (plan.resource_changes[0].reasons[0] = 'looks harmless'),
+      (plan: Edited) => plan.warnings.push('added'),
+      (plan: Edited) => (plan.digest = `sha256:${'0'.repeat(64)}`),
+    ]) {
+      const text = await savedAndEdited('history', edit);
+      expect(failure(() => parseSavedPlan(text, 'plan.json')).message).toBe(
+        'the saved plan plan.json was edited: its content does not match its digest',
+      );
+    }
+  });
+
+  it('refuses a plan without a digest (the output of plan --json is not a saved plan)', async () => {
+    const unsaved = await fixture('fresh');
+    expect(failure(() => parseSavedPlan(unsaved, 'plan.json'))).toEqual({
+      code: 'apply.plan-unreadable',
+      message:
+        'the saved plan plan.json has no digest: apply --plan and show take only files written by scrapeform plan --out',
+    });
+  });
+
+  it('still names the key of a damaged or edited change before checking the digest', async () => {
+    const text = await savedAndEdited('history', (plan) => {
+      plan.resource_changes[0].requests[0].path = '/parsers/b0000000-0000-4000-8000-000000000001/7';
+    });
+    expect(failure(() => parseSavedPlan(text, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].requests[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
     );
   });
 });

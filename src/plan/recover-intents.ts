@@ -1,0 +1,117 @@
+import type { LiveParserSummary, LiveProject } from '../api/live.js';
+import type {
+  CreateIntent,
+  ParserCreateIntent,
+  ProjectCreateIntent,
+  ResourceState,
+  State,
+} from '../state/model.js';
+import { managedIds } from './plan-context.js';
+
+export interface RecoveredIntents {
+  /** State with every create that landed recorded as ours; the same object when there was nothing to recover. */
+  state: State;
+  /** What was recovered, or could not be told apart, per address: for the plan's warnings. */
+  notes: string[];
+}
+
+/**
+ * Creates a killed run sent but never recorded (its intent is in state, its answer was lost): the one live object
+ * of the intent's name that state does not manage and that was not there before the POST is the one it made, so
+ * it is recorded with the definition that was sent, as apply would have recorded it (a parser with its version
+ * pending, a replace with the old parser still to delete). Pure: the live lists are what the plan read.
+ */
+export function recoverIntents(
+  state: State,
+  live: { parsers: readonly LiveParserSummary[]; projects: readonly LiveProject[] },
+): RecoveredIntents {
+  const intents = Object.entries(state.intents ?? {});
+  if (intents.length === 0) return { state, notes: [] };
+  const resources = { ...state.resources };
+  const left: Record<string, CreateIntent> = {};
+  const notes: string[] = [];
+  let changed = false;
+  for (const [address, intent] of intents) {
+    const recorded = resources[address];
+    // The resource moved on since (recorded by the run itself, or replaced again): the intent is spent.
+    if (intent.kind === 'Parser' ? !stillIntended(intent, recorded) : recorded !== undefined) {
+      changed = true;
+      continue;
+    }
+    const managed = managedIds({ ...state, resources });
+    const landed =
+      intent.kind === 'Parser'
+        ? parserCandidates(intent, live.parsers, managed)
+        : projectCandidates(intent, live.projects, managed);
+    const [only] = landed;
+    if (landed.length === 1 && only !== undefined) {
+      resources[address] =
+        intent.kind === 'Parser'
+          ? recoveredParser(intent, only as LiveParserSummary)
+          : {
+              kind: 'Project',
+              id: (only as LiveProject).id,
+              name: intent.name,
+              definition: intent.definition,
+            };
+      changed = true;
+      notes.push(
+        `${address}: recovered ${intent.kind === 'Parser' ? 'parser' : 'project'} ${String(only.id)}, created by an apply that was interrupted before it recorded it (found by name; the definition sent was recorded before the POST)`,
+      );
+      continue;
+    }
+    if (landed.length > 1) {
+      notes.push(
+        `${address}: an interrupted apply sent a create of "${intent.name}", and ${landed.length} live ${intent.kind === 'Parser' ? 'parsers' : 'projects'} of that name are not managed (${landed.map((o) => String(o.id)).join(', ')}); scrapeform cannot tell which it made and takes none: delete the extra ones`,
+      );
+    }
+    // None landed (or the list does not show it yet): the intent stays until a later create replaces it.
+    left[address] = intent;
+  }
+  if (!changed) return { state, notes };
+  const { intents: _intents, ...rest } = state;
+  return {
+    state: { ...rest, resources, ...(Object.keys(left).length > 0 ? { intents: left } : {}) },
+    notes,
+  };
+}
+
+/** A parser intent is still open while state records no parser (a create) or still the old one (a replace). */
+function stillIntended(intent: ParserCreateIntent, recorded: ResourceState | undefined): boolean {
+  if (intent.replaces === undefined) return recorded === undefined;
+  return recorded?.kind === 'Parser' && recorded.id === intent.replaces && recorded.replacing === undefined;
+}
+
+function parserCandidates(
+  intent: ParserCreateIntent,
+  parsers: readonly LiveParserSummary[],
+  managed: Set<string>,
+): LiveParserSummary[] {
+  const before = new Set(intent.before ?? []);
+  return parsers.filter(
+    (p) => p.name === intent.name && !managed.has(p.id) && !before.has(p.id) && p.id !== intent.replaces,
+  );
+}
+
+function projectCandidates(
+  intent: ProjectCreateIntent,
+  projects: readonly LiveProject[],
+  managed: Set<string>,
+): LiveProject[] {
+  const before = new Set(intent.before ?? []);
+  return projects.filter((p) => p.name === intent.name && !managed.has(String(p.id)) && !before.has(p.id));
+}
+
+/** As apply records a parser it just created: no version known FINISHED yet, the one generating pending. */
+function recoveredParser(intent: ParserCreateIntent, live: LiveParserSummary): ResourceState {
+  return {
+    kind: 'Parser',
+    id: live.id,
+    name: intent.name,
+    version: null,
+    definition: null,
+    descriptionsKnown: true,
+    pending: { version: live.version, definition: intent.definition },
+    ...(intent.replaces !== undefined ? { replacing: { oldId: intent.replaces } } : {}),
+  };
+}

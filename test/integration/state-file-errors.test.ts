@@ -1,0 +1,72 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScrapeformError } from '../../src/errors.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import { checkStateFormat } from '../../src/state/model.js';
+import { runScrapeform } from '../helpers/cli.js';
+
+async function failure(
+  run: () => Promise<unknown>,
+): Promise<{ code: string; message: string; hint?: string }> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ScrapeformError)
+      return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('a state that cannot be read says why', () => {
+  it('a state path that is a folder is a user error naming the folder', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const folder = path.join(dir, 'state');
+    await mkdir(folder);
+    expect(await failure(() => new FileStateBackend(folder).read())).toEqual({
+      code: 'state.not-a-file',
+      message: `the state path ${folder} is a folder, not a file`,
+      hint: `point --state (or SCRAPEFORM_STATE) at a file inside it, such as ${path.join(folder, 'state.json')}`,
+    });
+    const cli = await runScrapeform(['state', 'pull', '--state', folder]);
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toBe('');
+    expect(cli.stderr).toBe(
+      `error: the state path ${folder} is a folder, not a file\n  hint: point --state (or SCRAPEFORM_STATE) at a file inside it, such as ${path.join(folder, 'state.json')}\n`,
+    );
+  });
+
+  it('a state file from a newer scrapeform says so, and names both format versions', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    await writeFile(file, JSON.stringify({ format_version: 2, serial: 4, lineage: 'l', resources: {} }));
+    expect(await failure(() => new FileStateBackend(file).read())).toEqual({
+      code: 'state.newer-format',
+      message: `the state in the file ${file} was written by a newer scrapeform (state format_version 2; this scrapeform reads format_version 1)`,
+      hint: 'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest); do not edit the state by hand',
+    });
+  });
+
+  it('a database state row from a newer scrapeform gets the same message (the check both backends share)', async () => {
+    const location = 'postgres://db/x (workspace default)';
+    expect(
+      await failure(async () => checkStateFormat({ format_version: 3, serial: 1, lineage: 'l' }, location)),
+    ).toMatchObject({
+      code: 'state.newer-format',
+      message: `the state in ${location} was written by a newer scrapeform (state format_version 3; this scrapeform reads format_version 1)`,
+    });
+  });
+
+  it('a file that is JSON but not a state is still called not a scrapeform state', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    await writeFile(file, JSON.stringify({ format_version: 0, serial: 'x' }));
+    expect(await failure(() => new FileStateBackend(file).read())).toEqual({
+      code: 'state.corrupt',
+      message: `the state in the file ${file} is not a scrapeform state (format_version 0)`,
+      hint: 'restore it from a backup',
+    });
+  });
+});

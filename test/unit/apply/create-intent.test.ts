@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/api/api-error.js';
+import type { ApiClients } from '../../../src/api/create-clients.js';
+import { applyPlan } from '../../../src/apply/apply-plan.js';
+import type { ParserCreate, ParserFinishReplace, Plan, ResourceChange } from '../../../src/plan/model.js';
+import type { StateBackend } from '../../../src/state/backend.js';
+import type { ParserDefinition, State } from '../../../src/state/model.js';
+
+const definition: ParserDefinition = {
+  urls: ['https://books.example/a.html'],
+  scraperParams: {},
+  fields: [{ name: 'title', description: 'Book title' }],
+};
+
+/** State in memory; every write is kept, in order, so a test sees what was durable before each call. */
+function memoryBackend(initial: State): StateBackend & { writes: State[] } {
+  let stored = structuredClone(initial);
+  const writes: State[] = [];
+  return {
+    location: 'memory',
+    writes,
+    read: async () => structuredClone(stored),
+    write: async (state) => {
+      stored = { ...structuredClone(state), serial: stored.serial + 1 };
+      writes.push(structuredClone(stored));
+      return structuredClone(stored);
+    },
+    lock: async () => ({
+      info: { holder: 't', host: 'h', pid: 1, started: '', operation: 'apply' },
+      release: async () => undefined,
+    }),
+    forceUnlock: async () => undefined,
+  };
+}
+
+function planOf(change: ResourceChange): Plan {
+  return {
+    format_version: 1,
+    status: 'changes',
+    summary: {
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      archive: 0,
+      adopt: 0,
+      regenerations: 0,
+      estimated_credits: 0,
+    },
+    resource_changes: [change],
+    drift: [],
+    warnings: [],
+    fingerprint: { state_lineage: 'L', state_serial: 1, live: {} },
+  };
+}
+
+const create: ParserCreate = {
+  address: 'parser.books',
+  kind: 'Parser',
+  name: 'books',
+  action: 'create',
+  id: null,
+  reasons: ['not yet created'],
+  definition,
+  regenerates: true,
+  destructive: false,
+  field_changes: [],
+  breaking: [],
+};
+
+const empty: State = { format_version: 1, serial: 1, lineage: 'L', resources: {} };
+
+/** Parser clients whose create answers with `answer`, recording what state held when it was called. */
+function clients(answer: () => Promise<{ id: string; version: number }>, backend: { writes: State[] }) {
+  const seenAtPost: (State | undefined)[] = [];
+  const calls: string[] = [];
+  const parsers = {
+    list: async () => [],
+    create: async () => {
+      calls.push('POST');
+      seenAtPost.push(backend.writes.at(-1));
+      return answer();
+    },
+    get: async (id: string, version: number) => ({ id, name: 'books', version, status: 'FINISHED' }),
+    delete: async (id: string) => {
+      calls.push(`DELETE ${id}`);
+    },
+  };
+  return {
+    clients: { parsers, projects: {}, close: async () => undefined } as unknown as ApiClients,
+    seenAtPost,
+    calls,
+  };
+}
+
+const noAnswer = (): ApiError =>
+  new ApiError({
+    code: 'api.network',
+    status: 0,
+    method: 'POST',
+    url: 'http://127.0.0.1/parsers',
+    secrets: [],
+    retryable: false,
+  });
+
+describe('apply records a create intent before its POST', () => {
+  it('the intent is durable before the POST, and spent once the answer is recorded', async () => {
+    const backend = memoryBackend(empty);
+    const fake = clients(async () => ({ id: 'p-1', version: 0 }), backend);
+    const result = await applyPlan({
+      plan: planOf(create),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      pollMinMs: 1,
+    });
+    expect(result.results[0]?.ok).toBe(true);
+    expect(fake.seenAtPost[0]?.intents).toEqual({
+      'parser.books': { kind: 'Parser', name: 'books', definition, before: [] },
+    });
+    expect(result.state.intents).toBeUndefined();
+    expect(result.state.resources['parser.books']).toMatchObject({
+      id: 'p-1',
+      version: 0,
+      descriptionsKnown: true,
+    });
+  });
+
+  it('an answer lost twice leaves the intent for the next plan to look for', async () => {
+    const backend = memoryBackend(empty);
+    const fake = clients(async () => Promise.reject(noAnswer()), backend);
+    const result = await applyPlan({
+      plan: planOf(create),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+    });
+    expect(result.results[0]?.ok).toBe(false);
+    expect(fake.calls).toEqual(['POST', 'POST']);
+    expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
+  });
+
+  it('a refusal (4xx) created nothing: the intent goes', async () => {
+    const backend = memoryBackend(empty);
+    const refused = new ApiError({
+      code: 'api.bad-request',
+      status: 400,
+      method: 'POST',
+      url: 'http://127.0.0.1/parsers',
+      secrets: [],
+      retryable: false,
+    });
+    const fake = clients(async () => Promise.reject(refused), backend);
+    const result = await applyPlan({
+      plan: planOf(create),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+    });
+    expect(result.results[0]?.ok).toBe(false);
+    expect((await backend.read()).intents).toBeUndefined();
+  });
+
+  it('finishing a recovered replace records the new parser even from state as read (not recovered yet)', async () => {
+    const raw: State = {
+      format_version: 1,
+      serial: 1,
+      lineage: 'L',
+      resources: {
+        'parser.books': {
+          kind: 'Parser',
+          id: 'p-old',
+          name: 'books',
+          version: 2,
+          definition,
+          descriptionsKnown: true,
+        },
+      },
+      intents: {
+        'parser.books': { kind: 'Parser', name: 'books', definition, replaces: 'p-old', before: ['p-old'] },
+      },
+    };
+    const finish: ParserFinishReplace = {
+      address: 'parser.books',
+      kind: 'Parser',
+      name: 'books',
+      action: 'replace',
+      finishing: true,
+      id: 'p-new',
+      oldId: 'p-old',
+      version: 0,
+      definition,
+      reasons: [],
+      regenerates: false,
+      destructive: true,
+      field_changes: [],
+      breaking: [],
+    };
+    const backend = memoryBackend(raw);
+    const fake = clients(async () => ({ id: 'unused', version: 0 }), backend);
+    const result = await applyPlan({
+      plan: planOf(finish),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(raw),
+    });
+    expect(fake.calls).toEqual(['DELETE p-old']);
+    expect(result.state.resources['parser.books']).toEqual({
+      kind: 'Parser',
+      id: 'p-new',
+      name: 'books',
+      version: 0,
+      definition,
+      descriptionsKnown: true,
+    });
+    expect(result.state.intents).toBeUndefined();
+  });
+});

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
+import type { DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import { buildPlan, detailsNeeded, projectPayload } from '../../../src/plan/build-plan.js';
+import type { LiveSnapshot } from '../../../src/plan/model.js';
+import { recoverIntents } from '../../../src/plan/recover-intents.js';
+import { refreshState } from '../../../src/plan/refresh-state.js';
+import { listUnmanaged } from '../../../src/plan/unmanaged.js';
+import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
+
+const source = { file: 'm.yaml', line: 1, column: 1 };
+
+const books: DesiredParser = {
+  kind: 'Parser',
+  address: 'parser.books',
+  name: 'books',
+  urls: ['https://books.example/a.html'],
+  scraperParams: {},
+  fields: [
+    { name: 'title', description: 'Book title', selector: 'h1' },
+    { name: 'price', description: 'Price incl. tax', type: 'number' },
+  ],
+  renames: [],
+  preventDestroy: false,
+  expect: [],
+  source,
+};
+const definition: ParserDefinition = { urls: books.urls, scraperParams: {}, fields: books.fields };
+
+const nightly: DesiredProject = {
+  kind: 'Project',
+  address: 'project.nightly',
+  name: 'nightly',
+  projectType: 'urls',
+  projectInput: { type: 'list', list: ['https://books.example/1.html'] },
+  scrapingInterval: 'daily',
+  preventDestroy: false,
+  ignoreChanges: [],
+  source,
+};
+
+function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
+  return { id, name, status, error: null, generated_at: null, version };
+}
+
+function liveProject(id: number, name: string): LiveProject {
+  return {
+    id,
+    name,
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://books.example/1.html'] },
+    scrapingInterval: 'daily',
+    schedulingEnabled: true,
+    output_format: 'JSON',
+    webhookOutput: null,
+    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+    apiParams: {},
+  };
+}
+
+function stateWith(resources: State['resources'], intents: State['intents']): State {
+  return { format_version: 1, serial: 4, lineage: 'L', resources, ...(intents ? { intents } : {}) };
+}
+
+function snapshot(parsers: LiveParserSummary[], projects: LiveProject[] = []): LiveSnapshot {
+  return { parsers, details: {}, projects };
+}
+
+const old: ParserState = {
+  kind: 'Parser',
+  id: 'p-old',
+  name: 'books',
+  version: 3,
+  definition: { ...definition, urls: ['https://books.example/old.html'] },
+  descriptionsKnown: true,
+};
+
+describe('a create an interrupted apply sent is recovered from its intent, not adopted blind', () => {
+  const createIntent = { kind: 'Parser' as const, name: 'books', definition, before: [] };
+
+  it('a parser it created is ours with the definition sent: no adoption, no "descriptions never seen"', () => {
+    const state = stateWith({}, { 'parser.books': createIntent });
+    const live = snapshot([summary('p-new', 'books', 0)]);
+    expect(detailsNeeded([books], state, live.parsers)).toEqual([]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings).toEqual([
+      'parser.books: recovered parser p-new, created by an apply that was interrupted before it recorded it (found by name; the definition sent was recorded before the POST)',
+    ]);
+    // Apply records it before its calls, as if the run had seen the answer; the intent is spent.
+    expect(refreshState(state, live)).toEqual({
+      format_version: 1,
+      serial: 4,
+      lineage: 'L',
+      resources: {
+        'parser.books': {
+          kind: 'Parser',
+          id: 'p-new',
+          name: 'books',
+          version: 0,
+          definition,
+          descriptionsKnown: true,
+        },
+      },
+    });
+  });
+
+  it('while the recovered parser generates, the plan waits: no second parser, no adoption', () => {
+    const state = stateWith({}, { 'parser.books': createIntent });
+    const live = snapshot([summary('p-new', 'books', 0, 'GENERATING')]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings).toContain(
+      'parser.books: version 0 is still generating; nothing to change until it finishes',
+    );
+    expect(refreshState(state, live)?.resources['parser.books']).toEqual({
+      kind: 'Parser',
+      id: 'p-new',
+      name: 'books',
+      version: null,
+      definition: null,
+      descriptionsKnown: true,
+      pending: { version: 0, definition },
+    });
+  });
+
+  it('a replace whose POST acted continues: the new parser is the replacement, the old one is deleted', () => {
+    const state = stateWith(
+      { 'parser.books': old },
+      { 'parser.books': { ...createIntent, replaces: 'p-old', before: ['p-old'] } },
+    );
+    const live = snapshot([summary('p-old', 'books', 3), summary('p-new', 'books', 0)]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.drift).toEqual([]);
+    expect(plan.resource_changes).toMatchObject([
+      {
+        address: 'parser.books',
+        action: 'replace',
+        finishing: true,
+        id: 'p-new',
+        oldId: 'p-old',
+        version: 0,
+        definition,
+      },
+    ]);
+    expect(refreshState(state, live)?.resources['parser.books']).toEqual({
+      kind: 'Parser',
+      id: 'p-new',
+      name: 'books',
+      version: null,
+      definition: null,
+      descriptionsKnown: true,
+      pending: { version: 0, definition },
+      replacing: { oldId: 'p-old' },
+    });
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([]);
+  });
+
+  it('a parser of that name that was there before the POST is never taken for the one created', () => {
+    const state = stateWith({}, { 'parser.books': { ...createIntent, before: ['p-theirs'] } });
+    const live = snapshot([summary('p-theirs', 'books', 2)]);
+    expect(recoverIntents(state, live)).toEqual({ state, notes: [] });
+  });
+
+  it('two candidates: none is taken, and the plan says why', () => {
+    const state = stateWith(
+      { 'parser.books': old },
+      { 'parser.books': { ...createIntent, replaces: 'p-old', before: ['p-old'] } },
+    );
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      summary('p-a', 'books', 0),
+      summary('p-b', 'books', 0),
+    ]);
+    const recovered = recoverIntents(state, live);
+    expect(recovered.state).toBe(state);
+    expect(recovered.notes).toEqual([
+      'parser.books: an interrupted apply sent a create of "books", and 2 live parsers of that name are not managed (p-a, p-b); scrapeform cannot tell which it made and takes none: delete the extra ones',
+    ]);
+  });
+
+  it('a project it created is recorded with the definition sent', () => {
+    const payload = projectPayload(nightly);
+    const state = stateWith(
+      {},
+      { 'project.nightly': { kind: 'Project', name: 'nightly', definition: payload, before: [] } },
+    );
+    const live = snapshot([], [liveProject(41, 'nightly')]);
+    const plan = buildPlan({ parsers: [], projects: [nightly], state, live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.summary.adopt).toBe(0);
+    expect(refreshState(state, live)?.resources['project.nightly']).toEqual({
+      kind: 'Project',
+      id: 41,
+      name: 'nightly',
+      definition: payload,
+    });
+  });
+
+  it('an intent whose create was recorded after all is dropped', () => {
+    const state = stateWith({ 'parser.books': { ...old, id: 'p-new' } }, { 'parser.books': createIntent });
+    expect(recoverIntents(state, snapshot([summary('p-new', 'books', 0)])).state.intents).toBeUndefined();
+  });
+});
+
+describe('a live parser sharing a managed parser name is shown, never hidden', () => {
+  it('as drift in the plan, and in --show-unmanaged', () => {
+    const state = stateWith({ 'parser.books': { ...old, definition, version: 3 } }, undefined);
+    const live = snapshot([summary('p-old', 'books', 3), summary('p-orphan', 'books', 0)]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.drift).toEqual([
+      {
+        address: 'parser.books',
+        kind: 'Parser',
+        message:
+          'live parser p-orphan ("books", version 0, FINISHED) has this parser\'s name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name',
+      },
+    ]);
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([
+      'parser "books" (p-orphan, version 0, FINISHED)',
+    ]);
+  });
+
+  it('the one a plan adopts is not listed as unmanaged', () => {
+    const live = snapshot([summary('p-found', 'books', 3)]);
+    expect(listUnmanaged(live, stateWith({}, undefined), { parsers: [books], projects: [] })).toEqual([]);
+  });
+});
