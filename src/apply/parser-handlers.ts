@@ -86,6 +86,7 @@ async function postParser(
     () => ctx.clients.parsers.list(),
     () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
     change.name,
+    ctx.planned?.parsersByName,
   );
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };

@@ -18,6 +18,7 @@ export const PROJECT_HANDLERS = {
       () => ctx.clients.projects.list(),
       () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
       change.name,
+      ctx.planned?.projectsByName,
     );
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;

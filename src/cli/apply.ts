@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_MAX_GENERATING } from '../apply/apply-plan.js';
 import type { ApplyEvent } from '../apply/apply-plan.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
@@ -28,6 +29,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   autoApprove?: boolean;
   allowDestroy?: boolean;
   concurrency: string;
+  maxGenerating: string;
   waitTimeout: string;
   wait: boolean;
   json?: boolean;
@@ -45,7 +47,16 @@ export function registerApply(program: Command, run: RunCommand): void {
     )
     .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
     .option('--allow-destroy', 'allow deletes, replaces and archives')
-    .option('--concurrency <n>', 'objects in flight at once', String(DEFAULT_CONCURRENCY))
+    .option(
+      '--concurrency <n>',
+      'calls in flight at once (a parser waiting for its generation holds none)',
+      String(DEFAULT_CONCURRENCY),
+    )
+    .option(
+      '--max-generating <n>',
+      'parser generations in flight at once (each costs credits before its outcome is known)',
+      String(DEFAULT_MAX_GENERATING),
+    )
     .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
     .option('--json', 'print the result as JSON')
@@ -58,6 +69,8 @@ export function registerApply(program: Command, run: RunCommand): void {
 async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
   const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
+  const maxGenerating = wholeNumber(flags.maxGenerating, '--max-generating') ?? DEFAULT_MAX_GENERATING;
+  if (maxGenerating < 1) throw new ScrapeformError('cli.usage', '--max-generating must be at least 1');
   const waitTimeoutMs = parseDuration(flags.waitTimeout);
   if (waitTimeoutMs === undefined)
     throw new ScrapeformError(
@@ -103,6 +116,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
           ),
         ...(maxRegenerations !== undefined ? { maxRegenerations } : {}),
         concurrency,
+        maxGenerating,
         waitTimeoutMs,
         noWait: flags.wait === false,
         signal: controller.signal,

@@ -26,6 +26,7 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags {
   onStaleLock?: (holder: LockInfo) => void;
   maxRegenerations?: number;
   concurrency?: number;
+  maxGenerating?: number;
   waitTimeoutMs?: number;
   noWait?: boolean;
   signal?: AbortSignal;
@@ -78,6 +79,9 @@ export async function applyWorkspace(
       backend: ws.backend,
       state,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      ...(options.maxGenerating !== undefined ? { maxGenerating: options.maxGenerating } : {}),
+      // What this plan read: creates take it as what existed before them (no list per create).
+      live: fresh.live,
       ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
       ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
