@@ -17,7 +17,7 @@ import {
 } from './schemas.js';
 import type { WrittenParser, WrittenProject } from './schemas.js';
 import { suggestNearest } from './suggest.js';
-import { documentToData, inspectDocument, locate, parseYamlFile } from './yaml-document.js';
+import { documentToData, inspectDocument, locate, parseYamlFile, readPlainYaml } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 import { describeValue, diagnosticsFromIssues } from './zod-diagnostics.js';
 
@@ -56,8 +56,17 @@ const SCRAPEFORM_KEYS = new Set(
 const IGNORE_HINT =
   'if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)';
 
-/** Reads one manifest file: every document is interpolated, validated and normalised on its own. */
-export function loadManifestFile(file: string, options: LoadFileOptions): LoadedFile {
+/**
+ * Reads one manifest file: every document is interpolated, validated and normalised on its own. A file of plain
+ * YAML is first read the fast way (readPlainYaml); whenever that cannot vouch for its result, or the file has any
+ * problem, it is read with yaml's document model, which places every diagnostic exactly. `fast: false` skips the
+ * fast way (tests compare the two).
+ */
+export function loadManifestFile(
+  file: string,
+  options: LoadFileOptions,
+  how: { fast?: boolean } = {},
+): LoadedFile {
   const result: LoadedFile = { parsers: [], projects: [], diagnostics: [] };
   let bytes: Buffer;
   try {
@@ -82,12 +91,50 @@ export function loadManifestFile(file: string, options: LoadFileOptions): Loaded
     });
     return result;
   }
+  const fast = how.fast === false ? undefined : loadPlainFile(file, decoded.text, options);
+  if (fast !== undefined) return fast;
   const parsed = parseYamlFile(file, decoded.text);
   result.diagnostics.push(...parsed.diagnostics);
   for (const source of parsed.documents) {
     const loaded = loadDocument(source, options, result.diagnostics);
     if (loaded === undefined) continue;
     const namePosition = locate(source, ['name']);
+    if (loaded.kind === 'Parser') result.parsers.push({ value: loaded, namePosition });
+    else result.projects.push({ value: loaded, namePosition });
+  }
+  return result;
+}
+
+/** Thrown by the fast path's stand-in document when a position is asked for: the file is read in full instead. */
+class PositionsNeeded extends Error {}
+
+/** The file read the fast way, or undefined when it must be read in full (see readPlainYaml). */
+function loadPlainFile(file: string, text: string, options: LoadFileOptions): LoadedFile | undefined {
+  const documents = readPlainYaml(text);
+  if (documents === undefined) return undefined;
+  const result: LoadedFile = { parsers: [], projects: [], diagnostics: [] };
+  for (const document of documents) {
+    const source: SourceDocument = {
+      file,
+      index: document.index,
+      get doc(): never {
+        throw new PositionsNeeded();
+      },
+      get lineCounter(): never {
+        throw new PositionsNeeded();
+      },
+    };
+    let loaded: DesiredParser | DesiredProject | undefined;
+    try {
+      loaded = loadData(source, document.data, options, result.diagnostics, false, () => document.origin);
+    } catch (error) {
+      if (error instanceof PositionsNeeded) return undefined;
+      throw error;
+    }
+    if (result.diagnostics.length > 0 || loaded === undefined || document.namePosition === undefined) {
+      return undefined;
+    }
+    const namePosition = document.namePosition;
     if (loaded.kind === 'Parser') result.parsers.push({ value: loaded, namePosition });
     else result.projects.push({ value: loaded, namePosition });
   }
@@ -113,7 +160,20 @@ function loadDocument(
     diagnostics.push(converted.diagnostic);
     return undefined;
   }
-  const data = converted.data;
+  return loadData(source, converted.data, options, diagnostics, envProblems.length > 0, () =>
+    locate(source, []),
+  );
+}
+
+/** Validates and normalises one document's data; `origin` is where the document starts. */
+function loadData(
+  source: SourceDocument,
+  data: unknown,
+  options: LoadFileOptions,
+  diagnostics: Diagnostic[],
+  envFailed: boolean,
+  origin: () => SourcePosition,
+): DesiredParser | DesiredProject | undefined {
   if (!isRecord(data)) {
     diagnostics.push(
       at(
@@ -148,8 +208,8 @@ function loadDocument(
     diagnostics.push(unknownKind(source, kind));
     return undefined;
   }
-  const position = locate(source, []);
-  const origin: ManifestSource = { file: source.file, line: position.line, column: position.column };
+  const position = origin();
+  const from: ManifestSource = { file: source.file, line: position.line, column: position.column };
   const schema = kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
   const result = schema.safeParse(data, { reportInput: true });
   const problems = result.success ? [] : diagnosticsFromIssues(source, schema, data, result.error.issues);
@@ -157,14 +217,14 @@ function loadDocument(
   if (kind === 'Parser') {
     problems.push(...checkParserRules(source, data));
     diagnostics.push(...problems);
-    if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
-    return normaliseParser(result.data as WrittenParser, origin);
+    if (!result.success || hasErrors(problems) || envFailed) return undefined;
+    return normaliseParser(result.data as WrittenParser, from);
   }
   problems.push(...checkProjectRules(source, data, options.now));
   const inputFile = readInputFile(source, data, options.root, problems);
   diagnostics.push(...problems);
-  if (!result.success || hasErrors(problems) || envProblems.length > 0) return undefined;
-  return normaliseProject(result.data as WrittenProject, origin, inputFile);
+  if (!result.success || hasErrors(problems) || envFailed) return undefined;
+  return normaliseProject(result.data as WrittenProject, from, inputFile);
 }
 
 /** Another tool's YAML (a compose file, a CI workflow): no `kind`, no scrapeform apiVersion, no scrapeform key. */

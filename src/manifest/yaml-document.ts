@@ -10,6 +10,7 @@ import {
   visit,
 } from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
+import { CORE_SCHEMA, loadAll as loadAllYaml } from 'js-yaml';
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
 
@@ -239,4 +240,119 @@ export function locate(
   if (consumed === path.length) return positionOf(source, node as Node);
   if (lastKeyNode !== undefined) return positionOf(source, lastKeyNode);
   return positionOf(source, source.doc.contents);
+}
+
+/** One document read by the fast path: its data, and where the document and its `name` value start. */
+export interface PlainDocument {
+  index: number;
+  data: unknown;
+  origin: SourcePosition;
+  namePosition: SourcePosition | undefined;
+}
+
+/** Any of these may make the two parsers disagree or need a check on the YAML itself: such files go the full way. */
+const NEEDS_FULL_PARSE = [
+  /\$\{/, // interpolation works on the YAML nodes (a plain scalar that is one reference takes its YAML type)
+  /__proto__/, // refused at its own position
+  /(^|[\s[{,:-])!/, // a tag
+  /\d_+\d|(^|[\s[{,:-])[-+]?0[bB]/, // 1_000 and 0b1: numbers to js-yaml, strings to YAML 1.2
+  /^[ \t]*%/m, // a directive
+  /^\.\.\.([ \t]|$)/m, // an explicit document end
+  /\t/, // tabs: the two parsers report them differently
+];
+
+/**
+ * The fast path of manifest reading: js-yaml (about ten times faster than yaml's document model) reads a file
+ * that uses plain YAML only — no anchor, alias, tag, directive or interpolation — as data, and positions of the
+ * document start and `name` value are taken from the text. Undefined whenever it cannot vouch for the result
+ * being what the full parse gives: the caller then reads the file with yaml's document model, which reports
+ * every problem at its exact line and column. A file that has any problem (or warning) is read that way too.
+ */
+export function readPlainYaml(text: string): PlainDocument[] | undefined {
+  if (NEEDS_FULL_PARSE.some((pattern) => pattern.test(text))) return undefined;
+  let anchored = false;
+  let docs: unknown[];
+  try {
+    docs = loadAllYaml(text, undefined, {
+      schema: CORE_SCHEMA,
+      listener(event, state) {
+        if (event === 'close' && (state as unknown as { anchor: string | null }).anchor !== null)
+          anchored = true;
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  if (anchored) return undefined;
+  const starts = documentStarts(text);
+  if (starts === undefined || starts.length !== docs.length) return undefined;
+  const out: PlainDocument[] = [];
+  for (const [index, data] of docs.entries()) {
+    const start = starts[index];
+    if (start === undefined || depthOf(data) > MAX_NESTING_DEPTH) return undefined;
+    const name = start.name;
+    if (name !== undefined && typeof data === 'object' && data !== null) {
+      const value = (data as Record<string, unknown>).name;
+      // The text found must be the value read: a plain `name: x` line, checked against the data.
+      if (!name.quoted && String(value) !== name.text) return undefined;
+    }
+    out.push({ index, data, origin: start.origin, namePosition: name?.position });
+  }
+  return out;
+}
+
+interface DocumentStart {
+  origin: SourcePosition;
+  name: { position: SourcePosition; text: string; quoted: boolean } | undefined;
+}
+
+/**
+ * Where each document's top-level block map starts (its first key, at column 1) and where its `name:` value is,
+ * read from the lines; undefined for a layout this does not cover (a document that is not a block map at column
+ * 1, content on a `---` line, a name that is not on its key's line).
+ */
+function documentStarts(text: string): DocumentStart[] | undefined {
+  const lines = text.split('\n');
+  const out: DocumentStart[] = [];
+  let current: DocumentStart | undefined;
+  let separated = false;
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (/^---([ \t]|$)/.test(line)) {
+      if (!/^---[ \t]*(#.*)?$/.test(line)) return undefined;
+      current = undefined;
+      separated = true;
+      continue;
+    }
+    if (/^[ \t]*(#.*)?$/.test(line)) continue;
+    if (current === undefined) {
+      if (!/^[A-Za-z_]/.test(line)) return undefined;
+      current = { origin: { line: i + 1, column: 1 }, name: undefined };
+      out.push(current);
+      separated = false;
+    }
+    const name = /^name:[ \t]+/.exec(line);
+    if (name !== null) {
+      if (current.name !== undefined) return undefined;
+      const rest = line.slice(name[0].length);
+      const quoted = rest.startsWith('"') || rest.startsWith("'");
+      current.name = {
+        position: { line: i + 1, column: name[0].length + 1 },
+        text: rest.replace(/[ \t]+#.*$/, '').trimEnd(),
+        quoted,
+      };
+    } else if (/^name:/.test(line)) {
+      return undefined;
+    }
+  }
+  // A `---` with nothing after it is an empty document to both parsers: not covered here.
+  if (separated) return undefined;
+  return out;
+}
+
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const item of Object.values(value)) deepest = Math.max(deepest, depthOf(item));
+  return deepest + 1;
 }
