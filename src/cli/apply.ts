@@ -122,6 +122,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         signal: controller.signal,
         onEvent: shown.onEvent,
         ...pollingFromEnv(ctx.io.env),
+        ...stateWindowFromEnv(ctx.io.env),
       }),
     );
     shown.stop();
@@ -200,4 +201,13 @@ function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
 } {
   const ms = pollIntervalFromEnv(env);
   return ms === undefined ? {} : { pollMinMs: ms, pollMaxMs: Math.max(ms, Math.min(15_000, ms * 15)) };
+}
+
+/** SCRAPEFORM_STATE_WRITE_WINDOW: how long commits wait in memory before being written together (for tests). */
+function stateWindowFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  stateWriteWindowMs?: number;
+} {
+  const value = env.SCRAPEFORM_STATE_WRITE_WINDOW;
+  const ms = value !== undefined ? parseDuration(value) : undefined;
+  return ms === undefined ? {} : { stateWriteWindowMs: ms };
 }

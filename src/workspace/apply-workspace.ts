@@ -33,6 +33,8 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags {
   onEvent?: (event: ApplyEvent) => void;
   pollMinMs?: number;
   pollMaxMs?: number;
+  /** How long commits wait in memory before being written together (StateStore). */
+  stateWriteWindowMs?: number;
 }
 
 export interface ApplyWorkspaceOutcome {
@@ -88,6 +90,7 @@ export async function applyWorkspace(
       ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
       ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
       ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+      ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
     });
     // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
