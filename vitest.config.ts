@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    // Generous: integration tests drive child processes, and a loaded machine must not turn a slow run into a failure.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // Most integration tests wait on child processes and loopback servers, not the CPU: three files at a time

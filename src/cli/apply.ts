@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_GENERATING } from '../apply/apply-plan.js';
 import type { ApplyEvent } from '../apply/apply-plan.js';
@@ -33,6 +34,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   waitTimeout: string;
   wait: boolean;
   json?: boolean;
+  markdownReport?: string;
   maxRegenerations?: string;
 }
 
@@ -60,6 +62,10 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
     .option('--json', 'print the result as JSON')
+    .option(
+      '--markdown-report <file>',
+      'also write the result, the expect checks and what each regeneration changed in the data as Markdown',
+    )
     .option('--max-regenerations <n>', 'refuse (exit 3) a plan that regenerates more parsers than this');
   addSelectionFlags(addApiFlags(command)).action(async (paths: string[], flags: ApplyFlags) =>
     run((ctx) => apply(ctx, paths, flags)),
@@ -126,7 +132,15 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       }),
     );
     shown.stop();
-    const report: ApplyReport = { result: outcome.result, checks: outcome.checks };
+    const report: ApplyReport = {
+      result: outcome.result,
+      checks: outcome.checks,
+      resultDiffs: outcome.resultDiffs,
+    };
+    if (flags.markdownReport !== undefined) {
+      await writeFile(flags.markdownReport, renderOutput('apply', 'markdown', report, ctx.colors));
+      ctx.log(`Wrote the apply report to ${flags.markdownReport}`);
+    }
     const text = renderOutput('apply', format, report, ctx.stdoutColors);
     if (text !== '') ctx.print(text);
     if (outcome.result === undefined) return 'ok';

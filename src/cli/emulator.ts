@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
-import { DEFAULT_EMULATOR_KEY, DEFAULT_EMULATOR_PORT, startEmulator } from '../emulator/server.js';
+import { describeUnknownQuirks } from '../emulator/quirks.js';
+import {
+  DEFAULT_EMULATOR_KEY,
+  DEFAULT_EMULATOR_PORT,
+  QUIRK_NAMES,
+  startEmulator,
+} from '../emulator/server.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { collect } from './options.js';
 
@@ -15,6 +21,7 @@ interface EmulatorFlags {
   seed?: string;
   generationCost?: string;
   parseCost?: string;
+  quirks?: string[];
 }
 
 export function registerEmulator(program: Command, run: RunCommand): void {
@@ -37,6 +44,11 @@ export function registerEmulator(program: Command, run: RunCommand): void {
       'credits a creation or an add/modify regeneration costs (default 30000)',
     )
     .option('--parse-cost <credits>', 'credits a parse costs (default 1)')
+    .option(
+      '--quirks <list>',
+      `switch on alternative behaviours of the real services, comma-separated (repeatable): ${QUIRK_NAMES.join(', ')}`,
+      collect,
+    )
     .action(async (flags: EmulatorFlags) => run((ctx) => emulator(ctx, flags)));
 }
 
@@ -49,7 +61,17 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
       `--generation-delay: cannot read "${flags.generationDelay}" as a duration`,
       { hint: 'write it like 500ms, 2s or 1m' },
     );
+  const quirks = (flags.quirks ?? [])
+    .flatMap((list) => list.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const quirkProblem = describeUnknownQuirks(quirks);
+  if (quirkProblem !== undefined)
+    throw new ScrapeformError('cli.usage', `--quirks: ${quirkProblem}`, {
+      hint: 'docs/emulator.md lists the quirks and what each one does',
+    });
   const running = await startEmulator({
+    quirks,
     host: flags.host,
     port,
     apiKeys: flags.apiKey ?? [],
@@ -66,8 +88,9 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
   ctx.print(`  export SCRAPEFORM_PARSER_URL=${running.url}`);
   ctx.print(`  export SCRAPEFORM_PIPELINE_URL=${running.url}`);
   ctx.print(`  export SCRAPERAPI_API_KEY=${running.apiKeys[0] ?? DEFAULT_EMULATOR_KEY}`);
+  if (quirks.length > 0) ctx.log(`quirks: ${running.quirks.list().join(', ')}`);
   ctx.log(
-    `control endpoints under ${running.url}/_emulator/ (reset, advance, faults, requests, accounts); Ctrl-C stops`,
+    `control endpoints under ${running.url}/_emulator/ (reset, advance, faults, quirks, requests, accounts); Ctrl-C stops`,
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

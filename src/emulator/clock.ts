@@ -1,12 +1,23 @@
+interface Timer {
+  at: number;
+  seq: number;
+  run: () => void;
+}
+
 /**
  * The emulator's clock: real time plus an offset that `/_emulator/advance` moves, so tests run a week of
  * schedules in milliseconds. Timers fire when real time reaches them or when an advance passes them, in order.
  */
 export class EmulatorClock {
   private offsetMs = 0;
-  private timers: { at: number; seq: number; run: () => void }[] = [];
+  /** A binary min-heap on (at, seq): thousands of timers falling due at once cost O(log n) each, not a sort. */
+  private timers: Timer[] = [];
   private seq = 0;
   private handle: NodeJS.Timeout | undefined;
+  /** When the armed real timer fires (emulated ms), to re-arm only for an earlier timer. */
+  private armedFor: number | undefined;
+  /** While timers are being fired, inserts do not re-arm: the loop arms once at its end. */
+  private firing = false;
   private stopped = false;
 
   constructor(private readonly realNow: () => number = Date.now) {}
@@ -21,9 +32,8 @@ export class EmulatorClock {
 
   /** Runs `run` once the clock reaches `at` (ms since the epoch, emulated time). */
   at(at: number, run: () => void): void {
-    this.timers.push({ at, seq: this.seq++, run });
-    this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-    this.arm();
+    this.push({ at, seq: this.seq++, run });
+    if (!this.firing && (this.armedFor === undefined || at < this.armedFor)) this.arm();
   }
 
   after(ms: number, run: () => void): void {
@@ -33,13 +43,7 @@ export class EmulatorClock {
   /** Moves time forward, firing every timer passed on the way in order (timers they add fire too when due). */
   advance(ms: number): void {
     const target = this.now() + Math.max(0, ms);
-    for (;;) {
-      const next = this.timers[0];
-      if (next === undefined || next.at > target) break;
-      this.offsetMs += Math.max(0, next.at - this.now());
-      this.timers.shift();
-      next.run();
-    }
+    this.fireUntil(target, (next) => (this.offsetMs += Math.max(0, next.at - this.now())));
     this.offsetMs += Math.max(0, target - this.now());
     this.arm();
   }
@@ -55,7 +59,7 @@ export class EmulatorClock {
 
   stop(): void {
     this.stopped = true;
-    if (this.handle !== undefined) clearTimeout(this.handle);
+    this.disarm();
     this.timers = [];
   }
 
@@ -65,17 +69,74 @@ export class EmulatorClock {
   }
 
   private arm(): void {
-    if (this.handle !== undefined) clearTimeout(this.handle);
-    this.handle = undefined;
+    this.disarm();
     const next = this.timers[0];
     if (next === undefined || this.stopped) return;
+    this.armedFor = next.at;
     this.handle = setTimeout(() => this.fireDue(), Math.min(Math.max(0, next.at - this.now()), 2 ** 31 - 1));
     this.handle.unref();
   }
 
+  private disarm(): void {
+    if (this.handle !== undefined) clearTimeout(this.handle);
+    this.handle = undefined;
+    this.armedFor = undefined;
+  }
+
   private fireDue(): void {
-    const now = this.now();
-    while (this.timers[0] !== undefined && this.timers[0].at <= now) this.timers.shift()?.run();
+    this.armedFor = undefined;
+    this.fireUntil(this.now());
     this.arm();
   }
+
+  /** Fires timers in order while the earliest is due by `limit`; `before` runs ahead of each one. */
+  private fireUntil(limit: number, before?: (next: Timer) => void): void {
+    const wasFiring = this.firing;
+    this.firing = true;
+    try {
+      for (;;) {
+        const next = this.timers[0];
+        if (next === undefined || next.at > limit) break;
+        before?.(next);
+        this.pop();
+        next.run();
+      }
+    } finally {
+      this.firing = wasFiring;
+    }
+  }
+
+  private push(timer: Timer): void {
+    const heap = this.timers;
+    heap.push(timer);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!earlier(timer, heap[parent] as Timer)) break;
+      heap[i] = heap[parent] as Timer;
+      i = parent;
+    }
+    heap[i] = timer;
+  }
+
+  private pop(): void {
+    const heap = this.timers;
+    const last = heap.pop();
+    if (last === undefined || heap.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && earlier(heap[right] as Timer, heap[left] as Timer) ? right : left;
+      if (!earlier(heap[child] as Timer, last)) break;
+      heap[i] = heap[child] as Timer;
+      i = child;
+    }
+    heap[i] = last;
+  }
+}
+
+function earlier(a: Timer, b: Timer): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }

@@ -30,6 +30,17 @@ export class HttpError extends Error {
   }
 }
 
+/** An HttpError whose answer carries Retry-After (seconds). */
+export class RetryAfterError extends HttpError {
+  constructor(
+    status: number,
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super(status, message);
+  }
+}
+
 export function json(status: number, body?: unknown): EmulatorResponse {
   return body === undefined ? { status } : { status, body };
 }

@@ -1,21 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { redact } from '../api/redact.js';
-import { parseDuration } from '../duration.js';
+import { ScrapeformError } from '../errors.js';
 import { Accounts } from './accounts.js';
 import type { Account } from './accounts.js';
 import { EmulatorClock } from './clock.js';
+import { handleControl } from './control-endpoints.js';
+import { holdsAnswer, NO_FAULTS, pickFault } from './faults.js';
+import type { Faults } from './faults.js';
 import { createFetcher } from './fetcher.js';
 import type { PageFetcher } from './fetcher.js';
-import { bodyObject, HttpError, json } from './http.js';
+import { HttpError, json, RetryAfterError } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { ParserService } from './parser-service.js';
-import type { StoredParser } from './parser-service.js';
+import { createStateSaver, readState } from './persistence.js';
+import type { StateSaver } from './persistence.js';
 import { defaultItemCost, ProjectService } from './project-service.js';
+import { describeUnknownQuirks, Quirks } from './quirks.js';
+import type { QuirkName, QuirkSettings } from './quirks.js';
 import { seededRandom, uuidFrom } from './random.js';
+import { RequestLog } from './request-log.js';
+import type { RequestLogEntry } from './request-log.js';
+
+export type { Faults } from './faults.js';
+export { QUIRK_NAMES } from './quirks.js';
+export type { QuirkName, QuirkSettings, Quirks } from './quirks.js';
+export type { RequestLogEntry } from './request-log.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
 export const DEFAULT_EMULATOR_PORT = 8780;
@@ -38,56 +49,10 @@ export interface EmulatorOptions {
   /** Replaces the page fetcher (demo site + real network), for tests. */
   fetcher?: PageFetcher;
   siteRoot?: string;
-}
-
-/** Fault injection, set with PUT /_emulator/faults; applies to the service endpoints, never to /_emulator/. */
-export interface Faults {
-  /** Added to every service response. */
-  latencyMs: number;
-  /** Share of service requests answered `errorStatus` (500 or 503) without doing anything. */
-  errorRate: number;
-  errorStatus: number;
-  /** Share answered 429 with Retry-After. */
-  rateLimitRate: number;
-  retryAfterSeconds: number;
-  /** Share whose connection is dropped without an answer. */
-  dropRate: number;
-  /** Share whose connection is dropped after the request was carried out (the answer is lost). */
-  dropAfterRate: number;
-  /** Held after the request was carried out, before answering (to kill a client while its call has landed). */
-  responseDelayMs: number;
-  /** Methods whose answers are held; all when empty. */
-  responseDelayMethods: string[];
-  /** Overrides the generation delay while set. */
-  generationDelayMs: number | null;
-  /** The next N generations fail with `generationError`. */
-  failGenerations: number;
-  generationError: string;
-}
-
-const NO_FAULTS: Faults = {
-  latencyMs: 0,
-  errorRate: 0,
-  errorStatus: 503,
-  rateLimitRate: 0,
-  retryAfterSeconds: 1,
-  dropRate: 0,
-  dropAfterRate: 0,
-  responseDelayMs: 0,
-  responseDelayMethods: [],
-  generationDelayMs: null,
-  failGenerations: 0,
-  generationError: 'GenerationError: the model could not build a parser for these pages (injected fault)',
-};
-
-export interface RequestLogEntry {
-  at: string;
-  method: string;
-  /** Path and query with the key redacted. */
-  path: string;
-  status: number;
-  durationMs: number;
-  fault?: string;
+  /** Alternative behaviours of the real services to switch on (docs/emulator.md, Quirks); combinable. */
+  quirks?: readonly string[];
+  /** Lag, page size and queue time of the quirks that have one. */
+  quirkSettings?: Partial<QuirkSettings>;
 }
 
 /** A request handler of one service; undefined when the path is not its own. */
@@ -105,6 +70,8 @@ export interface RunningEmulator {
   accounts: Accounts;
   faults: Faults;
   requestLog: RequestLogEntry[];
+  /** The quirks switched on; `quirks.set([...])` changes them (as PUT /_emulator/quirks does). */
+  quirks: Quirks;
   setFaults(faults: Partial<Faults>): void;
   reset(): void;
   /** Waits until no generation is pending (tests). */
@@ -113,10 +80,12 @@ export interface RunningEmulator {
 }
 
 const LOG_LIMIT = 10_000;
-const STATE_FILE = 'emulator-state.json';
 
 /** Starts both services on one local origin (DESIGN section 6). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const quirkProblem = describeUnknownQuirks(options.quirks ?? []);
+  if (quirkProblem !== undefined) throw new ScrapeformError('emulator.unknown-quirk', quirkProblem);
+  const quirks = new Quirks((options.quirks ?? []) as QuirkName[], options.quirkSettings);
   const apiKeys = options.apiKeys?.length ? options.apiKeys : [DEFAULT_EMULATOR_KEY];
   const credits = options.credits ?? 10_000_000;
   const random = options.seed !== undefined ? seededRandom(options.seed) : Math.random;
@@ -124,32 +93,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const initialAccounts = (): Account[] => apiKeys.map((key) => ({ key, credits }));
   let accounts = new Accounts(initialAccounts());
   let faults: Faults = { ...NO_FAULTS };
-  const requestLog: RequestLogEntry[] = [];
-  let saving: Promise<void> = Promise.resolve();
-  let dirty = false;
+  const requestLog = new RequestLog(LOG_LIMIT);
+  const saver: StateSaver | undefined =
+    options.dataDir === undefined
+      ? undefined
+      : createStateSaver(options.dataDir, () => ({
+          accounts: accounts.list(),
+          parsers: [...parsers.parsers.values()],
+          projects: projects.snapshot(),
+          clockOffsetMs: clock.offset,
+        }));
+  const save = (): void => saver?.save();
 
-  const save = (): void => {
-    if (options.dataDir === undefined || dirty) return;
-    dirty = true;
-    saving = saving.then(async () => {
-      dirty = false;
-      await persist(options.dataDir as string, {
-        accounts: accounts.list(),
-        parsers: [...parsers.parsers.values()],
-        clockOffsetMs: clock.offset,
-      });
-    });
-  };
-
-  const parsers = new ParserService({
+  const fetcher =
+    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
+  const parsers: ParserService = new ParserService({
     get accounts() {
       return accounts;
     },
     clock,
-    fetcher:
-      options.fetcher ??
-      createFetcher({ ...(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {}) }),
-    newId: options.seed !== undefined ? () => uuidFrom(random) : () => randomUUID(),
+    fetcher,
+    newId: (): string => {
+      // A seeded generator restarts its sequence when the emulator restarts on a data dir: skip ids in use.
+      let id: string;
+      do id = options.seed !== undefined ? uuidFrom(random) : randomUUID();
+      while (parsers.parsers.has(id));
+      return id;
+    },
     generationCost: options.generationCost ?? 30_000,
     parseCost: options.parseCost ?? 1,
     generationDelayMs: () => faults.generationDelayMs ?? options.generationDelayMs ?? 2000,
@@ -158,11 +128,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       faults.failGenerations--;
       return faults.generationError;
     },
+    quirks,
     onChange: save,
   });
 
-  const fetcher =
-    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
   let origin = '';
   const projects = new ProjectService({
     get accounts() {
@@ -173,66 +142,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     origin: () => origin,
     onChange: save,
     itemCost: defaultItemCost,
+    quirks,
   });
 
-  if (options.dataDir !== undefined) {
-    const restored = await restore(options.dataDir);
-    if (restored !== undefined) {
-      accounts = new Accounts(restored.accounts);
-      clock.offset = restored.clockOffsetMs;
-      for (const parser of restored.parsers) parsers.parsers.set(parser.id, parser);
-      parsers.resumeGenerations();
-      if (restored.projects !== undefined) projects.restore(restored.projects);
-    }
-  }
+  const restored = options.dataDir !== undefined ? await readState(options.dataDir) : undefined;
 
   const services: ServiceHandler[] = [parsers, projects];
-
-  const control = async (req: EmulatorRequest): Promise<EmulatorResponse> => {
-    const [, what] = req.segments;
-    if (what === 'reset' && req.method === 'POST') {
-      emulator.reset();
-      return json(200, { reset: true });
-    }
-    if (what === 'advance' && req.method === 'POST') {
-      const body = req.body === undefined ? {} : bodyObject(req);
-      const by = body.ms ?? body.by ?? req.query.get('ms') ?? req.query.get('by');
-      const ms = typeof by === 'number' ? by : typeof by === 'string' ? parseDuration(by) : undefined;
-      if (ms === undefined || ms < 0)
-        throw new HttpError(400, 'give how far to advance: {"ms": 3600000} or {"by": "1h"}');
-      clock.advance(ms);
-      save();
-      return json(200, { now: clock.iso() });
-    }
-    if (what === 'clock' && req.method === 'GET')
-      return json(200, { now: clock.iso(), offsetMs: clock.offset });
-    if (what === 'faults') {
-      if (req.method === 'PUT' || req.method === 'POST') emulator.setFaults(checkFaults(bodyObject(req)));
-      else if (req.method === 'DELETE') emulator.setFaults({ ...NO_FAULTS });
-      return json(200, faults);
-    }
-    if (what === 'outbox' && req.method === 'GET') return json(200, projects.outbox);
-    if (what === 'webhooks' && req.method === 'GET') return json(200, projects.deliveries);
-    if (what === 'requests') {
-      if (req.method === 'DELETE') requestLog.length = 0;
-      return json(200, requestLog);
-    }
-    if (what === 'accounts') {
-      if (req.method === 'PUT' || req.method === 'POST') {
-        const body = bodyObject(req);
-        if (typeof body.key !== 'string' || body.key === '' || typeof body.credits !== 'number') {
-          throw new HttpError(400, 'give {"key": "...", "credits": 1000}');
-        }
-        accounts.set(body.key, body.credits);
-        save();
-      }
-      return json(
-        200,
-        accounts.list().map((a) => ({ key: a.key, credits: a.credits })),
-      );
-    }
-    throw new HttpError(404, `unknown control endpoint ${req.path}`);
-  };
 
   const server = http.createServer((incoming, outgoing) => {
     void serve(incoming, outgoing);
@@ -240,6 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const serve = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> => {
     const started = Date.now();
+    const method = incoming.method ?? 'GET';
     const url = new URL(incoming.url ?? '/', 'http://emulator');
     const shownPath = redact(
       `${url.pathname}${url.search}`,
@@ -248,31 +164,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const isControl = url.pathname.startsWith('/_emulator/') || url.pathname === '/_emulator';
     let fault: string | undefined;
     let response: EmulatorResponse;
+    const drop = (kind: string): void => {
+      log(shownPath, method, 0, started, kind);
+      incoming.socket.destroy();
+    };
     try {
       const rawBody = await readBody(incoming);
       const req = toRequest(incoming, url, rawBody);
       if (!isControl) {
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
-        const roll = random();
-        if (roll < faults.dropRate) {
-          fault = 'dropped';
-          log(shownPath, incoming.method, 0, started, fault);
-          incoming.socket.destroy();
-          return;
-        }
-        if (roll < faults.dropRate + faults.rateLimitRate) {
-          fault = '429';
-          throw Object.assign(new HttpError(429, 'Too many requests (injected fault)'), {
-            retryAfter: faults.retryAfterSeconds,
-          });
-        }
-        if (roll < faults.dropRate + faults.rateLimitRate + faults.errorRate) {
-          fault = String(faults.errorStatus);
-          throw new HttpError(faults.errorStatus, 'Service unavailable (injected fault)');
+        const injected = pickFault(faults, random());
+        if (injected === 'dropped') return drop('dropped');
+        if (injected !== undefined) {
+          fault = String(injected.status);
+          throw injected;
         }
       }
       if (rawBody !== '' && req.body === undefined) throw new HttpError(400, 'malformed JSON body');
-      if (isControl) response = await control(req);
+      if (isControl) response = handleControl(req, { emulator, save });
       else {
         let handled: EmulatorResponse | undefined;
         for (const service of services) {
@@ -280,63 +189,43 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           if (handled !== undefined) break;
         }
         response = handled ?? json(404, { error: `no such endpoint: ${req.method} ${url.pathname}` });
-        if (!isControl && response.status < 300 && random() < faults.dropAfterRate) {
-          fault = 'dropped-after';
-          log(shownPath, incoming.method, 0, started, fault);
-          incoming.socket.destroy();
-          return;
-        }
+        if (response.status < 300 && random() < faults.dropAfterRate) return drop('dropped-after');
       }
     } catch (error) {
-      if (error instanceof HttpError) {
-        const retryAfter = (error as HttpError & { retryAfter?: number }).retryAfter;
-        response = {
-          status: error.status,
-          body: { error: error.message },
-          ...(retryAfter !== undefined ? { headers: { 'retry-after': String(retryAfter) } } : {}),
-        };
-      } else {
-        response = { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
-      }
+      response = answerFor(error);
     }
-    if (
-      !isControl &&
-      faults.responseDelayMs > 0 &&
-      (faults.responseDelayMethods.length === 0 ||
-        faults.responseDelayMethods.includes(incoming.method ?? ''))
-    ) {
+    if (!isControl && holdsAnswer(faults, method)) {
       await new Promise((r) => setTimeout(r, faults.responseDelayMs));
     }
-    log(shownPath, incoming.method, response.status, started, fault);
+    log(shownPath, method, response.status, started, fault);
     send(outgoing, response);
   };
 
-  const log = (
-    shownPath: string,
-    method: string | undefined,
-    status: number,
-    started: number,
-    fault?: string,
-  ): void => {
+  const log = (shownPath: string, method: string, status: number, started: number, fault?: string): void => {
     if (shownPath.startsWith('/_emulator')) return;
-    requestLog.push({
+    requestLog.add({
       at: clock.iso(),
-      method: method ?? 'GET',
+      method,
       path: shownPath,
       status,
       durationMs: Date.now() - started,
       ...(fault !== undefined ? { fault } : {}),
     });
-    if (requestLog.length > LOG_LIMIT) requestLog.splice(0, requestLog.length - LOG_LIMIT);
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   origin = `http://${host}:${address.port}`;
+  // Restored once the origin is known (jobs resumed now link their results under it), in the same tick as the
+  // listen completed, so no request is served before.
+  if (restored !== undefined) {
+    accounts = new Accounts(restored.accounts);
+    clock.offset = restored.clockOffsetMs;
+    for (const parser of restored.parsers) parsers.parsers.set(parser.id, parser);
+    parsers.resumeGenerations();
+    if (restored.projects !== undefined) projects.restore(restored.projects);
+  }
 
   const emulator: RunningEmulator = {
     url: origin,
@@ -350,7 +239,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     get faults() {
       return faults;
     },
-    requestLog,
+    requestLog: requestLog.view,
+    quirks,
     setFaults(next) {
       faults = { ...faults, ...next };
     },
@@ -361,7 +251,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       projects.reset();
       accounts = new Accounts(initialAccounts());
       faults = { ...NO_FAULTS };
-      requestLog.length = 0;
+      requestLog.clear();
+      quirks.reset();
       save();
     },
     async idle() {
@@ -379,10 +270,58 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await saving;
+      await saver?.flush();
     },
   };
   return emulator;
+}
+
+/** Listens, turning the failures a user causes and can fix (a port taken, a port or address refused) into user errors. */
+async function listen(server: http.Server, host: string, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new ScrapeformError(
+        'emulator.port-in-use',
+        `cannot start the emulator: ${where} is already in use`,
+        {
+          hint: `stop what listens there, or choose another port: --port ${port < 65_535 ? port + 1 : port - 1}, or --port 0 for a free one`,
+          details: { host, port },
+          cause: error,
+        },
+      );
+    }
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new ScrapeformError(
+        'emulator.cannot-listen',
+        `cannot start the emulator: listening on ${where} was refused (${code})`,
+        {
+          hint: 'ports below 1024 need privileges; --host must be an address of this machine',
+          details: { host, port },
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The answer to an error thrown by a handler: its own status for an HttpError, 500 for anything else. */
+function answerFor(error: unknown): EmulatorResponse {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      body: { error: error.message },
+      ...(error instanceof RetryAfterError ? { headers: { 'retry-after': String(error.retryAfter) } } : {}),
+    };
+  }
+  return { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
 }
 
 function toRequest(incoming: http.IncomingMessage, url: URL, rawBody: string): EmulatorRequest {
@@ -429,60 +368,4 @@ function send(outgoing: http.ServerResponse, response: EmulatorResponse): void {
   }
   outgoing.writeHead(response.status, headers);
   outgoing.end(payload);
-}
-
-function checkFaults(body: Record<string, unknown>): Partial<Faults> {
-  const out: Partial<Faults> = {};
-  const rates = ['errorRate', 'rateLimitRate', 'dropRate', 'dropAfterRate'] as const;
-  for (const [key, value] of Object.entries(body)) {
-    if (!(key in NO_FAULTS))
-      throw new HttpError(400, `unknown fault setting ${key}; known: ${Object.keys(NO_FAULTS).join(', ')}`);
-    if (key === 'generationError') {
-      if (typeof value !== 'string') throw new HttpError(400, 'generationError must be a string');
-      out.generationError = value;
-      continue;
-    }
-    if (key === 'responseDelayMethods') {
-      if (!Array.isArray(value) || value.some((m) => typeof m !== 'string'))
-        throw new HttpError(400, 'responseDelayMethods must be a list of methods');
-      out.responseDelayMethods = value as string[];
-      continue;
-    }
-    if (key === 'generationDelayMs' && value === null) {
-      out.generationDelayMs = null;
-      continue;
-    }
-    if (typeof value !== 'number' || value < 0) throw new HttpError(400, `${key} must be a number >= 0`);
-    if ((rates as readonly string[]).includes(key) && value > 1)
-      throw new HttpError(400, `${key} is a share from 0 to 1`);
-    if (key === 'errorStatus' && value !== 500 && value !== 503)
-      throw new HttpError(400, 'errorStatus must be 500 or 503');
-    (out as Record<string, unknown>)[key] = value;
-  }
-  return out;
-}
-
-interface PersistedState {
-  accounts: Account[];
-  parsers: StoredParser[];
-  projects?: ReturnType<ProjectService['snapshot']>;
-  clockOffsetMs: number;
-}
-
-/** Writes the state atomically: a temporary file, then a rename over the old one. */
-async function persist(dataDir: string, state: PersistedState): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
-  const file = path.join(dataDir, STATE_FILE);
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(state));
-  await rename(temporary, file);
-}
-
-async function restore(dataDir: string): Promise<PersistedState | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(dataDir, STATE_FILE), 'utf8')) as PersistedState;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the emulator state in ${dataDir}: ${(error as Error).message}`);
-  }
 }

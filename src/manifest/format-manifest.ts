@@ -1,23 +1,10 @@
 import { isMap, isScalar, parseAllDocuments } from 'yaml';
 import type { Node, YAMLMap } from 'yaml';
+import { PROJECT_DIFFABLE_KEYS } from '../model/vocabulary.js';
 
 /** The order keys are written in: as DESIGN section 1 shows them; keys not listed keep their place after these. */
 const PARSER_KEYS = ['apiVersion', 'kind', 'name', 'urls', 'scraper_params', 'fields', 'lifecycle', 'expect'];
-const PROJECT_KEYS = [
-  'apiVersion',
-  'kind',
-  'name',
-  'projectType',
-  'projectInput',
-  'scrapingInterval',
-  'scheduledAt',
-  'schedulingEnabled',
-  'output_format',
-  'webhookOutput',
-  'notificationConfig',
-  'apiParams',
-  'lifecycle',
-];
+const PROJECT_KEYS = ['apiVersion', 'kind', 'name', ...PROJECT_DIFFABLE_KEYS, 'lifecycle'];
 const FIELD_KEYS = ['description', 'type', 'selector', 'renamed_from', 'fields'];
 const INPUT_KEYS = ['type', 'list', 'file', 'url'];
 const LIFECYCLE_KEYS = ['prevent_destroy', 'ignore_changes'];

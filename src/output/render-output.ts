@@ -1,9 +1,8 @@
 import { ScrapeformError } from '../errors.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Plan } from '../plan/model.js';
-import type { StatusRow } from '../workspace/read-status.js';
 import type { Colors } from './colors.js';
-import { renderApplyHuman, renderApplyJson } from './render-apply.js';
+import { renderApplyHuman, renderApplyJson, renderApplyMarkdown } from './render-apply.js';
 import type { ApplyReport } from './render-apply.js';
 import { renderJobsHuman, renderJobsJson } from './render-jobs.js';
 import type { JobsView } from './render-jobs.js';
@@ -14,6 +13,7 @@ import { renderPlan } from './render-plan.js';
 import { renderPlanJson } from './render-plan-json.js';
 import { renderPlanMarkdown } from './render-plan-markdown.js';
 import { renderStatusHuman, renderStatusJson } from './render-status.js';
+import type { StatusRow } from './render-status.js';
 import { renderTestReportHuman, renderTestReportJson } from './render-test-report.js';
 
 /** The formats a command can print; each command offers the ones its row in RENDERERS has. */
@@ -36,7 +36,11 @@ type RendererTable = { [K in keyof Renderable]: Partial<Record<RenderFormat, Ren
 /** Every output of every command, in one table: a format a command offers is a row entry here, nowhere else. */
 const RENDERERS = {
   plan: { human: renderPlan, json: renderPlanJson, markdown: (plan) => renderPlanMarkdown(plan) },
-  apply: { human: renderApplyHuman, json: renderApplyJson },
+  apply: {
+    human: renderApplyHuman,
+    json: renderApplyJson,
+    markdown: (report) => renderApplyMarkdown(report),
+  },
   status: { human: renderStatusHuman, json: renderStatusJson },
   jobs: { human: renderJobsHuman, json: renderJobsJson },
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },

@@ -1,6 +1,19 @@
 import { formatDuration } from '../duration.js';
-import type { StatusRow } from '../workspace/read-status.js';
 import { renderTable } from './render-table.js';
+
+/** One managed object as `scrapeform status` shows it. */
+export interface StatusRow {
+  address: string;
+  id: string | number;
+  version?: number | null;
+  status: string;
+  drift: boolean;
+  /** How long the latest version has been generating, in ms (parsers still GENERATING). */
+  generatingForMs?: number;
+  schedule?: string;
+  nextRun?: string | null;
+  lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
+}
 
 /** `scrapeform status`: a row per managed object. */
 export function renderStatusHuman(rows: readonly StatusRow[]): string {

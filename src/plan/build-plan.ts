@@ -6,6 +6,7 @@ import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
+import { affectedExpectChecks } from './affected-checks.js';
 import { planParser } from './plan-parser.js';
 import { planProject } from './plan-project.js';
 
@@ -94,7 +95,9 @@ export function buildPlan(input: PlanInput): Plan {
       desiredParsers.get(address),
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
-    if (change !== undefined) changes.push(change);
+    if (change === undefined) continue;
+    changes.push(change);
+    warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
 
   const projectAddresses = new Set([

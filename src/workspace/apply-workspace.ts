@@ -3,6 +3,7 @@ import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
+import type { ResultDiff } from '../output/render-result-diffs.js';
 import { checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
@@ -12,6 +13,7 @@ import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
+import { diffResultsAfterApply, readResultBaselines } from './result-diffs.js';
 
 export interface ApplyWorkspaceOptions extends ApprovalFlags {
   /** Which objects to plan (ignored with `savedPlan`, which is applied exactly). */
@@ -43,6 +45,8 @@ export interface ApplyWorkspaceOutcome {
   result?: ApplyResult;
   /** The expect checks of the parsers just applied (after waiting; none with --no-wait or when interrupted). */
   checks: ExpectCheckResult[];
+  /** What each regeneration changed in the example results (none with --no-wait). */
+  resultDiffs: ResultDiff[];
 }
 
 /**
@@ -68,13 +72,15 @@ export async function applyWorkspace(
     const refreshed = refreshState(fresh.state, fresh.live);
     const state = refreshed !== undefined ? await ws.backend.write(refreshed) : fresh.state;
     options.onPlan?.(plan);
-    if (plan.status === 'no_changes') return { plan, checks: [] };
+    if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
     const decision = decideApproval(plan, options);
     if (decision.kind === 'ask') {
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
     }
+    // The example results the regenerations will replace are read first: a replaced parser is gone afterwards.
+    const baselines = options.noWait === true ? [] : await readResultBaselines(ws.clients, plan, fresh.live);
     const result = await applyPlan({
       plan,
       clients: ws.clients,
@@ -99,7 +105,8 @@ export async function applyWorkspace(
       result.interrupted || options.noWait === true
         ? []
         : await runExpectChecks(ws.clients, toCheck, result.state);
-    return { plan, result, checks };
+    const resultDiffs = result.interrupted ? [] : await diffResultsAfterApply(ws.clients, baselines, result);
+    return { plan, result, checks, resultDiffs };
   } finally {
     await lock.release();
   }

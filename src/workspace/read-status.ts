@@ -1,22 +1,11 @@
 import { newestJob } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 
-/** One managed object as `scrapeform status` shows it. */
-export interface StatusRow {
-  address: string;
-  id: string | number;
-  version?: number | null;
-  status: string;
-  drift: boolean;
-  /** How long the latest version has been generating, in ms (parsers still GENERATING). */
-  generatingForMs?: number;
-  schedule?: string;
-  nextRun?: string | null;
-  lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
-}
+export type { StatusRow } from '../output/render-status.js';
 
 /**
  * Every managed object with its live status: versions and drift for parsers, schedule, next run and last job for

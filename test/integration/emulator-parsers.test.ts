@@ -507,6 +507,10 @@ describe('--data-dir', () => {
       expect((await second.parsers.parse(id, 0, BOOK_B)).result).toMatchObject({
         title: 'Tipping the Velvet',
       });
+      // Both runs use seed 1: the second must not hand out the id the first already gave.
+      const { id: next } = await second.parsers.create({ name: 'new', urls: [BOOK_A], fields: bookFields });
+      expect(next).not.toBe(id);
+      expect((await second.parsers.list()).map((p) => p.id).sort()).toEqual([id, next].sort());
     } finally {
       await second.emulator.close();
     }

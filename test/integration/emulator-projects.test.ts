@@ -1,7 +1,10 @@
+import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { nextAfter } from '../../src/emulator/project-service.js';
+import { nextAfter } from '../../src/emulator/scheduler.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 
@@ -548,4 +551,87 @@ describe('soak: 100 projects over 30 simulated days', () => {
     }
     expect(total).toBeGreaterThan(40_000);
   }, 120_000);
+});
+
+describe('--data-dir keeps projects', () => {
+  it('restarted on the same data dir, projects, jobs and schedules are back with their ids, and new ids follow', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'scrapeform-emulator-projects-'));
+    const first = await startTestEmulator({ dataDir });
+    const createIn = async (harness: EmulatorHarness, body: Record<string, unknown>): Promise<number> => {
+      const response = await harness.raw('POST', `/api/projects?${q}`, body);
+      expect(response.status).toBe(201);
+      return (response.body as { id: number }).id;
+    };
+    const read = async (harness: EmulatorHarness, path: string): Promise<unknown> =>
+      (await harness.raw('GET', `${path}?${q}`)).body;
+    first.emulator.clock.advance(T0 - HOUR - first.emulator.clock.now());
+    const ran = await createIn(first, {
+      name: 'ran once',
+      projectInput: { type: 'list', list: BOOK_PAGES },
+      scrapingInterval: 'once',
+      scheduledAt: 'now',
+      output_format: 'CSV',
+    });
+    const scheduled = await createIn(first, {
+      name: 'daily',
+      projectInput: { type: 'list', list: [BOOK_PAGES[0]] },
+      scrapingInterval: 'daily',
+      scheduledAt: new Date(T0).toISOString(),
+      webhookOutput: { url: `${receiverUrl}/hook` },
+      notificationConfig: { notifyOnSuccess: 'with_every_run', notifyOnFailure: 'daily' },
+      apiParams: { country_code: 'us' },
+    });
+    const archived = await createIn(first, {
+      name: 'archived',
+      projectInput: { type: 'list', list: [] },
+      scheduledAt: new Date(T0 + 24 * HOUR).toISOString(),
+    });
+    expect((await first.raw('DELETE', `/api/projects/${archived}?${q}`)).status).toBe(204);
+    await first.emulator.projects.idle();
+    const projectsBefore = await read(first, '/api/projects');
+    const jobsBefore = (await read(first, `/api/projects/${ran}/jobs`)) as Record<string, unknown>[];
+    const resultsBefore = await read(first, `/api/projects/${ran}/jobs/1/results`);
+    expect(jobsBefore.map((j) => [j.id, j.status])).toEqual([[1, 'Finished']]);
+    await first.emulator.close();
+
+    const second = await startTestEmulator({ dataDir });
+    try {
+      expect(await read(second, '/api/projects')).toEqual(projectsBefore);
+      expect(((await read(second, '/api/projects')) as { id: number }[]).map((p) => p.id)).toEqual([
+        ran,
+        scheduled,
+      ]);
+      expect(await read(second, `/api/projects/${ran}/jobs`)).toEqual(
+        jobsBefore.map((j) => ({
+          ...j,
+          resultsUrl: `${second.emulator.url}/api/projects/${ran}/jobs/1/results`,
+        })),
+      );
+      expect(await read(second, `/api/projects/${ran}/jobs/1/results`)).toEqual(resultsBefore);
+      expect((await second.raw('GET', `/api/projects/${archived}?${q}`)).status).toBe(404);
+
+      // The schedule survived: the daily project runs at T0, and its job takes the next job id.
+      second.emulator.clock.advance(T0 + 1 - second.emulator.clock.now());
+      await second.emulator.projects.idle();
+      expect(
+        ((await read(second, `/api/projects/${scheduled}/jobs`)) as Record<string, unknown>[]).map((j) => [
+          j.id,
+          j.scheduledFor,
+          j.status,
+        ]),
+      ).toEqual([[2, new Date(T0).toISOString(), 'Finished']]);
+      expect(received.map((r) => r.path)).toContain('/hook');
+
+      const next = await createIn(second, { name: 'new', projectInput: { type: 'list', list: [] } });
+      expect(next).toBe(archived + 1);
+      expect(((await read(second, '/api/projects')) as { id: number }[]).map((p) => p.id)).toEqual([
+        ran,
+        scheduled,
+        next,
+      ]);
+    } finally {
+      await second.emulator.projects.idle();
+      await second.emulator.close();
+    }
+  });
 });

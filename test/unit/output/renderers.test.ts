@@ -113,13 +113,46 @@ const state: State = {
 
 describe('renderers of command output', () => {
   it('apply, human and JSON, with a failure and the expect checks', () => {
-    const report: ApplyReport = { result, checks };
+    const report: ApplyReport = { result, checks, resultDiffs: [] };
     expect(renderOutput('apply', 'human', report, plain)).toMatchSnapshot();
     expect(renderOutput('apply', 'json', report, plain)).toMatchSnapshot();
   });
 
+  it('apply as Markdown: the data each regeneration changed, hostile values kept as text', () => {
+    const report: ApplyReport = {
+      result,
+      checks,
+      resultDiffs: [
+        {
+          address: 'parser.books',
+          from: { id: 'p-1', version: 1 },
+          to: { id: 'p-1', version: 2 },
+          changes: [
+            { url: 'https://books.example/a.html', path: 'title', change: 'changed', from: 'A', to: null },
+            {
+              url: 'https://books.example/a.html',
+              path: 'note',
+              change: 'added',
+              to: '</details> ``` @everyone',
+            },
+          ],
+          missing: ['title'],
+        },
+      ],
+    };
+    const markdown = renderOutput('apply', 'markdown', report, plain);
+    expect(markdown).toMatchSnapshot();
+    // The hostile value sits inside a fence longer than any backtick run in it, so it cannot close the block.
+    expect(markdown).toContain('````diff\n');
+    expect(markdown.match(/<\/details>/g)).toHaveLength(2);
+    expect(markdown).toContain('Likely regression: `title`');
+    expect(renderOutput('apply', 'human', report, plain)).toContain(
+      'likely regression: title had a value before and is missing from every example now',
+    );
+  });
+
   it('apply with nothing to do prints nothing for people and a no_changes envelope as JSON', () => {
-    const report: ApplyReport = { result: undefined, checks: [] };
+    const report: ApplyReport = { result: undefined, checks: [], resultDiffs: [] };
     expect(renderOutput('apply', 'human', report, plain)).toBe('');
     expect(JSON.parse(renderOutput('apply', 'json', report, plain))).toEqual({
       status: 'no_changes',
@@ -128,7 +161,7 @@ describe('renderers of command output', () => {
   });
 
   it('an interrupted apply says what to do next', () => {
-    const report: ApplyReport = { result: { ...result, interrupted: true }, checks: [] };
+    const report: ApplyReport = { result: { ...result, interrupted: true }, checks: [], resultDiffs: [] };
     expect(renderOutput('apply', 'human', report, plain)).toContain(
       'Interrupted: state holds everything that was done; plan again to see what is left.',
     );

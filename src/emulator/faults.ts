@@ -1,0 +1,96 @@
+import { HttpError, RetryAfterError } from './http.js';
+
+/** Fault injection, set with PUT /_emulator/faults; applies to the service endpoints, never to /_emulator/. */
+export interface Faults {
+  /** Added to every service response. */
+  latencyMs: number;
+  /** Share of service requests answered `errorStatus` (500 or 503) without doing anything. */
+  errorRate: number;
+  errorStatus: number;
+  /** Share answered 429 with Retry-After. */
+  rateLimitRate: number;
+  retryAfterSeconds: number;
+  /** Share whose connection is dropped without an answer. */
+  dropRate: number;
+  /** Share whose connection is dropped after the request was carried out (the answer is lost). */
+  dropAfterRate: number;
+  /** Held after the request was carried out, before answering (to kill a client while its call has landed). */
+  responseDelayMs: number;
+  /** Methods whose answers are held; all when empty. */
+  responseDelayMethods: string[];
+  /** Overrides the generation delay while set. */
+  generationDelayMs: number | null;
+  /** The next N generations fail with `generationError`. */
+  failGenerations: number;
+  generationError: string;
+}
+
+export const NO_FAULTS: Readonly<Faults> = {
+  latencyMs: 0,
+  errorRate: 0,
+  errorStatus: 503,
+  rateLimitRate: 0,
+  retryAfterSeconds: 1,
+  dropRate: 0,
+  dropAfterRate: 0,
+  responseDelayMs: 0,
+  responseDelayMethods: [],
+  generationDelayMs: null,
+  failGenerations: 0,
+  generationError: 'GenerationError: the model could not build a parser for these pages (injected fault)',
+};
+
+/**
+ * The fault a service request meets before it is carried out, from one roll of the random generator: the
+ * connection dropped, a 429, a 5xx, or none. The shares stack in that order.
+ */
+export function pickFault(faults: Faults, roll: number): 'dropped' | HttpError | undefined {
+  if (roll < faults.dropRate) return 'dropped';
+  if (roll < faults.dropRate + faults.rateLimitRate) {
+    return new RetryAfterError(429, 'Too many requests (injected fault)', faults.retryAfterSeconds);
+  }
+  if (roll < faults.dropRate + faults.rateLimitRate + faults.errorRate) {
+    return new HttpError(faults.errorStatus, 'Service unavailable (injected fault)');
+  }
+  return undefined;
+}
+
+/** Whether the answer to a request of this method is held back (`responseDelayMs`). */
+export function holdsAnswer(faults: Faults, method: string): boolean {
+  return (
+    faults.responseDelayMs > 0 &&
+    (faults.responseDelayMethods.length === 0 || faults.responseDelayMethods.includes(method))
+  );
+}
+
+/** Validates a body of PUT /_emulator/faults: 400 naming the setting for anything unknown or out of range. */
+export function checkFaults(body: Record<string, unknown>): Partial<Faults> {
+  const out: Partial<Faults> = {};
+  const rates = ['errorRate', 'rateLimitRate', 'dropRate', 'dropAfterRate'] as const;
+  for (const [key, value] of Object.entries(body)) {
+    if (!(key in NO_FAULTS))
+      throw new HttpError(400, `unknown fault setting ${key}; known: ${Object.keys(NO_FAULTS).join(', ')}`);
+    if (key === 'generationError') {
+      if (typeof value !== 'string') throw new HttpError(400, 'generationError must be a string');
+      out.generationError = value;
+      continue;
+    }
+    if (key === 'responseDelayMethods') {
+      if (!Array.isArray(value) || value.some((m) => typeof m !== 'string'))
+        throw new HttpError(400, 'responseDelayMethods must be a list of methods');
+      out.responseDelayMethods = value as string[];
+      continue;
+    }
+    if (key === 'generationDelayMs' && value === null) {
+      out.generationDelayMs = null;
+      continue;
+    }
+    if (typeof value !== 'number' || value < 0) throw new HttpError(400, `${key} must be a number >= 0`);
+    if ((rates as readonly string[]).includes(key) && value > 1)
+      throw new HttpError(400, `${key} is a share from 0 to 1`);
+    if (key === 'errorStatus' && value !== 500 && value !== 503)
+      throw new HttpError(400, 'errorStatus must be 500 or 503');
+    (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}

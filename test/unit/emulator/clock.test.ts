@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EmulatorClock } from '../../../src/emulator/clock.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('EmulatorClock timers', () => {
+  it('fires many timers inserted in any order by time, and in insertion order at the same time', () => {
+    const clock = new EmulatorClock(() => 0);
+    const fired: string[] = [];
+    // A fixed shuffle of 200 times with repeats, so equal times test the insertion order.
+    const times = Array.from({ length: 200 }, (_, i) => ((i * 7919) % 50) * 10);
+    times.forEach((at, i) => clock.at(at, () => fired.push(`${at}:${i}`)));
+    clock.advance(1000);
+    const expected = times
+      .map((at, i) => ({ at, i }))
+      .sort((a, b) => a.at - b.at || a.i - b.i)
+      .map(({ at, i }) => `${at}:${i}`);
+    expect(fired).toEqual(expected);
+    clock.stop();
+  });
+
+  it('fires only what an advance reaches, and the rest on a later advance', () => {
+    const clock = new EmulatorClock(() => 0);
+    const fired: number[] = [];
+    for (const at of [500, 100, 300, 900]) clock.at(at, () => fired.push(at));
+    clock.advance(400);
+    expect(fired).toEqual([100, 300]);
+    expect(clock.now()).toBe(400);
+    clock.advance(600);
+    expect(fired).toEqual([100, 300, 500, 900]);
+    clock.stop();
+  });
+
+  it('fires on real time: an earlier timer added later is not held behind a later one', () => {
+    vi.useFakeTimers();
+    const clock = new EmulatorClock();
+    const fired: string[] = [];
+    clock.after(50, () => fired.push('late'));
+    clock.after(5, () => fired.push('early'));
+    vi.advanceTimersByTime(5);
+    expect(fired).toEqual(['early']);
+    clock.after(100, () => fired.push('later still'));
+    vi.advanceTimersByTime(45);
+    expect(fired).toEqual(['early', 'late']);
+    vi.advanceTimersByTime(100);
+    expect(fired).toEqual(['early', 'late', 'later still']);
+    clock.stop();
+  });
+
+  it('forgets every timer on clear', () => {
+    const clock = new EmulatorClock(() => 0);
+    const fired: number[] = [];
+    clock.at(10, () => fired.push(10));
+    clock.clear();
+    clock.at(20, () => fired.push(20));
+    clock.advance(100);
+    expect(fired).toEqual([20]);
+    clock.stop();
+  });
+});
