@@ -1,6 +1,5 @@
-import { Scalar, parse as parseYamlValue, visit } from 'yaml';
 import type { Diagnostic } from './diagnostic.js';
-import { keyPathOf, positionOf } from './yaml-document.js';
+import { keyPathOf, positionOf, yamlLibrary } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -24,6 +23,7 @@ const MAX_DEFAULT_NESTING = 8;
  * scalars stay strings. Keys are never interpolated.
  */
 export function interpolateDocument(source: SourceDocument, env: Environment): Diagnostic[] {
+  const { Scalar, parse: parseYamlValue, visit } = yamlLibrary();
   const diagnostics: Diagnostic[] = [];
   visit(source.doc, {
     Scalar(key, node, ancestors) {

@@ -1,18 +1,20 @@
-import {
-  isAlias,
-  isCollection,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseAllDocuments,
-  visit,
-} from 'yaml';
-import type { Document, Node, Pair } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter, Node, Pair } from 'yaml';
 import { CORE_SCHEMA, loadAll as loadAllYaml } from 'js-yaml';
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
+
+/**
+ * yaml's document model, loaded by the first file that needs it: a file of plain YAML is read by js-yaml
+ * (readPlainYaml), so `validate` of such files never loads yaml's seventy-odd modules. `require` keeps the
+ * reading synchronous; yaml ships a CommonJS build.
+ */
+let library: typeof Yaml | undefined;
+export function yamlLibrary(): typeof Yaml {
+  library ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return library;
+}
 
 /** One YAML document of a file, with what is needed to map a key path back to a line and column. */
 export interface SourceDocument {
@@ -41,6 +43,7 @@ export interface ParsedFile {
 
 /** Splits a file into YAML documents; syntax errors and duplicate keys become diagnostics with their position. */
 export function parseYamlFile(file: string, text: string): ParsedFile {
+  const { LineCounter, parseAllDocuments } = yamlLibrary();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const documents: SourceDocument[] = [];
@@ -92,6 +95,7 @@ function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {
  * a JavaScript object would silently drop). Reports each at its own place.
  */
 export function inspectDocument(source: SourceDocument): Diagnostic[] {
+  const { isAlias, isCollection, isScalar, visit } = yamlLibrary();
   const out: Diagnostic[] = [];
   const anchors = new Set<string>();
   visit(source.doc, {
@@ -155,6 +159,7 @@ export function inspectDocument(source: SourceDocument): Diagnostic[] {
 
 /** The key path of a node from the chain of its ancestors that yaml's visitor hands over. */
 export function keyPathOf(chain: readonly unknown[]): string {
+  const { isPair, isScalar, isSeq } = yamlLibrary();
   const segments: PropertyKey[] = [];
   chain.forEach((item, i) => {
     if (isPair(item) && isScalar(item.key)) segments.push(String(item.key.value));
@@ -198,6 +203,7 @@ export function positionOf(source: SourceDocument, node: Node | null | undefined
 }
 
 function pairOf(node: unknown, key: PropertyKey): Pair<Node, Node> | undefined {
+  const { isMap, isPair, isScalar } = yamlLibrary();
   if (!isMap(node)) return undefined;
   for (const item of node.items) {
     if (isPair(item) && isScalar(item.key) && String(item.key.value) === String(key)) {
@@ -217,6 +223,7 @@ export function locate(
   path: readonly PropertyKey[],
   at: 'value' | 'key' = 'value',
 ): SourcePosition {
+  const { isSeq } = yamlLibrary();
   let node: unknown = source.doc.contents;
   let lastKeyNode: Node | undefined;
   let consumed = 0;
