@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 1 : 3;
@@ -148,7 +149,7 @@ async function bareCreateAndWait(emulator, count, concurrency, pollMs) {
         });
         const { id } = await response.json();
         for (;;) {
-          await new Promise((resolve) => setTimeout(resolve, pollMs));
+          await sleep(pollMs);
           const details = await (await fetch(`${emulator.url}/parsers/${id}/0?api_key=${KEY}`)).json();
           if (details.status !== 'GENERATING') break;
         }
