@@ -1,5 +1,6 @@
 // Runs the benchmarks (each in its own process, so peak memory is its own) and records them in BENCHMARKS.md.
-// Usage: npm run bench [-- name ...]   (names: the files in bench/ without .js, except run)
+// Usage: npm run bench [-- [--quick] name ...]   (names: the files in bench/ without .js, except run; --quick asks
+// the benchmarks that have one for a smaller, faster round)
 import { execFile } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,7 +12,9 @@ const root = path.resolve(here, '..');
 const all = (await readdir(here))
   .filter((f) => f.endsWith('.js') && f !== 'run.js')
   .map((f) => f.slice(0, -3));
-const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all;
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const chosen = names.length > 0 ? names : all;
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
 const date = new Date().toISOString().slice(0, 10);
@@ -25,7 +28,7 @@ for (const name of chosen) {
   console.error(`bench ${name} ...`);
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--expose-gc', path.join(here, `${name}.js`)],
+    ['--expose-gc', path.join(here, `${name}.js`), ...flags],
     {
       cwd: root,
       maxBuffer: 16 * 1024 * 1024,

@@ -88,7 +88,7 @@ export type { ApplyOptions, ApplyResult, ApplyEvent } from './apply/apply-plan.j
 export { FileStateBackend } from './state/file-backend.js';
 export type { StateBackend } from './state/backend.js';
 export type * from './state/model.js';
-export { startEmulator } from './emulator/server.js';
+export { startEmulator } from './emulator/start-emulator-lazily.js';
 export type { EmulatorOptions, RunningEmulator } from './emulator/server.js';
 export { renderPlan } from './output/render-plan.js';
 export { renderPlanMarkdown } from './output/render-plan-markdown.js';

@@ -1,7 +1,7 @@
 import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
-import { createDispatcher, Transport } from './transport.js';
+import { createDispatcher, proxyConfigured, Transport } from './transport.js';
 import type { TransportOptions } from './transport.js';
 
 export interface ApiClients {
@@ -11,7 +11,7 @@ export interface ApiClients {
   close(): Promise<void>;
 }
 
-/** Both clients over one transport and one dispatcher (keep-alive, proxy from env). */
+/** Both clients over one transport: Node's own fetch, or with a proxy configured one undici dispatcher for it. */
 export function createApiClients(
   config: ApiConfig,
   options: Omit<TransportOptions, 'apiKey' | 'dispatcher'> & {
@@ -19,16 +19,16 @@ export function createApiClients(
   },
 ): ApiClients {
   const { env, ...transportOptions } = options;
-  const dispatcher = createDispatcher(env);
+  const dispatcher = proxyConfigured(env) ? createDispatcher(env) : undefined;
   const transport = new Transport({
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     ...transportOptions,
     apiKey: config.apiKey,
-    dispatcher,
+    ...(dispatcher !== undefined ? { dispatcher } : {}),
   });
   return {
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
-    close: () => dispatcher.close(),
+    close: async () => dispatcher?.close(),
   };
 }

@@ -1,5 +1,6 @@
-import { EnvHttpProxyAgent } from 'undici';
+import { createRequire } from 'node:module';
 import type { z } from 'zod';
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus } from './api-error.js';
@@ -85,8 +86,19 @@ export interface TransportResponse {
   headers: Headers;
 }
 
-/** Creates the one dispatcher scrapeform uses: keep-alive, timeouts, and HTTP(S)_PROXY / NO_PROXY from env. */
+/** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
+export function proxyConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
+  return ['HTTP_PROXY', 'HTTPS_PROXY'].some((name) => (env[name.toLowerCase()] ?? env[name] ?? '') !== '');
+}
+
+/**
+ * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, timeouts, and HTTP(S)_PROXY /
+ * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's own fetch as it
+ * is, which spares every command that calls the services the load of undici (about half a second of start-up on
+ * the bench machine, BENCHMARKS.md) and answers as fast (deadlines are AbortSignal.timeout either way).
+ */
 export function createDispatcher(env: Readonly<Record<string, string | undefined>>): Dispatcher {
+  const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;
   const pick = (name: string): string | undefined => env[name.toLowerCase()] ?? env[name];
   return new EnvHttpProxyAgent({
     httpProxy: pick('HTTP_PROXY') ?? '',

@@ -2,8 +2,11 @@ import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
+import type { LiveIndex } from '../plan/plan-context.js';
 import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-plan.js';
+import type { Permits } from '../worker-pool.js';
 import type { StateStore } from './state-store.js';
+import type { GenerationPoller } from './wait-for-generation.js';
 
 /** What every handler gets: the clients, the state store, the options, and where events go. */
 export interface HandlerContext {
@@ -13,6 +16,12 @@ export interface HandlerContext {
   emit: (event: ApplyEvent) => void;
   sleep: (ms: number) => Promise<void>;
   now: () => number;
+  /** Calls in flight (`--concurrency`): a handler holds one, and gives it back while it waits for a generation. */
+  calls: Permits;
+  /** Looks at every waiting generation with one list call per interval. */
+  poller: GenerationPoller;
+  /** The live lists the plan read, by id and name (createOnce takes them as what existed before a create). */
+  planned?: LiveIndex;
 }
 
 /** Makes the calls of one change and records them in state; each kind and action has its own. */

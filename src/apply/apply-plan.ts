@@ -2,14 +2,26 @@ import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
-import type { Plan, ResourceChange } from '../plan/model.js';
+import type { LiveSnapshot, Plan, ResourceChange } from '../plan/model.js';
+import { indexLive } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
-import { forEachLimited } from '../worker-pool.js';
+import { Permits } from '../worker-pool.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import { PARSER_HANDLERS } from './parser-handlers.js';
 import { PROJECT_HANDLERS } from './project-handlers.js';
 import { StateStore } from './state-store.js';
+import { DEFAULT_POLL_MIN_MS, GenerationPoller, realAlarm } from './wait-for-generation.js';
+import type { Alarm } from './wait-for-generation.js';
+
+/**
+ * Generations in flight at once when nothing else is asked (`--max-generating`). Waiting holds no call slot, so
+ * without a bound a large apply would start every generation at once: each costs credits (30,000) before its
+ * outcome is known, and the service documents no limit for concurrent generations. 16 keeps a large apply moving
+ * (a generation takes about a minute, calls take well under a second) while bounding what one mistake can cost
+ * before the first failures show.
+ */
+export const DEFAULT_MAX_GENERATING = 16;
 
 /** Something the CLI shows while apply runs. */
 export type ApplyEvent =
@@ -26,8 +38,15 @@ export interface ApplyOptions {
   backend: StateBackend;
   /** The state the plan was made from (apply writes it after every successful call). */
   state: State;
-  /** Objects in flight at once (`--concurrency`, default 4). */
+  /** Calls in flight at once (`--concurrency`, default 4); a change waiting for its generation holds none. */
   concurrency?: number;
+  /** Generations in flight at once (`--max-generating`, default DEFAULT_MAX_GENERATING). */
+  maxGenerating?: number;
+  /**
+   * The live lists the plan was made from: a create takes the objects of its name there as those that existed
+   * before it (see createOnce) instead of listing again. Without it each create lists first.
+   */
+  live?: Pick<LiveSnapshot, 'parsers' | 'projects'>;
   /** How long to wait for a generation (`--wait-timeout`, default 15 minutes). */
   waitTimeoutMs?: number;
   /** Return after the calls instead of waiting for generations (`--no-wait`); a replace still waits. */
@@ -35,11 +54,13 @@ export interface ApplyOptions {
   /** Ctrl-C: no new calls start; calls in flight finish. */
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
-  /** Polling backoff: from `pollMinMs` (1 s) growing to `pollMaxMs` (15 s). */
+  /** Polling: the first look after `pollMinMs` (250 ms), then a twentieth of the time waited, up to `pollMaxMs` (15 s). */
   pollMinMs?: number;
   pollMaxMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** How long commits wait in memory before they are written together (StateStore). */
+  stateWriteWindowMs?: number;
 }
 
 export interface AppliedCall {
@@ -69,30 +90,57 @@ export interface ApplyResult {
   interrupted: boolean;
 }
 
-/** Executes a plan: one small handler per action, independent objects concurrently, state after every call. */
+/**
+ * Executes a plan: one small handler per action, independent objects concurrently. At most `concurrency` changes
+ * make calls at once and at most `maxGenerating` changes are between the call that starts a generation and its
+ * outcome; a change waiting for its generation holds only the latter. State is written in coalesced writes, and
+ * in full before this returns, even on an error.
+ */
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
-  const store = new StateStore(options.backend, options.state);
+  const store = new StateStore(options.backend, options.state, options.stateWriteWindowMs);
   const results: ChangeResult[] = [];
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // An injected sleep (tests) drives the poller too; it cannot be called off, which only costs a stale wake-up.
+  const alarm: Alarm =
+    options.sleep !== undefined ? (ms) => ({ done: sleep(ms), cancel: () => undefined }) : realAlarm;
+  const calls = new Permits(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
+  const poller = new GenerationPoller(
+    // A poll is a call like any other (--concurrency), taken ahead of changes not yet started.
+    () => calls.with(() => options.clients.parsers.list(options.signal), true),
+    now,
+    alarm,
+    options.pollMinMs ?? DEFAULT_POLL_MIN_MS,
+    options.signal,
+  );
   const ctx: HandlerContext = {
     clients: options.clients,
     store,
     options,
     emit: options.onEvent ?? (() => undefined),
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    now: options.now ?? Date.now,
+    sleep,
+    now,
+    calls,
+    poller,
+    ...(options.live !== undefined ? { planned: indexLive(options.live) } : {}),
   };
-  await forEachLimited(
-    options.plan.resource_changes,
-    Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY),
-    async (change) => {
-      const result: ChangeResult = {
-        address: change.address,
-        action: change.action,
-        ok: false,
-        calls: [],
-        id: change.id,
-      };
-      results.push(result);
+  const generations = new Permits(Math.max(1, options.maxGenerating ?? DEFAULT_MAX_GENERATING));
+  // Ctrl-C: what is done so far is written at once, not at the end of the window.
+  const onAbort = (): void => void store.durable().catch(() => undefined);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const run = async (change: ResourceChange): Promise<void> => {
+    const result: ChangeResult = {
+      address: change.address,
+      action: change.action,
+      ok: false,
+      calls: [],
+      id: change.id,
+    };
+    results.push(result);
+    if (change.regenerates) await generations.take();
+    await ctx.calls.take();
+    try {
       if (options.signal?.aborted === true) {
         result.skipped = true;
         result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
@@ -100,6 +148,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       }
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
+        // A create is recovered by name after a crash: what earlier changes did is on disk before it is sent.
+        if (createsFirst(change)) await store.durable();
         await handlerFor(change)(change, result, ctx);
         result.ok = true;
         ctx.emit({ type: 'done', address: change.address, ok: true });
@@ -107,9 +157,20 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         result.error = describeError(error);
         ctx.emit({ type: 'done', address: change.address, ok: false, error: result.error.message });
       }
-    },
-  );
-  await store.flushed();
+    } finally {
+      ctx.calls.give();
+      if (change.regenerates) generations.give();
+    }
+  };
+  try {
+    // Every change is queued at once, in plan order: the permits decide when each starts, so a change that
+    // needs no generation is not held up behind generations.
+    await Promise.all(options.plan.resource_changes.map(run));
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    poller.close();
+    await store.flushed();
+  }
   const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));
   results.sort((a, b) => (order.get(a.address) ?? 0) - (order.get(b.address) ?? 0));
   return { results, state: store.current, interrupted: options.signal?.aborted === true };
@@ -132,6 +193,14 @@ export function handlerFor(change: ResourceChange): Handler<ResourceChange> {
   const handler = byAction[change.action];
   if (handler === undefined) throw new Error(`no handler for ${change.kind} ${change.action}`);
   return handler as Handler<ResourceChange>;
+}
+
+/** Whether the change's first call is a POST that makes a new object. */
+function createsFirst(change: ResourceChange): boolean {
+  return (
+    change.action === 'create' ||
+    (change.kind === 'Parser' && change.action === 'replace' && !change.finishing)
+  );
 }
 
 function describeError(error: unknown): { code: string; message: string; hint?: string } {

@@ -14,6 +14,8 @@ export async function recordIntent(
   await ctx.store.commit((state) => {
     state.intents = { ...state.intents, [address]: intent };
   });
+  // Writes are coalesced; this one must be on disk before the POST, or a kill in the window loses the trace.
+  await ctx.store.durable();
 }
 
 /** The create was recorded (or refused): its intent is spent. */

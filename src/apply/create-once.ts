@@ -1,19 +1,28 @@
 import { ApiError } from '../api/api-error.js';
 
+export interface CreateOnceOptions<Id> {
+  /** What the plan read: the live objects by name, so a create costs no list of its own (else the list is read). */
+  planned?: ReadonlyMap<string, readonly { id: Id }[]> | undefined;
+  /** Runs once, after the objects of that name are known and before the first POST (apply records its intent). */
+  beforeCreate?: ((before: Id[]) => Promise<void>) | undefined;
+}
+
 /**
  * A create that is never retried blindly: after a failure that may have landed (no answer, or a 5xx), list by
  * name and take the one object of that name that was not there before; only when there is none, try once more.
- * `beforeCreate` runs once, after the objects of that name are known and before the first POST (apply records
- * its intent there).
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
   create: () => Promise<T>,
   name: string,
-  beforeCreate?: (before: T['id'][]) => Promise<void>,
+  options: CreateOnceOptions<T['id']> = {},
 ): Promise<T> {
-  const before = new Set((await list()).filter((o) => o.name === name).map((o) => o.id));
-  await beforeCreate?.([...before]);
+  const named =
+    options.planned !== undefined
+      ? (options.planned.get(name) ?? [])
+      : (await list()).filter((o) => o.name === name);
+  const before = new Set(named.map((o) => o.id));
+  await options.beforeCreate?.([...before]);
   for (let attempt = 1; ; attempt++) {
     try {
       return await create();

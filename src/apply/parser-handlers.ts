@@ -94,14 +94,17 @@ async function postParser(
       () => ctx.clients.parsers.list(),
       () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
       change.name,
-      (before) =>
-        recordIntent(ctx, change.address, {
-          kind: 'Parser',
-          name: change.name,
-          definition: change.definition,
-          ...(change.action === 'replace' ? { replaces: change.id } : {}),
-          before,
-        }),
+      {
+        planned: ctx.planned?.parsersByName,
+        beforeCreate: (before) =>
+          recordIntent(ctx, change.address, {
+            kind: 'Parser',
+            name: change.name,
+            definition: change.definition,
+            ...(change.action === 'replace' ? { replaces: change.id } : {}),
+            before,
+          }),
+      },
     );
   } catch (error) {
     await settleFailedIntent(ctx, change.address, error);

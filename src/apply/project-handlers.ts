@@ -26,13 +26,16 @@ export const PROJECT_HANDLERS = {
         () => ctx.clients.projects.list(),
         () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
         change.name,
-        (before) =>
-          recordIntent(ctx, change.address, {
-            kind: 'Project',
-            name: change.name,
-            definition: change.definition,
-            before,
-          }),
+        {
+          planned: ctx.planned?.projectsByName,
+          beforeCreate: (before) =>
+            recordIntent(ctx, change.address, {
+              kind: 'Project',
+              name: change.name,
+              definition: change.definition,
+              before,
+            }),
+        },
       );
     } catch (error) {
       await settleFailedIntent(ctx, change.address, error);

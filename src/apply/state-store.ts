@@ -1,27 +1,83 @@
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
 
-/** The state in memory, written through the backend after every change, one write at a time. */
+/** How long a commit may wait in memory before it is written (more commits in that time share one write). */
+export const STATE_WRITE_WINDOW_MS = 50;
+
+/**
+ * The state in memory, written through the backend in coalesced writes: a commit changes the state at once and is
+ * written within `windowMs`, together with every other commit of that window, one write at a time. `durable()`
+ * writes at once and waits; apply calls it before a call whose outcome depends on what state holds, on Ctrl-C and
+ * before it returns.
+ *
+ * A SIGKILL inside the window loses the commits not yet written, exactly as a SIGKILL between a call and its
+ * write always could: the next plan finds those objects by name (crash-recovery tests). No copy is taken: the
+ * backend serialises the state in one synchronous step, so what it writes is always a state between two commits.
+ */
 export class StateStore {
-  private chain: Promise<void> = Promise.resolve();
+  /** Commits made so far, and how many of them are on disk. */
+  private committed = 0;
+  private written = 0;
+  private writing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failure: unknown;
 
   constructor(
     private readonly backend: StateBackend,
     public current: State,
+    private readonly windowMs = STATE_WRITE_WINDOW_MS,
   ) {}
 
+  /**
+   * Changes the state now; it is written within the window. Resolves at once, and rejects once a write has failed
+   * (nothing more should be sent that state cannot record).
+   */
   commit(mutate: (state: State) => void): Promise<void> {
     mutate(this.current);
-    const snapshot = structuredClone(this.current);
-    this.chain = this.chain.then(async () => {
-      const written = await this.backend.write(snapshot);
-      this.current.serial = written.serial;
-      this.current.lineage = written.lineage;
-    });
-    return this.chain;
+    this.committed++;
+    if (this.failure !== undefined) return Promise.reject(this.failure as Error);
+    if (this.timer === undefined && this.writing === undefined) {
+      this.timer = setTimeout(() => void this.durable().catch(() => undefined), this.windowMs);
+    }
+    return Promise.resolve();
   }
 
+  /** Writes every commit made so far (at once, or right after the write under way) and waits for it. */
+  async durable(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (;;) {
+      if (this.failure !== undefined) throw this.failure;
+      if (this.writing !== undefined) {
+        await this.writing;
+        continue;
+      }
+      if (this.written >= this.committed) return;
+      this.writing = this.writeNow();
+      await this.writing;
+    }
+  }
+
+  /** What apply awaits before it returns: every commit on disk. */
   flushed(): Promise<void> {
-    return this.chain;
+    return this.durable();
+  }
+
+  private async writeNow(): Promise<void> {
+    const upTo = this.committed;
+    try {
+      const written = await this.backend.write(this.current);
+      this.current.serial = written.serial;
+      this.current.lineage = written.lineage;
+      this.written = upTo;
+    } catch (error) {
+      this.failure = error;
+    } finally {
+      this.writing = undefined;
+    }
+    // Commits made while this write ran are written within the window too.
+    if (this.failure === undefined && this.written < this.committed && this.timer === undefined) {
+      this.timer = setTimeout(() => void this.durable().catch(() => undefined), this.windowMs);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { LiveParserDetails } from '../api/live.js';
+import type { LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -12,6 +12,16 @@ import type { ChangeResult } from './apply-plan.js';
 export const FAILED_GENERATION_CAUSES =
   'example URLs inaccessible or blocked; example URLs of different page types; a domain that needs JavaScript rendering without render set in scraper_params';
 
+/** The first look at a new generation, and the shortest time between two looks (`pollMinMs`). */
+export const DEFAULT_POLL_MIN_MS = 250;
+/** The longest time between two looks at one generation (`pollMaxMs`). */
+export const DEFAULT_POLL_MAX_MS = 15_000;
+/**
+ * The next look comes after this share of the time already waited: a finish is seen at most ~5% late. Looks are
+ * cheap because one list call serves every waiting parser (GenerationPoller), so they can be this frequent.
+ */
+const POLL_GROWTH = 0.05;
+
 /** The version of a parser to wait for, and the definition state records once it is FINISHED. */
 export interface Generation {
   id: string;
@@ -19,9 +29,19 @@ export interface Generation {
   definition: ParserDefinition;
 }
 
+/** What a look at one version found: its status and error, or nothing when the list does not show it. */
+interface Sighting {
+  status: string;
+  error: string | null;
+}
+
 /**
- * Polls the version until it leaves GENERATING (every 1 s at first, growing to 15 s), records the outcome in state, and throws
- * for FAILED (with the service's error and its usual causes) unless `throwOnFailure` is false.
+ * Polls the version until it leaves GENERATING (the first look after `pollMinMs`, then every twentieth of the time
+ * already waited, up to `pollMaxMs`), records the outcome in state, and throws for FAILED (with the service's error
+ * and its usual causes) unless `throwOnFailure` is false. The last look is at the deadline, never before it.
+ *
+ * While it waits it holds no call slot (`--concurrency` counts calls in flight, not generations): its looks take
+ * one each, and it takes one again before it returns to its handler, ahead of changes not yet started.
  */
 export async function waitForGeneration(
   change: ResourceChange,
@@ -31,54 +51,62 @@ export async function waitForGeneration(
   throwOnFailure = true,
 ): Promise<string> {
   const { id, version, definition } = generation;
+  const min = ctx.options.pollMinMs ?? DEFAULT_POLL_MIN_MS;
+  const max = Math.max(min, ctx.options.pollMaxMs ?? DEFAULT_POLL_MAX_MS);
   const started = ctx.now();
   const deadline = started + (ctx.options.waitTimeoutMs ?? 15 * 60_000);
-  let delay = ctx.options.pollMinMs ?? 1000;
+  let delay = min;
   let last = '';
+  let seen: Sighting;
   let warned = false;
-  let details: LiveParserDetails;
-  for (;;) {
-    // Ctrl-C stops the wait (a poll is a new call); state already records the version as pending.
-    abortIfInterrupted(ctx);
-    details = await ctx.clients.parsers.get(id, version);
-    if (details.status !== last) {
-      last = details.status;
-      ctx.emit({
-        type: 'generation',
-        address: change.address,
-        id,
-        version,
-        status: details.status,
-        elapsedMs: ctx.now() - started,
-      });
+  ctx.calls.give();
+  try {
+    // The version is recorded as pending on disk before the long wait (a replace deletes the old parser after it).
+    await ctx.store.durable();
+    for (;;) {
+      // Ctrl-C stops the wait; state already records the version as pending.
+      abortIfInterrupted(ctx);
+      const due = Math.min(ctx.now() + delay, deadline);
+      const listed = await ctx.poller.look(id, version, due);
+      abortIfInterrupted(ctx);
+      seen = await sightingOf(ctx, id, version, listed);
+      if (seen.status !== last) {
+        last = seen.status;
+        ctx.emit({
+          type: 'generation',
+          address: change.address,
+          id,
+          version,
+          status: seen.status,
+          elapsedMs: ctx.now() - started,
+        });
+      }
+      // Only FINISHED and FAILED end the wait; any other status is the service still at work (issue 13).
+      if (parserStatusKind(seen.status) !== 'working') break;
+      if (seen.status !== 'GENERATING' && !warned) {
+        warned = true;
+        warnUnknownStatus(change, result, ctx, version, seen.status);
+      }
+      if (ctx.now() >= deadline) {
+        throw new ScrapeformError(
+          'apply.wait-timeout',
+          `${change.address}: version ${version} still ${seen.status} after ${Math.round((ctx.now() - started) / 1000)}s`,
+          {
+            hint: 'the calls were made and recorded; run plan later to see it finish, or raise --wait-timeout',
+          },
+        );
+      }
+      delay = Math.min(max, Math.max(min, Math.round((ctx.now() - started) * POLL_GROWTH)));
     }
-    // Only FINISHED and FAILED end the wait; any other status is the service still at work (issue 13).
-    if (parserStatusKind(details.status) !== 'working') break;
-    if (details.status !== 'GENERATING' && !warned) {
-      warned = true;
-      warnUnknownStatus(change, result, ctx, version, details.status);
-    }
-    if (ctx.now() + delay > deadline) {
-      throw new ScrapeformError(
-        'apply.wait-timeout',
-        `${change.address}: version ${version} still ${details.status} after ${Math.round((ctx.now() - started) / 1000)}s`,
-        {
-          hint: 'the calls were made and recorded; run plan later to see it finish, or raise --wait-timeout',
-        },
-      );
-    }
-    await ctx.sleep(delay);
-    // The next wait grows with the time already waited (a fifth of it, from 1 s up to 15 s), so a finish is
-    // seen at most ~20% late: doubling waits would see a 5 s generation only after 8 s (bench/apply).
-    const min = ctx.options.pollMinMs ?? 1000;
-    delay = Math.min(ctx.options.pollMaxMs ?? 15_000, Math.max(min, Math.round((ctx.now() - started) * 0.2)));
+  } finally {
+    await ctx.calls.take(true);
   }
   result.version = version;
-  result.status = details.status;
+  result.status = seen.status;
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind !== 'Parser') return;
-    if (details.status === 'FINISHED') {
+    if (seen.status === 'FINISHED') {
       state.resources[change.address] = {
         ...withoutPending(current),
         version,
@@ -89,26 +117,45 @@ export async function waitForGeneration(
     } else {
       state.resources[change.address] = {
         ...withoutPending(current),
-        failed: failureOf(current.failed, version, details.error ?? details.status, definition),
+        failed: failureOf(current.failed, version, seen.error ?? seen.status, definition),
       };
     }
   });
-  if (details.status !== 'FINISHED') {
+  if (seen.status !== 'FINISHED') {
     result.error = {
       code: 'apply.generation-failed',
-      message: `version ${version} FAILED: ${details.error ?? 'no error given'}`,
+      message: `version ${version} FAILED: ${seen.error ?? 'no error given'}`,
     };
     if (throwOnFailure) {
       throw new ScrapeformError(
         'apply.generation-failed',
-        `${change.address}: version ${version} FAILED: ${details.error ?? 'no error given'}`,
+        `${change.address}: version ${version} FAILED: ${seen.error ?? 'no error given'}`,
         {
           hint: `common causes: ${FAILED_GENERATION_CAUSES}`,
         },
       );
     }
   }
-  return details.status;
+  return seen.status;
+}
+
+/**
+ * The version's status from the list when the list shows that very version; otherwise (a list that lags behind a
+ * create or a PATCH, a newer version made by someone else, a single waiter) from its details. A FAILED version the
+ * list gives no error for is read in full too, for its error.
+ */
+async function sightingOf(
+  ctx: HandlerContext,
+  id: string,
+  version: number,
+  listed: LiveParserSummary | undefined,
+): Promise<Sighting> {
+  if (listed !== undefined && listed.version === version) {
+    const error = listed.error ?? null;
+    if (!(listed.status === 'FAILED' && error === null)) return { status: listed.status, error };
+  }
+  const details = await ctx.calls.with(() => ctx.clients.parsers.get(id, version, ctx.options.signal), true);
+  return { status: details.status, error: details.error };
 }
 
 /** Warns once per wait about a status scrapeform does not know: in the result, and as an event while it runs. */
@@ -127,4 +174,122 @@ function warnUnknownStatus(
 export function withoutPending(state: ParserState): ParserState {
   const { pending: _pending, ...rest } = state;
   return rest;
+}
+
+/** A sleep that can be called off: a timer left behind would keep the process alive. */
+export type Alarm = (ms: number) => { done: Promise<void>; cancel: () => void };
+
+/** The alarm of real time. */
+export const realAlarm: Alarm = (ms) => {
+  let timer: NodeJS.Timeout | undefined;
+  const done = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return { done, cancel: () => clearTimeout(timer) };
+};
+
+interface Waiter {
+  id: string;
+  version: number;
+  /** When it needs an answer, even "still generating". */
+  due: number;
+  /** When it asked: a list started before that is older than what it knows. */
+  since: number;
+  resolve: (listed: LiveParserSummary | undefined) => void;
+}
+
+/**
+ * Serves every waiting generation with one list call per interval: the list carries each parser's latest version
+ * and status. A look resolves at the first list read after it was asked for that shows the version done, or at the
+ * first one at or after its due time (whatever it shows). Lists are at least `minGapMs` apart. With a single
+ * waiter no list is read: its details are (a list is the size of the account).
+ */
+export class GenerationPoller {
+  private readonly waiters = new Set<Waiter>();
+  private lastListAt = Number.NEGATIVE_INFINITY;
+  private listing: Promise<void> | undefined;
+  private alarm: { at: number; cancel: () => void } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly list: () => Promise<LiveParserSummary[]>,
+    private readonly now: () => number,
+    private readonly setAlarm: Alarm,
+    private readonly minGapMs: number,
+    signal?: AbortSignal,
+  ) {
+    // Ctrl-C answers every look at once, so waiters stop without waiting for their next poll.
+    signal?.addEventListener('abort', () => this.answerAll(), { once: true });
+  }
+
+  /** What the list shows for `id` once a list read after now and at or after `due` (or earlier: done). */
+  look(id: string, version: number, due: number): Promise<LiveParserSummary | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiters.add({ id, version, due, since: this.now(), resolve });
+      this.schedule();
+    });
+  }
+
+  /** Calls off the alarm and answers every look (apply is over). */
+  close(): void {
+    this.closed = true;
+    this.alarm?.cancel();
+    this.alarm = undefined;
+    this.answerAll();
+  }
+
+  private answerAll(): void {
+    for (const waiter of this.waiters) waiter.resolve(undefined);
+    this.waiters.clear();
+  }
+
+  private schedule(): void {
+    if (this.listing !== undefined || this.waiters.size === 0 || this.closed) return;
+    let due = Number.POSITIVE_INFINITY;
+    for (const waiter of this.waiters) due = Math.min(due, waiter.due);
+    const at = Math.max(due, this.lastListAt + this.minGapMs);
+    if (this.alarm !== undefined && this.alarm.at <= at) return;
+    this.alarm?.cancel();
+    const alarm = this.setAlarm(Math.max(0, at - this.now()));
+    const entry = { at, cancel: alarm.cancel };
+    this.alarm = entry;
+    void alarm.done.then(() => {
+      if (this.alarm !== entry) return;
+      this.alarm = undefined;
+      this.listing = this.poll().finally(() => {
+        this.listing = undefined;
+        this.schedule();
+      });
+    });
+  }
+
+  private async poll(): Promise<void> {
+    const at = this.now();
+    // Those due now and those due within half a gap are answered by this one read, not one just after it.
+    const dueBy = at + this.minGapMs / 2;
+    if (this.waiters.size === 1) {
+      for (const waiter of this.waiters) {
+        if (waiter.due > dueBy) return;
+        this.waiters.delete(waiter);
+        waiter.resolve(undefined);
+      }
+      return;
+    }
+    this.lastListAt = at;
+    let byId: Map<string, LiveParserSummary>;
+    try {
+      byId = new Map((await this.list()).map((p) => [p.id, p]));
+    } catch {
+      // A failed list (after the transport's retries): those due read their details, which report the error.
+      byId = new Map();
+    }
+    for (const waiter of this.waiters) {
+      if (waiter.since > at) continue;
+      const listed = byId.get(waiter.id);
+      const done =
+        listed !== undefined && listed.version === waiter.version && listed.status !== 'GENERATING';
+      if (!done && waiter.due > dueBy) continue;
+      this.waiters.delete(waiter);
+      waiter.resolve(listed);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { DEFAULT_MAX_GENERATING } from '../apply/apply-plan.js';
 import type { ApplyEvent } from '../apply/apply-plan.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
@@ -31,6 +32,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   allowDestroy?: boolean;
   allowAdopt?: boolean;
   concurrency: string;
+  maxGenerating: string;
   waitTimeout: string;
   wait: boolean;
   json?: boolean;
@@ -50,7 +52,16 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
     .option('--allow-destroy', 'allow deletes, replaces and archives')
     .option('--allow-adopt', 'allow taking over live objects no state manages (found by name)')
-    .option('--concurrency <n>', 'objects in flight at once', String(DEFAULT_CONCURRENCY))
+    .option(
+      '--concurrency <n>',
+      'calls in flight at once (a parser waiting for its generation holds none)',
+      String(DEFAULT_CONCURRENCY),
+    )
+    .option(
+      '--max-generating <n>',
+      'parser generations in flight at once (each costs credits before its outcome is known)',
+      String(DEFAULT_MAX_GENERATING),
+    )
     .option('--wait-timeout <duration>', 'how long to wait for a generation', '15m')
     .option('--no-wait', 'return after the calls instead of waiting for generations (a replace still waits)')
     .option('--json', 'print the result as JSON')
@@ -67,6 +78,8 @@ export function registerApply(program: Command, run: RunCommand): void {
 async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
   const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
+  const maxGenerating = wholeNumber(flags.maxGenerating, '--max-generating') ?? DEFAULT_MAX_GENERATING;
+  if (maxGenerating < 1) throw new ScrapeformError('cli.usage', '--max-generating must be at least 1');
   const waitTimeoutMs = parseDuration(flags.waitTimeout);
   if (waitTimeoutMs === undefined)
     throw new ScrapeformError(
@@ -113,11 +126,13 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
           ),
         ...(maxRegenerations !== undefined ? { maxRegenerations } : {}),
         concurrency,
+        maxGenerating,
         waitTimeoutMs,
         noWait: flags.wait === false,
         signal: controller.signal,
         onEvent: shown.onEvent,
         ...pollingFromEnv(ctx.io.env),
+        ...stateWindowFromEnv(ctx.io.env),
       }),
     );
     shown.stop();
@@ -204,4 +219,13 @@ function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
 } {
   const ms = pollIntervalFromEnv(env);
   return ms === undefined ? {} : { pollMinMs: ms, pollMaxMs: Math.max(ms, Math.min(15_000, ms * 15)) };
+}
+
+/** SCRAPEFORM_STATE_WRITE_WINDOW: how long commits wait in memory before being written together (for tests). */
+function stateWindowFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  stateWriteWindowMs?: number;
+} {
+  const value = env.SCRAPEFORM_STATE_WRITE_WINDOW;
+  const ms = value !== undefined ? parseDuration(value) : undefined;
+  return ms === undefined ? {} : { stateWriteWindowMs: ms };
 }

@@ -4,36 +4,73 @@ import { ScrapeformError } from '../errors.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import { VERSION } from '../version.js';
-import { registerApply } from './apply.js';
-import { registerDemo } from './demo.js';
-import { registerDoctor } from './doctor.js';
-import { registerDrift } from './drift.js';
-import { registerForceUnlock } from './force-unlock.js';
-import { registerPlan } from './plan.js';
-import { registerDiffResults } from './diff-results.js';
-import { registerImport } from './import.js';
-import { registerJobs } from './jobs.js';
-import { registerOutput } from './output.js';
-import { registerParse } from './parse.js';
-import { registerRun } from './run.js';
-import { registerState } from './state.js';
-import { registerStatus } from './status.js';
-import { registerTest } from './test-command.js';
-import { registerEmulator } from './emulator.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
 import { changeDirectory } from './chdir.js';
-import { registerCompletion } from './completion.js';
-import { registerFmt } from './fmt.js';
-import { registerShow } from './show.js';
 import { addExamples } from './examples.js';
 import { createContext } from './io.js';
 import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
-import { registerVersion } from './version.js';
-import { registerSchema } from './schema.js';
-import { registerRender } from './render.js';
-import { registerValidate } from './validate.js';
-import { registerWatch } from './watch.js';
+
+type Register = (program: Command, run: RunCommand) => void;
+
+/**
+ * Every command's module, loaded only when needed: a run loads the one module of the command it names (with its
+ * dependencies: the emulator stack, pg, undici...), so `scrapeform --version` or `validate` do not pay for the
+ * others. Help, completion and unknown commands load them all. Each entry lists the commands its module
+ * registers, in the order help shows them.
+ */
+const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ['validate'], load: async () => (await import('./validate.js')).registerValidate },
+  { names: ['render'], load: async () => (await import('./render.js')).registerRender },
+  { names: ['plan'], load: async () => (await import('./plan.js')).registerPlan },
+  { names: ['apply'], load: async () => (await import('./apply.js')).registerApply },
+  { names: ['import'], load: async () => (await import('./import.js')).registerImport },
+  { names: ['status'], load: async () => (await import('./status.js')).registerStatus },
+  { names: ['doctor'], load: async () => (await import('./doctor.js')).registerDoctor },
+  { names: ['drift'], load: async () => (await import('./drift.js')).registerDrift },
+  { names: ['watch'], load: async () => (await import('./watch.js')).registerWatch },
+  { names: ['output'], load: async () => (await import('./output.js')).registerOutput },
+  { names: ['parse'], load: async () => (await import('./parse.js')).registerParse },
+  { names: ['test'], load: async () => (await import('./test-command.js')).registerTest },
+  { names: ['run'], load: async () => (await import('./run.js')).registerRun },
+  { names: ['jobs', 'cancel'], load: async () => (await import('./jobs.js')).registerJobs },
+  { names: ['diff-results'], load: async () => (await import('./diff-results.js')).registerDiffResults },
+  { names: ['schema'], load: async () => (await import('./schema.js')).registerSchema },
+  { names: ['emulator'], load: async () => (await import('./emulator.js')).registerEmulator },
+  { names: ['force-unlock'], load: async () => (await import('./force-unlock.js')).registerForceUnlock },
+  { names: ['state'], load: async () => (await import('./state.js')).registerState },
+  { names: ['demo'], load: async () => (await import('./demo.js')).registerDemo },
+  { names: ['fmt'], load: async () => (await import('./fmt.js')).registerFmt },
+  { names: ['show'], load: async () => (await import('./show.js')).registerShow },
+  { names: ['version'], load: async () => (await import('./version.js')).registerVersion },
+  { names: ['completion'], load: async () => (await import('./completion.js')).registerCompletion },
+];
+
+/** Program options that take a value: the word after them is not the command. */
+const PROGRAM_OPTIONS_WITH_VALUE = new Set(['--chdir']);
+
+/**
+ * The modules this command line needs: the named command's, none for a bare `--version`, all of them for help,
+ * completion (made from every command) or a word that names no command (commander suggests the nearest).
+ */
+function modulesFor(argv: readonly string[]): typeof COMMAND_MODULES {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (PROGRAM_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) words.push(arg);
+    if (words.length === 2) break;
+  }
+  const [first, second] = words;
+  if (first === undefined) {
+    const versionOnly =
+      argv.some((a) => a === '-V' || a === '--version') && !argv.some((a) => a === '-h' || a === '--help');
+    return versionOnly ? [] : COMMAND_MODULES;
+  }
+  const named = first === 'help' ? second : first;
+  const found = COMMAND_MODULES.find((m) => named !== undefined && m.names.includes(named));
+  return found !== undefined && named !== 'completion' ? [found] : COMMAND_MODULES;
+}
 
 /**
  * Runs scrapeform with the given arguments (without `node` and the script) and returns the exit code.
@@ -68,30 +105,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
-  registerValidate(program, run);
-  registerRender(program, run);
-  registerPlan(program, run);
-  registerApply(program, run);
-  registerDrift(program, run);
-  registerWatch(program, run);
-  registerImport(program, run);
-  registerStatus(program, run);
-  registerOutput(program, run);
-  registerParse(program, run);
-  registerTest(program, run);
-  registerRun(program, run);
-  registerJobs(program, run);
-  registerDiffResults(program, run);
-  registerSchema(program, run);
-  registerEmulator(program, run);
-  registerForceUnlock(program, run);
-  registerState(program, run);
-  registerDemo(program, run);
-  registerFmt(program, run);
-  registerShow(program, run);
-  registerVersion(program, run);
-  registerCompletion(program, run);
-  registerDoctor(program, run);
+  for (const register of await Promise.all(modulesFor(argv).map((m) => m.load()))) register(program, run);
   // --color and --no-color are accepted before the command and after it (program options are positional).
   for (const command of program.commands) {
     command

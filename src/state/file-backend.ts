@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
@@ -13,11 +14,17 @@ export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
 /**
  * State in a JSON file, written atomically (temporary file, fsync, rename, fsync of the folder), with a lock file
  * beside it created exclusively (O_EXCL), so two runs on one machine or shared disk never both write.
+ *
+ * The serial read or last written is kept in memory with the file's identity (inode, size, modification time):
+ * a write re-reads the file to check the serial only when the file changed since (another run, force-unlocked),
+ * so a large state is not parsed again on every write. The file is compact JSON: it is rewritten often.
  */
 export class FileStateBackend implements StateBackend {
   readonly location: string;
   private readonly lockPath: string;
   private lastSerial: number | undefined;
+  /** The file as this backend last read or wrote it; undefined when unknown (then the serial is read again). */
+  private lastSeen: FileIdentity | undefined;
   /** A lock this backend took over because the process holding it had died (the CLI reports it). */
   staleLockBroken: LockInfo | undefined;
 
@@ -27,6 +34,8 @@ export class FileStateBackend implements StateBackend {
   }
 
   async read(): Promise<State> {
+    // Identified before reading: a file replaced in between is then seen as changed at the next write.
+    const seen = await identify(this.location);
     let text: string;
     try {
       text = await readFile(this.location, 'utf8');
@@ -37,6 +46,7 @@ export class FileStateBackend implements StateBackend {
       // No lineage until the first write, so two reads of a missing state compare equal (a saved plan made
       // before the first apply is not refused for a lineage that never existed).
       this.lastSerial = 0;
+      this.lastSeen = undefined;
       return emptyState('');
     }
     let data: unknown;
@@ -53,23 +63,32 @@ export class FileStateBackend implements StateBackend {
     }
     const state = checkStateFormat(data, `the file ${this.location}`);
     this.lastSerial = state.serial;
+    this.lastSeen = seen;
     return state;
   }
 
   async write(state: State): Promise<State> {
-    const next = nextState(state, await this.peekSerial(), this.lastSerial, this.location);
+    const now = await identify(this.location);
+    const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
+    // Serialised in one synchronous step: the caller may change `state` while the file is written.
+    const next = nextState(state, stored, this.lastSerial, this.location);
+    const text = `${JSON.stringify(next)}\n`;
     await mkdir(path.dirname(this.location), { recursive: true });
     const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     const handle = await open(temporary, 'w');
+    let written: FileIdentity;
     try {
-      await handle.writeFile(`${JSON.stringify(next, null, 2)}\n`);
+      await handle.writeFile(text);
       await handle.sync();
+      // The rename keeps inode, size and time: this is the file's identity once it is in place.
+      written = identityOf(await handle.stat({ bigint: true }));
     } finally {
       await handle.close();
     }
     await rename(temporary, this.location);
     await syncFolder(path.dirname(this.location));
     this.lastSerial = next.serial;
+    this.lastSeen = written;
     return next;
   }
 
@@ -158,6 +177,31 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** What tells one version of the file from another without reading it. */
+interface FileIdentity {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+function identityOf(info: BigIntStats): FileIdentity {
+  return { ino: info.ino, size: info.size, mtimeNs: info.mtimeNs };
+}
+
+async function identify(file: string): Promise<FileIdentity | undefined> {
+  try {
+    return identityOf(await stat(file, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+  return (
+    a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
+  );
 }
 
 async function syncFolder(folder: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
 import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
@@ -38,10 +38,12 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private async connect(): Promise<pg.Client> {
-    if (this.client === undefined) {
-      const client = new pg.Client({ connectionString: this.url, application_name: 'scrapeform' });
-      this.client = client;
+    if (this.ready === undefined) {
       this.ready = (async () => {
+        // pg is loaded only by a run that uses a database (a file-state run never pays for it).
+        const { default: driver } = await import('pg');
+        const client = new driver.Client({ connectionString: this.url, application_name: 'scrapeform' });
+        this.client = client;
         try {
           await client.connect();
         } catch (error) {
@@ -62,6 +64,7 @@ export class PostgresStateBackend implements StateBackend {
       })();
     }
     await this.ready;
+    if (this.client === undefined) throw new Error('the state database connection was closed');
     return this.client;
   }
 
@@ -151,6 +154,7 @@ export class PostgresStateBackend implements StateBackend {
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.ready = undefined;
     if (client !== undefined) await client.end().catch(() => undefined);
   }
 }

@@ -28,12 +28,15 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags {
   onStaleLock?: (holder: LockInfo) => void;
   maxRegenerations?: number;
   concurrency?: number;
+  maxGenerating?: number;
   waitTimeoutMs?: number;
   noWait?: boolean;
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
   pollMinMs?: number;
   pollMaxMs?: number;
+  /** How long commits wait in memory before being written together (StateStore). */
+  stateWriteWindowMs?: number;
 }
 
 export interface ApplyWorkspaceOutcome {
@@ -92,12 +95,16 @@ export async function applyWorkspace(
       backend: ws.backend,
       state,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      ...(options.maxGenerating !== undefined ? { maxGenerating: options.maxGenerating } : {}),
+      // What this plan read: creates take it as what existed before them (no list per create).
+      live: fresh.live,
       ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
       ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
       ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
       ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+      ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
     });
     // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));

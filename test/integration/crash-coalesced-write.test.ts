@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+
+const KEY = 'coalesced-write-key';
+const PROJECTS = 6;
+const PARSERS = 2;
+
+let emulator: RunningEmulator;
+let dir: string;
+
+/** A window far longer than the run: whatever apply commits stays in memory until the SIGKILL. */
+function env(window = '60s'): NodeJS.ProcessEnv {
+  return { ...emulatorEnv(emulator.url, KEY), SCRAPEFORM_STATE_WRITE_WINDOW: window };
+}
+
+async function writeManifests(interval: string): Promise<void> {
+  for (let i = 0; i < PROJECTS; i++) {
+    await writeFile(
+      path.join(dir, `j${i}.yaml`),
+      `kind: Project\nname: j${i}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\nscrapingInterval: ${interval}\nscheduledAt: "2099-01-01T00:00:00Z"\n`,
+    );
+  }
+  for (let i = 0; i < PARSERS; i++) {
+    await writeFile(
+      path.join(dir, `p${i}.yaml`),
+      `kind: Parser\nname: p${i}\nurls: [https://books.example/catalogue/page-1.html]\nfields:\n  heading: { description: Page heading, selector: h1 }\n`,
+    );
+  }
+}
+
+/** Starts apply and kills it with SIGKILL once `when` holds: commits made since the last write are lost. */
+async function killWhen(args: string[], when: () => boolean): Promise<void> {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: dir, env: env(), stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  for (let i = 0; i < 2000 && !when(); i++) await new Promise((r) => setTimeout(r, 5));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function stateText(): Promise<string> {
+  return readFile(path.join(dir, '.scrapeform/state.json'), 'utf8').catch(() => '');
+}
+
+/** The next apply (normal writes) converges: exit 0, an empty plan after it, one object per name. */
+async function expectConverged(): Promise<void> {
+  const applied = await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env: env('50ms') });
+  expect(applied.code, applied.stderr).toBe(0);
+  const plan = await runBuiltCli(['plan', '--detailed-exitcode'], { cwd: dir, env: env('50ms') });
+  expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  const projectNames = [...emulator.projects.projects.values()].map((p) => p.name).sort();
+  expect(projectNames).toEqual(Array.from({ length: PROJECTS }, (_, i) => `j${i}`));
+  const parserNames = [...emulator.parsers.parsers.values()].map((p) => p.name).sort();
+  expect(parserNames).toEqual(Array.from({ length: PARSERS }, (_, i) => `p${i}`));
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+});
+afterAll(async () => emulator.close());
+beforeEach(async () => {
+  emulator.reset();
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-coalesced-'));
+});
+
+describe('a run killed inside a coalesced-write window is recovered by the next apply, with no duplicates', () => {
+  it('creates landed, none of them written yet', async () => {
+    await writeManifests('daily');
+    await killWhen(
+      ['apply', '--auto-approve', '--no-wait', '--concurrency', String(PROJECTS + PARSERS)],
+      () => emulator.projects.projects.size === PROJECTS && emulator.parsers.parsers.size === PARSERS,
+    );
+    // The kill came inside the window: the state on disk records none of what was created (only the intents,
+    // which are written before each POST).
+    const onDisk = JSON.parse(await stateText()) as { resources: Record<string, unknown> };
+    for (const address of ['project.j0', 'parser.p0'])
+      expect(Object.keys(onDisk.resources)).not.toContain(address);
+    await emulator.idle();
+    await expectConverged();
+  });
+
+  it('updates landed, none of them written yet', async () => {
+    await writeManifests('daily');
+    expect((await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env: env('50ms') })).code).toBe(0);
+    const before = await stateText();
+    await writeManifests('hourly');
+    await killWhen(['apply', '--auto-approve', '--concurrency', String(PROJECTS)], () =>
+      [...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly'),
+    );
+    expect(await stateText()).toBe(before);
+    await expectConverged();
+    expect([...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly')).toBe(true);
+  });
+});
