@@ -1,6 +1,7 @@
 import { ApiError } from '../api/api-error.js';
-import type { CreateIntent, State } from '../state/model.js';
+import type { CreateIntent, ParserCreateIntent, ProjectCreateIntent, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
+import { createOnce } from './create-once.js';
 
 /**
  * Writes what a create is about to send to state, and waits until it is stored: only then is the POST sent, so a
@@ -37,5 +38,30 @@ export async function settleFailedIntent(
 ): Promise<void> {
   if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
     await ctx.store.commit((state) => clearIntent(state, address));
+  }
+}
+
+/**
+ * The one way apply creates: the objects of that name known (what the plan read), the intent durable, the POST
+ * never retried blindly (createOnce), and the intent settled when the create fails.
+ */
+export async function createWithIntent<T extends { id: string | number; name?: string | undefined }>(
+  ctx: HandlerContext,
+  address: string,
+  intent: Omit<ParserCreateIntent, 'before'> | Omit<ProjectCreateIntent, 'before'>,
+  calls: {
+    list: () => Promise<T[]>;
+    create: () => Promise<T>;
+    planned: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
+  },
+): Promise<T> {
+  try {
+    return await createOnce(calls.list, calls.create, intent.name, {
+      planned: calls.planned,
+      beforeCreate: (before) => recordIntent(ctx, address, { ...intent, before } as CreateIntent),
+    });
+  } catch (error) {
+    await settleFailedIntent(ctx, address, error);
+    throw error;
   }
 }

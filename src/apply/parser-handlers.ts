@@ -16,8 +16,7 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
-import { clearIntent, recordIntent, settleFailedIntent } from './create-intent.js';
-import { createOnce } from './create-once.js';
+import { clearIntent, createWithIntent } from './create-intent.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 
 /** One handler per parser action; a missing one is a type error. */
@@ -88,28 +87,21 @@ async function postParser(
   change: ParserCreate | ParserReplace,
   result: ChangeResult,
 ): Promise<{ id: string; version: number }> {
-  let created;
-  try {
-    created = await createOnce(
-      () => ctx.clients.parsers.list(),
-      () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
-      change.name,
-      {
-        planned: ctx.planned?.parsersByName,
-        beforeCreate: (before) =>
-          recordIntent(ctx, change.address, {
-            kind: 'Parser',
-            name: change.name,
-            definition: change.definition,
-            ...(change.action === 'replace' ? { replaces: change.id } : {}),
-            before,
-          }),
-      },
-    );
-  } catch (error) {
-    await settleFailedIntent(ctx, change.address, error);
-    throw error;
-  }
+  const created = await createWithIntent(
+    ctx,
+    change.address,
+    {
+      kind: 'Parser',
+      name: change.name,
+      definition: change.definition,
+      ...(change.action === 'replace' ? { replaces: change.id } : {}),
+    },
+    {
+      list: () => ctx.clients.parsers.list(),
+      create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+      planned: ctx.planned?.parsersByName,
+    },
+  );
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };
 }

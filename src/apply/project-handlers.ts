@@ -13,34 +13,22 @@ import { stable } from '../plan/plan-context.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
-import { clearIntent, recordIntent, settleFailedIntent } from './create-intent.js';
-import { createOnce } from './create-once.js';
+import { clearIntent, createWithIntent } from './create-intent.js';
 
 /** One handler per project action; a missing one is a type error. */
 export const PROJECT_HANDLERS = {
   create: async (change: ProjectCreate, result, ctx) => {
     // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
-    let created;
-    try {
-      created = await createOnce(
-        () => ctx.clients.projects.list(),
-        () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
-        change.name,
-        {
-          planned: ctx.planned?.projectsByName,
-          beforeCreate: (before) =>
-            recordIntent(ctx, change.address, {
-              kind: 'Project',
-              name: change.name,
-              definition: change.definition,
-              before,
-            }),
-        },
-      );
-    } catch (error) {
-      await settleFailedIntent(ctx, change.address, error);
-      throw error;
-    }
+    const created = await createWithIntent(
+      ctx,
+      change.address,
+      { kind: 'Project', name: change.name, definition: change.definition },
+      {
+        list: () => ctx.clients.projects.list(),
+        create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
+        planned: ctx.planned?.projectsByName,
+      },
+    );
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
     const held = checkTaken(change, result, ctx, change.definition, created, undefined);

@@ -1,4 +1,3 @@
-import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
@@ -10,6 +9,7 @@ import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
+import { servicesUsed, summaryOf, unless404 } from './read-live.js';
 
 export interface DetectDriftOptions {
   /** Only these addresses; all that state manages when empty. */
@@ -64,9 +64,11 @@ async function readLiveForDrift(
   state: State,
   signal: AbortSignal | undefined,
 ): Promise<LiveSnapshot> {
+  // Only the services state records objects of are called (issue 13: a key may reach one service only).
+  const used = servicesUsed({ parsers: [], projects: [] }, state);
   const [listed, listedProjects] = await Promise.all([
-    clients.parsers.list(signal),
-    clients.projects.list(signal),
+    used.parsers ? clients.parsers.list(signal) : Promise.resolve([]),
+    used.projects ? clients.projects.list(signal) : Promise.resolve([]),
   ]);
   const parsers: LiveParserSummary[] = [...listed];
   const projects: LiveProject[] = [...listedProjects];
@@ -77,10 +79,10 @@ async function readLiveForDrift(
   );
   await forEachLimited(missing, READ_CONCURRENCY, async (resource) => {
     if (resource.kind === 'Parser') {
-      const found = await lookedUp(() => clients.parsers.get(resource.id, undefined, signal));
+      const found = await unless404(() => clients.parsers.get(resource.id, undefined, signal));
       if (found !== undefined) parsers.push(summaryOf(found));
     } else {
-      const found = await lookedUp(() => clients.projects.get(resource.id, signal));
+      const found = await unless404(() => clients.projects.get(resource.id, signal));
       if (found !== undefined) projects.push(found);
     }
   });
@@ -100,25 +102,4 @@ async function readLiveForDrift(
     if (read !== undefined) previous[ref.id] = read;
   });
   return { parsers, details, projects, previous };
-}
-
-/** The object, or undefined when the service says 404 for its id: gone. Any other failure is an error. */
-async function lookedUp<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined;
-    throw error;
-  }
-}
-
-function summaryOf(details: LiveParserDetails): LiveParserSummary {
-  return {
-    id: details.id,
-    name: details.name,
-    status: details.status,
-    error: details.error,
-    generated_at: details.generatedAt,
-    version: details.version,
-  };
 }

@@ -113,7 +113,7 @@ function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R[
 }
 
 /** The call's answer, or undefined when the service says 404: the one answer that means "gone". */
-async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
+export async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
   try {
     return await call();
   } catch (error) {
@@ -123,7 +123,7 @@ async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
 }
 
 /** A parser found by id, as the list would have shown it. */
-function summaryOf(details: LiveParserDetails): LiveParserSummary {
+export function summaryOf(details: LiveParserDetails): LiveParserSummary {
   return {
     id: details.id,
     name: details.name,
