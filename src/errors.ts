@@ -12,6 +12,7 @@ export type FailureStatus = 'error' | 'input-needed';
 export const ERROR_CODES = [
   'api.empty-patch',
   'apply.adopt-not-approved',
+  'apply.create-unconfirmed',
   'apply.destroy-not-approved',
   'apply.generation-failed',
   'apply.interrupted',

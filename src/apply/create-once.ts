@@ -1,4 +1,5 @@
 import { ApiError } from '../api/api-error.js';
+import { ScrapeformError } from '../errors.js';
 
 export interface CreateOnceOptions<Id> {
   /** What the plan read: the live objects by name, so a create costs no list of its own (else the list is read). */
@@ -8,8 +9,11 @@ export interface CreateOnceOptions<Id> {
 }
 
 /**
- * A create that is never retried blindly: after a failure that may have landed (no answer, or a 5xx), list by
- * name and take the one object of that name that was not there before; only when there is none, try once more.
+ * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, or a
+ * 5xx), list by name and take the one object of that name that was not there before. When the list shows none,
+ * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
+ * POST that lands too is a duplicate that costs a generation. The intent stays in state; the next plan finds the
+ * object by name if it landed, or plans the create again if it did not.
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
@@ -23,15 +27,21 @@ export async function createOnce<T extends { id: string | number; name?: string 
       : (await list()).filter((o) => o.name === name);
   const before = new Set(named.map((o) => o.id));
   await options.beforeCreate?.([...before]);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await create();
-    } catch (error) {
-      const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
-      if (!ambiguous || attempt >= 2) throw error;
-      const landed = (await list()).filter((o) => o.name === name && !before.has(o.id));
-      if (landed.length === 1 && landed[0] !== undefined) return landed[0];
-      if (landed.length > 1) throw error;
-    }
+  try {
+    return await create();
+  } catch (error) {
+    const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
+    if (!ambiguous) throw error;
+    const landed = (await list()).filter((o) => o.name === name && !before.has(o.id));
+    if (landed.length === 1 && landed[0] !== undefined) return landed[0];
+    if (landed.length > 1) throw error;
+    throw new ScrapeformError(
+      'apply.create-unconfirmed',
+      `the create of "${name}" got no clear answer (${error.message}) and the list does not show it yet; it was not sent again`,
+      {
+        hint: 'apply again in a minute: the next plan finds it by name if it landed, or creates it if it did not (never both)',
+        cause: error,
+      },
+    );
   }
 }

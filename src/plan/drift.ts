@@ -208,7 +208,12 @@ export function reconcileLiveFields(
   });
 }
 
-function fieldFromLive(field: LiveField, description: string): DesiredField {
+/**
+ * A live field as a desired one, the one mapping of it: the service returns names and output types only, so the
+ * description is unknown (empty, or the placeholder accepting drift writes) and only parent-ness (`array`) carries
+ * over; its output types are never compared with input types.
+ */
+export function fieldFromLive(field: LiveField, description = ''): DesiredField {
   return { name: field.name, description, ...(field.type === 'array' ? { type: 'array' as const } : {}) };
 }
 

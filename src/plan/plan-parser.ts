@@ -1,9 +1,9 @@
-import type { LiveField, LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
-import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
+import type { DesiredParser, DesiredRename } from '../model/desired.js';
 import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { diffFields, fieldOfTemporary, parentOf } from './diff-fields.js';
-import { outOfBandRenames, reconcileLiveFields } from './drift.js';
+import { fieldFromLive, outOfBandRenames, reconcileLiveFields } from './drift.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { FieldDiff } from './diff-fields.js';
 import type {
@@ -21,14 +21,6 @@ import type { Context } from './plan-context.js';
 
 function definitionOf(parser: DesiredParser): ParserDefinition {
   return { urls: [...parser.urls], scraperParams: parser.scraperParams, fields: parser.fields };
-}
-
-/**
- * A live field as a desired one: the service returns names and output types only, so the description is unknown
- * (empty) and only parent-ness (`array`) carries over; its output types are never compared with input types.
- */
-function fieldFromLive(field: LiveField): DesiredField {
-  return { name: field.name, description: '', ...(field.type === 'array' ? { type: 'array' as const } : {}) };
 }
 
 export function planParser(
@@ -352,7 +344,7 @@ function adoptParser(
       true,
     );
   }
-  const previous = details.fields.map(fieldFromLive);
+  const previous = details.fields.map((f) => fieldFromLive(f));
   const diff = diffFields(previous, desired.fields, desired.renames, {
     descriptionsKnown: false,
     reassert: ctx.reassert.includes(address),

@@ -126,7 +126,7 @@ describe('apply records a create intent before its POST', () => {
     });
   });
 
-  it('an answer lost twice leaves the intent for the next plan to look for', async () => {
+  it('a lost answer is not followed by a second POST: the intent stays for the next plan to look for', async () => {
     const backend = memoryBackend(empty);
     const fake = clients(async () => Promise.reject(noAnswer()), backend);
     const result = await applyPlan({
@@ -136,7 +136,8 @@ describe('apply records a create intent before its POST', () => {
       state: structuredClone(empty),
     });
     expect(result.results[0]?.ok).toBe(false);
-    expect(fake.calls).toEqual(['POST', 'POST']);
+    expect(result.results[0]?.error?.code).toBe('apply.create-unconfirmed');
+    expect(fake.calls).toEqual(['POST']);
     expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
   });
 
