@@ -269,6 +269,8 @@ setInterval(() => {}, 1000);`;
       },
       { args: ['import', '--out', 'imported'], code: 0 },
       { args: ['state', 'pull'], code: 0 },
+      { args: ['drift'], code: 0 },
+      { args: ['drift', '--accept'], code: 0 },
       { args: ['jobs', 'project.not-managed'], code: 1 },
       { args: ['force-unlock'], code: 0 },
     ];
