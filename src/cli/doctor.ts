@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { renderOutput } from '../output/render-output.js';
+import { withEnvironment } from '../workspace/open-workspace.js';
 import { runDoctor } from '../workspace/run-doctor.js';
 import type { RunCommand } from './io.js';
-import { transportLogger } from './shared-flags.js';
+import { addEnvironmentFlags, environmentOf, transportLogger } from './shared-flags.js';
+import type { EnvironmentFlags } from './shared-flags.js';
 
-interface DoctorFlags {
+interface DoctorFlags extends EnvironmentFlags {
   json?: boolean;
   only?: string;
   apiKeyEnv?: string;
@@ -14,9 +16,11 @@ interface DoctorFlags {
 }
 
 export function registerDoctor(program: Command, run: RunCommand): void {
-  program
-    .command('doctor')
-    .description('check the key and the answers of the real services, read-only (spends no credits)')
+  addEnvironmentFlags(
+    program
+      .command('doctor')
+      .description('check the key and the answers of the real services, read-only (spends no credits)'),
+  )
     .option('--json', 'print the report as JSON')
     .option('--only <service>', 'check one service only: parsers or projects')
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
@@ -28,12 +32,19 @@ export function registerDoctor(program: Command, run: RunCommand): void {
           throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);
         }
         const only = flags.only;
+        // The environment's key variable and service URLs, as every other command that talks to the services.
+        const options = withEnvironment(
+          {
+            env: ctx.io.env,
+            ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+            ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+            ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+          },
+          environmentOf(ctx, flags),
+        );
         const report = await runDoctor({
-          env: ctx.io.env,
+          ...options,
           ...(only !== undefined ? { only } : {}),
-          ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-          ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
           onTransportEvent: transportLogger(ctx),
         });
         ctx.print(renderOutput('doctor', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));

@@ -1,8 +1,12 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { QuirkName } from '../../src/emulator/quirks.js';
 import { QUIRK_NAMES } from '../../src/emulator/quirks.js';
 import type { EmulatorOptions } from '../../src/emulator/server.js';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
+import { runBuiltCli } from '../helpers/child-cli.js';
 import { runScrapeform } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
@@ -150,5 +154,41 @@ describe('scrapeform doctor', () => {
     expect(run.stdout).toContain('Proxy: parsers direct (NO_PROXY), projects direct (NO_PROXY)');
     expect(run.stdout).toContain('scrapeform can work with this account.');
     expect(run.stdout).not.toContain('secret');
+  });
+
+  it('--env reads the key variable and the service URLs of that environment, as every other command', async () => {
+    const h = await seeded([]);
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-doctor-env-'));
+    try {
+      await writeFile(
+        path.join(dir, 'scrapeform.yaml'),
+        `kind: Config\nenvironments:\n  staging:\n    apiKeyEnv: STAGING_KEY\n    parserUrl: ${h.emulator.url}\n    pipelineUrl: ${h.emulator.url}\n`,
+      );
+      h.emulator.requestLog.length = 0;
+      // A child process: environments are read from the folder it runs in. The default variable and URLs point
+      // elsewhere, so only the environment's can reach the emulator.
+      const run = await runBuiltCli(['doctor', '--env', 'staging', '--json'], {
+        cwd: dir,
+        env: { STAGING_KEY: EMULATOR_KEY, SCRAPEFORM_PARSER_URL: 'http://127.0.0.1:9' },
+        exitWithinMs: 20_000,
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect((JSON.parse(run.stdout) as DoctorReport).ok).toBe(true);
+      expect(h.emulator.requestLog.length).toBeGreaterThanOrEqual(2);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
+
+      const unknown = await runBuiltCli(['doctor', '--env', 'prod'], {
+        cwd: dir,
+        env: {},
+        exitWithinMs: 20_000,
+      });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain(
+        'scrapeform.yaml:2:1 environments: --env prod: no environment "prod" in scrapeform.yaml',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
