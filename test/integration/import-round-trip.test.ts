@@ -178,6 +178,89 @@ describe('import round trip', () => {
     ]);
   });
 
+  it('every value declared and confirmed: a saved plan records them, with no call and no regeneration', async () => {
+    const declared = (await readFile(manifestFile(), 'utf8'))
+      .replace('urls:', 'scraper_params:\n  country_code: us\n  device_type: desktop\nurls:')
+      .replace(
+        `title:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
+        'title:\n    description: Book title\n    selector: h1',
+      )
+      .replace(
+        `upc:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
+        'upc:\n    description: Universal product code\n    selector: td.upc',
+      )
+      .replace(
+        `price:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
+        'price:\n    description: Price with tax\n    type: number\n    selector: .price_color',
+      );
+    await writeFile(manifestFile(), declared);
+    const planFile = path.join(dir, 'plan.json');
+    const planned = await scrapeform([
+      'plan',
+      path.join(dir, 'imported'),
+      '--accept-unknown',
+      'parser.legacy-books',
+      '--out',
+      planFile,
+      '--json',
+    ]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const json = JSON.parse(planned.stdout) as PlanJson;
+    expect(json.warnings).toEqual([]);
+    expect(json.resource_changes).toHaveLength(1);
+    const [record] = json.resource_changes;
+    expect(record).toMatchObject({
+      action: 'record',
+      regenerates: false,
+      destructive: false,
+      requests: [],
+      record: { kind: 'Parser', baseVersion: 0, descriptionsKnown: false, generates: false },
+    });
+    expect(record?.record).toMatchObject({ unknown: { types: ['title', 'upc'] } });
+    expect(record?.reasons).toEqual([
+      'values never seen (imported) confirmed live with --accept-unknown: recorded in state, no call for them',
+      'records scraper_params: {"country_code":"us","device_type":"desktop"}',
+      'records title.description: "Book title"',
+      'records title.selector: "h1"',
+      'records upc.description: "Universal product code"',
+      'records upc.selector: "td.upc"',
+      'records price.description: "Price with tax"',
+      'records price.selector: ".price_color"',
+      'records price.type: "number"',
+      'still never seen (declare them, then --accept-unknown again): title.type, upc.type',
+    ]);
+
+    h.emulator.requestLog.length = 0;
+    const applied = await scrapeform([
+      'apply',
+      path.join(dir, 'imported'),
+      '--plan',
+      planFile,
+      '--auto-approve',
+    ]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout.split('\n')[0]).toBe(
+      'Plan: 1 to record in state (values confirmed live) (no regeneration, no credits).',
+    );
+    expect(writes()).toEqual([]);
+    expect(h.emulator.parsers.parsers.size).toBe(1);
+    expect([...h.emulator.parsers.parsers.values()][0]?.versions).toHaveLength(1);
+    const recorded = await state();
+    expect(recorded.version).toBe(0);
+    expect(recorded.definition?.scraperParams).toEqual({ country_code: 'us', device_type: 'desktop' });
+    expect(recorded.definition?.fields[0]).toEqual({
+      name: 'title',
+      description: 'Book title',
+      selector: 'h1',
+    });
+    expect(recorded.unknown).toEqual({ types: ['title', 'upc'] });
+    const again = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
+    expect([again.code, again.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  });
+
   it('--accept-unknown naming an unknown address: the exact message, and nothing is sent', async () => {
     h.emulator.requestLog.length = 0;
     const run = await scrapeform([
