@@ -113,6 +113,26 @@ export function unknownAfter(
 }
 
 /**
+ * What state does not know once drift is accepted (`drift --accept`): marks follow fields renamed by hand, and a
+ * field added by hand is known by its name only (its description, selector and input type were never seen).
+ */
+export function unknownAfterDrift(
+  unknown: UnknownValues | undefined,
+  renames: readonly DesiredRename[],
+  fields: readonly DesiredField[],
+  added: readonly string[],
+): UnknownValues | undefined {
+  const moved = unknownAfter(unknown, renames, [], fields) ?? {};
+  const leaves = added.filter((n) => fields.find((f) => f.name === n)?.type !== 'array');
+  return prune({
+    ...moved,
+    descriptions: [...(moved.descriptions ?? []), ...added],
+    selectors: [...(moved.selectors ?? []), ...added],
+    types: [...(moved.types ?? []), ...leaves],
+  });
+}
+
+/**
  * Warnings about field values sent to a parser whose values were never seen: modify_fields replaces a field's whole
  * definition, so a field sent without a selector may lose the one it has, and the placeholder import wrote would
  * become the field's description.
