@@ -25,6 +25,7 @@ import {
   unconfirmedWarning,
   unknownAfter,
   unknownFieldWarnings,
+  unknownOf,
 } from './unknown-values.js';
 import type { ResolvedUnknowns } from './unknown-values.js';
 import type { UnknownValues } from '../state/model.js';
@@ -115,7 +116,8 @@ export function planParser(
   let driftRenames: DesiredRename[] = [];
   const descriptionsKnown = true;
   const reasons: string[] = [];
-  if (!recorded.descriptionsKnown && recorded.unknown === undefined) {
+  const marked = unknownOf(recorded);
+  if (!recorded.descriptionsKnown && marked === undefined) {
     ctx.warnings.push(
       `${address}: adopted; the descriptions it had before were never seen (--reassert ${address} sends every declared definition once)`,
     );
@@ -192,7 +194,7 @@ export function planParser(
   // Values never seen (import) take the manifest's where that is no change to send, and are recorded when the
   // user confirms them (--accept-unknown): never a replace because of them.
   const accepting = ctx.acceptUnknown.includes(address);
-  const resolved = resolveUnknowns(base, recorded.unknown, desired, accepting);
+  const resolved = resolveUnknowns(base, marked, desired, accepting);
   const known = resolved.base;
   const wanted = definitionOf(desired);
   const urlsChanged = !sameExampleUrls(known.urls, wanted.urls);
@@ -202,7 +204,7 @@ export function planParser(
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
-    if (recorded.unknown?.scraperParams === true && !accepting) {
+    if (marked?.scraperParams === true && !accepting) {
       ctx.warnings.push(
         `${address}: the scraper_params of ${recorded.id} were never seen (imported); the new parser gets the manifest's: ${JSON.stringify(wanted.scraperParams)}`,
       );
@@ -234,7 +236,7 @@ export function planParser(
   );
   if (accepting && resolved.recorded.length === 0) {
     ctx.warnings.push(
-      `--accept-unknown ${address}: nothing to record: ${recorded.unknown === undefined ? 'state knows every value of this parser' : `the manifest declares none of its values never seen (${summariseUnknowns(recorded.unknown)})`}`,
+      `--accept-unknown ${address}: nothing to record: ${marked === undefined ? 'state knows every value of this parser' : `the manifest declares none of its values never seen (${summariseUnknowns(marked)})`}`,
     );
   }
   const unknown = unknownAfter(resolved.remaining, renamed, diff.requests, desired.fields);

@@ -1,7 +1,7 @@
 import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
-import { isPlaceholderDescription } from '../model/vocabulary.js';
+import { isPlaceholderDescription, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import type { FieldOperations } from '../model/wire.js';
-import type { ParserDefinition, UnknownValues } from '../state/model.js';
+import type { ParserDefinition, ParserState, UnknownValues } from '../state/model.js';
 import { stable } from './plan-context.js';
 
 /*
@@ -33,6 +33,25 @@ export interface ResolvedUnknowns {
   unconfirmed: string[];
   /** What stays unknown once the accepted values are recorded, by the recorded (base) field names. */
   remaining: UnknownValues | undefined;
+}
+
+/**
+ * The values of a recorded parser that were never seen. A state written before import recorded them (no `unknown`
+ * entry) still shows an imported parser by what import wrote: no scraper params, and only placeholder
+ * descriptions; it is read as if every such value were marked.
+ */
+export function unknownOf(recorded: ParserState): UnknownValues | undefined {
+  if (recorded.unknown !== undefined || recorded.descriptionsKnown) return recorded.unknown;
+  const definition = recorded.definition;
+  if (definition === null || Object.keys(definition.scraperParams).length > 0) return undefined;
+  if (!definition.fields.every((f) => f.description === PLACEHOLDER_DESCRIPTION)) return undefined;
+  const names = definition.fields.map((f) => f.name);
+  return prune({
+    scraperParams: true,
+    descriptions: names,
+    selectors: definition.fields.filter((f) => f.selector === undefined).map((f) => f.name),
+    types: definition.fields.filter((f) => f.type === undefined).map((f) => f.name),
+  });
 }
 
 /** Fills the unknown values of `base` from the manifest as described above; `accept` is `--accept-unknown`. */

@@ -245,11 +245,30 @@ describe('a parser whose values were never seen (import)', () => {
   it('--accept-unknown with nothing declared records the scraper_params as none; with nothing unknown it says so', () => {
     const none = plan(manifest(imported()), { acceptUnknown: ['parser.legacy'] });
     expect(none.resource_changes[0]?.reasons[1]).toBe('records scraper_params: {}');
-    expect(
-      plan(manifest(imported()), { acceptUnknown: ['parser.legacy'] }, importedState(null)).warnings,
-    ).toEqual([
-      'parser.legacy: adopted; the descriptions it had before were never seen (--reassert parser.legacy sends every declared definition once)',
+    const known = importedState(null);
+    const parser = known.resources['parser.legacy'] as ParserState;
+    parser.descriptionsKnown = true;
+    expect(plan(manifest(imported()), { acceptUnknown: ['parser.legacy'] }, known).warnings).toEqual([
       '--accept-unknown parser.legacy: nothing to record: state knows every value of this parser',
     ]);
+  });
+
+  it('a parser imported before state recorded unknown values is recognised by what import wrote', () => {
+    const old = importedState(null);
+    const result = plan(manifest(imported(), { scraperParams: { render: true } }), {}, old);
+    expect(result.resource_changes).toEqual([]);
+    expect(result.warnings).toEqual([
+      'parser.legacy: the manifest declares values that were never seen (imported): scraper_params; scraper_params are not compared (a value never seen is no reason to replace the parser). If they are already live, confirm with --accept-unknown parser.legacy: state records them, no call is made',
+    ]);
+    // An adopted parser recorded the manifest's descriptions: its scraper_params are compared as before.
+    const adopted = importedState(null);
+    const parser = adopted.resources['parser.legacy'] as ParserState;
+    parser.definition = { urls: [URL_A], scraperParams: {}, fields: [field('title', 'Title')] };
+    const replaced = plan(
+      manifest([field('title', 'Title')], { scraperParams: { render: true } }),
+      {},
+      adopted,
+    );
+    expect(replaced.resource_changes.map((c) => c.action)).toEqual(['replace']);
   });
 });
