@@ -8,6 +8,7 @@ import type {
   ParserDelete,
   ParserFinishReplace,
   ParserForget,
+  ParserRecord,
   ParserReplace,
   ParserUpdate,
 } from '../plan/model.js';
@@ -38,6 +39,20 @@ export const PARSER_HANDLERS = {
         version: change.version,
         definition: change.definition,
         descriptionsKnown: false,
+      };
+    });
+  },
+  record: async (change: ParserRecord, _result, ctx) => {
+    // State only: the values were confirmed live (--accept-unknown); the service is not called.
+    await ctx.store.commit((state) => {
+      const current = state.resources[change.address];
+      if (current?.kind !== 'Parser') return;
+      const { unknown: _unknown, ...rest } = current;
+      state.resources[change.address] = {
+        ...rest,
+        definition: change.definition,
+        descriptionsKnown: change.unknown === undefined || current.descriptionsKnown,
+        ...(change.unknown !== undefined ? { unknown: change.unknown } : {}),
       };
     });
   },
@@ -142,15 +157,21 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
         definition: null,
         descriptionsKnown: change.descriptionsKnown,
       };
+      // Values never seen stay marked until sent or confirmed: the change says which are left.
+      const { unknown: _unknown, ...rest } = base;
+      const marked: ParserState = {
+        ...rest,
+        ...(change.unknown !== undefined ? { unknown: change.unknown } : {}),
+      };
       if (updated.ready) {
         state.resources[change.address] = {
-          ...withoutPending(base),
+          ...withoutPending(marked),
           version: updated.version,
           definition,
           descriptionsKnown: change.descriptionsKnown || base.descriptionsKnown,
         };
       } else {
-        state.resources[change.address] = { ...base, pending: { version: updated.version, definition } };
+        state.resources[change.address] = { ...marked, pending: { version: updated.version, definition } };
       }
     });
     if (!updated.ready && ctx.options.noWait !== true)

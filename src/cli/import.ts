@@ -42,7 +42,7 @@ export function registerImport(program: Command, run: RunCommand): void {
       );
       if (imported.some((p) => p.resource.kind === 'Parser')) {
         ctx.log(
-          'The service does not return descriptions: each imported field has a placeholder that validate warns about until you describe it.',
+          'The service does not return descriptions, selectors or scraper_params: each imported field has a placeholder that validate warns about until you describe it, and state records these values as unknown. Once the manifest declares the values the parser already has, plan --accept-unknown ADDR records them with no call.',
         );
       }
       return 'ok';

@@ -35,6 +35,7 @@ export interface SelectionFlags {
   target?: string[];
   exclude?: string[];
   reassert?: string[];
+  acceptUnknown?: string[];
 }
 
 export function addEnvironmentFlags(command: Command): Command {
@@ -83,6 +84,11 @@ export function addSelectionFlags(command: Command): Command {
     .option(
       '--reassert <address>',
       'send every declared field definition of this adopted parser once (repeatable)',
+      collect,
+    )
+    .option(
+      '--accept-unknown <address>',
+      'the values this imported parser never showed (scraper_params, descriptions, selectors) are live as the manifest declares them: record them in state, no call (repeatable)',
       collect,
     );
 }
@@ -138,9 +144,14 @@ export async function openFromFlags(
   });
 }
 
-/** The planner's selection from --target, --exclude and --reassert. */
+/** The planner's selection from --target, --exclude, --reassert and --accept-unknown. */
 export function selectionOf(flags: SelectionFlags): PlanOptions {
-  return { targets: flags.target ?? [], excludes: flags.exclude ?? [], reassert: flags.reassert ?? [] };
+  return {
+    targets: flags.target ?? [],
+    excludes: flags.exclude ?? [],
+    reassert: flags.reassert ?? [],
+    acceptUnknown: flags.acceptUnknown ?? [],
+  };
 }
 
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {

@@ -1,6 +1,6 @@
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
-import { FIELD_TYPES, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
+import { FIELD_TYPES, isPlaceholderDescription } from '../model/vocabulary.js';
 import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js';
 import { RESERVED_FIELD_NAMES, ScheduledAtSchema } from './schemas.js';
 import type { ObjectSource } from './object-source.js';
@@ -33,10 +33,7 @@ function checkFieldLevel(
     const fieldPath = [...path, name];
     checkFieldName(source, name, fieldPath, out);
     if (!isRecord(field)) continue;
-    if (
-      typeof field.description === 'string' &&
-      (field.description === PLACEHOLDER_DESCRIPTION || field.description.startsWith('TODO:'))
-    ) {
+    if (typeof field.description === 'string' && isPlaceholderDescription(field.description)) {
       out.push(
         at(
           source,

@@ -116,6 +116,11 @@ export const MAX_EXAMPLE_URLS = 3;
 export const PLACEHOLDER_DESCRIPTION =
   'TODO: describe this field (imported: the service does not return descriptions)';
 
+/** A description that says nothing yet: import's placeholder, or any `TODO:` (validate warns about both). */
+export function isPlaceholderDescription(description: string): boolean {
+  return description === PLACEHOLDER_DESCRIPTION || description.startsWith('TODO:');
+}
+
 /** Objects (and calls) in flight at once when nothing else is asked (`--concurrency`). */
 export const DEFAULT_CONCURRENCY = 4;
 

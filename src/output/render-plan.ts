@@ -14,6 +14,7 @@ const SYMBOL: Record<ResourceChange['action'], string> = {
   delete: '-',
   archive: '-',
   adopt: '<=',
+  record: '~',
   forget: 'x',
 };
 
@@ -21,6 +22,7 @@ const SYMBOL: Record<ResourceChange['action'], string> = {
 export function summarisePlan(plan: Plan): string {
   const s = plan.summary;
   const forget = plan.resource_changes.filter((c) => c.action === 'forget').length;
+  const record = plan.resource_changes.filter((c) => c.action === 'record').length;
   const parts = [
     s.adopt > 0 ? `${s.adopt} to adopt` : '',
     s.create > 0 ? `${s.create} to create` : '',
@@ -29,6 +31,7 @@ export function summarisePlan(plan: Plan): string {
     s.delete > 0 ? `${s.delete} to delete` : '',
     s.archive > 0 ? `${s.archive} to archive` : '',
     forget > 0 ? `${forget} to drop from state` : '',
+    record > 0 ? `${record} to record in state (values confirmed live)` : '',
   ].filter((p) => p !== '');
   if (parts.length === 0) return 'No changes. The live services match the manifests.';
   const costs =

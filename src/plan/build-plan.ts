@@ -20,6 +20,11 @@ export interface PlanOptions {
   excludes?: readonly string[];
   /** Addresses whose declared field definitions are sent once as modify_fields. */
   reassert?: readonly string[];
+  /**
+   * Parsers whose values never seen (import) are confirmed live: the manifest's values for them are recorded in
+   * state, with no call (`--accept-unknown`).
+   */
+  acceptUnknown?: readonly string[];
 }
 
 export interface PlanInput {
@@ -99,6 +104,7 @@ export function buildPlan(input: PlanInput): Plan {
     state,
     managed: managedIds(state),
     reassert: options.reassert ?? [],
+    acceptUnknown: options.acceptUnknown ?? [],
   };
 
   const parserAddresses = new Set([
@@ -139,6 +145,13 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Project' ? recorded : undefined,
     );
     if (change !== undefined) changes.push(withOrigin(change, desiredProjects.get(address)));
+  }
+
+  for (const address of options.acceptUnknown ?? []) {
+    if (state.resources[address]?.kind !== 'Parser' && selected(address))
+      warnings.push(
+        `--accept-unknown ${address}: nothing to record: only a parser state manages (an imported one) has values never seen`,
+      );
   }
 
   if (errors.length > 0) {

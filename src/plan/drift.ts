@@ -10,6 +10,7 @@ import { indexLive } from './plan-context.js';
 import type { LiveIndex } from './plan-context.js';
 import { PROJECT_FIELDS, projectFieldRule } from '../model/project-fields.js';
 import { stable } from './plan-context.js';
+import { unknownAfterDrift } from './unknown-values.js';
 
 export const DRIFT_FORMAT_VERSION = 1;
 
@@ -360,11 +361,19 @@ function parserDrift(
   const placeholders = accepted
     .filter((f) => f.description === PLACEHOLDER_DESCRIPTION && !recordedNames.has(f.name))
     .map((f) => f.name);
-  const { pending: _pending, failed: _failed, ...kept } = recorded;
+  const { pending: _pending, failed: _failed, unknown: _unknown, ...kept } = recorded;
+  // Fields added by hand were never seen beyond their names; marks of renamed fields follow them.
+  const unknown = unknownAfterDrift(
+    recorded.unknown,
+    [...renames].map(([to, from]) => ({ from, to })),
+    accepted,
+    placeholders,
+  );
   const acceptedState: ParserState = {
     ...kept,
     version: details.version,
     definition: { ...recorded.definition, fields: accepted },
+    ...(unknown !== undefined ? { unknown } : {}),
   };
   if (changes.length === 0) {
     return {

@@ -1,6 +1,6 @@
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
 import type { FieldOperations } from '../model/wire.js';
-import type { ParserDefinition, ProjectDefinition } from '../state/model.js';
+import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -33,6 +33,7 @@ export type ParserChange =
   | ParserFinishReplace
   | ParserDelete
   | ParserAdopt
+  | ParserRecord
   | ParserForget;
 
 export type ProjectChange = ProjectCreate | ProjectUpdate | ProjectArchive | ProjectAdopt | ProjectForget;
@@ -80,6 +81,8 @@ export interface ParserUpdate extends ChangeCommon {
   /** The definition state records once the last PATCH is applied. */
   definition: ParserDefinition;
   descriptionsKnown: boolean;
+  /** What state records as never seen once applied (an imported parser); absent when every value is known. */
+  unknown?: UnknownValues;
 }
 
 /**
@@ -121,6 +124,21 @@ export interface ParserAdopt extends ChangeCommon {
   id: string;
   version: number;
   definition: ParserDefinition;
+}
+
+/**
+ * Values of an imported parser that were never seen, confirmed live with `--accept-unknown`: the manifest's values
+ * are recorded in state as they are (no call, no regeneration). `reasons` lists what is recorded.
+ */
+export interface ParserRecord extends ChangeCommon {
+  kind: 'Parser';
+  action: 'record';
+  id: string;
+  /** The recorded version, unchanged. */
+  version: number;
+  definition: ParserDefinition;
+  /** What stays never seen once recorded (values the manifest does not declare); absent when nothing does. */
+  unknown?: UnknownValues;
 }
 
 /** A parser deleted outside scrapeform, dropped from state (no call). */

@@ -16,6 +16,8 @@ export interface Context {
   /** Ids of the objects state manages (parser ids, and project ids as strings). */
   managed: Set<string>;
   reassert: readonly string[];
+  /** `--accept-unknown`: parsers whose never-seen values the manifest holds as they are live. */
+  acceptUnknown: readonly string[];
 }
 
 /** The live lists looked up by id and by name. */

@@ -6,7 +6,7 @@ import { DEVICE_TYPES, FIELD_TYPES } from '../model/vocabulary.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { PLAN_FORMAT_VERSION } from './model.js';
 import type { FieldOperations } from '../model/wire.js';
-import type { ParserDefinition } from '../state/model.js';
+import type { ParserDefinition, UnknownValues } from '../state/model.js';
 import type { Plan, ResourceChange } from './model.js';
 import { stable } from './plan-context.js';
 import { toPlanJson, toResourceChangeJson } from './plan-json.js';
@@ -63,6 +63,13 @@ const PlannedRequestSchema = z.object({
   waitAfter: z.boolean().optional(),
 });
 
+const UnknownValuesSchema = z.object({
+  scraperParams: z.literal(true).optional(),
+  descriptions: z.array(z.string()).optional(),
+  selectors: z.array(z.string()).optional(),
+  types: z.array(z.string()).optional(),
+}) satisfies z.ZodType<UnknownValues>;
+
 const ChangeRecordSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('Parser'),
@@ -70,6 +77,7 @@ const ChangeRecordSchema = z.discriminatedUnion('kind', [
     definition: ParserDefinitionSchema,
     descriptionsKnown: z.boolean(),
     generates: z.boolean(),
+    unknown: UnknownValuesSchema.optional(),
   }),
   z.object({ kind: z.literal('Project'), definition: JsonObjectSchema }),
   z.object({ kind: z.literal('none') }),
@@ -90,7 +98,7 @@ const ResourceChangeSchema = z.object({
   kind: z.enum(['Parser', 'Project']),
   name: z.string(),
   id: z.union([z.string(), z.int(), z.null()]),
-  action: z.enum(['create', 'update', 'replace', 'delete', 'archive', 'adopt', 'forget']),
+  action: z.enum(['create', 'update', 'replace', 'delete', 'archive', 'adopt', 'record', 'forget']),
   reasons: z.array(z.string()),
   regenerates: z.boolean(),
   destructive: z.boolean(),
@@ -303,6 +311,10 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
 
   if (c.kind === 'Parser') {
     const definition = (): ParserDefinition => parserRecord().definition;
+    const unknownOf = (): { unknown?: UnknownValues } => {
+      const unknown = parserRecord().unknown;
+      return unknown !== undefined ? { unknown } : {};
+    };
     switch (c.action) {
       case 'create':
         return { ...common, kind: 'Parser', action: 'create', id: null, definition: definition() };
@@ -325,6 +337,7 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
           }),
           definition: definition(),
           descriptionsKnown: parserRecord().descriptionsKnown,
+          ...unknownOf(),
         };
       case 'replace': {
         const [first] = c.requests;
@@ -359,6 +372,16 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
           id: stringId(),
           version: recordedVersion(),
           definition: definition(),
+        };
+      case 'record':
+        return {
+          ...common,
+          kind: 'Parser',
+          action: 'record',
+          id: stringId(),
+          version: recordedVersion(),
+          definition: definition(),
+          ...unknownOf(),
         };
       case 'forget':
         return { ...common, kind: 'Parser', action: 'forget', id: stringId() };
@@ -400,6 +423,8 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
       };
     case 'forget':
       return { ...common, kind: 'Project', action: 'forget', id: numberId() };
+    case 'record':
+      throw damaged('action: only a parser has values never seen to record');
     case 'replace':
     case 'delete':
       throw damaged(

@@ -8,7 +8,7 @@ import {
   projectPath,
   PROJECTS_PATH,
 } from '../model/wire.js';
-import type { ParserDefinition, ProjectDefinition } from '../state/model.js';
+import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
 import type { Action, DriftEntry, Plan, PlanFingerprint, PlanSummary, ResourceChange } from './model.js';
 
@@ -38,6 +38,8 @@ export type ChangeRecord =
       descriptionsKnown: boolean;
       /** Parsers: whether apply must wait for a generation to know the result. */
       generates: boolean;
+      /** Values state records as never seen once applied (an imported parser); absent when all are known. */
+      unknown?: UnknownValues;
     }
   | { kind: 'Project'; definition: ProjectDefinition }
   | { kind: 'none' };
@@ -111,6 +113,7 @@ export function plannedRequests(change: ResourceChange): PlannedRequest[] {
     case 'delete':
       return [{ service: 'parser', method: 'DELETE', path: parserPath(change.id) }];
     case 'adopt':
+    case 'record':
     case 'forget':
       return [];
   }
@@ -138,24 +141,28 @@ export function changeRecord(change: ResourceChange): ChangeRecord {
     baseVersion: number | null,
     definition: ParserDefinition,
     descriptionsKnown: boolean,
+    unknown?: UnknownValues,
   ): ChangeRecord => ({
     kind: 'Parser',
     baseVersion,
     definition,
     descriptionsKnown,
     generates: change.regenerates,
+    ...(unknown !== undefined ? { unknown } : {}),
   });
   switch (change.action) {
     case 'create':
       return parser(null, change.definition, true);
     case 'update':
-      return parser(change.baseVersion, change.definition, change.descriptionsKnown);
+      return parser(change.baseVersion, change.definition, change.descriptionsKnown, change.unknown);
     case 'replace':
       return change.finishing
         ? parser(change.version, change.definition, true)
         : parser(null, change.definition, true);
     case 'adopt':
       return parser(change.version, change.definition, false);
+    case 'record':
+      return parser(change.version, change.definition, change.unknown === undefined, change.unknown);
     case 'delete':
     case 'forget':
       return { kind: 'none' };

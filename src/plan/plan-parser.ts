@@ -12,12 +12,23 @@ import type {
   ParserDelete,
   ParserFinishReplace,
   ParserForget,
+  ParserRecord,
   ParserReplace,
   ParserUpdate,
   ResourceChange,
 } from './model.js';
 import { change, isPrevented, stable, withoutName } from './plan-context.js';
 import type { Context } from './plan-context.js';
+import {
+  resolveUnknowns,
+  summariseUnknowns,
+  unconfirmedWarning,
+  unknownAfter,
+  unknownFieldWarnings,
+  unknownOf,
+} from './unknown-values.js';
+import type { ResolvedUnknowns } from './unknown-values.js';
+import type { UnknownValues } from '../state/model.js';
 
 function definitionOf(parser: DesiredParser): ParserDefinition {
   return { urls: [...parser.urls], scraperParams: parser.scraperParams, fields: parser.fields };
@@ -105,7 +116,8 @@ export function planParser(
   let driftRenames: DesiredRename[] = [];
   const descriptionsKnown = true;
   const reasons: string[] = [];
-  if (!recorded.descriptionsKnown) {
+  const marked = unknownOf(recorded);
+  if (!recorded.descriptionsKnown && marked === undefined) {
     ctx.warnings.push(
       `${address}: adopted; the descriptions it had before were never seen (--reassert ${address} sends every declared definition once)`,
     );
@@ -179,14 +191,24 @@ export function planParser(
     );
   }
 
+  // Values never seen (import) take the manifest's where that is no change to send, and are recorded when the
+  // user confirms them (--accept-unknown): never a replace because of them.
+  const accepting = ctx.acceptUnknown.includes(address);
+  const resolved = resolveUnknowns(base, marked, desired, accepting);
+  const known = resolved.base;
   const wanted = definitionOf(desired);
-  const urlsChanged = !sameExampleUrls(base.urls, wanted.urls);
-  const paramsChanged = descriptionsKnown && stable(base.scraperParams) !== stable(wanted.scraperParams);
+  const urlsChanged = !sameExampleUrls(known.urls, wanted.urls);
+  const paramsChanged = descriptionsKnown && stable(known.scraperParams) !== stable(wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
     if (isPrevented(ctx, address, desired)) return undefined;
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
+    if (marked?.scraperParams === true && !accepting) {
+      ctx.warnings.push(
+        `${address}: the scraper_params of ${recorded.id} were never seen (imported); the new parser gets the manifest's: ${JSON.stringify(wanted.scraperParams)}`,
+      );
+    }
     return replaceParser(
       desired,
       recorded.id,
@@ -196,19 +218,90 @@ export function planParser(
     );
   }
 
-  const diff = diffFields(base.fields, desired.fields, [...desired.renames, ...driftRenames], {
+  const diff = diffFields(known.fields, desired.fields, [...desired.renames, ...driftRenames], {
     descriptionsKnown,
     reassert: ctx.reassert.includes(address),
   });
+  const renamed = diff.changes.flatMap((fc) =>
+    fc.change === 'rename' && fc.from !== undefined ? [{ from: fc.from, to: fc.field }] : [],
+  );
+  const unconfirmed = unconfirmedWarning(address, resolved.unconfirmed);
+  if (unconfirmed !== undefined) ctx.warnings.push(unconfirmed);
+  ctx.warnings.push(
+    ...unknownFieldWarnings(
+      address,
+      unknownAfter(resolved.remaining, renamed, [], desired.fields),
+      diff.requests,
+    ),
+  );
+  if (accepting && resolved.recorded.length === 0) {
+    ctx.warnings.push(
+      `--accept-unknown ${address}: nothing to record: ${marked === undefined ? 'state knows every value of this parser' : `the manifest declares none of its values never seen (${summariseUnknowns(marked)})`}`,
+    );
+  }
+  const unknown = unknownAfter(resolved.remaining, renamed, diff.requests, desired.fields);
+  // A type never seen that the manifest now declares is no retype anyone downstream can notice.
+  const typeUnseen = new Set(unknownAfter(resolved.remaining, renamed, [], desired.fields)?.types ?? []);
+  if (typeUnseen.size > 0)
+    diff.changes = diff.changes.map((fc) =>
+      fc.change === 'modify' && typeUnseen.has(fc.field) ? { ...fc, breaking: false } : fc,
+    );
   if (diff.requests.length === 0) {
     if (reasons.length > 0) {
       ctx.warnings.push(
         `${address}: the latest version FAILED, but the manifest matches the last good version ${baseVersion}; consumers reading the latest version get the failure`,
       );
     }
+    if (resolved.recorded.length > 0)
+      return recordParser(address, desired, recorded.id, baseVersion, resolved, unknown);
     return undefined;
   }
-  return updateParser(address, desired, recorded.id, baseVersion, diff, reasons, descriptionsKnown);
+  return updateParser(
+    address,
+    desired,
+    recorded.id,
+    baseVersion,
+    diff,
+    [...reasons, ...recordedReasons(resolved)],
+    descriptionsKnown,
+    unknown,
+  );
+}
+
+/** The values `--accept-unknown` records, as reasons of the change that records them. */
+function recordedReasons(resolved: ResolvedUnknowns): string[] {
+  if (resolved.recorded.length === 0) return [];
+  return [
+    'values never seen (imported) confirmed live with --accept-unknown: recorded in state, no call for them',
+    ...resolved.recorded.map((r) => `records ${r}`),
+  ];
+}
+
+/** Values never seen, confirmed live: recorded in state with no call (`--accept-unknown`). */
+function recordParser(
+  address: string,
+  desired: DesiredParser,
+  id: string,
+  version: number,
+  resolved: ResolvedUnknowns,
+  unknown: UnknownValues | undefined,
+): ParserRecord {
+  return change<ParserRecord>({
+    address,
+    kind: 'Parser',
+    name: desired.name,
+    id,
+    action: 'record',
+    reasons: [
+      ...recordedReasons(resolved),
+      ...(unknown !== undefined
+        ? [`still never seen (declare them, then --accept-unknown again): ${summariseUnknowns(unknown)}`]
+        : []),
+    ],
+    version,
+    definition: definitionOf(desired),
+    ...(unknown !== undefined ? { unknown } : {}),
+  });
 }
 
 /**
@@ -268,6 +361,7 @@ function updateParser(
   diff: FieldDiff,
   reasons: string[],
   descriptionsKnown: boolean,
+  unknown?: UnknownValues,
 ): ParserUpdate {
   return change<ParserUpdate>({
     address,
@@ -280,6 +374,7 @@ function updateParser(
     waves: diff.requests,
     definition: definitionOf(desired),
     descriptionsKnown: descriptionsKnown || diff.regenerates,
+    ...(unknown !== undefined ? { unknown } : {}),
     regenerates: diff.regenerates,
     field_changes: diff.changes,
     breaking: diff.changes

@@ -31,6 +31,20 @@ export interface ParserState {
   failed?: ParserFailure;
   /** A replace under way: the new parser exists, the old one is not deleted yet. */
   replacing?: { oldId: string };
+  /**
+   * Values of `definition` that were never seen (a parser written by import: the service returns no scraper
+   * params, descriptions, selectors or input types), so the empty ones recorded are unknown, not empty. Absent
+   * when every value is known. `plan --accept-unknown ADDR` records the manifest's values for them.
+   */
+  unknown?: UnknownValues;
+}
+
+/** What state does not know about a parser's definition; each list holds dot-notation field names. */
+export interface UnknownValues {
+  scraperParams?: true;
+  descriptions?: string[];
+  selectors?: string[];
+  types?: string[];
 }
 
 /**

@@ -62,18 +62,28 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
       fields[field.name] = entry;
     }
   }
+  const expect = expectedResults(details.exampleResult ?? []);
   const written: WrittenParser = {
     kind: 'Parser',
     name: details.name,
     urls: (details.exampleResult ?? []).map((e) => e.url),
     ...(Object.keys(fields).length > 0 ? { fields } : {}),
+    ...(expect.length > 0 ? { expect } : {}),
   };
   const file = path.join(out, `parser-${slug(details.name)}.yaml`);
   const desired = normaliseParser(written, { file, line: 1, column: 1 });
+  const names = desired.fields.map((f) => f.name);
+  const address = desired.address;
   return {
     file,
-    text: document(file, written),
-    address: desired.address,
+    text: document(file, written, [
+      'The service returns no scraper_params, descriptions, selectors or input types: state records them as',
+      'unknown. Describe each field; declare the scraper_params, selectors and types the parser has; then',
+      `\`scrapeform plan --accept-unknown ${address}\` records them with no call (without it, descriptions and`,
+      'selectors are sent with modify_fields, one regeneration; scraper_params are never a reason to replace).',
+      'The expect checks below are what the parser extracted when imported.',
+    ]),
+    address,
     resource: {
       kind: 'Parser',
       id: details.id,
@@ -81,8 +91,49 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
       version: details.version,
       definition: { urls: desired.urls, scraperParams: {}, fields: desired.fields },
       descriptionsKnown: false,
+      // Everything the service does not return, so the empty values recorded are never read as "none".
+      unknown: {
+        scraperParams: true,
+        ...(names.length > 0 ? { descriptions: names, selectors: names } : {}),
+        ...(desired.fields.some((f) => f.type === undefined)
+          ? { types: desired.fields.filter((f) => f.type === undefined).map((f) => f.name) }
+          : {}),
+      },
     },
   };
+}
+
+/** Field names whose values are likely to move between two parses of the same page (prices, stock, times). */
+const VOLATILE_NAME =
+  /price|cost|amount|total|discount|date|time|stamp|updated|modified|published|stock|availab|count|views|visits|rank/i;
+/** Values that look like a date, a time or an amount of money. */
+const VOLATILE_VALUE = /\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[$€£¥₹]\s?\d|\d\s?[$€£¥₹]|\b(USD|EUR|GBP|JPY)\b/;
+/** An expect pattern that matches any text holding something other than white space. */
+const PRESENT = '~\\S';
+/** At most this many checks per example page: enough to notice a field lost, few enough to stay stable. */
+const CHECKS_PER_PAGE = 3;
+
+/**
+ * `expect` checks from the example results the service holds, so the first regeneration after import is checked
+ * against what the parser extracted before: per example page, up to three top-level text fields that held a value
+ * and do not look volatile, each as the pattern `~\S` (present and not blank) rather than the exact text, and
+ * booleans as they were. Numbers are left out: exact numbers are prices and counts more often than not, and an
+ * expect block cannot say "a number".
+ */
+export function expectedResults(
+  examples: readonly { url: string; result: Record<string, unknown> }[],
+): { url: string; result: Record<string, unknown> }[] {
+  return examples.flatMap(({ url, result }) => {
+    const checks = Object.entries(result)
+      .filter(([name, value]) => {
+        if (VOLATILE_NAME.test(name)) return false;
+        if (typeof value === 'boolean') return true;
+        return typeof value === 'string' && value.trim() !== '' && !VOLATILE_VALUE.test(value);
+      })
+      .slice(0, CHECKS_PER_PAGE)
+      .map(([name, value]) => [name, typeof value === 'string' ? PRESENT : value] as const);
+    return checks.length > 0 ? [{ url, result: Object.fromEntries(checks) }] : [];
+  });
 }
 
 export function importProject(out: string, live: LiveProject, name: string): ImportedObject | string {
@@ -127,12 +178,13 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
 }
 
 /** A manifest as a person would write it: the schema line, then the document, no line wrapping. */
-function document(file: string, value: WrittenParser | WrittenProject): string {
+function document(file: string, value: WrittenParser | WrittenProject, notes: string[] = []): string {
   const schema = schemaReference(path.dirname(file));
   const hint = schema.installed
     ? ''
     : '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform\n';
-  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
+  const comments = notes.map((line) => `# ${line}\n`).join('');
+  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
 }
 
 function slug(name: string): string {

@@ -222,6 +222,10 @@ describe('detectDrift', () => {
     });
     expect(entry?.accept).toMatchObject({ calls: 0, possible: true, placeholders: ['upc'] });
     expect(entry?.accepted).toMatchObject({ version: 1 });
+    // The field added by hand is known by its name only: accepted, its other values are marked unknown.
+    expect(entry?.accepted).toMatchObject({
+      unknown: { descriptions: ['upc'], selectors: ['upc'], types: ['upc'] },
+    });
   });
 
   it('a project key edited by hand is drift unless its manifest ignores it; a key the answer leaves out is not', () => {
