@@ -49,7 +49,7 @@ export function planParser(
       });
     }
     ctx.fingerprint[address] = `${live.id}@${live.version}`;
-    if (ctx.state.resources[address] !== undefined && isPrevented(ctx, address, desired)) return undefined;
+    if (isPrevented(ctx, address, desired, recorded)) return undefined;
     return change<ParserDelete>({
       address,
       kind: 'Parser',

@@ -31,6 +31,11 @@ export interface ParserState {
   failed?: ParserFailure;
   /** A replace under way: the new parser exists, the old one is not deleted yet. */
   replacing?: { oldId: string };
+  /**
+   * `lifecycle.prevent_destroy` as last applied; absent when not set. Kept so that deleting the manifest does not
+   * lift the protection: only applying `prevent_destroy: false` does.
+   */
+  preventDestroy?: true;
 }
 
 /**
@@ -69,6 +74,8 @@ export interface ProjectState {
    * answered: the next plan does not send the same value again while the service still answers this one.
    */
   held?: Record<string, unknown>;
+  /** `lifecycle.prevent_destroy` as last applied; absent when not set (see ParserState). */
+  preventDestroy?: true;
 }
 
 export type ResourceState = ParserState | ProjectState;
