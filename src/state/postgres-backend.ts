@@ -5,6 +5,7 @@ import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
+import { checkWorkspaceName } from './workspace-name.js';
 
 /**
  * State in PostgreSQL, for teams whose CI runners start empty. One table per workspace, created on first use;
@@ -23,12 +24,7 @@ export class PostgresStateBackend implements StateBackend {
     private readonly url: string,
     readonly workspace = 'default',
   ) {
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(workspace)) {
-      throw new ScrapeformError(
-        'state.workspace',
-        `workspace "${workspace}" must be 1 to 40 letters, digits, - or _`,
-      );
-    }
+    checkWorkspaceName(workspace);
     this.table = `scrapeform_state_${workspace.toLowerCase().replace(/-/g, '_')}`;
     this.lockKey = BigInt.asIntN(
       64,
