@@ -208,7 +208,17 @@ export function planParser(
     }
     return undefined;
   }
-  return updateParser(address, desired, recorded.id, baseVersion, diff, reasons, descriptionsKnown);
+  // A parser keeps the name it was created with (the service has no rename): moved, it differs from desired's.
+  return updateParser(
+    address,
+    desired,
+    recorded.name,
+    recorded.id,
+    baseVersion,
+    diff,
+    reasons,
+    descriptionsKnown,
+  );
 }
 
 /**
@@ -263,6 +273,7 @@ function newParser(
 function updateParser(
   address: string,
   desired: DesiredParser,
+  name: string,
   id: string,
   baseVersion: number,
   diff: FieldDiff,
@@ -272,7 +283,7 @@ function updateParser(
   return change<ParserUpdate>({
     address,
     kind: 'Parser',
-    name: desired.name,
+    name,
     id,
     action: 'update',
     reasons: [...reasons, summariseFieldChanges(diff)],
@@ -350,7 +361,7 @@ function adoptParser(
     reassert: ctx.reassert.includes(address),
   });
   if (diff.requests.length > 0)
-    return updateParser(address, desired, live.id, details.version, diff, reasons, false);
+    return updateParser(address, desired, desired.name, live.id, details.version, diff, reasons, false);
   return change<ParserAdopt>({
     address,
     kind: 'Parser',

@@ -9,6 +9,7 @@ import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
 import { refuseStalePlan } from '../plan/plan-file.js';
+import { moveState } from '../plan/plan-moves.js';
 import { recordProtection } from '../plan/record-protection.js';
 import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
@@ -74,13 +75,15 @@ export async function applyWorkspace(
     const declared = [...ws.manifests.parsers, ...ws.manifests.projects];
     const refreshed = refreshState(fresh.state, fresh.live) ?? fresh.state;
     const protectedState = recordProtection(refreshed, declared) ?? refreshed;
-    const state = protectedState !== fresh.state ? await ws.backend.write(protectedState) : fresh.state;
+    let state = protectedState !== fresh.state ? await ws.backend.write(protectedState) : fresh.state;
+    // The moves of `moved:` hints: the plan's changes are at the new addresses. Written once approved.
+    const moved = moveState(state, plan.moved ?? []);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
-      managed: new Set(Object.keys(state.resources)),
+      managed: new Set(Object.keys(moved.resources)),
       adoptAllowed: new Set(
         [...ws.manifests.parsers, ...ws.manifests.projects]
           .filter((m) => m.adopt === true)
@@ -91,6 +94,7 @@ export async function applyWorkspace(
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
     }
+    if (moved !== state) state = await ws.backend.write(recordProtection(moved, declared) ?? moved);
     // The example results the regenerations will replace are read first: a replaced parser is gone afterwards.
     const baselines = options.noWait === true ? [] : await readResultBaselines(ws.clients, plan, fresh.live);
     const result = await applyPlan({
