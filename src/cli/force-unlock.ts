@@ -9,7 +9,10 @@ export function registerForceUnlock(program: Command, run: RunCommand): void {
     .description('break a state lock left by a run that died')
     .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option('--workspace <name>', 'workspace in a database state backend')
+    .option(
+      '--workspace <name>',
+      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
+    )
     .action(async (flags: { state?: string; workspace?: string; env?: string }) =>
       run(async (ctx) => {
         const { location, held } = await using(openStateFromFlags(ctx, flags), async ({ backend }) => ({

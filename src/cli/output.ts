@@ -14,7 +14,10 @@ export function registerOutput(program: Command, run: RunCommand): void {
     .option('--json', 'print them as JSON')
     .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option('--workspace <name>', 'workspace in a database state backend')
+    .option(
+      '--workspace <name>',
+      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
+    )
     .action(async (flags: { json?: boolean; state?: string; workspace?: string; env?: string }) =>
       run(async (ctx) => {
         const state = await using(openStateFromFlags(ctx, flags), (opened) => opened.backend.read());

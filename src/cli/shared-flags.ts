@@ -59,7 +59,7 @@ export function addApiFlags(command: Command): Command {
     )
     .option(
       '--workspace <name>',
-      'workspace in a database state backend (default SCRAPEFORM_WORKSPACE, else default)',
+      'a separate state: .scrapeform/NAME/state.json, or its own table in PostgreSQL (default SCRAPEFORM_WORKSPACE, else default)',
     )
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
     .option('--api-key-file <path>', 'read the API key from this file')

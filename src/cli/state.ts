@@ -23,7 +23,10 @@ export function registerState(program: Command, run: RunCommand): void {
     .description('print the state of a backend as JSON (redirect it to a file)')
     .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option('--workspace <name>', 'workspace in a database state backend')
+    .option(
+      '--workspace <name>',
+      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
+    )
     .action(async (flags: StateFlags) =>
       run(async (ctx) => {
         const state = await using(openStateFromFlags(ctx, flags), ({ backend }) => backend.read());
@@ -37,7 +40,10 @@ export function registerState(program: Command, run: RunCommand): void {
     .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)')
     .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
     .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option('--workspace <name>', 'workspace in a database state backend')
+    .option(
+      '--workspace <name>',
+      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
+    )
     .option('--force', 'push even over a higher serial or another lineage');
   addLockFlags(push).action(async (file: string, flags: StateFlags) =>
     run(async (ctx) => {

@@ -276,6 +276,17 @@ function loadInstance(
     kind === 'Parser'
       ? normaliseParser(result.data as WrittenParser, manifestSource)
       : normaliseProject(result.data as WrittenProject, manifestSource, inputFile);
+  const moved = result.data.moved ?? [];
+  if (moved.length > 0) {
+    value.moved = moved.map((move, i) => {
+      const place = object.place(['moved', i]);
+      return {
+        from: move.from,
+        to: move.to,
+        place: { file: place.file, line: place.line, column: place.column },
+      };
+    });
+  }
   return { value, namePosition: object.place(['name']), ...(element !== undefined ? { element } : {}) };
 }
 

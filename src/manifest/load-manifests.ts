@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isMap, isScalar } from 'yaml';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
+import { checkMoves } from './check-moves.js';
 import { discoverManifestFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
 import { loadObjectDocument, readManifestFile, writtenKind } from './load-file.js';
@@ -116,6 +117,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
     }
   }
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
+  diagnostics.push(...checkMoves([...parsers, ...projects].map((o) => o.value)));
   const sorted = sortDiagnostics(withoutRepeats(diagnostics));
   return {
     parsers: parsers.map((p) => p.value),

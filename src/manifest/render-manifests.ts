@@ -52,6 +52,7 @@ function writtenParser(parser: DesiredParser): WrittenParser {
     ...(parser.fields.length > 0 ? { fields: nestFields(parser) } : {}),
     ...(parser.preventDestroy ? { lifecycle: { prevent_destroy: true } } : {}),
     ...(parser.expect.length > 0 ? { expect: parser.expect } : {}),
+    ...movedOf(parser),
   };
 }
 
@@ -100,5 +101,12 @@ function writtenProject(project: DesiredProject): WrittenProject {
     ...(project.notificationConfig !== undefined ? { notificationConfig: project.notificationConfig } : {}),
     ...(project.apiParams !== undefined ? { apiParams: project.apiParams } : {}),
     ...(Object.keys(lifecycle).length > 0 ? { lifecycle } : {}),
+    ...movedOf(project),
   };
+}
+
+/** The moved hints as written (from, to), without their places. */
+function movedOf(object: DesiredParser | DesiredProject): { moved?: { from: string; to: string }[] } {
+  const moved = object.moved ?? [];
+  return moved.length > 0 ? { moved: moved.map(({ from, to }) => ({ from, to })) } : {};
 }

@@ -174,6 +174,25 @@ export const ExpectSchema = z
   })
   .describe('A check of extracted output, run by `scrapeform test` and after apply.');
 
+/** An object's address as state knows it: `parser.NAME` or `project.NAME`. */
+const AddressSchema = z
+  .string()
+  .regex(/^(parser|project)\.\S/, { error: 'must be an address: parser.NAME or project.NAME' });
+
+/** `moved:` hints (Terraform's moved blocks): the state entry at `from` is moved to `to` instead of delete + create. */
+export const MovedSchema = z
+  .array(
+    z
+      .strictObject({
+        from: AddressSchema.describe('The address state knows the object by (its former name).'),
+        to: AddressSchema.describe('Its address now: an object a manifest declares.'),
+      })
+      .describe('One move: state at `from` becomes state at `to`; ignored once applied.'),
+  )
+  .describe(
+    'Renames of objects, as Terraform moved blocks: the object state knows at `from` is the one declared at `to`, so it is kept (its state moves) instead of deleted and created again. ${each.KEY} may be used in a for_each manifest.',
+  );
+
 export const ParserManifestSchema = z
   .strictObject({
     apiVersion: z
@@ -209,6 +228,7 @@ export const ParserManifestSchema = z
         'Allow apply to take over a live parser of this name that no state manages (otherwise apply needs --allow-adopt).',
       ),
     expect: z.array(ExpectSchema).optional().describe('Checks of extracted output.'),
+    moved: MovedSchema.optional(),
   })
   .describe('A ScraperAPI AI parser.');
 
@@ -365,6 +385,7 @@ export const ProjectManifestSchema = z
       .describe(
         'Allow apply to take over a live project of this name that no state manages (otherwise apply needs --allow-adopt).',
       ),
+    moved: MovedSchema.optional(),
   })
   .describe('A ScraperAPI DataPipeline project.')
   // rules.ts reports this with its place (manifest.schedule); the schema says it for editors.
@@ -422,7 +443,7 @@ export function isExtensionKey(key: string): boolean {
 /** What a ParserTemplate may hold besides its name: the keys a Parser inherits. */
 export const PARSER_TEMPLATE_KEYS = ['urls', 'scraper_params', 'fields', 'lifecycle', 'expect'] as const;
 export const PROJECT_TEMPLATE_KEYS = Object.keys(ProjectManifestSchema.shape).filter(
-  (key) => !['apiVersion', 'kind', 'name'].includes(key),
+  (key) => !['apiVersion', 'kind', 'name', 'moved'].includes(key),
 );
 
 /** A field of a template or an extending manifest: null drops the field it would inherit. */
@@ -459,7 +480,7 @@ export const ParserTemplateSchema = z
 
 export const ProjectTemplateSchema = z
   .strictObject({
-    ...ProjectManifestSchema.partial().shape,
+    ...ProjectManifestSchema.omit({ moved: true }).partial().shape,
     ...TemplateHead,
     kind: z
       .literal('ProjectTemplate')

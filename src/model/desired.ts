@@ -47,6 +47,17 @@ export interface DesiredRename {
   to: string;
 }
 
+/**
+ * A moved hint, as Terraform's `moved { from, to }`: the object state knows at `from` is the one declared at `to`
+ * now, so the plan moves its state entry instead of deleting it and creating another.
+ */
+export interface DesiredMove {
+  from: string;
+  to: string;
+  /** Where the hint is written, for messages. */
+  place: { file: string; line: number; column: number };
+}
+
 export interface ExpectCheck {
   url: string;
   result: Record<string, unknown>;
@@ -70,6 +81,8 @@ export interface DesiredParser {
    */
   adopt?: boolean;
   expect: ExpectCheck[];
+  /** `moved:` hints written in its manifest; absent when none. */
+  moved?: DesiredMove[];
   source: ManifestSource;
 }
 
@@ -96,6 +109,8 @@ export interface DesiredProject {
   /** `adopt: true`: as for parsers; absent means no consent. */
   adopt?: boolean;
   ignoreChanges: ProjectDiffableKey[];
+  /** `moved:` hints written in its manifest; absent when none. */
+  moved?: DesiredMove[];
   source: ManifestSource;
 }
 

@@ -4,7 +4,7 @@ import { plannedRequests } from '../plan/plan-json.js';
 import { createColors } from './colors.js';
 import { projectUpdateView } from './diff-values.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
-import { renderFieldChange, renderValueChange, summarisePlan } from './render-plan.js';
+import { describeMove, renderFieldChange, renderValueChange, summarisePlan } from './render-plan.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
 export const MARKDOWN_LIMIT = 65_536;
@@ -80,6 +80,13 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.addList({
     head: '**Drift** (changed outside scrapeform)\n\n',
     items: plan.drift.map((d) => `- ${markdownCode(d.address)}: ${prose(d.message)}\n`),
+    more: (left) => `- _…and ${left} more_\n`,
+    tail: '\n',
+  });
+
+  out.addList({
+    head: '**Moved** by `moved:` hints (state only, no call)\n\n',
+    items: (plan.moved ?? []).map((m) => `- ${prose(describeMove(m))}\n`),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n',
   });

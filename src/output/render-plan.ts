@@ -1,5 +1,5 @@
 import type { FieldChange } from '../plan/diff-fields.js';
-import type { Plan, ResourceChange } from '../plan/model.js';
+import type { Plan, PlannedMove, ResourceChange } from '../plan/model.js';
 import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { Colors } from './colors.js';
@@ -23,7 +23,9 @@ export function summarisePlan(plan: Plan): string {
   const s = plan.summary;
   const forget = plan.resource_changes.filter((c) => c.action === 'forget').length;
   const record = plan.resource_changes.filter((c) => c.action === 'record').length;
+  const moves = plan.moved?.length ?? 0;
   const parts = [
+    moves > 0 ? `${moves} to move` : '',
     s.adopt > 0 ? `${s.adopt} to adopt` : '',
     s.create > 0 ? `${s.create} to create` : '',
     s.update > 0 ? `${s.update} to update` : '',
@@ -50,6 +52,10 @@ export function renderPlan(plan: Plan, colors: Colors): string {
     for (const d of plan.drift)
       lines.push(`  ${colors.yellow('!')} ${printable(d.address)}: ${printable(d.message)}`);
   }
+  if (plan.moved !== undefined && plan.moved.length > 0) {
+    lines.push('', colors.cyan('Moved by moved: hints (state only, no call)'));
+    for (const m of plan.moved) lines.push(`  ${colors.cyan('→')} ${describeMove(m)}`);
+  }
   const ordered = [...plan.resource_changes].sort((a, b) => Number(b.destructive) - Number(a.destructive));
   if (ordered.length > 0) lines.push('');
   for (const change of ordered) lines.push(...renderChange(change, colors), '');
@@ -61,6 +67,11 @@ export function renderPlan(plan: Plan, colors: Colors): string {
   }
   for (const warning of plan.warnings) lines.push(`${colors.yellow('warning:')} ${printable(warning)}`);
   return lines.join('\n').replace(/\n+$/, '');
+}
+
+/** `parser.a -> parser.b (id, live name "a")`: one state entry a `moved:` hint moves. */
+export function describeMove(move: PlannedMove): string {
+  return `${printable(move.from)} -> ${printable(move.to)} (${printable(String(move.id))}, live name ${quoted(move.name)})`;
 }
 
 function renderChange(change: ResourceChange, colors: Colors): string[] {

@@ -8,6 +8,7 @@ import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
 import { planParser } from './plan-parser.js';
+import { planMoves } from './plan-moves.js';
 import { planProject } from './plan-project.js';
 import { recoverIntents } from './recover-intents.js';
 
@@ -43,7 +44,7 @@ export function detailsNeeded(
 ): string[] {
   const needed = new Set<string>();
   // A parser an interrupted create made is recorded with its version pending: no details needed to adopt it.
-  const recovered = recoverIntents(state, { parsers: list, projects: [] }).state;
+  const recovered = planMoves(recoverIntents(state, { parsers: list, projects: [] }).state, parsers).state;
   const managed = managedIds(recovered);
   const index = indexLive({ parsers: list, projects: [] });
   for (const desired of parsers) {
@@ -92,8 +93,17 @@ export function buildPlan(input: PlanInput): Plan {
   // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them
   // the same way before its calls: refreshState).
   const recovered = recoverIntents(input.state, input.live);
-  const state = recovered.state;
   warnings.push(...recovered.notes);
+  // Objects renamed with a `moved:` hint are planned at their new address, from the state of their old one.
+  const moves = planMoves(recovered.state, [...input.parsers, ...input.projects]);
+  const state = moves.state;
+  warnings.push(...moves.warnings);
+  errors.push(...moves.errors);
+  const movedFrom = new Map(moves.moves.map((m) => [m.to, m.from]));
+  const withMove = (change: ResourceChange): ResourceChange => {
+    const from = movedFrom.get(change.address);
+    return from === undefined ? change : { ...change, reasons: [`moved from ${from}`, ...change.reasons] };
+  };
   const ctx: Context = {
     errors,
     drift,
@@ -124,7 +134,7 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
     if (change === undefined) continue;
-    changes.push(withOrigin(change, desiredParsers.get(address)));
+    changes.push(withMove(withOrigin(change, desiredParsers.get(address))));
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
 
@@ -144,7 +154,7 @@ export function buildPlan(input: PlanInput): Plan {
       desiredProjects.get(address),
       recorded?.kind === 'Project' ? recorded : undefined,
     );
-    if (change !== undefined) changes.push(withOrigin(change, desiredProjects.get(address)));
+    if (change !== undefined) changes.push(withMove(withOrigin(change, desiredProjects.get(address))));
   }
 
   for (const address of options.acceptUnknown ?? []) {
@@ -168,7 +178,7 @@ export function buildPlan(input: PlanInput): Plan {
   const regenerations = changes.filter((c) => c.regenerates).length;
   return {
     format_version: PLAN_FORMAT_VERSION,
-    status: changes.length > 0 ? 'changes' : 'no_changes',
+    status: changes.length > 0 || moves.moves.length > 0 ? 'changes' : 'no_changes',
     summary: {
       create: count('create'),
       update: count('update'),
@@ -183,5 +193,6 @@ export function buildPlan(input: PlanInput): Plan {
     drift,
     warnings,
     fingerprint: { state_lineage: input.state.lineage, state_serial: input.state.serial, live: fingerprint },
+    ...(moves.moves.length > 0 ? { moved: moves.moves } : {}),
   };
 }

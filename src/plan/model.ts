@@ -192,6 +192,16 @@ export interface ProjectForget extends ChangeCommon {
   id: number;
 }
 
+/** A state entry moved to a new address by a `moved:` hint: no call, state only. */
+export interface PlannedMove {
+  from: string;
+  to: string;
+  kind: 'Parser' | 'Project';
+  id: string | number;
+  /** The object's name in the service when it was moved (a parser keeps it: the service cannot rename one). */
+  name: string;
+}
+
 export interface DriftEntry {
   address: string;
   kind: 'Parser' | 'Project';
@@ -225,6 +235,8 @@ export interface Plan {
   drift: DriftEntry[];
   warnings: string[];
   fingerprint: PlanFingerprint;
+  /** State entries moved by `moved:` hints (no call); absent when there are none. */
+  moved?: PlannedMove[];
 }
 
 /** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */

@@ -1,6 +1,6 @@
 import type { LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
-import type { State } from '../state/model.js';
+import type { ResourceState, State } from '../state/model.js';
 import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
 
 /** What planning one object may read and add to: errors, drift, warnings, fingerprints. */
@@ -66,14 +66,26 @@ export function managedIds(state: State): Set<string> {
   );
 }
 
+/**
+ * Whether `lifecycle.prevent_destroy` forbids deleting or replacing the object (the error is added). A declared
+ * object says it itself; one whose manifest is gone keeps the protection state recorded when it was last applied,
+ * so deleting a file never lifts it.
+ */
 export function isPrevented(
   ctx: Context,
   address: string,
   desired: DesiredParser | DesiredProject | undefined,
+  recorded?: ResourceState,
 ): boolean {
-  const prevent = desired?.preventDestroy ?? false;
-  if (!prevent) return false;
-  ctx.errors.push(`${address}: lifecycle.prevent_destroy is set, and this plan would delete or replace it`);
+  if (desired !== undefined) {
+    if (!desired.preventDestroy) return false;
+    ctx.errors.push(`${address}: lifecycle.prevent_destroy is set, and this plan would delete or replace it`);
+    return true;
+  }
+  if (recorded?.preventDestroy !== true) return false;
+  ctx.errors.push(
+    `${address}: no manifest declares it any more, but it was applied with lifecycle.prevent_destroy, so it is not ${recorded.kind === 'Project' ? 'archived' : 'deleted'}; to remove it, declare it again with lifecycle.prevent_destroy: false, apply, then delete its manifest`,
+  );
   return true;
 }
 

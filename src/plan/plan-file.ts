@@ -133,6 +133,17 @@ export const PlanFileSchema = z.object({
     state_serial: z.int(),
     live: z.record(z.string(), z.string()),
   }),
+  moved: z
+    .array(
+      z.object({
+        from: z.string(),
+        to: z.string(),
+        kind: KindSchema,
+        id: z.union([z.string(), z.int()]),
+        name: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 type ChangeFile = z.infer<typeof ResourceChangeSchema>;

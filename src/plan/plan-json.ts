@@ -10,7 +10,15 @@ import {
 } from '../model/wire.js';
 import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
-import type { Action, DriftEntry, Plan, PlanFingerprint, PlanSummary, ResourceChange } from './model.js';
+import type {
+  Action,
+  DriftEntry,
+  Plan,
+  PlanFingerprint,
+  PlannedMove,
+  PlanSummary,
+  ResourceChange,
+} from './model.js';
 
 /** One exact call apply will make; the key is never part of it. */
 export interface PlannedRequest {
@@ -71,6 +79,8 @@ export interface PlanJson {
   drift: DriftEntry[];
   warnings: string[];
   fingerprint: PlanFingerprint;
+  /** State entries `moved:` hints move (no call); absent when there are none, so older plans read the same. */
+  moved?: PlannedMove[];
 }
 
 /** The exact calls a change makes, in order: what the plan shows and what apply sends. */
@@ -198,5 +208,6 @@ export function toPlanJson(plan: Plan): PlanJson {
     drift: plan.drift,
     warnings: plan.warnings,
     fingerprint: plan.fingerprint,
+    ...(plan.moved !== undefined && plan.moved.length > 0 ? { moved: plan.moved } : {}),
   };
 }

@@ -60,7 +60,7 @@ export function planParser(
       });
     }
     ctx.fingerprint[address] = `${live.id}@${live.version}`;
-    if (ctx.state.resources[address] !== undefined && isPrevented(ctx, address, desired)) return undefined;
+    if (isPrevented(ctx, address, desired, recorded)) return undefined;
     return change<ParserDelete>({
       address,
       kind: 'Parser',
@@ -253,12 +253,14 @@ export function planParser(
       );
     }
     if (resolved.recorded.length > 0)
-      return recordParser(address, desired, recorded.id, baseVersion, resolved, unknown);
+      return recordParser(address, desired, recorded.name, recorded.id, baseVersion, resolved, unknown);
     return undefined;
   }
+  // A parser keeps the name it was created with (the service has no rename): moved, it differs from desired's.
   return updateParser(
     address,
     desired,
+    recorded.name,
     recorded.id,
     baseVersion,
     diff,
@@ -281,6 +283,7 @@ function recordedReasons(resolved: ResolvedUnknowns): string[] {
 function recordParser(
   address: string,
   desired: DesiredParser,
+  name: string,
   id: string,
   version: number,
   resolved: ResolvedUnknowns,
@@ -289,7 +292,7 @@ function recordParser(
   return change<ParserRecord>({
     address,
     kind: 'Parser',
-    name: desired.name,
+    name,
     id,
     action: 'record',
     reasons: [
@@ -356,6 +359,7 @@ function newParser(
 function updateParser(
   address: string,
   desired: DesiredParser,
+  name: string,
   id: string,
   baseVersion: number,
   diff: FieldDiff,
@@ -366,7 +370,7 @@ function updateParser(
   return change<ParserUpdate>({
     address,
     kind: 'Parser',
-    name: desired.name,
+    name,
     id,
     action: 'update',
     reasons: [...reasons, summariseFieldChanges(diff)],
@@ -445,7 +449,7 @@ function adoptParser(
     reassert: ctx.reassert.includes(address),
   });
   if (diff.requests.length > 0)
-    return updateParser(address, desired, live.id, details.version, diff, reasons, false);
+    return updateParser(address, desired, desired.name, live.id, details.version, diff, reasons, false);
   return change<ParserAdopt>({
     address,
     kind: 'Parser',

@@ -60,7 +60,7 @@ export function planProject(
       });
     }
     ctx.fingerprint[address] = projectDigest(live);
-    if (isPrevented(ctx, address, desired)) return undefined;
+    if (isPrevented(ctx, address, desired, recorded)) return undefined;
     return change<ProjectArchive>({
       address,
       kind: 'Project',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
+import { DEFAULT_WORKSPACE } from './workspace-name.js';
 
 export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
 
@@ -28,12 +29,49 @@ export class FileStateBackend implements StateBackend {
   /** A lock this backend took over because the process holding it had died (the CLI reports it). */
   staleLockBroken: LockInfo | undefined;
 
-  constructor(file: string = DEFAULT_STATE_PATH) {
+  /** Whether the workspace's folder was checked against the names beside it (once per backend). */
+  private folderChecked = false;
+
+  /**
+   * @param file the state file: for a workspace other than `default`, the one inside its folder
+   *   (createStateBackend's workspaceStatePath).
+   */
+  constructor(
+    file: string = DEFAULT_STATE_PATH,
+    readonly workspace: string = DEFAULT_WORKSPACE,
+  ) {
     this.location = file;
     this.lockPath = `${file}.lock`;
   }
 
+  /**
+   * `Prod` and `prod` are different workspaces, but on a case-insensitive file system (macOS, Windows) their
+   * folders are one: a workspace whose name differs only in case from a folder beside it is refused on every
+   * system, so no two workspaces ever share a state file unnoticed.
+   */
+  private async checkFolderCase(): Promise<void> {
+    if (this.workspace === DEFAULT_WORKSPACE || this.folderChecked) return;
+    const parent = path.dirname(path.dirname(this.location));
+    let entries: string[] = [];
+    try {
+      entries = await readdir(parent);
+    } catch {
+      // No folder yet: nothing to collide with.
+    }
+    const lower = this.workspace.toLowerCase();
+    const other = entries.find((entry) => entry !== this.workspace && entry.toLowerCase() === lower);
+    if (other !== undefined) {
+      throw new ScrapeformError(
+        'state.workspace',
+        `workspace "${this.workspace}" differs only in case from the workspace folder ${path.join(parent, other)}: on a case-insensitive file system the two would share one state file`,
+        { hint: `use the workspace "${other}", or a name that differs in more than case` },
+      );
+    }
+    this.folderChecked = true;
+  }
+
   async read(): Promise<State> {
+    await this.checkFolderCase();
     // Identified before reading: a file replaced in between is then seen as changed at the next write.
     const seen = await identify(this.location);
     let text: string;
@@ -68,6 +106,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   async write(state: State): Promise<State> {
+    await this.checkFolderCase();
     const now = await identify(this.location);
     const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
     // Serialised in one synchronous step: the caller may change `state` while the file is written.
@@ -101,6 +140,7 @@ export class FileStateBackend implements StateBackend {
   }
 
   async lock(operation: string): Promise<StateLock> {
+    await this.checkFolderCase();
     await mkdir(path.dirname(this.lockPath), { recursive: true });
     const info = newLockInfo(operation);
     for (let attempt = 1; ; attempt++) {

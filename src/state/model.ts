@@ -37,6 +37,11 @@ export interface ParserState {
    * when every value is known. `plan --accept-unknown ADDR` records the manifest's values for them.
    */
   unknown?: UnknownValues;
+  /**
+   * `lifecycle.prevent_destroy` as last applied; absent when not set. Kept so that deleting the manifest does not
+   * lift the protection: only applying `prevent_destroy: false` does.
+   */
+  preventDestroy?: true;
 }
 
 /** What state does not know about a parser's definition; each list holds dot-notation field names. */
@@ -83,6 +88,8 @@ export interface ProjectState {
    * answered: the next plan does not send the same value again while the service still answers this one.
    */
   held?: Record<string, unknown>;
+  /** `lifecycle.prevent_destroy` as last applied; absent when not set (see ParserState). */
+  preventDestroy?: true;
 }
 
 export type ResourceState = ParserState | ProjectState;

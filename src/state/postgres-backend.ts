@@ -5,6 +5,7 @@ import { newLockInfo } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
+import { checkWorkspaceName } from './workspace-name.js';
 
 /**
  * State in PostgreSQL, for teams whose CI runners start empty. One table per workspace, created on first use;
@@ -13,7 +14,9 @@ import type { State } from './model.js';
  */
 export class PostgresStateBackend implements StateBackend {
   readonly location: string;
+  /** The table's exact name (also the key of its row in scrapeform_locks), and as written in SQL. */
   private readonly table: string;
+  private readonly sqlTable: string;
   private readonly lockKey: bigint;
   private client: pg.Client | undefined;
   private ready: Promise<void> | undefined;
@@ -23,13 +26,9 @@ export class PostgresStateBackend implements StateBackend {
     private readonly url: string,
     readonly workspace = 'default',
   ) {
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(workspace)) {
-      throw new ScrapeformError(
-        'state.workspace',
-        `workspace "${workspace}" must be 1 to 40 letters, digits, - or _`,
-      );
-    }
-    this.table = `scrapeform_state_${workspace.toLowerCase().replace(/-/g, '_')}`;
+    checkWorkspaceName(workspace);
+    this.table = tableOf(workspace);
+    this.sqlTable = quoteIdentifier(this.table);
     this.lockKey = BigInt.asIntN(
       64,
       BigInt(`0x${createHash('sha256').update(this.table).digest('hex').slice(0, 16)}`),
@@ -55,9 +54,15 @@ export class PostgresStateBackend implements StateBackend {
             },
           );
         }
-        await client.query(
-          `CREATE TABLE IF NOT EXISTS ${this.table} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-        );
+        const existing = await this.tablesNamed(client, [this.table, legacyTableOf(this.workspace)]);
+        if (!existing.has(this.table)) {
+          this.refuseSharedTable(existing);
+          await client.query(
+            `CREATE TABLE IF NOT EXISTS ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+          );
+          // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
+          await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
+        }
         await client.query(
           'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
         );
@@ -68,9 +73,42 @@ export class PostgresStateBackend implements StateBackend {
     return this.client;
   }
 
+  /** The tables of these exact names in the current schema, with their comment (who owns them). */
+  private async tablesNamed(client: pg.Client, names: string[]): Promise<Map<string, string | null>> {
+    const { rows } = await client.query<{ name: string; comment: string | null }>(
+      `SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+      [names],
+    );
+    return new Map(rows.map((r) => [r.name, r.comment]));
+  }
+
+  /**
+   * Before workspaces were told apart exactly, `team-a`, `team_a` and `Team_A` all used the table
+   * `scrapeform_state_team_a`. A workspace without a table of its own, while such a shared table made by an
+   * earlier version exists, cannot tell whether the shared state is its own: it refuses, naming both ways out,
+   * rather than start empty (which would plan every object as new) or take another workspace's state. A table
+   * this version made says whose it is, so it is never in doubt.
+   */
+  private refuseSharedTable(existing: Map<string, string | null>): void {
+    const shared = legacyTableOf(this.workspace);
+    if (shared === this.table || !existing.has(shared)) return;
+    const owner = existing.get(shared);
+    if (owner?.startsWith(OWNER_MARK) === true) return;
+    throw new ScrapeformError(
+      'state.workspace',
+      `workspace "${this.workspace}" has no table of its own yet, but ${shared} exists: earlier versions of scrapeform kept every workspace whose name differs from "${this.workspace}" only in case, - or _ in that one table, so it may hold this workspace's state or another's`,
+      {
+        hint: `if it is this workspace's state, rename it: ALTER TABLE ${shared} RENAME TO ${this.sqlTable}; if it belongs to workspace ${shared.slice(TABLE_PREFIX.length)}, give this one an empty table: CREATE TABLE ${this.sqlTable} (LIKE ${shared} INCLUDING ALL)`,
+        details: { workspace: this.workspace, table: this.table, sharedTable: shared },
+      },
+    );
+  }
+
   async read(): Promise<State> {
     const client = await this.connect();
-    const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.table} WHERE id = 1`);
+    const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.sqlTable} WHERE id = 1`);
     const state = rows[0] === undefined ? emptyState('') : checkStateFormat(rows[0].state, this.location);
     this.lastSerial = state.serial;
     return state;
@@ -81,11 +119,11 @@ export class PostgresStateBackend implements StateBackend {
     await client.query('BEGIN');
     try {
       const { rows } = await client.query<{ serial: number }>(
-        `SELECT serial FROM ${this.table} WHERE id = 1 FOR UPDATE`,
+        `SELECT serial FROM ${this.sqlTable} WHERE id = 1 FOR UPDATE`,
       );
       const next = nextState(state, rows[0]?.serial, this.lastSerial, this.location);
       await client.query(
-        `INSERT INTO ${this.table} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
+        `INSERT INTO ${this.sqlTable} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
         [next.serial, next.lineage, JSON.stringify(next)],
       );
@@ -157,6 +195,32 @@ export class PostgresStateBackend implements StateBackend {
     this.ready = undefined;
     if (client !== undefined) await client.end().catch(() => undefined);
   }
+}
+
+const TABLE_PREFIX = 'scrapeform_state_';
+
+/**
+ * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
+ * different workspaces. A name of lowercase letters, digits and _ gives the same table as it always did.
+ */
+export function tableOf(workspace: string): string {
+  return `${TABLE_PREFIX}${workspace}`;
+}
+
+/** The table earlier versions used: lowercased, - as _ (several workspaces could share it). */
+function legacyTableOf(workspace: string): string {
+  return `${TABLE_PREFIX}${workspace.toLowerCase().replace(/-/g, '_')}`;
+}
+
+const OWNER_MARK = 'scrapeform workspace ';
+
+/** The comment of a table this version made: the workspace it belongs to, exactly. */
+function ownerMark(workspace: string): string {
+  return `${OWNER_MARK}${workspace}`.replace(/'/g, "''");
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Hides the password of a connection URL wherever it is shown. */

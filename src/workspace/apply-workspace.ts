@@ -9,6 +9,8 @@ import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
 import { refuseStalePlan } from '../plan/plan-file.js';
+import { moveState } from '../plan/plan-moves.js';
+import { recordProtection } from '../plan/record-protection.js';
 import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
@@ -68,15 +70,20 @@ export async function applyWorkspace(
       refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);
       plan = options.savedPlan;
     }
-    // Versions a previous run left generating and that have finished since are recorded first (no call needed).
-    const refreshed = refreshState(fresh.state, fresh.live);
-    const state = refreshed !== undefined ? await ws.backend.write(refreshed) : fresh.state;
+    // Versions a previous run left generating and that have finished since are recorded first (no call needed),
+    // and so is each declared object's prevent_destroy: a manifest deleted later does not lift it.
+    const declared = [...ws.manifests.parsers, ...ws.manifests.projects];
+    const refreshed = refreshState(fresh.state, fresh.live) ?? fresh.state;
+    const protectedState = recordProtection(refreshed, declared) ?? refreshed;
+    let state = protectedState !== fresh.state ? await ws.backend.write(protectedState) : fresh.state;
+    // The moves of `moved:` hints: the plan's changes are at the new addresses. Written once approved.
+    const moved = moveState(state, plan.moved ?? []);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
-      managed: new Set(Object.keys(state.resources)),
+      managed: new Set(Object.keys(moved.resources)),
       adoptAllowed: new Set(
         [...ws.manifests.parsers, ...ws.manifests.projects]
           .filter((m) => m.adopt === true)
@@ -87,6 +94,7 @@ export async function applyWorkspace(
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
     }
+    if (moved !== state) state = await ws.backend.write(recordProtection(moved, declared) ?? moved);
     // The example results the regenerations will replace are read first: a replaced parser is gone afterwards.
     const baselines = options.noWait === true ? [] : await readResultBaselines(ws.clients, plan, fresh.live);
     const result = await applyPlan({
@@ -106,6 +114,9 @@ export async function applyWorkspace(
       ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
       ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
     });
+    // Objects this apply created are in state only now: their protection is recorded too.
+    const created = recordProtection(result.state, declared);
+    if (created !== undefined) result.state = await ws.backend.write(created);
     // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
     const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);

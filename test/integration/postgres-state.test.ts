@@ -10,6 +10,7 @@ import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import { emptyState } from '../../src/state/model.js';
+import type { ScrapeformError } from '../../src/errors.js';
 
 /**
  * Runs against a real PostgreSQL server: SCRAPEFORM_TEST_POSTGRES is an admin URL (.ci/postgres.sh starts one).
@@ -158,6 +159,82 @@ setInterval(() => {}, 1000);`;
     });
   }
 
+  it('workspaces whose names differ only in case, - or _ are different workspaces with their own tables', async () => {
+    const names = ['team-a', 'team_a', 'Prod', 'prod'];
+    for (const [i, name] of names.entries()) {
+      const backend = new PostgresStateBackend(databaseUrl, name);
+      try {
+        const state = await backend.read();
+        expect(state.resources, name).toEqual({});
+        state.resources[`project.p${i}`] = { kind: 'Project', id: i, name: `p${i}`, definition: {} };
+        await backend.write(state);
+      } finally {
+        await backend.close();
+      }
+    }
+    for (const [i, name] of names.entries()) {
+      const again = new PostgresStateBackend(databaseUrl, name);
+      try {
+        expect(Object.keys((await again.read()).resources), name).toEqual([`project.p${i}`]);
+      } finally {
+        await again.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT relname AS name FROM pg_class WHERE relname IN ('scrapeform_state_team-a', 'scrapeform_state_team_a', 'scrapeform_state_Prod', 'scrapeform_state_prod') ORDER BY relname",
+    );
+    await client.end();
+    expect(rows.map((r) => r.name)).toEqual([
+      'scrapeform_state_Prod',
+      'scrapeform_state_prod',
+      'scrapeform_state_team-a',
+      'scrapeform_state_team_a',
+    ]);
+  });
+
+  it('a table an earlier version made keeps serving its lowercase workspace; a shared one is never guessed', async () => {
+    // Tables as earlier versions made them: one name for every spelling, no comment saying whose it is.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const old = (table: string, serial: number): string =>
+      `CREATE TABLE ${table} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now());
+       INSERT INTO ${table} VALUES (1, ${serial}, 'l-${serial}', '{"format_version":1,"serial":${serial},"lineage":"l-${serial}","resources":{}}', now())`;
+    await client.query(old('scrapeform_state_legacy', 4));
+    await client.query(old('scrapeform_state_team_b', 9));
+    const simple = new PostgresStateBackend(databaseUrl, 'legacy');
+    try {
+      expect((await simple.read()).serial).toBe(4);
+    } finally {
+      await simple.close();
+    }
+    const spelled = new PostgresStateBackend(databaseUrl, 'Team-B');
+    let failure: ScrapeformError | undefined;
+    try {
+      await spelled.read();
+    } catch (error) {
+      failure = error as ScrapeformError;
+    } finally {
+      await spelled.close();
+    }
+    expect(failure?.message).toBe(
+      'workspace "Team-B" has no table of its own yet, but scrapeform_state_team_b exists: earlier versions of scrapeform kept every workspace whose name differs from "Team-B" only in case, - or _ in that one table, so it may hold this workspace\'s state or another\'s',
+    );
+    expect(failure?.hint).toBe(
+      'if it is this workspace\'s state, rename it: ALTER TABLE scrapeform_state_team_b RENAME TO "scrapeform_state_Team-B"; if it belongs to workspace team_b, give this one an empty table: CREATE TABLE "scrapeform_state_Team-B" (LIKE scrapeform_state_team_b INCLUDING ALL)',
+    );
+    // The first way out of the hint, as written: the workspace then finds its state.
+    await client.query('ALTER TABLE scrapeform_state_team_b RENAME TO "scrapeform_state_Team-B"');
+    await client.end();
+    const renamed = new PostgresStateBackend(databaseUrl, 'Team-B');
+    try {
+      expect((await renamed.read()).serial).toBe(9);
+    } finally {
+      await renamed.close();
+    }
+  });
+
   it('two concurrent applies: one fails on the lock, never both write; then plan, state pull and push', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-'));
     await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
@@ -205,7 +282,10 @@ setInterval(() => {}, 1000);`;
     expect(
       (await cli(dir, ['plan', '--detailed-exitcode', '--state', path.join(dir, 'file-state.json')])).code,
     ).toBe(0);
-    expect(JSON.parse(await readFile(path.join(dir, 'file-state.json'), 'utf8')).lineage).toBe(state.lineage);
+    // The workspace (cli, from SCRAPEFORM_WORKSPACE) applies to file state too: its file is in its own folder.
+    expect(JSON.parse(await readFile(path.join(dir, 'cli', 'file-state.json'), 'utf8')).lineage).toBe(
+      state.lineage,
+    );
   });
 
   it('two applies with --lock-timeout: the second waits for the first (progress on stderr), both succeed', async () => {

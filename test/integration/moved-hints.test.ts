@@ -1,0 +1,173 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+
+/**
+ * One category parser and one nightly project per element: `name` names them, `site` (which page they read) stays
+ * when an element is renamed. `moved` is appended when given.
+ */
+const manifest = (countries: string[], moved = ''): string => {
+  const elements = `[${countries.map((c) => `{ name: ${c}, site: ${c === 'gb' ? 'uk' : c} }`).join(', ')}]`;
+  return `kind: Parser
+name: category-\${each.name}
+for_each: ${elements}
+urls: ['https://books.example/catalogue/a-light-in-the-attic_1000/index.html?country=\${each.site}']
+fields:
+  title: { description: Book title from the main heading, selector: h1 }
+${moved === '' ? '' : `moved:\n${moved}`}---
+kind: Project
+name: nightly-\${each.name}
+for_each: ${elements}
+projectType: urls
+projectInput: { type: list, list: ['https://books.example/catalogue/page-2.html?country=\${each.site}'] }
+scrapingInterval: daily
+${moved === '' ? '' : `moved:\n${moved.replace(/parser\.category-/g, 'project.nightly-')}`}`;
+};
+
+/** Issue 16: renaming a for_each instance keeps its object with a `moved:` hint, and is a delete + create without. */
+describe('moved hints', () => {
+  let h: EmulatorHarness;
+  let dir: string;
+  beforeEach(async () => {
+    h = await startTestEmulator();
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-moved-'));
+    await mkdir(path.join(dir, 'manifests'));
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'uk']));
+    const created = await run('apply', ['--auto-approve']);
+    expect(created.code, created.stderr).toBe(0);
+    h.emulator.requestLog.length = 0;
+  });
+  afterEach(async () => {
+    await h.emulator.close();
+  });
+  const run = (command: string, extra: string[] = []) =>
+    runScrapeform([command, path.join(dir, 'manifests'), '--state', path.join(dir, 'state.json'), ...extra], {
+      env: {
+        SCRAPERAPI_API_KEY: EMULATOR_KEY,
+        SCRAPEFORM_PARSER_URL: h.emulator.url,
+        SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+        SCRAPEFORM_POLL_INTERVAL: '10ms',
+      },
+    });
+  const sent = (): string[] =>
+    h.emulator.requestLog
+      .filter((e) => e.method !== 'GET')
+      .map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`);
+  const stateOf = async (): Promise<Record<string, { id: string | number; name: string }>> =>
+    (JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as { resources: Record<string, never> })
+      .resources;
+
+  it('with a hint, a renamed element keeps its objects: the plan moves state, renames the project, then is empty', async () => {
+    const before = await stateOf();
+    const hint = '  - { from: parser.category-uk, to: parser.category-gb }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb'], hint));
+    const plan = await run('plan', ['--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(2);
+    expect(plan.stdout).toContain('Plan: 2 to move, 1 to update (no regeneration, no credits).');
+    expect(plan.stdout).toContain(
+      `Moved by moved: hints (state only, no call)\n  → parser.category-uk -> parser.category-gb (${String(before['parser.category-uk']?.id)}, live name "category-uk")\n  → project.nightly-uk -> project.nightly-gb (${String(before['project.nightly-uk']?.id)}, live name "nightly-uk")`,
+    );
+    expect(plan.stdout).toContain('# moved from project.nightly-uk');
+    expect(plan.stdout).toContain('name: "nightly-uk" -> "nightly-gb"');
+    expect(plan.stdout).toContain(
+      `warning: parser.category-gb: moved from parser.category-uk; the live parser ${String(before['parser.category-uk']?.id)} keeps its name "category-uk" (the parser service cannot rename a parser; its id, versions and results stay)`,
+    );
+    expect(plan.stdout).not.toMatch(/to create|to delete|to archive/);
+    const json = JSON.parse((await run('plan', ['--json'])).stdout) as { moved: unknown[] };
+    expect(json.moved).toEqual([
+      {
+        from: 'parser.category-uk',
+        to: 'parser.category-gb',
+        kind: 'Parser',
+        id: before['parser.category-uk']?.id,
+        name: 'category-uk',
+      },
+      {
+        from: 'project.nightly-uk',
+        to: 'project.nightly-gb',
+        kind: 'Project',
+        id: before['project.nightly-uk']?.id,
+        name: 'nightly-uk',
+      },
+    ]);
+    expect(sent()).toEqual([]);
+
+    const applied = await run('apply', ['--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sent()).toEqual([`PATCH /api/projects/${String(before['project.nightly-uk']?.id)}`]);
+    const after = await stateOf();
+    expect(Object.keys(after).sort()).toEqual([
+      'parser.category-de',
+      'parser.category-fr',
+      'parser.category-gb',
+      'project.nightly-de',
+      'project.nightly-fr',
+      'project.nightly-gb',
+    ]);
+    expect(after['parser.category-gb']).toMatchObject({
+      id: before['parser.category-uk']?.id,
+      name: 'category-uk',
+    });
+    expect(after['project.nightly-gb']).toMatchObject({
+      id: before['project.nightly-uk']?.id,
+      name: 'nightly-gb',
+    });
+    // The hint can stay in the file: once applied it is history.
+    const second = await run('plan', ['--detailed-exitcode']);
+    expect([second.code, second.stdout.trim()]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    expect(second.stderr).not.toContain('moved');
+  });
+
+  it('without a hint, the renamed element is a delete and a create', async () => {
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb']));
+    const plan = await run('plan');
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(
+      'Plan: 2 to create, 1 to delete, 1 to archive (1 regeneration, ~30,000 credits).',
+    );
+    expect(plan.stdout).toContain('- parser.category-uk');
+    expect(plan.stdout).toContain('+ parser.category-gb');
+    expect(plan.stdout).not.toContain('Moved');
+  });
+
+  it('a hint from an address state does not hold is ignored with a note; the object is created', async () => {
+    const hint = '  - { from: parser.category-xx, to: parser.category-gb }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'uk', 'gb'], hint));
+    const plan = await run('plan');
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('Plan: 2 to create (1 regeneration, ~30,000 credits).');
+    expect(plan.stdout).toContain(
+      'warning: parser.category-gb: moved from parser.category-xx, but state has nothing at parser.category-xx; the hint is ignored and parser.category-gb is planned as declared',
+    );
+  });
+
+  it('a hint onto an address state holds already is an error, and nothing is sent', async () => {
+    // category-fr is managed already: the hint cannot give it category-uk's state as well.
+    const hint = '  - { from: parser.category-uk, to: parser.category-fr }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr'], hint));
+    const plan = await run('apply', ['--auto-approve', '--allow-destroy']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      'parser.category-fr: moved from parser.category-uk, but state holds both parser.category-uk and parser.category-fr; the hint cannot say which to keep: remove it (both stay managed), or remove one from state',
+    );
+    expect(sent()).toEqual([]);
+  });
+
+  it('a hint whose to names no declared object is refused at its line, and nothing is sent', async () => {
+    const hint = '  - { from: parser.category-uk, to: parser.category-bg }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb'], hint));
+    const plan = await run('plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      `${path.join(dir, 'manifests', 'category.yaml')}:8:5 moved: to parser.category-bg names no declared object`,
+    );
+    expect(h.emulator.requestLog).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredProject } from '../../../src/model/desired.js';
+import { buildPlan } from '../../../src/plan/build-plan.js';
+import { parseSavedPlan, renderSavedPlan } from '../../../src/plan/plan-file.js';
+import { moveState, planMoves } from '../../../src/plan/plan-moves.js';
+import { emptyState } from '../../../src/state/model.js';
+import type { State } from '../../../src/state/model.js';
+
+const place = { file: 'm.yaml', line: 5, column: 5 };
+
+function project(name: string, moved: { from: string; to: string }[] = []): DesiredProject {
+  return {
+    kind: 'Project',
+    address: `project.${name}`,
+    name,
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://books.example/'] },
+    preventDestroy: false,
+    ignoreChanges: [],
+    ...(moved.length > 0 ? { moved: moved.map((m) => ({ ...m, place })) } : {}),
+    source: { file: 'm.yaml', line: 1, column: 1 },
+  };
+}
+
+function stateWith(names: string[]): State {
+  const state = emptyState('lineage');
+  names.forEach((name, i) => {
+    state.resources[`project.${name}`] = {
+      kind: 'Project',
+      id: i + 1,
+      name,
+      definition: {
+        name,
+        projectType: 'urls',
+        projectInput: { type: 'list', list: ['https://books.example/'] },
+        schedulingEnabled: false,
+      },
+    };
+  });
+  return state;
+}
+
+const liveOf = (state: State) => ({
+  parsers: [],
+  details: {},
+  projects: Object.values(state.resources).map((r) => ({
+    id: r.id as number,
+    name: r.name,
+    projectType: 'urls',
+    projectInput: { type: 'list' as const, list: ['https://books.example/'] },
+    schedulingEnabled: false,
+  })),
+});
+
+describe('planMoves', () => {
+  it('moves the state entry of from to to, and leaves the state given unchanged', () => {
+    const state = stateWith(['old']);
+    const outcome = planMoves(state, [project('new', [{ from: 'project.old', to: 'project.new' }])]);
+    expect(Object.keys(outcome.state.resources)).toEqual(['project.new']);
+    expect(outcome.moves).toEqual([
+      { from: 'project.old', to: 'project.new', kind: 'Project', id: 1, name: 'old' },
+    ]);
+    expect(Object.keys(state.resources)).toEqual(['project.old']);
+    expect(moveState(state, outcome.moves).resources).toEqual(outcome.state.resources);
+  });
+
+  it('a hint already applied is silent; one whose from and to both lack state is a note', () => {
+    const applied = planMoves(stateWith(['new']), [
+      project('new', [{ from: 'project.old', to: 'project.new' }]),
+    ]);
+    expect([applied.moves, applied.warnings, applied.errors]).toEqual([[], [], []]);
+    const nothing = planMoves(emptyState(''), [project('new', [{ from: 'project.old', to: 'project.new' }])]);
+    expect(nothing.warnings).toEqual([
+      'project.new: moved from project.old, but state has nothing at project.old; the hint is ignored and project.new is planned as declared',
+    ]);
+  });
+});
+
+describe('a plan with a move', () => {
+  it('renames the project with one PATCH (never archive + create), and a saved plan keeps the move', () => {
+    const state = stateWith(['old']);
+    const plan = buildPlan({
+      parsers: [],
+      projects: [project('new', [{ from: 'project.old', to: 'project.new' }])],
+      state,
+      live: liveOf(state),
+    });
+    expect(plan.resource_changes.map((c) => [c.action, c.address, c.reasons[0]])).toEqual([
+      ['update', 'project.new', 'moved from project.old'],
+    ]);
+    const update = plan.resource_changes[0];
+    expect(update?.action === 'update' && update.kind === 'Project' ? update.changed : undefined).toEqual({
+      name: 'new',
+    });
+    expect(plan.moved).toHaveLength(1);
+    expect(parseSavedPlan(renderSavedPlan(plan), 'plan.json').moved).toEqual(plan.moved);
+  });
+
+  it('a plan with no move says nothing of moves (the public JSON is unchanged)', () => {
+    const state = stateWith(['same']);
+    const plan = buildPlan({ parsers: [], projects: [project('same')], state, live: liveOf(state) });
+    expect(plan.status).toBe('no_changes');
+    expect(plan).not.toHaveProperty('moved');
+  });
+});
