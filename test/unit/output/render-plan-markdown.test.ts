@@ -91,6 +91,41 @@ describe('the Markdown plan fits a pull-request comment', () => {
   });
 });
 
+describe('request bodies in the Markdown plan', () => {
+  it('a body too long for the comment is left out, saying so, and pushes no other change out', () => {
+    const list = Array.from({ length: 3_000 }, (_, i) => `https://books.example/catalogue/page-${i}.html`);
+    const big: DesiredProject = {
+      kind: 'Project',
+      address: 'project.all-pages',
+      name: 'all-pages',
+      projectType: 'urls',
+      projectInput: { type: 'list', list },
+      preventDestroy: false,
+      ignoreChanges: [],
+      source,
+    };
+    const plan = buildPlan({
+      parsers: [parser('shelf', [{ name: 'title', description: 'Shelf title' }])],
+      projects: [big],
+      state: emptyState(),
+      live: { parsers: [], details: {}, projects: [] },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown.length + COMMENT_HEADER_RESERVE).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(markdown).not.toContain('cut to fit the comment limit');
+    const block = (address: string): string => markdown.slice(markdown.indexOf(`<code>${address}</code>`));
+    expect(block('project.all-pages')).toMatch(
+      /^[^]*?_Request bodies left out to fit the comment limit; `scrapeform plan --json` shows them\._/,
+    );
+    // The entries are still listed up to the limit, then counted.
+    expect(markdown).toContain('+   https://books.example/catalogue/page-19.html');
+    expect(markdown).toContain('    … and 2980 more');
+    expect(block('parser.shelf').split('\n</details>')[0]).toContain(
+      '<details><summary>Body of <code>POST /parsers</code></summary>',
+    );
+  });
+});
+
 /** Names, descriptions and service texts written to break out of a pull-request comment or a terminal. */
 const HOSTILE =
   '</details>\n```\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>';
