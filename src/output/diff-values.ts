@@ -1,5 +1,4 @@
 import deepDiff from 'deep-diff';
-import type { ProjectUpdate } from '../plan/model.js';
 
 /** One leaf of a nested value that differs: `notificationConfig.notifyOnSuccess: "never" -> "daily"`. */
 export interface ValueChange {
@@ -43,22 +42,4 @@ function valueAt(root: unknown, path: readonly unknown[] | undefined): unknown {
     value = (value as Record<string, unknown>)[String(key)];
   }
   return value;
-}
-
-/**
- * The old -> new view of a project update, key by key. An input list is left out (the change's input summary counts
- * and samples it; a list of thousands is not a view). Without the live values (a plan read back from a file) each
- * key shows its new value only.
- */
-export function projectUpdateView(change: ProjectUpdate): ValueChange[] {
-  return Object.entries(change.changed).flatMap(([key, after]) => {
-    const before = change.before?.[key];
-    if (key === 'projectInput' && isList(after) && (change.before === undefined || isList(before))) return [];
-    if (change.before === undefined) return [{ path: key, change: 'modify' as const, after }];
-    return diffValues(key, before, after);
-  });
-}
-
-function isList(input: unknown): boolean {
-  return (input as { type?: unknown } | null | undefined)?.type === 'list';
 }

@@ -1,10 +1,10 @@
 import type { Plan, ResourceChange } from '../plan/model.js';
 import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
-import { createColors } from './colors.js';
-import { projectUpdateView } from './diff-values.js';
+import { detailChange } from './change-details.js';
+import type { DetailLine } from './change-details.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
-import { describeMove, renderFieldChange, renderValueChange, summarisePlan } from './render-plan.js';
+import { describeMove, summarisePlan } from './render-plan.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
 export const MARKDOWN_LIMIT = 65_536;
@@ -19,8 +19,6 @@ export const COMMENT_HEADER_RESERVE = 1_024;
 const NOTICE_RESERVE = 200;
 /** One list item's prose is cut to this, so one long reason cannot push every other item out. */
 const ITEM_TEXT_MAX = 400;
-
-const plain = createColors(false);
 
 /**
  * The plan as a pull-request comment: the summary table first, destructive changes and adoptions called out
@@ -99,9 +97,18 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   });
 
   const ordered = [...plan.resource_changes].sort((x, y) => Number(y.destructive) - Number(x.destructive));
+  const blocks = ordered.map((change) => ({
+    bare: renderChangeBlock(change, false),
+    full: renderChangeBlock(change, true),
+  }));
+  // A change's request bodies are put in only while every later change still fits without its own: a long body
+  // (an input list of thousands) never pushes another change out of the comment.
+  let later = blocks.reduce((n, b) => n + b.bare.length, 0);
   let shown = 0;
-  for (const change of ordered) {
-    if (!out.add(renderChangeBlock(change))) break;
+  for (const block of blocks) {
+    later -= block.bare.length;
+    const part = out.fits(block.full.length + later) ? block.full : block.bare;
+    if (!out.add(part)) break;
     shown++;
   }
   out.cutChanges += ordered.length - shown;
@@ -125,8 +132,12 @@ class BoundedText {
 
   constructor(private readonly limit: number) {}
 
+  fits(length: number): boolean {
+    return this.text.length + length <= this.limit;
+  }
+
   add(part: string): boolean {
-    if (this.text.length + part.length > this.limit) return false;
+    if (!this.fits(part.length)) return false;
     this.text += part;
     return true;
   }
@@ -155,7 +166,11 @@ class BoundedText {
   }
 }
 
-function renderChangeBlock(change: ResourceChange): string {
+/**
+ * One change, collapsed: why, every value old -> new (change-details.ts, as the human plan shows them), the calls,
+ * and with `bodies` each request body whole in a collapsed block of its own.
+ */
+function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
   const badge = change.destructive ? ' ⚠️ destructive' : change.breaking.length > 0 ? ' 💥 breaking' : '';
   const adopts = adoptsLiveObject(change) ? ' 🔓 adopts' : '';
   const lines = [
@@ -164,26 +179,45 @@ function renderChangeBlock(change: ResourceChange): string {
   ];
   for (const reason of change.reasons) lines.push(`- ${prose(reason)}`);
   if (change.origin !== undefined) lines.push(`- from ${prose(change.origin)}`);
-  if (change.input_summary !== undefined) lines.push(`- inputs: ${prose(change.input_summary)}`);
-  // Every line of the diff starts with a sign of ours, so no value can close the fence.
-  const diff = change.field_changes.map((fc) => {
-    const text = renderFieldChange(fc, plain);
-    return fc.change === 'add' || fc.change === 'remove' ? text : `! ${text.replace(/^[~→] /, '')}`;
-  });
-  if (change.kind === 'Project' && change.action === 'update') {
-    for (const vc of projectUpdateView(change)) {
-      const text = renderValueChange(vc, plain);
-      diff.push(vc.change === 'modify' ? `! ${text.replace(/^~ /, '')}` : text);
-    }
-  }
+  const diff = detailChange(change).map(diffLine);
   if (diff.length > 0) lines.push('', '```diff', ...diff, '```');
   const requests = plannedRequests(change);
   if (requests.length > 0) {
     lines.push('', 'Calls:', '');
     for (const r of requests) lines.push(`- ${markdownCode(`${r.method} ${r.path}`)}`);
+    const withBody = requests.filter((r) => r.body !== undefined);
+    if (withBody.length > 0 && !bodies) {
+      lines.push(
+        '',
+        '_Request bodies left out to fit the comment limit; `scrapeform plan --json` shows them._',
+      );
+    }
+    for (const r of bodies ? withBody : []) {
+      // JSON.stringify escapes line breaks inside strings, so every line starts with a space, a quote, a bracket or
+      // a brace: no value can close the fence or start HTML.
+      lines.push(
+        '',
+        `<details><summary>Body of <code>${htmlText(`${r.method} ${r.path}`)}</code></summary>`,
+        '',
+        '```json',
+        JSON.stringify(r.body, null, 2),
+        '```',
+        '',
+        '</details>',
+      );
+    }
   }
   lines.push('', '</details>', '');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A detail line in a diff block: every line starts with a sign of ours (`!` for a change, a space for context),
+ * so no value can close the fence.
+ */
+function diffLine(detail: DetailLine): string {
+  const sign = detail.sign === '~' || detail.sign === '→' ? '!' : detail.sign;
+  return `${sign}${detail.depth === 1 ? '   ' : ' '}${detail.text}`;
 }
 
 function idText(change: ResourceChange): string {

@@ -1,11 +1,16 @@
-import type { FieldChange } from '../plan/diff-fields.js';
 import type { Plan, PlannedMove, ResourceChange } from '../plan/model.js';
 import { adoptsLiveObject } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
+import type { PlannedRequest } from '../plan/plan-json.js';
+import { detailChange } from './change-details.js';
+import type { DetailLine } from './change-details.js';
 import type { Colors } from './colors.js';
-import { projectUpdateView } from './diff-values.js';
-import type { ValueChange } from './diff-values.js';
+import { INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
 import { printable, quoted } from './escape-text.js';
+import { layoutJson } from './layout-json.js';
+
+/** A request body longer than this is laid out on several lines, broken between values, never inside one. */
+const BODY_WIDTH = 120;
 
 const SYMBOL: Record<ResourceChange['action'], string> = {
   create: '+',
@@ -98,83 +103,36 @@ function renderChange(change: ResourceChange, colors: Colors): string[] {
         `    ! adopts a live object no state manages: needs --allow-adopt, adopt: true in its manifest, or a confirmation`,
       ),
     );
-  if (change.input_summary !== undefined) lines.push(`    inputs: ${printable(change.input_summary)}`);
-  for (const fc of change.field_changes) lines.push(`    ${renderFieldChange(fc, colors)}`);
-  if (change.kind === 'Project' && change.action === 'update')
-    for (const vc of projectUpdateView(change)) lines.push(`    ${renderValueChange(vc, colors)}`);
-  for (const request of requests) {
-    const body =
-      request.body === undefined
-        ? ''
-        : colors.dim(` ${truncate(printable(JSON.stringify(request.body)), 160)}`);
-    lines.push(colors.dim(`    ${request.method} ${printable(request.path)}`) + body);
-  }
+  for (const detail of detailChange(change)) lines.push(renderDetail(detail, colors));
+  for (const request of requests) lines.push(...renderRequest(request, colors));
   return lines;
 }
 
-export function renderFieldChange(fc: FieldChange, colors: Colors): string {
-  const note = fc.note !== undefined ? colors.dim(` (${printable(fc.note)})`) : '';
-  const field = printable(fc.field);
-  switch (fc.change) {
-    case 'add':
-      return `${colors.green('+')} ${field}${describe(fc.after)}`;
-    case 'remove':
-      return `${colors.red('-')} ${field}${note}`;
-    case 'rename':
-      return `${colors.cyan('→')} renamed ${printable(fc.from ?? '?')} -> ${field} (free, immediate)${note}`;
-    case 'modify': {
-      const parts: string[] = [];
-      const before = fc.before;
-      const after = fc.after;
-      if (before !== undefined && after !== undefined) {
-        if (before.description !== after.description)
-          parts.push(`description ${quoted(before.description)} -> ${quoted(after.description)}`);
-        if (before.type !== after.type)
-          parts.push(`type ${before.type ?? '(none)'} -> ${after.type ?? '(none)'}`);
-        if (before.selector !== after.selector)
-          parts.push(`selector ${optional(before.selector)} -> ${optional(after.selector)}`);
-      }
-      // Adopted (the old definition was never seen) or reasserted unchanged: what is sent.
-      if (parts.length === 0 && after !== undefined) parts.push(`description ${quoted(after.description)}`);
-      return `${colors.yellow('~')} ${field}: ${parts.join(', ')}${note}`;
-    }
-    default:
-      return field;
+function renderDetail(detail: DetailLine, colors: Colors): string {
+  const indent = detail.depth === 1 ? '        ' : '    ';
+  switch (detail.sign) {
+    case '+':
+      return `${indent}${colors.green('+')} ${detail.text}`;
+    case '-':
+      return `${indent}${colors.red('-')} ${detail.text}`;
+    case '~':
+      return `${indent}${colors.yellow('~')} ${detail.text}`;
+    case '→':
+      return `${indent}${colors.cyan('→')} ${detail.text}`;
+    case ' ':
+      return colors.dim(`${indent}  ${detail.text}`);
   }
 }
 
-/** One leaf of a project value, old -> new: `~ notificationConfig.notifyOnSuccess: "never" -> "daily"`. */
-export function renderValueChange(vc: ValueChange, colors: Colors): string {
-  const path = printable(vc.path);
-  switch (vc.change) {
-    case 'add':
-      return `${colors.green('+')} ${path}: ${showValue(vc.after)}`;
-    case 'remove':
-      return `${colors.red('-')} ${path}: ${showValue(vc.before)}`;
-    case 'modify':
-      return 'before' in vc
-        ? `${colors.yellow('~')} ${path}: ${showValue(vc.before)} -> ${showValue(vc.after)}`
-        : `${colors.yellow('~')} ${path}: ${showValue(vc.after)}`;
-  }
-}
-
-function showValue(value: unknown): string {
-  return value === undefined ? '(none)' : truncate(printable(JSON.stringify(value)), 160);
-}
-
-function optional(text: string | undefined): string {
-  return text === undefined ? '(none)' : printable(text);
-}
-
-function describe(definition: FieldChange['after']): string {
-  if (definition === undefined) return '';
-  const extras = [
-    definition.type,
-    definition.selector !== undefined ? `selector ${printable(definition.selector)}` : undefined,
-  ].filter((x) => x !== undefined);
-  return `${extras.length > 0 ? ` (${extras.join(', ')})` : ''}: ${quoted(truncate(definition.description, 80))}`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/**
+ * A call and its whole body: on the call's line when short, else laid out below it, broken between values (a
+ * description or URL is never cut; only an input list past INPUT_ENTRIES_SHOWN entries is counted, not listed).
+ */
+function renderRequest(request: PlannedRequest, colors: Colors): string[] {
+  const head = `    ${request.method} ${printable(request.path)}`;
+  if (request.body === undefined) return [colors.dim(head)];
+  const compact = printable(JSON.stringify(request.body));
+  if (head.length + 1 + compact.length <= BODY_WIDTH) return [colors.dim(`${head} ${compact}`)];
+  const body = layoutJson(request.body, { width: BODY_WIDTH, maxListItems: INPUT_ENTRIES_SHOWN }, 6);
+  return [colors.dim(head), ...body.map((l) => colors.dim(l))];
 }

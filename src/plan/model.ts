@@ -1,4 +1,5 @@
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
+import type { ScraperParams } from '../model/vocabulary.js';
 import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
@@ -95,6 +96,23 @@ export interface ParserReplace extends ChangeCommon {
   /** The parser being replaced. */
   id: string;
   definition: ParserDefinition;
+  /**
+   * The parser being replaced as far as scrapeform knows it, for the old -> new view of the human and Markdown
+   * plans. Not part of the public plan format: a plan read back from a file lists every field of the new parser.
+   */
+  replaced?: ReplacedParser;
+}
+
+/** What a replace takes away, against what it makes: the reviewer's view of a new parser in place of an old one. */
+export interface ReplacedParser {
+  /** The old parser's urls; undefined when never seen (an adopted parser whose examples are not known). */
+  urls?: string[];
+  /** The old parser's scraper_params; undefined when never seen (the service does not return them). */
+  scraperParams?: ScraperParams;
+  /** The declared fields against the old parser's: added, removed, renamed, modified with old -> new. */
+  field_changes: FieldChange[];
+  /** Declared fields the old parser has with the same definition (as far as it is known). */
+  unchanged: string[];
 }
 
 /** A replace a previous run left half done, whose new parser (`id`) is FINISHED: the old one goes. */

@@ -93,6 +93,12 @@ const FieldChangeSchema = z.object({
   note: z.string().optional(),
 });
 
+const ValueChangeSchema = z.object({
+  field: z.string(),
+  before: z.unknown().optional(),
+  after: z.unknown(),
+});
+
 const ResourceChangeSchema = z.object({
   address: z.string(),
   kind: z.enum(['Parser', 'Project']),
@@ -104,6 +110,7 @@ const ResourceChangeSchema = z.object({
   destructive: z.boolean(),
   requests: z.array(PlannedRequestSchema),
   field_changes: z.array(FieldChangeSchema),
+  value_changes: z.array(ValueChangeSchema).optional(),
   breaking: z.array(z.string()),
   record: ChangeRecordSchema,
   input_summary: z.string().optional(),
@@ -239,6 +246,7 @@ export function parsePlanFile(text: string, file: string): Plan {
     const edited =
       firstDifference(c.requests, derived.requests, `${at}.requests`) ??
       (stable(c.record) !== stable(derived.record) ? `${at}.record` : undefined) ??
+      (stable(c.value_changes) !== stable(derived.value_changes) ? `${at}.value_changes` : undefined) ??
       (typed.kind === 'Parser' && typed.action === 'update'
         ? fieldNotRecorded(typed.waves, typed.definition, `${at}.requests`)
         : undefined);
@@ -420,6 +428,10 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
         action: 'update',
         id: numberId(),
         changed: bodyOf(c.requests[0], 0),
+        // The old values are shown, never sent: a plan saved before they were part of the format has none.
+        ...(c.value_changes !== undefined
+          ? { before: Object.fromEntries(c.value_changes.map((v) => [v.field, v.before])) }
+          : {}),
         definition: projectRecord().definition,
       };
     case 'archive':

@@ -52,6 +52,14 @@ export type ChangeRecord =
   | { kind: 'Project'; definition: ProjectDefinition }
   | { kind: 'none' };
 
+/** One top-level key a project update sends: what the service holds now and what it is sent. */
+export interface ValueChangeJson {
+  field: string;
+  /** Left out when the service reports no value and scrapeform never applied one. */
+  before?: unknown;
+  after: unknown;
+}
+
 /** One change as the public plan format shows it. */
 export interface ResourceChangeJson {
   address: string;
@@ -65,6 +73,8 @@ export interface ResourceChangeJson {
   destructive: boolean;
   requests: PlannedRequest[];
   field_changes: FieldChange[];
+  /** Project updates: each changed top-level key, old and new (`before`/`after`), as field_changes for parsers. */
+  value_changes?: ValueChangeJson[];
   breaking: string[];
   record: ChangeRecord;
   input_summary?: string;
@@ -192,9 +202,23 @@ export function toResourceChangeJson(change: ResourceChange): ResourceChangeJson
     destructive: change.destructive,
     requests: plannedRequests(change),
     field_changes: change.field_changes,
+    ...valueChanges(change),
     breaking: change.breaking,
     record: changeRecord(change),
     ...(change.input_summary !== undefined ? { input_summary: change.input_summary } : {}),
+  };
+}
+
+/** The old -> new values of a project update; none for a plan read back from a file that did not carry them. */
+function valueChanges(change: ResourceChange): { value_changes?: ValueChangeJson[] } {
+  if (change.kind !== 'Project' || change.action !== 'update' || change.before === undefined) return {};
+  const before = change.before;
+  return {
+    value_changes: Object.entries(change.changed).map(([field, after]) => ({
+      field,
+      ...(before[field] !== undefined ? { before: before[field] } : {}),
+      after,
+    })),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
-import type { DesiredParser, DesiredRename } from '../model/desired.js';
+import type { DesiredField, DesiredParser, DesiredRename } from '../model/desired.js';
+import type { ScraperParams } from '../model/vocabulary.js';
 import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { diffFields, fieldOfTemporary, parentOf } from './diff-fields.js';
 import { fieldFromLive, outOfBandRenames, reconcileLiveFields } from './drift.js';
@@ -15,6 +16,7 @@ import type {
   ParserRecord,
   ParserReplace,
   ParserUpdate,
+  ReplacedParser,
   ResourceChange,
 } from './model.js';
 import { change, isPrevented, stable, withoutName } from './plan-context.js';
@@ -182,12 +184,14 @@ export function planParser(
       return undefined;
     }
     // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
+    const tried = recorded.pending?.definition ?? recorded.definition;
     return replaceParser(
       desired,
       recorded.id,
       [`no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again`],
       false,
       [`new parser id (replaces ${recorded.id})`],
+      tried === null ? undefined : replacedParser(tried, desired, true),
     );
   }
 
@@ -215,6 +219,7 @@ export function planParser(
       [...why, 'the service cannot update them: a new parser replaces the old one'],
       true,
       [`parser id changes (${recorded.id} is deleted once the new one is FINISHED)`],
+      replacedParser(base, desired, descriptionsKnown),
     );
   }
 
@@ -317,6 +322,7 @@ function replaceParser(
   reasons: string[],
   destructive: boolean,
   breaking: string[] = [],
+  replaced?: ReplacedParser,
 ): ParserReplace {
   return change<ParserReplace>({
     ...newParser(desired, reasons),
@@ -325,7 +331,28 @@ function replaceParser(
     id: oldId,
     destructive,
     breaking,
+    ...(replaced !== undefined ? { replaced } : {}),
   });
+}
+
+/**
+ * The old parser of a replace against the declared one, for reviewers: a replace makes every field anew, but what
+ * the reviewer approves is what differs from the parser that goes. Fields of a parser scrapeform never applied
+ * (adopted) are compared by name and parent-ness only, as an update of it would be.
+ */
+function replacedParser(
+  old: { urls?: string[]; scraperParams?: ScraperParams; fields: readonly DesiredField[] },
+  desired: DesiredParser,
+  descriptionsKnown: boolean,
+): ReplacedParser {
+  const diff = diffFields(old.fields, desired.fields, desired.renames, { descriptionsKnown });
+  const touched = new Set(diff.changes.map((c) => c.field));
+  return {
+    ...(old.urls !== undefined ? { urls: [...old.urls] } : {}),
+    ...(old.scraperParams !== undefined ? { scraperParams: old.scraperParams } : {}),
+    field_changes: diff.changes,
+    unchanged: desired.fields.map((f) => f.name).filter((name) => !touched.has(name)),
+  };
 }
 
 function createParser(desired: DesiredParser, reasons: string[], breaking: string[] = []): ParserCreate {
@@ -416,6 +443,17 @@ function adoptParser(
     `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and types are compared (--reassert ${address} sends every declared definition once)`,
   );
   const kind = parserStatusKind(details.status);
+  const liveUrls = (details.exampleResult ?? []).map((e) => e.url);
+  // The service returns neither descriptions nor scraper_params: only names, parent-ness and example urls are seen.
+  const seen = (): ReplacedParser =>
+    replacedParser(
+      {
+        ...(liveUrls.length > 0 ? { urls: liveUrls } : {}),
+        fields: details.fields.map((f) => fieldFromLive(f)),
+      },
+      desired,
+      false,
+    );
   if (kind === 'working') {
     ctx.warnings.push(
       `${address}: the live parser ${live.id} with this name is ${stillGenerating(details.status)}; plan again once it finishes to adopt it`,
@@ -432,15 +470,18 @@ function adoptParser(
         `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
       ],
       false,
+      [],
+      seen(),
     );
   }
-  const liveUrls = (details.exampleResult ?? []).map((e) => e.url);
   if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
     return replaceParser(
       desired,
       live.id,
       [...reasons, "urls differ from the live parser's example pages: a new parser replaces it"],
       true,
+      [],
+      seen(),
     );
   }
   const previous = details.fields.map((f) => fieldFromLive(f));

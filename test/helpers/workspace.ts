@@ -113,7 +113,7 @@ export class TestWorkspace {
     }
     const plan = buildPlan({ parsers: loaded.parsers, projects: loaded.projects, state, live, options });
     // In cli mode the other side is the public plan format read back, which leaves out what only the human and
-    // Markdown renderers use (a project update's old values): compare like with like.
+    // Markdown renderers use (the old parser of a replace): compare like with like.
     return this.mode === 'cli' ? parsePlanFile(renderPlanJson(plan), 'the fixture plan') : plan;
   }
 

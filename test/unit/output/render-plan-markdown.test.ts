@@ -91,6 +91,41 @@ describe('the Markdown plan fits a pull-request comment', () => {
   });
 });
 
+describe('request bodies in the Markdown plan', () => {
+  it('a body too long for the comment is left out, saying so, and pushes no other change out', () => {
+    const list = Array.from({ length: 3_000 }, (_, i) => `https://books.example/catalogue/page-${i}.html`);
+    const big: DesiredProject = {
+      kind: 'Project',
+      address: 'project.all-pages',
+      name: 'all-pages',
+      projectType: 'urls',
+      projectInput: { type: 'list', list },
+      preventDestroy: false,
+      ignoreChanges: [],
+      source,
+    };
+    const plan = buildPlan({
+      parsers: [parser('shelf', [{ name: 'title', description: 'Shelf title' }])],
+      projects: [big],
+      state: emptyState(),
+      live: { parsers: [], details: {}, projects: [] },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown.length + COMMENT_HEADER_RESERVE).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(markdown).not.toContain('cut to fit the comment limit');
+    const block = (address: string): string => markdown.slice(markdown.indexOf(`<code>${address}</code>`));
+    expect(block('project.all-pages')).toMatch(
+      /^[^]*?_Request bodies left out to fit the comment limit; `scrapeform plan --json` shows them\._/,
+    );
+    // The entries are still listed up to the limit, then counted.
+    expect(markdown).toContain('+   https://books.example/catalogue/page-19.html');
+    expect(markdown).toContain('    … and 2980 more');
+    expect(block('parser.shelf').split('\n</details>')[0]).toContain(
+      '<details><summary>Body of <code>POST /parsers</code></summary>',
+    );
+  });
+});
+
 /** Names, descriptions and service texts written to break out of a pull-request comment or a terminal. */
 const HOSTILE =
   '</details>\n```\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>';
@@ -196,15 +231,21 @@ describe('hostile text stays text', () => {
     const markdown = renderPlanMarkdown(plan);
     expect(markdown).not.toContain('\u001b');
     expect(markdown).not.toContain('\r');
-    // The only fences are ours: a diff opened and closed on lines of their own, every line inside led by a sign.
+    // The only fences are ours, opened and closed on lines of their own: a diff, every line inside led by a sign
+    // (or a space for context), and request bodies as JSON, every line inside led by JSON's own punctuation.
     const lines = markdown.split('\n');
     const fences = lines.flatMap((l, i) => (/^\s{0,3}(```|~~~)/.test(l) ? [i] : []));
     expect(fences.length % 2).toBe(0);
+    const kinds = new Set<string>();
     for (let i = 0; i < fences.length; i += 2) {
       const [open = 0, close = 0] = [fences[i], fences[i + 1]];
-      expect([lines[open], lines[close]]).toEqual(['```diff', '```']);
-      for (const inside of lines.slice(open + 1, close)) expect(inside).toMatch(/^[-+!] /);
+      expect(['```diff', '```json']).toContain(lines[open]);
+      expect(lines[close]).toBe('```');
+      kinds.add(lines[open] ?? '');
+      const led = lines[open] === '```diff' ? /^[-+! ] [^`]/ : /^(\s*["{}[\]]|\s+[-\d]|\s+(true|false|null))/;
+      for (const inside of lines.slice(open + 1, close)) expect(inside).toMatch(led);
     }
+    expect([...kinds].sort()).toEqual(['```diff', '```json']);
     // Outside code (fenced blocks and <code> in the summaries, shown literally), no markup forms from a value.
     const outsideCode = lines
       .filter((_, i) => !fences.some((f, k) => k % 2 === 0 && i >= f && i <= (fences[k + 1] ?? f)))
@@ -233,7 +274,7 @@ describe('hostile text stays text', () => {
     expect(text).toContain('+ parser.real\\n- parser.production  delete\\u001b[2K\\u001b[1A\\r  create');
     // Descriptions are quoted with their quotes and line breaks escaped.
     expect(text).toContain(
-      '+ title (selector </details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>): "</details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x one…"',
+      '+ title (selector </details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>): "</details>\\n```\\n![pixel](https://tracker.example/p.png) @everyone <img src=x onerror=alert(1)>"',
     );
   });
 
@@ -307,7 +348,8 @@ describe('old -> new values of a project update (deep-diff)', () => {
         '',
         '~ project.nightly (7)  update, 1 call',
         '    # changed: projectInput, scrapingInterval, webhookOutput, notificationConfig, apiParams',
-        '    inputs: +1 −0 entries (+ https://b.example/2)',
+        '    ~ inputs: +1 −0 entries (2 in all)',
+        '        + https://b.example/2',
         '    ~ scrapingInterval: "daily" -> "weekly"',
         '    ~ webhookOutput.url: "https://hooks.example/old" -> "https://hooks.example/new"',
         '    + webhookOutput.webhookEncoding: "multipart_form_data_encoding"',
@@ -315,7 +357,15 @@ describe('old -> new values of a project update (deep-diff)', () => {
         '    ~ apiParams.country_code: "us" -> "de"',
         '    - apiParams.render: true',
         '    + apiParams.premium: true',
-        '    PATCH /api/projects/7 {"projectInput":{"type":"list","list":["https://b.example/1","https://b.example/2"]},"scrapingInterval":"weekly","webhookOutput":{"url":"https://hooks.example/…',
+        // The whole body, broken between values only.
+        '    PATCH /api/projects/7',
+        '      {',
+        '        "projectInput": {"type":"list","list":["https://b.example/1","https://b.example/2"]},',
+        '        "scrapingInterval": "weekly",',
+        '        "webhookOutput": {"url":"https://hooks.example/new","webhookEncoding":"multipart_form_data_encoding"},',
+        '        "notificationConfig": {"notifyOnSuccess":"daily","notifyOnFailure":"with_every_run"},',
+        '        "apiParams": {"country_code":"de","premium":true}',
+        '      }',
       ].join('\n'),
     );
   });
@@ -324,6 +374,8 @@ describe('old -> new values of a project update (deep-diff)', () => {
     expect(renderPlanMarkdown(plan)).toContain(
       [
         '```diff',
+        '! inputs: +1 −0 entries (2 in all)',
+        '+   https://b.example/2',
         '! scrapingInterval: "daily" -> "weekly"',
         '! webhookOutput.url: "https://hooks.example/old" -> "https://hooks.example/new"',
         '+ webhookOutput.webhookEncoding: "multipart_form_data_encoding"',

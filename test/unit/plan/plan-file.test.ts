@@ -135,6 +135,26 @@ describe('parsePlanFile', () => {
     );
   });
 
+  it('reads the old values of a project update back, and refuses new values that are not the body sent', async () => {
+    const history = parsePlanFile(await fixture('history'), 'history.json');
+    const nightly = history.resource_changes[7];
+    expect(nightly?.kind === 'Project' && nightly.action === 'update' ? nightly.before : undefined).toEqual({
+      scrapingInterval: 'weekly',
+    });
+    const after = await edited('history', (plan) => {
+      plan.resource_changes[7].value_changes[0].after = 'hourly';
+    });
+    expect(failure(() => parsePlanFile(after, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[7].value_changes is not what scrapeform plans for the rest of resource_changes[7] (project.nightly-book-pages)',
+    );
+    // A plan saved before value_changes existed still reads; it shows the new values only.
+    const older = await edited('history', (plan) => {
+      delete plan.resource_changes[7].value_changes;
+    });
+    const read = parsePlanFile(older, 'plan.json').resource_changes[7];
+    expect(read?.kind === 'Project' && read.action === 'update' ? read.before : 'none').toBeUndefined();
+  });
+
   it('refuses an action a kind does not have, and an id of the wrong kind', async () => {
     const archive = await edited('history', (plan) => {
       plan.resource_changes[3].action = 'archive';
