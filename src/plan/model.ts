@@ -97,8 +97,8 @@ export interface ParserReplace extends ChangeCommon {
   id: string;
   definition: ParserDefinition;
   /**
-   * The parser being replaced as far as scrapeform knows it, for the old -> new view of the human and Markdown
-   * plans. Not part of the public plan format: a plan read back from a file lists every field of the new parser.
+   * The parser being replaced as far as scrapeform knows it, for the old -> new view of every rendering (the plan
+   * JSON's `replaced`, read back from a saved plan too).
    */
   replaced?: ReplacedParser;
 }

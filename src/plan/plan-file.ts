@@ -99,6 +99,13 @@ const ValueChangeSchema = z.object({
   after: z.unknown(),
 });
 
+const ReplacedParserSchema = z.object({
+  urls: z.array(z.string()).optional(),
+  scraper_params: ScraperParamsSchema.optional(),
+  field_changes: z.array(FieldChangeSchema),
+  unchanged: z.array(z.string()),
+});
+
 const ResourceChangeSchema = z.object({
   address: z.string(),
   kind: z.enum(['Parser', 'Project']),
@@ -111,6 +118,7 @@ const ResourceChangeSchema = z.object({
   requests: z.array(PlannedRequestSchema),
   field_changes: z.array(FieldChangeSchema),
   value_changes: z.array(ValueChangeSchema).optional(),
+  replaced: ReplacedParserSchema.optional(),
   breaking: z.array(z.string()),
   record: ChangeRecordSchema,
   input_summary: z.string().optional(),
@@ -368,6 +376,19 @@ function typedChange(c: ChangeFile, damaged: (message: string) => ScrapeformErro
             finishing: false,
             id: stringId(),
             definition: definition(),
+            // Shown, never sent: a plan saved before the old parser was part of the format has none.
+            ...(c.replaced !== undefined
+              ? {
+                  replaced: {
+                    ...(c.replaced.urls !== undefined ? { urls: c.replaced.urls } : {}),
+                    ...(c.replaced.scraper_params !== undefined
+                      ? { scraperParams: c.replaced.scraper_params }
+                      : {}),
+                    field_changes: c.replaced.field_changes,
+                    unchanged: c.replaced.unchanged,
+                  },
+                }
+              : {}),
           };
         const oldId = first === undefined ? null : decodeURIComponent(first.path.slice('/parsers/'.length));
         return {

@@ -8,6 +8,7 @@ import {
   projectPath,
   PROJECTS_PATH,
 } from '../model/wire.js';
+import type { ScraperParams } from '../model/vocabulary.js';
 import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
 import type {
@@ -60,6 +61,18 @@ export interface ValueChangeJson {
   after: unknown;
 }
 
+/** What a replace takes away, against what it makes (the old parser as far as scrapeform knows it). */
+export interface ReplacedParserJson {
+  /** The old parser's urls; left out when never seen (an adopted parser whose examples are not known). */
+  urls?: string[];
+  /** The old parser's scraper_params; left out when never seen (the service does not return them). */
+  scraper_params?: ScraperParams;
+  /** The declared fields against the old parser's, unlike the change's own field_changes (every field added). */
+  field_changes: FieldChange[];
+  /** Declared fields the old parser has with the same definition. */
+  unchanged: string[];
+}
+
 /** One change as the public plan format shows it. */
 export interface ResourceChangeJson {
   address: string;
@@ -75,6 +88,8 @@ export interface ResourceChangeJson {
   field_changes: FieldChange[];
   /** Project updates: each changed top-level key, old and new (`before`/`after`), as field_changes for parsers. */
   value_changes?: ValueChangeJson[];
+  /** Parser replaces: the parser it replaces, for the old -> new view (urls, scraper_params, the field diff). */
+  replaced?: ReplacedParserJson;
   breaking: string[];
   record: ChangeRecord;
   input_summary?: string;
@@ -203,6 +218,7 @@ export function toResourceChangeJson(change: ResourceChange): ResourceChangeJson
     requests: plannedRequests(change),
     field_changes: change.field_changes,
     ...valueChanges(change),
+    ...replacedParser(change),
     breaking: change.breaking,
     record: changeRecord(change),
     ...(change.input_summary !== undefined ? { input_summary: change.input_summary } : {}),
@@ -219,6 +235,21 @@ function valueChanges(change: ResourceChange): { value_changes?: ValueChangeJson
       ...(before[field] !== undefined ? { before: before[field] } : {}),
       after,
     })),
+  };
+}
+
+/** The parser a replace takes away; none for a plan read back from a file that did not carry it. */
+function replacedParser(change: ResourceChange): { replaced?: ReplacedParserJson } {
+  if (change.kind !== 'Parser' || change.action !== 'replace' || change.finishing) return {};
+  const old = change.replaced;
+  if (old === undefined) return {};
+  return {
+    replaced: {
+      ...(old.urls !== undefined ? { urls: old.urls } : {}),
+      ...(old.scraperParams !== undefined ? { scraper_params: old.scraperParams } : {}),
+      field_changes: old.field_changes,
+      unchanged: old.unchanged,
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import type { ParserDefinition, ParserFailure, ParserState } from '../state/mode
 import { diffFields, fieldOfTemporary, parentOf } from './diff-fields.js';
 import { fieldFromLive, outOfBandRenames, reconcileLiveFields } from './drift.js';
 import { sameExampleUrls } from './example-urls.js';
-import type { FieldDiff } from './diff-fields.js';
+import type { FieldChange, FieldDiff } from './diff-fields.js';
 import type {
   ParserAdopt,
   ParserCreate,
@@ -330,9 +330,23 @@ function replaceParser(
     finishing: false,
     id: oldId,
     destructive,
-    breaking,
+    // Consumers lose what the new parser no longer has, as they would from an update.
+    breaking: [...breaking, ...breakingOf(replaced?.field_changes ?? [])],
     ...(replaced !== undefined ? { replaced } : {}),
   });
+}
+
+/** What consumers of the results notice of a field diff: removed, renamed and retyped fields. */
+function breakingOf(changes: readonly FieldChange[]): string[] {
+  return changes
+    .filter((f) => f.breaking)
+    .map((fc) =>
+      fc.change === 'rename'
+        ? `renames ${fc.from ?? '?'} to ${fc.field}`
+        : fc.change === 'remove'
+          ? `removes ${fc.field}`
+          : `retypes ${fc.field}`,
+    );
 }
 
 /**
@@ -408,15 +422,7 @@ function updateParser(
     ...(unknown !== undefined ? { unknown } : {}),
     regenerates: diff.regenerates,
     field_changes: diff.changes,
-    breaking: diff.changes
-      .filter((f) => f.breaking)
-      .map((fc) =>
-        fc.change === 'rename'
-          ? `renames ${fc.from ?? '?'} to ${fc.field}`
-          : fc.change === 'remove'
-            ? `removes ${fc.field}`
-            : `retypes ${fc.field}`,
-      ),
+    breaking: breakingOf(diff.changes),
   });
 }
 

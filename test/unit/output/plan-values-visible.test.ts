@@ -285,11 +285,35 @@ describe('every changed value visible, old and new (issue 15)', () => {
     ]);
   });
 
-  it('a saved plan read back shows the same project values old -> new', () => {
+  it('the plan JSON has the replaced parser: urls, scraper_params and the field diff against it', () => {
+    const books = toPlanJson(plan).resource_changes.find((c) => c.address === 'parser.books');
+    expect(books?.replaced).toMatchObject({
+      urls: ['https://books.example/a.html'],
+      scraper_params: { render: false },
+      unchanged: ['reviews'],
+    });
+    expect(books?.replaced?.field_changes.map((c) => [c.change, c.field, c.from])).toEqual(
+      expect.arrayContaining([
+        ['rename', 'headline', 'subtitle'],
+        ['remove', 'isbn', undefined],
+        ['remove', 'reviews.author', undefined],
+        ['add', 'reviews.rating', undefined],
+      ]),
+    );
+    // What consumers lose with the old parser is named, as for an update.
+    expect(books?.breaking).toEqual([
+      'parser id changes (p-books is deleted once the new one is FINISHED)',
+      'renames subtitle to headline',
+      'removes isbn',
+      'removes reviews.author',
+    ]);
+  });
+
+  it('a saved plan read back shows the same values old -> new, the replace included', () => {
     const back = parseSavedPlan(renderSavedPlan(plan), 'plan.json');
     const backHuman = renderPlan(back, plain);
-    const nightly = block('project.nightly');
-    expect(backHuman).toContain(nightly);
+    expect(backHuman).toContain(block('project.nightly'));
+    expect(backHuman).toContain(block('parser.books'));
   });
 
   it('human plan (snapshot)', () => {
