@@ -1,6 +1,7 @@
 import type { FieldChange } from '../plan/diff-fields.js';
 import { sameExampleUrls } from '../plan/example-urls.js';
 import type { ParserReplace, ProjectCreate, ProjectUpdate, ResourceChange } from '../plan/model.js';
+import { isPlaceholderDescription } from '../model/vocabulary.js';
 import type { ParserDefinition } from '../state/model.js';
 import { diffValues } from './diff-values.js';
 import { diffInputEntries, inputEntries, INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
@@ -163,8 +164,11 @@ function fieldLine(fc: FieldChange): DetailLine {
       const before = fc.before;
       const after = fc.after;
       if (before !== undefined && after !== undefined) {
+        // Import's placeholder stands for a description the service never returned: not an old value to approve.
         if (before.description !== after.description)
-          parts.push(`description ${quoted(before.description)} -> ${quoted(after.description)}`);
+          parts.push(
+            `description ${isPlaceholderDescription(before.description) ? '(never seen)' : quoted(before.description)} -> ${quoted(after.description)}`,
+          );
         if (before.type !== after.type)
           parts.push(`type ${before.type ?? '(none)'} -> ${after.type ?? '(none)'}`);
         if (before.selector !== after.selector)
