@@ -50,7 +50,8 @@ function parserLines(definition: ParserDefinition): DetailLine[] {
 
 /**
  * A replace against the parser that goes: urls and scraper_params old -> new, and the fields that differ. A plan
- * read back from a file does not carry the old parser: it shows the new one as a create does.
+ * without the old parser (read back from a file saved before the plan format carried it) shows the new one as a
+ * create does.
  */
 function parserReplaceLines(change: ParserReplace): DetailLine[] {
   const old = change.replaced;
