@@ -10,6 +10,33 @@ import { PLACEHOLDER_DESCRIPTION } from '../../src/model/vocabulary.js';
 import type { PlanJson } from '../../src/plan/plan-json.js';
 import type { ParserState, State } from '../../src/state/model.js';
 
+/** The fields of the parser made by hand: what the user fills in again in the manifest import wrote. */
+const HAND_MADE = [
+  { name: 'title', description: 'Book title', selector: 'h1' },
+  { name: 'upc', description: 'Universal product code', selector: 'td.upc' },
+  { name: 'price', description: 'Price with tax', type: 'number', selector: '.price_color' },
+];
+
+/**
+ * The imported manifest with what the user knows declared again: the scraper params and each field's description
+ * and type in place of the placeholder import wrote, and the selectors too when `selectors` is set.
+ */
+function declareKnownValues(imported: string, selectors: boolean): string {
+  return HAND_MADE.reduce(
+    (text, field) =>
+      text.replace(
+        `${field.name}:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
+        [
+          `${field.name}:`,
+          `    description: ${field.description}`,
+          ...(field.type !== undefined ? [`    type: ${field.type}`] : []),
+          ...(selectors ? [`    selector: ${field.selector}`] : []),
+        ].join('\n'),
+      ),
+    imported.replace('urls:', 'scraper_params:\n  country_code: us\n  device_type: desktop\nurls:'),
+  );
+}
+
 /**
  * Issue 15, "Import that loses nothing": a parser made by hand with scraping parameters and selectors is imported,
  * its manifest filled in, and applied: nothing is replaced, the selectors survive, the expect checks import wrote
@@ -31,6 +58,14 @@ describe('import round trip', () => {
     const read = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as State;
     return read.resources['parser.legacy-books'] as ParserState;
   };
+  /** The manifests plan to nothing, with the exit code that says so. */
+  const expectNoChanges = async (): Promise<void> => {
+    const plan = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  };
   const writes = (): string[] =>
     h.emulator.requestLog.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
@@ -46,11 +81,7 @@ describe('import round trip', () => {
       name: 'legacy-books',
       urls: [BOOK_A, BOOK_B],
       scraper_params: { country_code: 'us', device_type: 'desktop' },
-      fields: [
-        { name: 'title', description: 'Book title', selector: 'h1' },
-        { name: 'upc', description: 'Universal product code', selector: 'td.upc' },
-        { name: 'price', description: 'Price with tax', type: 'number', selector: '.price_color' },
-      ],
+      fields: HAND_MADE,
     });
     expect(created.status).toBe(201);
     await h.emulator.idle();
@@ -82,28 +113,15 @@ describe('import round trip', () => {
       selectors: ['title', 'upc', 'price'],
       types: ['title', 'upc', 'price'],
     });
-    const plan = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
-    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
-      0,
-      'No changes. The live services match the manifests.',
-    ]);
+    await expectNoChanges();
     // The checks hold against the parser as imported.
     const test = await scrapeform(['test', path.join(dir, 'imported')]);
     expect(test.code, test.stdout + test.stderr).toBe(0);
   });
 
   it('descriptions filled in: no replace, a warning for the selectors first, then they survive and the checks pass', async () => {
-    const filled = (await readFile(manifestFile(), 'utf8'))
-      .replace('urls:', 'scraper_params:\n  country_code: us\n  device_type: desktop\nurls:')
-      .replace(`title:\n    description: "${PLACEHOLDER_DESCRIPTION}"`, 'title:\n    description: Book title')
-      .replace(
-        `upc:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
-        'upc:\n    description: Universal product code',
-      )
-      .replace(
-        `price:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
-        'price:\n    description: Price with tax\n    type: number',
-      );
+    const imported = await readFile(manifestFile(), 'utf8');
+    const filled = declareKnownValues(imported, false);
     await writeFile(manifestFile(), filled);
 
     const warned = await scrapeform(['plan', path.join(dir, 'imported'), '--json']);
@@ -118,16 +136,7 @@ describe('import round trip', () => {
     ]);
 
     // The fix the warning names: declare the selectors.
-    await writeFile(
-      manifestFile(),
-      filled
-        .replace('description: Book title', 'description: Book title\n    selector: h1')
-        .replace(
-          'description: Universal product code',
-          'description: Universal product code\n    selector: td.upc',
-        )
-        .replace('type: number', 'type: number\n    selector: .price_color'),
-    );
+    await writeFile(manifestFile(), declareKnownValues(imported, true));
     const fixed = JSON.parse(
       (await scrapeform(['plan', path.join(dir, 'imported'), '--json'])).stdout,
     ) as PlanJson;
@@ -171,28 +180,11 @@ describe('import round trip', () => {
     expect(recorded.definition?.scraperParams).toEqual({ country_code: 'us', device_type: 'desktop' });
     expect(recorded.unknown).toBeUndefined();
     expect(recorded.descriptionsKnown).toBe(true);
-    const again = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
-    expect([again.code, again.stdout.split('\n')[0]]).toEqual([
-      0,
-      'No changes. The live services match the manifests.',
-    ]);
+    await expectNoChanges();
   });
 
   it('every value declared and confirmed: a saved plan records them, with no call and no regeneration', async () => {
-    const declared = (await readFile(manifestFile(), 'utf8'))
-      .replace('urls:', 'scraper_params:\n  country_code: us\n  device_type: desktop\nurls:')
-      .replace(
-        `title:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
-        'title:\n    description: Book title\n    selector: h1',
-      )
-      .replace(
-        `upc:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
-        'upc:\n    description: Universal product code\n    selector: td.upc',
-      )
-      .replace(
-        `price:\n    description: "${PLACEHOLDER_DESCRIPTION}"`,
-        'price:\n    description: Price with tax\n    type: number\n    selector: .price_color',
-      );
+    const declared = declareKnownValues(await readFile(manifestFile(), 'utf8'), true);
     await writeFile(manifestFile(), declared);
     const planFile = path.join(dir, 'plan.json');
     const planned = await scrapeform([
@@ -254,11 +246,7 @@ describe('import round trip', () => {
       selector: 'h1',
     });
     expect(recorded.unknown).toEqual({ types: ['title', 'upc'] });
-    const again = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
-    expect([again.code, again.stdout.split('\n')[0]]).toEqual([
-      0,
-      'No changes. The live services match the manifests.',
-    ]);
+    await expectNoChanges();
   });
 
   it('--accept-unknown naming an unknown address: the exact message, and nothing is sent', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
-import type { DesiredField, DesiredParser, DesiredProject } from '../../../src/model/desired.js';
 import { createColors } from '../../../src/output/colors.js';
 import { renderPlan } from '../../../src/output/render-plan.js';
 import { renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
@@ -9,47 +8,18 @@ import type { Plan } from '../../../src/plan/model.js';
 import { parseSavedPlan, renderSavedPlan } from '../../../src/plan/plan-file.js';
 import { toPlanJson } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
 /**
  * Issue 15, "every changed value visible": one workspace with a project schedule change, an input list change, a
  * webhook change, a parser replace and a create of each kind, planned by the real planner from fixture data. The
  * human and Markdown plans must show every old and new value a reviewer approves; the JSON the same facts.
  */
-const source = { file: 'm.yaml', line: 1, column: 1 };
 const plain = createColors(false);
 
 const page = (n: number): string => `https://books.example/catalogue/page-${n}.html`;
 const range = (from: number, to: number): number[] =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-function parser(name: string, extra: Partial<DesiredParser> & { fields: DesiredField[] }): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: `parser.${name}`,
-    name,
-    urls: [`https://books.example/${name}.html`],
-    scraperParams: {},
-    renames: [],
-    preventDestroy: false,
-    expect: [],
-    source,
-    ...extra,
-  };
-}
-
-function project(name: string, extra: Omit<Partial<DesiredProject>, 'kind' | 'address'>): DesiredProject {
-  return {
-    kind: 'Project',
-    address: `project.${name}`,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: [] },
-    preventDestroy: false,
-    ignoreChanges: [],
-    source,
-    ...extra,
-  };
-}
 
 const summary = (id: string, name: string, version: number): LiveParserSummary => ({
   id,
@@ -112,10 +82,9 @@ function reviewedPlan(): Plan {
     webhookOutput: { url: 'https://hooks.example/old' },
     notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
   };
-  const books = parser('books', {
-    urls: ['https://books.example/a.html', 'https://books.example/c.html'],
-    scraperParams: { country_code: 'de', render: true },
-    fields: [
+  const books = desiredParser(
+    'books',
+    [
       { name: 'title', description: 'Book title', selector: 'h1.title' },
       {
         name: 'price',
@@ -126,23 +95,27 @@ function reviewedPlan(): Plan {
       { name: 'reviews', description: 'Customer reviews', type: 'array' },
       { name: 'reviews.rating', description: 'Stars from 1 to 5', type: 'number' },
     ],
-    renames: [{ from: 'subtitle', to: 'headline' }],
-  });
-  const fresh = parser('shelf', {
-    urls: ['https://books.example/shelf.html'],
-    scraperParams: { premium: true },
-    fields: [
+    {
+      urls: ['https://books.example/a.html', 'https://books.example/c.html'],
+      scraperParams: { country_code: 'de', render: true },
+      renames: [{ from: 'subtitle', to: 'headline' }],
+    },
+  );
+  const fresh = desiredParser(
+    'shelf',
+    [
       { name: 'heading', description: 'Shelf name, from the page heading', type: 'string', selector: 'h1' },
       { name: 'books', description: 'Every book on the shelf', type: 'array' },
       { name: 'books.title', description: 'Title of one book', selector: 'h3 a' },
     ],
-  });
-  const nightly = project('nightly', {
+    { urls: ['https://books.example/shelf.html'], scraperParams: { premium: true } },
+  );
+  const nightly = desiredProject('nightly', {
     projectInput: { type: 'list', list: [...range(1, 3), ...range(101, 124)].map(page) },
     scrapingInterval: '15 1 * * *',
     webhookOutput: { url: 'https://hooks.example/new', webhookEncoding: 'multipart_form_data_encoding' },
   });
-  const crawl = project('weekly-crawl', {
+  const crawl = desiredProject('weekly-crawl', {
     projectInput: { type: 'list', list: [page(1), page(2)] },
     scrapingInterval: '0 6 * * 1',
     schedulingEnabled: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../../../src/api/live.js';
-import type { DesiredField, DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import type { DesiredField, DesiredParser } from '../../../src/model/desired.js';
 import { createColors } from '../../../src/output/colors.js';
 import { renderPlan } from '../../../src/output/render-plan.js';
 import {
@@ -11,28 +11,11 @@ import {
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../../src/plan/model.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
-const source = { file: 'm.yaml', line: 1, column: 1 };
-
-function parser(
-  name: string,
-  fields: DesiredField[],
-  urls = [`https://books.example/${name}.html`],
-): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: `parser.${name}`,
-    name,
-    urls,
-    scraperParams: {},
-    fields,
-    renames: [],
-    preventDestroy: false,
-    adopt: false,
-    expect: [],
-    source,
-  };
-}
+/** Each parser's own page: the hostile names below reach its URL too. */
+const parser = (name: string, fields: DesiredField[]): DesiredParser =>
+  desiredParser(name, fields, { urls: [`https://books.example/${name}.html`] });
 
 function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name, status, error: null, generated_at: null, version };
@@ -94,16 +77,7 @@ describe('the Markdown plan fits a pull-request comment', () => {
 describe('request bodies in the Markdown plan', () => {
   it('a body too long for the comment is left out, saying so, and pushes no other change out', () => {
     const list = Array.from({ length: 3_000 }, (_, i) => `https://books.example/catalogue/page-${i}.html`);
-    const big: DesiredProject = {
-      kind: 'Project',
-      address: 'project.all-pages',
-      name: 'all-pages',
-      projectType: 'urls',
-      projectInput: { type: 'list', list },
-      preventDestroy: false,
-      ignoreChanges: [],
-      source,
-    };
+    const big = desiredProject('all-pages', { projectInput: { type: 'list', list } });
     const plan = buildPlan({
       parsers: [parser('shelf', [{ name: 'title', description: 'Shelf title' }])],
       projects: [big],
@@ -157,19 +131,11 @@ function hostilePlan() {
     fields: [],
     ...extra,
   });
-  const project: DesiredProject = {
-    kind: 'Project',
-    address: 'project.crawl',
-    name: 'crawl',
-    projectType: 'urls',
+  const project = desiredProject('crawl', {
     projectInput: { type: 'list', list: ['https://b.example/1'] },
     scrapingInterval: 'daily',
     apiParams: { country_code: HOSTILE },
-    preventDestroy: false,
-    adopt: false,
-    ignoreChanges: [],
-    source,
-  };
+  });
   const liveProject: LiveProject = {
     id: 5,
     name: 'crawl',
@@ -187,7 +153,7 @@ function hostilePlan() {
       // From manifests: a hostile name (the planner is given it as fixture data, past validation) and description.
       parser(SPOOF, [{ name: 'title', description: HOSTILE, selector: HOSTILE }]),
       parser(HOSTILE, [{ name: 'title', description: 'Title' }]),
-      parser('drifted', [{ name: 'title', description: 'Title' }], ['https://books.example/drifted.html']),
+      parser('drifted', [{ name: 'title', description: 'Title' }]),
       parser('failed', [{ name: 'title', description: 'Title' }]),
     ],
     projects: [project],
@@ -293,7 +259,7 @@ describe('hostile text stays text', () => {
       descriptionsKnown: true,
     };
     const quoted = buildPlan({
-      parsers: [parser('q', [{ name: 'a', description: 'Say "hello"' }], ['https://books.example/q.html'])],
+      parsers: [parser('q', [{ name: 'a', description: 'Say "hello"' }])],
       projects: [],
       state,
       live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
@@ -305,21 +271,13 @@ describe('hostile text stays text', () => {
 });
 
 describe('old -> new values of a project update (deep-diff)', () => {
-  const project: DesiredProject = {
-    kind: 'Project',
-    address: 'project.nightly',
-    name: 'nightly',
-    projectType: 'urls',
+  const project = desiredProject('nightly', {
     projectInput: { type: 'list', list: ['https://b.example/1', 'https://b.example/2'] },
     scrapingInterval: 'weekly',
     webhookOutput: { url: 'https://hooks.example/new', webhookEncoding: 'multipart_form_data_encoding' },
     notificationConfig: { notifyOnSuccess: 'daily', notifyOnFailure: 'with_every_run' },
     apiParams: { country_code: 'de', premium: true },
-    preventDestroy: false,
-    adopt: false,
-    ignoreChanges: [],
-    source,
-  };
+  });
   const state = emptyState();
   state.resources['project.nightly'] = { kind: 'Project', id: 7, name: 'nightly', definition: {} };
   const live: LiveProject = {
@@ -405,7 +363,7 @@ describe('--reassert of an unchanged definition', () => {
       descriptionsKnown: true,
     };
     const plan = buildPlan({
-      parsers: [parser('q', [{ name: 'a', description: 'A' }], ['https://books.example/q.html'])],
+      parsers: [parser('q', [{ name: 'a', description: 'A' }])],
       projects: [],
       state,
       live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },

@@ -2,38 +2,26 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredField, DesiredParser } from '../../../src/model/desired.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredField, desiredParser } from '../../helpers/desired.js';
 
-const source = { file: 'm.yaml', line: 1, column: 1 };
-const field = (name: string, description: string, extra: Partial<DesiredField> = {}): DesiredField => ({
-  name,
-  description,
-  ...extra,
-});
 const URL = 'https://books.example/a.html';
 
 function desired(fields: DesiredField[], renames: DesiredParser['renames'] = []): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: 'parser.books',
-    name: 'books',
+  return desiredParser('books', fields, {
     urls: [URL],
-    scraperParams: {},
-    fields,
     renames,
-    preventDestroy: false,
     expect: [
       { url: URL, result: { price: 51.77, title: 'A Light', 'reviews.rating': 5, stock: 'In stock' } },
     ],
-    source,
-  };
+  });
 }
 
 const applied = [
-  field('title', 'Title'),
-  field('price', 'Price', { type: 'number' }),
-  field('reviews', 'Reviews', { type: 'array' }),
-  field('reviews.rating', 'Stars', { type: 'number' }),
-  field('stock', 'Stock text'),
+  desiredField('title', 'Title'),
+  desiredField('price', 'Price', { type: 'number' }),
+  desiredField('reviews', 'Reviews', { type: 'array' }),
+  desiredField('reviews.rating', 'Stars', { type: 'number' }),
+  desiredField('stock', 'Stock text'),
 ];
 const state: State = {
   format_version: 1,
@@ -62,10 +50,10 @@ describe('plan names the expect checks a change could break', () => {
       parsers: [
         desired(
           [
-            field('title', 'Title', { type: 'number' }),
-            field('cost', 'Price', { type: 'number' }),
-            field('reviews', 'Reviews', { type: 'array' }),
-            field('stock', 'Stock text, as printed'),
+            desiredField('title', 'Title', { type: 'number' }),
+            desiredField('cost', 'Price', { type: 'number' }),
+            desiredField('reviews', 'Reviews', { type: 'array' }),
+            desiredField('stock', 'Stock text, as printed'),
           ],
           [{ from: 'price', to: 'cost' }],
         ),
@@ -83,7 +71,7 @@ describe('plan names the expect checks a change could break', () => {
 
   it('says nothing when no expectation names a changed field', () => {
     const plan = buildPlan({
-      parsers: [desired([...applied, field('isbn', 'ISBN')])],
+      parsers: [desired([...applied, desiredField('isbn', 'ISBN')])],
       projects: [],
       state,
       live,

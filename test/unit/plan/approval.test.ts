@@ -1,46 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveProject } from '../../../src/api/live.js';
-import type { DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import type { DesiredParser } from '../../../src/model/desired.js';
 import { renderApprovalQuestion } from '../../../src/output/render-approval.js';
 import { decideApproval, refusalError } from '../../../src/plan/approval.js';
 import type { ApprovalContext } from '../../../src/plan/approval.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { adoptsLiveObject } from '../../../src/plan/model.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject, exampleUrl } from '../../helpers/desired.js';
 
-const source = { file: 'm.yaml', line: 1, column: 1 };
-const url = (name: string): string => `https://books.example/${name}/a.html`;
-
-function parser(name: string): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: `parser.${name}`,
-    name,
-    urls: [url(name)],
-    scraperParams: {},
-    fields: [{ name: 'title', description: 'Title' }],
-    renames: [],
-    preventDestroy: false,
-    adopt: false,
-    expect: [],
-    source,
-  };
-}
-
-function project(name: string): DesiredProject {
-  return {
-    kind: 'Project',
-    address: `project.${name}`,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://b.example/1'] },
-    scrapingInterval: 'daily',
-    preventDestroy: false,
-    adopt: false,
-    ignoreChanges: [],
-    source,
-  };
-}
+const parser = (name: string): DesiredParser =>
+  desiredParser(name, [{ name: 'title', description: 'Title' }]);
 
 function details(id: string, name: string, fields: string[]): LiveParserDetails {
   return {
@@ -51,7 +21,7 @@ function details(id: string, name: string, fields: string[]): LiveParserDetails 
     error: null,
     createdAt: null,
     generatedAt: null,
-    exampleResult: [{ url: url(name), result: {} }],
+    exampleResult: [{ url: exampleUrl(name), result: {} }],
     fields: fields.map((f) => ({ name: f, type: 'text' })),
   };
 }
@@ -83,7 +53,7 @@ function adoptingPlan() {
         name: 'mine',
         version: 1,
         definition: {
-          urls: [url('mine')],
+          urls: [exampleUrl('mine')],
           scraperParams: {},
           fields: [{ name: 'title', description: 'Old' }],
         },
@@ -101,7 +71,12 @@ function adoptingPlan() {
   });
   const plan = buildPlan({
     parsers: [parser('found'), parser('grown'), parser('mine')],
-    projects: [project('nightly')],
+    projects: [
+      desiredProject('nightly', {
+        projectInput: { type: 'list', list: ['https://b.example/1'] },
+        scrapingInterval: 'daily',
+      }),
+    ],
     state,
     live: {
       parsers: [summary('p-found', 'found'), summary('p-grown', 'grown'), summary('p-mine', 'mine')],
@@ -181,7 +156,7 @@ describe('adoption needs consent', () => {
   it('a destructive adoption needs both consents, and the refusal names both', () => {
     const { plan: replacing } = (() => {
       const p = parser('found');
-      p.urls = [url('elsewhere')];
+      p.urls = [exampleUrl('elsewhere')];
       return {
         plan: buildPlan({
           parsers: [p],

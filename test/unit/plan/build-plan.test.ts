@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../../../src/api/live.js';
-import type { DesiredField, DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import type { DesiredParser } from '../../../src/model/desired.js';
 import { createColors } from '../../../src/output/colors.js';
 import { renderPlan } from '../../../src/output/render-plan.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
@@ -8,46 +8,7 @@ import { buildPlan, detailsNeeded } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../../src/plan/model.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
-
-const source = { file: 'm.yaml', line: 1, column: 1 };
-const field = (name: string, description: string, extra: Partial<DesiredField> = {}): DesiredField => ({
-  name,
-  description,
-  ...extra,
-});
-
-function parser(name: string, fields: DesiredField[], extra: Partial<DesiredParser> = {}): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: `parser.${name}`,
-    name,
-    urls: [`https://books.example/${name}/a.html`],
-    scraperParams: {},
-    fields,
-    renames: [],
-    preventDestroy: false,
-    adopt: false,
-    expect: [],
-    source,
-    ...extra,
-  };
-}
-
-function project(name: string, list: string[], extra: Partial<DesiredProject> = {}): DesiredProject {
-  return {
-    kind: 'Project',
-    address: `project.${name}`,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list },
-    scrapingInterval: 'daily',
-    preventDestroy: false,
-    adopt: false,
-    ignoreChanges: [],
-    source,
-    ...extra,
-  };
-}
+import { desiredField, desiredParser, desiredProject } from '../../helpers/desired.js';
 
 function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name, status, error: null, generated_at: '2026-11-01T00:00:00.000Z', version };
@@ -74,7 +35,10 @@ function liveProject(
   };
 }
 
-const titlePrice = [field('title', 'Title', { selector: 'h1' }), field('price', 'Price', { type: 'number' })];
+const titlePrice = [
+  desiredField('title', 'Title', { selector: 'h1' }),
+  desiredField('price', 'Price', { type: 'number' }),
+];
 
 /** A workspace with every kind of change: the fixture side of the dual check, and the renderers' input. */
 function everyKindOfChange() {
@@ -91,7 +55,7 @@ function everyKindOfChange() {
         definition: {
           urls: ['https://books.example/books/a.html'],
           scraperParams: {},
-          fields: [...titlePrice, field('subtitle', 'Subtitle'), field('old', 'Old')],
+          fields: [...titlePrice, desiredField('subtitle', 'Subtitle'), desiredField('old', 'Old')],
         },
         descriptionsKnown: true,
       },
@@ -129,30 +93,36 @@ function everyKindOfChange() {
     },
   };
   const parsers = [
-    parser(
+    desiredParser(
       'books',
       [
-        field('title', 'Title', { selector: 'h1' }),
-        field('price', 'Price incl. tax', { type: 'number' }),
-        field('headline', 'Subtitle'),
-        field('isbn', 'ISBN'),
+        desiredField('title', 'Title', { selector: 'h1' }),
+        desiredField('price', 'Price incl. tax', { type: 'number' }),
+        desiredField('headline', 'Subtitle'),
+        desiredField('isbn', 'ISBN'),
       ],
       {
         renames: [{ from: 'subtitle', to: 'headline' }],
       },
     ),
-    parser('shop', titlePrice, { urls: ['https://shop.example/new.html'] }),
-    parser('drifted', titlePrice),
-    parser('found', titlePrice),
-    parser('fresh', [
-      field('title', 'Title'),
-      field('reviews', 'Reviews', { type: 'array' }),
-      field('reviews.author', 'Author'),
+    desiredParser('shop', titlePrice, { urls: ['https://shop.example/new.html'] }),
+    desiredParser('drifted', titlePrice),
+    desiredParser('found', titlePrice),
+    desiredParser('fresh', [
+      desiredField('title', 'Title'),
+      desiredField('reviews', 'Reviews', { type: 'array' }),
+      desiredField('reviews.author', 'Author'),
     ]),
   ];
   const projects = [
-    project('nightly', ['https://b.example/1', 'https://b.example/2', 'https://b.example/3']),
-    project('fresh-crawl', ['https://b.example/1'], { scrapingInterval: undefined }),
+    desiredProject('nightly', {
+      projectInput: {
+        type: 'list',
+        list: ['https://b.example/1', 'https://b.example/2', 'https://b.example/3'],
+      },
+      scrapingInterval: 'daily',
+    }),
+    desiredProject('fresh-crawl', { projectInput: { type: 'list', list: ['https://b.example/1'] } }),
   ];
   const details: Record<string, LiveParserDetails> = {
     'p-drifted': {
@@ -314,7 +284,10 @@ describe('buildPlan from fixture data', () => {
     for (let i = 0; i < 300; i++) {
       const name = `parser-${String(i).padStart(3, '0')}`;
       const fields = Array.from({ length: 20 }, (_, j) =>
-        field(`field_${j}`, `A long description of field ${j} of ${name} that a reviewer reads in the plan`),
+        desiredField(
+          `field_${j}`,
+          `A long description of field ${j} of ${name} that a reviewer reads in the plan`,
+        ),
       );
       if (i % 10 === 0) {
         state.resources[`parser.${name}`] = {
@@ -327,7 +300,7 @@ describe('buildPlan from fixture data', () => {
         };
         live.parsers.push(summary(`id-${i}`, name, 0));
       }
-      many.push(parser(name, fields));
+      many.push(desiredParser(name, fields));
     }
     const big = buildPlan({ parsers: many, projects: [], state, live });
     const markdown = renderPlanMarkdown(big);
@@ -342,7 +315,7 @@ describe('buildPlan from fixture data', () => {
   it('prevent_destroy makes a delete an error, with every offender listed', () => {
     const { state, live } = everyKindOfChange();
     const guarded = [
-      parser('shop', titlePrice, { urls: ['https://shop.example/new.html'], preventDestroy: true }),
+      desiredParser('shop', titlePrice, { urls: ['https://shop.example/new.html'], preventDestroy: true }),
     ];
     expect(() =>
       buildPlan({ parsers: guarded, projects: [], state, live, options: { targets: ['parser.shop'] } }),

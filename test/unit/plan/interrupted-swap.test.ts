@@ -1,30 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveParserSummary } from '../../../src/api/live.js';
-import type { DesiredField, DesiredParser } from '../../../src/model/desired.js';
+import type { DesiredField } from '../../../src/model/desired.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { diffFields } from '../../../src/plan/diff-fields.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { ParserState, State } from '../../../src/state/model.js';
-
-const source = { file: 'm.yaml', line: 1, column: 1 };
-const f = (name: string, description: string): DesiredField => ({ name, description });
+import { desiredField as f, desiredParser } from '../../helpers/desired.js';
 
 /** A swap of title and subtitle, as the manifest keeps writing it once applied. */
-const swapped: DesiredParser = {
-  kind: 'Parser',
-  address: 'parser.books',
-  name: 'books',
-  urls: ['https://books.example/a.html'],
-  scraperParams: {},
-  fields: [f('subtitle', 'Main heading'), f('title', 'Second heading'), f('price', 'Price')],
-  renames: [
-    { from: 'title', to: 'subtitle' },
-    { from: 'subtitle', to: 'title' },
-  ],
-  preventDestroy: false,
-  expect: [],
-  source,
-};
+const swapped = desiredParser(
+  'books',
+  [f('subtitle', 'Main heading'), f('title', 'Second heading'), f('price', 'Price')],
+  {
+    urls: ['https://books.example/a.html'],
+    renames: [
+      { from: 'title', to: 'subtitle' },
+      { from: 'subtitle', to: 'title' },
+    ],
+  },
+);
 const before = [f('title', 'Main heading'), f('subtitle', 'Second heading'), f('price', 'Price')];
 const halfway = [
   f('title__scrapeform_tmp', 'Main heading'),

@@ -5,22 +5,13 @@ import { parseSavedPlan, renderSavedPlan } from '../../../src/plan/plan-file.js'
 import { moveState, planMoves } from '../../../src/plan/plan-moves.js';
 import { emptyState } from '../../../src/state/model.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredProject } from '../../helpers/desired.js';
 
-const place = { file: 'm.yaml', line: 5, column: 5 };
-
-function project(name: string, moved: { from: string; to: string }[] = []): DesiredProject {
-  return {
-    kind: 'Project',
-    address: `project.${name}`,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://books.example/'] },
-    preventDestroy: false,
-    ignoreChanges: [],
-    ...(moved.length > 0 ? { moved: moved.map((m) => ({ ...m, place })) } : {}),
-    source: { file: 'm.yaml', line: 1, column: 1 },
-  };
-}
+/** project.new, declared with the hint that state knows it as project.old. */
+const movedFromOld = (): DesiredProject =>
+  desiredProject('new', {
+    moved: [{ from: 'project.old', to: 'project.new', place: { file: 'm.yaml', line: 5, column: 5 } }],
+  });
 
 function stateWith(names: string[]): State {
   const state = emptyState('lineage');
@@ -55,7 +46,7 @@ const liveOf = (state: State) => ({
 describe('planMoves', () => {
   it('moves the state entry of from to to, and leaves the state given unchanged', () => {
     const state = stateWith(['old']);
-    const outcome = planMoves(state, [project('new', [{ from: 'project.old', to: 'project.new' }])]);
+    const outcome = planMoves(state, [movedFromOld()]);
     expect(Object.keys(outcome.state.resources)).toEqual(['project.new']);
     expect(outcome.moves).toEqual([
       { from: 'project.old', to: 'project.new', kind: 'Project', id: 1, name: 'old' },
@@ -65,11 +56,9 @@ describe('planMoves', () => {
   });
 
   it('a hint already applied is silent; one whose from and to both lack state is a note', () => {
-    const applied = planMoves(stateWith(['new']), [
-      project('new', [{ from: 'project.old', to: 'project.new' }]),
-    ]);
+    const applied = planMoves(stateWith(['new']), [movedFromOld()]);
     expect([applied.moves, applied.warnings, applied.errors]).toEqual([[], [], []]);
-    const nothing = planMoves(emptyState(''), [project('new', [{ from: 'project.old', to: 'project.new' }])]);
+    const nothing = planMoves(emptyState(''), [movedFromOld()]);
     expect(nothing.warnings).toEqual([
       'project.new: moved from project.old, but state has nothing at project.old; the hint is ignored and project.new is planned as declared',
     ]);
@@ -81,7 +70,7 @@ describe('a plan with a move', () => {
     const state = stateWith(['old']);
     const plan = buildPlan({
       parsers: [],
-      projects: [project('new', [{ from: 'project.old', to: 'project.new' }])],
+      projects: [movedFromOld()],
       state,
       live: liveOf(state),
     });
@@ -98,7 +87,7 @@ describe('a plan with a move', () => {
 
   it('a plan with no move says nothing of moves (the public JSON is unchanged)', () => {
     const state = stateWith(['same']);
-    const plan = buildPlan({ parsers: [], projects: [project('same')], state, live: liveOf(state) });
+    const plan = buildPlan({ parsers: [], projects: [desiredProject('same')], state, live: liveOf(state) });
     expect(plan.status).toBe('no_changes');
     expect(plan).not.toHaveProperty('moved');
   });

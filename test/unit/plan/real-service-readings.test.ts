@@ -1,44 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../../../src/api/live.js';
-import type { DesiredParser, DesiredProject } from '../../../src/model/desired.js';
 import { PROJECT_FIELDS } from '../../../src/model/project-fields.js';
 import { PROJECT_DIFFABLE_KEYS } from '../../../src/model/vocabulary.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { normaliseExampleUrl, sameExampleUrls } from '../../../src/plan/example-urls.js';
 import { projectPayload } from '../../../src/plan/plan-project.js';
 import type { ParserState, ProjectState, State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
 /** Issue 13 in the pure planner: statuses it does not know, example URLs, project fields not echoed. */
-const source = { file: 'm.yaml', line: 1, column: 1 };
 const URL_A = 'https://books.example/a.html';
 const URL_B = 'https://books.example/b.html?x=1&y=2';
 
-const books: DesiredParser = {
-  kind: 'Parser',
-  address: 'parser.books',
-  name: 'books',
-  urls: [URL_A, URL_B],
-  scraperParams: {},
-  fields: [{ name: 'title', description: 'Title' }],
-  renames: [],
-  preventDestroy: false,
-  expect: [],
-  source,
-};
+const books = desiredParser('books', [{ name: 'title', description: 'Title' }], { urls: [URL_A, URL_B] });
 
-const nightly: DesiredProject = {
-  kind: 'Project',
-  address: 'project.nightly',
-  name: 'nightly',
-  projectType: 'urls',
+const nightly = desiredProject('nightly', {
   projectInput: { type: 'list', list: ['https://books.example/p1.html'] },
   scrapingInterval: 'daily',
   output_format: 'CSV',
   webhookOutput: { url: 'https://hooks.example/b' },
-  preventDestroy: false,
-  ignoreChanges: [],
-  source,
-};
+});
 
 const state = (resources: State['resources']): State => ({
   format_version: 1,

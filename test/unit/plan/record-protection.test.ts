@@ -1,40 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredParser, DesiredProject } from '../../../src/model/desired.js';
+import type { DesiredParser } from '../../../src/model/desired.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { recordProtection } from '../../../src/plan/record-protection.js';
 import { emptyState } from '../../../src/state/model.js';
 import type { State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
-const source = { file: 'm.yaml', line: 1, column: 1 };
 const definition = { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] };
 
-function parser(name: string, preventDestroy: boolean): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: `parser.${name}`,
-    name,
-    urls: definition.urls,
-    scraperParams: {},
-    fields: [],
-    renames: [],
-    preventDestroy,
-    expect: [],
-    source,
-  };
-}
-
-function project(name: string, preventDestroy: boolean): DesiredProject {
-  return {
-    kind: 'Project',
-    address: `project.${name}`,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://books.example/'] },
-    preventDestroy,
-    ignoreChanges: [],
-    source,
-  };
-}
+const parser = (name: string, preventDestroy: boolean): DesiredParser =>
+  desiredParser(name, [], { urls: definition.urls, preventDestroy });
 
 function stateWith(protectedAddresses: string[]): State {
   const state = emptyState('lineage');
@@ -65,7 +40,10 @@ const live = {
 
 describe('recordProtection', () => {
   it('records prevent_destroy of declared objects state holds, and lifts it when the manifest says false', () => {
-    const recorded = recordProtection(stateWith([]), [parser('books', true), project('nightly', true)]);
+    const recorded = recordProtection(stateWith([]), [
+      parser('books', true),
+      desiredProject('nightly', { preventDestroy: true }),
+    ]);
     expect(recorded?.resources['parser.books']?.preventDestroy).toBe(true);
     expect(recorded?.resources['project.nightly']?.preventDestroy).toBe(true);
     const lifted = recordProtection(recorded ?? stateWith([]), [parser('books', false)]);

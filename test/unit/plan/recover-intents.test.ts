@@ -1,43 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
-import type { DesiredParser, DesiredProject } from '../../../src/model/desired.js';
 import { buildPlan, detailsNeeded, projectPayload } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../../src/plan/model.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
 import { refreshState } from '../../../src/plan/refresh-state.js';
 import { listUnmanaged } from '../../../src/plan/unmanaged.js';
 import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
-const source = { file: 'm.yaml', line: 1, column: 1 };
-
-const books: DesiredParser = {
-  kind: 'Parser',
-  address: 'parser.books',
-  name: 'books',
-  urls: ['https://books.example/a.html'],
-  scraperParams: {},
-  fields: [
+const books = desiredParser(
+  'books',
+  [
     { name: 'title', description: 'Book title', selector: 'h1' },
     { name: 'price', description: 'Price incl. tax', type: 'number' },
   ],
-  renames: [],
-  preventDestroy: false,
-  expect: [],
-  source,
-};
+  { urls: ['https://books.example/a.html'] },
+);
 const definition: ParserDefinition = { urls: books.urls, scraperParams: {}, fields: books.fields };
 
-const nightly: DesiredProject = {
-  kind: 'Project',
-  address: 'project.nightly',
-  name: 'nightly',
-  projectType: 'urls',
+const nightly = desiredProject('nightly', {
   projectInput: { type: 'list', list: ['https://books.example/1.html'] },
   scrapingInterval: 'daily',
-  preventDestroy: false,
-  ignoreChanges: [],
-  source,
-};
+});
 
 function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name, status, error: null, generated_at: null, version };

@@ -10,33 +10,16 @@ import type { PlanOptions } from '../../../src/plan/build-plan.js';
 import { parsePlanFile } from '../../../src/plan/plan-file.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { ParserState, State, UnknownValues } from '../../../src/state/model.js';
+import { desiredField, desiredParser } from '../../helpers/desired.js';
 
 const ID = 'p-legacy';
 const URL_A = 'https://books.example/catalogue/a.html';
-const source = { file: 'parser-legacy.yaml', line: 1, column: 1 };
-const field = (name: string, description = PLACEHOLDER_DESCRIPTION, extra: Partial<DesiredField> = {}) => ({
-  name,
-  description,
-  ...extra,
-});
+const field = (name: string, description = PLACEHOLDER_DESCRIPTION, extra: Partial<DesiredField> = {}) =>
+  desiredField(name, description, extra);
 
 /** The manifest import wrote, with the user's edits. */
-function manifest(fields: DesiredField[], extra: Partial<DesiredParser> = {}): DesiredParser {
-  return {
-    kind: 'Parser',
-    address: 'parser.legacy',
-    name: 'legacy',
-    urls: [URL_A],
-    scraperParams: {},
-    fields,
-    renames: [],
-    preventDestroy: false,
-    adopt: false,
-    expect: [],
-    source,
-    ...extra,
-  };
-}
+const manifest = (fields: DesiredField[], extra: Partial<DesiredParser> = {}): DesiredParser =>
+  desiredParser('legacy', fields, { urls: [URL_A], ...extra });
 
 const IMPORTED_UNKNOWN: UnknownValues = {
   scraperParams: true,
