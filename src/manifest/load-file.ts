@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar } from 'yaml';
+import { yaml } from './yaml-library.js';
 import type { DesiredParser, DesiredProject, ManifestSource, SourceOrigin } from '../model/desired.js';
 import { decodeText } from './decode-text.js';
 import { hasErrors } from './diagnostic.js';
@@ -117,9 +117,9 @@ export function parseManifestText(file: string, text: string): ReadFile {
 /** The kind a document declares, read from the YAML before anything is expanded. */
 export function writtenKind(source: SourceDocument): unknown {
   const root = source.doc.contents;
-  if (!isMap(root)) return undefined;
+  if (!yaml().isMap(root)) return undefined;
   const kind = root.get('kind', true);
-  return isScalar(kind) ? kind.value : undefined;
+  return yaml().isScalar(kind) ? kind.value : undefined;
 }
 
 /**
@@ -149,7 +149,7 @@ export function loadObjectDocument(
   const out: LoadedObject<DesiredParser | DesiredProject>[] = [];
   // The elements are read: copies of the document without its for_each cost one body each, not the whole list.
   const body = copyDocument(source);
-  if (isMap(body.doc.contents)) body.doc.contents.delete('for_each');
+  if (yaml().isMap(body.doc.contents)) body.doc.contents.delete('for_each');
   for (const element of elements) {
     // Each instance is read from its own copy of the document, so `${each.…}` keeps its YAML type and place.
     const instance = copyDocument(body);

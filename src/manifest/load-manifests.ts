@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isMap, isScalar } from 'yaml';
+import { yaml } from './yaml-library.js';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { discoverManifestFiles } from './discover-files.js';
@@ -213,9 +213,9 @@ export async function loadAllEnvironments(
 function mayExtend(source: SourceDocument): boolean {
   const root = source.doc.contents;
   return (
-    isMap(root) &&
+    yaml().isMap(root) &&
     root.items.some((pair) => {
-      const key: unknown = isScalar(pair.key) ? pair.key.value : pair.key;
+      const key: unknown = yaml().isScalar(pair.key) ? pair.key.value : pair.key;
       return key === 'extends' || typeof key === 'symbol';
     })
   );

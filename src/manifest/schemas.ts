@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
 import { z } from 'zod';
 import {
   DEVICE_TYPES,
@@ -256,6 +257,14 @@ export const ProjectInputSchema = z
 /** A fixed date to ask croner from: a five-field expression that fires at all fires within years of any date. */
 const CRON_REFERENCE_DATE = new Date(Date.UTC(2000, 0, 1));
 
+let loadedCron: typeof Cron | undefined;
+
+/** croner, loaded when a cron expression is first checked: most runs have none, and start-up pays per module. */
+function cronClass(): typeof Cron {
+  loadedCron ??= (createRequire(import.meta.url)('croner') as { Cron: typeof Cron }).Cron;
+  return loadedCron;
+}
+
 /**
  * What is wrong with a scrapingInterval, if anything: five cron fields (minute hour day month weekday) that
  * croner accepts and that match some date. A refinement because JSON Schema cannot check the last two.
@@ -271,7 +280,7 @@ function intervalProblem(value: string): string | undefined {
   }
   let cron: Cron;
   try {
-    cron = new Cron(value, { paused: true });
+    cron = new (cronClass())(value, { paused: true });
   } catch {
     return generic;
   }
