@@ -64,12 +64,20 @@ describe('reading manifests without positions', () => {
 
   // Scalars, keys and layouts where js-yaml and yaml's document model could disagree.
   const cases: Record<string, string> = {
-    'YAML 1.1 booleans and octal-looking numbers stay what YAML 1.2 makes them': `kind: Parser
+    'YAML 1.1 booleans, octal-looking numbers and timestamps stay what YAML 1.2 makes them': `kind: Parser
 name: a
 urls: [https://books.example/]
+x-notes: { seen: on, count: 0o10, hex: 0x1F, grouped: 1_000, when: 2024-01-01, inf: -.inf }
 fields:
-  title: { description: "on no yes off 010 0o10 0x1F 1_000 2024-01-01", selector: h1 }
-scraper_params: { render: false, country_code: "no" }
+  title: { description: on no yes off, selector: h1 }
+scraper_params: { render: False, country_code: no, session_number: 010 }
+---
+kind: Project
+name: b
+projectType: urls
+projectInput: { type: list, list: [https://books.example/] }
+scrapingInterval: hourly
+scheduledAt: 2099-01-01T00:00:00Z
 `,
     'several documents after comments and markers, with a quoted name and a trailing comment': `# leading comment
 
