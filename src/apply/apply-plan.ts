@@ -148,8 +148,6 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       }
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
-        // A create is recovered by name after a crash: what earlier changes did is on disk before it is sent.
-        if (createsFirst(change)) await store.durable();
         await handlerFor(change)(change, result, ctx);
         result.ok = true;
         ctx.emit({ type: 'done', address: change.address, ok: true });
@@ -193,14 +191,6 @@ export function handlerFor(change: ResourceChange): Handler<ResourceChange> {
   const handler = byAction[change.action];
   if (handler === undefined) throw new Error(`no handler for ${change.kind} ${change.action}`);
   return handler as Handler<ResourceChange>;
-}
-
-/** Whether the change's first call is a POST that makes a new object. */
-function createsFirst(change: ResourceChange): boolean {
-  return (
-    change.action === 'create' ||
-    (change.kind === 'Parser' && change.action === 'replace' && !change.finishing)
-  );
 }
 
 function describeError(error: unknown): { code: string; message: string; hint?: string } {

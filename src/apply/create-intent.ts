@@ -15,7 +15,8 @@ export async function recordIntent(
   await ctx.store.commit((state) => {
     state.intents = { ...state.intents, [address]: intent };
   });
-  // Writes are coalesced; this one must be on disk before the POST, or a kill in the window loses the trace.
+  // Writes are coalesced; this one must be on disk before the POST, or a kill in the window loses the trace. It
+  // writes every earlier commit too, so what earlier changes did is on disk before the create is sent.
   await ctx.store.durable();
 }
 

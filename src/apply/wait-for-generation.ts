@@ -61,8 +61,11 @@ export async function waitForGeneration(
   let warned = false;
   ctx.calls.give();
   try {
-    // The version is recorded as pending on disk before the long wait (a replace deletes the old parser after it).
-    await ctx.store.durable();
+    // An update's or a replace's version is recorded as pending on disk before the long wait (a replace deletes
+    // the old parser after it). A create needs no write of its own here: its intent was on disk before its POST,
+    // so a run killed now finds it by name, and the record is written in the next coalesced write (50 ms); the
+    // write here made every create of a wave of short generations queue behind the others' (bench/scale.js).
+    if (change.action !== 'create') await ctx.store.durable();
     for (;;) {
       // Ctrl-C stops the wait; state already records the version as pending.
       abortIfInterrupted(ctx);

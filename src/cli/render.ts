@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { loadAllEnvironments, loadManifests } from '../manifest/load-manifests.js';
 import { renderManifests } from '../manifest/render-manifests.js';
 import type { RunCommand } from './io.js';
-import { addEnvironmentFlags, environmentOptions } from './shared-flags.js';
-import type { EnvironmentFlags } from './shared-flags.js';
+import { addEnvironmentFlags, environmentOptions } from './environment-flags.js';
+import type { EnvironmentFlags } from './environment-flags.js';
 import { reportDiagnostics } from './validate.js';
 
 /** `scrapeform render`: the fully expanded manifests (templates, for_each, variables), offline. */

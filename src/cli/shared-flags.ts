@@ -12,13 +12,12 @@ import {
 } from '../workspace/open-workspace.js';
 import type { OpenState, Services, StateLocation, Workspace } from '../workspace/open-workspace.js';
 import type { CommandContext } from './io.js';
+import { addEnvironmentFlags, environmentOptions } from './environment-flags.js';
+import type { EnvironmentFlags } from './environment-flags.js';
 import { collect } from './options.js';
 
-/** `--env` and `--var-file`: which environment of scrapeform.yaml, and values for its variables. */
-export interface EnvironmentFlags {
-  env?: string;
-  varFile?: string[];
-}
+export { addEnvironmentFlags, environmentOptions } from './environment-flags.js';
+export type { EnvironmentFlags } from './environment-flags.js';
 
 /** Flags of every command that talks to the services. */
 export interface ApiFlags extends EnvironmentFlags {
@@ -36,19 +35,6 @@ export interface SelectionFlags {
   exclude?: string[];
   reassert?: string[];
   acceptUnknown?: string[];
-}
-
-export function addEnvironmentFlags(command: Command): Command {
-  return command
-    .option(
-      '--env <name>',
-      'the environment of scrapeform.yaml to act on: its paths, variables, state, key variable and service URLs',
-    )
-    .option(
-      '--var-file <file>',
-      'values of declared variables, a YAML map NAME: value (repeatable; later files win)',
-      collect,
-    );
 }
 
 export function addApiFlags(command: Command): Command {
@@ -107,13 +93,6 @@ export function transportLogger(ctx: CommandContext): (event: TransportEvent) =>
 }
 
 /** The library's environment options from --env and --var-file. */
-export function environmentOptions(flags: EnvironmentFlags): { environment?: string; varFiles?: string[] } {
-  return {
-    ...(flags.env !== undefined ? { environment: flags.env } : {}),
-    ...(flags.varFile !== undefined ? { varFiles: flags.varFile } : {}),
-  };
-}
-
 /** The chosen environment's settings, so flags, the environment and environment variables apply in that order. */
 export function environmentOf(
   ctx: CommandContext,

@@ -5,8 +5,8 @@ import type { LoadedEnvironment, LoadedManifests } from '../manifest/load-manife
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { addEnvironmentFlags, environmentOptions } from './shared-flags.js';
-import type { EnvironmentFlags } from './shared-flags.js';
+import { addEnvironmentFlags, environmentOptions } from './environment-flags.js';
+import type { EnvironmentFlags } from './environment-flags.js';
 
 export function registerValidate(program: Command, run: RunCommand): void {
   const command = program

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import ignore from 'ignore';
+import { createRequire } from 'node:module';
+import type ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import type { Diagnostic } from './diagnostic.js';
 
@@ -49,7 +50,7 @@ export async function discoverManifestFiles(
   const diagnostics: Diagnostic[] = [];
   const outer: IgnoreRules[] =
     options.exclude !== undefined
-      ? [{ folder: options.exclude.folder, matcher: ignore().add(options.exclude.patterns) }]
+      ? [{ folder: options.exclude.folder, matcher: newMatcher().add(options.exclude.patterns) }]
       : [];
   const project = options.projectFile !== undefined ? path.resolve(options.projectFile) : undefined;
   for (const given of paths.length > 0 ? paths : ['.']) {
@@ -146,7 +147,7 @@ function readIgnoreFile(dir: string, diagnostics: Diagnostic[]): IgnoreRules | u
     }
     return undefined;
   }
-  return { folder: dir, matcher: ignore().add(text) };
+  return { folder: dir, matcher: newMatcher().add(text) };
 }
 
 /** Outer files first, as git does: a later (deeper) match, ignoring or re-including, decides. */
@@ -159,4 +160,12 @@ function isIgnored(rules: readonly IgnoreRules[], full: string, isDirectory: boo
     else if (result.unignored) ignored = false;
   }
   return ignored;
+}
+
+let loadedIgnore: typeof ignore | undefined;
+
+/** A gitignore matcher; `ignore` is loaded when the first exclude list or ignore file is met, not at start. */
+function newMatcher(): Ignore {
+  loadedIgnore ??= createRequire(import.meta.url)('ignore') as typeof ignore;
+  return loadedIgnore();
 }

@@ -1,4 +1,4 @@
-import { isMap } from 'yaml';
+import { yaml } from './yaml-library.js';
 import type { Diagnostic } from './diagnostic.js';
 import { interpolateDocument } from './interpolate.js';
 import type { ReferenceScope } from './interpolate.js';
@@ -21,7 +21,7 @@ export interface ForEachElement {
 /** Whether a document has a top-level `for_each`. */
 export function hasForEach(source: SourceDocument): boolean {
   const root = source.doc.contents;
-  return isMap(root) && root.has('for_each');
+  return yaml().isMap(root) && root.has('for_each');
 }
 
 /** A matrix with more combinations than this is refused: it is a mistake, not a fleet. */

@@ -1,4 +1,4 @@
-import { isCollection, isNode, isPair, Scalar, parse as parseYamlValue, visit } from 'yaml';
+import { yaml } from './yaml-library.js';
 import type { Node } from 'yaml';
 import type { Diagnostic } from './diagnostic.js';
 import { suggestNearest } from './suggest.js';
@@ -52,7 +52,7 @@ export function hasScopedReference(text: string): boolean {
  */
 export function interpolateDocument(source: SourceDocument, scope: ReferenceScope): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  visit(source.doc, {
+  yaml().visit(source.doc, {
     Scalar(key, node, ancestors) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return undefined;
       const original = node.value;
@@ -72,7 +72,7 @@ export function interpolateDocument(source: SourceDocument, scope: ReferenceScop
       }
       const problems: Problem[] = [];
       const whole = pieces.pieces.length === 1 && typeof pieces.pieces[0] !== 'string';
-      const typedWhole = whole && node.type === Scalar.PLAIN;
+      const typedWhole = whole && node.type === yaml().Scalar.PLAIN;
       const value = typedWhole
         ? expandWhole(pieces.pieces[0] as Reference, scope, problems)
         : expandPieces(pieces.pieces, scope, problems);
@@ -156,11 +156,11 @@ function problemMessage(
 
 /** Sets the range of a created node and everything in it to the place of the reference it replaces. */
 function placeAt(node: unknown, range: Node['range']): void {
-  if (!isNode(node)) return;
+  if (!yaml().isNode(node)) return;
   node.range = range;
-  if (isCollection(node)) {
+  if (yaml().isCollection(node)) {
     for (const item of node.items) {
-      if (isPair(item)) {
+      if (yaml().isPair(item)) {
         placeAt(item.key, range);
         placeAt(item.value, range);
       } else placeAt(item, range);
@@ -266,11 +266,11 @@ function expandWhole(reference: Reference, scope: ReferenceScope, problems: Prob
   if (value === undefined) {
     if (reference.fallback === undefined) return undefined;
     const text = expandPieces(reference.fallback, scope, problems);
-    const typed: unknown = parseYamlValue(text);
+    const typed: unknown = yaml().parse(text);
     return typed === null || typeof typed === 'object' ? text : typed;
   }
   if (reference.namespace !== 'env') return value;
-  const typed: unknown = parseYamlValue(value as string);
+  const typed: unknown = yaml().parse(value as string);
   return typed === null || typeof typed === 'object' ? value : typed;
 }
 

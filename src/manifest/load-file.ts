@@ -1,6 +1,5 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { isMap, isScalar } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { yaml } from './yaml-library.js';
 import type { DesiredParser, DesiredProject, ManifestSource, SourceOrigin } from '../model/desired.js';
 import { decodeText } from './decode-text.js';
 import { hasErrors } from './diagnostic.js';
@@ -11,21 +10,20 @@ import { interpolateDocument } from './interpolate.js';
 import type { ReferenceScope } from './interpolate.js';
 import { mergeLayers } from './merge-layers.js';
 import type { DroppedNothing } from './merge-layers.js';
-import { normaliseParser, normaliseProject, parseInputFile } from './normalise.js';
+import { normaliseParser, normaliseProject } from './normalise.js';
 import { documentSource, layeredSource } from './object-source.js';
 import type { ObjectSource, Place, SourceLayer } from './object-source.js';
 import { at, checkParserRules, checkProjectRules, isRecord } from './rules.js';
 import {
   EXPANSION_KEYS,
-  hasCredentials,
   isExtensionKey,
   MANIFEST_KINDS,
   ParserManifestSchema,
   ProjectManifestSchema,
   TEMPLATE_KINDS,
-  URL_CREDENTIALS_MESSAGE,
 } from './schemas.js';
 import type { WrittenParser, WrittenProject } from './schemas.js';
+import { readInputFile } from './read-input-file.js';
 import { suggestNearest } from './suggest.js';
 import { parentProblem, templateChain, templateKindFor, templateLayer } from './templates.js';
 import type { TemplateRegistry } from './templates.js';
@@ -57,9 +55,6 @@ export interface LoadContext {
   templates: TemplateRegistry;
 }
 
-/** Input files larger than this are refused: they are sent whole in the request that creates the project. */
-export const MAX_INPUT_FILE_BYTES = 1024 * 1024;
-
 /** Keys only a scrapeform manifest has; a document with none of them and no `kind` is another tool's file. */
 const SCRAPEFORM_KEYS = new Set(
   [
@@ -75,42 +70,56 @@ const IGNORE_HINT =
 
 /** Reads and parses one manifest file into YAML documents; unreadable, non-UTF-8 or broken YAML is reported. */
 export function readManifestFile(file: string): ReadFile {
-  const result: ReadFile = { documents: [], diagnostics: [] };
+  const read = readManifestText(file);
+  return 'text' in read
+    ? parseManifestText(file, read.text)
+    : { documents: [], diagnostics: [read.diagnostic] };
+}
+
+/** The text of a manifest file, or why it cannot be read (unreadable, not UTF-8). */
+export function readManifestText(file: string): { text: string } | { diagnostic: Diagnostic } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    result.diagnostics.push(
-      fileDiagnostic(file, 'manifest.unreadable', `cannot read file: ${(error as Error).message}`),
-    );
-    return result;
+    return {
+      diagnostic: fileDiagnostic(
+        file,
+        'manifest.unreadable',
+        `cannot read file: ${(error as Error).message}`,
+      ),
+    };
   }
   const decoded = decodeText(bytes);
   if ('problem' in decoded) {
-    result.diagnostics.push({
-      severity: 'error',
-      code: 'manifest.encoding',
-      file,
-      line: decoded.problem.line,
-      column: decoded.problem.column,
-      path: '',
-      message: decoded.problem.message,
-      hint: 'save the file as UTF-8 text',
-    });
-    return result;
+    return {
+      diagnostic: {
+        severity: 'error',
+        code: 'manifest.encoding',
+        file,
+        line: decoded.problem.line,
+        column: decoded.problem.column,
+        path: '',
+        message: decoded.problem.message,
+        hint: 'save the file as UTF-8 text',
+      },
+    };
   }
-  const parsed = parseYamlFile(file, decoded.text);
-  result.diagnostics.push(...parsed.diagnostics);
-  result.documents.push(...parsed.documents);
-  return result;
+  return { text: decoded.text };
+}
+
+/** A manifest's text parsed into YAML documents with positions; broken YAML is reported. */
+export function parseManifestText(file: string, text: string): ReadFile {
+  const parsed = parseYamlFile(file, text);
+  return { documents: parsed.documents, diagnostics: parsed.diagnostics };
 }
 
 /** The kind a document declares, read from the YAML before anything is expanded. */
 export function writtenKind(source: SourceDocument): unknown {
   const root = source.doc.contents;
-  if (!isMap(root)) return undefined;
+  if (!yaml().isMap(root)) return undefined;
   const kind = root.get('kind', true);
-  return isScalar(kind) ? kind.value : undefined;
+  return yaml().isScalar(kind) ? kind.value : undefined;
 }
 
 /**
@@ -140,7 +149,7 @@ export function loadObjectDocument(
   const out: LoadedObject<DesiredParser | DesiredProject>[] = [];
   // The elements are read: copies of the document without its for_each cost one body each, not the whole list.
   const body = copyDocument(source);
-  if (isMap(body.doc.contents)) body.doc.contents.delete('for_each');
+  if (yaml().isMap(body.doc.contents)) body.doc.contents.delete('for_each');
   for (const element of elements) {
     // Each instance is read from its own copy of the document, so `${each.…}` keeps its YAML type and place.
     const instance = copyDocument(body);
@@ -372,104 +381,6 @@ function buildOnTemplates(
 function isForeign(data: Record<string, unknown>): boolean {
   if (typeof data.apiVersion === 'string' && data.apiVersion.startsWith('scrapeform/')) return false;
   return !Object.keys(data).some((key) => SCRAPEFORM_KEYS.has(key));
-}
-
-/**
- * Reads a list input's `file`. It must resolve (symlinks followed) inside the folder being read, be UTF-8 text
- * without NUL, stay under MAX_INPUT_FILE_BYTES, and hold no URL with credentials: anything else is an error at
- * `projectInput.file`, and nothing of the file is kept.
- */
-function readInputFile(
-  source: ObjectSource,
-  project: Record<string, unknown>,
-  root: string,
-  problems: Diagnostic[],
-): { file: string; entries: string[] } | undefined {
-  const input = project.projectInput;
-  if (!isRecord(input) || input.type !== 'list' || input.list !== undefined) return undefined;
-  const file = input.file;
-  if (typeof file !== 'string' || file === '') return undefined;
-  const problem = (message: string, hint?: string): undefined => {
-    problems.push(
-      at(source, ['projectInput', 'file'], 'value', 'manifest.project-input', message, {
-        ...(hint !== undefined ? { hint } : {}),
-      }),
-    );
-    return undefined;
-  };
-  // Relative to the manifest that writes `file`, which may be a template's.
-  const resolved = path.resolve(path.dirname(source.place(['projectInput', 'file']).file), file);
-  let real: string;
-  try {
-    real = realpathSync(resolved);
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    return problem(
-      `cannot read input file "${file}": ${reason}`,
-      'the path is relative to the folder of this manifest',
-    );
-  }
-  const realRoot = realpathOr(root);
-  const inside = path.relative(realRoot, real);
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
-    return problem(
-      `input file "${file}" resolves outside the folder being read`,
-      'keep input files inside the folder given to scrapeform (for a file given by name, its folder); symlinks are followed before this check',
-    );
-  }
-  let bytes: Buffer;
-  try {
-    const info = statSync(real);
-    if (!info.isFile()) return problem(`input file "${file}" is not a file`);
-    if (info.size > MAX_INPUT_FILE_BYTES) {
-      return problem(
-        `input file "${file}" is ${info.size} bytes; the limit is ${MAX_INPUT_FILE_BYTES} (1 MiB)`,
-        'split the inputs over several projects, or serve them from a webhook_input address',
-      );
-    }
-    bytes = readFileSync(real);
-  } catch (error) {
-    return problem(`cannot read input file "${file}": ${(error as Error).message}`);
-  }
-  const decoded = decodeText(bytes);
-  if ('problem' in decoded) {
-    const where = `line ${decoded.problem.line}, column ${decoded.problem.column}`;
-    return problem(
-      `input file "${file}" is not text: ${decoded.problem.message} (${where})`,
-      'an input file is UTF-8 text, one entry a line',
-    );
-  }
-  const lines = decoded.text.split(/\r?\n/);
-  const withCredentials = lines.findIndex((line) => hasCredentials(line.trim()));
-  if (withCredentials >= 0) {
-    problems.push(
-      at(
-        source,
-        ['projectInput', 'file'],
-        'value',
-        'manifest.url-credentials',
-        `input file "${file}", line ${withCredentials + 1}: a URL ${URL_CREDENTIALS_MESSAGE}`,
-      ),
-    );
-    return undefined;
-  }
-  const entries = parseInputFile(decoded.text);
-  if (entries.length === 0) {
-    return problem(
-      `input file "${file}" holds no entries`,
-      'one URL, search term or identifier a line; blank lines and # comments are skipped',
-    );
-  }
-  return { file, entries };
-}
-
-function realpathOr(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return path.resolve(folder);
-  }
 }
 
 function unknownKind(document: SourceDocument, kind: unknown): Diagnostic {

@@ -1,17 +1,19 @@
 import path from 'node:path';
-import { isMap, isScalar } from 'yaml';
+import { yaml } from './yaml-library.js';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { checkMoves } from './check-moves.js';
 import { discoverManifestFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
-import { loadObjectDocument, readManifestFile, writtenKind } from './load-file.js';
+import { loadObjectDocument, parseManifestText, readManifestText, writtenKind } from './load-file.js';
 import type { LoadedObject } from './load-file.js';
+import { loadPlainFile } from './load-plain.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { environmentNames, selectEnvironment } from './project-file.js';
 import type { EnvironmentSettings } from './project-file.js';
 import { TEMPLATE_KINDS } from './schemas.js';
 import type { ManifestKind, TemplateKind } from './schemas.js';
+import { readPlainYaml } from './read-plain-yaml.js';
 import { collectTemplates } from './templates.js';
 import type { SourceDocument } from './yaml-document.js';
 
@@ -28,6 +30,12 @@ export interface LoadManifestsOptions {
   varFiles?: readonly string[] | undefined;
   /** The project file; `scrapeform.yaml` in the current folder (or the one folder given) when left out; false: none. */
   projectFile?: string | false | undefined;
+  /**
+   * How files are read. `fast` (the default): a file with no problem and none of the features that need YAML
+   * nodes (references, templates, for_each, anchors, merge keys, tags) is read straight to data, and any other
+   * file with positions. `positions`: every file with positions, the reference the fast way is tested against.
+   */
+  reading?: 'fast' | 'positions';
 }
 
 export interface LoadedManifests {
@@ -86,9 +94,25 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   const noTemplates = collectTemplates([], []);
   let order = 0;
   for (const file of files) {
-    const read = readManifestFile(file);
-    diagnostics.push(...read.diagnostics);
+    const text = readManifestText(file);
+    if ('diagnostic' in text) {
+      diagnostics.push(text.diagnostic);
+      continue;
+    }
     const root = roots.get(file) ?? path.dirname(file);
+    if (options.reading !== 'positions') {
+      const plain = readPlainYaml(text.text);
+      const loaded =
+        plain !== undefined
+          ? loadPlainFile(file, plain, { scope, now, root, templates: noTemplates })
+          : undefined;
+      if (loaded !== undefined) {
+        loadedByOrder.push({ order: order++, loaded });
+        continue;
+      }
+    }
+    const read = parseManifestText(file, text.text);
+    diagnostics.push(...read.diagnostics);
     for (const source of read.documents) {
       const kind = writtenKind(source);
       if ((TEMPLATE_KINDS as readonly unknown[]).includes(kind)) {
@@ -191,9 +215,9 @@ export async function loadAllEnvironments(
 function mayExtend(source: SourceDocument): boolean {
   const root = source.doc.contents;
   return (
-    isMap(root) &&
+    yaml().isMap(root) &&
     root.items.some((pair) => {
-      const key: unknown = isScalar(pair.key) ? pair.key.value : pair.key;
+      const key: unknown = yaml().isScalar(pair.key) ? pair.key.value : pair.key;
       return key === 'extends' || typeof key === 'symbol';
     })
   );

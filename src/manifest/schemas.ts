@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
 import { z } from 'zod';
 import {
   DEVICE_TYPES,
@@ -276,6 +277,14 @@ export const ProjectInputSchema = z
 /** A fixed date to ask croner from: a five-field expression that fires at all fires within years of any date. */
 const CRON_REFERENCE_DATE = new Date(Date.UTC(2000, 0, 1));
 
+let loadedCron: typeof Cron | undefined;
+
+/** croner, loaded when a cron expression is first checked: most runs have none, and start-up pays per module. */
+function cronClass(): typeof Cron {
+  loadedCron ??= (createRequire(import.meta.url)('croner') as { Cron: typeof Cron }).Cron;
+  return loadedCron;
+}
+
 /**
  * What is wrong with a scrapingInterval, if anything: five cron fields (minute hour day month weekday) that
  * croner accepts and that match some date. A refinement because JSON Schema cannot check the last two.
@@ -289,17 +298,26 @@ function intervalProblem(value: string): string | undefined {
       ? `must be hourly, daily, weekly, monthly or a cron expression of 5 fields (minute hour day month weekday), got ${count} fields`
       : generic;
   }
-  let cron: Cron;
+  // Many objects share a few schedules (a for_each over minutes): croner's parse and search run once for each.
+  const known = cronProblems.get(value);
+  if (known !== undefined) return known === '' ? undefined : known;
+  let problem = '';
   try {
-    cron = new Cron(value, { paused: true });
+    const cron = new (cronClass())(value, { paused: true });
+    if (cron.nextRun(CRON_REFERENCE_DATE) === null) {
+      problem = 'the cron expression never fires: no date matches it (such as February 30)';
+    }
   } catch {
-    return generic;
+    problem = generic;
   }
-  if (cron.nextRun(CRON_REFERENCE_DATE) === null) {
-    return 'the cron expression never fires: no date matches it (such as February 30)';
-  }
-  return undefined;
+  if (cronProblems.size >= MAX_CRON_MEMO) cronProblems.clear();
+  cronProblems.set(value, problem);
+  return problem === '' ? undefined : problem;
 }
+
+/** Cron expressions checked so far and their problem ('' for none); bounded, so a long watch cannot grow it. */
+const cronProblems = new Map<string, string>();
+const MAX_CRON_MEMO = 10_000;
 
 export const ScrapingIntervalSchema = z
   .string()

@@ -1,4 +1,4 @@
-import { isMap, isScalar } from 'yaml';
+import { yaml } from './yaml-library.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { ReferenceScope } from './interpolate.js';
 import { hasScopedReference, interpolateDocument } from './interpolate.js';
@@ -50,7 +50,7 @@ export function collectTemplates(
   const all: Template[] = [];
   for (const { source, kind } of documents) {
     const root = source.doc.contents;
-    if (!isMap(root)) continue;
+    if (!yaml().isMap(root)) continue;
     const place = documentSource(source);
     const allowed = [
       ...HEAD_KEYS,
@@ -58,7 +58,7 @@ export function collectTemplates(
     ];
     let problem = false;
     for (const pair of root.items) {
-      if (!isScalar(pair.key) || typeof pair.key.value !== 'string') continue;
+      if (!yaml().isScalar(pair.key) || typeof pair.key.value !== 'string') continue;
       const key = pair.key.value;
       if (allowed.includes(key) || isExtensionKey(key)) continue;
       const near = suggestNearest(key, allowed);
@@ -273,7 +273,12 @@ export function templateLayer(
 
 /** A string written out in the YAML (no `${…}`), undefined when it is anything else. */
 function writtenString(node: unknown): string | undefined {
-  if (!isScalar(node) || typeof node.value !== 'string' || node.value === '' || node.value.includes('${'))
+  if (
+    !yaml().isScalar(node) ||
+    typeof node.value !== 'string' ||
+    node.value === '' ||
+    node.value.includes('${')
+  )
     return undefined;
   return node.value;
 }

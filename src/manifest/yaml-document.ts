@@ -1,15 +1,5 @@
-import {
-  isAlias,
-  isCollection,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseAllDocuments,
-  visit,
-} from 'yaml';
-import type { Document, Node, Pair } from 'yaml';
+import { yaml } from './yaml-library.js';
+import type { Document, LineCounter, Node, Pair } from 'yaml';
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic, SourcePosition } from './diagnostic.js';
 
@@ -40,9 +30,14 @@ export interface ParsedFile {
 
 /** Splits a file into YAML documents; syntax errors and duplicate keys become diagnostics with their position. */
 export function parseYamlFile(file: string, text: string): ParsedFile {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   // `merge: true` reads `<<: *base` as a merge key (YAML 1.1), the docker-compose way of reusing an anchor.
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  const docs = yaml().parseAllDocuments(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    merge: true,
+  });
   const documents: SourceDocument[] = [];
   const diagnostics: Diagnostic[] = [];
   // An empty stream (empty file, only comments) yields no documents: allowed.
@@ -94,7 +89,7 @@ function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {
 export function inspectDocument(source: SourceDocument): Diagnostic[] {
   const out: Diagnostic[] = [];
   const anchors = new Set<string>();
-  visit(source.doc, {
+  yaml().visit(source.doc, {
     Node(_key, node, ancestors) {
       const chain = [...ancestors, node];
       const place = (): Omit<Diagnostic, 'code' | 'message'> => {
@@ -107,7 +102,7 @@ export function inspectDocument(source: SourceDocument): Diagnostic[] {
           path: keyPathOf(chain),
         };
       };
-      if (isAlias(node)) {
+      if (yaml().isAlias(node)) {
         if (!anchors.has(node.source)) {
           out.push({
             ...place(),
@@ -128,9 +123,12 @@ export function inspectDocument(source: SourceDocument): Diagnostic[] {
           hint: 'remove the tag; quote the value if it must stay a string',
         });
       }
-      if (isCollection(node) && ancestors.filter((a) => isCollection(a)).length >= MAX_NESTING_DEPTH) {
+      if (
+        yaml().isCollection(node) &&
+        ancestors.filter((a) => yaml().isCollection(a)).length >= MAX_NESTING_DEPTH
+      ) {
         out.push(tooDeep(place()));
-        return visit.BREAK;
+        return yaml().visit.BREAK;
       }
       return undefined;
     },
@@ -152,7 +150,7 @@ export function inspectDocument(source: SourceDocument): Diagnostic[] {
         }
         return;
       }
-      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+      if (yaml().isScalar(pair.key) && pair.key.value === '__proto__') {
         const pos = positionOf(source, pair.key);
         out.push({
           severity: 'error',
@@ -172,7 +170,7 @@ export function inspectDocument(source: SourceDocument): Diagnostic[] {
 
 /** A `<<` key read as a merge key (a plain `<<`; a quoted one is an ordinary key). */
 export function isMergeKey(key: unknown): boolean {
-  return isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+  return yaml().isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
 }
 
 /** What a merge key's value holds that is not a map: the offending node and how to name it, if anything. */
@@ -180,19 +178,19 @@ function mergeSourceProblem(
   source: SourceDocument,
   value: unknown,
 ): { node: Node | null; got: string } | undefined {
-  const resolve = (node: unknown): unknown => (isAlias(node) ? node.resolve(source.doc) : node);
+  const resolve = (node: unknown): unknown => (yaml().isAlias(node) ? node.resolve(source.doc) : node);
   const describe = (node: unknown): string => {
-    if (isSeq(node)) return 'a list';
-    if (isScalar(node))
+    if (yaml().isSeq(node)) return 'a list';
+    if (yaml().isScalar(node))
       return node.value === null ? 'null' : `the ${typeof node.value} ${String(node.value)}`;
     return 'nothing';
   };
   const target = resolve(value);
-  if (isMap(target)) return undefined;
-  if (isSeq(target)) {
+  if (yaml().isMap(target)) return undefined;
+  if (yaml().isSeq(target)) {
     for (const item of target.items) {
       const resolved = resolve(item);
-      if (!isMap(resolved)) return { node: item as Node, got: `a list holding ${describe(resolved)}` };
+      if (!yaml().isMap(resolved)) return { node: item as Node, got: `a list holding ${describe(resolved)}` };
     }
     return undefined;
   }
@@ -203,9 +201,9 @@ function mergeSourceProblem(
 export function keyPathOf(chain: readonly unknown[]): string {
   const segments: PropertyKey[] = [];
   chain.forEach((item, i) => {
-    if (isPair(item) && isScalar(item.key))
+    if (yaml().isPair(item) && yaml().isScalar(item.key))
       segments.push(isMergeKey(item.key) ? '<<' : String(item.key.value));
-    else if (isSeq(item)) {
+    else if (yaml().isSeq(item)) {
       const index = item.items.indexOf(chain[i + 1] as never);
       if (index >= 0) segments.push(index);
     }
@@ -254,18 +252,18 @@ function pairOf(
   key: PropertyKey,
   depth = 0,
 ): Pair<Node, Node> | undefined {
-  if (!isMap(node) || depth > MAX_NESTING_DEPTH) return undefined;
+  if (!yaml().isMap(node) || depth > MAX_NESTING_DEPTH) return undefined;
   const merges: unknown[] = [];
   for (const item of node.items) {
-    if (!isPair(item) || !isScalar(item.key)) continue;
+    if (!yaml().isPair(item) || !yaml().isScalar(item.key)) continue;
     if (isMergeKey(item.key)) merges.push(item.value);
     else if (String(item.key.value) === String(key)) return item as Pair<Node, Node>;
   }
   for (const merge of merges) {
-    const target = isAlias(merge) ? merge.resolve(source.doc) : merge;
-    const candidates = isSeq(target) ? target.items : [target];
+    const target = yaml().isAlias(merge) ? merge.resolve(source.doc) : merge;
+    const candidates = yaml().isSeq(target) ? target.items : [target];
     for (const candidate of candidates) {
-      const map = isAlias(candidate) ? candidate.resolve(source.doc) : candidate;
+      const map = yaml().isAlias(candidate) ? candidate.resolve(source.doc) : candidate;
       const found = pairOf(source, map, key, depth + 1);
       if (found !== undefined) return found;
     }
@@ -289,8 +287,8 @@ export function locate(
   for (const [i, segment] of path.entries()) {
     const isLast = i === path.length - 1;
     // A value written as an alias is reported where its anchor writes it.
-    if (isAlias(node)) node = node.resolve(source.doc);
-    if (isSeq(node) && typeof segment === 'number') {
+    if (yaml().isAlias(node)) node = node.resolve(source.doc);
+    if (yaml().isSeq(node) && typeof segment === 'number') {
       const item = node.items[segment];
       if (item === undefined) break;
       node = item;

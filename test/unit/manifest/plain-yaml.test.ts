@@ -1,0 +1,167 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadManifests } from '../../../src/manifest/load-manifests.js';
+import type { LoadManifestsOptions } from '../../../src/manifest/load-manifests.js';
+import { loadPlainFile } from '../../../src/manifest/load-plain.js';
+import { readPlainYaml } from '../../../src/manifest/read-plain-yaml.js';
+import { collectTemplates } from '../../../src/manifest/templates.js';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');
+const EXAMPLES = path.resolve(import.meta.dirname, '../../../examples');
+const NOW = new Date('2026-01-01T00:00:00Z');
+const ENV = { ENV_NAME: 'prod', PREMIUM: 'true', COUNTRY: 'de', SCRAPERAPI_API_KEY: 'k' };
+
+/** Both ways of reading the same paths; everything they return must be the same. */
+async function readBothWays(options: Omit<LoadManifestsOptions, 'env' | 'now'>) {
+  const common = { env: ENV, now: NOW, ...options };
+  const fast = await loadManifests({ ...common, reading: 'fast' });
+  const positions = await loadManifests({ ...common, reading: 'positions' });
+  return { fast, positions };
+}
+
+function yamlFiles(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => path.join(folder, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+/** What the document model (the reference) makes of a text: each document's data. */
+function modelData(text: string): unknown[] {
+  return parseAllDocuments(text, { merge: true, uniqueKeys: true }).map((d) => d.toJS());
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'scrapeform-plain-yaml-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('reading manifests without positions', () => {
+  it.each(readdirSync(EXAMPLES))('gives the same objects and messages for examples/%s', async (example) => {
+    const folder = path.join(EXAMPLES, example);
+    const { fast, positions } = await readBothWays({ paths: [folder] });
+    expect(fast).toEqual(positions);
+  });
+
+  it.each(yamlFiles(FIXTURES).map((f) => path.relative(FIXTURES, f)))(
+    'gives the same objects and messages for the fixture %s',
+    async (file) => {
+      const { fast, positions } = await readBothWays({
+        paths: [path.join(FIXTURES, file)],
+        projectFile: false,
+      });
+      expect(fast).toEqual(positions);
+    },
+  );
+
+  it('gives the same objects for each fixture folder read whole (duplicate names across files)', async () => {
+    for (const folder of [path.join(FIXTURES, 'valid'), path.join(FIXTURES, 'broken', 'duplicate-names')]) {
+      const { fast, positions } = await readBothWays({ paths: [folder], projectFile: false });
+      expect(fast).toEqual(positions);
+    }
+  });
+
+  // Scalars, keys and layouts where js-yaml and yaml's document model could disagree.
+  const cases: Record<string, string> = {
+    'YAML 1.1 booleans, octal-looking numbers and timestamps stay what YAML 1.2 makes them': `kind: Parser
+name: a
+urls: [https://books.example/]
+x-notes: { seen: on, count: 0o10, hex: 0x1F, grouped: 1_000, when: 2024-01-01, inf: -.inf }
+fields:
+  title: { description: on no yes off, selector: h1 }
+scraper_params: { render: False, country_code: no, session_number: 010 }
+---
+kind: Project
+name: b
+projectType: urls
+projectInput: { type: list, list: [https://books.example/] }
+scrapingInterval: hourly
+scheduledAt: 2099-01-01T00:00:00Z
+`,
+    'several documents after comments and markers, with a quoted name and a trailing comment': `# leading comment
+
+---
+# before the first key
+kind: Parser
+name: "b-1"  # the name
+urls: [https://books.example/]
+fields:
+  title: { description: Title }
+---
+kind: Project
+name: 'c'
+projectType: urls
+projectInput: { type: list, list: [https://books.example/] }
+`,
+    'an indented root map and CRLF line ends':
+      '  kind: Parser\r\n  name: d\r\n  urls: [https://books.example/]\r\n  fields:\r\n    t: { description: T }\r\n',
+    'block scalars and folded text': `kind: Parser
+name: e
+urls:
+  - https://books.example/
+fields:
+  t:
+    description: >-
+      folded
+      text
+  u:
+    description: |
+      kept
+      lines
+`,
+  };
+
+  it.each(Object.entries(cases))('%s: read fast, and the same as with positions', async (label, text) => {
+    const file = path.join(work, `${label.slice(0, 20).replace(/\W/g, '-')}.yaml`);
+    writeFileSync(file, text);
+    const plain = readPlainYaml(text);
+    expect(plain?.map((d) => d.data)).toEqual(modelData(text));
+    const context = { scope: { env: ENV }, now: NOW, root: work, templates: collectTemplates([], []) };
+    expect(loadPlainFile(file, plain ?? [], context)).toHaveLength(plain?.length ?? -1);
+    const { fast, positions } = await readBothWays({ paths: [file], projectFile: false });
+    expect(fast.diagnostics).toEqual([]);
+    expect(fast).toEqual(positions);
+  });
+
+  const declined: Record<string, string> = {
+    'an anchor and an alias': 'kind: Parser\nx-base: &b { description: T }\nname: a\nfields: { t: *b }\n',
+    'a merge key': 'kind: Parser\nname: a\n<<: { urls: [https://a.example/] }\n',
+    'an explicit tag': 'kind: Parser\nname: !!str a\n',
+    'a known tag written out': 'kind: Parser\nname: a\ncount: !!int "3"\n',
+    'a null key': 'kind: Parser\nname: a\nfields: { ~: { description: T } }\n',
+    'a __proto__ key': 'kind: Parser\nname: a\nfields: { __proto__: { description: T } }\n',
+    'a YAML 1.1 directive': '%YAML 1.1\n---\nkind: Parser\nname: a\nflag: on\n',
+    'a reference': 'kind: Parser\nname: ${NAME}\n',
+    'a duplicate key': 'kind: Parser\nname: a\nname: b\n',
+    'an empty document': '---\n---\nkind: Parser\nname: a\n',
+    'an end-of-document marker': 'kind: Parser\nname: a\n...\n',
+    'content on the document marker': '--- {kind: Parser, name: a}\n',
+    'a flow map at the root': '{kind: Parser,\nname: a}\n',
+    'a list at the root': '- kind: Parser\n',
+    'a syntax error': 'kind: Parser\nname: [a\n',
+    'a flow list over lines not indented under its key':
+      'kind: Parser\nname: a\nurls: [https://a.example/,\nhttps://b.example/]\n',
+    'a double-quoted line that is not indented': 'kind: Parser\ndescription: "a\nname: b"\nname: c\n',
+    'nesting past the document model limit': `kind: Parser\nname: a\nx: ${'['.repeat(70)}${']'.repeat(70)}\n`,
+  };
+
+  it.each(Object.entries(declined))('leaves a file with %s to the document model', (_label, text) => {
+    expect(readPlainYaml(text)).toBeUndefined();
+  });
+
+  it('reads a file again with positions when an object has a problem, and reports it at its place', async () => {
+    const file = path.join(work, 'problem.yaml');
+    writeFileSync(
+      file,
+      'kind: Parser\nname: p\nurls: [https://books.example/]\nfields:\n  t: { descripton: T }\n',
+    );
+    const { fast, positions } = await readBothWays({ paths: [file], projectFile: false });
+    expect(fast).toEqual(positions);
+    expect(fast.diagnostics.map((d) => [d.code, d.line, d.column])).toContainEqual([
+      'manifest.unknown-key',
+      5,
+      8,
+    ]);
+  });
+});
