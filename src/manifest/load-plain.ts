@@ -12,7 +12,7 @@ import type { WrittenParser, WrittenProject } from './schemas.js';
 
 /**
  * Validates and normalises the documents of a file read without positions (`readPlainYaml`), or returns
- * undefined when any of them has a problem (an error or a warning), uses templates or for_each, or is not a
+ * undefined when any of them has a problem (an error or a warning), uses templates, for_each or moved, or is not a
  * Parser or Project: the file is then read again with positions, which finds and places every problem. So a
  * file read this way gives exactly the objects the document model gives (test/unit/manifest/plain-yaml.test.ts).
  */
@@ -36,7 +36,8 @@ function loadPlainDocument(
   context: LoadContext,
 ): LoadedObject<DesiredParser | DesiredProject> | undefined {
   const written = document.data;
-  if ('for_each' in written || 'extends' in written) return undefined;
+  // `moved:` hints are checked across manifests at their own line and column, which only the document model has.
+  if ('for_each' in written || 'extends' in written || 'moved' in written) return undefined;
   // `x-` keys hold fragments for anchors: they are not part of the object.
   const data = Object.fromEntries(Object.entries(written).filter(([key]) => !isExtensionKey(key)));
   const kind = data.kind;
