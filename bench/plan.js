@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildPlan, createApiClients, loadManifests, projectPayload, readLive } from '../dist/index.js';
+import { buildPlan, createApiClients, loadManifests, readLive } from '../dist/index.js';
 import { FileStateBackend } from '../dist/state/file-backend.js';
+import { seedSteadyWorkspace } from './steady-seed.js';
 
 const N = 1000;
 const KEY = 'bench-key';
@@ -39,76 +40,14 @@ async function writeManifests(changedShare) {
 // Seed the emulator's data dir and the state as a previous apply would have left them.
 await writeManifests(0);
 const loaded = await loadManifests({ paths: [manifests], env: {} });
-const now = new Date().toISOString();
 const backend = new FileStateBackend(path.join(dir, 'state.json'));
 const state = await backend.read();
-const parsers = loaded.parsers.map((p, i) => {
-  const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-  state.resources[p.address] = {
-    kind: 'Parser',
-    id,
-    name: p.name,
-    version: 0,
-    definition: { urls: p.urls, scraperParams: {}, fields: p.fields },
-    descriptionsKnown: true,
-  };
-  return {
-    id,
-    name: p.name,
-    account: KEY,
-    createdAt: now,
-    urls: p.urls,
-    scraperParams: {},
-    versions: [
-      {
-        version: 0,
-        status: 'FINISHED',
-        error: null,
-        createdAt: now,
-        generatedAt: now,
-        fields: p.fields,
-        compiled: [],
-        exampleResult: [],
-        pages: [],
-      },
-    ],
-  };
-});
-const projects = loaded.projects.map((p, i) => {
-  const payload = projectPayload(p);
-  state.resources[p.address] = { kind: 'Project', id: i + 1, name: p.name, definition: payload };
-  return {
-    id: i + 1,
-    account: KEY,
-    name: p.name,
-    schedulingEnabled: true,
-    scrapingInterval: 'hourly',
-    scheduledAt: null,
-    createdAt: now,
-    projectType: 'urls',
-    projectInput: payload.projectInput,
-    projectOutput: { type: 'save' },
-    webhookOutput: null,
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-    apiParams: {},
-    output_format: 'JSON',
-    nextRunAt: null,
-    queued: [],
-    running: null,
-  };
-});
+const { resources, emulatorState } = seedSteadyWorkspace(loaded, KEY);
+state.resources = resources;
 await backend.write(state);
 const dataDir = path.join(dir, 'emulator');
 await mkdir(dataDir);
-await writeFile(
-  path.join(dataDir, 'emulator-state.json'),
-  JSON.stringify({
-    accounts: [{ key: KEY, credits: 1e9 }],
-    parsers,
-    projects: { projects, archived: [], jobs: [], nextProjectId: N + 1, nextJobId: 1 },
-    clockOffsetMs: 0,
-  }),
-);
+await writeFile(path.join(dataDir, 'emulator-state.json'), JSON.stringify(emulatorState));
 
 const child = spawn(
   process.execPath,
@@ -130,7 +69,7 @@ async function planOnce() {
   const started = performance.now();
   const desired = await loadManifests({ paths: [manifests], env: {} });
   const current = await backend.read();
-  const live = await readLive(clients, desired.parsers, current);
+  const live = await readLive(clients, desired, current);
   const plan = buildPlan({ parsers: desired.parsers, projects: desired.projects, state: current, live });
   return { ms: performance.now() - started, plan };
 }

@@ -413,69 +413,17 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
     );
   }
   // The emulator's data dir and the state, as a previous apply would have left them.
-  const { loadManifests, projectPayload } = await import('../dist/index.js');
+  const { loadManifests } = await import('../dist/index.js');
+  const { seedSteadyWorkspace } = await import('./steady-seed.js');
   const loaded = await loadManifests({ paths: [dir], env: {} });
   if (!loaded.valid) throw new Error(`bench manifests invalid: ${JSON.stringify(loaded.diagnostics[0])}`);
-  const now = new Date().toISOString();
-  const state = { format_version: 1, serial: 1, lineage: 'bench', resources: {} };
-  const storedParsers = loaded.parsers.map((p, i) => {
-    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    state.resources[p.address] = {
-      kind: 'Parser',
-      id,
-      name: p.name,
-      version: 0,
-      definition: { urls: p.urls, scraperParams: {}, fields: p.fields },
-      descriptionsKnown: true,
-    };
-    const version = { version: 0, status: 'FINISHED', error: null, createdAt: now, generatedAt: now };
-    const stored = { ...version, fields: p.fields, compiled: [], exampleResult: [], pages: [] };
-    return {
-      id,
-      name: p.name,
-      account: KEY,
-      createdAt: now,
-      urls: p.urls,
-      scraperParams: {},
-      versions: [stored],
-    };
-  });
-  const storedProjects = loaded.projects.map((p, i) => {
-    const payload = projectPayload(p);
-    state.resources[p.address] = { kind: 'Project', id: i + 1, name: p.name, definition: payload };
-    return {
-      id: i + 1,
-      account: KEY,
-      name: p.name,
-      schedulingEnabled: true,
-      scrapingInterval: 'hourly',
-      scheduledAt: null,
-      createdAt: now,
-      projectType: 'urls',
-      projectInput: payload.projectInput,
-      projectOutput: { type: 'save' },
-      webhookOutput: null,
-      notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-      apiParams: {},
-      output_format: 'JSON',
-      nextRunAt: null,
-      queued: [],
-      running: null,
-    };
-  });
+  const { resources, emulatorState } = seedSteadyWorkspace(loaded, KEY);
+  const state = { format_version: 1, serial: 1, lineage: 'bench', resources };
   await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
   await writeFile(path.join(dir, '.scrapeform/state.json'), JSON.stringify(state));
   const dataDir = path.join(work, 'plan-emulator');
   await mkdir(dataDir, { recursive: true });
-  await writeFile(
-    path.join(dataDir, 'emulator-state.json'),
-    JSON.stringify({
-      accounts: [{ key: KEY, credits: 1e9 }],
-      parsers: storedParsers,
-      projects: { projects: storedProjects, archived: [], jobs: [], nextProjectId: n + 1, nextJobId: 1 },
-      clockOffsetMs: 0,
-    }),
-  );
+  await writeFile(path.join(dataDir, 'emulator-state.json'), JSON.stringify(emulatorState));
   const emulator = await startEmulator(['--data-dir', dataDir]);
   await emulator.control('faults', 'PUT', { latencyMs: 50 });
   const runs = Object.fromEntries(builds.map((b) => [b.label, []]));
