@@ -9,7 +9,7 @@ import {
   renderPlanMarkdown,
 } from '../../../src/output/render-plan-markdown.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
-import type { LiveSnapshot } from '../../../src/plan/model.js';
+import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
@@ -22,6 +22,26 @@ function summary(id: string, name: string, version: number, status = 'FINISHED')
 }
 
 const emptyState = (): State => ({ format_version: 1, serial: 1, lineage: 'l', resources: {} });
+
+/** Parser `q` applied with `recorded` at version 0, planned against a manifest declaring `declared`. */
+function planOfQ(recorded: DesiredField[], declared: DesiredField[], reassert: string[] = []): Plan {
+  const state = emptyState();
+  state.resources['parser.q'] = {
+    kind: 'Parser',
+    id: 'p-q',
+    name: 'q',
+    version: 0,
+    definition: { urls: ['https://books.example/q.html'], scraperParams: {}, fields: recorded },
+    descriptionsKnown: true,
+  };
+  return buildPlan({
+    parsers: [parser('q', declared)],
+    projects: [],
+    state,
+    live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
+    options: { reassert },
+  });
+}
 
 /** 260 parsers in state and live, none declared any more: 260 deletes. */
 function twoHundredSixtyDeletes() {
@@ -245,25 +265,10 @@ describe('hostile text stays text', () => {
   });
 
   it('a description with quotes inside is quoted with them escaped', () => {
-    const state = emptyState();
-    state.resources['parser.q'] = {
-      kind: 'Parser',
-      id: 'p-q',
-      name: 'q',
-      version: 0,
-      definition: {
-        urls: ['https://books.example/q.html'],
-        scraperParams: {},
-        fields: [{ name: 'a', description: 'Say "hi"' }],
-      },
-      descriptionsKnown: true,
-    };
-    const quoted = buildPlan({
-      parsers: [parser('q', [{ name: 'a', description: 'Say "hello"' }])],
-      projects: [],
-      state,
-      live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
-    });
+    const quoted = planOfQ(
+      [{ name: 'a', description: 'Say "hi"' }],
+      [{ name: 'a', description: 'Say "hello"' }],
+    );
     expect(renderPlan(quoted, createColors(false))).toContain(
       '~ a: description "Say \\"hi\\"" -> "Say \\"hello\\""',
     );
@@ -349,26 +354,7 @@ describe('old -> new values of a project update (deep-diff)', () => {
 
 describe('--reassert of an unchanged definition', () => {
   it('shows what is sent, not an empty change', () => {
-    const state = emptyState();
-    state.resources['parser.q'] = {
-      kind: 'Parser',
-      id: 'p-q',
-      name: 'q',
-      version: 0,
-      definition: {
-        urls: ['https://books.example/q.html'],
-        scraperParams: {},
-        fields: [{ name: 'a', description: 'A' }],
-      },
-      descriptionsKnown: true,
-    };
-    const plan = buildPlan({
-      parsers: [parser('q', [{ name: 'a', description: 'A' }])],
-      projects: [],
-      state,
-      live: { parsers: [summary('p-q', 'q', 0)], details: {}, projects: [] },
-      options: { reassert: ['parser.q'] },
-    });
+    const plan = planOfQ([{ name: 'a', description: 'A' }], [{ name: 'a', description: 'A' }], ['parser.q']);
     expect(renderPlan(plan, createColors(false))).toContain(
       '    ~ a: description "A" (reasserted: the service never returned its description)',
     );
