@@ -4,7 +4,7 @@ import type { DesiredField, DesiredParser, DesiredRename } from '../model/desire
 import type { ScraperParams } from '../model/vocabulary.js';
 import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { diffFields, fieldOfTemporary, parentOf } from './diff-fields.js';
-import { fieldFromLive, outOfBandRenames, reconcileLiveFields } from './drift.js';
+import { fieldFromLive, outOfBandRenames, reconcileLiveFields } from './live-fields.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { FieldChange, FieldDiff } from './diff-fields.js';
 import type {

@@ -1,0 +1,184 @@
+import { CREDITS_PER_GENERATION, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
+import { fieldOperationsBody, parserPath, PARSERS_PATH } from '../model/wire.js';
+import type { FieldOperations } from '../model/wire.js';
+import type { ParserState } from '../state/model.js';
+import { diffFields, parentOf } from './diff-fields.js';
+import { describeChange, FREE } from './drift-report.js';
+import type { DriftChange, ObjectDrift } from './drift-report.js';
+import { outOfBandRenames, reconcileLiveFields, topMost } from './live-fields.js';
+import type { LiveSnapshot } from './model.js';
+import type { LiveIndex } from './plan-context.js';
+import { unknownAfterDrift } from './unknown-values.js';
+
+/**
+ * The versions a parser's state explains: the one recorded, one scrapeform made and has not seen finish, one that
+ * FAILED. Any other latest version was made outside scrapeform.
+ */
+export function knownVersions(recorded: ParserState): number[] {
+  return [recorded.version, recorded.pending?.version, recorded.failed?.version].filter(
+    (v): v is number => v !== null && v !== undefined,
+  );
+}
+
+export function parserDrift(
+  address: string,
+  recorded: ParserState,
+  live: LiveSnapshot,
+  index: LiveIndex,
+  warnings: string[],
+): ObjectDrift | undefined {
+  // A replace under way is scrapeform's own change in flight: plan and apply finish it.
+  if (recorded.replacing !== undefined) return undefined;
+  const common = { address, kind: 'Parser' as const, name: recorded.name, id: recorded.id };
+  const summary = index.parserById.get(recorded.id);
+  if (summary === undefined) {
+    const definition = recorded.definition ?? recorded.pending?.definition;
+    return {
+      ...common,
+      drift: 'deleted',
+      message: `parser ${recorded.id} was deleted outside scrapeform`,
+      state_version: recorded.version,
+      changes: [],
+      revert: {
+        calls: 1,
+        regenerations: 1,
+        credits: CREDITS_PER_GENERATION,
+        requests: [
+          {
+            method: 'POST',
+            path: PARSERS_PATH,
+            ...(definition !== undefined ? { body: { name: recorded.name, urls: definition.urls } } : {}),
+          },
+        ],
+        note: 'created again under a new id, from the definition state records',
+      },
+      accept: {
+        ...FREE,
+        possible: true,
+        placeholders: [],
+        note: 'dropped from state; its manifest document is removed',
+      },
+      accepted: null,
+    };
+  }
+  if (knownVersions(recorded).includes(summary.version)) return undefined;
+  const versions = { state_version: recorded.version, live_version: summary.version };
+  const details = live.details[recorded.id];
+  if (details === undefined || details.status === 'GENERATING' || summary.status === 'GENERATING') {
+    if (details === undefined && summary.status !== 'GENERATING') {
+      warnings.push(`${address}: the details of version ${summary.version} were not read`);
+    }
+    return {
+      ...common,
+      ...versions,
+      drift: 'generating',
+      message: `version ${summary.version} was made outside scrapeform and is still generating`,
+      changes: [],
+      revert: { ...FREE, requests: [], note: 'run drift again once it finishes to see what it changed' },
+      accept: { ...FREE, possible: false, placeholders: [], note: 'wait until it finishes' },
+    };
+  }
+  if (details.status === 'FAILED' || summary.status === 'FAILED') {
+    const error = details.error ?? summary.error ?? 'no error given';
+    return {
+      ...common,
+      ...versions,
+      drift: 'failed',
+      message: `version ${summary.version} was made outside scrapeform and FAILED: ${error}`,
+      changes: [],
+      revert: {
+        ...FREE,
+        requests: [],
+        note: `plans keep building on version ${String(recorded.version)}; readers of the latest version get the failure until the next change`,
+      },
+      accept: { ...FREE, possible: true, placeholders: [], note: 'state records the failure' },
+      accepted: { ...recorded, failed: { version: summary.version, error } },
+    };
+  }
+  if (recorded.definition === null || recorded.version === null) return undefined;
+  const recordedFields = recorded.definition.fields;
+  const renames = outOfBandRenames(recordedFields, live.previous?.[recorded.id], details);
+  const liveNames = new Set(details.fields.map((f) => f.name));
+  const renamedFrom = new Set(renames.values());
+  const changes: DriftChange[] = [];
+  for (const [to, from] of renames) {
+    if (!renames.has(parentOf(to))) changes.push({ change: 'rename', from, to });
+  }
+  for (const name of topMost(recordedFields.map((f) => f.name))) {
+    if (!liveNames.has(name) && !renamedFrom.has(name)) changes.push({ change: 'remove', field: name });
+  }
+  const recordedNames = new Set(recordedFields.map((f) => f.name));
+  for (const name of topMost(details.fields.map((f) => f.name).filter((n) => !recordedNames.has(n)))) {
+    if (renames.has(name)) continue;
+    const field = details.fields.find((f) => f.name === name);
+    changes.push({ change: 'add', field: name, parent: field?.type === 'array' });
+  }
+  // What going back sends: from the live fields (known definitions carried over) to the recorded ones.
+  const base = reconcileLiveFields(recordedFields, details, renames);
+  const back = [...renames]
+    .filter(([to]) => !renames.has(parentOf(to)))
+    .map(([to, from]) => ({ from: to, to: from }));
+  const diff = diffFields(base, recordedFields, back, { descriptionsKnown: true });
+  const accepted = reconcileLiveFields(recordedFields, details, renames, PLACEHOLDER_DESCRIPTION);
+  const placeholders = accepted
+    .filter((f) => f.description === PLACEHOLDER_DESCRIPTION && !recordedNames.has(f.name))
+    .map((f) => f.name);
+  const { pending: _pending, failed: _failed, unknown: _unknown, ...kept } = recorded;
+  // Fields added by hand were never seen beyond their names; marks of renamed fields follow them.
+  const unknown = unknownAfterDrift(
+    recorded.unknown,
+    [...renames].map(([to, from]) => ({ from, to })),
+    accepted,
+    placeholders,
+  );
+  const acceptedState: ParserState = {
+    ...kept,
+    version: details.version,
+    definition: { ...recorded.definition, fields: accepted },
+    ...(unknown !== undefined ? { unknown } : {}),
+  };
+  if (changes.length === 0) {
+    return {
+      ...common,
+      ...versions,
+      drift: 'version',
+      message: `version moved from ${recorded.version} to ${details.version} outside scrapeform with the same field names; descriptions or selectors may have changed (the service does not return them)`,
+      changes,
+      revert: {
+        ...FREE,
+        requests: [],
+        note: `what changed cannot be seen; apply --reassert ${address} sends every declared definition once (1 regeneration)`,
+      },
+      accept: { ...FREE, possible: true, placeholders: [], note: `state records version ${details.version}` },
+      accepted: acceptedState,
+    };
+  }
+  return {
+    ...common,
+    ...versions,
+    drift: 'fields',
+    message: `version moved from ${recorded.version} to ${details.version} outside scrapeform: ${changes.map(describeChange).join('; ')}`,
+    changes,
+    revert: {
+      calls: diff.requests.length,
+      regenerations: diff.regenerates ? 1 : 0,
+      credits: diff.regenerates ? CREDITS_PER_GENERATION : 0,
+      requests: diff.requests.map((ops: FieldOperations, i) => ({
+        method: 'PATCH',
+        path: parserPath(recorded.id, details.version + i),
+        body: fieldOperationsBody(ops),
+      })),
+    },
+    accept: {
+      ...FREE,
+      possible: true,
+      placeholders,
+      ...(placeholders.length > 0
+        ? {
+            note: 'the service does not return descriptions: new fields get a placeholder validate warns about',
+          }
+        : {}),
+    },
+    accepted: acceptedState,
+  };
+}

@@ -1,0 +1,96 @@
+import { PROJECT_FIELDS, projectFieldRule } from '../model/project-fields.js';
+import { projectPath, PROJECTS_PATH } from '../model/wire.js';
+import type { ProjectState } from '../state/model.js';
+import { FREE } from './drift-report.js';
+import type { DriftChange, ObjectDrift } from './drift-report.js';
+import type { LiveIndex } from './plan-context.js';
+import { stable } from './plan-context.js';
+
+export function projectDrift(
+  address: string,
+  recorded: ProjectState,
+  index: LiveIndex,
+  ignored: readonly string[],
+): ObjectDrift | undefined {
+  const common = { address, kind: 'Project' as const, name: recorded.name, id: recorded.id };
+  const live = index.projectById.get(recorded.id);
+  if (live === undefined) {
+    return {
+      ...common,
+      drift: 'deleted',
+      message: `project ${recorded.id} was archived outside scrapeform`,
+      changes: [],
+      revert: {
+        ...FREE,
+        calls: 1,
+        requests: [{ method: 'POST', path: PROJECTS_PATH, body: recorded.definition }],
+        note: 'created again under a new id (an archive cannot be undone through the API)',
+      },
+      accept: {
+        ...FREE,
+        possible: true,
+        placeholders: [],
+        note: 'dropped from state; its manifest document is removed',
+      },
+      accepted: null,
+    };
+  }
+  const changes: DriftChange[] = [];
+  for (const [key, value] of Object.entries(recorded.definition)) {
+    if (ignored.includes(key)) continue;
+    const rule = projectFieldRule(key);
+    if (rule === undefined || !rule.compared) continue;
+    // A key the answer leaves out is a short answer, not a change (issue 13: absent is not a default).
+    const reported = rule.read(live);
+    if (reported === undefined) continue;
+    if (stable(value) !== stable(reported))
+      changes.push({ change: 'edit', key, state: value, live: reported });
+  }
+  // Scheduling turned on by hand where none was asked: the interval it runs at comes with it.
+  if (
+    changes.some((c) => c.change === 'edit' && c.key === 'schedulingEnabled' && c.live === true) &&
+    !('scrapingInterval' in recorded.definition)
+  ) {
+    changes.push({
+      change: 'edit',
+      key: 'scrapingInterval',
+      state: undefined,
+      live: PROJECT_FIELDS.scrapingInterval.read(live),
+    });
+  }
+  if (changes.length === 0) return undefined;
+  const revertBody = Object.fromEntries(
+    changes.flatMap((c) => (c.change === 'edit' ? [[c.key, c.state] as const] : [])),
+  );
+  const renamed = changes.some((c) => c.change === 'edit' && c.key === 'name');
+  return {
+    ...common,
+    drift: 'edited',
+    message: `edited outside scrapeform: ${changes.map((c) => (c.change === 'edit' ? c.key : '')).join(', ')}`,
+    changes,
+    revert: {
+      ...FREE,
+      calls: 1,
+      requests: [{ method: 'PATCH', path: projectPath(recorded.id), body: revertBody }],
+    },
+    accept: {
+      ...FREE,
+      possible: !renamed,
+      placeholders: [],
+      ...(renamed ? { note: 'a new name is a new address: rename the manifest by hand' } : {}),
+    },
+    ...(renamed
+      ? {}
+      : {
+          accepted: {
+            ...recorded,
+            definition: {
+              ...recorded.definition,
+              ...Object.fromEntries(
+                changes.flatMap((c) => (c.change === 'edit' ? [[c.key, c.live] as const] : [])),
+              ),
+            },
+          },
+        }),
+  };
+}
