@@ -1,0 +1,85 @@
+import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import { parserStatusKind } from '../api/parser-status.js';
+import type { DesiredParser } from '../model/desired.js';
+import { diffFields } from './diff-fields.js';
+import { sameExampleUrls } from './example-urls.js';
+import { fieldFromLive } from './live-fields.js';
+import type { ParserAdopt, ReplacedParser, ResourceChange } from './model.js';
+import { definitionOf } from './parser-definition.js';
+import { change } from './plan-context.js';
+import type { Context } from './plan-context.js';
+import { stillGenerating } from './plan-parser-generation.js';
+import { replaceParser, replacedParser } from './plan-parser-replace.js';
+import { updateParser } from './plan-parser-update.js';
+
+export function adoptParser(
+  ctx: Context,
+  address: string,
+  desired: DesiredParser,
+  live: LiveParserSummary,
+  details: LiveParserDetails,
+): ResourceChange | undefined {
+  const reasons = [`adopted: the live parser ${live.id} has this name`];
+  ctx.warnings.push(
+    `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and types are compared (--reassert ${address} sends every declared definition once)`,
+  );
+  const kind = parserStatusKind(details.status);
+  const liveUrls = (details.exampleResult ?? []).map((e) => e.url);
+  // The service returns neither descriptions nor scraper_params: only names, parent-ness and example urls are seen.
+  const seen = (): ReplacedParser =>
+    replacedParser(
+      {
+        ...(liveUrls.length > 0 ? { urls: liveUrls } : {}),
+        fields: details.fields.map((f) => fieldFromLive(f)),
+      },
+      desired,
+      false,
+    );
+  if (kind === 'working') {
+    ctx.warnings.push(
+      `${address}: the live parser ${live.id} with this name is ${stillGenerating(details.status)}; plan again once it finishes to adopt it`,
+    );
+    return undefined;
+  }
+  if (kind === 'failed') {
+    // Its latest version FAILED: nothing works to lose, so no approval is asked to replace it.
+    return replaceParser(
+      desired,
+      live.id,
+      [
+        ...reasons,
+        `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
+      ],
+      false,
+      [],
+      seen(),
+    );
+  }
+  if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
+    return replaceParser(
+      desired,
+      live.id,
+      [...reasons, "urls differ from the live parser's example pages: a new parser replaces it"],
+      true,
+      [],
+      seen(),
+    );
+  }
+  const previous = details.fields.map((f) => fieldFromLive(f));
+  const diff = diffFields(previous, desired.fields, desired.renames, {
+    descriptionsKnown: false,
+    reassert: ctx.reassert.includes(address),
+  });
+  if (diff.requests.length > 0)
+    return updateParser(address, desired, desired.name, live.id, details.version, diff, reasons, false);
+  return change<ParserAdopt>({
+    address,
+    kind: 'Parser',
+    name: desired.name,
+    id: live.id,
+    action: 'adopt',
+    reasons,
+    version: details.version,
+    definition: definitionOf(desired),
+  });
+}

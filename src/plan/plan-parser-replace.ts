@@ -1,0 +1,136 @@
+import type { LiveParserSummary } from '../api/live.js';
+import { parserStatusKind } from '../api/parser-status.js';
+import type { DesiredField, DesiredParser } from '../model/desired.js';
+import type { ScraperParams } from '../model/vocabulary.js';
+import type { ParserState } from '../state/model.js';
+import { diffFields } from './diff-fields.js';
+import type { ParserCreate, ParserFinishReplace, ParserReplace, ReplacedParser } from './model.js';
+import { definitionOf } from './parser-definition.js';
+import { change, withoutName } from './plan-context.js';
+import type { Context } from './plan-context.js';
+import { breakingOf } from './plan-parser-update.js';
+
+/*
+ * A new parser made from the whole declared definition: created, or in place of an old one (a replace, and the
+ * finishing of one a previous run left half done). A create shares its shape with a replace.
+ */
+
+/**
+ * A new parser in place of `oldId`: create it, wait for FINISHED (apply always waits here), then delete the old
+ * one. Destructive unless the old one never had anything to lose.
+ */
+export function replaceParser(
+  desired: DesiredParser,
+  oldId: string,
+  reasons: string[],
+  destructive: boolean,
+  breaking: string[] = [],
+  replaced?: ReplacedParser,
+): ParserReplace {
+  return change<ParserReplace>({
+    ...newParser(desired, reasons),
+    action: 'replace',
+    finishing: false,
+    id: oldId,
+    destructive,
+    // Consumers lose what the new parser no longer has, as they would from an update.
+    breaking: [...breaking, ...breakingOf(replaced?.field_changes ?? [])],
+    ...(replaced !== undefined ? { replaced } : {}),
+  });
+}
+
+/**
+ * The old parser of a replace against the declared one, for reviewers: a replace makes every field anew, but what
+ * the reviewer approves is what differs from the parser that goes. Fields of a parser scrapeform never applied
+ * (adopted) are compared by name and parent-ness only, as an update of it would be.
+ */
+export function replacedParser(
+  old: { urls?: string[]; scraperParams?: ScraperParams; fields: readonly DesiredField[] },
+  desired: DesiredParser,
+  descriptionsKnown: boolean,
+): ReplacedParser {
+  const diff = diffFields(old.fields, desired.fields, desired.renames, { descriptionsKnown });
+  const touched = new Set(diff.changes.map((c) => c.field));
+  return {
+    ...(old.urls !== undefined ? { urls: [...old.urls] } : {}),
+    ...(old.scraperParams !== undefined ? { scraperParams: old.scraperParams } : {}),
+    field_changes: diff.changes,
+    unchanged: desired.fields.map((f) => f.name).filter((name) => !touched.has(name)),
+  };
+}
+
+export function createParser(
+  desired: DesiredParser,
+  reasons: string[],
+  breaking: string[] = [],
+): ParserCreate {
+  return change<ParserCreate>({ ...newParser(desired, reasons), action: 'create', id: null, breaking });
+}
+
+/** What a create and a replace share: the whole declared definition, every field added, a generation. */
+function newParser(
+  desired: DesiredParser,
+  reasons: string[],
+): Pick<
+  ParserCreate,
+  'address' | 'kind' | 'name' | 'reasons' | 'definition' | 'regenerates' | 'field_changes'
+> {
+  return {
+    address: desired.address,
+    kind: 'Parser',
+    name: desired.name,
+    reasons,
+    definition: definitionOf(desired),
+    regenerates: true,
+    field_changes: desired.fields.map((f) => ({
+      change: 'add',
+      field: f.name,
+      after: withoutName(f),
+      breaking: false,
+    })),
+  };
+}
+
+/**
+ * A replace that a previous run left half done (killed while waiting, or between its calls): the new parser is in
+ * state, the old one still exists. Once the new one is FINISHED the old one is deleted; while it generates, wait.
+ */
+export function finishReplace(
+  ctx: Context,
+  address: string,
+  desired: DesiredParser,
+  recorded: ParserState,
+  live: LiveParserSummary,
+): ParserFinishReplace | undefined | 'continue' {
+  const oldId = recorded.replacing?.oldId ?? '';
+  const oldExists = ctx.index.parserById.has(oldId);
+  const kind = parserStatusKind(live.status);
+  if (kind === 'working') {
+    ctx.warnings.push(
+      `${address}: a replace is under way: the new parser ${recorded.id} is ${live.status === 'GENERATING' ? 'generating' : `still generating (status ${live.status})`}; the old one (${oldId}) is deleted once it finishes (apply again then)`,
+    );
+    return undefined;
+  }
+  if (kind === 'failed') {
+    ctx.warnings.push(
+      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Delete the failed one and remove ${address} from state to go back, or fix the manifest and apply again.`,
+    );
+    return 'continue';
+  }
+  const definition = recorded.pending?.definition ?? recorded.definition ?? definitionOf(desired);
+  return change<ParserFinishReplace>({
+    address,
+    kind: 'Parser',
+    name: desired.name,
+    id: recorded.id,
+    action: 'replace',
+    finishing: true,
+    reasons: [
+      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}`,
+    ],
+    oldId: oldExists ? oldId : null,
+    version: live.version,
+    definition,
+    destructive: oldExists,
+  });
+}
