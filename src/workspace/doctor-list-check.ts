@@ -1,0 +1,105 @@
+import { ApiError } from '../api/api-error.js';
+import type { TransportResponse } from '../api/transport.js';
+import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
+
+/** Where a list answer may hold its items (as api/read-list.ts reads them). */
+const ITEM_KEYS = ['data', 'items', 'results'];
+const PAGING_KEYS = [
+  'next',
+  'next_page',
+  'nextPage',
+  'has_more',
+  'hasMore',
+  'total_pages',
+  'totalPages',
+  'page',
+];
+
+/** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
+export type Get = (service: string, url: string) => Promise<TransportResponse>;
+
+/** Reads the first page of a list and records its shape; undefined when the call failed (the check says why). */
+export async function listOnce(
+  get: Get,
+  service: string,
+  url: string,
+  resource: 'parsers' | 'projects',
+  checks: DoctorCheck[],
+  readings: Map<string, DoctorReading>,
+): Promise<{ items: unknown[] } | undefined> {
+  let response: TransportResponse;
+  try {
+    response = await get(service, url);
+  } catch (error) {
+    checks.push(failedCall(`${resource}.list`, error));
+    return undefined;
+  }
+  const body = response.body;
+  let items: unknown[] | undefined;
+  let shape: string;
+  let paged = false;
+  if (Array.isArray(body)) {
+    items = body;
+    shape = 'a bare array';
+  } else if (body !== null && typeof body === 'object') {
+    const envelope = body as Record<string, unknown>;
+    const key = [...ITEM_KEYS, resource].find((k) => Array.isArray(envelope[k]));
+    items = key !== undefined ? (envelope[key] as unknown[]) : undefined;
+    paged = PAGING_KEYS.some((k) => envelope[k] !== undefined);
+    shape =
+      key !== undefined
+        ? `an object holding the items under "${key}"${paged ? ', with paging fields' : ''}`
+        : 'an object';
+  } else {
+    shape = typeof body;
+  }
+  if (items === undefined) {
+    checks.push({
+      name: `${resource}.list`,
+      status: 'fail',
+      message: `the list answer is ${shape} with no array of ${resource} scrapeform can find; plan cannot read it`,
+    });
+    return undefined;
+  }
+  const wrapped = !Array.isArray(body);
+  mergeReading(readings, 'wrapped-lists', wrapped, `${resource}: ${shape}`);
+  mergeReading(
+    readings,
+    'paged-lists',
+    paged,
+    `${resource}: ${paged ? 'paged; scrapeform follows every page' : 'one answer'}`,
+  );
+  checks.push({
+    name: `${resource}.list`,
+    status: 'ok',
+    message: `the key works; ${items.length} ${resource} on the first answer, ${shape}`,
+  });
+  return { items };
+}
+
+/** Both lists speak to one reading: seen when either shows it. */
+function mergeReading(
+  readings: Map<string, DoctorReading>,
+  name: string,
+  seen: boolean,
+  message: string,
+): void {
+  const before = readings.get(name);
+  readings.set(name, {
+    name,
+    seen: (before?.seen ?? false) || seen,
+    message: before === undefined ? message : `${before.message}; ${message}`,
+  });
+}
+
+export function failedCall(name: string, error: unknown): DoctorCheck {
+  if (error instanceof ApiError) {
+    // The message names the service and, for 401 and 403, says what a refusal means (credits, plan, key).
+    return {
+      name,
+      status: 'fail',
+      message: `${error.message}${error.hint !== undefined ? ` (${error.hint})` : ''}`,
+    };
+  }
+  throw error;
+}

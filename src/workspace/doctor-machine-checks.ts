@@ -1,0 +1,78 @@
+import type { DoctorCheck, DoctorReport } from '../output/render-doctor.js';
+
+/* Checks of this machine rather than of a service: its clock against the services' and the proxy its calls take. */
+
+/** A clock further off than this is worth a warning: schedules and "generating for" ages are read against it. */
+export const CLOCK_SKEW_WARN_MS = 5 * 60_000;
+
+export function clockCheck(skewMs: number | null): DoctorCheck {
+  if (skewMs === null)
+    return { name: 'clock', status: 'skipped', message: 'no answer carried a Date header' };
+  const seconds = Math.round(skewMs / 1000);
+  const text =
+    seconds === 0
+      ? 'in step with the services (within a second)'
+      : `${Math.abs(seconds)}s ${seconds > 0 ? 'behind' : 'ahead of'} the services`;
+  return Math.abs(skewMs) > CLOCK_SKEW_WARN_MS
+    ? {
+        name: 'clock',
+        status: 'warn',
+        message: `this machine is ${text}: set its clock (scheduledAt times and generation ages are read against it)`,
+      }
+    : { name: 'clock', status: 'ok', message: `this machine is ${text}` };
+}
+
+/** Which proxy each service's calls go through, as the dispatcher decides it (HTTP(S)_PROXY, NO_PROXY). */
+export function proxyRoute(
+  env: Readonly<Record<string, string | undefined>>,
+  parserUrl: string,
+  pipelineUrl: string,
+): DoctorReport['proxy'] {
+  const pick = (name: string): string | null => env[name.toLowerCase()] ?? env[name] ?? null;
+  const httpProxy = pick('HTTP_PROXY');
+  const httpsProxy = pick('HTTPS_PROXY');
+  const noProxy = pick('NO_PROXY');
+  const route = (url: string): string => {
+    const target = new URL(url);
+    const proxy = target.protocol === 'https:' ? (httpsProxy ?? httpProxy) : httpProxy;
+    if (proxy === null || proxy === '') return 'direct';
+    if (bypassed(target, noProxy)) return 'direct (NO_PROXY)';
+    return `via ${hideCredentials(proxy)}`;
+  };
+  return {
+    httpProxy: httpProxy !== null ? hideCredentials(httpProxy) : null,
+    httpsProxy: httpsProxy !== null ? hideCredentials(httpsProxy) : null,
+    noProxy,
+    route: { parsers: route(parserUrl), projects: route(pipelineUrl) },
+  };
+}
+
+function bypassed(target: URL, noProxy: string | null): boolean {
+  if (noProxy === null) return false;
+  return noProxy
+    .split(/[,\s]+/)
+    .filter((entry) => entry !== '')
+    .some((entry) => {
+      if (entry === '*') return true;
+      const [host, port] = entry.replace(/^\*?\./, '.').split(':');
+      if (port !== undefined && port !== target.port) return false;
+      const name = target.hostname;
+      return (
+        host !== undefined &&
+        (host.startsWith('.') ? name.endsWith(host) || name === host.slice(1) : name === host)
+      );
+    });
+}
+
+function hideCredentials(proxy: string): string {
+  try {
+    const url = new URL(proxy);
+    if (url.username !== '' || url.password !== '') {
+      url.username = '***';
+      url.password = '';
+    }
+    return url.toString();
+  } catch {
+    return '(unreadable proxy URL)';
+  }
+}

@@ -1,0 +1,99 @@
+import { normaliseParserStatus } from '../api/parser-status.js';
+import { PARSER_SERVICE } from '../api/transport.js';
+import { ParserListItemSchema } from '../api/wire-schemas.js';
+import { PARSER_STATUSES } from '../model/vocabulary.js';
+import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
+import { failedCall, listOnce } from './doctor-list-check.js';
+import type { Get } from './doctor-list-check.js';
+
+export async function checkParsers(
+  baseUrl: string,
+  get: Get,
+  checks: DoctorCheck[],
+  readings: Map<string, DoctorReading>,
+): Promise<void> {
+  const base = baseUrl.replace(/\/+$/, '');
+  const list = await listOnce(get, PARSER_SERVICE, `${base}/parsers`, 'parsers', checks, readings);
+  if (list === undefined) return;
+  const parsed = list.items.map((item) => ParserListItemSchema.safeParse(item));
+  const bad = parsed.findIndex((p) => !p.success);
+  if (bad >= 0) {
+    checks.push({
+      name: 'parsers.list',
+      status: 'fail',
+      message: `item ${bad} of the parser list does not have id, name, status and version as the seed describes; plan cannot read it`,
+    });
+    return;
+  }
+  const summaries = parsed.flatMap((p) => (p.success ? [p.data] : []));
+  const raw = [...new Set(summaries.map((s) => s.status))];
+  const unknown = raw.filter(
+    (s) => !(PARSER_STATUSES as readonly string[]).includes(normaliseParserStatus(s)),
+  );
+  const respelled = raw.filter(
+    (s) => !(PARSER_STATUSES as readonly string[]).includes(s) && !unknown.includes(s),
+  );
+  readings.set('queued-status', {
+    name: 'queued-status',
+    seen: unknown.length > 0 || respelled.length > 0 ? true : summaries.length > 0 ? false : null,
+    message:
+      unknown.length > 0 || respelled.length > 0
+        ? `statuses beyond the seed's: ${[...unknown, ...respelled].map((s) => JSON.stringify(s)).join(', ')}; ${unknown.length > 0 ? 'unknown ones are read as still working' : ''}${respelled.length > 0 ? `${unknown.length > 0 ? '; ' : ''}other spellings are read as the seed's value` : ''}`
+        : summaries.length > 0
+          ? `only the seed's statuses: ${raw.join(', ')}`
+          : 'no parser to read a status from',
+  });
+  const pick = summaries.find((s) => normaliseParserStatus(s.status) === 'FINISHED') ?? summaries[0];
+  if (pick === undefined) {
+    checks.push({ name: 'parsers.details', status: 'skipped', message: 'the account has no parser to read' });
+    readings.set('details-without-version', {
+      name: 'details-without-version',
+      seen: null,
+      message: 'no parser to read details of',
+    });
+    return;
+  }
+  let details: Record<string, unknown>;
+  try {
+    const response = await get(PARSER_SERVICE, `${base}/parsers/${encodeURIComponent(pick.id)}`);
+    if (response.body === null || typeof response.body !== 'object' || Array.isArray(response.body)) {
+      checks.push({
+        name: 'parsers.details',
+        status: 'fail',
+        message: `the details of ${pick.id} are not a JSON object`,
+      });
+      return;
+    }
+    details = response.body as Record<string, unknown>;
+  } catch (error) {
+    checks.push(failedCall('parsers.details', error));
+    return;
+  }
+  const hasVersion = typeof details.version === 'number';
+  readings.set('details-without-version', {
+    name: 'details-without-version',
+    seen: !hasVersion,
+    message: hasVersion
+      ? 'parser details carry their version'
+      : 'parser details carry no version; scrapeform uses the version asked for or listed',
+  });
+  const finished = typeof details.status === 'string' && normaliseParserStatus(details.status) === 'FINISHED';
+  const fieldsMissing = !Array.isArray(details.fields);
+  const spelling =
+    details.example_result === undefined && details.example_results !== undefined
+      ? ' (as example_results)'
+      : '';
+  checks.push(
+    finished && fieldsMissing
+      ? {
+          name: 'parsers.details',
+          status: 'fail',
+          message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
+        }
+      : {
+          name: 'parsers.details',
+          status: 'ok',
+          message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+        },
+  );
+}
