@@ -1,6 +1,7 @@
 import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
+import { closeConnectionPools, createConnectionPools } from './send-request.js';
 import { createDispatcher, proxyConfigured, Transport } from './transport.js';
 import type { TransportOptions } from './transport.js';
 
@@ -11,24 +12,32 @@ export interface ApiClients {
   close(): Promise<void>;
 }
 
-/** Both clients over one transport: Node's own fetch, or with a proxy configured one undici dispatcher for it. */
+/**
+ * Both clients over one transport: Node's http and https modules with keep-alive pools of their own, or with a
+ * proxy configured fetch through one undici dispatcher.
+ */
 export function createApiClients(
   config: ApiConfig,
-  options: Omit<TransportOptions, 'apiKey' | 'dispatcher'> & {
+  options: Omit<TransportOptions, 'apiKey' | 'dispatcher' | 'pools'> & {
     env: Readonly<Record<string, string | undefined>>;
   },
 ): ApiClients {
   const { env, ...transportOptions } = options;
   const dispatcher = proxyConfigured(env) ? createDispatcher(env) : undefined;
+  const pools = dispatcher === undefined ? createConnectionPools() : undefined;
   const transport = new Transport({
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     ...transportOptions,
     apiKey: config.apiKey,
     ...(dispatcher !== undefined ? { dispatcher } : {}),
+    ...(pools !== undefined ? { pools } : {}),
   });
   return {
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
-    close: async () => dispatcher?.close(),
+    close: async () => {
+      if (pools !== undefined) closeConnectionPools(pools);
+      await dispatcher?.close();
+    },
   };
 }

@@ -6,6 +6,8 @@ import { VERSION } from '../version.js';
 import { ApiError, codeForStatus } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
 import { redact } from './redact.js';
+import { sendOverFetch, sendOverHttp } from './send-request.js';
+import type { AnswerHeaders, ConnectionPools, Send, WireAnswer } from './send-request.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -43,7 +45,10 @@ export const PIPELINE_SERVICE = 'the DataPipeline service';
 export interface TransportOptions {
   /** The key; redacted from everything the transport reports. */
   apiKey: string;
+  /** With a proxy configured: requests go through fetch with this undici dispatcher (createDispatcher). */
   dispatcher?: Dispatcher;
+  /** Without a proxy: the keep-alive pools requests use (Node's global agents when absent). */
+  pools?: ConnectionPools;
   retry?: Partial<RetryPolicy>;
   /** Deadline of one try, in ms (exact, through AbortSignal.timeout; undici's own timeouts are coarse). */
   timeoutMs?: number;
@@ -83,7 +88,7 @@ export interface TransportResponse {
   url: string;
   /** Parsed JSON, text when the body was not JSON, undefined when empty. */
   body: unknown;
-  headers: Headers;
+  headers: AnswerHeaders;
 }
 
 /** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
@@ -93,9 +98,9 @@ export function proxyConfigured(env: Readonly<Record<string, string | undefined>
 
 /**
  * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, timeouts, and HTTP(S)_PROXY /
- * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's own fetch as it
- * is, which spares every command that calls the services the load of undici (about half a second of start-up on
- * the bench machine, BENCHMARKS.md) and answers as fast (deadlines are AbortSignal.timeout either way).
+ * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's http and https
+ * modules (send-request.ts), which spares every command that calls the services the load of undici and most of
+ * the CPU a call costs through fetch (deadlines are AbortSignal.timeout either way).
  */
 export function createDispatcher(env: Readonly<Record<string, string | undefined>>): Dispatcher {
   const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;
@@ -114,7 +119,7 @@ export function createDispatcher(env: Readonly<Record<string, string | undefined
 /** HTTP with our own retry loop, redaction and one error type; the only code that calls fetch. */
 export class Transport {
   private readonly apiKey: string;
-  private readonly dispatcher: Dispatcher | undefined;
+  private readonly send: Send;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly maxElapsedMs: number;
@@ -128,7 +133,8 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.options = options;
     this.apiKey = options.apiKey;
-    this.dispatcher = options.dispatcher;
+    this.send =
+      options.dispatcher !== undefined ? sendOverFetch(options.dispatcher) : sendOverHttp(options.pools);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxElapsedMs = this.policy.maxElapsedMs ?? 4 * this.timeoutMs;
@@ -256,7 +262,7 @@ export class Transport {
     return service !== undefined ? { service } : {};
   }
 
-  private lastHeaders = new WeakMap<ApiError, Headers>();
+  private lastHeaders = new WeakMap<ApiError, AnswerHeaders>();
 
   /** One try: the request, and any same-origin redirects it answers with, under one deadline. */
   private async attempt(
@@ -265,14 +271,15 @@ export class Transport {
     body: string | undefined,
   ): Promise<TransportResponse | ApiError> {
     const deadline = AbortSignal.timeout(this.timeoutMs);
-    const signal = AbortSignal.any([deadline, ...(request.signal !== undefined ? [request.signal] : [])]);
+    // AbortSignal.any only when there is a second signal: each costs about as much as the request's own work.
+    const signal = request.signal !== undefined ? AbortSignal.any([deadline, request.signal]) : deadline;
     const visited = new Set<string>([url.toString()]);
     let current = url;
     for (let hop = 0; ; hop++) {
       const started = this.now();
-      let response: Response;
+      let response: WireAnswer;
       try {
-        const init: Record<string, unknown> = {
+        response = await this.send(current, {
           method: request.method,
           headers: {
             'user-agent': `scrapeform/${VERSION}`,
@@ -281,19 +288,14 @@ export class Transport {
           },
           body,
           signal,
-          // Redirects are ours to judge: fetch would follow them to any origin with the key in the URL and body.
-          redirect: 'manual',
-        };
-        if (this.dispatcher !== undefined) init.dispatcher = this.dispatcher;
-        // The global fetch, looked up at call time so nock's interception applies; @types/node 20 lacks `dispatcher`.
-        response = await globalThis.fetch(current, init as unknown as RequestInit);
+        });
       } catch (error) {
         return this.noAnswer(request, current, error, deadline.aborted, undefined);
       }
       const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
       if (location !== null) {
-        await response.body?.cancel().catch(() => undefined);
-        this.emitResponse(request, current, response.status, started);
+        await response.discard();
+        this.emitResponse(request, this.show(current), response.status, started);
         const next = this.followRedirect(request, current, response.status, location, visited, hop);
         if (next instanceof ApiError) return next;
         current = next;
@@ -305,9 +307,11 @@ export class Transport {
       } catch (error) {
         return this.noAnswer(request, current, error, deadline.aborted, response.status);
       }
-      this.emitResponse(request, current, response.status, started);
+      // Redacted once: the event and the response show the same URL.
+      const shown = this.show(current);
+      this.emitResponse(request, shown, response.status, started);
       if (request.expect.includes(response.status)) {
-        return { status: response.status, url: this.show(current), body: parsed, headers: response.headers };
+        return { status: response.status, url: shown, body: parsed, headers: response.headers };
       }
       const error = new ApiError({
         code: codeForStatus(response.status),
@@ -399,11 +403,11 @@ export class Transport {
     });
   }
 
-  private emitResponse(request: TransportRequest, url: URL, status: number, started: number): void {
+  private emitResponse(request: TransportRequest, shownUrl: string, status: number, started: number): void {
     this.onEvent({
       type: 'response',
       method: request.method,
-      url: this.show(url),
+      url: shownUrl,
       status,
       durationMs: this.now() - started,
     });
@@ -432,7 +436,7 @@ export function parseRetryAfter(value: string, now: number): number | undefined 
   return Math.max(0, date - now);
 }
 
-async function readBody(response: Response): Promise<unknown> {
+async function readBody(response: WireAnswer): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
   try {
@@ -443,7 +447,12 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 function networkReason(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  // fetch wraps the system's error in its cause; Node's http module throws it as it is.
+  const own = error as NodeJS.ErrnoException | undefined;
+  const cause =
+    own instanceof Error
+      ? ((own.cause as NodeJS.ErrnoException | undefined) ?? (own.code !== undefined ? own : undefined))
+      : undefined;
   const code = cause?.code;
   const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
   return code !== undefined ? `${code} (${detail})` : detail;

@@ -22,6 +22,11 @@ export interface HandlerContext {
   poller: GenerationPoller;
   /** The live lists the plan read, by id and name (createOnce takes them as what existed before a create). */
   planned?: LiveIndex;
+  /**
+   * Creates whose intent was written ahead with the whole plan and whose POST is not sent yet (recordIntentsAhead):
+   * a create takes its address out as it sends, and what is left when apply ends is taken back.
+   */
+  intentsAhead?: Set<string>;
 }
 
 /** Makes the calls of one change and records them in state; each kind and action has its own. */

@@ -1,7 +1,71 @@
 import { ApiError } from '../api/api-error.js';
-import type { CreateIntent, ParserCreateIntent, ProjectCreateIntent, State } from '../state/model.js';
+import type { ParserCreate, ParserReplace, ProjectCreate, ResourceChange } from '../plan/model.js';
+import type { CreateIntent, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
 import { createOnce } from './create-once.js';
+
+/** A change whose handler POSTs a new object (and so records an intent first). */
+export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
+
+/** Whether a change POSTs a new object: a create, or a replace not yet half done. */
+export function postsNewObject(change: ResourceChange): change is PostingChange {
+  return change.action === 'create' || (change.action === 'replace' && !change.finishing);
+}
+
+/** What a change's intent says: the name and the definition its POST sends (and for a replace, the old parser). */
+export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
+  if (change.kind === 'Project') {
+    return { kind: 'Project', name: change.name, definition: change.definition };
+  }
+  return {
+    kind: 'Parser',
+    name: change.name,
+    definition: change.definition,
+    ...(change.action === 'replace' ? { replaces: change.id } : {}),
+  };
+}
+
+/**
+ * The intents of every create of the plan, written in one durable write before the first call, when the plan's
+ * lists say which objects of each name existed before (ctx.planned). A create whose intent is on disk this way
+ * sends its POST without a write of its own: one fsynced write of the whole state per create (or per group of
+ * creates in flight together) was most of the time of a large apply (issue 14). Returns the addresses recorded;
+ * an intent whose POST is never sent (Ctrl-C, an earlier failure) is taken back by dropUnsentIntents.
+ */
+export async function recordIntentsAhead(
+  ctx: HandlerContext,
+  changes: readonly ResourceChange[],
+): Promise<Set<string>> {
+  const ahead = new Set<string>();
+  const planned = ctx.planned;
+  if (planned === undefined) return ahead;
+  const posting = changes.filter(postsNewObject);
+  if (posting.length === 0) return ahead;
+  await ctx.store.commit((state) => {
+    const intents = (state.intents ??= {});
+    for (const change of posting) {
+      const byName = change.kind === 'Project' ? planned.projectsByName : planned.parsersByName;
+      const before = (byName.get(change.name) ?? []).map((o) => o.id);
+      intents[change.address] = { ...intentOf(change), before } as CreateIntent;
+      ahead.add(change.address);
+    }
+  });
+  await ctx.store.durable();
+  return ahead;
+}
+
+/**
+ * When apply ends: intents recorded ahead whose POST was never sent (Ctrl-C, an earlier failure) are taken back,
+ * since nothing was created that the next plan should look for; and no empty intents object is left in state.
+ */
+export async function settleIntents(ctx: HandlerContext, unsent: ReadonlySet<string>): Promise<void> {
+  const intents = ctx.store.current.intents;
+  if (unsent.size === 0 && (intents === undefined || Object.keys(intents).length > 0)) return;
+  await ctx.store.commit((state) => {
+    for (const address of unsent) clearIntent(state, address);
+    if (state.intents !== undefined && Object.keys(state.intents).length === 0) delete state.intents;
+  });
+}
 
 /**
  * Writes what a create is about to send to state, and waits until it is stored: only then is the POST sent, so a
@@ -13,19 +77,20 @@ export async function recordIntent(
   intent: CreateIntent,
 ): Promise<void> {
   await ctx.store.commit((state) => {
-    state.intents = { ...state.intents, [address]: intent };
+    (state.intents ??= {})[address] = intent;
   });
   // Writes are coalesced; this one must be on disk before the POST, or a kill in the window loses the trace. It
   // writes every earlier commit too, so what earlier changes did is on disk before the create is sent.
   await ctx.store.durable();
 }
 
-/** The create was recorded (or refused): its intent is spent. */
+/**
+ * The create was recorded (or refused): its intent is spent. In place, like every commit, and O(1): an intents
+ * object left empty is dropped when state is written (nextState) and when apply ends (settleIntents), since
+ * looking for another key here on every create made a large apply quadratic.
+ */
 export function clearIntent(state: State, address: string): void {
-  if (state.intents?.[address] === undefined) return;
-  const { [address]: _spent, ...rest } = state.intents;
-  if (Object.keys(rest).length > 0) state.intents = rest;
-  else delete state.intents;
+  if (state.intents?.[address] !== undefined) delete state.intents[address];
 }
 
 /**
@@ -48,8 +113,7 @@ export async function settleFailedIntent(
  */
 export async function createWithIntent<T extends { id: string | number; name?: string | undefined }>(
   ctx: HandlerContext,
-  address: string,
-  intent: Omit<ParserCreateIntent, 'before'> | Omit<ProjectCreateIntent, 'before'>,
+  change: PostingChange,
   calls: {
     list: () => Promise<T[]>;
     create: () => Promise<T>;
@@ -57,12 +121,16 @@ export async function createWithIntent<T extends { id: string | number; name?: s
   },
 ): Promise<T> {
   try {
-    return await createOnce(calls.list, calls.create, intent.name, {
+    return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
-      beforeCreate: (before) => recordIntent(ctx, address, { ...intent, before } as CreateIntent),
+      beforeCreate: async (before) => {
+        // Recorded ahead with the whole plan (recordIntentsAhead): already on disk, nothing to write.
+        if (ctx.intentsAhead?.delete(change.address) === true) return;
+        await recordIntent(ctx, change.address, { ...intentOf(change), before } as CreateIntent);
+      },
     });
   } catch (error) {
-    await settleFailedIntent(ctx, address, error);
+    await settleFailedIntent(ctx, change.address, error);
     throw error;
   }
 }

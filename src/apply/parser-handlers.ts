@@ -102,21 +102,11 @@ async function postParser(
   change: ParserCreate | ParserReplace,
   result: ChangeResult,
 ): Promise<{ id: string; version: number }> {
-  const created = await createWithIntent(
-    ctx,
-    change.address,
-    {
-      kind: 'Parser',
-      name: change.name,
-      definition: change.definition,
-      ...(change.action === 'replace' ? { replaces: change.id } : {}),
-    },
-    {
-      list: () => ctx.clients.parsers.list(),
-      create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
-      planned: ctx.planned?.parsersByName,
-    },
-  );
+  const created = await createWithIntent(ctx, change, {
+    list: () => ctx.clients.parsers.list(),
+    create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+    planned: ctx.planned?.parsersByName,
+  });
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };
 }

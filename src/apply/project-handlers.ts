@@ -19,16 +19,11 @@ import { clearIntent, createWithIntent } from './create-intent.js';
 export const PROJECT_HANDLERS = {
   create: async (change: ProjectCreate, result, ctx) => {
     // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
-    const created = await createWithIntent(
-      ctx,
-      change.address,
-      { kind: 'Project', name: change.name, definition: change.definition },
-      {
-        list: () => ctx.clients.projects.list(),
-        create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
-        planned: ctx.planned?.projectsByName,
-      },
-    );
+    const created = await createWithIntent(ctx, change, {
+      list: () => ctx.clients.projects.list(),
+      create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
+      planned: ctx.planned?.projectsByName,
+    });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
     const held = checkTaken(change, result, ctx, change.definition, created, undefined);

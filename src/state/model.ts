@@ -189,8 +189,11 @@ export function nextState(
       },
     );
   }
+  // Apply clears intents in place and leaves an emptied object behind (apply/create-intent.ts): not written.
+  const { intents, ...rest } = state;
   return {
-    ...state,
+    ...rest,
+    ...(intents !== undefined && Object.keys(intents).length > 0 ? { intents } : {}),
     serial: (stored ?? state.serial) + 1,
     lineage: state.lineage === '' ? randomUUID() : state.lineage,
   };

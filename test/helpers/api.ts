@@ -4,9 +4,11 @@ import { ParsersClient } from '../../src/api/parsers-client.js';
 import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
 import type { TransportEvent, TransportOptions } from '../../src/api/transport.js';
+import { SENTINEL_KEY } from './secrets.js';
 
-/** A key that must never show up anywhere but in the requests themselves. */
-export const SENTINEL_KEY = 'sk_live_SENTINEL_5f3a9c';
+// Without nock: tests against real servers on loopback import these from secrets.js (nock's interception would
+// change how their connections behave).
+export { everythingShown, SENTINEL_KEY } from './secrets.js';
 
 export const PARSER_ORIGIN = 'https://aiparser.test';
 export const PIPELINE_ORIGIN = 'https://datapipeline.test';
@@ -39,22 +41,6 @@ export function createTestApi(options: Partial<TransportOptions> & { parserUrl?:
     events,
     sleeps,
   };
-}
-
-/** Everything about an error a user or a log could see, as one string to search for the key. */
-export function everythingShown(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && depth < 10; depth++) {
-    if (current instanceof Error) {
-      parts.push(current.message, current.stack ?? '', JSON.stringify(current));
-      current = current.cause;
-    } else {
-      parts.push(String(current));
-      current = undefined;
-    }
-  }
-  return parts.join('\n');
 }
 
 /** nock for a contract test file: no real connection, and every interceptor set up must have been called. */

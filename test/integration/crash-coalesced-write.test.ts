@@ -19,19 +19,35 @@ function env(window = '60s'): NodeJS.ProcessEnv {
   return { ...emulatorEnv(emulator.url, KEY), SCRAPEFORM_STATE_WRITE_WINDOW: window };
 }
 
-async function writeManifests(interval: string): Promise<void> {
+async function writeManifests(interval: string, parsers = PARSERS): Promise<void> {
   for (let i = 0; i < PROJECTS; i++) {
     await writeFile(
       path.join(dir, `j${i}.yaml`),
       `kind: Project\nname: j${i}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\nscrapingInterval: ${interval}\nscheduledAt: "2099-01-01T00:00:00Z"\n`,
     );
   }
-  for (let i = 0; i < PARSERS; i++) {
+  for (let i = 0; i < parsers; i++) {
     await writeFile(
       path.join(dir, `p${i}.yaml`),
       `kind: Parser\nname: p${i}\nurls: [https://books.example/catalogue/page-1.html]\nfields:\n  heading: { description: Page heading, selector: h1 }\n`,
     );
   }
+}
+
+/**
+ * Once `landed` holds, true at the first list of parsers after it: apply polls generations only after it has
+ * taken in the answers that came before (the first poll is 250 ms after a create), so by then every answer is
+ * committed in memory, and with a window of a minute none of them is written.
+ */
+function answersTakenIn(landed: () => boolean): () => boolean {
+  let mark: number | undefined;
+  return () => {
+    if (mark === undefined) {
+      if (landed()) mark = emulator.requestLog.length;
+      return false;
+    }
+    return emulator.requestLog.slice(mark).some((e) => e.method === 'GET' && e.path.startsWith('/parsers?'));
+  };
 }
 
 /** Starts apply and kills it with SIGKILL once `when` holds: commits made since the last write are lost. */
@@ -48,7 +64,7 @@ async function stateText(): Promise<string> {
 }
 
 /** The next apply (normal writes) converges: exit 0, an empty plan after it, one object per name. */
-async function expectConverged(): Promise<void> {
+async function expectConverged(parsers = PARSERS): Promise<void> {
   const applied = await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env: env('50ms') });
   expect(applied.code, applied.stderr).toBe(0);
   const plan = await runBuiltCli(['plan', '--detailed-exitcode'], { cwd: dir, env: env('50ms') });
@@ -56,7 +72,7 @@ async function expectConverged(): Promise<void> {
   const projectNames = [...emulator.projects.projects.values()].map((p) => p.name).sort();
   expect(projectNames).toEqual(Array.from({ length: PROJECTS }, (_, i) => `j${i}`));
   const parserNames = [...emulator.parsers.parsers.values()].map((p) => p.name).sort();
-  expect(parserNames).toEqual(Array.from({ length: PARSERS }, (_, i) => `p${i}`));
+  expect(parserNames).toEqual(Array.from({ length: parsers }, (_, i) => `p${i}`).sort());
 }
 
 beforeAll(async () => {
@@ -71,15 +87,21 @@ beforeEach(async () => {
 describe('a run killed inside a coalesced-write window is recovered by the next apply, with no duplicates', () => {
   it('creates landed, none of them written yet', async () => {
     await writeManifests('daily');
+    // Generations that never end on their own keep apply running after every answer came in.
+    emulator.setFaults({ generationDelayMs: 600_000 });
     await killWhen(
-      ['apply', '--auto-approve', '--no-wait', '--concurrency', String(PROJECTS + PARSERS)],
-      () => emulator.projects.projects.size === PROJECTS && emulator.parsers.parsers.size === PARSERS,
+      ['apply', '--auto-approve', '--concurrency', String(PROJECTS + PARSERS)],
+      answersTakenIn(
+        () => emulator.projects.projects.size === PROJECTS && emulator.parsers.parsers.size === PARSERS,
+      ),
     );
-    // The kill came inside the window: the state on disk records none of what was created (only the intents,
-    // which are written before each POST).
-    const onDisk = JSON.parse(await stateText()) as { resources: Record<string, unknown> };
-    for (const address of ['project.j0', 'parser.p0'])
-      expect(Object.keys(onDisk.resources)).not.toContain(address);
+    // The kill came inside the window: the state on disk records none of what was created, only the intents,
+    // written before the first POST.
+    const onDisk = JSON.parse(await stateText()) as { resources: Record<string, unknown>; intents?: object };
+    expect(Object.keys(onDisk.resources)).toEqual([]);
+    expect(Object.keys(onDisk.intents ?? {})).toHaveLength(PROJECTS + PARSERS);
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
     await emulator.idle();
     await expectConverged();
   });
@@ -87,13 +109,26 @@ describe('a run killed inside a coalesced-write window is recovered by the next 
   it('updates landed, none of them written yet', async () => {
     await writeManifests('daily');
     expect((await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env: env('50ms') })).code).toBe(0);
-    const before = await stateText();
-    await writeManifests('hourly');
-    await killWhen(['apply', '--auto-approve', '--concurrency', String(PROJECTS)], () =>
-      [...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly'),
+    const before = JSON.parse(await stateText()) as { resources: object };
+    // One more parser, whose generation never ends on its own, keeps apply running after the updates' answers.
+    await writeManifests('hourly', PARSERS + 1);
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await killWhen(
+      ['apply', '--auto-approve', '--concurrency', String(PROJECTS + 1)],
+      answersTakenIn(
+        () =>
+          [...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly') &&
+          emulator.parsers.parsers.size === PARSERS + 1,
+      ),
     );
-    expect(await stateText()).toBe(before);
-    await expectConverged();
+    // Only the write before the first call happened (the new parser's intent): no update is recorded.
+    const onDisk = JSON.parse(await stateText()) as { resources: object; intents?: object };
+    expect(onDisk.resources).toEqual(before.resources);
+    expect(Object.keys(onDisk.intents ?? {})).toEqual([`parser.p${PARSERS}`]);
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    await expectConverged(PARSERS + 1);
     expect([...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly')).toBe(true);
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/api-error.js';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
-import type { ParserCreate, ParserFinishReplace, Plan, ResourceChange } from '../../../src/plan/model.js';
+import type {
+  ParserCreate,
+  ParserFinishReplace,
+  Plan,
+  ProjectCreate,
+  ResourceChange,
+} from '../../../src/plan/model.js';
 import type { StateBackend } from '../../../src/state/backend.js';
 import type { ParserDefinition, State } from '../../../src/state/model.js';
 
@@ -215,5 +221,115 @@ describe('apply records a create intent before its POST', () => {
       descriptionsKnown: true,
     });
     expect(result.state.intents).toBeUndefined();
+  });
+});
+
+describe('the intents of a whole plan are written ahead, in one write', () => {
+  const projectCreate = (i: number): ProjectCreate => ({
+    address: `project.j${i}`,
+    kind: 'Project',
+    name: `j${i}`,
+    action: 'create',
+    id: null,
+    reasons: ['not yet created'],
+    definition: { name: `j${i}`, projectType: 'urls', scrapingInterval: 'hourly' },
+    regenerates: false,
+    destructive: false,
+    field_changes: [],
+    breaking: [],
+  });
+  const changes = Array.from({ length: 40 }, (_, i) => projectCreate(i));
+  const plan: Plan = { ...planOf(changes[0] as ResourceChange), resource_changes: changes };
+
+  /** Project clients that answer each create with the body sent, noting what was durable at each POST. */
+  function projectClients(backend: { writes: State[] }, onPost: (count: number) => void = () => undefined) {
+    const seenAtPost: { name: string; durable: State | undefined; writes: number }[] = [];
+    let next = 100;
+    const projects = {
+      list: async () => {
+        throw new Error('no list: the plan read the lists');
+      },
+      create: async (body: Record<string, unknown>) => {
+        seenAtPost.push({
+          name: String(body.name),
+          durable: backend.writes.at(-1),
+          writes: backend.writes.length,
+        });
+        onPost(seenAtPost.length);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { id: next++, ...body };
+      },
+    };
+    return {
+      clients: { parsers: {}, projects, close: async () => undefined } as unknown as ApiClients,
+      seenAtPost,
+    };
+  }
+
+  it('every POST finds its intent on disk, and only one write came before the first', async () => {
+    const backend = memoryBackend(empty);
+    const fake = projectClients(backend);
+    const result = await applyPlan({
+      plan,
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      concurrency: 8,
+      live: { parsers: [], projects: [] },
+    });
+    expect(result.results.every((r) => r.ok)).toBe(true);
+    expect(fake.seenAtPost).toHaveLength(40);
+    expect(fake.seenAtPost[0]?.writes).toBe(1);
+    // That one write holds every create's intent: no create waits for a write of its own.
+    expect(Object.keys(fake.seenAtPost[0]?.durable?.intents ?? {})).toHaveLength(40);
+    for (const { name, durable } of fake.seenAtPost) {
+      expect(durable?.intents?.[`project.${name}`]).toEqual({
+        kind: 'Project',
+        name,
+        definition: { name, projectType: 'urls', scrapingInterval: 'hourly' },
+        before: [],
+      });
+    }
+    // Far fewer writes than creates: the records of the answers are coalesced.
+    expect(backend.writes.length).toBeLessThan(10);
+    const stored = await backend.read();
+    expect(stored.intents).toBeUndefined();
+    expect(Object.keys(stored.resources)).toHaveLength(40);
+  });
+
+  it('Ctrl-C: the intents of creates never sent are taken back; those sent are recorded', async () => {
+    const backend = memoryBackend(empty);
+    const controller = new AbortController();
+    const fake = projectClients(backend, (count) => {
+      if (count === 5) controller.abort();
+    });
+    const result = await applyPlan({
+      plan,
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      concurrency: 2,
+      live: { parsers: [], projects: [] },
+      signal: controller.signal,
+    });
+    expect(result.interrupted).toBe(true);
+    const sent = fake.seenAtPost.map((p) => `project.${p.name}`);
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(sent.length).toBeLessThan(40);
+    const stored = await backend.read();
+    // What was sent is recorded; nothing is left for the next plan to look for.
+    expect(Object.keys(stored.resources).sort()).toEqual([...sent].sort());
+    expect(stored.intents).toBeUndefined();
+  });
+
+  it('without the lists of the plan, each create records its own intent before its POST', async () => {
+    const backend = memoryBackend(empty);
+    const fake = projectClients(backend);
+    (fake.clients.projects as unknown as { list: () => Promise<unknown[]> }).list = async () => [];
+    await applyPlan({ plan, clients: fake.clients, backend, state: structuredClone(empty), concurrency: 1 });
+    expect(fake.seenAtPost[0]?.durable?.intents).toEqual({
+      'project.j0': expect.objectContaining({ name: 'j0' }) as unknown,
+    });
+    expect(fake.seenAtPost[1]?.durable?.intents?.['project.j1']).toMatchObject({ name: 'j1' });
   });
 });

@@ -1,0 +1,159 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+
+/** The headers of an answer, as the transport reads them (names are case-insensitive). */
+export interface AnswerHeaders {
+  get(name: string): string | null;
+}
+
+/** What the transport reads of an answer, whichever way the request went. */
+export interface WireAnswer {
+  status: number;
+  headers: AnswerHeaders;
+  /** The whole body as text; rejects when the connection breaks or the signal aborts before its end. */
+  text(): Promise<string>;
+  /** The body is not wanted (a redirect): drop it so the connection can be used again. */
+  discard(): Promise<void>;
+}
+
+export interface WireRequest {
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** The deadline of the try (and Ctrl-C): aborts the request, or the reading of its answer. */
+  signal: AbortSignal;
+}
+
+/** Sends one request, without following redirects (the transport judges them). */
+export type Send = (url: URL, request: WireRequest) => Promise<WireAnswer>;
+
+/** The keep-alive connection pools of one set of clients; closed with them so the process can exit at once. */
+export interface ConnectionPools {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+export function createConnectionPools(): ConnectionPools {
+  return { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+}
+
+export function closeConnectionPools(pools: ConnectionPools): void {
+  pools.http.destroy();
+  pools.https.destroy();
+}
+
+/**
+ * Over Node's http and https modules, with keep-alive pools: the way without a proxy. Measured against the
+ * emulator (BENCHMARKS.md, scale), a call costs about a quarter of the CPU it costs through fetch, whose WHATWG
+ * streams, request clones and signals were most of what a large apply spent per call. nock intercepts these
+ * modules as it does fetch, so the contract tests cover this path.
+ */
+export function sendOverHttp(pools: ConnectionPools | undefined): Send {
+  return (url, request) =>
+    new Promise<WireAnswer>((resolve, reject) => {
+      const secure = url.protocol === 'https:';
+      const headers: Record<string, string> = { ...request.headers };
+      if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
+      const options: http.RequestOptions = { method: request.method, headers, signal: request.signal };
+      // Without pools of its own (a Transport made directly, as tests do) Node's global keep-alive agents serve.
+      if (pools !== undefined) options.agent = secure ? pools.https : pools.http;
+      const outgoing = (secure ? https : http).request(url, options, (incoming) => {
+        resolve(answerOf(incoming, request.signal));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(request.body);
+    });
+}
+
+function answerOf(incoming: http.IncomingMessage, signal: AbortSignal): WireAnswer {
+  return {
+    status: incoming.statusCode ?? 0,
+    headers: {
+      get: (name) => {
+        const value = incoming.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    text: () => readText(incoming, signal),
+    discard: async () => {
+      incoming.resume();
+    },
+  };
+}
+
+/** The body as UTF-8 text, decompressed when the server compressed it anyway (nothing asks it to). */
+function readText(incoming: http.IncomingMessage, signal: AbortSignal): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const encoding = (incoming.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const decoder =
+      encoding === 'gzip' || encoding === 'x-gzip'
+        ? createGunzip()
+        : encoding === 'deflate'
+          ? createInflate()
+          : encoding === 'br'
+            ? createBrotliDecompress()
+            : undefined;
+    const source: Readable = decoder !== undefined ? incoming.pipe(decoder) : incoming;
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      incoming.destroy();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    function onAbort(): void {
+      fail(signal.reason);
+    }
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    source.on('data', (chunk: Buffer) => chunks.push(chunk));
+    source.on('error', fail);
+    decoder?.on('error', fail);
+    incoming.on('error', fail);
+    // A connection that closes before the whole body came is a broken answer, not a short one.
+    incoming.on('close', () => {
+      if (!incoming.complete) fail(new Error('the connection closed before the whole answer was read'));
+    });
+    source.on('end', () => {
+      signal.removeEventListener('abort', onAbort);
+      if (settled) return;
+      settled = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      // As fetch's text(): a byte-order mark is not part of the text.
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    });
+  });
+}
+
+/**
+ * Over fetch with an undici dispatcher: the way through a proxy (EnvHttpProxyAgent honours HTTP(S)_PROXY and
+ * NO_PROXY). Redirects are left to the transport: fetch would follow them to any origin, key included.
+ */
+export function sendOverFetch(dispatcher: Dispatcher): Send {
+  return async (url, request) => {
+    const init: Record<string, unknown> = {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      redirect: 'manual',
+      dispatcher,
+    };
+    // The global fetch, looked up at call time so nock's interception applies; @types/node 20 lacks `dispatcher`.
+    const response = await globalThis.fetch(url, init as unknown as RequestInit);
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: () => response.text(),
+      discard: async () => {
+        await response.body?.cancel().catch(() => undefined);
+      },
+    };
+  };
+}

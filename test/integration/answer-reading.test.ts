@@ -1,0 +1,128 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { resolveApiConfig } from '../../src/api/config.js';
+import { createApiClients } from '../../src/api/create-clients.js';
+import { ParsersClient } from '../../src/api/parsers-client.js';
+import { Transport } from '../../src/api/transport.js';
+import { everythingShown, SENTINEL_KEY } from '../helpers/secrets.js';
+
+/**
+ * How the transport reads answers over Node's http module (the way without a proxy), against a real server on
+ * loopback: what fetch did for it before (decompressing, a byte-order mark, keep-alive) and what a broken or
+ * stalled answer becomes.
+ */
+type Answer = (res: http.ServerResponse, socket: Socket) => void;
+let answer: Answer = (res) => res.end('[]');
+let server: http.Server;
+let origin = '';
+let requests = 0;
+const connections = new Set<Socket>();
+let opened = 0;
+
+const PARSERS = JSON.stringify([{ id: 'p1', name: 'books', status: 'FINISHED', version: 0 }]);
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    requests++;
+    answer(res, req.socket);
+  });
+  server.on('connection', (socket) => {
+    opened++;
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  requests = 0;
+  opened = 0;
+});
+
+const noWait = { sleep: async () => undefined, random: () => 0 };
+
+describe('reading answers over http', () => {
+  it('decodes a gzip answer the server sent unasked, and drops a byte-order mark, as fetch did', async () => {
+    const transport = new Transport({ apiKey: SENTINEL_KEY });
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(PARSERS));
+    };
+    expect((await new ParsersClient(transport, origin).list()).map((p) => p.name)).toEqual(['books']);
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`\uFEFF${PARSERS}`);
+    };
+    expect((await new ParsersClient(transport, origin).list()).map((p) => p.id)).toEqual(['p1']);
+  });
+
+  it('an answer cut off before its end is a broken connection, retried for a GET', async () => {
+    answer = (res, socket) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write(PARSERS.slice(0, 10));
+      setTimeout(() => socket.destroy(), 10);
+    };
+    const transport = new Transport({ apiKey: SENTINEL_KEY, retry: { maxRetries: 2 }, ...noWait });
+    const error = (await new ParsersClient(transport, origin).list().catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect([error.code, error.status]).toEqual(['api.network', 0]);
+    expect(error.message).toBe(
+      `GET ${origin}/parsers?api_key=***: network error: the connection broke while reading the 200 response`,
+    );
+    expect(requests).toBe(3);
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('an answer that stops coming fails at the deadline of the try, naming it', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write(PARSERS.slice(0, 10));
+    };
+    const transport = new Transport({ apiKey: SENTINEL_KEY, timeoutMs: 200, retry: { maxRetries: 0 } });
+    const error = (await new ParsersClient(transport, origin).list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.timeout', 0]);
+    expect(error.message).toBe(
+      `GET ${origin}/parsers?api_key=***: timed out: no answer within the request timeout of 200 ms while reading the 200 response`,
+    );
+    expect(requests).toBe(1);
+  });
+
+  it('a refused connection names the system error, as through fetch', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const transport = new Transport({ apiKey: SENTINEL_KEY, retry: { maxRetries: 0 } });
+    const error = (await new ParsersClient(transport, `http://127.0.0.1:${port}`)
+      .list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.network', 0]);
+    expect(error.message).toBe(
+      `GET http://127.0.0.1:${port}/parsers?api_key=***: network error: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
+  });
+
+  it('the clients keep one connection alive across calls and close it with them', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(PARSERS);
+    };
+    const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: origin };
+    const clients = createApiClients(await resolveApiConfig({ env }), { env: {} });
+    for (let i = 0; i < 5; i++) await clients.parsers.list();
+    expect([requests, opened]).toEqual([5, 1]);
+    expect(connections.size).toBe(1);
+    await clients.close();
+    // The pool's sockets are gone once the clients are closed: nothing keeps the process alive.
+    await expect.poll(() => connections.size).toBe(0);
+  });
+});
