@@ -116,7 +116,7 @@ export function createDispatcher(env: Readonly<Record<string, string | undefined
   });
 }
 
-/** HTTP with our own retry loop, redaction and one error type; the only code that calls fetch. */
+/** HTTP with our own retry loop, redaction and one error type; every call to the services goes through it. */
 export class Transport {
   private readonly apiKey: string;
   private readonly send: Send;
@@ -448,11 +448,7 @@ async function readBody(response: WireAnswer): Promise<unknown> {
 
 function networkReason(error: unknown): string {
   // fetch wraps the system's error in its cause; Node's http module throws it as it is.
-  const own = error as NodeJS.ErrnoException | undefined;
-  const cause =
-    own instanceof Error
-      ? ((own.cause as NodeJS.ErrnoException | undefined) ?? (own.code !== undefined ? own : undefined))
-      : undefined;
+  const cause = error instanceof Error ? ((error.cause ?? error) as NodeJS.ErrnoException) : undefined;
   const code = cause?.code;
   const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
   return code !== undefined ? `${code} (${detail})` : detail;
