@@ -2,13 +2,13 @@
 #   docker build -t scrapeform .
 #   docker run --rm -e SCRAPERAPI_API_KEY -e SCRAPEFORM_STATE -v "$PWD:/work" scrapeform drift
 #
-# Two stages: `prepare` builds dist/ with TypeScript, a devDependency, so the build stage installs everything and the
+# Two stages: `prepare` builds dist/ with TypeScript and bundles the CLI with rolldown, devDependencies, so the build stage installs everything and the
 # runtime stage installs only the production dependencies (npm ci --omit=dev, scripts off so prepare does not run).
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
-COPY tsconfig.json ./
+COPY tsconfig.json rolldown.config.js ./
 COPY src ./src
 RUN npm run build
 

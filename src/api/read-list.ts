@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /** Pages fetched for one list at most; a list that goes on longer is reported, not cut short. */

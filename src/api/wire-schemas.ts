@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What the services answer, checked at the boundary. Objects are loose (unknown fields pass through, since the

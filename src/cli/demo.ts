@@ -1,12 +1,12 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { applyPlan } from '../apply/apply-plan.js';
 import { formatDuration } from '../duration.js';
 import { startEmulator } from '../emulator/server.js';
 import { ScrapeformError } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { renderPlan } from '../output/render-plan.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import { loadManifests } from '../manifest/load-manifests.js';
@@ -15,8 +15,8 @@ import type { Workspace } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { CommandContext, RunCommand } from './io.js';
 
-/** examples/quickstart in the installed package (two levels up from dist/cli or src/cli). */
-const QUICKSTART = fileURLToPath(new URL('../../examples/quickstart', import.meta.url));
+/** examples/quickstart in the installed package. */
+const QUICKSTART = path.join(PACKAGE_ROOT, 'examples', 'quickstart');
 const DEMO_KEY = 'demo-key';
 
 export function registerDemo(program: Command, run: RunCommand): void {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { Page } from './extraction/page.js';
 
 /** The built-in demo site: host names under `.example` (reserved for documentation) are answered from here. */
-export const DEMO_SITE_ROOT = fileURLToPath(new URL('../../emulator-site/', import.meta.url));
+export const DEMO_SITE_ROOT = path.join(PACKAGE_ROOT, 'emulator-site') + path.sep;
 
 export interface ScrapingParams {
   render?: boolean;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WrittenManifestSchema } from './schemas.js';
 
 export const SCHEMA_ID = 'https://scrapeform.dev/schemas/scrapeform.schema.json';

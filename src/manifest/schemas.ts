@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Cron } from 'croner';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   DEVICE_TYPES,
   FIELD_TYPES,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { core } from 'zod';
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';

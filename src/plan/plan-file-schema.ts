@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEVICE_TYPES, FIELD_TYPES } from '../model/vocabulary.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { PLAN_FORMAT_VERSION } from './model.js';

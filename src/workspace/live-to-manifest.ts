@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser, WrittenProject } from '../manifest/schemas.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
 import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';
 
-const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/scrapeform.schema.json', import.meta.url));
+const SCHEMA_FILE = path.join(PACKAGE_ROOT, 'schemas', 'scrapeform.schema.json');
 /** Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports). */
 const INSTALLED_SCHEMA = ['node_modules', 'scrapeform', 'schemas', 'scrapeform.schema.json'];
 

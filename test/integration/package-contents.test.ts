@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -53,5 +53,33 @@ describe('the published package', () => {
     expect(resolved).toBe(path.join(ROOT, 'schemas/scrapeform.schema.json'));
     const schema = JSON.parse(await readFile(resolved, 'utf8')) as { $schema?: string };
     expect(schema.$schema).toMatch(/json-schema\.org/);
+  });
+
+  it('runs the CLI from one bundle: its chunks, node modules and declared dependencies, without zod locales', async () => {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(manifest.bin['scrapeform']).toBe('dist/cli/bin.js');
+    const folder = path.join(ROOT, 'dist/cli');
+    const chunks = (await readdir(path.join(folder, 'chunks'))).map((f) => `chunks/${f}`);
+    const imported = new Set<string>();
+    for (const file of ['bin.js', ...chunks]) {
+      const text = await readFile(path.join(folder, file), 'utf8');
+      for (const m of text.matchAll(
+        /(?:^import .*? from |\bimport\(|createRequire\(import\.meta\.url\)\()"([^"]+)"/gm,
+      ))
+        imported.add(m[1] ?? '');
+      // The locales zod's entry re-exports stay out (its English messages are what scrapeform shows).
+      expect(text, file).not.toContain('Ungültige Eingabe');
+    }
+    const packages = [...imported].filter((id) => !id.startsWith('.') && !id.startsWith('node:'));
+    const declared = new Set(Object.keys(manifest.dependencies));
+    // zod is inside the bundle; everything else is loaded from node_modules, so it must be a dependency.
+    expect(packages.filter((id) => id === 'zod' || id.startsWith('zod/'))).toEqual([]);
+    // (scrapeform/package.json is the package reading itself by name: see src/package-root.ts.)
+    expect(packages).toEqual(expect.arrayContaining(['commander', 'undici', 'scrapeform/package.json']));
+    const undeclared = packages.filter((id) => !id.startsWith('scrapeform/'));
+    expect(undeclared.filter((id) => !declared.has(id.split('/')[0] ?? id))).toEqual([]);
   });
 });

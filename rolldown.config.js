@@ -1,0 +1,42 @@
+// The CLI as users run it: `tsc` builds dist/ (the library, its types and source maps), then this bundles the
+// command line from src/cli/bin.ts into dist/cli/bin.js and lazily loaded chunks in dist/cli/chunks/, one per
+// command module as in cli/main.ts. Why: Node 20 has no module compile cache, and `validate` of one file loaded 142
+// modules, 95 of them zod's (70 locale modules its entry re-exports and scrapeform never uses). Bundled, zod keeps
+// only what is used and the rest is a few files. Every other dependency stays a dependency, loaded from
+// node_modules at run time (pg, undici, the emulator's HTML stack and yaml load only when a command needs them).
+import { rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { defineConfig } from 'rolldown';
+
+const builtins = new Set(builtinModules);
+/** Bundled: scrapeform's own modules and zod; external: node's modules and every other package. */
+const isExternal = (id) => {
+  if (id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false;
+  if (id.startsWith('node:') || builtins.has(id)) return true;
+  return !(id === 'zod' || id.startsWith('zod/'));
+};
+
+export default defineConfig({
+  input: 'src/cli/bin.ts',
+  platform: 'node',
+  external: isExternal,
+  output: {
+    dir: 'dist/cli',
+    format: 'esm',
+    entryFileNames: 'bin.js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    // No source map: its sources would point into node_modules/zod, which the package does not ship. The bundle
+    // is not minified and marks each module's region with its source path (`//#region src/...`).
+    sourcemap: false,
+  },
+  plugins: [
+    {
+      name: 'drop-tsc-entry-map',
+      // tsc's map and declarations of bin.js describe the file this bundle replaced.
+      writeBundle() {
+        for (const file of ['dist/cli/bin.js.map', 'dist/cli/bin.d.ts', 'dist/cli/bin.d.ts.map'])
+          rmSync(file, { force: true });
+      },
+    },
+  ],
+});
