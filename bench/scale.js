@@ -2,14 +2,20 @@
 // run it, against an emulator in another process), timed from spawn to exit; CPU and peak memory are the CLI
 // process's own (bench/report-usage.mjs). With BENCH_BASELINE=<folder of a built scrapeform> each row also runs
 // that build in the same round, A/B in turn, so both sides see the same machine load. Medians of the rounds.
-// Usage: node bench/scale.js [--quick]   (--quick: one round, smaller runs)
+// Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady]   (--quick: one round, smaller runs;
+// --only: those sections alone, for working on one row; npm run bench runs them all)
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import http from 'node:http';
+import { barePosts, call } from './bare-client.js';
 
 const quick = process.argv.includes('--quick');
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const only = onlyArg === undefined ? undefined : new Set(onlyArg.split(','));
+const section = (name) => only === undefined || only.has(name);
 const ROUNDS = quick ? 1 : 3;
 const STARTS = quick ? 5 : 15;
 const KEY = 'bench-key';
@@ -106,59 +112,40 @@ function manifests(count, make) {
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [`m${i}.yaml`, make(i)]));
 }
 
-/** The emulator's own rate: `count` bare POSTs, `concurrency` in flight, from this process (no CLI). */
-async function barePosts(emulator, count, concurrency, body) {
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const target = body(i);
-        const response = await fetch(`${emulator.url}${target.path}?api_key=${KEY}`, {
-          method: 'POST',
-          body: JSON.stringify({ ...target.body, ...(target.keyInBody ? { api_key: KEY } : {}) }),
-          headers: { 'content-type': 'application/json' },
-        });
-        if (!response.ok) throw new Error(`bare POST: ${response.status} ${await response.text()}`);
-        await response.arrayBuffer();
-      }
-    }),
-  );
-  return performance.now() - started;
-}
-
 /**
  * The emulator's own limit for creating parsers and waiting for them: a bare client, `concurrency` in flight, each
- * POSTing and then reading its details every `pollMs` until the generation is over.
+ * POSTing and then reading its details every `pollMs` until the generation is over (node:http, one keep-alive agent).
  */
 async function bareCreateAndWait(emulator, count, concurrency, pollMs) {
+  const agent = new http.Agent({ keepAlive: true });
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const i = next++;
-        const response = await fetch(`${emulator.url}/parsers`, {
-          method: 'POST',
-          body: JSON.stringify({
-            api_key: KEY,
-            name: `wait-${i}`,
-            urls: ['https://books.example/catalogue/page-1.html'],
-            fields: [{ name: 'heading', description: 'Page heading', selector: 'h1' }],
-          }),
-          headers: { 'content-type': 'application/json' },
+        const created = await call(agent, emulator.url, 'POST', '/parsers', {
+          api_key: KEY,
+          name: `wait-${i}`,
+          urls: ['https://books.example/catalogue/page-1.html'],
+          fields: [{ name: 'heading', description: 'Page heading', selector: 'h1' }],
         });
-        const { id } = await response.json();
         for (;;) {
           await sleep(pollMs);
-          const details = await (await fetch(`${emulator.url}/parsers/${id}/0?api_key=${KEY}`)).json();
-          if (details.status !== 'GENERATING') break;
+          const details = await call(
+            agent,
+            emulator.url,
+            'GET',
+            `/parsers/${created.json.id}/0?api_key=${KEY}`,
+          );
+          if (details.json.status !== 'GENERATING') break;
         }
       }
     }),
   );
-  return performance.now() - started;
+  const ms = performance.now() - started;
+  agent.destroy();
+  return ms;
 }
 
 /** One apply of a fresh workspace against a reset emulator: time, CPU, RSS, and the service calls it made. */
@@ -191,7 +178,7 @@ const fmt = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.roun
 const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b.label])}`).join(', ');
 
 // 1. Start-up: `--version` and `validate` of one file against a bare `node -e 0`, interleaved.
-{
+if (section('startup')) {
   const file = path.join(await workspace('one-file', { 'a.yaml': parserYaml(0) }), 'a.yaml');
   const times = { node: [] };
   for (const b of builds) times[`${b.label} version`] = times[`${b.label} validate`] = undefined;
@@ -228,26 +215,27 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
 }
 
 // 2. Project creates: calls per create, time against the emulator's own rate, CPU growth 300 -> 1,200.
-{
+if (section('creates')) {
   const emulator = await startEmulator(['--generation-delay', '100ms', '--credits', '1000000000000']);
   const n = quick ? 500 : 1000;
-  const projectBody = (i) => ({
-    path: '/api/projects',
-    body: {
-      name: `bare-${i}`,
-      projectType: 'urls',
-      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
-      scrapingInterval: 'hourly',
-      schedulingEnabled: true,
-      scheduledAt: '2099-01-01T00:00:00Z',
-    },
-  });
   const creates = Object.fromEntries(builds.map((b) => [b.label, []]));
   const bare = [];
+  const bareProcess = [];
   const cpu = Object.fromEntries(builds.map((b) => [b.label, { small: [], large: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     await emulator.control('reset', 'POST');
-    bare.push(await barePosts(emulator, n, 16, projectBody));
+    bare.push(await barePosts(emulator.url, KEY, 'projects', n, 16));
+    await emulator.control('reset', 'POST');
+    const whole = await timed([
+      path.join(import.meta.dirname, 'bare-client.js'),
+      emulator.url,
+      KEY,
+      'projects',
+      String(n),
+      '16',
+    ]);
+    if (whole.code !== 0) throw new Error(`bare client process failed: ${whole.stderr.slice(-1500)}`);
+    bareProcess.push(whole.wallMs);
     for (const b of builds) {
       creates[b.label].push(
         await applyFresh(emulator, b, `projects-${b.label}`, manifests(n, projectYaml), [
@@ -265,8 +253,9 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
     }
   }
   const bareMs = median(bare);
+  const bareProcessMs = median(bareProcess);
   const per = (label) => median(creates[label].map((r) => r.calls / n));
-  const ratio = (label) => median(creates[label].map((r) => r.wallMs)) / bareMs;
+  const ratio = (label) => median(creates[label].map((r) => r.wallMs)) / bareProcessMs;
   const growth = (label) => median(cpu[label].large) / median(cpu[label].small);
   row(
     'calls per project create',
@@ -280,9 +269,10 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
     "<= 2x the emulator's rate",
     side(
       Object.fromEntries(builds.map((b) => [b.label, median(creates[b.label].map((r) => r.wallMs))])),
-      (ms) => `${fmt(ms)} (${(ms / bareMs).toFixed(1)}x)`,
+      (ms) =>
+        `${fmt(ms)} (${(ms / bareProcessMs).toFixed(1)}x; ${(ms / bareMs).toFixed(1)}x the POSTs alone)`,
     ),
-    `${n} bare POSTs, 16 in flight: ${fmt(bareMs)}`,
+    `a bare client process (Node's start, then ${n} POSTs over node:http, 16 in flight): ${fmt(bareProcessMs)}; the POSTs alone, in this process: ${fmt(bareMs)}`,
     ratio('after') <= 2,
   );
   row(
@@ -301,18 +291,9 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
   const parsers = Object.fromEntries(builds.map((b) => [b.label, []]));
   const bareParsers = [];
   const bareWaits = [];
-  const parserBody = (i) => ({
-    path: '/parsers',
-    keyInBody: true,
-    body: {
-      name: `bare-${i}`,
-      urls: ['https://books.example/catalogue/page-1.html'],
-      fields: [{ name: 'heading', description: 'Page heading', selector: 'h1' }],
-    },
-  });
   for (let round = 0; round < ROUNDS; round++) {
     await emulator.control('reset', 'POST');
-    bareParsers.push(await barePosts(emulator, n, 16, parserBody));
+    bareParsers.push(await barePosts(emulator.url, KEY, 'parsers', n, 16));
     await emulator.control('reset', 'POST');
     bareWaits.push(await bareCreateAndWait(emulator, n, 16, 20));
     for (const b of builds) {
@@ -357,7 +338,7 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
 }
 
 // 4. 200 parser updates, 5 s generations, concurrency 64 (--max-generating 64: the bound --concurrency was before).
-{
+if (section('updates')) {
   const n = quick ? 64 : 200;
   const emulator = await startEmulator(['--generation-delay', '0ms', '--credits', '1000000000000']);
   const results = {};
@@ -397,7 +378,7 @@ const side = (values, render) => builds.map((b) => `${b.label} ${render(values[b
 }
 
 // 5. A steady plan of 20,000 objects with 50 ms added to every call.
-{
+if (section('steady')) {
   const n = quick ? 5000 : 10_000;
   const dir = await workspace('plan-20k', {});
   for (let i = 0; i < n; i++) {
