@@ -7,6 +7,8 @@ import { ApiError, codeForStatus } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
 import { redact } from './redact.js';
 import { sendOverFetch, sendOverHttp } from './send-request.js';
+import { trySignal } from './try-signal.js';
+import type { TrySignal } from './try-signal.js';
 import type { AnswerHeaders, ConnectionPools, Send, WireAnswer } from './send-request.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -159,7 +161,6 @@ export class Transport {
         ? JSON.stringify(request.keyIn === 'body' ? { ...request.body, api_key: this.apiKey } : request.body)
         : undefined;
     if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
-    const shownUrl = this.show(url);
     const started = this.now();
 
     for (let attempt = 0; ; attempt++) {
@@ -170,7 +171,7 @@ export class Transport {
       this.onEvent({
         type: 'retry',
         method: request.method,
-        url: shownUrl,
+        url: this.show(url),
         attempt: attempt + 1,
         delayMs,
         reason:
@@ -264,15 +265,28 @@ export class Transport {
 
   private lastHeaders = new WeakMap<ApiError, AnswerHeaders>();
 
-  /** One try: the request, and any same-origin redirects it answers with, under one deadline. */
+  /** One try under one deadline (and the caller's signal), released as soon as the try is over. */
   private async attempt(
     request: TransportRequest,
     url: URL,
     body: string | undefined,
   ): Promise<TransportResponse | ApiError> {
-    const deadline = AbortSignal.timeout(this.timeoutMs);
-    // AbortSignal.any only when there is a second signal: each costs about as much as the request's own work.
-    const signal = request.signal !== undefined ? AbortSignal.any([deadline, request.signal]) : deadline;
+    const deadline = trySignal(this.timeoutMs, request.signal);
+    try {
+      return await this.tryOnce(request, url, body, deadline);
+    } finally {
+      deadline.done();
+    }
+  }
+
+  /** The try itself: the request, and any same-origin redirects it answers with. */
+  private async tryOnce(
+    request: TransportRequest,
+    url: URL,
+    body: string | undefined,
+    deadline: TrySignal,
+  ): Promise<TransportResponse | ApiError> {
+    const signal = deadline.signal;
     const visited = new Set<string>([url.toString()]);
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -290,7 +304,7 @@ export class Transport {
           signal,
         });
       } catch (error) {
-        return this.noAnswer(request, current, error, deadline.aborted, undefined);
+        return this.noAnswer(request, current, error, deadline.timedOut(), undefined);
       }
       const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
       if (location !== null) {
@@ -305,7 +319,7 @@ export class Transport {
       try {
         parsed = await readBody(response);
       } catch (error) {
-        return this.noAnswer(request, current, error, deadline.aborted, response.status);
+        return this.noAnswer(request, current, error, deadline.timedOut(), response.status);
       }
       // Redacted once: the event and the response show the same URL.
       const shown = this.show(current);

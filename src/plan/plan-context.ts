@@ -109,6 +109,8 @@ export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {
 
 /** JSON with sorted keys: two spellings of one value compare equal. */
 export function stable(value: unknown): string {
+  // A plain value has no keys to sort (most of what apply compares per call): no replacer walk.
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
   const sorted = (_key: string, v: unknown): unknown =>
     v !== null && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v;
   return JSON.stringify(value, sorted) ?? 'undefined';
