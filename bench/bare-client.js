@@ -5,6 +5,7 @@
 //   node bench/bare-client.js URL KEY projects|parsers COUNT CONCURRENCY
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 
 /** The body and path of create number `i` of a kind, as the CLI would send it. */
@@ -62,24 +63,44 @@ export function call(agent, url, method, path, body) {
   });
 }
 
-/** `count` creates of `kind`, `concurrency` in flight; resolves with the milliseconds they took. */
-export async function barePosts(url, key, kind, count, concurrency) {
+/** Runs `work(i, agent)` for every i below `count`, `concurrency` at once over one keep-alive agent; the ms taken. */
+async function inFlight(count, concurrency, work) {
   const agent = new http.Agent({ keepAlive: true });
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const target = createRequest(kind, next++, key);
-        const answer = await call(agent, url, 'POST', target.path, target.body);
-        if (answer.status >= 300)
-          throw new Error(`bare POST: ${answer.status} ${JSON.stringify(answer.json)}`);
-      }
+      while (next < count) await work(next++, agent);
     }),
   );
   const ms = performance.now() - started;
   agent.destroy();
   return ms;
+}
+
+/** `count` creates of `kind`, `concurrency` in flight; resolves with the milliseconds they took. */
+export function barePosts(url, key, kind, count, concurrency) {
+  return inFlight(count, concurrency, async (i, agent) => {
+    const target = createRequest(kind, i, key);
+    const answer = await call(agent, url, 'POST', target.path, target.body);
+    if (answer.status >= 300) throw new Error(`bare POST: ${answer.status} ${JSON.stringify(answer.json)}`);
+  });
+}
+
+/**
+ * The emulator's own limit for creating parsers and waiting for them: `concurrency` in flight, each POSTing and
+ * then reading its details every `pollMs` until the generation is over.
+ */
+export function bareCreateAndWait(url, key, count, concurrency, pollMs) {
+  return inFlight(count, concurrency, async (i, agent) => {
+    const target = createRequest('parsers', i, key);
+    const created = await call(agent, url, 'POST', target.path, target.body);
+    for (;;) {
+      await sleep(pollMs);
+      const details = await call(agent, url, 'GET', `/parsers/${created.json.id}/0?api_key=${key}`);
+      if (details.json.status !== 'GENERATING') return;
+    }
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
