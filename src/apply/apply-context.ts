@@ -20,6 +20,8 @@ export interface HandlerContext {
   calls: Permits;
   /** Looks at every waiting generation with one list call per interval. */
   poller: GenerationPoller;
+  /** Told when a change has made the call that starts its generation and begins to wait for it. */
+  waiting?: (change: ResourceChange) => void;
   /** The live lists the plan read, by id and name (createOnce takes them as what existed before a create). */
   planned?: LiveIndex;
   /**

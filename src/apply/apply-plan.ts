@@ -11,6 +11,8 @@ import type { Handler, HandlerContext } from './apply-context.js';
 import { recordIntentsAhead, settleIntents } from './create-intent.js';
 import { PARSER_HANDLERS } from './parser-handlers.js';
 import { PROJECT_HANDLERS } from './project-handlers.js';
+import { HookRunner } from './regeneration-hooks.js';
+import type { RegenerationHooks } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
 import { DEFAULT_POLL_MIN_MS, GenerationPoller, realAlarm } from './wait-for-generation.js';
 import type { Alarm } from './wait-for-generation.js';
@@ -62,6 +64,8 @@ export interface ApplyOptions {
   now?: () => number;
   /** How long commits wait in memory before they are written together (StateStore). */
   stateWriteWindowMs?: number;
+  /** Reads around each regenerating change (the caller leaves them out with --no-wait). */
+  hooks?: RegenerationHooks;
 }
 
 export interface AppliedCall {
@@ -114,6 +118,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     options.pollMinMs ?? DEFAULT_POLL_MIN_MS,
     options.signal,
   );
+  const generations = new Permits(Math.max(1, options.maxGenerating ?? DEFAULT_MAX_GENERATING));
+  // A function, read when asked: the signal changes while apply awaits.
+  const interrupted = (): boolean => options.signal?.aborted === true;
+  const hooks =
+    options.hooks !== undefined
+      ? new HookRunner(options.hooks, options.plan.resource_changes, generations.limit, calls, interrupted)
+      : undefined;
   const ctx: HandlerContext = {
     clients: options.clients,
     store,
@@ -124,8 +135,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     calls,
     poller,
     ...(options.live !== undefined ? { planned: indexLive(options.live) } : {}),
+    ...(hooks !== undefined ? { waiting: (change: ResourceChange) => hooks.settled(change) } : {}),
   };
-  const generations = new Permits(Math.max(1, options.maxGenerating ?? DEFAULT_MAX_GENERATING));
   // Ctrl-C: what is done so far is written at once, not at the end of the window.
   const onAbort = (): void => void store.durable().catch(() => undefined);
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -139,16 +150,20 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       id: change.id,
     };
     results.push(result);
-    if (change.regenerates) await generations.take();
+    if (change.regenerates) {
+      await generations.take();
+      hooks?.grant(change);
+    }
     await ctx.calls.take();
     try {
-      if (options.signal?.aborted === true) {
+      if (interrupted()) {
         result.skipped = true;
         result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
         return;
       }
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
+        if (change.regenerates) await hooks?.beforeFirstCall(change);
         await handlerFor(change)(change, result, ctx);
         result.ok = true;
         ctx.emit({ type: 'done', address: change.address, ok: true });
@@ -158,8 +173,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       }
     } finally {
       ctx.calls.give();
-      if (change.regenerates) generations.give();
+      if (change.regenerates) {
+        hooks?.settled(change);
+        generations.give();
+      }
     }
+    if (change.regenerates && result.ok && result.status === 'FINISHED' && !interrupted())
+      await hooks?.afterFinished(change, result);
   };
   try {
     // One write before the first call carries every create's intent, instead of one write per create.

@@ -15,7 +15,7 @@ import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
-import { diffResultsAfterApply, readResultBaselines } from './result-diffs.js';
+import { recordResultDiffs } from './result-diffs.js';
 
 export interface ApplyWorkspaceOptions extends ApprovalFlags {
   /** Which objects to plan (ignored with `savedPlan`, which is applied exactly). */
@@ -95,8 +95,8 @@ export async function applyWorkspace(
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
     }
     if (moved !== state) state = await ws.backend.write(recordProtection(moved, declared) ?? moved);
-    // The example results the regenerations will replace are read first: a replaced parser is gone afterwards.
-    const baselines = options.noWait === true ? [] : await readResultBaselines(ws.clients, plan, fresh.live);
+    // What each regeneration changes in the example results, read around its own generation (none with --no-wait).
+    const resultDiffs = options.noWait === true ? undefined : recordResultDiffs(ws.clients, fresh.live);
     const result = await applyPlan({
       plan,
       clients: ws.clients,
@@ -113,6 +113,7 @@ export async function applyWorkspace(
       ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
       ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
       ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
+      ...(resultDiffs !== undefined ? { hooks: resultDiffs.hooks } : {}),
     });
     // Objects this apply created are in state only now: their protection is recorded too.
     const created = recordProtection(result.state, declared);
@@ -124,8 +125,12 @@ export async function applyWorkspace(
       result.interrupted || options.noWait === true
         ? []
         : await runExpectChecks(ws.clients, toCheck, result.state);
-    const resultDiffs = result.interrupted ? [] : await diffResultsAfterApply(ws.clients, baselines, result);
-    return { plan, result, checks, resultDiffs };
+    return {
+      plan,
+      result,
+      checks,
+      resultDiffs: result.interrupted || resultDiffs === undefined ? [] : resultDiffs.diffs(),
+    };
   } finally {
     await lock.release();
   }

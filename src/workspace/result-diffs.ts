@@ -1,11 +1,10 @@
 import type { ApiClients } from '../api/create-clients.js';
-import type { LiveParserDetails } from '../api/live.js';
-import type { ApplyResult } from '../apply/apply-plan.js';
-import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import type { ChangeResult } from '../apply/apply-plan.js';
+import type { CallSlot, RegenerationHooks } from '../apply/regeneration-hooks.js';
 import type { ResultDiff } from '../output/render-result-diffs.js';
 import { diffResults } from '../output/render-result-changes.js';
-import type { LiveSnapshot, Plan } from '../plan/model.js';
-import { forEachLimited } from '../worker-pool.js';
+import type { LiveSnapshot, ResourceChange } from '../plan/model.js';
 
 /** A parser version whose example_result is compared with the one a regeneration makes. */
 export interface ResultBaseline {
@@ -15,69 +14,104 @@ export interface ResultBaseline {
   exampleResult: LiveParserDetails['exampleResult'];
 }
 
-/**
- * Before apply: the example results of the versions that regenerating changes replace (an update's base version;
- * a replace's old parser, which is deleted once the new one finishes, so it must be read first). One GET each.
- * A version that cannot be read is left out: the report then says nothing about that parser rather than guess.
- */
-export async function readResultBaselines(
-  clients: ApiClients,
-  plan: Plan,
-  live: LiveSnapshot,
-): Promise<ResultBaseline[]> {
-  const wanted: Omit<ResultBaseline, 'exampleResult'>[] = [];
-  for (const change of plan.resource_changes) {
-    if (change.kind !== 'Parser' || !change.regenerates) continue;
-    if (change.action === 'update')
-      wanted.push({ address: change.address, id: change.id, version: change.baseVersion });
-    else if (change.action === 'replace' && !change.finishing) {
-      const current = live.parsers.find((p) => p.id === change.id);
-      if (current !== undefined && current.status === 'FINISHED')
-        wanted.push({ address: change.address, id: change.id, version: current.version });
-    }
-  }
-  const baselines: ResultBaseline[] = [];
-  await forEachLimited(wanted, READ_CONCURRENCY, async (ref) => {
-    try {
-      const details = await clients.parsers.get(ref.id, ref.version, undefined, { version: ref.version });
-      if (details.exampleResult !== null) baselines.push({ ...ref, exampleResult: details.exampleResult });
-    } catch {
-      // No baseline, no comparison: the apply itself does not depend on it.
-    }
-  });
-  return baselines;
+/** The hooks that read the example results around each regeneration of an apply, and what they found. */
+export interface ResultDiffRecorder {
+  hooks: RegenerationHooks;
+  /** What each regeneration changed, by address: complete once the apply is over. */
+  diffs(): ResultDiff[];
 }
 
 /**
- * After apply: for every parser that regenerated to a FINISHED version, what changed in its example_result since
- * the baseline, and which fields disappeared from every example (a likely regression).
+ * Reads the example results an apply's report compares, each parser's around its own regeneration (applyPlan's
+ * hooks) rather than all of them before the first call and after the last, which added both to the apply's time:
+ * before its first call (while the wave before it generates), a regenerating change reads the version it replaces
+ * (readResultBaseline); once its new version is FINISHED, while other changes still run, it reads that one and the
+ * two are compared (diffResultAfterApply). A version that cannot be read is left out: the report then says nothing
+ * about that parser rather than guess, and the apply never fails for it. The caller reads nothing with --no-wait
+ * (no hooks) and reports nothing for an interrupted apply.
  */
-export async function diffResultsAfterApply(
+export function recordResultDiffs(
   clients: ApiClients,
-  baselines: readonly ResultBaseline[],
-  result: ApplyResult,
-): Promise<ResultDiff[]> {
+  live: Pick<LiveSnapshot, 'parsers'>,
+): ResultDiffRecorder {
+  const baselines = new Map<string, ResultBaseline>();
   const diffs: ResultDiff[] = [];
-  await forEachLimited(baselines, READ_CONCURRENCY, async (baseline) => {
-    const done = result.results.find((r) => r.address === baseline.address);
-    if (done?.ok !== true || done.status !== 'FINISHED' || done.version === undefined || done.id === null)
-      return;
-    const id = String(done.id);
-    try {
-      const after = await clients.parsers.get(id, done.version, undefined, { version: done.version });
-      if (after.exampleResult === null) return;
-      diffs.push({
-        address: baseline.address,
-        from: { id: baseline.id, version: baseline.version },
-        to: { id, version: done.version },
-        changes: diffResults(baseline.exampleResult ?? [], after.exampleResult),
-        missing: fieldsMissingEverywhere(baseline.exampleResult ?? [], after.exampleResult),
-      });
-    } catch {
-      // As above: a report without this parser, never a failed apply.
-    }
-  });
-  return diffs.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  let liveById: Map<string, LiveParserSummary> | undefined;
+  return {
+    hooks: {
+      beforeFirstCall: async (change, call) => {
+        liveById ??= new Map(live.parsers.map((p) => [p.id, p]));
+        const baseline = await readResultBaseline(clients, change, liveById, call);
+        if (baseline !== undefined) baselines.set(change.address, baseline);
+      },
+      afterFinished: async (change, result, call) => {
+        const baseline = baselines.get(change.address);
+        if (baseline === undefined) return;
+        baselines.delete(change.address);
+        const diff = await diffResultAfterApply(clients, baseline, result, call);
+        if (diff !== undefined) diffs.push(diff);
+      },
+    },
+    diffs: () => [...diffs].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)),
+  };
+}
+
+/**
+ * Before a regenerating change's first call: the example result of the version it replaces (an update's base
+ * version; a replace's old parser, which is deleted once the new one finishes, so it must be read first). One GET;
+ * undefined for a change with nothing to compare (a create) or a version that cannot be read.
+ */
+export async function readResultBaseline(
+  clients: ApiClients,
+  change: ResourceChange,
+  liveById: ReadonlyMap<string, LiveParserSummary>,
+  call: CallSlot,
+): Promise<ResultBaseline | undefined> {
+  if (change.kind !== 'Parser' || !change.regenerates) return undefined;
+  let version: number;
+  if (change.action === 'update') version = change.baseVersion;
+  else if (change.action === 'replace' && !change.finishing) {
+    const current = liveById.get(change.id);
+    if (current === undefined || current.status !== 'FINISHED') return undefined;
+    version = current.version;
+  } else return undefined;
+  try {
+    const details = await call(() => clients.parsers.get(change.id, version, undefined, { version }));
+    if (details.exampleResult === null) return undefined;
+    return { address: change.address, id: change.id, version, exampleResult: details.exampleResult };
+  } catch {
+    // No baseline, no comparison: the apply itself does not depend on it.
+    return undefined;
+  }
+}
+
+/**
+ * Once a change that had a baseline is done with its new version FINISHED: what changed in its example_result, and
+ * which fields disappeared from every example (a likely regression). One GET; undefined when it cannot be read.
+ */
+export async function diffResultAfterApply(
+  clients: ApiClients,
+  baseline: ResultBaseline,
+  done: ChangeResult,
+  call: CallSlot,
+): Promise<ResultDiff | undefined> {
+  const version = done.version;
+  if (!done.ok || done.status !== 'FINISHED' || version === undefined || done.id === null) return undefined;
+  const id = String(done.id);
+  try {
+    const after = await call(() => clients.parsers.get(id, version, undefined, { version }));
+    if (after.exampleResult === null) return undefined;
+    return {
+      address: baseline.address,
+      from: { id: baseline.id, version: baseline.version },
+      to: { id, version },
+      changes: diffResults(baseline.exampleResult ?? [], after.exampleResult),
+      missing: fieldsMissingEverywhere(baseline.exampleResult ?? [], after.exampleResult),
+    };
+  } catch {
+    // As above: a report without this parser, never a failed apply.
+    return undefined;
+  }
 }
 
 /** Top-level fields that had a value in some example before and have none in any example after. */

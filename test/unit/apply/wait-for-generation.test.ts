@@ -1,157 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import type { ApiClients } from '../../../src/api/create-clients.js';
-import type { LiveParserDetails, LiveParserSummary } from '../../../src/api/live.js';
-import { applyPlan } from '../../../src/apply/apply-plan.js';
-import type { ApplyOptions } from '../../../src/apply/apply-plan.js';
-import type { ParserCreate, Plan } from '../../../src/plan/model.js';
-import type { StateBackend } from '../../../src/state/backend.js';
-import { emptyState } from '../../../src/state/model.js';
-import type { State } from '../../../src/state/model.js';
-
-/** Time that moves only when every sleeper is waiting: the earliest sleep ends first. */
-class FakeTime {
-  now = 0;
-  private timers: { at: number; resolve: () => void }[] = [];
-  readonly sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => this.timers.push({ at: this.now + ms, resolve }));
-
-  async run<T>(work: Promise<T>): Promise<T> {
-    let done = false;
-    void work.finally(() => (done = true)).catch(() => undefined);
-    while (!done) {
-      // Let promise chains and I/O callbacks settle before time moves on.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (done) break;
-      this.timers.sort((a, b) => a.at - b.at);
-      const next = this.timers.shift();
-      if (next === undefined) continue;
-      this.now = Math.max(this.now, next.at);
-      next.resolve();
-    }
-    return work;
-  }
-}
-
-interface FakeParser {
-  id: string;
-  name: string;
-  createdAt: number;
-  finishesAt: number;
-}
-
-/** A parser service in memory whose generations finish at a chosen time; it counts calls. */
-function fakeService(
-  time: FakeTime,
-  options: { generationMs: number; listLagMs?: number },
-): {
-  clients: ApiClients;
-  parsers: FakeParser[];
-  counts: { create: number; list: number; get: number; getTimes: number[] };
-  inFlight: { max: number };
-} {
-  const parsers: FakeParser[] = [];
-  const counts = { create: 0, list: 0, get: 0, getTimes: [] as number[] };
-  const inFlight = { max: 0 };
-  const status = (p: FakeParser): string => (time.now >= p.finishesAt ? 'FINISHED' : 'GENERATING');
-  const service = {
-    async create(input: { name: string }): Promise<{ id: string; version: number }> {
-      counts.create++;
-      const generating = parsers.filter((p) => time.now < p.finishesAt).length + 1;
-      inFlight.max = Math.max(inFlight.max, generating);
-      const parser = {
-        id: `id-${parsers.length}`,
-        name: input.name,
-        createdAt: time.now,
-        finishesAt: time.now + options.generationMs,
-      };
-      parsers.push(parser);
-      return { id: parser.id, version: 0 };
-    },
-    async list(): Promise<LiveParserSummary[]> {
-      counts.list++;
-      return parsers
-        .filter((p) => time.now >= p.createdAt + (options.listLagMs ?? 0))
-        .map((p) => ({ id: p.id, name: p.name, status: status(p), error: null, version: 0 }));
-    },
-    async get(id: string, version: number): Promise<LiveParserDetails> {
-      counts.get++;
-      counts.getTimes.push(time.now);
-      const parser = parsers.find((p) => p.id === id);
-      if (parser === undefined) throw new Error(`no parser ${id}`);
-      const finished = status(parser) === 'FINISHED';
-      return {
-        id,
-        name: parser.name,
-        version,
-        status: status(parser),
-        error: null,
-        createdAt: null,
-        generatedAt: null,
-        exampleResult: null,
-        fields: finished ? [{ name: 'title' }] : [],
-      };
-    },
-  };
-  const clients = {
-    parsers: service,
-    projects: {},
-    close: async () => undefined,
-  } as unknown as ApiClients;
-  return { clients, parsers, counts, inFlight };
-}
-
-const memoryBackend: StateBackend = {
-  location: 'memory',
-  read: async () => emptyState(''),
-  write: async (state: State) => ({ ...state, serial: state.serial + 1, lineage: 'l' }),
-  lock: async () => {
-    throw new Error('not used');
-  },
-  forceUnlock: async () => undefined,
-};
-
-function creates(count: number): Plan {
-  const changes: ParserCreate[] = Array.from({ length: count }, (_, i) => ({
-    kind: 'Parser',
-    action: 'create',
-    address: `parser.p${i}`,
-    name: `p${i}`,
-    id: null,
-    definition: {
-      urls: ['https://books.example/a.html'],
-      scraperParams: {},
-      fields: [{ name: 'title', description: 'Heading' }],
-    },
-    reasons: ['not yet created'],
-    regenerates: true,
-    destructive: false,
-    field_changes: [],
-    breaking: [],
-  }));
-  return { resource_changes: changes } as unknown as Plan;
-}
-
-function apply(
-  time: FakeTime,
-  clients: ApiClients,
-  plan: Plan,
-  options: Partial<ApplyOptions>,
-): ReturnType<typeof applyPlan> {
-  return time.run(
-    applyPlan({
-      plan,
-      clients,
-      backend: memoryBackend,
-      state: emptyState(''),
-      live: { parsers: [], projects: [] },
-      sleep: time.sleep,
-      now: () => time.now,
-      pollMinMs: 250,
-      pollMaxMs: 2000,
-      ...options,
-    }),
-  );
-}
+import { describe, expect, it, vi } from 'vitest';
+import { GenerationPoller } from '../../../src/apply/wait-for-generation.js';
+import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
 
 describe('waiting for generations', () => {
   it('--wait-timeout 1s looks until the deadline, not one poll early (issue 18 item 9)', async () => {
@@ -210,5 +59,36 @@ describe('waiting for generations', () => {
     expect(result.results.every((r) => r.ok)).toBe(true);
     expect(inFlight.max).toBe(2);
     expect(parsers.filter((p) => p.createdAt === 0)).toHaveLength(2);
+  });
+
+  it('later waves are seen as they finish (the predicted look), for at most one more list a wave', async () => {
+    const run = async (predict: boolean) => {
+      const time = new FakeTime();
+      // Calls take 40 ms with two at a time, so a wave of four starts in two groups 40 ms apart; a list takes 7 ms,
+      // so the looks drift against the generations (as against a real service) and generations take 5,120 ms.
+      const { clients, counts, parsers } = fakeService(time, { generationMs: 5120, createMs: 40, listMs: 7 });
+      // Without the poller learning of finishes it looks at the cadence alone, as before the predicted look.
+      const spy = predict
+        ? undefined
+        : vi.spyOn(GenerationPoller.prototype, 'finished').mockImplementation(() => undefined);
+      try {
+        // Waves of 4, 4 and 2: the last one starts from the first two of the second to be seen, as in bench/scale.js.
+        const result = await apply(time, clients, creates(10), { concurrency: 2, maxGenerating: 4 });
+        expect(result.results.every((r) => r.ok && r.status === 'FINISHED')).toBe(true);
+        return { lists: counts.list, end: time.now, createdAt: parsers.map((p) => p.createdAt) };
+      } finally {
+        spy?.mockRestore();
+      }
+    };
+    const cadence = await run(false);
+    const predicted = await run(true);
+    // Until the first finish nothing changes: the first wave starts as before.
+    expect(predicted.createdAt.slice(0, 4)).toEqual(cadence.createdAt.slice(0, 4));
+    // Each later wave starts sooner, and the apply ends more than a gap (250 ms) sooner.
+    expect(predicted.createdAt[6]).toBeLessThan(cadence.createdAt[6] ?? 0);
+    expect(predicted.createdAt[8]).toBeLessThan(cadence.createdAt[8] ?? 0);
+    expect(predicted.end).toBeLessThan(cadence.end - 250);
+    // Three waves: at most one more list each.
+    expect(predicted.lists).toBeLessThanOrEqual(cadence.lists + 3);
   });
 });
