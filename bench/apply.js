@@ -52,7 +52,7 @@ async function plan() {
       parsers: loaded.parsers,
       projects: loaded.projects,
       state,
-      live: await readLive(clients, loaded.parsers, state),
+      live: await readLive(clients, loaded, state),
     }),
     state,
   };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildPlan, createApiClients, loadManifests, readLive } from '../dist/index.js';
 import { FileStateBackend } from '../dist/state/file-backend.js';
-import { seedSteadyWorkspace } from './steady-seed.js';
+import { seedSteadyWorkspace } from './lib/steady-seed.js';
 
 const N = 1000;
 const KEY = 'bench-key';

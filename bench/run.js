@@ -1,5 +1,5 @@
 // Runs the benchmarks (each in its own process, so peak memory is its own) and records them in BENCHMARKS.md.
-// Usage: npm run bench [-- [--quick] name ...]   (names: the files in bench/ without .js, except run; --quick asks
+// Usage: npm run bench [-- [--quick] name ...]   (names: the files in bench/ without .js, except run, helpers in lib/; --quick asks
 // the benchmarks that have one for a smaller, faster round)
 import { execFile } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bareCreateAndWait, barePosts } from './bare-client.js';
+import { bareCreateAndWait, barePosts } from './lib/bare-client.js';
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
@@ -192,7 +192,7 @@ if (section('creates')) {
     bare.push(await barePosts(emulator.url, KEY, 'projects', n, 16));
     await emulator.control('reset', 'POST');
     const whole = await timed([
-      path.join(import.meta.dirname, 'bare-client.js'),
+      path.join(import.meta.dirname, 'lib', 'bare-client.js'),
       emulator.url,
       KEY,
       'projects',
@@ -355,7 +355,7 @@ if (section('steady')) {
   }
   // The emulator's data dir and the state, as a previous apply would have left them.
   const { loadManifests } = await import('../dist/index.js');
-  const { seedSteadyWorkspace } = await import('./steady-seed.js');
+  const { seedSteadyWorkspace } = await import('./lib/steady-seed.js');
   const loaded = await loadManifests({ paths: [dir], env: {} });
   if (!loaded.valid) throw new Error(`bench manifests invalid: ${JSON.stringify(loaded.diagnostics[0])}`);
   const { resources, emulatorState } = seedSteadyWorkspace(loaded, KEY);
@@ -398,7 +398,7 @@ await rm(work, { recursive: true, force: true });
 const met = rows.filter((r) => r[4] === 'met').length;
 console.log(
   JSON.stringify({
-    description: `Whole processes: the CLI (\`node dist/cli/bin.js\`) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, A/B in turn. ` : ''}Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine was shared with other engineers' builds and tests while this ran, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
+    description: `Whole processes: the CLI (\`node dist/cli/bin.js\`) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, A/B in turn. ` : ''}Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
     header: ['measure', 'target', 'figures', 'compared to', 'after'],
     rows,
     verdict: `${met} of ${rows.length} targets met. ${verdicts.join(' ')}`.trim(),

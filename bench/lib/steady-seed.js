@@ -1,7 +1,7 @@
 // What a previous apply leaves behind for a set of manifests: the state's resources and the emulator's data dir
 // (every parser FINISHED at version 0, every project scheduled hourly), so a plan of them has nothing to do.
 // Shared by bench/plan.js and bench/scale.js.
-import { projectPayload } from '../dist/index.js';
+import { projectPayload } from '../../dist/index.js';
 
 /** The state resources and the emulator-state.json content for `loaded` (a loadManifests result). */
 export function seedSteadyWorkspace(loaded, key) {

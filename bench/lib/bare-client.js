@@ -2,7 +2,7 @@
 // creates, `concurrency` in flight, over node:http with one keep-alive agent (the CLI's own way without a proxy;
 // fetch costs about four times the CPU per call and was the bottleneck of the earlier "ideal"). Imported, it times
 // the POSTs alone; run as a script it is a whole process (Node's start included), for the CLI's whole process:
-//   node bench/bare-client.js URL KEY projects|parsers COUNT CONCURRENCY
+//   node bench/lib/bare-client.js URL KEY projects|parsers COUNT CONCURRENCY
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
