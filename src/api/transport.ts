@@ -52,7 +52,7 @@ export interface TransportOptions {
   /** Without a proxy: the keep-alive pools requests use (Node's global agents when absent). */
   pools?: ConnectionPools;
   retry?: Partial<RetryPolicy>;
-  /** Deadline of one try, in ms (exact, through AbortSignal.timeout; undici's own timeouts are coarse). */
+  /** Deadline of one try, in ms (exact, through a timer of its own, try-signal.ts; undici's own timeouts are coarse). */
   timeoutMs?: number;
   onEvent?: (event: TransportEvent) => void;
   /** The service this transport calls, for messages, when a request does not name one (see `forService`). */
@@ -102,7 +102,7 @@ export function proxyConfigured(env: Readonly<Record<string, string | undefined>
  * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, timeouts, and HTTP(S)_PROXY /
  * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's http and https
  * modules (send-request.ts), which spares every command that calls the services the load of undici and most of
- * the CPU a call costs through fetch (deadlines are AbortSignal.timeout either way).
+ * the CPU a call costs through fetch (deadlines are try-signal.ts's either way).
  */
 export function createDispatcher(env: Readonly<Record<string, string | undefined>>): Dispatcher {
   const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;

@@ -164,6 +164,12 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
         if (change.regenerates) await hooks?.beforeFirstCall(change);
+        // Its read may have waited: a Ctrl-C meanwhile means this change never started.
+        if (interrupted()) {
+          result.skipped = true;
+          result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
+          return;
+        }
         await handlerFor(change)(change, result, ctx);
         result.ok = true;
         ctx.emit({ type: 'done', address: change.address, ok: true });

@@ -10,8 +10,11 @@ export type CallSlot = <T>(work: () => Promise<T>) => Promise<T>;
  * What a caller does around each change that regenerates (the workspace reads the example results its report
  * compares): apply stays generic, and the hooks run inside it, each change's around its own generation, while the
  * other changes' generations go on. A hook makes its calls through `call`, so they count under `--concurrency` like
- * apply's own. A hook only watches: what it does, and how it fails, is never the change's outcome. No hook starts
- * after Ctrl-C.
+ * apply's own, and makes at most one: a change whose early read is running waits for it while holding its own call
+ * permit, so a hook waiting for a second permit could wait forever at `--concurrency 1`. Only the first wave's
+ * beforeFirstCall runs under the change's `--max-generating` permit (just before its first call); the rest hold
+ * none. A hook only watches: what it does, and how it fails, is never the change's outcome. No hook starts after
+ * Ctrl-C, and a hook should call off a read under way then (result-diffs passes its reads apply's signal).
  */
 export interface RegenerationHooks {
   /**

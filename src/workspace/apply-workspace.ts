@@ -96,7 +96,8 @@ export async function applyWorkspace(
     }
     if (moved !== state) state = await ws.backend.write(recordProtection(moved, declared) ?? moved);
     // What each regeneration changes in the example results, read around its own generation (none with --no-wait).
-    const resultDiffs = options.noWait === true ? undefined : recordResultDiffs(ws.clients, fresh.live);
+    const resultDiffs =
+      options.noWait === true ? undefined : recordResultDiffs(ws.clients, fresh.live, options.signal);
     const result = await applyPlan({
       plan,
       clients: ws.clients,

@@ -33,6 +33,8 @@ export interface ResultDiffRecorder {
 export function recordResultDiffs(
   clients: ApiClients,
   live: Pick<LiveSnapshot, 'parsers'>,
+  /** Ctrl-C: a read under way is called off (and not retried), so it holds neither apply nor the process. */
+  signal?: AbortSignal,
 ): ResultDiffRecorder {
   const baselines = new Map<string, ResultBaseline>();
   const diffs: ResultDiff[] = [];
@@ -41,14 +43,14 @@ export function recordResultDiffs(
     hooks: {
       beforeFirstCall: async (change, call) => {
         liveById ??= new Map(live.parsers.map((p) => [p.id, p]));
-        const baseline = await readResultBaseline(clients, change, liveById, call);
+        const baseline = await readResultBaseline(clients, change, liveById, call, signal);
         if (baseline !== undefined) baselines.set(change.address, baseline);
       },
       afterFinished: async (change, result, call) => {
         const baseline = baselines.get(change.address);
         if (baseline === undefined) return;
         baselines.delete(change.address);
-        const diff = await diffResultAfterApply(clients, baseline, result, call);
+        const diff = await diffResultAfterApply(clients, baseline, result, call, signal);
         if (diff !== undefined) diffs.push(diff);
       },
     },
@@ -66,6 +68,7 @@ export async function readResultBaseline(
   change: ResourceChange,
   liveById: ReadonlyMap<string, LiveParserSummary>,
   call: CallSlot,
+  signal?: AbortSignal,
 ): Promise<ResultBaseline | undefined> {
   if (change.kind !== 'Parser' || !change.regenerates) return undefined;
   let version: number;
@@ -76,7 +79,7 @@ export async function readResultBaseline(
     version = current.version;
   } else return undefined;
   try {
-    const details = await call(() => clients.parsers.get(change.id, version, undefined, { version }));
+    const details = await call(() => clients.parsers.get(change.id, version, signal, { version }));
     if (details.exampleResult === null) return undefined;
     return { address: change.address, id: change.id, version, exampleResult: details.exampleResult };
   } catch {
@@ -94,12 +97,13 @@ export async function diffResultAfterApply(
   baseline: ResultBaseline,
   done: ChangeResult,
   call: CallSlot,
+  signal?: AbortSignal,
 ): Promise<ResultDiff | undefined> {
   const version = done.version;
   if (!done.ok || done.status !== 'FINISHED' || version === undefined || done.id === null) return undefined;
   const id = String(done.id);
   try {
-    const after = await call(() => clients.parsers.get(id, version, undefined, { version }));
+    const after = await call(() => clients.parsers.get(id, version, signal, { version }));
     if (after.exampleResult === null) return undefined;
     return {
       address: baseline.address,

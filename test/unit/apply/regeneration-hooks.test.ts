@@ -120,6 +120,26 @@ describe('regeneration hooks: reads around each regeneration, inside apply', () 
     ]);
   });
 
+  it('a change whose read was under way at Ctrl-C never starts: skipped, and nothing is sent for it', async () => {
+    const time = new FakeTime();
+    const { clients, log } = loggedService(time, { generationMs: 1000 });
+    const controller = new AbortController();
+    void time.sleep(100).then(() => controller.abort());
+    const hooks: RegenerationHooks = {
+      beforeFirstCall: async (_change, call) => {
+        await call(() => time.sleep(300));
+      },
+    };
+    const result = await apply(time, clients, creates(1), {
+      concurrency: 4,
+      maxGenerating: 1,
+      hooks,
+      signal: controller.signal,
+    });
+    expect(log.filter((l) => l.startsWith('create'))).toEqual([]);
+    expect(result.results.map((r) => [r.address, r.ok, r.skipped])).toEqual([['parser.p0', false, true]]);
+  });
+
   it('after Ctrl-C no hook starts', async () => {
     const time = new FakeTime();
     const { clients, log } = loggedService(time, { generationMs: 1000 });
