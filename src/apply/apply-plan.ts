@@ -156,6 +156,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     }
     await ctx.calls.take();
     try {
+      // A regenerating change first reads what its report compares (hooks never throw). That may wait for a read
+      // under way, so Ctrl-C is checked after it: a change interrupted by then has not started.
+      if (change.regenerates && !interrupted()) await hooks?.beforeFirstCall(change);
       if (interrupted()) {
         result.skipped = true;
         result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
@@ -163,13 +166,6 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       }
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
-        if (change.regenerates) await hooks?.beforeFirstCall(change);
-        // Its read may have waited: a Ctrl-C meanwhile means this change never started.
-        if (interrupted()) {
-          result.skipped = true;
-          result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
-          return;
-        }
         await handlerFor(change)(change, result, ctx);
         result.ok = true;
         ctx.emit({ type: 'done', address: change.address, ok: true });
