@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import type { TrySignal } from './try-signal.js';
 
 /** The headers of an answer, as the transport reads them (names are case-insensitive). */
 export interface AnswerHeaders {
@@ -23,8 +24,8 @@ export interface WireRequest {
   method: string;
   headers: Record<string, string>;
   body: string | undefined;
-  /** The deadline of the try (and Ctrl-C): aborts the request, or the reading of its answer. */
-  signal: AbortSignal;
+  /** The deadline of the try (and Ctrl-C): calls off the request, or the reading of its answer. */
+  deadline: TrySignal;
 }
 
 /** Sends one request, without following redirects (the transport judges them). */
@@ -57,18 +58,28 @@ export function sendOverHttp(pools: ConnectionPools | undefined): Send {
       const secure = url.protocol === 'https:';
       const headers: Record<string, string> = { ...request.headers };
       if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
-      const options: http.RequestOptions = { method: request.method, headers, signal: request.signal };
+      const options: http.RequestOptions = { method: request.method, headers };
       // Without pools of its own (a Transport made directly, as tests do) Node's global keep-alive agents serve.
       if (pools !== undefined) options.agent = secure ? pools.https : pools.http;
       const outgoing = (secure ? https : http).request(url, options, (incoming) => {
-        resolve(answerOf(incoming, request.signal));
+        resolve(answerOf(incoming, request.deadline));
       });
       outgoing.on('error', reject);
+      // As http.request's own `signal` option would, without an AbortSignal per try; the listener goes with the try.
+      request.deadline.onAbort((reason) => outgoing.destroy(abortError(reason)));
       outgoing.end(request.body);
     });
 }
 
-function answerOf(incoming: http.IncomingMessage, signal: AbortSignal): WireAnswer {
+/** The error http.request's `signal` option fails a request with: an AbortError whose cause is the reason. */
+function abortError(reason: unknown): Error {
+  const error = new Error('The operation was aborted', { cause: reason });
+  error.name = 'AbortError';
+  (error as NodeJS.ErrnoException).code = 'ABORT_ERR';
+  return error;
+}
+
+function answerOf(incoming: http.IncomingMessage, deadline: TrySignal): WireAnswer {
   return {
     status: incoming.statusCode ?? 0,
     headers: {
@@ -78,7 +89,7 @@ function answerOf(incoming: http.IncomingMessage, signal: AbortSignal): WireAnsw
         return Array.isArray(value) ? value.join(', ') : value;
       },
     },
-    text: () => readText(incoming, signal),
+    text: () => readText(incoming, deadline),
     discard: async () => {
       incoming.resume();
     },
@@ -86,7 +97,7 @@ function answerOf(incoming: http.IncomingMessage, signal: AbortSignal): WireAnsw
 }
 
 /** The body as UTF-8 text, decompressed when the server compressed it anyway (nothing asks it to). */
-function readText(incoming: http.IncomingMessage, signal: AbortSignal): Promise<string> {
+function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const encoding = (incoming.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     const decoder =
@@ -103,15 +114,11 @@ function readText(incoming: http.IncomingMessage, signal: AbortSignal): Promise<
     const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
       incoming.destroy();
       reject(error instanceof Error ? error : new Error(String(error)));
     };
-    function onAbort(): void {
-      fail(signal.reason);
-    }
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (deadline.aborted) return fail(deadline.reason);
+    const off = deadline.onAbort(fail);
     source.on('data', (chunk: Buffer) => chunks.push(chunk));
     source.on('error', fail);
     decoder?.on('error', fail);
@@ -121,7 +128,7 @@ function readText(incoming: http.IncomingMessage, signal: AbortSignal): Promise<
       if (!incoming.complete) fail(new Error('the connection closed before the whole answer was read'));
     });
     source.on('end', () => {
-      signal.removeEventListener('abort', onAbort);
+      off();
       if (settled) return;
       settled = true;
       const text = Buffer.concat(chunks).toString('utf8');
@@ -141,7 +148,7 @@ export function sendOverFetch(dispatcher: Dispatcher): Send {
       method: request.method,
       headers: request.headers,
       body: request.body,
-      signal: request.signal,
+      signal: request.deadline.signal,
       redirect: 'manual',
       dispatcher,
     };

@@ -131,6 +131,8 @@ export class Transport {
   private readonly now: () => number;
 
   private readonly options: TransportOptions;
+  /** URLs as shown (the key redacted), by URL. */
+  private readonly shown = new Map<string, string>();
 
   constructor(options: TransportOptions) {
     this.options = options;
@@ -236,7 +238,15 @@ export class Transport {
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */
   show(url: URL | string): string {
-    return redact(url.toString(), [this.apiKey]);
+    const text = url.toString();
+    let shown = this.shown.get(text);
+    if (shown === undefined) {
+      // Most calls of a large apply go to a few URLs (every project create to the same one): each is redacted once.
+      if (this.shown.size >= SHOWN_CACHE_SIZE) this.shown.clear();
+      shown = redact(text, [this.apiKey]);
+      this.shown.set(text, shown);
+    }
+    return shown;
   }
 
   /**
@@ -286,7 +296,6 @@ export class Transport {
     body: string | undefined,
     deadline: TrySignal,
   ): Promise<TransportResponse | ApiError> {
-    const signal = deadline.signal;
     const visited = new Set<string>([url.toString()]);
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -301,7 +310,7 @@ export class Transport {
             ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           },
           body,
-          signal,
+          deadline,
         });
       } catch (error) {
         return this.noAnswer(request, current, error, deadline.timedOut(), undefined);
@@ -436,6 +445,9 @@ export class Transport {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** How many redacted URLs a transport keeps (cleared whole when full: a cache, not a record). */
+const SHOWN_CACHE_SIZE = 256;
 
 function formatTimeout(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;

@@ -40,3 +40,54 @@ describe('trySignal: the signal of one try', () => {
     expect(t.timedOut()).toBe(false);
   });
 });
+
+describe('trySignal: listeners without an AbortSignal', () => {
+  it('runs onAbort listeners at the deadline, with the TimeoutError, and once only', async () => {
+    const t = trySignal(10);
+    const seen: unknown[] = [];
+    t.onAbort((reason) => seen.push(reason));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as DOMException).name).toBe('TimeoutError');
+    expect(t.aborted).toBe(true);
+    t.done();
+  });
+
+  it('runs a listener added after the abort at once, and a removed one never', () => {
+    const outer = new AbortController();
+    const t = trySignal(60_000, outer.signal);
+    const seen: string[] = [];
+    const off = t.onAbort(() => seen.push('removed'));
+    off();
+    t.onAbort(() => seen.push('kept'));
+    outer.abort(new Error('stop'));
+    t.onAbort((reason) => seen.push(`late: ${(reason as Error).message}`));
+    expect(seen).toEqual(['kept', 'late: stop']);
+    t.done();
+  });
+
+  it("reaches every try in flight under one caller's signal, through one listener of its own", () => {
+    const outer = new AbortController();
+    let added = 0;
+    const add = outer.signal.addEventListener.bind(outer.signal);
+    outer.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    }) as typeof add;
+    const tries = Array.from({ length: 5 }, () => trySignal(60_000, outer.signal));
+    tries[4]?.done();
+    outer.abort(new Error('interrupted'));
+    expect(added).toBe(1);
+    expect(tries.map((t) => t.aborted)).toEqual([true, true, true, true, false]);
+    for (const t of tries) t.done();
+  });
+
+  it('makes its AbortSignal on first use, aborted already when the try is', () => {
+    const outer = new AbortController();
+    const t = trySignal(60_000, outer.signal);
+    outer.abort(new Error('before'));
+    expect(t.signal.aborted).toBe(true);
+    expect((t.signal.reason as Error).message).toBe('before');
+    t.done();
+  });
+});
