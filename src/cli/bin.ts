@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from './main.js';
-import { processIo } from './io.js';
+import { flushPendingOutput, processIo } from './io.js';
 
 const argv = process.argv.slice(2);
 // zod compiles each schema into a function on its first use; a CLI process validates a few schemas once, for which
@@ -12,3 +12,20 @@ if (argv.some((arg) => !arg.startsWith('-'))) {
   config({ jitless: true });
 }
 process.exitCode = await runCli(argv, processIo());
+// The command is over and has closed what it opened: exit now rather than when the event loop drains, which for a
+// large apply also tears its heap down (about 40 ms after 1,000 creates, bench/scale.js). Output still gathered
+// (io.ts) or still going out to a slow reader is written first.
+flushPendingOutput();
+await Promise.all([process.stdout, process.stderr].map(drained));
+process.exit();
+
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0 || stream.destroyed) resolve();
+    else {
+      stream.once('drain', () => resolve());
+      stream.once('close', () => resolve());
+      stream.once('error', () => resolve());
+    }
+  });
+}
