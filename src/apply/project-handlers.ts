@@ -9,7 +9,7 @@ import type {
 } from '../plan/model.js';
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
-import { stable } from '../plan/plan-context.js';
+import { sameJson, stable } from '../plan/plan-context.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-plan.js';
@@ -112,7 +112,7 @@ function checkTaken(
   for (const [key, value] of Object.entries(sent)) {
     const rule = projectFieldRule(key);
     const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
-    if (reported === undefined || stable(reported) === stable(value)) {
+    if (reported === undefined || sameJson(reported, value)) {
       delete held[key];
       continue;
     }

@@ -116,6 +116,49 @@ export function stable(value: unknown): string {
   return JSON.stringify(value, sorted) ?? 'undefined';
 }
 
+/**
+ * Whether two values read the same as `stable` JSON, compared in place: no strings are built and no keys sorted
+ * (apply compares every field of every answer, and plan every field of every project).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (
+    a === null ||
+    b === null ||
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    hasToJson(a) ||
+    hasToJson(b)
+  )
+    return stable(a) === stable(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    // In an array, what JSON cannot hold is written as null.
+    return a.every((item, i) => sameJson(inArray(item), inArray(b[i])));
+  }
+  const left = jsonEntries(a as Record<string, unknown>);
+  const right = b as Record<string, unknown>;
+  if (left.length !== jsonEntries(right).length) return false;
+  return left.every(([key, value]) => Object.hasOwn(right, key) && sameJson(value, right[key]));
+}
+
+/** What JSON.stringify writes of an object: its own keys whose values it can hold. */
+function jsonEntries(value: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(value).filter(([, v]) => !omitted(v));
+}
+
+function omitted(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+function inArray(value: unknown): unknown {
+  return omitted(value) ? null : value;
+}
+
+function hasToJson(value: object): boolean {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
+}
+
 export function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
 }

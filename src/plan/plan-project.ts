@@ -10,7 +10,7 @@ import type {
   ProjectUpdate,
   ResourceChange,
 } from './model.js';
-import { change, isPrevented, stable } from './plan-context.js';
+import { change, isPrevented, sameJson, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
@@ -137,7 +137,7 @@ export function planProject(
         : recorded !== undefined && key in recorded.definition
           ? recorded.definition[key]
           : rule?.serviceDefault;
-    if (stable(value) === stable(holds)) continue;
+    if (sameJson(value, holds)) continue;
     // The service answered this very value the last time scrapeform sent the same one: it does not take it, and
     // sending it again on every run would loop (issue 13). Said, not sent, until the manifest or the live moves.
     const held = recorded?.held;
@@ -145,8 +145,8 @@ export function planProject(
       reported !== undefined &&
       held !== undefined &&
       key in held &&
-      stable(held[key]) === stable(reported) &&
-      stable(recorded?.definition[key]) === stable(value)
+      sameJson(held[key], reported) &&
+      sameJson(recorded?.definition[key], value)
     ) {
       notTaken.push(key);
       continue;
@@ -172,9 +172,7 @@ export function planProject(
     });
   }
   if (recorded !== undefined && recorded.definition !== undefined) {
-    const outOfBand = Object.keys(changed).filter(
-      (k) => stable(recorded.definition[k]) === stable(payload[k]),
-    );
+    const outOfBand = Object.keys(changed).filter((k) => sameJson(recorded.definition[k], payload[k]));
     if (outOfBand.length > 0) {
       ctx.drift.push({
         address,

@@ -4,7 +4,7 @@ import type { ProjectState } from '../state/model.js';
 import { FREE } from './drift-report.js';
 import type { DriftChange, ObjectDrift } from './drift-report.js';
 import type { LiveIndex } from './plan-context.js';
-import { stable } from './plan-context.js';
+import { sameJson } from './plan-context.js';
 
 export function projectDrift(
   address: string,
@@ -43,8 +43,7 @@ export function projectDrift(
     // A key the answer leaves out is a short answer, not a change (issue 13: absent is not a default).
     const reported = rule.read(live);
     if (reported === undefined) continue;
-    if (stable(value) !== stable(reported))
-      changes.push({ change: 'edit', key, state: value, live: reported });
+    if (!sameJson(value, reported)) changes.push({ change: 'edit', key, state: value, live: reported });
   }
   // Scheduling turned on by hand where none was asked: the interval it runs at comes with it.
   if (
