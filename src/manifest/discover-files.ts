@@ -86,7 +86,8 @@ async function walk(
   project: string | undefined | null,
 ): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => a.name.localeCompare(b.name));
+  // By code unit, as the file list is sorted in the end: localeCompare cost more than the walk in a folder of 1,000.
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // A folder with a project file of its own is another project, read with its own variables and environments.
   const other =
     project === null

@@ -28,7 +28,8 @@ export const API_VERSION = 'scrapeform/v1';
 
 /** A URL with a user name or password in it; such URLs are refused so no secret reaches a plan, log or state. */
 export function hasCredentials(value: string): boolean {
-  if (!URL.canParse(value)) return false;
+  // User info ends with '@': without one there is nothing to find, and no URL to parse (most entries of a list).
+  if (!value.includes('@') || !URL.canParse(value)) return false;
   const url = new URL(value);
   return url.username !== '' || url.password !== '';
 }

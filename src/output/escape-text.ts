@@ -6,6 +6,8 @@
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+const ANY_UNSAFE = new RegExp(UNSAFE.source);
+
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -13,6 +15,8 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
  * (`\n`, `\u001b`), so a hostile name can neither split a plan line, spoof another line, nor colour the terminal.
  */
 export function printable(text: string): string {
+  // Most text has nothing to escape: one scan without the replace's callback machinery.
+  if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
