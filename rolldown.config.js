@@ -2,18 +2,26 @@
 // command line from src/cli/bin.ts into dist/cli/bin.js and lazily loaded chunks in dist/cli/chunks/, one per
 // command module as in cli/main.ts. Why: Node 20 has no module compile cache, and `validate` of one file loaded 142
 // modules, 95 of them zod's (70 locale modules its entry re-exports and scrapeform never uses). Bundled, zod keeps
-// only what is used and the rest is a few files. Every other dependency stays a dependency, loaded from
-// node_modules at run time (pg, undici, the emulator's HTML stack and yaml load only when a command needs them).
+// only what is used and the rest is a few files. The other dependencies inside are listed in BUNDLED; the rest are
+// loaded from node_modules at run time (pg, undici, the emulator's HTML stack and yaml only when a command needs
+// them).
 import { rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'rolldown';
 
 const builtins = new Set(builtinModules);
+/**
+ * Dependencies inside the bundle: zod, and the small pure-JS ones every command that reads manifests or calls the
+ * services loads at start (resolving each from node_modules and linking it as a module of its own cost more than
+ * its code). They stay dependencies, installed with their licences.
+ */
+const BUNDLED = new Set(['zod', 'commander', 'picocolors', 'js-yaml', 'fastest-levenshtein', 'deep-diff']);
 /** Bundled: scrapeform's own modules and zod; external: node's modules and every other package. */
 const isExternal = (id) => {
   if (id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false;
   if (id.startsWith('node:') || builtins.has(id)) return true;
-  return !(id === 'zod' || id.startsWith('zod/'));
+  const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0];
+  return !BUNDLED.has(name);
 };
 
 export default defineConfig({

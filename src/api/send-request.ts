@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { TrySignal } from './try-signal.js';
@@ -22,7 +23,8 @@ export interface WireAnswer {
 
 export interface WireRequest {
   method: string;
-  headers: Record<string, string>;
+  /** Shared by many requests: copied, never changed. */
+  headers: Readonly<Record<string, string>>;
   body: string | undefined;
   /** The deadline of the try (and Ctrl-C): calls off the request, or the reading of its answer. */
   deadline: TrySignal;
@@ -58,10 +60,10 @@ export function sendOverHttp(pools: ConnectionPools | undefined): Send {
       const secure = url.protocol === 'https:';
       const headers: Record<string, string> = { ...request.headers };
       if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
-      const options: http.RequestOptions = { method: request.method, headers };
+      const options: http.RequestOptions = { ...addressOf(url), method: request.method, headers };
       // Without pools of its own (a Transport made directly, as tests do) Node's global keep-alive agents serve.
       if (pools !== undefined) options.agent = secure ? pools.https : pools.http;
-      const outgoing = (secure ? https : http).request(url, options, (incoming) => {
+      const outgoing = (secure ? https : http).request(options, (incoming) => {
         resolve(answerOf(incoming, request.deadline));
       });
       outgoing.on('error', reject);
@@ -69,6 +71,18 @@ export function sendOverHttp(pools: ConnectionPools | undefined): Send {
       request.deadline.onAbort((reason) => outgoing.destroy(abortError(reason)));
       outgoing.end(request.body);
     });
+}
+
+/** A URL as http.request's options (urlToHttpOptions), read once per URL object: the transport reuses them. */
+const addresses = new WeakMap<URL, http.RequestOptions>();
+
+function addressOf(url: URL): http.RequestOptions {
+  let address = addresses.get(url);
+  if (address === undefined) {
+    address = urlToHttpOptions(url);
+    addresses.set(url, address);
+  }
+  return address;
 }
 
 /** The error http.request's `signal` option fails a request with: an AbortError whose cause is the reason. */

@@ -133,6 +133,8 @@ export class Transport {
   private readonly options: TransportOptions;
   /** URLs as shown (the key redacted), by URL. */
   private readonly shown = new Map<string, string>();
+  /** Request URLs without a query of their own, as sent (`urlOf`). */
+  private readonly urls = new Map<string, URL>();
 
   constructor(options: TransportOptions) {
     this.options = options;
@@ -154,15 +156,11 @@ export class Transport {
   }
 
   async request(request: TransportRequest): Promise<TransportResponse> {
-    const url = new URL(request.url);
-    for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
+    const url = this.urlOf(request);
     const body =
       request.body !== undefined || request.keyIn === 'body'
         ? JSON.stringify(request.keyIn === 'body' ? { ...request.body, api_key: this.apiKey } : request.body)
         : undefined;
-    if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
     const started = this.now();
 
     for (let attempt = 0; ; attempt++) {
@@ -185,6 +183,28 @@ export class Transport {
       });
       await this.sleep(delayMs);
     }
+  }
+
+  /**
+   * The URL a request is sent to: its query, and the key when it travels there. Never changed once made, so one
+   * without a query of its own is made once per address and reused (every create of a kind goes to one address).
+   */
+  private urlOf(request: TransportRequest): URL {
+    const query = request.query !== undefined ? Object.entries(request.query) : [];
+    const reusable = query.length === 0;
+    const cacheKey = `${request.keyIn} ${request.url}`;
+    const known = reusable ? this.urls.get(cacheKey) : undefined;
+    if (known !== undefined) return known;
+    const url = new URL(request.url);
+    for (const [name, value] of query) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
+    if (reusable) {
+      if (this.urls.size >= URL_CACHE_SIZE) this.urls.clear();
+      this.urls.set(cacheKey, url);
+    }
+    return url;
   }
 
   /**
@@ -296,7 +316,8 @@ export class Transport {
     body: string | undefined,
     deadline: TrySignal,
   ): Promise<TransportResponse | ApiError> {
-    const visited = new Set<string>([url.toString()]);
+    // Made at the first redirect: most answers are not one.
+    let visited: Set<string> | undefined;
     let current = url;
     for (let hop = 0; ; hop++) {
       const started = this.now();
@@ -304,11 +325,7 @@ export class Transport {
       try {
         response = await this.send(current, {
           method: request.method,
-          headers: {
-            'user-agent': `scrapeform/${VERSION}`,
-            accept: 'application/json',
-            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          },
+          headers: body !== undefined ? JSON_HEADERS : PLAIN_HEADERS,
           body,
           deadline,
         });
@@ -319,6 +336,7 @@ export class Transport {
       if (location !== null) {
         await response.discard();
         this.emitResponse(request, this.show(current), response.status, started);
+        visited ??= new Set<string>([url.toString()]);
         const next = this.followRedirect(request, current, response.status, location, visited, hop);
         if (next instanceof ApiError) return next;
         current = next;
@@ -446,8 +464,19 @@ export class Transport {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** How many redacted URLs a transport keeps (cleared whole when full: a cache, not a record). */
+/** The headers of every request, and of one with a JSON body (the senders copy them before adding any). */
+const PLAIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'user-agent': `scrapeform/${VERSION}`,
+  accept: 'application/json',
+});
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...PLAIN_HEADERS,
+  'content-type': 'application/json',
+});
+
+/** How many redacted and request URLs a transport keeps (each cleared whole when full: caches, not records). */
 const SHOWN_CACHE_SIZE = 256;
+const URL_CACHE_SIZE = 256;
 
 function formatTimeout(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
