@@ -1,10 +1,14 @@
 import http from 'node:http';
-import https from 'node:https';
+import type * as Https from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { TrySignal } from './try-signal.js';
+
+const requireBuiltin = createRequire(import.meta.url);
 
 /** The headers of an answer, as the transport reads them (names are case-insensitive). */
 export interface AnswerHeaders {
@@ -33,19 +37,41 @@ export interface WireRequest {
 /** Sends one request, without following redirects (the transport judges them). */
 export type Send = (url: URL, request: WireRequest) => Promise<WireAnswer>;
 
-/** The keep-alive connection pools of one set of clients; closed with them so the process can exit at once. */
+/**
+ * The keep-alive connection pools of one set of clients; closed with them so the process can exit at once. The
+ * https pool (and Node's TLS stack with it) is made on the first https request: the emulator is plain http.
+ */
 export interface ConnectionPools {
   http: http.Agent;
-  https: https.Agent;
+  https: () => HttpsAgent;
+  close: () => void;
 }
 
 export function createConnectionPools(): ConnectionPools {
-  return { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const plain = new http.Agent({ keepAlive: true });
+  let secure: HttpsAgent | undefined;
+  return {
+    http: plain,
+    https: () => (secure ??= new (httpsModule().Agent)({ keepAlive: true })),
+    close: () => {
+      plain.destroy();
+      secure?.destroy();
+    },
+  };
 }
 
 export function closeConnectionPools(pools: ConnectionPools): void {
-  pools.http.destroy();
-  pools.https.destroy();
+  pools.close();
+}
+
+/** node:https, loaded on first use (about 8 ms of a start with TLS and its certificates). */
+function httpsModule(): typeof Https {
+  return requireBuiltin('node:https') as typeof Https;
+}
+
+/** node:zlib, loaded only for an answer the server compressed though nothing asked it to. */
+function zlibModule(): typeof Zlib {
+  return requireBuiltin('node:zlib') as typeof Zlib;
 }
 
 /**
@@ -62,8 +88,8 @@ export function sendOverHttp(pools: ConnectionPools | undefined): Send {
       if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
       const options: http.RequestOptions = { ...addressOf(url), method: request.method, headers };
       // Without pools of its own (a Transport made directly, as tests do) Node's global keep-alive agents serve.
-      if (pools !== undefined) options.agent = secure ? pools.https : pools.http;
-      const outgoing = (secure ? https : http).request(options, (incoming) => {
+      if (pools !== undefined) options.agent = secure ? pools.https() : pools.http;
+      const outgoing = (secure ? httpsModule() : http).request(options, (incoming) => {
         resolve(answerOf(incoming, request.deadline));
       });
       outgoing.on('error', reject);
@@ -116,11 +142,11 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<
     const encoding = (incoming.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     const decoder =
       encoding === 'gzip' || encoding === 'x-gzip'
-        ? createGunzip()
+        ? zlibModule().createGunzip()
         : encoding === 'deflate'
-          ? createInflate()
+          ? zlibModule().createInflate()
           : encoding === 'br'
-            ? createBrotliDecompress()
+            ? zlibModule().createBrotliDecompress()
             : undefined;
     const source: Readable = decoder !== undefined ? incoming.pipe(decoder) : incoming;
     const chunks: Buffer[] = [];

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 /** Where a text could not be read as UTF-8, and why; line and column are 1-based. */
 export interface EncodingProblem {
   line: number;
@@ -33,7 +34,8 @@ export function decodeText(bytes: Uint8Array): { text: string } | { problem: Enc
       },
     };
   }
-  const invalidAt = firstInvalidUtf8(bytes);
+  // Checked natively first; the byte-by-byte search runs only to place a problem.
+  const invalidAt = isUtf8(bytes) ? undefined : firstInvalidUtf8(bytes);
   if (invalidAt !== undefined) {
     const before = new TextDecoder('utf-8').decode(bytes.subarray(0, invalidAt));
     const byte = (bytes[invalidAt] ?? 0).toString(16).toUpperCase().padStart(2, '0');
