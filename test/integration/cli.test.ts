@@ -101,4 +101,18 @@ describe('scrapeform (program)', () => {
     ]);
     expect(stdout).toBe(`${VERSION}\n`);
   });
+
+  it('the binary exits only once all it printed is out, even to a reader slower than the pipe (bin.ts)', async () => {
+    // The schema is larger than a pipe's buffer, and the reader starts late: the CLI exits at the end of the
+    // command (process.exit), which must not cut what is still to be read.
+    const cli = path.join(ROOT, 'dist/cli/bin.js');
+    const { stdout } = await promisify(execFile)(
+      'sh',
+      ['-c', `"${process.execPath}" "${cli}" schema | (sleep 0.3; cat)`],
+      { maxBuffer: 10_000_000 },
+    );
+    const committed = await readFile(path.join(ROOT, 'schemas/scrapeform.schema.json'), 'utf8');
+    expect(stdout.length).toBeGreaterThan(65_536);
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(committed));
+  });
 });
