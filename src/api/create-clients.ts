@@ -2,7 +2,8 @@ import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
 import { closeConnectionPools, createConnectionPools } from './send-request.js';
-import { createDispatcher, proxyConfigured, Transport } from './transport.js';
+import { createDispatcher, proxyConfigured } from './dispatcher.js';
+import { Transport } from './transport.js';
 import type { TransportOptions } from './transport.js';
 
 export interface ApiClients {

@@ -1,11 +1,12 @@
-import { createRequire } from 'node:module';
 import type { z } from 'zod';
-import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
 import { redact } from './redact.js';
+import { nextHop, REDIRECTS } from './redirects.js';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry-policy.js';
+import type { RetryPolicy } from './retry-policy.js';
 import { sendOverFetch, sendOverHttp } from './send-request.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
@@ -18,27 +19,8 @@ export type TransportEvent =
   | { type: 'retry'; method: HttpMethod; url: string; attempt: number; delayMs: number; reason: string }
   | { type: 'response'; method: HttpMethod; url: string; status: number; durationMs: number };
 
-export interface RetryPolicy {
-  /** Retries after the first try; 0 disables retrying. */
-  maxRetries: number;
-  /** First backoff ceiling; doubles each retry (full jitter picks a delay below it). */
-  baseDelayMs: number;
-  /** Ceiling of any one delay, Retry-After included. */
-  maxDelayMs: number;
-  /**
-   * Overall bound of one call: no retry starts once the call has run this long, or would after its delay.
-   * Default: four request timeouts, so a server that never answers fails in minutes, not after every retry.
-   */
-  maxElapsedMs?: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
-
 /** Deadline of one try when none is configured (SCRAPEFORM_TIMEOUT, `--timeout`). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Same-origin redirects followed for one try; more is reported as an error. */
-export const MAX_REDIRECTS = 5;
 
 /** The services as a message names them: a key may be valid for one and refused by the other. */
 export const PARSER_SERVICE = 'the AI Parser service';
@@ -93,38 +75,12 @@ export interface TransportResponse {
   headers: AnswerHeaders;
 }
 
-/** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
-export function proxyConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
-  return ['HTTP_PROXY', 'HTTPS_PROXY'].some((name) => (env[name.toLowerCase()] ?? env[name] ?? '') !== '');
-}
-
-/**
- * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, timeouts, and HTTP(S)_PROXY /
- * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's http and https
- * modules (send-request.ts), which spares every command that calls the services the load of undici and most of
- * the CPU a call costs through fetch (deadlines are try-signal.ts's either way).
- */
-export function createDispatcher(env: Readonly<Record<string, string | undefined>>): Dispatcher {
-  const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;
-  const pick = (name: string): string | undefined => env[name.toLowerCase()] ?? env[name];
-  return new EnvHttpProxyAgent({
-    httpProxy: pick('HTTP_PROXY') ?? '',
-    httpsProxy: pick('HTTPS_PROXY') ?? pick('HTTP_PROXY') ?? '',
-    noProxy: pick('NO_PROXY') ?? '',
-    keepAliveTimeout: 10_000,
-    connect: { timeout: 10_000 },
-    headersTimeout: 60_000,
-    bodyTimeout: 120_000,
-  });
-}
-
 /** HTTP with our own retry loop, redaction and one error type; every call to the services goes through it. */
 export class Transport {
   private readonly apiKey: string;
   private readonly send: Send;
-  private readonly policy: RetryPolicy;
+  private readonly policy: RetryPolicy & { maxElapsedMs: number };
   private readonly timeoutMs: number;
-  private readonly maxElapsedMs: number;
   private readonly onEvent: (event: TransportEvent) => void;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
@@ -141,9 +97,9 @@ export class Transport {
     this.apiKey = options.apiKey;
     this.send =
       options.dispatcher !== undefined ? sendOverFetch(options.dispatcher) : sendOverHttp(options.pools);
-    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxElapsedMs = this.policy.maxElapsedMs ?? 4 * this.timeoutMs;
+    const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.policy = { ...policy, maxElapsedMs: policy.maxElapsedMs ?? 4 * this.timeoutMs };
     this.onEvent = options.onEvent ?? (() => undefined);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
@@ -166,7 +122,17 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, body);
       if (!(outcome instanceof ApiError)) return outcome;
-      const delayMs = this.retryDelay(request, outcome, attempt, started);
+      const retryAfterMs = outcome.status === 0 ? undefined : this.retryAfter(outcome);
+      const elapsedMs = this.now() - started;
+      const delayMs = retryDelay(
+        this.policy,
+        request,
+        outcome,
+        attempt,
+        elapsedMs,
+        retryAfterMs,
+        this.random,
+      );
       if (delayMs === undefined) throw outcome;
       this.onEvent({
         type: 'retry',
@@ -269,25 +235,6 @@ export class Transport {
     return shown;
   }
 
-  /**
-   * How long to wait before the next try, or undefined to give up. Only idempotent calls are retried, except a
-   * 429: the service refused the request, so a POST or PATCH did not land and may be sent again (API-NOTES).
-   */
-  private retryDelay(
-    request: TransportRequest,
-    error: ApiError,
-    attempt: number,
-    started: number,
-  ): number | undefined {
-    if (!error.retryable || attempt >= this.policy.maxRetries || request.signal?.aborted) return undefined;
-    if (!request.idempotent && error.status !== 429) return undefined;
-    const retryAfterMs = error.status === 0 ? undefined : this.retryAfter(error);
-    const ceiling = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** attempt);
-    const delayMs = Math.min(this.policy.maxDelayMs, retryAfterMs ?? Math.floor(this.random() * ceiling));
-    if (this.now() - started + delayMs > this.maxElapsedMs) return undefined;
-    return delayMs;
-  }
-
   private serviceOf(request: TransportRequest): { service?: string } {
     const service = request.service ?? this.options.service;
     return service !== undefined ? { service } : {};
@@ -369,12 +316,7 @@ export class Transport {
     }
   }
 
-  /**
-   * The next URL of a redirect, or the error it is. Only same-origin redirects are followed: another origin would
-   * receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows only 307/308, which keep
-   * the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. None of these
-   * errors is retried: the same request would be redirected the same way.
-   */
+  /** The next URL of a redirect (redirects.ts), or the `api.redirect` error of one not followed. */
   private followRedirect(
     request: TransportRequest,
     current: URL,
@@ -383,39 +325,20 @@ export class Transport {
     visited: Set<string>,
     hop: number,
   ): URL | ApiError {
-    const fail = (message: string): ApiError =>
-      new ApiError({
-        code: 'api.redirect',
-        status,
-        method: request.method,
-        url: current.toString(),
-        retryable: false,
-        message,
-        secrets: [this.apiKey],
-        ...this.serviceOf(request),
-      });
-    let target: URL;
-    try {
-      target = new URL(location, current);
-    } catch {
-      return fail(`redirected to an unreadable location ${JSON.stringify(location)}`);
-    }
-    if (target.origin !== current.origin) {
-      return fail(
-        `redirected to another origin, ${this.show(target)}; not followed, so the key was not sent there`,
-      );
-    }
-    if (!request.idempotent && status !== 307 && status !== 308) {
-      return fail(
-        `redirected to ${this.show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
-      );
-    }
-    if (request.keyIn === 'query') target.searchParams.set('api_key', this.apiKey);
-    if (visited.has(target.toString())) return fail(`redirect loop back to ${this.show(target)}`);
-    if (hop >= MAX_REDIRECTS)
-      return fail(`more than ${MAX_REDIRECTS} redirects, the last to ${this.show(target)}`);
-    visited.add(target.toString());
-    return target;
+    const next = nextHop(request, current, status, location, { visited, hop, apiKey: this.apiKey }, (url) =>
+      this.show(url),
+    );
+    if (next instanceof URL) return next;
+    return new ApiError({
+      code: 'api.redirect',
+      status,
+      method: request.method,
+      url: current.toString(),
+      retryable: false,
+      message: next.refused,
+      secrets: [this.apiKey],
+      ...this.serviceOf(request),
+    });
   }
 
   /** No (complete) answer: the deadline passed, the caller aborted, or the connection failed. */
@@ -462,8 +385,6 @@ export class Transport {
   }
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
 /** The headers of every request, and of one with a JSON body (the senders copy them before adding any). */
 const PLAIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'user-agent': `scrapeform/${VERSION}`,
@@ -480,15 +401,6 @@ const URL_CACHE_SIZE = 256;
 
 function formatTimeout(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
-export function parseRetryAfter(value: string, now: number): number | undefined {
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 async function readBody(response: WireAnswer): Promise<unknown> {

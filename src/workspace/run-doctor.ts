@@ -1,6 +1,7 @@
 import { resolveApiConfig } from '../api/config.js';
 import type { ApiConfigOptions } from '../api/config.js';
-import { createDispatcher, Transport } from '../api/transport.js';
+import { createDispatcher } from '../api/dispatcher.js';
+import { Transport } from '../api/transport.js';
 import type { TransportEvent, TransportResponse } from '../api/transport.js';
 import type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
 import { clockCheck, proxyRoute } from './doctor-machine-checks.js';

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
-import { parseRetryAfter } from '../../src/api/transport.js';
+import { parseRetryAfter } from '../../src/api/retry-policy.js';
 import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 useNock();

@@ -1,0 +1,51 @@
+/** The statuses that send a request elsewhere. */
+export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Same-origin redirects followed for one try; more is reported as an error. */
+export const MAX_REDIRECTS = 5;
+
+/** What a redirect decision reads of the request. */
+export interface RedirectedRequest {
+  method: string;
+  idempotent: boolean;
+  keyIn: 'query' | 'body';
+}
+
+/**
+ * The next URL of a redirect, or why it is not followed. Only same-origin redirects are followed: another origin
+ * would receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows only 307/308, which
+ * keep the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. None of
+ * these refusals is retried: the same request would be redirected the same way. `show` redacts a URL for the
+ * message; the key goes into the next URL's query when it travels there.
+ */
+export function nextHop(
+  request: RedirectedRequest,
+  current: URL,
+  status: number,
+  location: string,
+  trail: { visited: Set<string>; hop: number; apiKey: string },
+  show: (url: URL) => string,
+): URL | { refused: string } {
+  let target: URL;
+  try {
+    target = new URL(location, current);
+  } catch {
+    return { refused: `redirected to an unreadable location ${JSON.stringify(location)}` };
+  }
+  if (target.origin !== current.origin) {
+    return {
+      refused: `redirected to another origin, ${show(target)}; not followed, so the key was not sent there`,
+    };
+  }
+  if (!request.idempotent && status !== 307 && status !== 308) {
+    return {
+      refused: `redirected to ${show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
+    };
+  }
+  if (request.keyIn === 'query') target.searchParams.set('api_key', trail.apiKey);
+  if (trail.visited.has(target.toString())) return { refused: `redirect loop back to ${show(target)}` };
+  if (trail.hop >= MAX_REDIRECTS)
+    return { refused: `more than ${MAX_REDIRECTS} redirects, the last to ${show(target)}` };
+  trail.visited.add(target.toString());
+  return target;
+}

@@ -1,0 +1,55 @@
+import type { ApiError } from './api-error.js';
+
+export interface RetryPolicy {
+  /** Retries after the first try; 0 disables retrying. */
+  maxRetries: number;
+  /** First backoff ceiling; doubles each retry (full jitter picks a delay below it). */
+  baseDelayMs: number;
+  /** Ceiling of any one delay, Retry-After included. */
+  maxDelayMs: number;
+  /**
+   * Overall bound of one call: no retry starts once the call has run this long, or would after its delay.
+   * Default: four request timeouts, so a server that never answers fails in minutes, not after every retry.
+   */
+  maxElapsedMs?: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
+
+/** What a retry decision reads of the call: whether it may be repeated, and whether Ctrl-C came. */
+export interface RetryCall {
+  idempotent: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * How long to wait before the next try, or undefined to give up. Only idempotent calls are retried, except a
+ * 429: the service refused the request, so a POST or PATCH did not land and may be sent again (API-NOTES). A
+ * Retry-After the answer carried is honoured up to `maxDelayMs`; otherwise full jitter below a doubling ceiling.
+ * No retry starts that would end past `maxElapsedMs` of the whole call.
+ */
+export function retryDelay(
+  policy: RetryPolicy & { maxElapsedMs: number },
+  call: RetryCall,
+  error: ApiError,
+  attempt: number,
+  elapsedMs: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number | undefined {
+  if (!error.retryable || attempt >= policy.maxRetries || call.signal?.aborted) return undefined;
+  if (!call.idempotent && error.status !== 429) return undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  const delayMs = Math.min(policy.maxDelayMs, retryAfterMs ?? Math.floor(random() * ceiling));
+  if (elapsedMs + delayMs > policy.maxElapsedMs) return undefined;
+  return delayMs;
+}
+
+/** Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
+export function parseRetryAfter(value: string, now: number): number | undefined {
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
