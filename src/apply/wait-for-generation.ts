@@ -12,7 +12,10 @@ import type { ChangeResult } from './apply-plan.js';
 export const FAILED_GENERATION_CAUSES =
   'example URLs inaccessible or blocked; example URLs of different page types; a domain that needs JavaScript rendering without render set in scraper_params';
 
-/** The first look at a new generation, and the shortest time between two looks (`pollMinMs`). */
+/**
+ * The first look at a new generation, and the shortest time between two looks of the cadence (`pollMinMs`); only
+ * fine looks near a predicted finish come closer (FINE_LOOK_MIN_MS).
+ */
 export const DEFAULT_POLL_MIN_MS = 250;
 /** The longest time between two looks at one generation (`pollMaxMs`). */
 export const DEFAULT_POLL_MAX_MS = 15_000;
@@ -22,13 +25,22 @@ export const DEFAULT_POLL_MAX_MS = 15_000;
  */
 const POLL_GROWTH = 0.05;
 /**
- * A predicted look (GenerationPoller) comes this much after the shortest generation seen finishing. The shortest is
- * the least of many noisy measures (both ends are taken by this process, some ms after the service's own), and
- * generations of one length still end some ms apart: the emulator's 5 s ones took up to 70 ms more under load
- * (bench/scale.js, 200 updates). A look that comes early misses the finish and waits a whole gap for the next one;
- * with 20 ms, about a third of the waves after the first were seen that late there.
+ * Near a predicted finish (GenerationPoller) the looks come this far apart, or a hundredth of the shortest
+ * generation seen when that is longer (600 ms for generations of a minute), and never further apart than
+ * `pollMinMs`. The prediction is only as good as the looks that made it: generations of one length still end tens
+ * of ms apart (the emulator's 5 s ones took up to 70 ms more under load, bench/scale.js, 200 updates), and the
+ * shortest seen is a gap long when a wave ended between two looks of the cadence. A single predicted look then
+ * either came late or, when early, was followed a whole gap (250 ms) later; looks this close to each other see the
+ * finish at most this late, whichever way the prediction errs.
  */
-export const PREDICTION_MARGIN_MS = 50;
+export const FINE_LOOK_MIN_MS = 50;
+const FINE_LOOK_SHARE = 0.01;
+/** How many fine looks at most come before the shortest generation seen, when no look bounds it closer. */
+const FINE_LOOKS_BEFORE = 5;
+/** Fine looks go on this many times past the shortest generation seen: most end a little after the shortest. */
+const FINE_LOOKS_AFTER = 2;
+/** Running sightings kept to bound the shortest generation from below (the longest ones are what count). */
+const RUNNING_KEPT = 4096;
 
 /** The version of a parser to wait for, and the definition state records once it is FINISHED. */
 export interface Generation {
@@ -45,8 +57,8 @@ interface Sighting {
 
 /**
  * Polls the version until it leaves GENERATING (the first look after `pollMinMs`, then every twentieth of the time
- * already waited, up to `pollMaxMs`, and once generations of this apply have finished, when it has waited as long as
- * the shortest of them: GenerationPoller), records the outcome in state, and throws for FAILED (with the service's
+ * already waited, up to `pollMaxMs`, and once generations of this apply have finished, every fine gap around the time
+ * the shortest of them took: GenerationPoller), records the outcome in state, and throws for FAILED (with the service's
  * error and its usual causes) unless `throwOnFailure` is false. The last look is at the deadline, never before it.
  *
  * While it waits it holds no call slot (`--concurrency` counts calls in flight, not generations): its looks take
@@ -207,7 +219,7 @@ interface Waiter {
   due: number;
   /** When it asked: a list started before that is older than what it knows. */
   since: number;
-  /** When its generation started (as its waitForGeneration measured it): where its predicted look counts from. */
+  /** When its generation started (as its waitForGeneration measured it): where its fine looks count from. */
   started: number;
   resolve: (listed: LiveParserSummary | undefined) => void;
 }
@@ -215,25 +227,31 @@ interface Waiter {
 /**
  * Serves every waiting generation with one list call per interval: the list carries each parser's latest version
  * and status. A look resolves at the first list read after it was asked for that shows the version done, or at the
- * first one at or after its due time (whatever it shows). Lists are at least `minGapMs` apart. With a single
- * waiter no list is read: its details are (a list is the size of the account).
+ * first one at or after its due time (whatever it shows). Lists at a waiter's due time are at least `minGapMs`
+ * apart. With a single waiter no list is read: its details are (a list is the size of the account).
  *
- * Predicted looks: once this apply has seen a generation finish, a waiter is also looked at when it has waited as
- * long as the shortest generation seen finishing (plus PREDICTION_MARGIN_MS). The cadence alone sees a finish up to
- * a twentieth of the time waited late: on the real service, where a generation takes about a minute, up to 3 s a
- * wave, and looking more often costs a call per look; the generations of one apply take about as long as each
- * other, so one look at the predicted time is likely to be the one that sees the finish. It costs at most one list
- * per group of generations started together: the predictions within half a gap of the first are served by one
- * list, a look due after the first expected finish serves as it, and a look due less than a gap before it waits
- * for it rather than push it a gap later. Nothing changes before a first finish.
+ * Fine looks near a predicted finish: once this apply has seen a generation finish, the generations of one apply
+ * taking about as long as each other, the time a generation takes is bounded from above by the shortest wait that
+ * saw one FINISHED and from below by the longest wait that still saw one GENERATING (below that shortest). Around
+ * the finish that predicts for each waiter (from its start plus that lower bound to a few fine gaps past its start
+ * plus the shortest) it is looked at every fine gap (FINE_LOOK_MIN_MS, or a hundredth of the shortest), not only
+ * at the cadence's gaps: a finish is seen that little late, and a look that comes too early costs a fine gap, not
+ * a whole one. Each such look narrows the bounds, so later waves need fewer of them: in steady waves about three
+ * per group of generations started together, and never more than one list per fine gap in all. The cadence alone
+ * sees a finish up to a twentieth of the time waited late: on the real service, where a generation takes about a
+ * minute, up to 3 s a wave. Nothing changes before a first finish: nothing predicts it.
  */
 export class GenerationPoller {
   private readonly waiters = new Set<Waiter>();
   private lastListAt = Number.NEGATIVE_INFINITY;
-  /** The time the last look was read for: a waiter expected to finish by then has had its predicted look. */
+  /** The time the last look was read for: the fine looks of a waiter go on from there. */
   private lookedUntil = Number.NEGATIVE_INFINITY;
   /** The shortest time from the start of a generation of this apply to seeing it FINISHED. */
   private shortestMs = Number.POSITIVE_INFINITY;
+  /** Waits at which a generation was seen still GENERATING, those shorter than `shortestMs` (lower bounds). */
+  private running: number[] = [];
+  /** The longest of `running`: the time a generation takes is longer than this (when all take about as long). */
+  private longestRunningMs = Number.NEGATIVE_INFINITY;
   private listing: Promise<void> | undefined;
   private alarm: { at: number; cancel: () => void } | undefined;
   private closed = false;
@@ -250,8 +268,8 @@ export class GenerationPoller {
   }
 
   /**
-   * What the list shows for `id` once a list read after now and at or after `due` (or earlier: done, or at its
-   * predicted time). `started` is when the generation started.
+   * What the list shows for `id` once a list read after now and at or after `due` (or earlier: done, or at a fine
+   * look near its predicted finish). `started` is when the generation started.
    */
   look(id: string, version: number, due: number, started: number): Promise<LiveParserSummary | undefined> {
     if (this.closed) return Promise.resolve(undefined);
@@ -265,6 +283,11 @@ export class GenerationPoller {
   finished(waitedMs: number): void {
     if (waitedMs >= this.shortestMs) return;
     this.shortestMs = waitedMs;
+    // Only waits below the shortest bound it from below; a longer one was a slower generation.
+    if (this.longestRunningMs >= waitedMs) {
+      this.running = this.running.filter((ms) => ms < waitedMs);
+      this.longestRunningMs = Math.max(Number.NEGATIVE_INFINITY, ...this.running);
+    }
     this.schedule();
   }
 
@@ -281,42 +304,60 @@ export class GenerationPoller {
     this.waiters.clear();
   }
 
-  /**
-   * When the waiter's generation is expected to finish (its start plus the shortest generation seen finishing);
-   * undefined when none has finished yet, or when a look at or after that time has been made for it.
-   */
-  private expectedAt(waiter: Waiter): number | undefined {
-    if (this.shortestMs === Number.POSITIVE_INFINITY) return undefined;
-    const at = waiter.started + this.shortestMs;
-    return at > Math.max(waiter.since, this.lookedUntil) ? at : undefined;
+  /** A generation was seen GENERATING `waitedMs` after it started. */
+  private stillRunning(waitedMs: number): void {
+    if (waitedMs >= this.shortestMs || waitedMs <= this.longestRunningMs - this.windowBeforeMs()) return;
+    this.running.push(waitedMs);
+    this.longestRunningMs = Math.max(this.longestRunningMs, waitedMs);
+    if (this.running.length > RUNNING_KEPT) {
+      // The longest are those that bound it: the shorter half goes.
+      this.running.sort((a, b) => b - a);
+      this.running.length = RUNNING_KEPT / 2;
+    }
   }
 
-  /** When the next look is for: the first due one, or the predicted one when that one would push it a gap later. */
+  /** The gap between fine looks. */
+  private fineGapMs(): number {
+    return Math.min(this.minGapMs, Math.max(FINE_LOOK_MIN_MS, Math.round(this.shortestMs * FINE_LOOK_SHARE)));
+  }
+
+  /** How far before the shortest generation seen fine looks may start. */
+  private windowBeforeMs(): number {
+    if (this.shortestMs === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+    return Math.max(this.minGapMs, FINE_LOOKS_BEFORE * this.fineGapMs());
+  }
+
+  /**
+   * When the waiter's next fine look is due: a fine gap after the last look that counted for it (or after the
+   * lower bound of its finish), while that last look came before the end of its window; undefined when no
+   * generation has finished yet, or when its window is past.
+   */
+  private fineLookAt(waiter: Waiter): number | undefined {
+    if (this.shortestMs === Number.POSITIVE_INFINITY) return undefined;
+    const fine = this.fineGapMs();
+    const from = waiter.started + Math.max(this.longestRunningMs, this.shortestMs - this.windowBeforeMs());
+    const until = waiter.started + this.shortestMs + FINE_LOOKS_AFTER * fine;
+    const last = Math.max(waiter.since, this.lookedUntil);
+    if (last >= until) return undefined;
+    return Math.max(last, from) + fine;
+  }
+
+  /** When the next list is for: the first due waiter's time (a gap after the last list) or the first fine look. */
   private nextLookAt(): number {
     let due = Number.POSITIVE_INFINITY;
-    let first = Number.POSITIVE_INFINITY;
+    let fine = Number.POSITIVE_INFINITY;
     for (const waiter of this.waiters) {
       due = Math.min(due, waiter.due);
-      first = Math.min(first, this.expectedAt(waiter) ?? Number.POSITIVE_INFINITY);
+      fine = Math.min(fine, this.fineLookAt(waiter) ?? Number.POSITIVE_INFINITY);
     }
-    if (first === Number.POSITIVE_INFINITY) return due;
-    // Generations started together are expected a few ms apart: one list after the last of them serves them all.
-    let last = first;
-    for (const waiter of this.waiters) {
-      const at = this.expectedAt(waiter);
-      if (at !== undefined && at <= first + this.minGapMs / 2) last = Math.max(last, at);
-    }
-    const predicted = last + PREDICTION_MARGIN_MS;
-    // A look due after the first expected finish serves as the predicted look. One due before it comes first when
-    // the predicted one can still follow a gap later; otherwise it waits for it (less than a gap), as a list just
-    // before would see them all still generating and push the predicted look a gap later.
-    if (due >= first) return Math.min(due, predicted);
-    return due + this.minGapMs <= predicted ? due : predicted;
+    const byDue = Math.max(due, this.lastListAt + this.minGapMs);
+    if (fine === Number.POSITIVE_INFINITY) return byDue;
+    return Math.min(byDue, Math.max(fine, this.lastListAt + this.fineGapMs()));
   }
 
   private schedule(): void {
     if (this.listing !== undefined || this.waiters.size === 0 || this.closed) return;
-    const at = Math.max(this.nextLookAt(), this.lastListAt + this.minGapMs);
+    const at = this.nextLookAt();
     if (this.alarm?.at === at) return;
     this.alarm?.cancel();
     const alarm = this.setAlarm(Math.max(0, at - this.now()));
@@ -340,8 +381,8 @@ export class GenerationPoller {
     const lookedAt = Math.max(at, scheduledAt);
     if (this.waiters.size === 1) {
       for (const waiter of this.waiters) {
-        const expected = this.expectedAt(waiter);
-        if (waiter.due > dueBy && (expected === undefined || expected > lookedAt)) return;
+        const fine = this.fineLookAt(waiter);
+        if (waiter.due > dueBy && (fine === undefined || fine > lookedAt)) return;
         this.lookedUntil = lookedAt;
         this.waiters.delete(waiter);
         waiter.resolve(undefined);
@@ -360,8 +401,10 @@ export class GenerationPoller {
     for (const waiter of this.waiters) {
       if (waiter.since > at) continue;
       const listed = byId.get(waiter.id);
-      const done =
-        listed !== undefined && listed.version === waiter.version && listed.status !== 'GENERATING';
+      const shown = listed !== undefined && listed.version === waiter.version;
+      // Still generating when the list was asked for at the latest: it takes longer than it has waited by then.
+      if (shown && listed.status === 'GENERATING') this.stillRunning(at - waiter.started);
+      const done = shown && listed.status !== 'GENERATING';
       if (!done && waiter.due > dueBy) continue;
       this.waiters.delete(waiter);
       waiter.resolve(listed);

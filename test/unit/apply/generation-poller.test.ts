@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary } from '../../../src/api/live.js';
-import { GenerationPoller, PREDICTION_MARGIN_MS } from '../../../src/apply/wait-for-generation.js';
+import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/wait-for-generation.js';
 import type { Alarm } from '../../../src/apply/wait-for-generation.js';
 
 /** Time that moves only when the test says; alarms ring in order, each once the time reaches it. */
@@ -63,7 +63,9 @@ function setup(finishAt: Record<string, number>, minGapMs = 250) {
   return { clock, lists, poller, answers, look };
 }
 
-describe('GenerationPoller: the predicted look', () => {
+describe('GenerationPoller: fine looks near the predicted finish', () => {
+  const fine = FINE_LOOK_MIN_MS;
+
   it('with no generation finished yet, looks only when a waiter is due, as before', async () => {
     const { clock, lists, answers, look } = setup({ a: 3010, b: 3010 });
     look('a', 1000);
@@ -74,92 +76,91 @@ describe('GenerationPoller: the predicted look', () => {
     expect(answers).toEqual({ a: { at: 1000, status: 'GENERATING' }, b: { at: 1000, status: 'GENERATING' } });
   });
 
-  it('once a generation finished, looks when a waiter has waited as long as the shortest one seen', async () => {
-    // z never finishes: with one waiter left the poller reads no list (its details are read instead).
+  it('once a generation finished, looks every fine gap from a gap before the shortest to two past it', async () => {
+    // z never finishes: it keeps the fine looks going to the end of their window.
     const { clock, lists, poller, answers, look } = setup({ a: 3010, b: 3500, z: Infinity });
     poller.finished(3000);
     look('a', 10_000);
     look('b', 10_000);
     look('z', 60_000);
     await clock.advance(20_000);
-    // At 3000 + the margin a is done and answered; b is not, and waits for its due time (no second prediction).
-    expect(PREDICTION_MARGIN_MS).toBeGreaterThan(0);
-    expect(lists).toEqual([3000 + PREDICTION_MARGIN_MS, 10_000]);
-    expect(answers.a).toEqual({ at: 3000 + PREDICTION_MARGIN_MS, status: 'FINISHED' });
+    // Nothing bounds the finish from below: the looks start a gap (250 ms) before 3000. a is seen a fine gap after
+    // it finished; b, slower than the window, at its due time.
+    expect(fine).toBeLessThan(250 / 2);
+    expect(lists).toEqual([
+      2750 + fine,
+      2800 + fine,
+      2850 + fine,
+      2900 + fine,
+      2950 + fine,
+      3000 + fine,
+      3000 + 2 * fine,
+      10_000,
+    ]);
+    expect(answers.a).toEqual({ at: 3000 + fine, status: 'FINISHED' });
     expect(answers.b).toEqual({ at: 10_000, status: 'FINISHED' });
   });
 
-  it('counts from when each generation started, and one list serves those predicted within half a gap', async () => {
-    const { clock, lists, poller, answers, look } = setup({
-      a: 3000,
-      b: 3050,
-      c: 3100,
-      d: 3400,
-      z: Infinity,
-    });
-    poller.finished(3000);
+  it('bounds the finish from below by the last look that saw a generation still running', async () => {
+    // The shortest generation seen is 3200 ms, a cadence's gap late (it was seen at a look a gap after it ended);
+    // a list at 2950 saw these still running. Before, the only look came at 3200 plus a margin.
+    const { clock, lists, poller, answers, look } = setup({ a: 3010, b: 3010, z: Infinity });
+    look('a', 2950, 0);
+    look('b', 60_000, 0);
     look('z', 60_000, 0);
-    look('a', 60_000, 0);
-    look('b', 60_000, 50);
-    look('c', 60_000, 100);
-    // d started 300 ms later: more than half a gap after a, so a list of its own.
-    look('d', 60_000, 400);
-    await clock.advance(10_000);
-    const m = PREDICTION_MARGIN_MS;
-    expect(lists).toEqual([3100 + m, 3400 + m]);
-    expect(Object.values(answers).map((x) => x.status)).toEqual([
-      'FINISHED',
-      'FINISHED',
-      'FINISHED',
-      'FINISHED',
-    ]);
+    await clock.advance(2950);
+    expect(answers.a).toEqual({ at: 2950, status: 'GENERATING' });
+    poller.finished(3200);
+    await clock.advance(3100);
+    // From 2950 on, a fine gap apart: at 3000 b still runs (and that bounds it again), at 3050 it is seen done.
+    expect(lists).toEqual([2950, 3000, 3050]);
+    expect(answers.b).toEqual({ at: 3050, status: 'FINISHED' });
   });
 
-  it('a look due less than a gap before the prediction waits for it instead of pushing it a gap later', async () => {
-    const { clock, lists, poller, answers, look } = setup({ a: 3000, b: 3000 });
-    poller.finished(3000);
-    look('a', 2900);
-    look('b', 60_000);
-    await clock.advance(10_000);
-    // At 2900 both would still be generating, and the next list could not come before 3150.
-    expect(lists).toEqual([3000 + PREDICTION_MARGIN_MS]);
-    expect(answers.a?.status).toBe('FINISHED');
-    expect(answers.b?.status).toBe('FINISHED');
-  });
-
-  it('a look due a gap or more before the prediction goes, and the predicted one follows', async () => {
-    const { clock, lists, poller, answers, look } = setup({ a: 3000, b: 3000, z: Infinity });
-    poller.finished(3000);
-    look('a', 2700);
-    look('b', 60_000);
-    look('z', 60_000);
-    await clock.advance(10_000);
-    expect(lists).toEqual([2700, 3000 + PREDICTION_MARGIN_MS]);
-    expect(answers.a).toEqual({ at: 2700, status: 'GENERATING' });
-    expect(answers.b).toEqual({ at: 3000 + PREDICTION_MARGIN_MS, status: 'FINISHED' });
-  });
-
-  it('keeps lists at least the gap apart: a prediction learned just after a list waits for the gap', async () => {
+  it('a look that comes too early is followed a fine gap later, not a gap later', async () => {
     const { clock, lists, poller, answers, look } = setup({ a: 2000, b: 2100, z: Infinity });
     look('a', 2000, 0);
     look('b', 60_000, 100);
     look('z', 60_000, 100);
     await clock.advance(2000);
     expect(answers.a).toEqual({ at: 2000, status: 'FINISHED' });
-    // a finished 2000 ms after it started: b, started 100 ms later, is predicted at 2120, within a gap of the list.
+    // a finished 2000 ms after it started; b, started 100 ms later, was seen running 1900 ms after its start.
     poller.finished(2000);
     await clock.advance(10_000);
-    expect(lists).toEqual([2000, 2250]);
-    expect(answers.b).toEqual({ at: 2250, status: 'FINISHED' });
+    // Then z alone waits: its details are read, not a list.
+    expect(lists).toEqual([2000, 2000 + fine, 2100]);
+    expect(answers.b).toEqual({ at: 2100, status: 'FINISHED' });
   });
 
-  it('a single waiter is answered at its predicted time without a list (its details are read)', async () => {
+  it('a later wave is seen by a fine look a fine gap past the lower bound', async () => {
+    // Generations of 3000 ms: a first wave seen at the cadence, then one started later.
+    const { clock, lists, poller, answers, look } = setup({ a: 3000, b: 3000, c: 13_030, d: 13_040 });
+    look('a', 2990, 0);
+    look('b', 2990, 0);
+    await clock.advance(2990);
+    look('a', 3240, 0);
+    look('b', 3240, 0);
+    await clock.advance(3240);
+    poller.finished(3240);
+    // The next wave starts at 10,000: the bounds (2990, 3240] put its finish between 12,990 and 13,240.
+    await clock.advance(10_000);
+    lists.length = 0;
+    look('c', 60_000, 10_030);
+    look('d', 60_000, 10_040);
+    await clock.advance(14_000);
+    // Both are seen done by the first fine look, a fine gap past the lower bound, which before came at 13,040 + 3240.
+    expect(answers.c).toEqual({ at: 10_030 + 2990 + fine, status: 'FINISHED' });
+    expect(answers.d).toEqual({ at: 10_030 + 2990 + fine, status: 'FINISHED' });
+    expect(lists).toEqual([10_030 + 2990 + fine]);
+  });
+
+  it('a single waiter is answered at its fine looks without a list (its details are read)', async () => {
     const { clock, lists, poller, answers, look } = setup({ a: 3000 });
     poller.finished(3000);
     look('a', 10_000);
     await clock.advance(20_000);
     expect(lists).toEqual([]);
-    expect(answers.a).toEqual({ at: 3000 + PREDICTION_MARGIN_MS, status: undefined });
+    expect(answers.a).toEqual({ at: 2750 + fine, status: undefined });
   });
 
   it('a waiter that has waited past the prediction when it asks gets no early look', async () => {

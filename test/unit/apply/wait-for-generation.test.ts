@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { GenerationPoller } from '../../../src/apply/wait-for-generation.js';
+import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/wait-for-generation.js';
 import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
 
 describe('waiting for generations', () => {
@@ -90,5 +90,17 @@ describe('waiting for generations', () => {
     expect(predicted.end).toBeLessThan(cadence.end - 250);
     // Three waves: at most one more list each.
     expect(predicted.lists).toBeLessThanOrEqual(cadence.lists + 3);
+  });
+  it('a first wave that ends between two looks does not make the later ones late (the lower bound)', async () => {
+    const time = new FakeTime();
+    // Generations of 5,120 ms: the first wave is seen at 5,250 (the looks are 250 ms apart and the one at 5,000 saw
+    // it running), so the shortest generation seen is 130 ms too long. The look at 5,000 bounds it from below.
+    const { clients, parsers } = fakeService(time, { generationMs: 5120 });
+    const result = await apply(time, clients, creates(12), { concurrency: 4, maxGenerating: 4 });
+    expect(result.results.every((r) => r.ok && r.status === 'FINISHED')).toBe(true);
+    const started = parsers.map((p) => p.createdAt);
+    expect(started[4]).toBe(5250);
+    // The second wave is seen within a fine gap of its finish (before, 50 ms after the 5,250 of the first).
+    expect((started[8] ?? 0) - (started[4] ?? 0)).toBeLessThanOrEqual(5120 + FINE_LOOK_MIN_MS);
   });
 });
