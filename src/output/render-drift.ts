@@ -1,5 +1,6 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
+import { formatCount } from './format-count.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
 export function toDriftJson(report: DriftReport): Record<string, unknown> {
@@ -103,7 +104,7 @@ function describe(change: DriftChange): string {
 
 function cost(c: DriftCost): string {
   if (c.calls === 0) return 'free, no call';
-  return `${c.calls} ${plural(c.calls, 'call')}, ${c.regenerations === 0 ? 'no regeneration' : `${c.regenerations} ${plural(c.regenerations, 'regeneration')}`}, ${c.credits.toLocaleString('en-US')} credits`;
+  return `${c.calls} ${plural(c.calls, 'call')}, ${c.regenerations === 0 ? 'no regeneration' : `${c.regenerations} ${plural(c.regenerations, 'regeneration')}`}, ${formatCount(c.credits)} credits`;
 }
 
 function plural(n: number, word: string): string {

@@ -5,6 +5,7 @@ import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { describeMove, summarisePlan } from './render-plan.js';
+import { formatCount } from './format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
 export const MARKDOWN_LIMIT = 65_536;
@@ -38,7 +39,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
       '',
       '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${s.estimated_credits.toLocaleString('en-US')} |`,
+      `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
       '',
       '',
     ].join('\n'),

@@ -8,6 +8,7 @@ import type { Colors } from './colors.js';
 import { INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
 import { printable, quoted } from './escape-text.js';
 import { layoutJson } from './layout-json.js';
+import { formatCount } from './format-count.js';
 
 /** A request body longer than this is laid out on several lines, broken between values, never inside one. */
 const BODY_WIDTH = 120;
@@ -43,7 +44,7 @@ export function summarisePlan(plan: Plan): string {
   if (parts.length === 0) return 'No changes. The live services match the manifests.';
   const costs =
     s.regenerations > 0
-      ? ` (${s.regenerations} ${s.regenerations === 1 ? 'regeneration' : 'regenerations'}, ~${s.estimated_credits.toLocaleString('en-US')} credits)`
+      ? ` (${s.regenerations} ${s.regenerations === 1 ? 'regeneration' : 'regenerations'}, ~${formatCount(s.estimated_credits)} credits)`
       : ' (no regeneration, no credits)';
   return `Plan: ${parts.join(', ')}${costs}.`;
 }

@@ -7,6 +7,7 @@ import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Services } from './open-workspace.js';
+import { formatCount } from '../output/format-count.js';
 
 /** What `watch` knows after its runs: what /healthz and /metrics show. */
 export interface WatchStatus {
@@ -217,7 +218,7 @@ async function notify(
       : heal.skipped !== undefined
         ? `\nNot healed: ${heal.skipped}`
         : heal.applied.length + heal.failed.length > 0
-          ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${heal.credits.toLocaleString('en-US')} credits)`
+          ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
           : '';
   const body: WatchNotification = {
     text: `${renderDriftText(report)}${healText}`,

@@ -1,0 +1,10 @@
+/**
+ * A whole number with its thousands grouped by commas, as `toLocaleString('en-US')` writes it: the first call of
+ * that loads Intl's number formatting, 20 to 30 ms that every apply spent before its first call (the plan's summary
+ * line).
+ */
+export function formatCount(n: number): string {
+  const whole = Math.round(n);
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return whole < 0 ? `-${digits}` : digits;
+}
