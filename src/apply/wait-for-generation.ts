@@ -37,8 +37,12 @@ export const FINE_LOOK_MIN_MS = 50;
 const FINE_LOOK_SHARE = 0.01;
 /** How many fine looks at most come before the shortest generation seen, when no look bounds it closer. */
 const FINE_LOOKS_BEFORE = 5;
-/** Fine looks go on this many times past the shortest generation seen: most end a little after the shortest. */
-const FINE_LOOKS_AFTER = 2;
+/**
+ * Fine looks go on this many times past the shortest generation seen, for waiters still waiting: most end a little
+ * after the shortest, as each wait is measured from the answer to the call that started it, and those answers came
+ * up to 100 ms late on a loaded machine (bench/scale.js). A group all seen done has no looks left.
+ */
+const FINE_LOOKS_AFTER = 4;
 /** Running sightings kept to bound the shortest generation from below (the longest ones are what count). */
 const RUNNING_KEPT = 4096;
 
@@ -236,10 +240,11 @@ interface Waiter {
  * the finish that predicts for each waiter (from its start plus that lower bound to a few fine gaps past its start
  * plus the shortest) it is looked at every fine gap (FINE_LOOK_MIN_MS, or a hundredth of the shortest), not only
  * at the cadence's gaps: a finish is seen that little late, and a look that comes too early costs a fine gap, not
- * a whole one. Each such look narrows the bounds, so later waves need fewer of them: in steady waves about three
- * per group of generations started together, and never more than one list per fine gap in all. The cadence alone
- * sees a finish up to a twentieth of the time waited late: on the real service, where a generation takes about a
- * minute, up to 3 s a wave. Nothing changes before a first finish: nothing predicts it.
+ * a whole one. Each such look narrows the bounds, so later waves need fewer of them: a few per group of
+ * generations started together (three to five in bench/scale.js's waves of 64), and never more than one list per
+ * fine gap in all. The cadence alone sees a finish up to a twentieth of the time waited late: on the real service,
+ * where a generation takes about a minute, up to 3 s a wave. Nothing changes before a first finish: nothing
+ * predicts it.
  */
 export class GenerationPoller {
   private readonly waiters = new Set<Waiter>();

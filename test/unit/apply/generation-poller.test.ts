@@ -76,7 +76,7 @@ describe('GenerationPoller: fine looks near the predicted finish', () => {
     expect(answers).toEqual({ a: { at: 1000, status: 'GENERATING' }, b: { at: 1000, status: 'GENERATING' } });
   });
 
-  it('once a generation finished, looks every fine gap from a gap before the shortest to two past it', async () => {
+  it('once a generation finished, looks every fine gap from a gap before the shortest to four past it', async () => {
     // z never finishes: it keeps the fine looks going to the end of their window.
     const { clock, lists, poller, answers, look } = setup({ a: 3010, b: 3500, z: Infinity });
     poller.finished(3000);
@@ -95,6 +95,8 @@ describe('GenerationPoller: fine looks near the predicted finish', () => {
       2950 + fine,
       3000 + fine,
       3000 + 2 * fine,
+      3000 + 3 * fine,
+      3000 + 4 * fine,
       10_000,
     ]);
     expect(answers.a).toEqual({ at: 3000 + fine, status: 'FINISHED' });
