@@ -25,13 +25,14 @@ export const DEFAULT_POLL_MAX_MS = 15_000;
  */
 const POLL_GROWTH = 0.05;
 /**
- * Near a predicted finish (GenerationPoller) the looks come this far apart, or a hundredth of the shortest
- * generation seen when that is longer (600 ms for generations of a minute), and never further apart than
- * `pollMinMs`. The prediction is only as good as the looks that made it: generations of one length still end tens
- * of ms apart (the emulator's 5 s ones took up to 70 ms more under load, bench/scale.js, 200 updates), and the
- * shortest seen is a gap long when a wave ended between two looks of the cadence. A single predicted look then
- * either came late or, when early, was followed a whole gap (250 ms) later; looks this close to each other see the
- * finish at most this late, whichever way the prediction errs.
+ * Near a predicted finish (GenerationPoller) the looks come this far apart (or `pollMinMs` apart when that is
+ * shorter), or a hundredth of the shortest generation seen when that is longer: 600 ms for generations of a minute,
+ * where the cadence's looks are 3 s apart by then, so that a window of fine looks costs a few lists, not tens. The
+ * prediction is only as good as the looks that made it: generations of one length still end tens of ms apart (the
+ * emulator's 5 s ones took up to 70 ms more under load, bench/scale.js, 200 updates), and the shortest seen is a
+ * gap too long when a wave ended between two looks of the cadence. A single predicted look then either came late
+ * or, when early, was followed a whole gap (250 ms) later; looks this close to each other see the finish at most
+ * this late, whichever way the prediction errs.
  */
 export const FINE_LOOK_MIN_MS = 50;
 const FINE_LOOK_SHARE = 0.01;
@@ -321,9 +322,9 @@ export class GenerationPoller {
     }
   }
 
-  /** The gap between fine looks. */
+  /** The gap between fine looks: FINE_LOOK_MIN_MS (or the cadence's own, when shorter), or 1% of the shortest. */
   private fineGapMs(): number {
-    return Math.min(this.minGapMs, Math.max(FINE_LOOK_MIN_MS, Math.round(this.shortestMs * FINE_LOOK_SHARE)));
+    return Math.max(Math.min(FINE_LOOK_MIN_MS, this.minGapMs), Math.round(this.shortestMs * FINE_LOOK_SHARE));
   }
 
   /** How far before the shortest generation seen fine looks may start. */

@@ -156,6 +156,20 @@ describe('GenerationPoller: fine looks near the predicted finish', () => {
     expect(lists).toEqual([10_030 + 2990 + fine]);
   });
 
+  it('for generations of a minute the fine looks are a hundredth of it apart', async () => {
+    const { clock, lists, poller, answers, look } = setup({ a: 60_300, b: 61_000, z: Infinity });
+    poller.finished(60_000);
+    look('a', 200_000);
+    look('b', 200_000);
+    look('z', 200_000);
+    await clock.advance(100_000);
+    // 600 ms apart from five of them before 60 s (nothing bounds it closer), where the cadence alone would have seen
+    // a at 63 s; once b is seen, z waits alone and its details are read instead of a list.
+    expect(lists).toEqual(Array.from({ length: 7 }, (_, i) => 57_600 + 600 * i));
+    expect(answers.a).toEqual({ at: 60_600, status: 'FINISHED' });
+    expect(answers.b).toEqual({ at: 61_200, status: 'FINISHED' });
+  });
+
   it('a single waiter is answered at its fine looks without a list (its details are read)', async () => {
     const { clock, lists, poller, answers, look } = setup({ a: 3000 });
     poller.finished(3000);
