@@ -62,9 +62,10 @@ interface Sighting {
 
 /**
  * Polls the version until it leaves GENERATING (the first look after `pollMinMs`, then every twentieth of the time
- * already waited, up to `pollMaxMs`, and once generations of this apply have finished, every fine gap around the time
- * the shortest of them took: GenerationPoller), records the outcome in state, and throws for FAILED (with the service's
- * error and its usual causes) unless `throwOnFailure` is false. The last look is at the deadline, never before it.
+ * already waited, up to `pollMaxMs`, and once generations of this apply have finished, every fine gap around the
+ * time the shortest of them took: GenerationPoller), records the outcome in state, and throws for FAILED (with the
+ * service's error and its usual causes) unless `throwOnFailure` is false. The last look is at the deadline, never
+ * before it.
  *
  * While it waits it holds no call slot (`--concurrency` counts calls in flight, not generations): its looks take
  * one each, and it takes one again before it returns to its handler, ahead of changes not yet started.
@@ -241,9 +242,10 @@ interface Waiter {
  * the finish that predicts for each waiter (from its start plus that lower bound to a few fine gaps past its start
  * plus the shortest) it is looked at every fine gap (FINE_LOOK_MIN_MS, or a hundredth of the shortest), not only
  * at the cadence's gaps: a finish is seen that little late, and a look that comes too early costs a fine gap, not
- * a whole one. Each such look narrows the bounds, so later waves need fewer of them: a few per group of
- * generations started together (three to five in bench/scale.js's waves of 64), and never more than one list per
- * fine gap in all. The cadence alone sees a finish up to a twentieth of the time waited late: on the real service,
+ * a whole one. Each such look narrows the bounds, so later waves need fewer of them, and each also serves the
+ * cadence's looks due within half a gap: in bench/scale.js's 200 updates (waves of 64) a run reads one or two more
+ * lists a wave than with a single predicted look. Two lists are never closer than a fine gap (or `pollMinMs` when
+ * that is shorter). The cadence alone sees a finish up to a twentieth of the time waited late: on the real service,
  * where a generation takes about a minute, up to 3 s a wave. Nothing changes before a first finish: nothing
  * predicts it.
  */
