@@ -87,7 +87,7 @@ export type { WatchEndpoint } from './workspace/watch-endpoint.js';
 export { waitingForLock } from './state/lock-wait.js';
 export type { LockWait, LockWaitEvent } from './state/lock-wait.js';
 export { applyPlan } from './apply/apply-plan.js';
-export type { ApplyOptions, ApplyResult, ApplyEvent } from './apply/apply-plan.js';
+export type { ApplyOptions, ApplyResult, ApplyEvent } from './apply/apply-model.js';
 export { FileStateBackend } from './state/file-backend.js';
 export type { StateBackend } from './state/backend.js';
 export type * from './state/model.js';

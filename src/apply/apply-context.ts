@@ -3,10 +3,10 @@ import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
 import type { LiveIndex } from '../plan/plan-context.js';
-import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-plan.js';
+import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-model.js';
 import type { Permits } from '../worker-pool.js';
 import type { StateStore } from './state-store.js';
-import type { GenerationPoller } from './wait-for-generation.js';
+import type { GenerationPoller } from './generation-poller.js';
 
 /** What every handler gets: the clients, the state store, the options, and where events go. */
 export interface HandlerContext {

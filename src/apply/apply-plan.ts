@@ -1,99 +1,20 @@
 import { ApiError } from '../api/api-error.js';
-import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
-import type { LiveSnapshot, Plan, ResourceChange } from '../plan/model.js';
+import type { ResourceChange } from '../plan/model.js';
 import { indexLive } from '../plan/plan-context.js';
-import type { StateBackend } from '../state/backend.js';
-import type { State } from '../state/model.js';
 import { Permits } from '../worker-pool.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import { recordIntentsAhead, settleIntents } from './create-intent.js';
 import { PARSER_HANDLERS } from './parser-handlers.js';
 import { PROJECT_HANDLERS } from './project-handlers.js';
+import { DEFAULT_MAX_GENERATING } from './apply-model.js';
+import type { ApplyOptions, ApplyResult, ChangeResult } from './apply-model.js';
 import { HookRunner } from './regeneration-hooks.js';
-import type { RegenerationHooks } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
-import { DEFAULT_POLL_MIN_MS, GenerationPoller, realAlarm } from './wait-for-generation.js';
-import type { Alarm } from './wait-for-generation.js';
-
-/**
- * Generations in flight at once when nothing else is asked (`--max-generating`). Waiting holds no call slot, so
- * without a bound a large apply would start every generation at once: each costs credits (30,000) before its
- * outcome is known, and the service documents no limit for concurrent generations. 16 keeps a large apply moving
- * (a generation takes about a minute, calls take well under a second) while bounding what one mistake can cost
- * before the first failures show.
- */
-export const DEFAULT_MAX_GENERATING = 16;
-
-/** Something the CLI shows while apply runs. */
-export type ApplyEvent =
-  | { type: 'start'; address: string; action: ResourceChange['action'] }
-  | { type: 'call'; address: string; method: string; path: string; status: number }
-  | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }
-  | { type: 'done'; address: string; ok: boolean; error?: string }
-  /** Something the user should know that does not fail the change (an unknown status while waiting). */
-  | { type: 'warning'; address: string; message: string };
-
-export interface ApplyOptions {
-  plan: Plan;
-  clients: ApiClients;
-  backend: StateBackend;
-  /** The state the plan was made from (apply writes it after every successful call). */
-  state: State;
-  /** Calls in flight at once (`--concurrency`, default 4); a change waiting for its generation holds none. */
-  concurrency?: number;
-  /** Generations in flight at once (`--max-generating`, default DEFAULT_MAX_GENERATING). */
-  maxGenerating?: number;
-  /**
-   * The live lists the plan was made from: a create takes the objects of its name there as those that existed
-   * before it (see createOnce) instead of listing again. Without it each create lists first.
-   */
-  live?: Pick<LiveSnapshot, 'parsers' | 'projects'>;
-  /** How long to wait for a generation (`--wait-timeout`, default 15 minutes). */
-  waitTimeoutMs?: number;
-  /** Return after the calls instead of waiting for generations (`--no-wait`); a replace still waits. */
-  noWait?: boolean;
-  /** Ctrl-C: no new calls start; calls in flight finish. */
-  signal?: AbortSignal;
-  onEvent?: (event: ApplyEvent) => void;
-  /** Polling: the first look after `pollMinMs` (250 ms), then a twentieth of the time waited, up to `pollMaxMs` (15 s). */
-  pollMinMs?: number;
-  pollMaxMs?: number;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
-  /** How long commits wait in memory before they are written together (StateStore). */
-  stateWriteWindowMs?: number;
-  /** Reads around each regenerating change (the caller leaves them out with --no-wait). */
-  hooks?: RegenerationHooks;
-}
-
-export interface AppliedCall {
-  method: string;
-  path: string;
-  status: number;
-}
-
-export interface ChangeResult {
-  address: string;
-  action: ResourceChange['action'];
-  ok: boolean;
-  /** Not started because Ctrl-C came first. */
-  skipped?: boolean;
-  calls: AppliedCall[];
-  id: string | number | null;
-  version?: number;
-  status?: string;
-  error?: { code: string; message: string; hint?: string };
-  /** What the user should know about this change though it did not fail it. */
-  warnings?: string[];
-}
-
-export interface ApplyResult {
-  results: ChangeResult[];
-  state: State;
-  interrupted: boolean;
-}
+import { GenerationPoller, realAlarm } from './generation-poller.js';
+import type { Alarm } from './generation-poller.js';
+import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
 
 /**
  * Executes a plan: one small handler per action, independent objects concurrently. At most `concurrency` changes

@@ -16,7 +16,7 @@ import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
-import type { ChangeResult } from './apply-plan.js';
+import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 

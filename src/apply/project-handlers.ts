@@ -12,7 +12,7 @@ import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
-import type { ChangeResult } from './apply-plan.js';
+import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
 
 /** One handler per project action; a missing one is a type error. */

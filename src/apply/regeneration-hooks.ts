@@ -1,35 +1,7 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { ResourceChange } from '../plan/model.js';
 import type { Permits } from '../worker-pool.js';
-import type { ChangeResult } from './apply-plan.js';
-
-/** Runs `work` as one call: holding a `--concurrency` permit. */
-export type CallSlot = <T>(work: () => Promise<T>) => Promise<T>;
-
-/**
- * What a caller does around each change that regenerates (the workspace reads the example results its report
- * compares): apply stays generic, and the hooks run inside it, each change's around its own generation, while the
- * other changes' generations go on. A hook makes its calls through `call`, so they count under `--concurrency` like
- * apply's own, and makes at most one: a change whose early read is running waits for it while holding its own call
- * permit, so a hook waiting for a second permit could wait forever at `--concurrency 1`. Only the first wave's
- * beforeFirstCall runs under the change's `--max-generating` permit (just before its first call); the rest hold
- * none. A hook only watches: what it does, and how it fails, is never the change's outcome. No hook starts after
- * Ctrl-C, and a hook should call off a read under way then (result-diffs passes its reads apply's signal).
- */
-export interface RegenerationHooks {
-  /**
-   * Runs before the change's first call (a replace's old parser still exists then). It runs ahead, holding no
-   * `--max-generating` permit, once the change is in the next wave (at most `--max-generating` changes ahead of it):
-   * a wave reads while the one before it generates. A change whose turn comes first (the first wave) runs it then,
-   * with the call permit of its first call.
-   */
-  beforeFirstCall?: (change: ResourceChange, call: CallSlot) => Promise<void>;
-  /**
-   * Runs once the change is done and its new version FINISHED, after its permits are given back: the next
-   * generation starts meanwhile.
-   */
-  afterFinished?: (change: ResourceChange, result: ChangeResult, call: CallSlot) => Promise<void>;
-}
+import type { CallSlot, ChangeResult, RegenerationHooks } from './apply-model.js';
 
 interface Task {
   work: (call: CallSlot) => Promise<void>;

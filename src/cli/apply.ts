@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { DEFAULT_MAX_GENERATING } from '../apply/apply-plan.js';
-import type { ApplyEvent } from '../apply/apply-plan.js';
+import { DEFAULT_MAX_GENERATING } from '../apply/apply-model.js';
+import type { ApplyEvent } from '../apply/apply-model.js';
 import { formatDuration, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';

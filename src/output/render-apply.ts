@@ -1,4 +1,4 @@
-import type { ApplyResult } from '../apply/apply-plan.js';
+import type { ApplyResult } from '../apply/apply-model.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
 import type { Colors } from './colors.js';

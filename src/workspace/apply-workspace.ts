@@ -1,5 +1,5 @@
 import { applyPlan } from '../apply/apply-plan.js';
-import type { ApplyEvent, ApplyResult } from '../apply/apply-plan.js';
+import type { ApplyEvent, ApplyResult } from '../apply/apply-model.js';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';

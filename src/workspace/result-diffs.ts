@@ -1,7 +1,6 @@
 import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
-import type { ChangeResult } from '../apply/apply-plan.js';
-import type { CallSlot, RegenerationHooks } from '../apply/regeneration-hooks.js';
+import type { CallSlot, ChangeResult, RegenerationHooks } from '../apply/apply-model.js';
 import type { ResultDiff } from '../output/render-result-diffs.js';
 import { diffResults } from '../output/render-result-changes.js';
 import type { LiveSnapshot, ResourceChange } from '../plan/model.js';

@@ -1,7 +1,7 @@
 import type { ApiClients } from '../../src/api/create-clients.js';
 import type { LiveParserDetails, LiveParserSummary } from '../../src/api/live.js';
 import { applyPlan } from '../../src/apply/apply-plan.js';
-import type { ApplyOptions } from '../../src/apply/apply-plan.js';
+import type { ApplyOptions } from '../../src/apply/apply-model.js';
 import type { ParserCreate, Plan } from '../../src/plan/model.js';
 import type { StateBackend } from '../../src/state/backend.js';
 import { emptyState } from '../../src/state/model.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyPlan } from '../../src/apply/apply-plan.js';
-import type { ApplyResult } from '../../src/apply/apply-plan.js';
+import type { ApplyResult } from '../../src/apply/apply-model.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { buildPlan } from '../../src/plan/build-plan.js';

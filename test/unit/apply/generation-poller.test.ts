@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary } from '../../../src/api/live.js';
-import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/wait-for-generation.js';
-import type { Alarm } from '../../../src/apply/wait-for-generation.js';
+import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/generation-poller.js';
+import type { Alarm } from '../../../src/apply/generation-poller.js';
 
 /** Time that moves only when the test says; alarms ring in order, each once the time reaches it. */
 class FakeClock {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
-import type { ApplyEvent } from '../../../src/apply/apply-plan.js';
+import type { ApplyEvent } from '../../../src/apply/apply-model.js';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import type { LiveProject } from '../../../src/api/live.js';
 import type { Plan, ProjectUpdate } from '../../../src/plan/model.js';

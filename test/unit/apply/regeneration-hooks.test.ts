@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClients } from '../../../src/api/create-clients.js';
-import type { RegenerationHooks } from '../../../src/apply/regeneration-hooks.js';
+import type { RegenerationHooks } from '../../../src/apply/apply-model.js';
 import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
 
 /** The fake service with every create logged, in the order made, with the time. */

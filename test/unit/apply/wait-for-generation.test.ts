@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/wait-for-generation.js';
+import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/generation-poller.js';
 import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
 
 describe('waiting for generations', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApplyResult } from '../../../src/apply/apply-plan.js';
+import type { ApplyResult } from '../../../src/apply/apply-model.js';
 import type { ExpectCheckResult } from '../../../src/apply/run-expect-checks.js';
 import { createColors } from '../../../src/output/colors.js';
 import type { ApplyReport } from '../../../src/output/render-apply.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClients } from '../../../src/api/create-clients.js';
-import type { ChangeResult } from '../../../src/apply/apply-plan.js';
+import type { ChangeResult } from '../../../src/apply/apply-model.js';
 import type { ResourceChange } from '../../../src/plan/model.js';
 import { recordResultDiffs } from '../../../src/workspace/result-diffs.js';
 
