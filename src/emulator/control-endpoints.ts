@@ -3,7 +3,7 @@ import { checkFaults, NO_FAULTS } from './faults.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { checkQuirksBody } from './quirks.js';
-import type { RunningEmulator } from './server.js';
+import type { RunningEmulator } from './running-emulator.js';
 
 /** The emulator the control endpoints act on, and the write of its state after a change. */
 export interface ControlTarget {

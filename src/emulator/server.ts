@@ -21,12 +21,13 @@ import { describeUnknownQuirks, Quirks } from './quirks.js';
 import type { QuirkName, QuirkSettings } from './quirks.js';
 import { seededRandom, uuidFrom } from './random.js';
 import { RequestLog } from './request-log.js';
-import type { RequestLogEntry } from './request-log.js';
+import type { RunningEmulator } from './running-emulator.js';
 
 export type { Faults } from './faults.js';
 export { QUIRK_NAMES } from './quirks.js';
 export type { QuirkName, QuirkSettings, Quirks } from './quirks.js';
 export type { RequestLogEntry } from './request-log.js';
+export type { RunningEmulator } from './running-emulator.js';
 
 export const DEFAULT_EMULATOR_KEY = 'emulator-key';
 export const DEFAULT_EMULATOR_PORT = 8780;
@@ -58,25 +59,6 @@ export interface EmulatorOptions {
 /** A request handler of one service; undefined when the path is not its own. */
 export interface ServiceHandler {
   handle(req: EmulatorRequest): Promise<EmulatorResponse | undefined>;
-}
-
-export interface RunningEmulator {
-  /** The origin, such as http://127.0.0.1:8780: both services live under it. */
-  url: string;
-  apiKeys: string[];
-  clock: EmulatorClock;
-  parsers: ParserService;
-  projects: ProjectService;
-  accounts: Accounts;
-  faults: Faults;
-  requestLog: RequestLogEntry[];
-  /** The quirks switched on; `quirks.set([...])` changes them (as PUT /_emulator/quirks does). */
-  quirks: Quirks;
-  setFaults(faults: Partial<Faults>): void;
-  reset(): void;
-  /** Waits until no generation is pending (tests). */
-  idle(): Promise<void>;
-  close(): Promise<void>;
 }
 
 const LOG_LIMIT = 10_000;
