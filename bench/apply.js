@@ -111,7 +111,7 @@ await rm(dir, { recursive: true, force: true });
 
 console.log(
   JSON.stringify({
-    description: `Apply against the in-process emulator with ${GENERATION_MS / 1000} s generations and the default polling (a first look after 250 ms, then every twentieth of the time already waited, up to 15 s, and once generations have finished, a look when a parser has waited as long as the shortest of them): ${PARSERS} parser description changes (one PATCH and one regeneration each) with --max-generating and --concurrency 4, then 16, then ${PROJECTS} project updates (one PATCH each). The ideal is the generation time times the number of waves of that many generations; the ratio above 1 is the time to see each finish plus calls. Looks per parser: list calls and reads of one parser, divided by the parsers.`,
+    description: `Apply against the in-process emulator with ${GENERATION_MS / 1000} s generations and the default polling (a first look after 250 ms, then every twentieth of the time already waited, up to 15 s, and once generations have finished, looks every 50 ms around the time the shortest of them took): ${PARSERS} parser description changes (one PATCH and one regeneration each) with --max-generating and --concurrency 4, then 16, then ${PROJECTS} project updates (one PATCH each). The ideal is the generation time times the number of waves of that many generations; the ratio above 1 is the time to see each finish plus calls. Looks per parser: list calls and reads of one parser, divided by the parsers.`,
     header: ['run', 'total', 'ideal', 'ratio', 'looks per parser'],
     rows,
     verdict: 'No target was set; the ratio shows what seeing each finish costs over a perfect notification.',
