@@ -1,5 +1,5 @@
 import { applyPlan } from '../apply/apply-plan.js';
-import type { ApplyEvent, ApplyResult } from '../apply/apply-model.js';
+import type { ApplyOptions, ApplyResult } from '../apply/apply-model.js';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
@@ -17,7 +17,19 @@ import type { Workspace } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
 import { recordResultDiffs } from './result-diffs.js';
 
-export interface ApplyWorkspaceOptions extends ApprovalFlags {
+/** What apply's own options the workspace passes through as they are. */
+type PassedOn =
+  | 'concurrency'
+  | 'maxGenerating'
+  | 'waitTimeoutMs'
+  | 'noWait'
+  | 'signal'
+  | 'onEvent'
+  | 'pollMinMs'
+  | 'pollMaxMs'
+  | 'stateWriteWindowMs';
+
+export interface ApplyWorkspaceOptions extends ApprovalFlags, Pick<ApplyOptions, PassedOn> {
   /** Which objects to plan (ignored with `savedPlan`, which is applied exactly). */
   selection?: PlanOptions;
   /** A plan saved by `plan --out`: applied exactly, or refused when the state or live versions moved. */
@@ -29,16 +41,6 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags {
   /** Called when a dead run's lock was taken over. */
   onStaleLock?: (holder: LockInfo) => void;
   maxRegenerations?: number;
-  concurrency?: number;
-  maxGenerating?: number;
-  waitTimeoutMs?: number;
-  noWait?: boolean;
-  signal?: AbortSignal;
-  onEvent?: (event: ApplyEvent) => void;
-  pollMinMs?: number;
-  pollMaxMs?: number;
-  /** How long commits wait in memory before being written together (StateStore). */
-  stateWriteWindowMs?: number;
 }
 
 export interface ApplyWorkspaceOutcome {
