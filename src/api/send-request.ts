@@ -83,10 +83,10 @@ function zlibModule(): typeof Zlib {
 export function sendOverHttp(pools: ConnectionPools | undefined): Send {
   return (url, request) =>
     new Promise<WireAnswer>((resolve, reject) => {
-      const secure = url.protocol === 'https:';
+      const { secure, ...address } = addressOf(url);
       const headers: Record<string, string> = { ...request.headers };
       if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
-      const options: http.RequestOptions = { ...addressOf(url), method: request.method, headers };
+      const options: http.RequestOptions = { ...address, method: request.method, headers };
       // Without pools of its own (a Transport made directly, as tests do) Node's global keep-alive agents serve.
       if (pools !== undefined) options.agent = secure ? pools.https() : pools.http;
       const outgoing = (secure ? httpsModule() : http).request(options, (incoming) => {
@@ -99,13 +99,32 @@ export function sendOverHttp(pools: ConnectionPools | undefined): Send {
     });
 }
 
-/** A URL as http.request's options (urlToHttpOptions), read once per URL object: the transport reuses them. */
-const addresses = new WeakMap<URL, http.RequestOptions>();
+/** Where a request goes, as http.request's options take it (its scheme apart). */
+interface Address {
+  secure: boolean;
+  hostname: string | undefined;
+  port: number | string | undefined;
+  path: string | undefined;
+  auth?: string;
+}
 
-function addressOf(url: URL): http.RequestOptions {
+/**
+ * A URL as http.request reads it (urlToHttpOptions: brackets off an IPv6 host, the path with its query, user info
+ * as `auth`), once per URL object: the transport reuses them, and the URL's getters cost more than the rest.
+ */
+const addresses = new WeakMap<URL, Address>();
+
+function addressOf(url: URL): Address {
   let address = addresses.get(url);
   if (address === undefined) {
-    address = urlToHttpOptions(url);
+    const { hostname, port, path, auth } = urlToHttpOptions(url);
+    address = {
+      secure: url.protocol === 'https:',
+      hostname: hostname ?? undefined,
+      port: port ?? undefined,
+      path: path ?? undefined,
+      ...(auth !== undefined && auth !== null ? { auth } : {}),
+    };
     addresses.set(url, address);
   }
   return address;
