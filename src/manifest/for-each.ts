@@ -5,7 +5,7 @@ import type { ReferenceScope } from './interpolate.js';
 import { documentSource } from './object-source.js';
 import type { Place } from './object-source.js';
 import { at, isRecord } from './rules.js';
-import { IDENTIFIER } from './schemas.js';
+import { IDENTIFIER } from './schema-parts.js';
 import { describeValue } from './zod-diagnostics.js';
 import { copyDocument, documentToData } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';

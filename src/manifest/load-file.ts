@@ -14,15 +14,11 @@ import { normaliseParser, normaliseProject } from './normalise.js';
 import { documentSource, layeredSource } from './object-source.js';
 import type { ObjectSource, Place, SourceLayer } from './object-source.js';
 import { at, checkParserRules, checkProjectRules, isRecord } from './rules.js';
-import {
-  EXPANSION_KEYS,
-  isExtensionKey,
-  MANIFEST_KINDS,
-  ParserManifestSchema,
-  ProjectManifestSchema,
-  TEMPLATE_KINDS,
-} from './schemas.js';
-import type { WrittenParser, WrittenProject } from './schemas.js';
+import { ParserManifestSchema } from './parser-schema.js';
+import type { WrittenParser } from './parser-schema.js';
+import { ProjectManifestSchema } from './project-schema.js';
+import type { WrittenProject } from './project-schema.js';
+import { EXPANSION_KEYS, isExtensionKey, MANIFEST_KINDS, TEMPLATE_KINDS } from './schemas.js';
 import { readInputFile } from './read-input-file.js';
 import { suggestNearest } from './suggest.js';
 import { parentProblem, templateChain, templateKindFor, templateLayer } from './templates.js';

@@ -7,8 +7,11 @@ import { readInputFile } from './read-input-file.js';
 import { plainNamePosition } from './read-plain-yaml.js';
 import type { PlainDocument } from './read-plain-yaml.js';
 import { checkParserRules, checkProjectRules } from './rules.js';
-import { isExtensionKey, ParserManifestSchema, ProjectManifestSchema } from './schemas.js';
-import type { WrittenParser, WrittenProject } from './schemas.js';
+import { ParserManifestSchema } from './parser-schema.js';
+import type { WrittenParser } from './parser-schema.js';
+import { ProjectManifestSchema } from './project-schema.js';
+import type { WrittenProject } from './project-schema.js';
+import { isExtensionKey } from './schemas.js';
 
 /**
  * Validates and normalises the documents of a file read without positions (`readPlainYaml`), or returns

@@ -7,7 +7,8 @@ import type {
   ManifestSource,
 } from '../model/desired.js';
 import { NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
-import type { WrittenField, WrittenParser, WrittenProject } from './schemas.js';
+import type { WrittenField, WrittenParser } from './parser-schema.js';
+import type { WrittenProject } from './project-schema.js';
 
 export function normaliseParser(written: WrittenParser, source: ManifestSource): DesiredParser {
   const fields: DesiredField[] = [];

@@ -5,7 +5,7 @@ import type { Diagnostic } from './diagnostic.js';
 import { parseInputFile } from './normalise.js';
 import type { ObjectSource } from './object-source.js';
 import { at, isRecord } from './rules.js';
-import { hasCredentials, URL_CREDENTIALS_MESSAGE } from './schemas.js';
+import { hasCredentials, URL_CREDENTIALS_MESSAGE } from './schema-parts.js';
 
 /** Input files larger than this are refused: they are sent whole in the request that creates the project. */
 export const MAX_INPUT_FILE_BYTES = 1024 * 1024;

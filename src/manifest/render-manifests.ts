@@ -6,7 +6,8 @@ import type {
   DesiredProject,
   ManifestSource,
 } from '../model/desired.js';
-import type { WrittenField, WrittenParser, WrittenProject } from './schemas.js';
+import type { WrittenField, WrittenParser } from './parser-schema.js';
+import type { WrittenProject } from './project-schema.js';
 
 /** One environment's objects (or all of them, `name` undefined, without environments). */
 export interface RenderedSet {

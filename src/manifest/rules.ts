@@ -2,7 +2,8 @@ import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { FIELD_TYPES, isPlaceholderDescription } from '../model/vocabulary.js';
 import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js';
-import { RESERVED_FIELD_NAMES, ScheduledAtSchema } from './schemas.js';
+import { RESERVED_FIELD_NAMES } from './parser-schema.js';
+import { ScheduledAtSchema } from './project-schema.js';
 import type { ObjectSource } from './object-source.js';
 
 /**

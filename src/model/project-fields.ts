@@ -4,7 +4,7 @@ import type { ProjectDiffableKey } from './vocabulary.js';
 /**
  * What scrapeform knows of one top-level project field: how the live answer reports it, what the service holds
  * when it was never set, and whether dropping it from a manifest resets it. The planner, apply and `doctor` read
- * this table; a new project field is a row here (and its zod key in manifest/schemas.ts).
+ * this table; a new project field is a row here (and its zod key in manifest/project-schema.ts).
  */
 export interface ProjectFieldRule {
   /** Compared with the live project by plan; `scheduledAt` is sent with a create only (the next run moves). */
