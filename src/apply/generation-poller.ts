@@ -153,11 +153,18 @@ export class GenerationPoller {
   /**
    * When the waiter's next fine look is due: a fine gap after the last look that counted for it (or after the
    * lower bound of its finish), while that last look came before the end of its window; undefined when no
-   * generation has finished yet, or when its window is past.
+   * generation has finished yet, or when its window is past. A waiter alone has one look, just after its predicted
+   * finish.
    */
   private fineLookAt(waiter: Waiter): number | undefined {
     if (this.shortestMs === Number.POSITIVE_INFINITY) return undefined;
     const fine = this.fineGapMs();
+    // Alone, a waiter's look is a details read of its own, which no other waiter shares and which does not narrow
+    // the bounds (no list is read): one look, a fine gap after its predicted finish, and then its cadence.
+    if (this.waiters.size === 1) {
+      const predicted = waiter.started + this.shortestMs + fine;
+      return predicted > Math.max(waiter.since, this.lookedUntil) ? predicted : undefined;
+    }
     const from = waiter.started + Math.max(this.longestRunningMs, this.shortestMs - this.windowBeforeMs());
     const until = waiter.started + this.shortestMs + FINE_LOOKS_AFTER * fine;
     const last = Math.max(waiter.since, this.lookedUntil);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from './main.js';
-import { flushPendingOutput, processIo } from './io.js';
+import { flushPendingOutput, processIo, writtenOut } from './io.js';
 
 const argv = process.argv.slice(2);
 // zod compiles each schema into a function on its first use; a CLI process validates a few schemas once, for which
@@ -16,16 +16,5 @@ process.exitCode = await runCli(argv, processIo());
 // large apply also tears its heap down (about 40 ms after 1,000 creates, bench/scale.js). Output still gathered
 // (io.ts) or still going out to a slow reader is written first.
 flushPendingOutput();
-await Promise.all([process.stdout, process.stderr].map(drained));
+await Promise.all([process.stdout, process.stderr].map(writtenOut));
 process.exit();
-
-function drained(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.writableLength === 0 || stream.destroyed) resolve();
-    else {
-      stream.once('drain', () => resolve());
-      stream.once('close', () => resolve());
-      stream.once('error', () => resolve());
-    }
-  });
-}

@@ -65,6 +65,23 @@ export function gathered(stream: { write(text: string): unknown }): { write(text
 }
 
 /**
+ * Resolves once everything written to `stream` so far is out (at once when nothing waits), so the process can exit
+ * without cutting it; also when the stream fails or is closed. An empty write's callback runs after every write
+ * before it: 'drain' alone comes only after a write that filled the buffer, which many small ones to a slow reader
+ * never do.
+ */
+export function writtenOut(
+  stream: NodeJS.WritableStream & { writableLength?: number; destroyed?: boolean },
+): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed === true || stream.writableLength === 0) return resolve();
+    stream.once('error', () => resolve());
+    stream.once('close', () => resolve());
+    stream.write('', () => resolve());
+  });
+}
+
+/**
  * stdout whose reader went away (`scrapeform plan | head -1`): further output is dropped instead of crashing the
  * command with an unhandled EPIPE, so an apply in flight still finishes and saves state.
  */

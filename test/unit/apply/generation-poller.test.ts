@@ -170,13 +170,18 @@ describe('GenerationPoller: fine looks near the predicted finish', () => {
     expect(answers.b).toEqual({ at: 61_200, status: 'FINISHED' });
   });
 
-  it('a single waiter is answered at its fine looks without a list (its details are read)', async () => {
-    const { clock, lists, poller, answers, look } = setup({ a: 3000 });
+  it('a single waiter has one look, a fine gap after its predicted finish, without a list', async () => {
+    // Alone, each look is a details read of its own that narrows nothing: fine looks would cost a read each.
+    const { clock, lists, poller, answers, look } = setup({ a: 3100 });
     poller.finished(3000);
     look('a', 10_000);
-    await clock.advance(20_000);
+    await clock.advance(3000 + fine);
     expect(lists).toEqual([]);
-    expect(answers.a).toEqual({ at: 2750 + fine, status: undefined });
+    expect(answers.a).toEqual({ at: 3000 + fine, status: undefined });
+    // Still generating by its details: asked again, it is next answered at its due time, not a fine gap later.
+    look('a', 10_000, 0);
+    await clock.advance(20_000);
+    expect(answers.a).toEqual({ at: 10_000, status: undefined });
   });
 
   it('a waiter that has waited past the prediction when it asks gets no early look', async () => {

@@ -1,5 +1,6 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { flushPendingOutput, gathered } from '../../../src/cli/io.js';
+import { flushPendingOutput, gathered, writtenOut } from '../../../src/cli/io.js';
 
 function recorder(name: string, log: string[]): { write(text: string): unknown } {
   return { write: (text: string) => log.push(`${name}:${text}`) };
@@ -27,5 +28,38 @@ describe('gathered: writes of one turn of the event loop go out together', () =>
     expect(log).toEqual(['err:plan\n']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(log).toEqual(['err:plan\n']);
+  });
+});
+
+describe('writtenOut: the exit waits for what a slow reader has not taken yet', () => {
+  /** A stream that takes each chunk 20 ms after it is written, with room for far more than is written. */
+  function slowStream(taken: string[]): Writable {
+    return new Writable({
+      highWaterMark: 1024 * 1024,
+      write(chunk: Buffer, _encoding, done) {
+        setTimeout(() => {
+          taken.push(chunk.toString());
+          done();
+        }, 20);
+      },
+    });
+  }
+
+  it('resolves once every earlier write is out, though no write filled the buffer (no drain comes)', async () => {
+    const taken: string[] = [];
+    const stream = slowStream(taken);
+    for (const text of ['a', 'b', 'c']) expect(stream.write(text)).toBe(true);
+    expect(stream.writableNeedDrain).toBe(false);
+    await writtenOut(stream);
+    expect(taken.join('')).toBe('abc');
+  });
+
+  it('resolves at once when nothing waits, and when the stream is already destroyed', async () => {
+    const idle = slowStream([]);
+    await writtenOut(idle);
+    const broken = slowStream([]);
+    broken.write('x');
+    broken.destroy();
+    await writtenOut(broken);
   });
 });
