@@ -118,7 +118,8 @@ export function stable(value: unknown): string {
 
 /**
  * Whether two values read the same as `stable` JSON, compared in place: no strings are built and no keys sorted
- * (apply compares every field of every answer, and plan every field of every project).
+ * (apply compares every field of every answer, and plan every field of every project). For values read from JSON
+ * or YAML, as these are; a sparse array or a boxed number is not one of them.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
