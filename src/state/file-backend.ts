@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
@@ -118,7 +117,7 @@ export class FileStateBackend implements StateBackend {
     const handle = await open(temporary, 'w');
     let written: FileIdentity;
     try {
-      await writeAll(handle, Buffer.from(text));
+      await handle.writeFile(text);
       await handle.sync();
       // The rename keeps inode, size and time: this is the file's identity once it is in place.
       written = identityOf(await handle.stat({ bigint: true }));
@@ -255,16 +254,5 @@ async function syncFolder(folder: string): Promise<void> {
     }
   } catch {
     // Some file systems cannot fsync a folder; the rename is still atomic.
-  }
-}
-
-/**
- * The whole buffer at the start of the file. A FileHandle's writeFile of the same text as a string spends about
- * twice the main thread's time (it encodes in steps); a large apply writes its state every few commits.
- */
-async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
-  for (let offset = 0; offset < bytes.length;) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset);
-    offset += bytesWritten;
   }
 }
