@@ -1,7 +1,7 @@
 import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
-import { closeConnectionPools, createConnectionPools } from './send-request.js';
+import { createConnectionPools } from './send-request.js';
 import { createDispatcher, proxyConfigured } from './dispatcher.js';
 import { Transport } from './transport.js';
 import type { TransportOptions } from './transport.js';
@@ -37,7 +37,7 @@ export function createApiClients(
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
     close: async () => {
-      if (pools !== undefined) closeConnectionPools(pools);
+      pools?.close();
       await dispatcher?.close();
     },
   };

@@ -60,10 +60,6 @@ export function createConnectionPools(): ConnectionPools {
   };
 }
 
-export function closeConnectionPools(pools: ConnectionPools): void {
-  pools.close();
-}
-
 /** node:https, loaded on first use (about 8 ms of a start with TLS and its certificates). */
 function httpsModule(): typeof Https {
   return requireBuiltin('node:https') as typeof Https;

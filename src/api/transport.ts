@@ -157,20 +157,15 @@ export class Transport {
    */
   private urlOf(request: TransportRequest): URL {
     const query = request.query !== undefined ? Object.entries(request.query) : [];
-    const reusable = query.length === 0;
-    const cacheKey = `${request.keyIn} ${request.url}`;
-    const known = reusable ? this.urls.get(cacheKey) : undefined;
-    if (known !== undefined) return known;
-    const url = new URL(request.url);
-    for (const [name, value] of query) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
-    if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
-    if (reusable) {
-      if (this.urls.size >= URL_CACHE_SIZE) this.urls.clear();
-      this.urls.set(cacheKey, url);
-    }
-    return url;
+    const make = (): URL => {
+      const url = new URL(request.url);
+      for (const [name, value] of query) {
+        if (value !== undefined) url.searchParams.set(name, String(value));
+      }
+      if (request.keyIn === 'query') url.searchParams.set('api_key', this.apiKey);
+      return url;
+    };
+    return query.length === 0 ? remember(this.urls, `${request.keyIn} ${request.url}`, make) : make();
   }
 
   /**
@@ -224,15 +219,9 @@ export class Transport {
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */
   show(url: URL | string): string {
+    // Most calls of a large apply go to a few URLs (every project create to the same one): each is redacted once.
     const text = url.toString();
-    let shown = this.shown.get(text);
-    if (shown === undefined) {
-      // Most calls of a large apply go to a few URLs (every project create to the same one): each is redacted once.
-      if (this.shown.size >= SHOWN_CACHE_SIZE) this.shown.clear();
-      shown = redact(text, [this.apiKey]);
-      this.shown.set(text, shown);
-    }
-    return shown;
+    return remember(this.shown, text, () => redact(text, [this.apiKey]));
   }
 
   private serviceOf(request: TransportRequest): { service?: string } {
@@ -395,9 +384,19 @@ const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
 });
 
-/** How many redacted and request URLs a transport keeps (each cleared whole when full: caches, not records). */
-const SHOWN_CACHE_SIZE = 256;
-const URL_CACHE_SIZE = 256;
+/** How many entries each cache of a transport keeps (cleared whole when full: a cache, not a record). */
+const CACHE_SIZE = 256;
+
+/** The value cached under `key`, made and kept on first use. */
+function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= CACHE_SIZE) cache.clear();
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
 
 function formatTimeout(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
