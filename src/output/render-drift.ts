@@ -1,6 +1,6 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
-import { formatCount } from './format-count.js';
+import { formatCount } from '../format-count.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
 export function toDriftJson(report: DriftReport): Record<string, unknown> {

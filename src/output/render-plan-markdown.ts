@@ -5,7 +5,7 @@ import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { describeMove, summarisePlan } from './render-plan.js';
-import { formatCount } from './format-count.js';
+import { formatCount } from '../format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
 export const MARKDOWN_LIMIT = 65_536;

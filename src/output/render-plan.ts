@@ -8,7 +8,7 @@ import type { Colors } from './colors.js';
 import { INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
 import { printable, quoted } from './escape-text.js';
 import { layoutJson } from './layout-json.js';
-import { formatCount } from './format-count.js';
+import { formatCount } from '../format-count.js';
 
 /** A request body longer than this is laid out on several lines, broken between values, never inside one. */
 const BODY_WIDTH = 120;

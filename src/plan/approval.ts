@@ -1,6 +1,7 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
 import { adoptsLiveObject } from './model.js';
+import { formatCount } from '../format-count.js';
 
 export interface ApprovalFlags {
   /** `--allow-destroy`: deletes, replaces and archives may go ahead. */
@@ -113,7 +114,7 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
     const n = plan.summary.regenerations;
     throw new ScrapeformError(
       'plan.too-many-regenerations',
-      `the plan regenerates ${n} ${n === 1 ? 'parser' : 'parsers'} (~${plan.summary.estimated_credits.toLocaleString('en-US')} credits), more than --max-regenerations ${max}`,
+      `the plan regenerates ${n} ${n === 1 ? 'parser' : 'parsers'} (~${formatCount(plan.summary.estimated_credits)} credits), more than --max-regenerations ${max}`,
       {
         status: 'input-needed',
         hint: 'split the change, or raise --max-regenerations after checking the cost',

@@ -7,7 +7,7 @@ import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Services } from './open-workspace.js';
-import { formatCount } from '../output/format-count.js';
+import { formatCount } from '../format-count.js';
 
 /** What `watch` knows after its runs: what /healthz and /metrics show. */
 export interface WatchStatus {

@@ -23,6 +23,7 @@ const RANK: Record<string, number> = {
   'errors.ts': 0,
   'worker-pool.ts': 0,
   'duration.ts': 0,
+  'format-count.ts': 0,
   'version.ts': 0,
   'package-root.ts': 0,
 };

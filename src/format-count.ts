@@ -1,7 +1,7 @@
 /**
  * A whole number with its thousands grouped by commas, as `toLocaleString('en-US')` writes it: the first call of
  * that loads Intl's number formatting, 20 to 30 ms that every apply spent before its first call (the plan's summary
- * line).
+ * line). Every count of credits a message shows goes through it.
  */
 export function formatCount(n: number): string {
   const whole = Math.round(n);

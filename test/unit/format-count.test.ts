@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount } from '../../../src/output/format-count.js';
+import { formatCount } from '../../src/format-count.js';
 
 describe('formatCount', () => {
   it("groups thousands as toLocaleString('en-US') does", () => {
