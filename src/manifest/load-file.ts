@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { yaml } from './yaml-library.js';
 import type { DesiredParser, DesiredProject, ManifestSource, SourceOrigin } from '../model/desired.js';
-import { decodeText } from './decode-text.js';
 import { hasErrors } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { evaluateForEach, hasForEach } from './for-each.js';
@@ -23,7 +21,7 @@ import { readInputFile } from './read-input-file.js';
 import { suggestNearest } from './suggest.js';
 import { parentProblem, templateChain, templateKindFor, templateLayer } from './templates.js';
 import type { TemplateRegistry } from './templates.js';
-import { copyDocument, documentToData, inspectDocument, locate, parseYamlFile } from './yaml-document.js';
+import { copyDocument, documentToData, inspectDocument, locate } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';
 import { describeValue, diagnosticsFromIssues } from './zod-diagnostics.js';
 
@@ -33,12 +31,6 @@ export interface LoadedObject<T> {
   namePosition: Place;
   /** The for_each element that made it, when one did. */
   element?: ForEachElement;
-}
-
-/** A file's documents, parsed, before they are expanded. */
-export interface ReadFile {
-  documents: SourceDocument[];
-  diagnostics: Diagnostic[];
 }
 
 /** What expanding and validating a document needs besides the document. */
@@ -63,52 +55,6 @@ const SCRAPEFORM_KEYS = new Set(
 const KINDS_TEXT = 'Parser, Project, ParserTemplate or ProjectTemplate';
 const IGNORE_HINT =
   'if this file is not a scrapeform manifest, list it in a .scrapeformignore (gitignore syntax)';
-
-/** Reads and parses one manifest file into YAML documents; unreadable, non-UTF-8 or broken YAML is reported. */
-export function readManifestFile(file: string): ReadFile {
-  const read = readManifestText(file);
-  return 'text' in read
-    ? parseManifestText(file, read.text)
-    : { documents: [], diagnostics: [read.diagnostic] };
-}
-
-/** The text of a manifest file, or why it cannot be read (unreadable, not UTF-8). */
-export function readManifestText(file: string): { text: string } | { diagnostic: Diagnostic } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    return {
-      diagnostic: fileDiagnostic(
-        file,
-        'manifest.unreadable',
-        `cannot read file: ${(error as Error).message}`,
-      ),
-    };
-  }
-  const decoded = decodeText(bytes);
-  if ('problem' in decoded) {
-    return {
-      diagnostic: {
-        severity: 'error',
-        code: 'manifest.encoding',
-        file,
-        line: decoded.problem.line,
-        column: decoded.problem.column,
-        path: '',
-        message: decoded.problem.message,
-        hint: 'save the file as UTF-8 text',
-      },
-    };
-  }
-  return { text: decoded.text };
-}
-
-/** A manifest's text parsed into YAML documents with positions; broken YAML is reported. */
-export function parseManifestText(file: string, text: string): ReadFile {
-  const parsed = parseYamlFile(file, text);
-  return { documents: parsed.documents, diagnostics: parsed.diagnostics };
-}
 
 /** The kind a document declares, read from the YAML before anything is expanded. */
 export function writtenKind(source: SourceDocument): unknown {
@@ -408,8 +354,4 @@ function unknownKind(document: SourceDocument, kind: unknown): Diagnostic {
     `kind must be ${KINDS_TEXT}, got ${describeValue(kind)}`,
     { hint: near !== undefined ? `did you mean "${near}"?` : `kind Parser or Project; ${IGNORE_HINT}` },
   );
-}
-
-export function fileDiagnostic(file: string, code: string, message: string): Diagnostic {
-  return { severity: 'error', code, file, line: 0, column: 0, path: '', message };
 }
