@@ -1,3 +1,5 @@
+import { byCodeUnit } from '../code-unit-order.js';
+
 /** A problem found in a manifest, reported with its place; manifest problems are data, never thrown one by one. */
 export interface Diagnostic {
   severity: 'error' | 'warning';
@@ -33,7 +35,7 @@ export function formatKeyPath(path: readonly PropertyKey[]): string {
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) =>
-      a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.path.localeCompare(b.path),
+      byCodeUnit(a.file, b.file) || a.line - b.line || a.column - b.column || byCodeUnit(a.path, b.path),
   );
 }
 

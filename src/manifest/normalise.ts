@@ -9,6 +9,7 @@ import type {
 import { NOTIFICATION_DEFAULTS } from '../model/vocabulary.js';
 import type { WrittenField, WrittenParser } from './parser-schema.js';
 import type { WrittenProject } from './project-schema.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 export function normaliseParser(written: WrittenParser, source: ManifestSource): DesiredParser {
   const fields: DesiredField[] = [];
@@ -101,5 +102,5 @@ export function parseInputFile(text: string): string[] {
 }
 
 function sortKeys<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) as T;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => byCodeUnit(a, b))) as T;
 }

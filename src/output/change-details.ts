@@ -6,6 +6,7 @@ import type { ParserDefinition } from '../state/model.js';
 import { diffValues } from './diff-values.js';
 import { diffInputEntries, inputEntries, INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
 import { printable, quoted } from './escape-text.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 /** `+` added, `-` removed, `~` changed, `→` renamed, ` ` shown for context (unchanged). */
 export type DetailSign = '+' | '-' | '~' | '→' | ' ';
@@ -77,7 +78,7 @@ function parserReplaceLines(change: ParserReplace): DetailLine[] {
 }
 
 function sortedParams(params: object): [string, unknown][] {
-  return Object.entries(params).sort(([a], [b]) => a.localeCompare(b));
+  return Object.entries(params).sort(([a], [b]) => byCodeUnit(a, b));
 }
 
 /** A new project: every key it is created with, nested values leaf by leaf, its inputs listed. */

@@ -1,5 +1,6 @@
 import type { State } from '../state/model.js';
 import { renderTable } from './render-table.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 /** `scrapeform output`: ids and versions of what state manages, keyed by name, for consumers. */
 export interface ManagedIds {
@@ -10,9 +11,7 @@ export interface ManagedIds {
 export function managedIds(state: State): ManagedIds {
   const ids: ManagedIds = { parsers: {}, projects: {} };
   // Sorted by address, so the output does not depend on the order apply happened to finish in.
-  for (const [address, r] of Object.entries(state.resources).sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
+  for (const [address, r] of Object.entries(state.resources).sort(([a], [b]) => byCodeUnit(a, b))) {
     if (r.kind === 'Parser') ids.parsers[r.name] = { address, id: r.id, version: r.version };
     else ids.projects[r.name] = { address, id: r.id };
   }

@@ -2,6 +2,7 @@ import type { LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
 import type { ResourceState, State } from '../state/model.js';
 import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 /** What planning one object may read and add to: errors, drift, warnings, fingerprints. */
 export interface Context {
@@ -107,7 +108,7 @@ export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {
   return rest;
 }
 
-/** JSON with sorted keys: two spellings of one value compare equal. */
+/** JSON with its keys sorted by code unit (the same on every machine): two spellings of one value compare equal. */
 export function stable(value: unknown): string {
   // A plain value has no keys to sort (most of what apply compares per call): no replacer walk.
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
@@ -161,5 +162,5 @@ function hasToJson(value: object): boolean {
 }
 
 export function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => byCodeUnit(a, b)));
 }

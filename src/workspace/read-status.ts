@@ -6,6 +6,7 @@ import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { readLive } from './read-live.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 export type { StatusRow } from '../output/render-status.js';
 
@@ -75,5 +76,5 @@ export async function readStatus(services: Services, now: () => number = Date.no
             },
     });
   });
-  return rows.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return rows.sort((a, b) => byCodeUnit(a.address, b.address));
 }

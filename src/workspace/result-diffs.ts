@@ -4,6 +4,7 @@ import type { CallSlot, ChangeResult, RegenerationHooks } from '../apply/apply-m
 import type { ResultDiff } from '../output/render-result-diffs.js';
 import { diffResults } from '../output/render-result-changes.js';
 import type { LiveSnapshot, ResourceChange } from '../plan/model.js';
+import { byCodeUnit } from '../code-unit-order.js';
 
 /** A parser version whose example_result is compared with the one a regeneration makes. */
 export interface ResultBaseline {
@@ -53,7 +54,7 @@ export function recordResultDiffs(
         if (diff !== undefined) diffs.push(diff);
       },
     },
-    diffs: () => [...diffs].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)),
+    diffs: () => [...diffs].sort((a, b) => byCodeUnit(a.address, b.address)),
   };
 }
 

@@ -24,6 +24,7 @@ const RANK: Record<string, number> = {
   'worker-pool.ts': 0,
   'duration.ts': 0,
   'format-count.ts': 0,
+  'code-unit-order.ts': 0,
   'version.ts': 0,
   'package-root.ts': 0,
 };
