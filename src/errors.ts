@@ -2,7 +2,7 @@
  * Errors a user can act on: a stable code, a message that says what to do, and JSON-safe details.
  * Anything else that escapes to the CLI is a bug and is reported with its stack.
  */
-export type FailureStatus = 'error' | 'input-needed';
+export type FailureStatus = 'error' | 'input-needed' | 'interrupted';
 
 /**
  * Every code a user error can carry, one list so a new one is a deliberate act (and documented in
@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'apply.wait-timeout',
   'cancel.not-running',
   'cancel.unknown-job',
+  'cli.interrupted',
   'cli.unknown-address',
   'cli.usage',
   'config.api-key-file',
@@ -45,6 +46,7 @@ export const ERROR_CODES = [
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',
+  'state.lock-interrupted',
   'state.lock-timeout',
   'state.newer-format',
   'state.not-a-file',
@@ -61,7 +63,7 @@ export interface ScrapeformErrorOptions {
   hint?: string;
   details?: Record<string, unknown>;
   cause?: unknown;
-  /** `input-needed` exits 3 (approval or input needed), `error` exits 1. */
+  /** `input-needed` exits 3 (approval or input needed), `interrupted` 130 (Ctrl-C), `error` 1. */
   status?: FailureStatus;
 }
 

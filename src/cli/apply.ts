@@ -103,7 +103,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   process.on('SIGTERM', onSignal);
   const shown = progress(ctx);
   try {
-    const outcome = await using(openFromFlags(ctx, paths, flags), (ws) =>
+    const outcome = await using(openFromFlags(ctx, paths, flags, controller.signal), (ws) =>
       applyWorkspace(ws, {
         selection: selectionOf(flags),
         ...(savedPlan !== undefined ? { savedPlan } : {}),

@@ -141,7 +141,7 @@ function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
     }
     ctx.log(`${ctx.colors.red('error:')} ${error.message}`);
     if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${error.hint}`);
-    return error instanceof ScrapeformError && error.status === 'input-needed' ? 'input-needed' : 'error';
+    return error instanceof ScrapeformError ? error.status : 'error';
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   ctx.log(`${ctx.colors.red('internal error:')} ${stack}`);

@@ -106,13 +106,15 @@ export async function openFromFlags(
   ctx: CommandContext,
   paths: string[],
   flags: ApiFlags,
+  /** apply's Ctrl-C: ends a wait for the state lock (--lock-timeout) at once. */
+  signal?: AbortSignal,
 ): Promise<Workspace> {
   const settings = environmentOf(ctx, flags, paths);
   return openWorkspace({
     env: ctx.io.env,
     paths,
     ...environmentOptions(flags),
-    ...stateOptions(ctx, flags, settings),
+    ...stateOptions(ctx, flags, settings, signal),
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
@@ -175,6 +177,7 @@ export function stateOptions(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string; lockTimeout?: string },
   settings?: EnvironmentSettings,
+  signal?: AbortSignal,
 ): StateLocation {
   // An empty value is most often an unset CI variable (`--state "$STATE"`): refused the same way by every
   // command, rather than read as "the default" by some and as a file named "" by others.
@@ -190,7 +193,7 @@ export function stateOptions(
   }
   const statePath = flags.state ?? settings?.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
   const workspace = flags.workspace ?? settings?.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
-  const lockWait = lockWaitOf(ctx, flags.lockTimeout);
+  const lockWait = lockWaitOf(ctx, flags.lockTimeout, signal);
   return {
     ...(statePath !== undefined ? { statePath } : {}),
     ...(workspace !== undefined ? { workspace } : {}),
@@ -199,7 +202,11 @@ export function stateOptions(
 }
 
 /** `--lock-timeout` read, with progress on stderr while waiting: the first wait, then every 10 seconds. */
-function lockWaitOf(ctx: CommandContext, text: string | undefined): StateLocation['lockWait'] {
+function lockWaitOf(
+  ctx: CommandContext,
+  text: string | undefined,
+  signal: AbortSignal | undefined,
+): StateLocation['lockWait'] {
   if (text === undefined) return undefined;
   const timeoutMs = parseDuration(text);
   if (timeoutMs === undefined)
@@ -209,6 +216,7 @@ function lockWaitOf(ctx: CommandContext, text: string | undefined): StateLocatio
   let shownAt = -Infinity;
   return {
     timeoutMs,
+    ...(signal !== undefined ? { signal } : {}),
     onWait: ({ holder, waitedMs }) => {
       if (waitedMs - shownAt < 10_000) return;
       shownAt = waitedMs;

@@ -11,6 +11,11 @@ export interface LockWait {
   pollMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /**
+   * Ctrl-C (apply's signal): the wait ends at once with `state.lock-interrupted` (exit 130). apply handles SIGINT
+   * and SIGTERM itself, so without this a cancelled CI job waited out the whole --lock-timeout.
+   */
+  signal?: AbortSignal;
 }
 
 export interface LockWaitEvent {
@@ -30,9 +35,11 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
   if (wait.timeoutMs <= 0) return backend;
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = wait.now ?? Date.now;
+  const pause = interruptible(sleep, wait.signal);
   const lock = async (operation: string): Promise<StateLock> => {
     const started = now();
     for (;;) {
+      throwIfInterrupted(wait.signal);
       try {
         return await backend.lock(operation);
       } catch (error) {
@@ -51,7 +58,7 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
           );
         }
         wait.onWait?.({ holder, waitedMs, timeoutMs: wait.timeoutMs });
-        await sleep(Math.min(wait.pollMs ?? DEFAULT_POLL_MS, wait.timeoutMs - waitedMs));
+        await pause(Math.min(wait.pollMs ?? DEFAULT_POLL_MS, wait.timeoutMs - waitedMs));
       }
     }
   };
@@ -68,4 +75,34 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
     forceUnlock: () => backend.forceUnlock(),
     close: async () => backend.close?.(),
   };
+}
+
+function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) {
+    throw new ScrapeformError(
+      'state.lock-interrupted',
+      'interrupted while waiting for the state lock: nothing was done',
+      { status: 'interrupted' },
+    );
+  }
+}
+
+/** `sleep`, cut short when the signal aborts (the loop then throws before trying again). */
+function interruptible(
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal | undefined,
+): (ms: number) => Promise<void> {
+  if (signal === undefined) return sleep;
+  return (ms) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      sleep(ms).then(done, (error: unknown) => {
+        signal.removeEventListener('abort', done);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
 }

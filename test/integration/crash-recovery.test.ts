@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
@@ -259,6 +259,40 @@ describe('interruptions and concurrent runs', () => {
     await emulator.idle();
     await expectConverged();
   });
+
+  it('Ctrl-C while waiting for the lock (--lock-timeout): exit 130 at once, nothing sent, the lock left to its holder', async () => {
+    // Held by a live process of this machine (this test's own), so it is not taken over as stale.
+    const lockFile = path.join(dir, '.scrapeform/state.json.lock');
+    const held = {
+      holder: 'ci@elsewhere',
+      host: hostname(),
+      pid: process.pid,
+      started: new Date().toISOString(),
+      operation: 'apply',
+    };
+    await mkdir(path.dirname(lockFile), { recursive: true });
+    await writeFile(lockFile, JSON.stringify(held));
+    const before = emulator.requestLog.length;
+    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--lock-timeout', '5m'], {
+      cwd: dir,
+      env: env(),
+    });
+    // Not left waiting out its five minutes should this test fail.
+    onTestFinished(() => void child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 1000 && !stderr.includes('waiting for the state lock held by ci@elsewhere'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(stderr).toContain('waiting for the state lock held by ci@elsewhere');
+    child.kill('SIGINT');
+    // Before the fix the run waited out the five minutes: this test's own timeout fails it.
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('error: interrupted while waiting for the state lock: nothing was done');
+    expect(JSON.parse(await readFile(lockFile, 'utf8'))).toEqual(held);
+    expect(emulator.requestLog.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    await rm(lockFile);
+  }, 20_000);
 
   it('a second apply while the first runs fails on the lock, naming the holder', async () => {
     emulator.setFaults({ generationDelayMs: 600_000 });

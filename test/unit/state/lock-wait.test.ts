@@ -97,4 +97,31 @@ describe('waitingForLock', () => {
     );
     expect(c.slept).toEqual([]);
   });
+
+  it('Ctrl-C (the signal) ends the wait at once, mid-pause, with exit status interrupted and no more attempts', async () => {
+    const { backend, attempts } = heldFor(Number.POSITIVE_INFINITY);
+    const controller = new AbortController();
+    const waiting = waitingForLock(backend, {
+      timeoutMs: 300_000,
+      // A pause that never ends by itself: only the signal can end it.
+      sleep: () => new Promise<void>(() => undefined),
+      onWait: () => setImmediate(() => controller.abort()),
+      signal: controller.signal,
+    });
+    const error = (await waiting.lock('apply').catch((e: unknown) => e)) as ScrapeformError;
+    expect(error).toBeInstanceOf(ScrapeformError);
+    expect(error.code).toBe('state.lock-interrupted');
+    expect(error.status).toBe('interrupted');
+    expect(error.message).toBe('interrupted while waiting for the state lock: nothing was done');
+    expect(attempts()).toBe(1);
+  });
+
+  it('a signal already aborted takes no lock', async () => {
+    const { backend, attempts } = heldFor(0);
+    const controller = new AbortController();
+    controller.abort();
+    const waiting = waitingForLock(backend, { timeoutMs: 60_000, ...clock(), signal: controller.signal });
+    await expect(waiting.lock('apply')).rejects.toThrow('interrupted while waiting for the state lock');
+    expect(attempts()).toBe(0);
+  });
 });
