@@ -32,16 +32,32 @@ export async function createOnce<T extends { id: string | number; name?: string 
   } catch (error) {
     const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
     if (!ambiguous) throw error;
-    const landed = (await list()).filter((o) => o.name === name && !before.has(o.id));
+    let listed: T[];
+    try {
+      listed = await list();
+    } catch (listError) {
+      // The create may still have landed: this is no refusal of it (a 429 or 403 of the list would read as one,
+      // and its intent would go), and the object of that name is ours, not someone else's to adopt.
+      throw unconfirmed(name, error, `the list to look for it failed too (${messageOf(listError)})`);
+    }
+    const landed = listed.filter((o) => o.name === name && !before.has(o.id));
     if (landed.length === 1 && landed[0] !== undefined) return landed[0];
     if (landed.length > 1) throw error;
-    throw new ScrapeformError(
-      'apply.create-unconfirmed',
-      `the create of "${name}" got no clear answer (${error.message}) and the list does not show it yet; it was not sent again`,
-      {
-        hint: 'apply again in a minute: the next plan finds it by name if it landed, or creates it if it did not (never both)',
-        cause: error,
-      },
-    );
+    throw unconfirmed(name, error, 'the list does not show it yet');
   }
+}
+
+function unconfirmed(name: string, error: ApiError, why: string): ScrapeformError {
+  return new ScrapeformError(
+    'apply.create-unconfirmed',
+    `the create of "${name}" got no clear answer (${error.message}) and ${why}; it was not sent again`,
+    {
+      hint: 'apply again in a minute: the next plan finds it by name if it landed, or creates it if it did not (never both)',
+      cause: error,
+    },
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -147,6 +147,37 @@ describe('apply records a create intent before its POST', () => {
     expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
   });
 
+  it("a lost answer whose list check is refused (429) keeps the intent: the refusal is the list's, not the create's", async () => {
+    const backend = memoryBackend(empty);
+    const fake = clients(async () => Promise.reject(noAnswer()), backend);
+    const limited = new ApiError({
+      code: 'api.rate-limited',
+      status: 429,
+      method: 'GET',
+      url: 'http://127.0.0.1/parsers',
+      secrets: [],
+      retryable: true,
+      message: 'HTTP 429: refused, nothing applied',
+    });
+    // The list before the POST (no lists from a plan here) answers; the one after the lost answer is refused.
+    let lists = 0;
+    (fake.clients.parsers as unknown as { list: () => Promise<never[]> }).list = async () =>
+      lists++ === 0 ? [] : Promise.reject(limited);
+    const result = await applyPlan({
+      plan: planOf(create),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+    });
+    expect(result.results[0]?.ok).toBe(false);
+    expect(result.results[0]?.error?.code).toBe('apply.create-unconfirmed');
+    expect(result.results[0]?.error?.message).toBe(
+      'the create of "books" got no clear answer (POST http://127.0.0.1/parsers: network error) and the list to look for it failed too (GET http://127.0.0.1/parsers: 429: HTTP 429: refused, nothing applied); it was not sent again',
+    );
+    expect(fake.calls).toEqual(['POST']);
+    expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
+  });
+
   it('a refusal (4xx) created nothing: the intent goes', async () => {
     const backend = memoryBackend(empty);
     const refused = new ApiError({
