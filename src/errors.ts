@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'apply.not-approved',
   'apply.plan-stale',
   'apply.plan-unreadable',
+  'apply.recreate-not-approved',
   'apply.wait-timeout',
   'cancel.not-running',
   'cancel.unknown-job',

@@ -6,6 +6,7 @@ import type { LiveIndex } from '../plan/plan-context.js';
 import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-model.js';
 import type { Permits } from '../worker-pool.js';
 import type { StateStore } from './state-store.js';
+import type { CreateIntent } from '../state/model.js';
 import type { GenerationPoller } from './generation-poller.js';
 
 /** What every handler gets: the clients, the state store, the options, and where events go. */
@@ -26,9 +27,10 @@ export interface HandlerContext {
   planned?: LiveIndex;
   /**
    * Creates whose intent was written ahead with the whole plan and whose POST is not sent yet (recordIntentsAhead):
-   * a create takes its address out as it sends, and what is left when apply ends is taken back.
+   * a create takes its address out as it sends, and what is left when apply ends is taken back. Each maps to the
+   * intent it took the place of (an earlier run's create still unconfirmed), which is put back if it is not sent.
    */
-  intentsAhead?: Set<string>;
+  intentsAhead?: Map<string, CreateIntent | undefined>;
 }
 
 /** Makes the calls of one change and records them in state; each kind and action has its own. */

@@ -113,7 +113,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     poller.close();
-    await settleIntents(ctx, ctx.intentsAhead ?? new Set()).catch(() => undefined);
+    await settleIntents(ctx, ctx.intentsAhead ?? new Map()).catch(() => undefined);
     await store.flushed();
   }
   const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));

@@ -1,4 +1,5 @@
 import { ApiError } from '../api/api-error.js';
+import { ScrapeformError } from '../errors.js';
 import type { ParserCreate, ParserReplace, ProjectCreate, ResourceChange } from '../plan/model.js';
 import type { CreateIntent, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
@@ -29,14 +30,16 @@ export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
  * The intents of every create of the plan, written in one durable write before the first call, when the plan's
  * lists say which objects of each name existed before (ctx.planned). A create whose intent is on disk this way
  * sends its POST without a write of its own: one fsynced write of the whole state per create (or per group of
- * creates in flight together) was most of the time of a large apply (issue 14). Returns the addresses recorded;
- * an intent whose POST is never sent (Ctrl-C, an earlier failure) is taken back by dropUnsentIntents.
+ * creates in flight together) was most of the time of a large apply (issue 14). Returns the addresses recorded,
+ * each with the intent it replaced (a create sent by an earlier run and never confirmed, sent again with
+ * `--recreate`); an intent whose POST is never sent (Ctrl-C, an earlier failure) is taken back by settleIntents,
+ * and the one it replaced put back: that earlier POST may still have landed.
  */
 export async function recordIntentsAhead(
   ctx: HandlerContext,
   changes: readonly ResourceChange[],
-): Promise<Set<string>> {
-  const ahead = new Set<string>();
+): Promise<Map<string, CreateIntent | undefined>> {
+  const ahead = new Map<string, CreateIntent | undefined>();
   const planned = ctx.planned;
   if (planned === undefined) return ahead;
   const posting = changes.filter(postsNewObject);
@@ -46,8 +49,8 @@ export async function recordIntentsAhead(
     for (const change of posting) {
       const byName = change.kind === 'Project' ? planned.projectsByName : planned.parsersByName;
       const before = (byName.get(change.name) ?? []).map((o) => o.id);
+      ahead.set(change.address, intents[change.address]);
       intents[change.address] = { ...intentOf(change), before } as CreateIntent;
-      ahead.add(change.address);
     }
   });
   await ctx.store.durable();
@@ -56,13 +59,20 @@ export async function recordIntentsAhead(
 
 /**
  * When apply ends: intents recorded ahead whose POST was never sent (Ctrl-C, an earlier failure) are taken back,
- * since nothing was created that the next plan should look for; and no empty intents object is left in state.
+ * since nothing was created that the next plan should look for (the earlier intent each replaced, if any, is put
+ * back); and no empty intents object is left in state.
  */
-export async function settleIntents(ctx: HandlerContext, unsent: ReadonlySet<string>): Promise<void> {
+export async function settleIntents(
+  ctx: HandlerContext,
+  unsent: ReadonlyMap<string, CreateIntent | undefined>,
+): Promise<void> {
   const intents = ctx.store.current.intents;
   if (unsent.size === 0 && (intents === undefined || Object.keys(intents).length > 0)) return;
   await ctx.store.commit((state) => {
-    for (const address of unsent) clearIntent(state, address);
+    for (const [address, earlier] of unsent) {
+      if (earlier !== undefined) (state.intents ??= {})[address] = earlier;
+      else clearIntent(state, address);
+    }
     if (state.intents !== undefined && Object.keys(state.intents).length === 0) delete state.intents;
   });
 }
@@ -130,7 +140,23 @@ export async function createWithIntent<T extends { id: string | number; name?: s
       },
     });
   } catch (error) {
-    await settleFailedIntent(ctx, change.address, error);
+    if (error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed') {
+      await markUnconfirmed(ctx, change.address);
+    } else {
+      await settleFailedIntent(ctx, change.address, error);
+    }
     throw error;
   }
+}
+
+/**
+ * The POST went out and nothing confirms it landed or not: its intent says so, and the next plan does not send it
+ * again while the list does not show it (recover-intents.ts), unless told to (`--recreate`).
+ */
+async function markUnconfirmed(ctx: HandlerContext, address: string): Promise<void> {
+  const at = new Date(ctx.now()).toISOString();
+  await ctx.store.commit((state) => {
+    const intent = state.intents?.[address];
+    if (intent !== undefined) intent.unconfirmed = at;
+  });
 }

@@ -12,8 +12,9 @@ export interface CreateOnceOptions<Id> {
  * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, or a
  * 5xx), list by name and take the one object of that name that was not there before. When the list shows none,
  * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
- * POST that lands too is a duplicate that costs a generation. The intent stays in state; the next plan finds the
- * object by name if it landed, or plans the create again if it did not.
+ * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
+ * next plan records the object by name once a list shows it, and until then sends the create again only with
+ * `--recreate` (recover-intents.ts, approval.ts).
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
@@ -52,7 +53,7 @@ function unconfirmed(name: string, error: ApiError, why: string): ScrapeformErro
     'apply.create-unconfirmed',
     `the create of "${name}" got no clear answer (${error.message}) and ${why}; it was not sent again`,
     {
-      hint: 'apply again in a minute: the next plan finds it by name if it landed, or creates it if it did not (never both)',
+      hint: 'apply again later: once a list shows it, it is recorded as this create; until then it is not sent again unless --recreate names its address (after checking the service that it did not land)',
       cause: error,
     },
   );

@@ -13,6 +13,7 @@ import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { LiveProgress } from './live-progress.js';
+import { collect } from './options.js';
 import { confirm } from './prompt.js';
 import { readSavedPlan } from './saved-plan.js';
 import {
@@ -31,6 +32,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   autoApprove?: boolean;
   allowDestroy?: boolean;
   allowAdopt?: boolean;
+  recreate?: string[];
   concurrency: string;
   maxGenerating: string;
   waitTimeout: string;
@@ -52,6 +54,11 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option('--auto-approve', 'do not ask (needed without a terminal or with CI set)')
     .option('--allow-destroy', 'allow deletes, replaces and archives')
     .option('--allow-adopt', 'allow taking over live objects no state manages (found by name)')
+    .option(
+      '--recreate <address>',
+      'send again a create an earlier apply could not confirm and no list shows yet (repeatable; check the service first)',
+      collect,
+    )
     .option(
       '--concurrency <n>',
       'calls in flight at once (a parser waiting for its generation holds none)',
@@ -109,6 +116,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         ...(savedPlan !== undefined ? { savedPlan } : {}),
         allowDestroy: flags.allowDestroy === true,
         allowAdopt: flags.allowAdopt === true,
+        recreate: flags.recreate ?? [],
         autoApprove: flags.autoApprove === true,
         ...(ctx.interactive
           ? { confirm: async (plan, decision) => confirm(renderApprovalQuestion(plan, decision)) }

@@ -1,6 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
-import { adoptsLiveObject } from './model.js';
+import { adoptsLiveObject, resendsUnconfirmed } from './model.js';
 import { formatCount } from '../format-count.js';
 
 export interface ApprovalFlags {
@@ -121,4 +121,24 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
       },
     );
   }
+}
+
+/**
+ * `--recreate ADDRESS`: a create an earlier apply sent and could not confirm, which no list shows yet, is sent again
+ * only for the addresses named. It may have landed (a list can lag behind a create), and a second object would be
+ * a duplicate, a parser's at the price of another generation. Refused with exit 3 and nothing sent; a person's yes
+ * does not cover it: only the address, named after checking the service.
+ */
+export function checkRecreates(plan: Plan, recreate: readonly string[]): void {
+  const waiting = plan.resource_changes.filter((c) => resendsUnconfirmed(c) && !recreate.includes(c.address));
+  if (waiting.length === 0) return;
+  const n = waiting.length;
+  throw new ScrapeformError(
+    'apply.recreate-not-approved',
+    `not applied: the plan sends again ${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
+    {
+      status: 'input-needed',
+      hint: `apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}`,
+    },
+  );
 }

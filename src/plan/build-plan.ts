@@ -2,7 +2,7 @@ import type { LiveParserSummary } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
-import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION } from './model.js';
+import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION, UNCONFIRMED_REASON } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
@@ -63,6 +63,18 @@ export function detailsNeeded(
     if (!known.includes(live.version)) needed.add(live.id);
   }
   return [...needed];
+}
+
+/**
+ * A create (or the new parser of a replace) that an earlier apply sent and gave up confirming, with no list showing
+ * it yet, says so first: apply sends it again only with `--recreate` for its address.
+ */
+function unconfirmedAgain(change: ResourceChange, unconfirmed: ReadonlyMap<string, string>): ResourceChange {
+  const at = unconfirmed.get(change.address);
+  const posts = change.action === 'create' || (change.action === 'replace' && change.finishing !== true);
+  if (at === undefined || !posts) return change;
+  const reason = `${UNCONFIRMED_REASON} the create sent at ${at} got no clear answer and no list shows it yet (it may have landed); apply sends it again only with --recreate ${change.address}`;
+  return { ...change, reasons: [reason, ...change.reasons] };
 }
 
 /** A change of a generated or inherited object says where its values come from. */
@@ -134,7 +146,9 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
     if (change === undefined) continue;
-    changes.push(withMove(withOrigin(change, desiredParsers.get(address))));
+    changes.push(
+      withMove(withOrigin(unconfirmedAgain(change, recovered.unconfirmed), desiredParsers.get(address))),
+    );
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
 
@@ -154,7 +168,10 @@ export function buildPlan(input: PlanInput): Plan {
       desiredProjects.get(address),
       recorded?.kind === 'Project' ? recorded : undefined,
     );
-    if (change !== undefined) changes.push(withMove(withOrigin(change, desiredProjects.get(address))));
+    if (change !== undefined)
+      changes.push(
+        withMove(withOrigin(unconfirmedAgain(change, recovered.unconfirmed), desiredProjects.get(address))),
+      );
   }
 
   for (const address of options.acceptUnknown ?? []) {

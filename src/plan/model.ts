@@ -267,3 +267,14 @@ export const ADOPTED_REASON = 'adopted:';
 export function adoptsLiveObject(change: ResourceChange): boolean {
   return change.reasons.some((reason) => reason.startsWith(ADOPTED_REASON));
 }
+
+/** How the planner starts the reason of a create an earlier apply sent and could not confirm (recover-intents.ts). */
+export const UNCONFIRMED_REASON = 'unconfirmed create:';
+
+/**
+ * Whether a change sends again a create an earlier apply sent and gave up confirming, which no list shows yet: it
+ * may have landed (a list can lag), so apply sends it only with `--recreate` for its address (approval.ts).
+ */
+export function resendsUnconfirmed(change: ResourceChange): boolean {
+  return change.reasons.some((reason) => reason.startsWith(UNCONFIRMED_REASON));
+}

@@ -13,6 +13,11 @@ export interface RecoveredIntents {
   state: State;
   /** What was recovered, or could not be told apart, per address: for the plan's warnings. */
   notes: string[];
+  /**
+   * Creates an earlier apply sent and gave up confirming (their intent says when) that no list shows yet, by
+   * address: sending one again needs `--recreate` (build-plan.ts, approval.ts).
+   */
+  unconfirmed: Map<string, string>;
 }
 
 /**
@@ -26,7 +31,8 @@ export function recoverIntents(
   live: { parsers: readonly LiveParserSummary[]; projects: readonly LiveProject[] },
 ): RecoveredIntents {
   const intents = Object.entries(state.intents ?? {});
-  if (intents.length === 0) return { state, notes: [] };
+  const unconfirmed = new Map<string, string>();
+  if (intents.length === 0) return { state, notes: [], unconfirmed };
   const resources = { ...state.resources };
   const left: Record<string, CreateIntent> = {};
   const notes: string[] = [];
@@ -66,13 +72,15 @@ export function recoverIntents(
       );
     }
     // None landed (or the list does not show it yet): the intent stays until a later create replaces it.
+    if (landed.length === 0 && intent.unconfirmed !== undefined) unconfirmed.set(address, intent.unconfirmed);
     left[address] = intent;
   }
-  if (!changed) return { state, notes };
+  if (!changed) return { state, notes, unconfirmed };
   const { intents: _intents, ...rest } = state;
   return {
     state: { ...rest, resources, ...(Object.keys(left).length > 0 ? { intents: left } : {}) },
     notes,
+    unconfirmed,
   };
 }
 

@@ -101,7 +101,18 @@ export type ResourceState = ParserState | ProjectState;
  */
 export type CreateIntent = ParserCreateIntent | ProjectCreateIntent;
 
-export interface ParserCreateIntent {
+/** What every intent may carry beyond its create. */
+interface IntentOutcome {
+  /**
+   * When apply gave up confirming the create (ISO time): the POST went out, its answer was lost (no answer, a 5xx)
+   * and the list did not show the object. Until a list shows it (it is then recovered by name), the next plan
+   * sends the create again only with `--recreate ADDRESS`: a list may lag behind a create, and a second object
+   * would be a duplicate (a parser's costs a generation).
+   */
+  unconfirmed?: string;
+}
+
+export interface ParserCreateIntent extends IntentOutcome {
   kind: 'Parser';
   name: string;
   /** The definition the POST sends. */
@@ -112,7 +123,7 @@ export interface ParserCreateIntent {
   before?: string[];
 }
 
-export interface ProjectCreateIntent {
+export interface ProjectCreateIntent extends IntentOutcome {
   kind: 'Project';
   name: string;
   definition: ProjectDefinition;

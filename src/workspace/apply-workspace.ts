@@ -4,7 +4,7 @@ import { runExpectChecks } from '../apply/run-expect-checks.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { ResultDiff } from '../output/render-result-diffs.js';
-import { checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
+import { checkRecreates, checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
@@ -41,6 +41,8 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags, Pick<ApplyOptions,
   /** Called when a dead run's lock was taken over. */
   onStaleLock?: (holder: LockInfo) => void;
   maxRegenerations?: number;
+  /** `--recreate`: addresses whose unconfirmed earlier create may be sent again (approval.ts, checkRecreates). */
+  recreate?: readonly string[];
 }
 
 export interface ApplyWorkspaceOutcome {
@@ -83,6 +85,7 @@ export async function applyWorkspace(
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
+    checkRecreates(plan, options.recreate ?? []);
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
       managed: new Set(Object.keys(moved.resources)),

@@ -6,6 +6,8 @@ import type { QuirkName } from '../../src/emulator/quirks.js';
 import type { EmulatorOptions } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/model.js';
 import { runScrapeform } from '../helpers/cli.js';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import type { ChildRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -152,6 +154,82 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
       ['project.nightly', 'create'],
     ]);
   });
+  it('a create whose answer was lost is not sent again while the list lags: apply asks for --recreate, then recovers it', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    const apply = (...extra: string[]): Promise<ChildRun> =>
+      runBuiltCli(['apply', 'manifests', '--auto-approve', '--state', ws.backend.location, ...extra], {
+        cwd: ws.dir,
+        env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      });
+    const before = credits(h);
+    // The service acts, then holds its answer past the client's timeout: the POST landed, nothing says so.
+    h.emulator.setFaults({ responseDelayMs: 1500, responseDelayMethods: ['POST'] });
+    const first = await apply('--timeout', '300ms');
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('the create of "books" got no clear answer');
+    h.emulator.setFaults({ responseDelayMs: 0 });
+    // The emulator logs the POST when its held answer goes out.
+    for (let i = 0; i < 300 && calls(h, 'POST', '/parsers') === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect((await ws.state()).intents?.['parser.books']?.unconfirmed).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // A minute later the list still lags: the create is not sent again, and the refusal says what to do.
+    h.emulator.clock.advance(60_000);
+    const second = await apply();
+    expect(second.code).toBe(3);
+    expect(second.stdout).toContain('# unconfirmed create: the create sent at ');
+    expect(second.stderr).toContain(
+      'error: not applied: the plan sends again a create an earlier apply sent and could not confirm, which no list shows yet (parser.books); nothing was sent',
+    );
+    expect(second.stderr).toContain('pass --recreate parser.books');
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+
+    // Once the list shows it, it is recovered as ours: still one POST, one generation paid, nothing left to do.
+    h.emulator.clock.advance(600_000);
+    const third = await apply();
+    expect(third.code).toBe(0);
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect((await ws.state()).intents).toBeUndefined();
+    expect(before - credits(h)).toBe(GENERATION);
+    expect((await h.parsers.list()).map((p) => p.name)).toEqual(['books']);
+    const plan = await runBuiltCli(
+      ['plan', 'manifests', '--detailed-exitcode', '--state', ws.backend.location],
+      {
+        cwd: ws.dir,
+        env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      },
+    );
+    expect(plan.code).toBe(0);
+  }, 30_000);
+
+  it('--recreate sends such a create again, for the address it names only', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    const apply = (...extra: string[]): Promise<ChildRun> =>
+      runBuiltCli(['apply', 'manifests', '--auto-approve', '--state', ws.backend.location, ...extra], {
+        cwd: ws.dir,
+        env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      });
+    h.emulator.setFaults({ responseDelayMs: 1500, responseDelayMethods: ['POST'] });
+    expect((await apply('--timeout', '300ms')).code).toBe(1);
+    h.emulator.setFaults({ responseDelayMs: 0 });
+    const refused = await apply('--recreate', 'parser.other');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'which no list shows yet (parser.books, project.nightly); nothing was sent',
+    );
+    // Told so (here wrongly: both had landed), apply sends both again.
+    const both = await apply('--recreate', 'parser.books', '--recreate', 'project.nightly');
+    expect(both.code).toBe(0);
+    expect(both.stderr).toContain('POST /parsers -> 201');
+    expect(both.stderr).toContain('POST /api/projects -> 201');
+    expect((await ws.state()).intents).toBeUndefined();
+    expect(Object.keys((await ws.state()).resources).sort()).toEqual(['parser.books', 'project.nightly']);
+  }, 30_000);
 });
 
 describe('2. details without version (details-without-version)', () => {

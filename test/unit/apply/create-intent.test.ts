@@ -140,6 +140,7 @@ describe('apply records a create intent before its POST', () => {
       clients: fake.clients,
       backend,
       state: structuredClone(empty),
+      now: () => Date.parse('2026-11-26T02:00:00.000Z'),
     });
     expect(result.results[0]?.ok).toBe(false);
     expect(result.results[0]?.error?.code).toBe('apply.create-unconfirmed');
@@ -351,6 +352,35 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     // What was sent is recorded; nothing is left for the next plan to look for.
     expect(Object.keys(stored.resources).sort()).toEqual([...sent].sort());
     expect(stored.intents).toBeUndefined();
+  });
+
+  it('Ctrl-C: a create never sent puts back the unconfirmed intent of an earlier run it was to replace', async () => {
+    const earlier = {
+      kind: 'Project' as const,
+      name: 'j39',
+      definition: { name: 'j39', projectType: 'urls', scrapingInterval: 'hourly' },
+      before: [],
+      unconfirmed: '2026-11-26T02:00:00.000Z',
+    };
+    const start: State = { ...empty, intents: { 'project.j39': earlier } };
+    const backend = memoryBackend(start);
+    const controller = new AbortController();
+    const fake = projectClients(backend, (count) => {
+      if (count === 5) controller.abort();
+    });
+    const result = await applyPlan({
+      plan,
+      clients: fake.clients,
+      backend,
+      state: structuredClone(start),
+      concurrency: 2,
+      live: { parsers: [], projects: [] },
+      signal: controller.signal,
+    });
+    expect(result.interrupted).toBe(true);
+    expect(fake.seenAtPost.map((p) => p.name)).not.toContain('j39');
+    // Its POST may still have landed: the next plan must go on looking for it, and ask before sending it again.
+    expect((await backend.read()).intents).toEqual({ 'project.j39': earlier });
   });
 
   it('without the lists of the plan, each create records its own intent before its POST', async () => {

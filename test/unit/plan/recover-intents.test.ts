@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
+import type { ScrapeformError } from '../../../src/errors.js';
+import { checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan, detailsNeeded, projectPayload } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../../src/plan/model.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
@@ -143,7 +145,7 @@ describe('a create an interrupted apply sent is recovered from its intent, not a
   it('a parser of that name that was there before the POST is never taken for the one created', () => {
     const state = stateWith({}, { 'parser.books': { ...createIntent, before: ['p-theirs'] } });
     const live = snapshot([summary('p-theirs', 'books', 2)]);
-    expect(recoverIntents(state, live)).toEqual({ state, notes: [] });
+    expect(recoverIntents(state, live)).toEqual({ state, notes: [], unconfirmed: new Map() });
   });
 
   it('two candidates: none is taken, and the plan says why', () => {
@@ -184,6 +186,80 @@ describe('a create an interrupted apply sent is recovered from its intent, not a
   it('an intent whose create was recorded after all is dropped', () => {
     const state = stateWith({ 'parser.books': { ...old, id: 'p-new' } }, { 'parser.books': createIntent });
     expect(recoverIntents(state, snapshot([summary('p-new', 'books', 0)])).state.intents).toBeUndefined();
+  });
+});
+
+describe('a create an apply sent and could not confirm is not sent again while no list shows it', () => {
+  const at = '2026-11-26T02:00:00.000Z';
+  const unconfirmedIntent = {
+    kind: 'Parser' as const,
+    name: 'books',
+    definition,
+    before: [],
+    unconfirmed: at,
+  };
+  const reason = `unconfirmed create: the create sent at ${at} got no clear answer and no list shows it yet (it may have landed); apply sends it again only with --recreate parser.books`;
+
+  it('the plan shows the create with why, and apply refuses it (exit 3) unless --recreate names it', () => {
+    const state = stateWith({}, { 'parser.books': unconfirmedIntent });
+    const plan = buildPlan({ parsers: [books], projects: [], state, live: snapshot([]) });
+    expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons])).toEqual([
+      ['parser.books', 'create', [reason, 'not yet created']],
+    ]);
+    const refused = (() => {
+      try {
+        checkRecreates(plan, []);
+        return undefined;
+      } catch (error) {
+        return error as ScrapeformError;
+      }
+    })();
+    expect(refused?.code).toBe('apply.recreate-not-approved');
+    expect(refused?.status).toBe('input-needed');
+    expect(refused?.message).toBe(
+      'not applied: the plan sends again a create an earlier apply sent and could not confirm, which no list shows yet (parser.books); nothing was sent',
+    );
+    expect(refused?.hint).toBe(
+      'apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass --recreate parser.books',
+    );
+    expect(() => checkRecreates(plan, ['parser.books'])).not.toThrow();
+    expect(() => checkRecreates(plan, ['parser.other'])).toThrow('(parser.books)');
+  });
+
+  it('once a list shows it, it is recovered as any interrupted create is: no create, nothing to allow', () => {
+    const state = stateWith({}, { 'parser.books': unconfirmedIntent });
+    const live = snapshot([summary('p-new', 'books', 0)]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(recoverIntents(state, live).unconfirmed).toEqual(new Map());
+  });
+
+  it('a project likewise', () => {
+    const payload = projectPayload(nightly);
+    const state = stateWith(
+      {},
+      {
+        'project.nightly': {
+          kind: 'Project',
+          name: 'nightly',
+          definition: payload,
+          before: [],
+          unconfirmed: at,
+        },
+      },
+    );
+    const plan = buildPlan({ parsers: [], projects: [nightly], state, live: snapshot([], []) });
+    expect(plan.resource_changes.map((c) => [c.action, c.reasons[0]])).toEqual([
+      ['create', reason.replace('parser.books', 'project.nightly')],
+    ]);
+    expect(() => checkRecreates(plan, [])).toThrow('(project.nightly)');
+  });
+
+  it('an intent a killed run left (its POST maybe never sent) is planned again as before: nothing marks it', () => {
+    const state = stateWith({}, { 'parser.books': { ...unconfirmedIntent, unconfirmed: undefined } });
+    const plan = buildPlan({ parsers: [books], projects: [], state, live: snapshot([]) });
+    expect(plan.resource_changes.map((c) => c.reasons)).toEqual([['not yet created']]);
+    expect(() => checkRecreates(plan, [])).not.toThrow();
   });
 });
 
