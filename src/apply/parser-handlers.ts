@@ -1,3 +1,4 @@
+import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
 import { applyFieldOperations } from '../plan/field-operations.js';
@@ -125,7 +126,14 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
       : change.definition.fields;
   for (const [i, ops] of change.waves.entries()) {
     abortIfInterrupted(ctx);
-    const updated = await ctx.clients.parsers.update(id, version, ops);
+    const last = i === change.waves.length - 1;
+    const nextFields = last ? change.definition.fields : applyFieldOperations(fields, ops);
+    const definition: ParserDefinition = last
+      ? change.definition
+      : { ...change.definition, fields: nextFields };
+    const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
+      ctx.clients.parsers.update(id, version, ops),
+    );
     noteCall(
       ctx,
       change,
@@ -134,9 +142,7 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
       updated.ready ? 200 : 202,
     );
     version = updated.version;
-    const last = i === change.waves.length - 1;
-    fields = last ? change.definition.fields : applyFieldOperations(fields, ops);
-    const definition: ParserDefinition = last ? change.definition : { ...change.definition, fields };
+    fields = nextFields;
     await ctx.store.commit((state) => {
       const current = state.resources[change.address] as ParserState | undefined;
       const base: ParserState = current ?? {
@@ -147,8 +153,9 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
         definition: null,
         descriptionsKnown: change.descriptionsKnown,
       };
-      // Values never seen stay marked until sent or confirmed: the change says which are left.
-      const { unknown: _unknown, ...rest } = base;
+      // Values never seen stay marked until sent or confirmed: the change says which are left. The PATCH is
+      // answered: its intent is spent.
+      const { unknown: _unknown, patching: _patching, ...rest } = base;
       const marked: ParserState = {
         ...rest,
         ...(change.unknown !== undefined ? { unknown: change.unknown } : {}),
@@ -270,4 +277,37 @@ async function deleteParser(
     204,
     [404],
   );
+}
+
+/**
+ * One PATCH, its intent on disk first (ParserState.patching): a run whose answer is lost leaves it for the next
+ * plan, which takes the version the service made as this PATCH's rather than PATCHing again. A refusal (4xx) made
+ * nothing, so the intent goes; any other failure (no answer, a 5xx, an answer that cannot be read) may have acted,
+ * so it stays. A parser state does not hold yet (the first PATCH of an adoption) has no intent to keep.
+ */
+async function patchOnce<T>(
+  ctx: HandlerContext,
+  address: string,
+  patching: NonNullable<ParserState['patching']>,
+  send: () => Promise<T>,
+): Promise<T> {
+  const setPatching = (value: ParserState['patching']): Promise<void> =>
+    ctx.store.commit((state) => {
+      const current = state.resources[address];
+      if (current?.kind !== 'Parser') return;
+      const { patching: _old, ...rest } = current;
+      state.resources[address] = value !== undefined ? { ...rest, patching: value } : rest;
+    });
+  const held = ctx.store.current.resources[address]?.kind === 'Parser';
+  if (held) {
+    await setPatching(patching);
+    await ctx.store.durable();
+  }
+  try {
+    return await send();
+  } catch (error) {
+    if (held && error instanceof ApiError && error.status >= 400 && error.status < 500)
+      await setPatching(undefined);
+    throw error;
+  }
 }

@@ -30,13 +30,19 @@ export function recoverIntents(
   state: State,
   live: { parsers: readonly LiveParserSummary[]; projects: readonly LiveProject[] },
 ): RecoveredIntents {
-  const intents = Object.entries(state.intents ?? {});
   const unconfirmed = new Map<string, string>();
-  if (intents.length === 0) return { state, notes: [], unconfirmed };
-  const resources = { ...state.resources };
+  const patched = recoverPatches(state, live.parsers);
+  const intents = Object.entries(state.intents ?? {});
+  if (intents.length === 0)
+    return {
+      state: patched.resources !== state.resources ? { ...state, resources: patched.resources } : state,
+      notes: patched.notes,
+      unconfirmed,
+    };
+  const resources = { ...patched.resources };
   const left: Record<string, CreateIntent> = {};
-  const notes: string[] = [];
-  let changed = false;
+  const notes: string[] = [...patched.notes];
+  let changed = patched.resources !== state.resources;
   for (const [address, intent] of intents) {
     const recorded = resources[address];
     // The resource moved on since (recorded by the run itself, or replaced again): the intent is spent.
@@ -122,4 +128,35 @@ function recoveredParser(intent: ParserCreateIntent, live: LiveParserSummary): R
     pending: { version: live.version, definition: intent.definition },
     ...(intent.replaces !== undefined ? { replacing: { oldId: intent.replaces } } : {}),
   };
+}
+
+/**
+ * PATCHes a run sent but never saw answered (ParserState.patching): the version after the one it was based on is
+ * the one it made, pending with the definition it sent, as apply would have recorded it; a parser still at that
+ * version was never changed, and its intent goes. At any other version, something else changed it too: the intent
+ * goes, and the plan reads the parser as it does any version made outside scrapeform. A parser the lists lack
+ * keeps its intent.
+ */
+function recoverPatches(
+  state: State,
+  parsers: readonly LiveParserSummary[],
+): { resources: State['resources']; notes: string[] } {
+  const notes: string[] = [];
+  let resources = state.resources;
+  for (const [address, resource] of Object.entries(state.resources)) {
+    if (resource.kind !== 'Parser' || resource.patching === undefined) continue;
+    const live = parsers.find((p) => p.id === resource.id);
+    if (live === undefined) continue;
+    const { patching, ...rest } = resource;
+    if (resources === state.resources) resources = { ...state.resources };
+    if (live.version === patching.from + 1) {
+      resources[address] = { ...rest, pending: { version: live.version, definition: patching.definition } };
+      notes.push(
+        `${address}: version ${live.version} was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (not as a change made outside scrapeform)`,
+      );
+    } else {
+      resources[address] = rest;
+    }
+  }
+  return { resources, notes };
 }

@@ -32,6 +32,13 @@ export interface ParserState {
   /** A replace under way: the new parser exists, the old one is not deleted yet. */
   replacing?: { oldId: string };
   /**
+   * A PATCH about to be sent (written before it): the version it is based on and the definition it makes. A run
+   * whose answer was lost (no answer, a 5xx, killed) leaves it behind; the next plan takes the version after
+   * `from`, if the service made it, as this PATCH's (pending, with this definition) instead of as a change made
+   * outside scrapeform, which it would PATCH again at the price of another generation (recover-intents.ts).
+   */
+  patching?: { from: number; definition: ParserDefinition };
+  /**
    * Values of `definition` that were never seen (a parser written by import: the service returns no scraper
    * params, descriptions, selectors or input types), so the empty ones recorded are unknown, not empty. Absent
    * when every value is known. `plan --accept-unknown ADDR` records the manifest's values for them.

@@ -145,6 +145,44 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     await expectConverged();
   });
 
+  it('a PATCH whose answer was lost (it acted: a new version) is taken as ours: no second PATCH, no second generation', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace(
+        '  availability:\n',
+        '  upc:\n    description: Universal product code from the product information table\n  availability:\n',
+      ),
+    );
+    const credits = (): number => emulator.accounts.list().find((a) => a.key === KEY)?.credits ?? NaN;
+    const patches = (): number => emulator.requestLog.filter((e) => e.method === 'PATCH').length;
+    const before = credits();
+    // The service acts, then holds its answer past the client's timeout.
+    emulator.setFaults({ responseDelayMs: 1500, responseDelayMethods: ['PATCH'] });
+    const lost = await run(['apply', '--auto-approve', '--timeout', '300ms']);
+    expect(lost.code).toBe(1);
+    emulator.setFaults({ responseDelayMs: 0 });
+    for (let i = 0; i < 300 && patches() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await emulator.idle();
+    expect((JSON.parse(await stateText()) as State).resources['parser.books-product']).toMatchObject({
+      version: 0,
+      patching: { from: 0 },
+    });
+    const plan = await run(['plan', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout).toBe(0);
+    expect(plan.stdout).toContain(
+      "parser.books-product: version 1 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (not as a change made outside scrapeform)",
+    );
+    expect(plan.stdout).not.toContain('Drift');
+    await expectConverged();
+    expect(patches()).toBe(1);
+    expect(before - credits()).toBe(30_000);
+    expect((JSON.parse(await stateText()) as State).resources['parser.books-product']).toMatchObject({
+      version: 1,
+    });
+  });
+
   it('a swap killed between its two PATCHes (the first acted, its answer lost) is finished by renames, free', async () => {
     expect((await run(['apply', '--auto-approve'])).code).toBe(0);
     const file = path.join(dir, 'books-product.yaml');
@@ -182,7 +220,10 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     };
     expect(halfway.summary.regenerations).toBe(0);
     expect(halfway.drift).toEqual([]);
-    expect(halfway.warnings.join('\n')).toContain('an interrupted apply left temporary field names');
+    // The first PATCH's intent says the version it made is ours, temporary names and all: the renames are finished.
+    expect(halfway.warnings.join('\n')).toContain(
+      'parser.books-product: version 1 was made by an apply whose PATCH got no answer',
+    );
     await expectConverged();
     expect([...latestFields()].sort()).toEqual([
       'availability',

@@ -5,6 +5,7 @@ import { applyPlan } from '../../../src/apply/apply-plan.js';
 import type {
   ParserCreate,
   ParserFinishReplace,
+  ParserUpdate,
   Plan,
   ProjectCreate,
   ResourceChange,
@@ -198,6 +199,82 @@ describe('apply records a create intent before its POST', () => {
     });
     expect(result.results[0]?.ok).toBe(false);
     expect((await backend.read()).intents).toBeUndefined();
+  });
+
+  describe('a PATCH records its intent before it is sent', () => {
+    const patched: ParserDefinition = {
+      ...definition,
+      fields: [...definition.fields, { name: 'isbn', description: 'ISBN' }],
+    };
+    const update: ParserUpdate = {
+      address: 'parser.books',
+      kind: 'Parser',
+      name: 'books',
+      action: 'update',
+      id: 'p-1',
+      baseVersion: 2,
+      waves: [{ add_fields: [{ name: 'isbn', description: 'ISBN' }] }],
+      definition: patched,
+      descriptionsKnown: true,
+      reasons: ['fields changed'],
+      regenerates: true,
+      destructive: false,
+      field_changes: [],
+      breaking: [],
+    };
+    const managed: State = {
+      ...empty,
+      resources: {
+        'parser.books': {
+          kind: 'Parser',
+          id: 'p-1',
+          name: 'books',
+          version: 2,
+          definition,
+          descriptionsKnown: true,
+        },
+      },
+    };
+    const patching = async (failure: ApiError) => {
+      const backend = memoryBackend(managed);
+      let durableAtPatch: State | undefined;
+      const parsers = {
+        update: async () => {
+          durableAtPatch = backend.writes.at(-1);
+          return Promise.reject(failure);
+        },
+      };
+      const result = await applyPlan({
+        plan: planOf(update),
+        clients: { parsers, projects: {}, close: async () => undefined } as unknown as ApiClients,
+        backend,
+        state: structuredClone(managed),
+      });
+      expect(result.results[0]?.ok).toBe(false);
+      expect(durableAtPatch?.resources['parser.books']).toMatchObject({
+        patching: { from: 2, definition: patched },
+      });
+      return (await backend.read()).resources['parser.books'];
+    };
+
+    it('no answer: the intent stays for the next plan, which takes the version it made as its own', async () => {
+      expect(await patching(noAnswer())).toMatchObject({
+        version: 2,
+        patching: { from: 2, definition: patched },
+      });
+    });
+
+    it('a refusal (4xx) changed nothing: the intent goes', async () => {
+      const refused = new ApiError({
+        code: 'api.bad-request',
+        status: 400,
+        method: 'PATCH',
+        url: 'http://127.0.0.1/parsers/p-1/2',
+        secrets: [],
+        retryable: false,
+      });
+      expect(await patching(refused)).toEqual(managed.resources['parser.books']);
+    });
   });
 
   it('finishing a recovered replace records the new parser even from state as read (not recovered yet)', async () => {

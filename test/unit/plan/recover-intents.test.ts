@@ -263,6 +263,54 @@ describe('a create an apply sent and could not confirm is not sent again while n
   });
 });
 
+describe('a PATCH sent and never seen answered is recovered from its intent, not read as drift', () => {
+  const sent: ParserDefinition = {
+    ...definition,
+    fields: [...definition.fields, { name: 'isbn', description: 'ISBN' }],
+  };
+  const patching: ParserState = { ...old, definition, version: 3, patching: { from: 3, definition: sent } };
+
+  it('the version after the one it was based on is its: pending with the definition sent', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    const recovered = recoverIntents(state, snapshot([summary('p-old', 'books', 4, 'GENERATING')]));
+    const { patching: _patching, ...rest } = patching;
+    expect(recovered.state.resources['parser.books']).toEqual({
+      ...rest,
+      pending: { version: 4, definition: sent },
+    });
+    expect(recovered.notes).toEqual([
+      "parser.books: version 4 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (not as a change made outside scrapeform)",
+    ]);
+    // Once FINISHED it is the recorded version, and a manifest that wants what was sent plans nothing.
+    const finished = snapshot([summary('p-old', 'books', 4)]);
+    expect(refreshState(state, finished)?.resources['parser.books']).toEqual({
+      ...rest,
+      version: 4,
+      definition: sent,
+      descriptionsKnown: true,
+    });
+    const wanted = desiredParser('books', [...books.fields, { name: 'isbn', description: 'ISBN' }], {
+      urls: books.urls,
+    });
+    expect(buildPlan({ parsers: [wanted], projects: [], state, live: finished }).resource_changes).toEqual(
+      [],
+    );
+  });
+
+  it('a parser still at that version was not changed: the intent goes, and the PATCH is planned again', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    const { patching: _patching, ...rest } = patching;
+    expect(
+      recoverIntents(state, snapshot([summary('p-old', 'books', 3)])).state.resources['parser.books'],
+    ).toEqual(rest);
+  });
+
+  it('a parser the lists lack keeps its intent until one shows it', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    expect(recoverIntents(state, snapshot([])).state).toBe(state);
+  });
+});
+
 describe('a live parser sharing a managed parser name is shown, never hidden', () => {
   it('as drift in the plan, and in --show-unmanaged', () => {
     const state = stateWith({ 'parser.books': { ...old, definition, version: 3 } }, undefined);
