@@ -133,9 +133,14 @@ describe('apply records a create intent before its POST', () => {
     });
   });
 
-  it('a lost answer is not followed by a second POST: the intent stays for the next plan to look for', async () => {
+  /** The create of parser.books answered with `failure` (after `setUp` adjusts the clients); what apply left. */
+  async function failedCreate(
+    failure: ApiError,
+    setUp: (fake: ReturnType<typeof clients>) => void = () => undefined,
+  ) {
     const backend = memoryBackend(empty);
-    const fake = clients(async () => Promise.reject(noAnswer()), backend);
+    const fake = clients(async () => Promise.reject(failure), backend);
+    setUp(fake);
     const result = await applyPlan({
       plan: planOf(create),
       clients: fake.clients,
@@ -144,14 +149,24 @@ describe('apply records a create intent before its POST', () => {
       now: () => Date.parse('2026-11-26T02:00:00.000Z'),
     });
     expect(result.results[0]?.ok).toBe(false);
-    expect(result.results[0]?.error?.code).toBe('apply.create-unconfirmed');
-    expect(fake.calls).toEqual(['POST']);
-    expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
+    return { error: result.results[0]?.error, calls: fake.calls, stored: await backend.read() };
+  }
+
+  it('a lost answer is not followed by a second POST: the intent stays for the next plan to look for', async () => {
+    const { error, calls, stored } = await failedCreate(noAnswer());
+    expect(error?.code).toBe('apply.create-unconfirmed');
+    expect(calls).toEqual(['POST']);
+    // Marked: the POST went out and nothing confirmed it, so the next plan does not send it again unasked.
+    expect(stored.intents?.['parser.books']).toEqual({
+      kind: 'Parser',
+      name: 'books',
+      definition,
+      before: [],
+      unconfirmed: '2026-11-26T02:00:00.000Z',
+    });
   });
 
   it("a lost answer whose list check is refused (429) keeps the intent: the refusal is the list's, not the create's", async () => {
-    const backend = memoryBackend(empty);
-    const fake = clients(async () => Promise.reject(noAnswer()), backend);
     const limited = new ApiError({
       code: 'api.rate-limited',
       status: 429,
@@ -161,27 +176,25 @@ describe('apply records a create intent before its POST', () => {
       retryable: true,
       message: 'HTTP 429: refused, nothing applied',
     });
-    // The list before the POST (no lists from a plan here) answers; the one after the lost answer is refused.
-    let lists = 0;
-    (fake.clients.parsers as unknown as { list: () => Promise<never[]> }).list = async () =>
-      lists++ === 0 ? [] : Promise.reject(limited);
-    const result = await applyPlan({
-      plan: planOf(create),
-      clients: fake.clients,
-      backend,
-      state: structuredClone(empty),
+    const { error, calls, stored } = await failedCreate(noAnswer(), (fake) => {
+      // The list before the POST (no lists from a plan here) answers; the one after the lost answer is refused.
+      let lists = 0;
+      (fake.clients.parsers as unknown as { list: () => Promise<never[]> }).list = async () =>
+        lists++ === 0 ? [] : Promise.reject(limited);
     });
-    expect(result.results[0]?.ok).toBe(false);
-    expect(result.results[0]?.error?.code).toBe('apply.create-unconfirmed');
-    expect(result.results[0]?.error?.message).toBe(
+    expect(error?.code).toBe('apply.create-unconfirmed');
+    expect(error?.message).toBe(
       'the create of "books" got no clear answer (POST http://127.0.0.1/parsers: network error) and the list to look for it failed too (GET http://127.0.0.1/parsers: 429: HTTP 429: refused, nothing applied); it was not sent again',
     );
-    expect(fake.calls).toEqual(['POST']);
-    expect((await backend.read()).intents?.['parser.books']).toMatchObject({ kind: 'Parser', name: 'books' });
+    expect(calls).toEqual(['POST']);
+    expect(stored.intents?.['parser.books']).toMatchObject({
+      kind: 'Parser',
+      name: 'books',
+      unconfirmed: '2026-11-26T02:00:00.000Z',
+    });
   });
 
   it('a refusal (4xx) created nothing: the intent goes', async () => {
-    const backend = memoryBackend(empty);
     const refused = new ApiError({
       code: 'api.bad-request',
       status: 400,
@@ -190,15 +203,7 @@ describe('apply records a create intent before its POST', () => {
       secrets: [],
       retryable: false,
     });
-    const fake = clients(async () => Promise.reject(refused), backend);
-    const result = await applyPlan({
-      plan: planOf(create),
-      clients: fake.clients,
-      backend,
-      state: structuredClone(empty),
-    });
-    expect(result.results[0]?.ok).toBe(false);
-    expect((await backend.read()).intents).toBeUndefined();
+    expect((await failedCreate(refused)).stored.intents).toBeUndefined();
   });
 
   describe('a PATCH records its intent before it is sent', () => {
@@ -406,8 +411,9 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     expect(Object.keys(stored.resources)).toHaveLength(40);
   });
 
-  it('Ctrl-C: the intents of creates never sent are taken back; those sent are recorded', async () => {
-    const backend = memoryBackend(empty);
+  /** The plan's 40 creates from `start`, two at a time, with Ctrl-C as the fifth POST is sent. */
+  async function interruptedAfterFive(start: State) {
+    const backend = memoryBackend(start);
     const controller = new AbortController();
     const fake = projectClients(backend, (count) => {
       if (count === 5) controller.abort();
@@ -416,12 +422,17 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
       plan,
       clients: fake.clients,
       backend,
-      state: structuredClone(empty),
+      state: structuredClone(start),
       concurrency: 2,
       live: { parsers: [], projects: [] },
       signal: controller.signal,
     });
     expect(result.interrupted).toBe(true);
+    return { backend, fake };
+  }
+
+  it('Ctrl-C: the intents of creates never sent are taken back; those sent are recorded', async () => {
+    const { backend, fake } = await interruptedAfterFive(empty);
     const sent = fake.seenAtPost.map((p) => `project.${p.name}`);
     expect(sent.length).toBeGreaterThanOrEqual(5);
     expect(sent.length).toBeLessThan(40);
@@ -439,22 +450,7 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
       before: [],
       unconfirmed: '2026-11-26T02:00:00.000Z',
     };
-    const start: State = { ...empty, intents: { 'project.j39': earlier } };
-    const backend = memoryBackend(start);
-    const controller = new AbortController();
-    const fake = projectClients(backend, (count) => {
-      if (count === 5) controller.abort();
-    });
-    const result = await applyPlan({
-      plan,
-      clients: fake.clients,
-      backend,
-      state: structuredClone(start),
-      concurrency: 2,
-      live: { parsers: [], projects: [] },
-      signal: controller.signal,
-    });
-    expect(result.interrupted).toBe(true);
+    const { backend, fake } = await interruptedAfterFive({ ...empty, intents: { 'project.j39': earlier } });
     expect(fake.seenAtPost.map((p) => p.name)).not.toContain('j39');
     // Its POST may still have landed: the next plan must go on looking for it, and ask before sending it again.
     expect((await backend.read()).intents).toEqual({ 'project.j39': earlier });
