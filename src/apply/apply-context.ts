@@ -31,6 +31,8 @@ export interface HandlerContext {
    * intent it took the place of (an earlier run's create still unconfirmed), which is put back if it is not sent.
    */
   intentsAhead?: Map<string, CreateIntent | undefined>;
+  /** Updates whose first PATCH's intent was written ahead with the plan (recordPatchesAhead) and is not sent yet. */
+  patchesAhead?: Set<string>;
 }
 
 /** Makes the calls of one change and records them in state; each kind and action has its own. */

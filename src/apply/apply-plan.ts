@@ -6,6 +6,7 @@ import { indexLive } from '../plan/plan-context.js';
 import { Permits } from '../worker-pool.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import { recordIntentsAhead, settleIntents } from './create-intent.js';
+import { recordPatchesAhead, settlePatches } from './patch-intent.js';
 import { PARSER_HANDLERS } from './parser-handlers.js';
 import { PROJECT_HANDLERS } from './project-handlers.js';
 import { DEFAULT_MAX_GENERATING } from './apply-model.js';
@@ -105,8 +106,11 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       await hooks?.afterFinished(change, result);
   };
   try {
-    // One write before the first call carries every create's intent, instead of one write per create.
+    // One write before the first call carries every create's intent and every update's first PATCH intent,
+    // instead of one write per call.
+    ctx.patchesAhead = await recordPatchesAhead(ctx, options.plan.resource_changes);
     ctx.intentsAhead = await recordIntentsAhead(ctx, options.plan.resource_changes);
+    await store.durable();
     // Every change is queued at once, in plan order: the permits decide when each starts, so a change that
     // needs no generation is not held up behind generations.
     await Promise.all(options.plan.resource_changes.map(run));
@@ -114,6 +118,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     options.signal?.removeEventListener('abort', onAbort);
     poller.close();
     await settleIntents(ctx, ctx.intentsAhead ?? new Map()).catch(() => undefined);
+    await settlePatches(ctx, ctx.patchesAhead ?? new Set()).catch(() => undefined);
     await store.flushed();
   }
   const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));

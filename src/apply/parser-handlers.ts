@@ -1,7 +1,5 @@
-import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
-import { applyFieldOperations } from '../plan/field-operations.js';
 import type {
   ParserAdopt,
   ParserChange,
@@ -19,6 +17,7 @@ import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
+import { patchOnce, waveDefinitions } from './patch-intent.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 
 /** One handler per parser action; a missing one is a type error. */
@@ -119,19 +118,11 @@ async function postParser(
 async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: HandlerContext): Promise<void> {
   const id = change.id;
   let version = change.baseVersion;
-  const recorded = ctx.store.current.resources[change.address];
-  let fields =
-    recorded?.kind === 'Parser' && recorded.definition !== null
-      ? recorded.definition.fields
-      : change.definition.fields;
+  const definitions = waveDefinitions(change, ctx.store.current.resources[change.address]);
   for (const [i, ops] of change.waves.entries()) {
     abortIfInterrupted(ctx);
-    const last = i === change.waves.length - 1;
-    const nextFields = last ? change.definition.fields : applyFieldOperations(fields, ops);
-    const definition: ParserDefinition = last
-      ? change.definition
-      : { ...change.definition, fields: nextFields };
-    const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
+    const definition = definitions[i] ?? change.definition;
+    const updated = await patchOnce(ctx, change, { from: version, definition }, () =>
       ctx.clients.parsers.update(id, version, ops),
     );
     noteCall(
@@ -142,7 +133,6 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
       updated.ready ? 200 : 202,
     );
     version = updated.version;
-    fields = nextFields;
     await ctx.store.commit((state) => {
       const current = state.resources[change.address] as ParserState | undefined;
       const base: ParserState = current ?? {
@@ -277,37 +267,4 @@ async function deleteParser(
     204,
     [404],
   );
-}
-
-/**
- * One PATCH, its intent on disk first (ParserState.patching): a run whose answer is lost leaves it for the next
- * plan, which takes the version the service made as this PATCH's rather than PATCHing again. A refusal (4xx) made
- * nothing, so the intent goes; any other failure (no answer, a 5xx, an answer that cannot be read) may have acted,
- * so it stays. A parser state does not hold yet (the first PATCH of an adoption) has no intent to keep.
- */
-async function patchOnce<T>(
-  ctx: HandlerContext,
-  address: string,
-  patching: NonNullable<ParserState['patching']>,
-  send: () => Promise<T>,
-): Promise<T> {
-  const setPatching = (value: ParserState['patching']): Promise<void> =>
-    ctx.store.commit((state) => {
-      const current = state.resources[address];
-      if (current?.kind !== 'Parser') return;
-      const { patching: _old, ...rest } = current;
-      state.resources[address] = value !== undefined ? { ...rest, patching: value } : rest;
-    });
-  const held = ctx.store.current.resources[address]?.kind === 'Parser';
-  if (held) {
-    await setPatching(patching);
-    await ctx.store.durable();
-  }
-  try {
-    return await send();
-  } catch (error) {
-    if (held && error instanceof ApiError && error.status >= 400 && error.status < 500)
-      await setPatching(undefined);
-    throw error;
-  }
 }

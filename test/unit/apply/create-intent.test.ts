@@ -11,7 +11,7 @@ import type {
   ResourceChange,
 } from '../../../src/plan/model.js';
 import type { StateBackend } from '../../../src/state/backend.js';
-import type { ParserDefinition, State } from '../../../src/state/model.js';
+import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
 
 const definition: ParserDefinition = {
   urls: ['https://books.example/a.html'],
@@ -267,6 +267,45 @@ describe('apply records a create intent before its POST', () => {
         version: 2,
         patching: { from: 2, definition: patched },
       });
+    });
+
+    it('the first PATCH of every update is on disk in one write before the first call; unsent ones are taken back', async () => {
+      const other = { ...update, address: 'parser.other', name: 'other', id: 'p-2' };
+      const both: State = {
+        ...managed,
+        resources: {
+          ...managed.resources,
+          'parser.other': { ...(managed.resources['parser.books'] as ParserState), id: 'p-2', name: 'other' },
+        },
+      };
+      const backend = memoryBackend(both);
+      const controller = new AbortController();
+      const seen: (State | undefined)[] = [];
+      const parsers = {
+        update: async () => {
+          seen.push(backend.writes.at(-1));
+          // Ctrl-C while the first PATCH is in flight: the second is never sent.
+          controller.abort();
+          return { id: 'p-1', version: 3, ready: true };
+        },
+      };
+      const result = await applyPlan({
+        plan: { ...planOf(update), resource_changes: [update, other] },
+        clients: { parsers, projects: {}, close: async () => undefined } as unknown as ApiClients,
+        backend,
+        state: structuredClone(both),
+        concurrency: 1,
+        signal: controller.signal,
+      });
+      expect(result.interrupted).toBe(true);
+      expect(seen).toHaveLength(1);
+      expect(backend.writes.indexOf(seen[0] as State)).toBe(0);
+      expect(seen[0]?.resources['parser.books']).toMatchObject({ patching: { from: 2 } });
+      expect(seen[0]?.resources['parser.other']).toMatchObject({ patching: { from: 2 } });
+      const stored = await backend.read();
+      expect(stored.resources['parser.books']).toMatchObject({ version: 3, definition: patched });
+      expect(stored.resources['parser.books']).not.toHaveProperty('patching');
+      expect(stored.resources['parser.other']).toEqual(both.resources['parser.other']);
     });
 
     it('a refusal (4xx) changed nothing: the intent goes', async () => {
