@@ -67,12 +67,20 @@ export function detailsNeeded(
 
 /**
  * A create (or the new parser of a replace) that an earlier apply sent and gave up confirming, with no list showing
- * it yet, says so first: apply sends it again only with `--recreate` for its address.
+ * it yet, says so first, and in a warning (a reviewer reads those first): apply sends it again only with
+ * `--recreate` for its address.
  */
-function unconfirmedAgain(change: ResourceChange, unconfirmed: ReadonlyMap<string, string>): ResourceChange {
+function unconfirmedAgain(
+  change: ResourceChange,
+  unconfirmed: ReadonlyMap<string, string>,
+  warnings: string[],
+): ResourceChange {
   const at = unconfirmed.get(change.address);
   const posts = change.action === 'create' || (change.action === 'replace' && change.finishing !== true);
   if (at === undefined || !posts) return change;
+  warnings.push(
+    `${change.address}: a create sent at ${at} got no clear answer and no list shows it yet; apply refuses to send it again without --recreate ${change.address} (check the service first: if it landed, that makes a duplicate)`,
+  );
   const reason = `${UNCONFIRMED_REASON} the create sent at ${at} got no clear answer and no list shows it yet (it may have landed); apply sends it again only with --recreate ${change.address}`;
   return { ...change, reasons: [reason, ...change.reasons] };
 }
@@ -147,7 +155,9 @@ export function buildPlan(input: PlanInput): Plan {
     );
     if (change === undefined) continue;
     changes.push(
-      withMove(withOrigin(unconfirmedAgain(change, recovered.unconfirmed), desiredParsers.get(address))),
+      withMove(
+        withOrigin(unconfirmedAgain(change, recovered.unconfirmed, warnings), desiredParsers.get(address)),
+      ),
     );
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
@@ -170,7 +180,9 @@ export function buildPlan(input: PlanInput): Plan {
     );
     if (change !== undefined)
       changes.push(
-        withMove(withOrigin(unconfirmedAgain(change, recovered.unconfirmed), desiredProjects.get(address))),
+        withMove(
+          withOrigin(unconfirmedAgain(change, recovered.unconfirmed, warnings), desiredProjects.get(address)),
+        ),
       );
   }
 

@@ -206,6 +206,9 @@ describe('a create an apply sent and could not confirm is not sent again while n
     expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons])).toEqual([
       ['parser.books', 'create', [reason, 'not yet created']],
     ]);
+    expect(plan.warnings).toEqual([
+      `parser.books: a create sent at ${at} got no clear answer and no list shows it yet; apply refuses to send it again without --recreate parser.books (check the service first: if it landed, that makes a duplicate)`,
+    ]);
     const refused = (() => {
       try {
         checkRecreates(plan, []);
