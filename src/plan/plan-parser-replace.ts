@@ -113,7 +113,7 @@ export function finishReplace(
   }
   if (kind === 'failed') {
     ctx.warnings.push(
-      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Delete the failed one and remove ${address} from state to go back, or fix the manifest and apply again.`,
+      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Applying this plan replaces the failed one and no longer manages ${oldId}: delete ${oldId} yourself once the new parser is FINISHED. To go back to ${oldId} instead, delete the failed one and remove ${address} from state.`,
     );
     return 'continue';
   }
