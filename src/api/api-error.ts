@@ -161,3 +161,21 @@ function serverMessage(body: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** System error codes of a request that never left: the connection was refused, or the host name did not resolve. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether a failed call certainly never reached the service (a refused connection, a host that does not resolve),
+ * unlike one whose answer was lost (a timeout, a connection reset, a 5xx): a create that failed so did not land.
+ */
+export function neverSent(error: unknown): boolean {
+  if (!(error instanceof ApiError) || error.status !== 0 || error.code === 'api.timeout') return false;
+  let cause: unknown = error.cause;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code !== undefined && NEVER_SENT.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
+}

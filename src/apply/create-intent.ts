@@ -1,17 +1,10 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, neverSent } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
-import type { ParserCreate, ParserReplace, ProjectCreate, ResourceChange } from '../plan/model.js';
+import { postsNewObject } from '../plan/model.js';
+import type { PostingChange, ResourceChange } from '../plan/model.js';
 import type { CreateIntent, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
 import { createOnce } from './create-once.js';
-
-/** A change whose handler POSTs a new object (and so records an intent first). */
-export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
-
-/** Whether a change POSTs a new object: a create, or a replace not yet half done. */
-export function postsNewObject(change: ResourceChange): change is PostingChange {
-  return change.action === 'create' || (change.action === 'replace' && !change.finishing);
-}
 
 /** What a change's intent says: the name and the definition its POST sends (and for a replace, the old parser). */
 export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
@@ -104,17 +97,24 @@ export function clearIntent(state: State, address: string): void {
 }
 
 /**
- * After a failed create: a refusal (4xx: invalid, forbidden, rate-limited) created nothing, so the intent goes; an
- * ambiguous failure (no answer, 5xx) may have landed, so it stays for the next plan to look for.
+ * After a failed create: a refusal (4xx: invalid, forbidden, rate-limited) or a request that never left (a refused
+ * connection) created nothing, so the intent goes, and an earlier run's unconfirmed intent it took the place of
+ * (`--recreate`) comes back: that earlier POST may still have landed. An ambiguous failure (no answer, 5xx) may have
+ * landed, so the intent stays for the next plan to look for.
  */
 export async function settleFailedIntent(
   ctx: HandlerContext,
   address: string,
   error: unknown,
+  earlier: CreateIntent | undefined,
 ): Promise<void> {
-  if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
-    await ctx.store.commit((state) => clearIntent(state, address));
-  }
+  const createdNothing =
+    error instanceof ApiError && ((error.status >= 400 && error.status < 500) || neverSent(error));
+  if (!createdNothing) return;
+  await ctx.store.commit((state) => {
+    if (earlier !== undefined) (state.intents ??= {})[address] = earlier;
+    else clearIntent(state, address);
+  });
 }
 
 /**
@@ -130,12 +130,19 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     planned: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
   },
 ): Promise<T> {
+  // The intent this create's takes the place of: an earlier run's unconfirmed create, sent again (`--recreate`).
+  let earlier: CreateIntent | undefined;
   try {
     return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
       beforeCreate: async (before) => {
         // Recorded ahead with the whole plan (recordIntentsAhead): already on disk, nothing to write.
-        if (ctx.intentsAhead?.delete(change.address) === true) return;
+        if (ctx.intentsAhead?.has(change.address) === true) {
+          earlier = ctx.intentsAhead.get(change.address);
+          ctx.intentsAhead.delete(change.address);
+          return;
+        }
+        earlier = ctx.store.current.intents?.[change.address];
         await recordIntent(ctx, change.address, { ...intentOf(change), before } as CreateIntent);
       },
     });
@@ -143,7 +150,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     if (error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed') {
       await markUnconfirmed(ctx, change.address);
     } else {
-      await settleFailedIntent(ctx, change.address, error);
+      await settleFailedIntent(ctx, change.address, error, earlier);
     }
     throw error;
   }

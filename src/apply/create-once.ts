@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, neverSent } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 
 export interface CreateOnceOptions<Id> {
@@ -31,7 +31,9 @@ export async function createOnce<T extends { id: string | number; name?: string 
   try {
     return await create();
   } catch (error) {
-    const ambiguous = error instanceof ApiError && (error.status === 0 || error.status >= 500);
+    // A refused connection never sent it: that is no more ambiguous than a 4xx.
+    const ambiguous =
+      error instanceof ApiError && ((error.status === 0 && !neverSent(error)) || error.status >= 500);
     if (!ambiguous) throw error;
     let listed: T[];
     try {

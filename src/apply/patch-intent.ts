@@ -27,8 +27,9 @@ export function waveDefinitions(
  * The intents of the first PATCH of every update of the plan (ParserState.patching), committed before the first
  * call so that the one durable write of the create intents (recordIntentsAhead) carries them too: a PATCH whose
  * intent is on disk this way is sent without a write of its own. Returns the addresses recorded. An update whose
- * PATCH is never sent leaves a harmless intent (the parser stays at `from`, so the next plan drops it), taken back
- * when apply ends all the same (settlePatches).
+ * PATCH is never sent has its intent taken back when apply ends (settlePatches); one a kill leaves behind is
+ * dropped by the next plan, which takes a version as the PATCH's only when its fields are the ones sent (a parser
+ * still at `from`, or changed by someone else meanwhile, is not: recover-intents.ts).
  */
 export async function recordPatchesAhead(
   ctx: HandlerContext,

@@ -2,7 +2,7 @@ import type { LiveParserSummary } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
-import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION, UNCONFIRMED_REASON } from './model.js';
+import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION, postsNewObject, UNCONFIRMED_REASON } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
@@ -26,6 +26,12 @@ export interface PlanOptions {
    * state, with no call (`--accept-unknown`).
    */
   acceptUnknown?: readonly string[];
+  /**
+   * apply's `--recreate`: not a planning choice (approval.ts checks the plan against it), only checked like the
+   * others to name something declared or managed, so a typo is an error rather than a refusal that names the
+   * right address.
+   */
+  recreate?: readonly string[];
 }
 
 export interface PlanInput {
@@ -76,8 +82,7 @@ function unconfirmedAgain(
   warnings: string[],
 ): ResourceChange {
   const at = unconfirmed.get(change.address);
-  const posts = change.action === 'create' || (change.action === 'replace' && change.finishing !== true);
-  if (at === undefined || !posts) return change;
+  if (at === undefined || !postsNewObject(change)) return change;
   warnings.push(
     `${change.address}: a create sent at ${at} got no clear answer and no list shows it yet; apply refuses to send it again without --recreate ${change.address} (check the service first: if it landed, that makes a duplicate)`,
   );

@@ -278,3 +278,11 @@ export const UNCONFIRMED_REASON = 'unconfirmed create:';
 export function resendsUnconfirmed(change: ResourceChange): boolean {
   return change.reasons.some((reason) => reason.startsWith(UNCONFIRMED_REASON));
 }
+
+/** A change whose apply POSTs a new object (and so records an intent first). */
+export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
+
+/** Whether a change POSTs a new object: a create, or a replace not yet half done. */
+export function postsNewObject(change: ResourceChange): change is PostingChange {
+  return change.action === 'create' || (change.action === 'replace' && !change.finishing);
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ScrapeformError } from '../errors.js';
 import { formatKeyPath } from '../manifest/diagnostic.js';
-import { PLAN_FORMAT_VERSION } from './model.js';
+import { PLAN_FORMAT_VERSION, postsNewObject } from './model.js';
 import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition } from '../state/model.js';
 import type { Plan } from './model.js';
@@ -126,6 +126,13 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
   for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
     const now = fresh.fingerprint.live[address];
     if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+  }
+  // A create has no live version to fingerprint: one a fresh plan no longer makes (a list now shows what an
+  // earlier run created, recovered by name) would be a second object.
+  const creating = new Set(fresh.resource_changes.filter(postsNewObject).map((c) => c.address));
+  for (const change of saved.resource_changes.filter(postsNewObject)) {
+    if (!creating.has(change.address))
+      moved.push(`${change.address}: the saved plan creates it and a fresh plan no longer does`);
   }
   if (moved.length > 0) {
     throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {

@@ -1,7 +1,8 @@
-import type { LiveParserSummary, LiveProject } from '../api/live.js';
+import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
 import type {
   CreateIntent,
   ParserCreateIntent,
+  ParserDefinition,
   ProjectCreateIntent,
   ResourceState,
   State,
@@ -28,10 +29,14 @@ export interface RecoveredIntents {
  */
 export function recoverIntents(
   state: State,
-  live: { parsers: readonly LiveParserSummary[]; projects: readonly LiveProject[] },
+  live: {
+    parsers: readonly LiveParserSummary[];
+    projects: readonly LiveProject[];
+    details?: Readonly<Record<string, LiveParserDetails>>;
+  },
 ): RecoveredIntents {
   const unconfirmed = new Map<string, string>();
-  const patched = recoverPatches(state, live.parsers);
+  const patched = recoverPatches(state, live.parsers, live.details ?? {});
   const intents = Object.entries(state.intents ?? {});
   if (intents.length === 0)
     return {
@@ -131,15 +136,18 @@ function recoveredParser(intent: ParserCreateIntent, live: LiveParserSummary): R
 }
 
 /**
- * PATCHes a run sent but never saw answered (ParserState.patching): the version after the one it was based on is
- * the one it made, pending with the definition it sent, as apply would have recorded it; a parser still at that
- * version was never changed, and its intent goes. At any other version, something else changed it too: the intent
- * goes, and the plan reads the parser as it does any version made outside scrapeform. A parser the lists lack
- * keeps its intent.
+ * PATCHes a run sent (or was about to send) and never saw answered (ParserState.patching). The version after the one
+ * it was based on is the one it made when its details show the fields it was sent to make: it is then pending with
+ * the definition sent, as apply would have recorded it. Details with other fields mean someone else made that
+ * version (the PATCH was never sent, or was overtaken): the intent goes, and the plan reads the version as made
+ * outside scrapeform. A parser still at `from` was not changed, and its intent goes too. Until the details of the
+ * next version are read (detailsNeeded asks for them) or show any field, and while the lists lack the parser, the
+ * intent stays.
  */
 function recoverPatches(
   state: State,
   parsers: readonly LiveParserSummary[],
+  details: Readonly<Record<string, LiveParserDetails>>,
 ): { resources: State['resources']; notes: string[] } {
   const notes: string[] = [];
   let resources = state.resources;
@@ -148,15 +156,25 @@ function recoverPatches(
     const live = parsers.find((p) => p.id === resource.id);
     if (live === undefined) continue;
     const { patching, ...rest } = resource;
-    if (resources === state.resources) resources = { ...state.resources };
+    let next: ResourceState = rest;
     if (live.version === patching.from + 1) {
-      resources[address] = { ...rest, pending: { version: live.version, definition: patching.definition } };
-      notes.push(
-        `${address}: version ${live.version} was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (not as a change made outside scrapeform)`,
-      );
-    } else {
-      resources[address] = rest;
+      const read = details[resource.id];
+      if (read?.version !== live.version || read.fields.length === 0) continue;
+      if (sameFieldNames(read.fields, patching.definition)) {
+        next = { ...rest, pending: { version: live.version, definition: patching.definition } };
+        notes.push(
+          `${address}: version ${live.version} was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (its fields are the ones sent; not a change made outside scrapeform)`,
+        );
+      }
     }
+    if (resources === state.resources) resources = { ...state.resources };
+    resources[address] = next;
   }
   return { resources, notes };
+}
+
+/** Whether a version's fields are, by name, the ones a definition declares (output types are not input types). */
+function sameFieldNames(fields: readonly { name: string }[], definition: ParserDefinition): boolean {
+  const declared = new Set(definition.fields.map((f) => f.name));
+  return fields.length === declared.size && fields.every((f) => declared.has(f.name));
 }

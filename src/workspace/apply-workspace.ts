@@ -68,7 +68,11 @@ export async function applyWorkspace(
   try {
     const stale = ws.backend.staleLockBroken;
     if (stale !== undefined) options.onStaleLock?.(stale);
-    const fresh = await planWorkspace(ws, options.savedPlan !== undefined ? {} : (options.selection ?? {}));
+    const recreate = options.recreate !== undefined ? { recreate: options.recreate } : {};
+    const fresh = await planWorkspace(
+      ws,
+      options.savedPlan !== undefined ? recreate : { ...options.selection, ...recreate },
+    );
     let plan = fresh.plan;
     if (options.savedPlan !== undefined) {
       refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);

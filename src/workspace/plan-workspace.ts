@@ -51,7 +51,7 @@ async function readAndPlan(ws: Workspace, options: PlanOptions): Promise<Planned
 }
 
 /**
- * `--target`, `--exclude`, `--reassert` and `--accept-unknown` must name something declared or managed: a typo would otherwise plan
+ * `--target`, `--exclude`, `--reassert`, `--accept-unknown` and `--recreate` must name something declared or managed: a typo would otherwise plan
  * nothing (or everything) and say "No changes" (as `terraform plan -target` with an unknown address is an error).
  */
 function checkSelection(options: PlanOptions, known: readonly string[]): void {
@@ -61,6 +61,7 @@ function checkSelection(options: PlanOptions, known: readonly string[]): void {
       ['--exclude', options.excludes],
       ['--reassert', options.reassert],
       ['--accept-unknown', options.acceptUnknown],
+      ['--recreate', options.recreate],
     ] as const
   ).flatMap(([flag, addresses]) =>
     (addresses ?? []).filter((a) => !known.includes(a)).map((a) => ({ flag, a })),

@@ -217,11 +217,15 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     h.emulator.setFaults({ responseDelayMs: 1500, responseDelayMethods: ['POST'] });
     expect((await apply('--timeout', '300ms')).code).toBe(1);
     h.emulator.setFaults({ responseDelayMs: 0 });
-    const refused = await apply('--recreate', 'parser.other');
-    expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain(
-      'which no list shows yet (parser.books, project.nightly); nothing was sent',
+    // A typo is an error, as for --target, not a refusal that names the right address.
+    const typo = await apply('--recreate', 'parser.boks');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      'error: --recreate parser.boks: no manifest declares it and state does not manage it',
     );
+    const refused = await apply('--recreate', 'parser.books');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('which no list shows yet (project.nightly); nothing was sent');
     // Told so (here wrongly: both had landed), apply sends both again.
     const both = await apply('--recreate', 'parser.books', '--recreate', 'project.nightly');
     expect(both.code).toBe(0);

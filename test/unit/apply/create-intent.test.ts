@@ -194,6 +194,62 @@ describe('apply records a create intent before its POST', () => {
     });
   });
 
+  it('a refused connection never sent the POST: not ambiguous, no list read, the intent goes', async () => {
+    const refusedConnection = new ApiError({
+      code: 'api.network',
+      status: 0,
+      method: 'POST',
+      url: 'http://127.0.0.1/parsers',
+      secrets: [],
+      retryable: true,
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+    });
+    let lists = 0;
+    const { error, stored } = await failedCreate(refusedConnection, (fake) => {
+      (fake.clients.parsers as unknown as { list: () => Promise<never[]> }).list = async () => {
+        lists++;
+        return [];
+      };
+    });
+    expect(error?.code).toBe('api.network');
+    // The one list is the one before the POST (no lists from a plan here): none after it.
+    expect(lists).toBe(1);
+    expect(stored.intents).toBeUndefined();
+  });
+
+  it('a refused create sent again with --recreate puts back the earlier unconfirmed intent it took the place of', async () => {
+    const earlier = {
+      kind: 'Parser' as const,
+      name: 'books',
+      definition,
+      before: [],
+      unconfirmed: '2026-11-26T01:00:00.000Z',
+    };
+    const start: State = { ...empty, intents: { 'parser.books': earlier } };
+    const backend = memoryBackend(start);
+    const noCredits = new ApiError({
+      code: 'api.credits-exhausted',
+      status: 402,
+      method: 'POST',
+      url: 'http://127.0.0.1/parsers',
+      secrets: [],
+      retryable: false,
+    });
+    const fake = clients(async () => Promise.reject(noCredits), backend);
+    for (const live of [undefined, { parsers: [], projects: [] }]) {
+      // Without the plan's lists (its own intent write) and with them (written ahead with the plan).
+      const result = await applyPlan({
+        plan: planOf(create),
+        clients: fake.clients,
+        backend,
+        state: structuredClone(start),
+        ...(live !== undefined ? { live } : {}),
+      });
+      expect(result.results[0]?.ok).toBe(false);
+      expect((await backend.read()).intents).toEqual({ 'parser.books': earlier });
+    }
+  });
+
   it('a refusal (4xx) created nothing: the intent goes', async () => {
     const refused = new ApiError({
       code: 'api.bad-request',

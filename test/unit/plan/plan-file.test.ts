@@ -277,4 +277,26 @@ describe('refuseStalePlan', () => {
       'refusing the saved plan: the state is another one (lineage differs)',
     );
   });
+
+  it('a create a fresh plan no longer makes (a list shows what an earlier run created) is stale: no second object', () => {
+    const create = {
+      address: 'parser.a',
+      kind: 'Parser',
+      name: 'a',
+      action: 'create',
+      id: null,
+      reasons: ['unconfirmed create: …'],
+      definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
+      regenerates: true,
+      destructive: false,
+      field_changes: [],
+      breaking: [],
+    } as Plan['resource_changes'][number];
+    const saved = { ...planAt('L', 3, {}), status: 'changes' as const, resource_changes: [create] };
+    expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
+    expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
+      code: 'apply.plan-stale',
+      message: 'refusing the saved plan: parser.a: the saved plan creates it and a fresh plan no longer does',
+    });
+  });
 });

@@ -223,7 +223,7 @@ describe('a create an apply sent and could not confirm is not sent again while n
       'not applied: the plan sends again a create an earlier apply sent and could not confirm, which no list shows yet (parser.books); nothing was sent',
     );
     expect(refused?.hint).toBe(
-      'apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass --recreate parser.books',
+      'apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass --recreate parser.books; to apply the rest meanwhile, pass --exclude parser.books',
     );
     expect(() => checkRecreates(plan, ['parser.books'])).not.toThrow();
     expect(() => checkRecreates(plan, ['parser.other'])).toThrow('(parser.books)');
@@ -272,22 +272,42 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
     fields: [...definition.fields, { name: 'isbn', description: 'ISBN' }],
   };
   const patching: ParserState = { ...old, definition, version: 3, patching: { from: 3, definition: sent } };
+  const { patching: _patching, ...unpatched } = patching;
+  /** The list and the details of version 4 of p-old, with these fields. */
+  function atVersion4(fields: string[], status = 'FINISHED'): LiveSnapshot {
+    return {
+      ...snapshot([summary('p-old', 'books', 4, status)]),
+      details: {
+        'p-old': {
+          id: 'p-old',
+          name: 'books',
+          version: 4,
+          status: status as 'FINISHED',
+          error: null,
+          createdAt: null,
+          generatedAt: null,
+          exampleResult: null,
+          fields: fields.map((name) => ({ name })),
+        },
+      },
+    };
+  }
 
-  it('the version after the one it was based on is its: pending with the definition sent', () => {
+  it('the version after the one it was based on, with the fields it sent, is its: pending with the definition sent', () => {
     const state = stateWith({ 'parser.books': patching }, undefined);
-    const recovered = recoverIntents(state, snapshot([summary('p-old', 'books', 4, 'GENERATING')]));
-    const { patching: _patching, ...rest } = patching;
+    const generating = atVersion4(['title', 'price', 'isbn'], 'GENERATING');
+    const recovered = recoverIntents(state, generating);
     expect(recovered.state.resources['parser.books']).toEqual({
-      ...rest,
+      ...unpatched,
       pending: { version: 4, definition: sent },
     });
     expect(recovered.notes).toEqual([
-      "parser.books: version 4 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (not as a change made outside scrapeform)",
+      "parser.books: version 4 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (its fields are the ones sent; not a change made outside scrapeform)",
     ]);
     // Once FINISHED it is the recorded version, and a manifest that wants what was sent plans nothing.
-    const finished = snapshot([summary('p-old', 'books', 4)]);
+    const finished = atVersion4(['title', 'price', 'isbn']);
     expect(refreshState(state, finished)?.resources['parser.books']).toEqual({
-      ...rest,
+      ...unpatched,
       version: 4,
       definition: sent,
       descriptionsKnown: true,
@@ -300,12 +320,27 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
     );
   });
 
+  it('its details are read before it is taken: until then the intent stays', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    const list = [summary('p-old', 'books', 4)];
+    expect(recoverIntents(state, snapshot(list)).state).toBe(state);
+    expect(detailsNeeded([books], state, list)).toEqual(['p-old']);
+  });
+
+  it('a version with other fields was made by someone else (the PATCH never went, or was overtaken): drift, not ours', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    const edited = atVersion4(['headline', 'price']);
+    expect(recoverIntents(state, edited).state.resources['parser.books']).toEqual(unpatched);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live: edited });
+    expect(plan.warnings.join('\n')).not.toContain('taken as that PATCH');
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(['update']);
+  });
+
   it('a parser still at that version was not changed: the intent goes, and the PATCH is planned again', () => {
     const state = stateWith({ 'parser.books': patching }, undefined);
-    const { patching: _patching, ...rest } = patching;
     expect(
       recoverIntents(state, snapshot([summary('p-old', 'books', 3)])).state.resources['parser.books'],
-    ).toEqual(rest);
+    ).toEqual(unpatched);
   });
 
   it('a parser the lists lack keeps its intent until one shows it', () => {
