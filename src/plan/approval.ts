@@ -129,7 +129,7 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
  * a duplicate, a parser's at the price of another generation. Refused with exit 3 and nothing sent; a person's yes
  * does not cover it: only the address, named after checking the service.
  */
-export function checkRecreates(plan: Plan, recreate: readonly string[]): void {
+export function checkRecreates(plan: Plan, recreate: readonly string[], saved = false): void {
   const waiting = plan.resource_changes.filter((c) => resendsUnconfirmed(c) && !recreate.includes(c.address));
   if (waiting.length === 0) return;
   const n = waiting.length;
@@ -138,7 +138,7 @@ export function checkRecreates(plan: Plan, recreate: readonly string[]): void {
     `not applied: the plan sends again ${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
     {
       status: 'input-needed',
-      hint: `apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, pass ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
+      hint: `apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
     },
   );
 }

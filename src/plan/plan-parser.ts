@@ -12,6 +12,7 @@ import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
 import { createParser, finishReplace, replacedParser, replaceParser } from './plan-parser-replace.js';
+import { expectedPatchVersion } from './recover-intents.js';
 import { updateParser } from './plan-parser-update.js';
 import {
   resolveUnknowns,
@@ -148,14 +149,14 @@ export function planParser(
       driftRenames = reconciled.renames.filter((r) => wantedNames.has(r.to) && !wantedNames.has(r.from));
     } else if (liveKind === 'working') {
       ctx.warnings.push(
-        `${address}: version ${live.version} was made outside scrapeform and is ${stillGenerating(live.status)}; plan again once it finishes`,
+        `${address}: version ${live.version} was made ${madeBy(recorded, live.version, 'working')} and is ${stillGenerating(live.status)}; plan again once it finishes`,
       );
       return undefined;
     } else if (liveKind === 'failed') {
       ctx.drift.push({
         address,
         kind: 'Parser',
-        message: `version ${live.version} was made outside scrapeform and FAILED: ${live.error ?? ''}`,
+        message: `version ${live.version} was made ${madeBy(recorded, live.version, 'failed')} and FAILED: ${live.error ?? ''}`,
       });
     }
   } else if (liveKind === 'failed') {
@@ -277,4 +278,14 @@ function reportNameSharers(ctx: Context, address: string, names: readonly (strin
       message: `live parser ${p.id} ("${p.name}", version ${p.version}, ${p.status}) has this parser's name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name`,
     });
   }
+}
+
+/**
+ * Who made a version state did not record: outside scrapeform, or perhaps by a PATCH whose answer was lost (its
+ * intent is in state, and a version that is not FINISHED shows no fields to tell by: recover-intents.ts).
+ */
+function madeBy(recorded: ParserState, version: number, kind: 'working' | 'failed'): string {
+  if (recorded.patching === undefined || version !== expectedPatchVersion(recorded))
+    return 'outside scrapeform';
+  return `by a PATCH whose answer was lost, or outside scrapeform (${kind === 'working' ? 'its fields show which once it is FINISHED' : 'a FAILED version shows no fields to tell which'})`;
 }

@@ -3,6 +3,7 @@ import type {
   CreateIntent,
   ParserCreateIntent,
   ParserDefinition,
+  ParserState,
   ProjectCreateIntent,
   ResourceState,
   State,
@@ -157,7 +158,7 @@ function recoverPatches(
     if (live === undefined) continue;
     const { patching, ...rest } = resource;
     let next: ResourceState = rest;
-    if (live.version === patching.from + 1) {
+    if (live.version === expectedPatchVersion(resource)) {
       const read = details[resource.id];
       if (read?.version !== live.version || read.fields.length === 0) continue;
       if (sameFieldNames(read.fields, patching.definition)) {
@@ -177,4 +178,15 @@ function recoverPatches(
 function sameFieldNames(fields: readonly { name: string }[], definition: ParserDefinition): boolean {
   const declared = new Set(definition.fields.map((f) => f.name));
   return fields.length === declared.size && fields.every((f) => declared.has(f.name));
+}
+
+/**
+ * The version a PATCH recorded in `patching` makes: one past the highest the service had, which is `from` or a
+ * version state knows came after it (a FAILED one a retry is based past, or one still pending).
+ */
+export function expectedPatchVersion(resource: ParserState): number | undefined {
+  if (resource.patching === undefined) return undefined;
+  return (
+    Math.max(resource.patching.from, resource.failed?.version ?? -1, resource.pending?.version ?? -1) + 1
+  );
 }

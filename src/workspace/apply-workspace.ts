@@ -89,7 +89,7 @@ export async function applyWorkspace(
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
     checkRegenerations(plan, options.maxRegenerations);
-    checkRecreates(plan, options.recreate ?? []);
+    checkRecreates(plan, options.recreate ?? [], options.savedPlan !== undefined);
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
       managed: new Set(Object.keys(moved.resources)),

@@ -295,7 +295,7 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
 
   it('the version after the one it was based on, with the fields it sent, is its: pending with the definition sent', () => {
     const state = stateWith({ 'parser.books': patching }, undefined);
-    const generating = atVersion4(['title', 'price', 'isbn'], 'GENERATING');
+    const generating = atVersion4(['title', 'price', 'isbn']);
     const recovered = recoverIntents(state, generating);
     expect(recovered.state.resources['parser.books']).toEqual({
       ...unpatched,
@@ -334,6 +334,36 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
     const plan = buildPlan({ parsers: [books], projects: [], state, live: edited });
     expect(plan.warnings.join('\n')).not.toContain('taken as that PATCH');
     expect(plan.resource_changes.map((c) => c.action)).toEqual(['update']);
+  });
+
+  it('a retry based past a FAILED version makes the version after that one: still its own', () => {
+    const retried: ParserState = {
+      ...patching,
+      failed: { version: 4, error: 'boom', definition: sent },
+      patching: { from: 3, definition: sent },
+    };
+    const state = stateWith({ 'parser.books': retried }, undefined);
+    const live: LiveSnapshot = {
+      ...atVersion4(['title', 'price', 'isbn']),
+      parsers: [summary('p-old', 'books', 5, 'GENERATING')],
+    };
+    live.details['p-old'] = { ...(live.details['p-old'] as LiveSnapshot['details'][string]), version: 5 };
+    const { patching: _p, ...rest } = retried;
+    expect(recoverIntents(state, live).state.resources['parser.books']).toEqual({
+      ...rest,
+      pending: { version: 5, definition: sent },
+    });
+  });
+
+  it('while the version is not FINISHED its details show no fields: the intent stays, and the plan says whose it may be', () => {
+    const state = stateWith({ 'parser.books': patching }, undefined);
+    const generating = atVersion4([], 'GENERATING');
+    expect(recoverIntents(state, generating).state).toBe(state);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live: generating });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings).toContain(
+      'parser.books: version 4 was made by a PATCH whose answer was lost, or outside scrapeform (its fields show which once it is FINISHED) and is still generating; plan again once it finishes',
+    );
   });
 
   it('a parser still at that version was not changed: the intent goes, and the PATCH is planned again', () => {
