@@ -100,15 +100,17 @@ function clients(answer: () => Promise<{ id: string; version: number }>, backend
   };
 }
 
-const noAnswer = (): ApiError =>
-  new ApiError({
-    code: 'api.network',
-    status: 0,
-    method: 'POST',
-    url: 'http://127.0.0.1/parsers',
-    secrets: [],
-    retryable: false,
-  });
+/** A failed call of the parser service, as the transport reports it (POST /parsers unless said otherwise). */
+function apiFailure(
+  code: ApiError['code'],
+  status: number,
+  extra: { method?: string; url?: string; retryable?: boolean; message?: string; cause?: Error } = {},
+): ApiError {
+  const { method = 'POST', url = 'http://127.0.0.1/parsers', retryable = false, ...rest } = extra;
+  return new ApiError({ code, status, method, url, secrets: [], retryable, ...rest });
+}
+
+const noAnswer = (): ApiError => apiFailure('api.network', 0);
 
 describe('apply records a create intent before its POST', () => {
   it('the intent is durable before the POST, and spent once the answer is recorded', async () => {
@@ -167,12 +169,8 @@ describe('apply records a create intent before its POST', () => {
   });
 
   it("a lost answer whose list check is refused (429) keeps the intent: the refusal is the list's, not the create's", async () => {
-    const limited = new ApiError({
-      code: 'api.rate-limited',
-      status: 429,
+    const limited = apiFailure('api.rate-limited', 429, {
       method: 'GET',
-      url: 'http://127.0.0.1/parsers',
-      secrets: [],
       retryable: true,
       message: 'HTTP 429: refused, nothing applied',
     });
@@ -195,12 +193,7 @@ describe('apply records a create intent before its POST', () => {
   });
 
   it('a refused connection never sent the POST: not ambiguous, no list read, the intent goes', async () => {
-    const refusedConnection = new ApiError({
-      code: 'api.network',
-      status: 0,
-      method: 'POST',
-      url: 'http://127.0.0.1/parsers',
-      secrets: [],
+    const refusedConnection = apiFailure('api.network', 0, {
       retryable: true,
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
     });
@@ -227,14 +220,7 @@ describe('apply records a create intent before its POST', () => {
     };
     const start: State = { ...empty, intents: { 'parser.books': earlier } };
     const backend = memoryBackend(start);
-    const noCredits = new ApiError({
-      code: 'api.credits-exhausted',
-      status: 402,
-      method: 'POST',
-      url: 'http://127.0.0.1/parsers',
-      secrets: [],
-      retryable: false,
-    });
+    const noCredits = apiFailure('api.credits-exhausted', 402);
     const fake = clients(async () => Promise.reject(noCredits), backend);
     for (const live of [undefined, { parsers: [], projects: [] }]) {
       // Without the plan's lists (its own intent write) and with them (written ahead with the plan).
@@ -251,14 +237,7 @@ describe('apply records a create intent before its POST', () => {
   });
 
   it('a refusal (4xx) created nothing: the intent goes', async () => {
-    const refused = new ApiError({
-      code: 'api.bad-request',
-      status: 400,
-      method: 'POST',
-      url: 'http://127.0.0.1/parsers',
-      secrets: [],
-      retryable: false,
-    });
+    const refused = apiFailure('api.bad-request', 400);
     expect((await failedCreate(refused)).stored.intents).toBeUndefined();
   });
 
@@ -365,13 +344,9 @@ describe('apply records a create intent before its POST', () => {
     });
 
     it('a refusal (4xx) changed nothing: the intent goes', async () => {
-      const refused = new ApiError({
-        code: 'api.bad-request',
-        status: 400,
+      const refused = apiFailure('api.bad-request', 400, {
         method: 'PATCH',
         url: 'http://127.0.0.1/parsers/p-1/2',
-        secrets: [],
-        retryable: false,
       });
       expect(await patching(refused)).toEqual(managed.resources['parser.books']);
     });
