@@ -98,6 +98,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     );
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
   const format = flags.json === true ? 'json' : 'human';
+  if (flags.plan !== undefined) refuseSelectionWithSavedPlan(flags);
   const savedPlan = flags.plan !== undefined ? await readSavedPlan(flags.plan) : undefined;
 
   const controller = new AbortController();
@@ -236,4 +237,27 @@ function stateWindowFromEnv(env: Readonly<Record<string, string | undefined>>): 
   const value = env.SCRAPEFORM_STATE_WRITE_WINDOW;
   const ms = value !== undefined ? parseDuration(value) : undefined;
   return ms === undefined ? {} : { stateWriteWindowMs: ms };
+}
+
+/**
+ * A saved plan is applied exactly as reviewed: the flags that choose what a plan holds cannot change it, and were
+ * silently ignored (as `terraform apply -target` with a plan file is an error).
+ */
+function refuseSelectionWithSavedPlan(flags: ApplyFlags): void {
+  const given = (
+    [
+      ['--target', flags.target],
+      ['--exclude', flags.exclude],
+      ['--reassert', flags.reassert],
+      ['--accept-unknown', flags.acceptUnknown],
+    ] as const
+  )
+    .filter(([, values]) => values !== undefined && values.length > 0)
+    .map(([flag]) => flag);
+  if (given.length === 0) return;
+  throw new ScrapeformError(
+    'cli.usage',
+    `--plan applies a saved plan exactly as reviewed: ${given.join(', ')} cannot change it`,
+    { hint: `plan again with ${given.join(', ')} and --out, then apply that file` },
+  );
 }

@@ -187,6 +187,23 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     );
   });
 
+  it('apply --plan refuses the flags that choose what a plan holds: the saved plan is applied as reviewed', async () => {
+    await scrapeform(['plan', '--out', 'plan.json']);
+    const refused = await scrapeform([
+      'apply',
+      '--plan',
+      'plan.json',
+      '--exclude',
+      'parser.books-product',
+      '--auto-approve',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: --plan applies a saved plan exactly as reviewed: --exclude cannot change it\n  hint: plan again with --exclude and --out, then apply that file',
+    );
+    expect(sentCalls()).toEqual([]);
+  });
+
   it('apply --plan refuses an edited plan file, naming the key, and sends nothing', async () => {
     await scrapeform(['plan', '--out', 'plan.json']);
     const file = path.join(dir, 'plan.json');
