@@ -16,6 +16,9 @@ export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
     name: change.name,
     definition: change.definition,
     ...(change.action === 'replace' ? { replaces: change.id } : {}),
+    ...(change.action === 'replace' && change.alsoDeletes !== undefined
+      ? { alsoReplaces: change.alsoDeletes }
+      : {}),
   };
 }
 

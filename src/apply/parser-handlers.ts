@@ -184,7 +184,7 @@ async function replaceParser(
   await ctx.store.commit((state) => {
     state.resources[change.address] = {
       ...createdParserState(change, created, change.definition),
-      replacing: { oldId },
+      replacing: { oldId, ...(change.alsoDeletes !== undefined ? { also: change.alsoDeletes } : {}) },
     };
     clearIntent(state, change.address);
   });
@@ -220,7 +220,8 @@ async function replaceParser(
       },
     );
   }
-  await deleteParser(ctx, change, result, oldId);
+  // The old parser, and the parsers of an attempt before this one (its original, a new one that FAILED).
+  for (const id of [oldId, ...(change.alsoDeletes ?? [])]) await deleteParser(ctx, change, result, id);
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
@@ -237,7 +238,8 @@ async function finishReplace(
   result: ChangeResult,
   ctx: HandlerContext,
 ): Promise<void> {
-  if (change.oldId !== null) await deleteParser(ctx, change, result, change.oldId);
+  for (const id of [...(change.oldId !== null ? [change.oldId] : []), ...(change.alsoDeletes ?? [])])
+    await deleteParser(ctx, change, result, id);
   await ctx.store.commit((state) => {
     state.resources[change.address] = {
       kind: 'Parser',

@@ -101,6 +101,11 @@ export interface ParserReplace extends ChangeCommon {
    * JSON's `replaced`, read back from a saved plan too).
    */
   replaced?: ReplacedParser;
+  /**
+   * Parsers of an earlier attempt of this replace, deleted after `id` once the new one is FINISHED: the original
+   * parser, when the attempt's new parser (`id`) FAILED after its run was killed (ParserState.replacing.also).
+   */
+  alsoDeletes?: string[];
 }
 
 /** What a replace takes away, against what it makes: the reviewer's view of a new parser in place of an old one. */
@@ -127,6 +132,8 @@ export interface ParserFinishReplace extends ChangeCommon {
   /** The new parser's FINISHED version, recorded with `definition`. */
   version: number;
   definition: ParserDefinition;
+  /** Parsers of an earlier attempt, deleted with the old one (ParserReplace.alsoDeletes). */
+  alsoDeletes?: string[];
 }
 
 export interface ParserDelete extends ChangeCommon {

@@ -62,7 +62,9 @@ export function indexLive(live: {
 export function managedIds(state: State): Set<string> {
   return new Set(
     Object.values(state.resources).flatMap((r) =>
-      r.kind === 'Parser' && r.replacing !== undefined ? [r.id, r.replacing.oldId] : [String(r.id)],
+      r.kind === 'Parser' && r.replacing !== undefined
+        ? [r.id, r.replacing.oldId, ...(r.replacing.also ?? [])]
+        : [String(r.id)],
     ),
   );
 }

@@ -80,7 +80,12 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
           ...unknownOf(),
         };
       case 'replace': {
-        const [first] = c.requests;
+        const [first, ...rest] = c.requests;
+        // Parsers of an earlier attempt, deleted after the one the change names (its later DELETEs).
+        const deleted = (requests: typeof rest): { alsoDeletes?: string[] } => {
+          const ids = requests.map((r) => decodeURIComponent(r.path.slice('/parsers/'.length)));
+          return ids.length > 0 ? { alsoDeletes: ids } : {};
+        };
         if (first?.method === 'POST')
           return {
             ...common,
@@ -89,6 +94,7 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
             finishing: false,
             id: stringId(),
             definition: definition(),
+            ...deleted(rest.slice(1)),
             // Shown, never sent: a plan saved before the old parser was part of the format has none.
             ...(c.replaced !== undefined
               ? {
@@ -113,6 +119,7 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
           oldId,
           version: recordedVersion(),
           definition: definition(),
+          ...deleted(rest),
         };
       }
       case 'delete':

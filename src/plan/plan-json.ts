@@ -136,15 +136,16 @@ export function plannedRequests(change: ResourceChange): PlannedRequest[] {
         body: fieldOperationsBody(wave),
         ...(i > 0 ? { chained: true } : {}),
       }));
-    case 'replace':
+    case 'replace': {
+      const deletes = (ids: readonly string[]): PlannedRequest[] =>
+        ids.map((id) => ({ service: 'parser', method: 'DELETE', path: parserPath(id) }));
       if (change.finishing)
-        return change.oldId === null
-          ? []
-          : [{ service: 'parser', method: 'DELETE', path: parserPath(change.oldId) }];
+        return deletes([...(change.oldId === null ? [] : [change.oldId]), ...(change.alsoDeletes ?? [])]);
       return [
         { ...createRequest(change.name, change.definition), waitAfter: true },
-        { service: 'parser', method: 'DELETE', path: parserPath(change.id) },
+        ...deletes([change.id, ...(change.alsoDeletes ?? [])]),
       ];
+    }
     case 'delete':
       return [{ service: 'parser', method: 'DELETE', path: parserPath(change.id) }];
     case 'adopt':

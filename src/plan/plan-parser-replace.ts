@@ -26,6 +26,7 @@ export function replaceParser(
   destructive: boolean,
   breaking: string[] = [],
   replaced?: ReplacedParser,
+  alsoDeletes: readonly string[] = [],
 ): ParserReplace {
   return change<ParserReplace>({
     ...newParser(desired, reasons),
@@ -36,7 +37,18 @@ export function replaceParser(
     // Consumers lose what the new parser no longer has, as they would from an update.
     breaking: [...breaking, ...breakingOf(replaced?.field_changes ?? [])],
     ...(replaced !== undefined ? { replaced } : {}),
+    ...(alsoDeletes.length > 0 ? { alsoDeletes: [...alsoDeletes] } : {}),
   });
+}
+
+/**
+ * The parsers an interrupted replace still has to delete besides the one it replaces, those the lists still show:
+ * its old parser, and any of an attempt before it.
+ */
+export function leftByInterruptedReplace(ctx: Context, recorded: ParserState): string[] {
+  const replacing = recorded.replacing;
+  if (replacing === undefined) return [];
+  return [replacing.oldId, ...(replacing.also ?? [])].filter((id) => ctx.index.parserById.has(id));
 }
 
 /**
@@ -104,6 +116,7 @@ export function finishReplace(
 ): ParserFinishReplace | undefined | 'continue' {
   const oldId = recorded.replacing?.oldId ?? '';
   const oldExists = ctx.index.parserById.has(oldId);
+  const also = (recorded.replacing?.also ?? []).filter((id) => ctx.index.parserById.has(id));
   const kind = parserStatusKind(live.status);
   if (kind === 'working') {
     ctx.warnings.push(
@@ -113,7 +126,7 @@ export function finishReplace(
   }
   if (kind === 'failed') {
     ctx.warnings.push(
-      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the old one (${oldId}) still exists. Applying this plan replaces the failed one and no longer manages ${oldId}: delete ${oldId} yourself once the new parser is FINISHED. To go back to ${oldId} instead, delete the failed one and remove ${address} from state.`,
+      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the replace is tried again, and the failed one and the old one (${oldId}) are deleted once a new one is FINISHED`,
     );
     return 'continue';
   }
@@ -126,11 +139,12 @@ export function finishReplace(
     action: 'replace',
     finishing: true,
     reasons: [
-      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}`,
+      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}${also.length > 0 ? `; so ${also.length === 1 ? 'is' : 'are'} ${also.join(', ')}, of an attempt before it` : ''}`,
     ],
     oldId: oldExists ? oldId : null,
     version: live.version,
     definition,
-    destructive: oldExists,
+    destructive: oldExists || also.length > 0,
+    ...(also.length > 0 ? { alsoDeletes: also } : {}),
   });
 }

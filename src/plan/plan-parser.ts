@@ -11,7 +11,13 @@ import { adoptParser } from './plan-parser-adoption.js';
 import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
-import { createParser, finishReplace, replacedParser, replaceParser } from './plan-parser-replace.js';
+import {
+  createParser,
+  finishReplace,
+  leftByInterruptedReplace,
+  replacedParser,
+  replaceParser,
+} from './plan-parser-replace.js';
 import { expectedPatchVersion } from './recover-intents.js';
 import { updateParser } from './plan-parser-update.js';
 import {
@@ -172,13 +178,19 @@ export function planParser(
     }
     // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
     const tried = recorded.pending?.definition ?? recorded.definition;
+    // A replace killed while its new parser generated, which then FAILED: the original (and any earlier attempt)
+    // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
+    const left = leftByInterruptedReplace(ctx, recorded);
     return replaceParser(
       desired,
       recorded.id,
-      [`no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again`],
-      false,
+      [
+        `no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again${left.length > 0 ? `; the interrupted replace's ${left.join(', ')} ${left.length === 1 ? 'is' : 'are'} deleted with it` : ''}`,
+      ],
+      left.length > 0,
       [`new parser id (replaces ${recorded.id})`],
       tried === null ? undefined : replacedParser(tried, desired, true),
+      left,
     );
   }
 

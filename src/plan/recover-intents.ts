@@ -99,7 +99,12 @@ export function recoverIntents(
 /** A parser intent is still open while state records no parser (a create) or still the old one (a replace). */
 function stillIntended(intent: ParserCreateIntent, recorded: ResourceState | undefined): boolean {
   if (intent.replaces === undefined) return recorded === undefined;
-  return recorded?.kind === 'Parser' && recorded.id === intent.replaces && recorded.replacing === undefined;
+  // A retry of an interrupted replace replaces its failed new parser, which state records as replacing.
+  return (
+    recorded?.kind === 'Parser' &&
+    recorded.id === intent.replaces &&
+    (recorded.replacing === undefined || intent.alsoReplaces !== undefined)
+  );
 }
 
 function parserCandidates(
@@ -132,7 +137,14 @@ function recoveredParser(intent: ParserCreateIntent, live: LiveParserSummary): R
     definition: null,
     descriptionsKnown: true,
     pending: { version: live.version, definition: intent.definition },
-    ...(intent.replaces !== undefined ? { replacing: { oldId: intent.replaces } } : {}),
+    ...(intent.replaces !== undefined
+      ? {
+          replacing: {
+            oldId: intent.replaces,
+            ...(intent.alsoReplaces !== undefined ? { also: intent.alsoReplaces } : {}),
+          },
+        }
+      : {}),
   };
 }
 

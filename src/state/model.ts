@@ -29,8 +29,12 @@ export interface ParserState {
   pending?: { version: number; definition: ParserDefinition };
   /** The last version that FAILED, with its error, until a later one finishes. */
   failed?: ParserFailure;
-  /** A replace under way: the new parser exists, the old one is not deleted yet. */
-  replacing?: { oldId: string };
+  /**
+   * A replace under way: the new parser exists, the old one is not deleted yet. `also`: parsers of an earlier
+   * attempt of the same replace (the original, and a new parser whose generation FAILED after its run was killed),
+   * deleted with the old one once the new one is FINISHED.
+   */
+  replacing?: { oldId: string; also?: string[] };
   /**
    * A PATCH about to be sent (written before it): the version it is based on and the definition it makes. A run
    * whose answer was lost (no answer, a 5xx, killed) leaves it behind; the next plan takes the version after
@@ -126,6 +130,8 @@ export interface ParserCreateIntent extends IntentOutcome {
   definition: ParserDefinition;
   /** For a replace: the parser the new one replaces (deleted once the new one is FINISHED). */
   replaces?: string;
+  /** For a replace: parsers of an earlier attempt deleted with it (ParserState.replacing.also). */
+  alsoReplaces?: string[];
   /** Live parsers of this name seen just before the POST: none of them is the one it creates. */
   before?: string[];
 }

@@ -262,6 +262,34 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     expect(emulator.parsers.parsers.has(oldId ?? '')).toBe(false);
   });
 
+  it('a replace killed while its new parser generated, which then FAILED, is retried without orphaning the original', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldId = [...emulator.parsers.parsers.keys()][0] ?? '';
+    const file = path.join(dir, 'books-product.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
+        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
+    );
+    emulator.setFaults({ generationDelayMs: 600_000, failGenerations: 1 });
+    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
+      (await stateText()).includes('"replacing"'),
+    );
+    // The new parser's generation FAILS once the run is gone.
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    const failedId = [...emulator.parsers.parsers.keys()].find((id) => id !== oldId) ?? '';
+    const plan = await run(['plan']);
+    expect(plan.stdout).toContain(`DELETE /parsers/${oldId}`);
+    expect(plan.stdout).toContain(`DELETE /parsers/${failedId}`);
+    await expectConverged();
+    // One parser left: the new one. Neither the original nor the failed one is left behind.
+    expect(emulator.parsers.parsers.has(oldId)).toBe(false);
+    expect(emulator.parsers.parsers.has(failedId)).toBe(false);
+  });
+
   it('killed right after a project create landed: recovered with the definition sent, not adopted', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);

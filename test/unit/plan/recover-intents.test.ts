@@ -3,7 +3,9 @@ import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
 import type { ScrapeformError } from '../../../src/errors.js';
 import { checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan, detailsNeeded, projectPayload } from '../../../src/plan/build-plan.js';
-import type { LiveSnapshot } from '../../../src/plan/model.js';
+import type { LiveSnapshot, ResourceChange } from '../../../src/plan/model.js';
+import { parsePlanFile } from '../../../src/plan/plan-file.js';
+import { plannedRequests, toPlanJson } from '../../../src/plan/plan-json.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
 import { refreshState } from '../../../src/plan/refresh-state.js';
 import { listUnmanaged } from '../../../src/plan/unmanaged.js';
@@ -376,6 +378,78 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
   it('a parser the lists lack keeps its intent until one shows it', () => {
     const state = stateWith({ 'parser.books': patching }, undefined);
     expect(recoverIntents(state, snapshot([])).state).toBe(state);
+  });
+});
+
+describe('an interrupted replace whose new parser FAILED is tried again without orphaning the original', () => {
+  const replacing: ParserState = {
+    kind: 'Parser',
+    id: 'p-new',
+    name: 'books',
+    version: null,
+    definition: null,
+    descriptionsKnown: true,
+    pending: { version: 0, definition },
+    replacing: { oldId: 'p-old' },
+  };
+
+  it('the retry deletes the failed one and the original once its new parser is FINISHED, and a saved plan says so', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+    ]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    const [retry] = plan.resource_changes;
+    expect(retry).toMatchObject({
+      action: 'replace',
+      finishing: false,
+      id: 'p-new',
+      alsoDeletes: ['p-old'],
+      destructive: true,
+    });
+    expect(plannedRequests(retry as ResourceChange).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /parsers',
+      'DELETE /parsers/p-new',
+      'DELETE /parsers/p-old',
+    ]);
+    // Read back from a saved plan, the change is the same: apply makes the same calls.
+    const saved = parsePlanFile(JSON.stringify(toPlanJson(plan)), 'plan.json');
+    expect(saved.resource_changes[0]).toMatchObject({
+      action: 'replace',
+      id: 'p-new',
+      alsoDeletes: ['p-old'],
+    });
+  });
+
+  it("killed again after the retry's POST: recovered from its intent, and finishing it deletes both", () => {
+    const state = stateWith(
+      { 'parser.books': replacing },
+      {
+        'parser.books': {
+          kind: 'Parser',
+          name: 'books',
+          definition,
+          replaces: 'p-new',
+          alsoReplaces: ['p-old'],
+          before: ['p-old', 'p-new'],
+        },
+      },
+    );
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+      summary('p-newest', 'books', 0),
+    ]);
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes).toMatchObject([
+      { action: 'replace', finishing: true, id: 'p-newest', oldId: 'p-new', alsoDeletes: ['p-old'] },
+    ]);
+    expect(plannedRequests(plan.resource_changes[0] as ResourceChange).map((r) => r.path)).toEqual([
+      '/parsers/p-new',
+      '/parsers/p-old',
+    ]);
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([]);
   });
 });
 
