@@ -214,7 +214,7 @@ async function replaceParser(
     });
     throw new ScrapeformError(
       'apply.generation-failed',
-      `the new parser FAILED: ${result.error?.message ?? status}; the old parser ${oldId} stays`,
+      `the new parser FAILED: ${result.error?.message ?? status}; ${change.alsoDeletes !== undefined ? `the parsers it replaces (${[oldId, ...change.alsoDeletes].join(', ')}) stay` : `the old parser ${oldId} stays`}`,
       {
         hint: `common causes: ${FAILED_GENERATION_CAUSES}`,
       },

@@ -84,7 +84,13 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
         // Parsers of an earlier attempt, deleted after the one the change names (its later DELETEs).
         const deleted = (requests: typeof rest): { alsoDeletes?: string[] } => {
           const ids = requests.map((r) => decodeURIComponent(r.path.slice('/parsers/'.length)));
-          return ids.length > 0 ? { alsoDeletes: ids } : {};
+          if (ids.length === 0) return {};
+          // Only a destructive change deletes more than the parser it names, and each parser once.
+          if (c.destructive !== true || new Set([c.id, ...ids]).size !== ids.length + 1)
+            throw damaged(
+              'requests: a replace deletes parsers beyond the one it names only when destructive, each once',
+            );
+          return { alsoDeletes: ids };
         };
         if (first?.method === 'POST')
           return {

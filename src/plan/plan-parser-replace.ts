@@ -126,7 +126,7 @@ export function finishReplace(
   }
   if (kind === 'failed') {
     ctx.warnings.push(
-      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the replace is tried again, and the failed one and the old one (${oldId}) are deleted once a new one is FINISHED`,
+      `${address}: an interrupted replace left a new parser ${recorded.id} that FAILED (${live.error ?? ''}); the replace is tried again, and the failed one${oldExists ? ` and the old one (${oldId})` : ''}${also.length > 0 ? ` and ${also.join(', ')}` : ''} ${oldExists || also.length > 0 ? 'are' : 'is'} deleted once a new one is FINISHED`,
     );
     return 'continue';
   }
@@ -139,7 +139,7 @@ export function finishReplace(
     action: 'replace',
     finishing: true,
     reasons: [
-      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}${also.length > 0 ? `; so ${also.length === 1 ? 'is' : 'are'} ${also.join(', ')}, of an attempt before it` : ''}`,
+      `finishing an interrupted replace: the new parser ${recorded.id} is FINISHED${oldExists ? `; the old one (${oldId}) is deleted` : ''}${also.length > 0 ? `; ${also.join(', ')}, of an attempt before it, ${also.length === 1 ? 'is' : 'are'} deleted too` : ''}`,
     ],
     oldId: oldExists ? oldId : null,
     version: live.version,

@@ -181,6 +181,8 @@ export function planParser(
     // A replace killed while its new parser generated, which then FAILED: the original (and any earlier attempt)
     // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
     const left = leftByInterruptedReplace(ctx, recorded);
+    // Deleting the original is a replace's delete: prevent_destroy forbids it, as it forbids any replace.
+    if (left.length > 0 && isPrevented(ctx, address, desired)) return undefined;
     return replaceParser(
       desired,
       recorded.id,

@@ -99,12 +99,9 @@ export function recoverIntents(
 /** A parser intent is still open while state records no parser (a create) or still the old one (a replace). */
 function stillIntended(intent: ParserCreateIntent, recorded: ResourceState | undefined): boolean {
   if (intent.replaces === undefined) return recorded === undefined;
-  // A retry of an interrupted replace replaces its failed new parser, which state records as replacing.
-  return (
-    recorded?.kind === 'Parser' &&
-    recorded.id === intent.replaces &&
-    (recorded.replacing === undefined || intent.alsoReplaces !== undefined)
-  );
+  // State still at the parser it replaces: the new one was not recorded. (That parser may itself be the new one
+  // of an interrupted replace, which state records with `replacing`: the intent of its retry.)
+  return recorded?.kind === 'Parser' && recorded.id === intent.replaces;
 }
 
 function parserCandidates(

@@ -422,6 +422,45 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
     });
   });
 
+  it('prevent_destroy forbids the retry that would delete the original', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+    ]);
+    const guarded = { ...books, preventDestroy: true };
+    expect(() => buildPlan({ parsers: [guarded], projects: [], state, live })).toThrow('prevent_destroy');
+  });
+
+  it('a saved plan whose replace deletes more than it names is refused unless destructive', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+    ]);
+    const json = toPlanJson(buildPlan({ parsers: [books], projects: [], state, live }));
+    const [change] = json.resource_changes;
+    if (change !== undefined) change.destructive = false;
+    expect(() => parsePlanFile(JSON.stringify(json), 'plan.json')).toThrow(
+      'a replace deletes parsers beyond the one it names only when destructive, each once',
+    );
+  });
+
+  it('a retry whose original is gone, killed after its POST, is recovered all the same', () => {
+    const state = stateWith(
+      { 'parser.books': replacing },
+      { 'parser.books': { kind: 'Parser', name: 'books', definition, replaces: 'p-new', before: ['p-new'] } },
+    );
+    const live = snapshot([
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+      summary('p-newer', 'books', 0),
+    ]);
+    expect(recoverIntents(state, live).state.resources['parser.books']).toMatchObject({
+      id: 'p-newer',
+      replacing: { oldId: 'p-new' },
+    });
+  });
+
   it("killed again after the retry's POST: recovered from its intent, and finishing it deletes both", () => {
     const state = stateWith(
       { 'parser.books': replacing },
