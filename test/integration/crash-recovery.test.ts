@@ -40,6 +40,20 @@ async function stateText(): Promise<string> {
   return readFile(path.join(dir, '.scrapeform/state.json'), 'utf8').catch(() => '');
 }
 
+/** The quickstart applied, then its parser's manifest changed so that the next apply replaces it; the parser's id. */
+async function appliedThenReplacing(): Promise<string> {
+  expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+  const oldId = [...emulator.parsers.parsers.keys()][0] ?? '';
+  const file = path.join(dir, 'books-product.yaml');
+  await writeFile(
+    file,
+    (await readFile(file, 'utf8'))
+      .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
+      .replace('lifecycle:\n  prevent_destroy: true\n', ''),
+  );
+  return oldId;
+}
+
 async function expectConverged(): Promise<void> {
   const applied = await run(['apply', '--auto-approve', '--allow-destroy']);
   expect(applied.code, applied.stderr).toBe(0);
@@ -85,15 +99,7 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   }, 60_000);
 
   it('a replace killed after its POST acted continues with the parser that landed: no orphan, none hidden', async () => {
-    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
-    const oldId = [...emulator.parsers.parsers.keys()][0] ?? '';
-    const file = path.join(dir, 'books-product.yaml');
-    await writeFile(
-      file,
-      (await readFile(file, 'utf8'))
-        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
-        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
-    );
+    const oldId = await appliedThenReplacing();
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(
       ['apply', '--auto-approve', '--allow-destroy'],
@@ -238,15 +244,7 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   }, 60_000);
 
   it('killed in the middle of a replace (the new parser generating, the old one not deleted yet)', async () => {
-    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
-    const oldId = [...emulator.parsers.parsers.keys()][0];
-    const file = path.join(dir, 'books-product.yaml');
-    await writeFile(
-      file,
-      (await readFile(file, 'utf8'))
-        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
-        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
-    );
+    const oldId = await appliedThenReplacing();
     emulator.setFaults({ generationDelayMs: 600_000 });
     await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
       (await stateText()).includes('"replacing"'),
@@ -263,15 +261,7 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   });
 
   it('a replace killed while its new parser generated, which then FAILED, is retried without orphaning the original', async () => {
-    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
-    const oldId = [...emulator.parsers.parsers.keys()][0] ?? '';
-    const file = path.join(dir, 'books-product.yaml');
-    await writeFile(
-      file,
-      (await readFile(file, 'utf8'))
-        .replace('  - https://books.example/catalogue/tipping-the-velvet_999/index.html\n', '')
-        .replace('lifecycle:\n  prevent_destroy: true\n', ''),
-    );
+    const oldId = await appliedThenReplacing();
     emulator.setFaults({ generationDelayMs: 600_000, failGenerations: 1 });
     await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
       (await stateText()).includes('"replacing"'),
