@@ -27,7 +27,7 @@ export const PARSER_HANDLERS = {
   replace: async (change, result, ctx) =>
     change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
   delete: async (change: ParserDelete, result, ctx) => {
-    await deleteParser(ctx, change, result, change.id);
+    for (const id of [change.id, ...(change.alsoDeletes ?? [])]) await deleteParser(ctx, change, result, id);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ParserAdopt, _result, ctx) => {

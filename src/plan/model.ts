@@ -140,6 +140,8 @@ export interface ParserDelete extends ChangeCommon {
   kind: 'Parser';
   action: 'delete';
   id: string;
+  /** The parsers a half-done replace of it still had (ParserState.replacing), deleted with it. */
+  alsoDeletes?: string[];
 }
 
 /** A live parser of the declared name taken into state as it is (no call). */

@@ -51,6 +51,17 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
 
   if (c.kind === 'Parser') {
     const definition = (): ParserDefinition => parserRecord().definition;
+    // Parsers of an interrupted replace, deleted after the one the change names (its later DELETEs).
+    const deleted = (requests: readonly PlannedRequest[]): { alsoDeletes?: string[] } => {
+      const ids = requests.map((r) => decodeURIComponent(r.path.slice('/parsers/'.length)));
+      if (ids.length === 0) return {};
+      // Only a destructive change deletes more than the parser it names, and each parser once.
+      if (c.destructive !== true || new Set([c.id, ...ids]).size !== ids.length + 1)
+        throw damaged(
+          `requests: a ${c.action} deletes parsers beyond the one it names only when destructive, each once`,
+        );
+      return { alsoDeletes: ids };
+    };
     const unknownOf = (): { unknown?: UnknownValues } => {
       const unknown = parserRecord().unknown;
       return unknown !== undefined ? { unknown } : {};
@@ -81,17 +92,6 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
         };
       case 'replace': {
         const [first, ...rest] = c.requests;
-        // Parsers of an earlier attempt, deleted after the one the change names (its later DELETEs).
-        const deleted = (requests: typeof rest): { alsoDeletes?: string[] } => {
-          const ids = requests.map((r) => decodeURIComponent(r.path.slice('/parsers/'.length)));
-          if (ids.length === 0) return {};
-          // Only a destructive change deletes more than the parser it names, and each parser once.
-          if (c.destructive !== true || new Set([c.id, ...ids]).size !== ids.length + 1)
-            throw damaged(
-              'requests: a replace deletes parsers beyond the one it names only when destructive, each once',
-            );
-          return { alsoDeletes: ids };
-        };
         if (first?.method === 'POST')
           return {
             ...common,
@@ -129,7 +129,13 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
         };
       }
       case 'delete':
-        return { ...common, kind: 'Parser', action: 'delete', id: stringId() };
+        return {
+          ...common,
+          kind: 'Parser',
+          action: 'delete',
+          id: stringId(),
+          ...deleted(c.requests.slice(1)),
+        };
       case 'adopt':
         return {
           ...common,

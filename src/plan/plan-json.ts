@@ -147,7 +147,11 @@ export function plannedRequests(change: ResourceChange): PlannedRequest[] {
       ];
     }
     case 'delete':
-      return [{ service: 'parser', method: 'DELETE', path: parserPath(change.id) }];
+      return [change.id, ...(change.alsoDeletes ?? [])].map((id) => ({
+        service: 'parser',
+        method: 'DELETE',
+        path: parserPath(id),
+      }));
     case 'adopt':
     case 'record':
     case 'forget':

@@ -56,15 +56,21 @@ export function planParser(
     }
     ctx.fingerprint[address] = `${live.id}@${live.version}`;
     if (isPrevented(ctx, address, desired, recorded)) return undefined;
+    // A half-done replace: the parser it was replacing (and any of an attempt before) goes too, or it would be left
+    // live and unmanaged.
+    const left = leftByInterruptedReplace(ctx, recorded);
     return change<ParserDelete>({
       address,
       kind: 'Parser',
       name: recorded.name,
       id: recorded.id,
       action: 'delete',
-      reasons: ['no manifest declares it any more'],
+      reasons: [
+        `no manifest declares it any more${left.length > 0 ? `; ${left.join(', ')}, of its interrupted replace, ${left.length === 1 ? 'goes' : 'go'} too` : ''}`,
+      ],
       destructive: true,
       breaking: [`parser ${recorded.name} (${recorded.id}) is deleted with all its versions`],
+      ...(left.length > 0 ? { alsoDeletes: left } : {}),
     });
   }
 
@@ -91,6 +97,25 @@ export function planParser(
       kind: 'Parser',
       message: `parser ${recorded.id} was deleted outside scrapeform; it will be created again (new id)`,
     });
+    // The new parser of a half-done replace: the replace of the one it was replacing is made again, so that one
+    // is not left live and unmanaged.
+    const [original, ...also] = leftByInterruptedReplace(ctx, recorded);
+    if (original !== undefined) {
+      if (isPrevented(ctx, address, desired)) return undefined;
+      const old = ctx.index.parserById.get(original);
+      if (old !== undefined) ctx.fingerprint[address] = `${old.id}@${old.version}`;
+      return replaceParser(
+        desired,
+        original,
+        [
+          `the new parser of an interrupted replace was deleted outside scrapeform: the replace of ${original} is made again`,
+        ],
+        true,
+        [`new parser id (replaces ${original})`],
+        undefined,
+        also,
+      );
+    }
     return createParser(
       desired,
       ['deleted outside scrapeform: created again'],

@@ -409,6 +409,38 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
     });
   });
 
+  it('the new parser deleted by hand: the replace of the original is made again, not a create beside it', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const plan = buildPlan({
+      parsers: [books],
+      projects: [],
+      state,
+      live: snapshot([summary('p-old', 'books', 3)]),
+    });
+    const [again] = plan.resource_changes;
+    expect(again).toMatchObject({ action: 'replace', finishing: false, id: 'p-old', destructive: true });
+    expect(plannedRequests(again as ResourceChange).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /parsers',
+      'DELETE /parsers/p-old',
+    ]);
+    expect(plan.fingerprint.live['parser.books']).toBe('p-old@3');
+  });
+
+  it('its manifest deleted: the delete takes the parser it was replacing with it, and a saved plan says so', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const live = snapshot([summary('p-old', 'books', 3), summary('p-new', 'books', 0, 'GENERATING')]);
+    const plan = buildPlan({ parsers: [], projects: [], state, live });
+    expect(plan.resource_changes.map((c) => plannedRequests(c).map((r) => `${r.method} ${r.path}`))).toEqual([
+      ['DELETE /parsers/p-new', 'DELETE /parsers/p-old'],
+    ]);
+    const saved = parsePlanFile(JSON.stringify(toPlanJson(plan)), 'plan.json');
+    expect(saved.resource_changes[0]).toMatchObject({
+      action: 'delete',
+      id: 'p-new',
+      alsoDeletes: ['p-old'],
+    });
+  });
+
   it('prevent_destroy forbids the retry that would delete the original', () => {
     const state = stateWith({ 'parser.books': replacing }, undefined);
     const live = snapshot([
