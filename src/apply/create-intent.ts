@@ -65,10 +65,7 @@ export async function settleIntents(
   const intents = ctx.store.current.intents;
   if (unsent.size === 0 && (intents === undefined || Object.keys(intents).length > 0)) return;
   await ctx.store.commit((state) => {
-    for (const [address, earlier] of unsent) {
-      if (earlier !== undefined) (state.intents ??= {})[address] = earlier;
-      else clearIntent(state, address);
-    }
+    for (const [address, earlier] of unsent) restoreIntent(state, address, earlier);
     if (state.intents !== undefined && Object.keys(state.intents).length === 0) delete state.intents;
   });
 }
@@ -99,6 +96,12 @@ export function clearIntent(state: State, address: string): void {
   if (state.intents?.[address] !== undefined) delete state.intents[address];
 }
 
+/** A create that was never sent: its intent goes, or the earlier intent it took the place of comes back. */
+function restoreIntent(state: State, address: string, earlier: CreateIntent | undefined): void {
+  if (earlier !== undefined) (state.intents ??= {})[address] = earlier;
+  else clearIntent(state, address);
+}
+
 /**
  * After a failed create: a refusal (4xx: invalid, forbidden, rate-limited) or a request that never left (a refused
  * connection) created nothing, so the intent goes, and an earlier run's unconfirmed intent it took the place of
@@ -114,10 +117,7 @@ export async function settleFailedIntent(
   const createdNothing =
     error instanceof ApiError && ((error.status >= 400 && error.status < 500) || neverSent(error));
   if (!createdNothing) return;
-  await ctx.store.commit((state) => {
-    if (earlier !== undefined) (state.intents ??= {})[address] = earlier;
-    else clearIntent(state, address);
-  });
+  await ctx.store.commit((state) => restoreIntent(state, address, earlier));
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
   ParserReplace,
   ParserUpdate,
 } from '../plan/model.js';
+import { parsersDeleted } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
@@ -27,7 +28,7 @@ export const PARSER_HANDLERS = {
   replace: async (change, result, ctx) =>
     change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
   delete: async (change: ParserDelete, result, ctx) => {
-    for (const id of [change.id, ...(change.alsoDeletes ?? [])]) await deleteParser(ctx, change, result, id);
+    for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ParserAdopt, _result, ctx) => {
@@ -122,7 +123,7 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
   for (const [i, ops] of change.waves.entries()) {
     abortIfInterrupted(ctx);
     const definition = definitions[i] ?? change.definition;
-    const updated = await patchOnce(ctx, change, { from: version, definition }, () =>
+    const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
       ctx.clients.parsers.update(id, version, ops),
     );
     noteCall(
@@ -221,7 +222,7 @@ async function replaceParser(
     );
   }
   // The old parser, and the parsers of an attempt before this one (its original, a new one that FAILED).
-  for (const id of [oldId, ...(change.alsoDeletes ?? [])]) await deleteParser(ctx, change, result, id);
+  for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
@@ -238,8 +239,7 @@ async function finishReplace(
   result: ChangeResult,
   ctx: HandlerContext,
 ): Promise<void> {
-  for (const id of [...(change.oldId !== null ? [change.oldId] : []), ...(change.alsoDeletes ?? [])])
-    await deleteParser(ctx, change, result, id);
+  for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
   await ctx.store.commit((state) => {
     state.resources[change.address] = {
       kind: 'Parser',

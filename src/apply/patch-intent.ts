@@ -71,11 +71,10 @@ export async function settlePatches(ctx: HandlerContext, unsent: ReadonlySet<str
  */
 export async function patchOnce<T>(
   ctx: HandlerContext,
-  change: ParserUpdate,
+  address: string,
   patching: NonNullable<ParserState['patching']>,
   send: () => Promise<T>,
 ): Promise<T> {
-  const address = change.address;
   const held = ctx.store.current.resources[address]?.kind === 'Parser';
   // Recorded ahead with the whole plan (the first PATCH of each update): already on disk.
   if (held && ctx.patchesAhead?.delete(address) !== true) {

@@ -295,3 +295,13 @@ export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
 export function postsNewObject(change: ResourceChange): change is PostingChange {
   return change.action === 'create' || (change.action === 'replace' && !change.finishing);
 }
+
+/**
+ * The parsers a change deletes, in the order apply deletes them: the one it names (a replace's old parser, once the
+ * new one is FINISHED), then those an interrupted replace left (`alsoDeletes`). The plan's requests and apply's
+ * calls both come from here.
+ */
+export function parsersDeleted(change: ParserDelete | ParserReplace | ParserFinishReplace): string[] {
+  const named = change.action === 'replace' && change.finishing ? change.oldId : change.id;
+  return [...(named !== null ? [named] : []), ...(change.alsoDeletes ?? [])];
+}

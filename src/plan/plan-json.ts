@@ -14,12 +14,16 @@ import type { FieldChange } from './diff-fields.js';
 import type {
   Action,
   DriftEntry,
+  ParserDelete,
+  ParserFinishReplace,
+  ParserReplace,
   Plan,
   PlanFingerprint,
-  PlannedMove,
   PlanSummary,
+  PlannedMove,
   ResourceChange,
 } from './model.js';
+import { parsersDeleted } from './model.js';
 
 /** One exact call apply will make; the key is never part of it. */
 export interface PlannedRequest {
@@ -136,27 +140,23 @@ export function plannedRequests(change: ResourceChange): PlannedRequest[] {
         body: fieldOperationsBody(wave),
         ...(i > 0 ? { chained: true } : {}),
       }));
-    case 'replace': {
-      const deletes = (ids: readonly string[]): PlannedRequest[] =>
-        ids.map((id) => ({ service: 'parser', method: 'DELETE', path: parserPath(id) }));
-      if (change.finishing)
-        return deletes([...(change.oldId === null ? [] : [change.oldId]), ...(change.alsoDeletes ?? [])]);
+    case 'replace':
+      if (change.finishing) return deleteRequests(change);
       return [
         { ...createRequest(change.name, change.definition), waitAfter: true },
-        ...deletes([change.id, ...(change.alsoDeletes ?? [])]),
+        ...deleteRequests(change),
       ];
-    }
     case 'delete':
-      return [change.id, ...(change.alsoDeletes ?? [])].map((id) => ({
-        service: 'parser',
-        method: 'DELETE',
-        path: parserPath(id),
-      }));
+      return deleteRequests(change);
     case 'adopt':
     case 'record':
     case 'forget':
       return [];
   }
+}
+
+function deleteRequests(change: ParserDelete | ParserReplace | ParserFinishReplace): PlannedRequest[] {
+  return parsersDeleted(change).map((id) => ({ service: 'parser', method: 'DELETE', path: parserPath(id) }));
 }
 
 function createRequest(name: string, definition: ParserDefinition): PlannedRequest {

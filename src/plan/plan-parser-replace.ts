@@ -115,8 +115,9 @@ export function finishReplace(
   live: LiveParserSummary,
 ): ParserFinishReplace | undefined | 'continue' {
   const oldId = recorded.replacing?.oldId ?? '';
-  const oldExists = ctx.index.parserById.has(oldId);
-  const also = (recorded.replacing?.also ?? []).filter((id) => ctx.index.parserById.has(id));
+  const left = leftByInterruptedReplace(ctx, recorded);
+  const oldExists = left.includes(oldId);
+  const also = left.filter((id) => id !== oldId);
   const kind = parserStatusKind(live.status);
   if (kind === 'working') {
     ctx.warnings.push(

@@ -3,7 +3,7 @@ import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
 import type { ScrapeformError } from '../../../src/errors.js';
 import { checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan, detailsNeeded, projectPayload } from '../../../src/plan/build-plan.js';
-import type { LiveSnapshot, ResourceChange } from '../../../src/plan/model.js';
+import type { LiveSnapshot, Plan, ResourceChange } from '../../../src/plan/model.js';
 import { parsePlanFile } from '../../../src/plan/plan-file.js';
 import { plannedRequests, toPlanJson } from '../../../src/plan/plan-json.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
@@ -377,6 +377,16 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
   });
 });
 
+/** A change's calls as `METHOD /path`, as the plan shows them and apply makes them. */
+function callsOf(change: ResourceChange | undefined): string[] {
+  return change === undefined ? [] : plannedRequests(change).map((r) => `${r.method} ${r.path}`);
+}
+
+/** The plan as `apply --plan` reads it back from the file `plan --out` writes. */
+function savedAgain(plan: Plan): Plan {
+  return parsePlanFile(JSON.stringify(toPlanJson(plan)), 'plan.json');
+}
+
 describe('an interrupted replace whose new parser FAILED is tried again without orphaning the original', () => {
   const replacing = halfReplaced;
 
@@ -395,14 +405,9 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
       alsoDeletes: ['p-old'],
       destructive: true,
     });
-    expect(plannedRequests(retry as ResourceChange).map((r) => `${r.method} ${r.path}`)).toEqual([
-      'POST /parsers',
-      'DELETE /parsers/p-new',
-      'DELETE /parsers/p-old',
-    ]);
+    expect(callsOf(retry)).toEqual(['POST /parsers', 'DELETE /parsers/p-new', 'DELETE /parsers/p-old']);
     // Read back from a saved plan, the change is the same: apply makes the same calls.
-    const saved = parsePlanFile(JSON.stringify(toPlanJson(plan)), 'plan.json');
-    expect(saved.resource_changes[0]).toMatchObject({
+    expect(savedAgain(plan).resource_changes[0]).toMatchObject({
       action: 'replace',
       id: 'p-new',
       alsoDeletes: ['p-old'],
@@ -419,10 +424,7 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
     });
     const [again] = plan.resource_changes;
     expect(again).toMatchObject({ action: 'replace', finishing: false, id: 'p-old', destructive: true });
-    expect(plannedRequests(again as ResourceChange).map((r) => `${r.method} ${r.path}`)).toEqual([
-      'POST /parsers',
-      'DELETE /parsers/p-old',
-    ]);
+    expect(callsOf(again)).toEqual(['POST /parsers', 'DELETE /parsers/p-old']);
     expect(plan.fingerprint.live['parser.books']).toBe('p-old@3');
   });
 
@@ -430,11 +432,8 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
     const state = stateWith({ 'parser.books': replacing }, undefined);
     const live = snapshot([summary('p-old', 'books', 3), summary('p-new', 'books', 0, 'GENERATING')]);
     const plan = buildPlan({ parsers: [], projects: [], state, live });
-    expect(plan.resource_changes.map((c) => plannedRequests(c).map((r) => `${r.method} ${r.path}`))).toEqual([
-      ['DELETE /parsers/p-new', 'DELETE /parsers/p-old'],
-    ]);
-    const saved = parsePlanFile(JSON.stringify(toPlanJson(plan)), 'plan.json');
-    expect(saved.resource_changes[0]).toMatchObject({
+    expect(plan.resource_changes.map(callsOf)).toEqual([['DELETE /parsers/p-new', 'DELETE /parsers/p-old']]);
+    expect(savedAgain(plan).resource_changes[0]).toMatchObject({
       action: 'delete',
       id: 'p-new',
       alsoDeletes: ['p-old'],
