@@ -233,6 +233,15 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     expect(both.stderr).toContain('POST /api/projects -> 201');
     expect((await ws.state()).intents).toBeUndefined();
     expect(Object.keys((await ws.state()).resources).sort()).toEqual(['parser.books', 'project.nightly']);
+    // And a second plan is empty: the first objects, made twice as told, are other objects of those names.
+    const again = await runBuiltCli(
+      ['plan', 'manifests', '--detailed-exitcode', '--state', ws.backend.location],
+      {
+        cwd: ws.dir,
+        env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      },
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
   }, 30_000);
 });
 
