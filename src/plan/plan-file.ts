@@ -1,33 +1,15 @@
-import { createHash } from 'node:crypto';
 import { ScrapeformError } from '../errors.js';
 import { formatKeyPath } from '../manifest/diagnostic.js';
-import { PLAN_FORMAT_VERSION, postsNewObject } from './model.js';
+import { PLAN_FORMAT_VERSION } from './model.js';
 import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition } from '../state/model.js';
 import type { Plan } from './model.js';
 import { stable } from './plan-context.js';
 import { typedChange } from './plan-file-change.js';
 import { PlanFileSchema } from './plan-file-schema.js';
-import { toPlanJson, toResourceChangeJson } from './plan-json.js';
+import { DIGEST_KEY, digestOf } from './save-plan.js';
+import { toResourceChangeJson } from './plan-json.js';
 import type { PlannedRequest } from './plan-json.js';
-
-/** The key of a saved plan that holds the digest of the rest of the file; always the last key. */
-const DIGEST_KEY = 'digest';
-
-/**
- * The text `plan --out` saves: the public plan JSON (what `plan --json` prints, byte for byte) with a last key,
- * `digest`, the SHA-256 of that JSON. Apply takes the file only when the digest matches, so every byte of the
- * reviewed plan is the plan applied.
- */
-export function renderSavedPlan(plan: Plan): string {
-  const content = toPlanJson(plan);
-  const text = JSON.stringify(
-    { ...content, [DIGEST_KEY]: digestOf(JSON.stringify(content, null, 2)) },
-    null,
-    2,
-  );
-  return `${text}\n`;
-}
 
 /**
  * Reads the file `plan --out` saved, for `apply --plan` and `show`: a plan file as parsePlanFile reads it, which
@@ -56,10 +38,6 @@ export function parseSavedPlan(text: string, file: string): Plan {
     throw unreadable(`the saved plan ${file} was edited: its content does not match its digest`);
   }
   return plan;
-}
-
-function digestOf(text: string): string {
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
 /**
@@ -114,32 +92,6 @@ export function parsePlanFile(text: string, file: string): Plan {
     return typed;
   });
   return { ...plan, format_version: PLAN_FORMAT_VERSION, resource_changes: changes };
-}
-
-/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
-export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
-  const moved: string[] = [];
-  if (saved.fingerprint.state_lineage !== state.lineage)
-    moved.push('the state is another one (lineage differs)');
-  else if (saved.fingerprint.state_serial !== state.serial)
-    moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
-  for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
-    const now = fresh.fingerprint.live[address];
-    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
-  }
-  // A create has no live version to fingerprint: one a fresh plan no longer makes (a list now shows what an
-  // earlier run created, recovered by name) would be a second object.
-  const creating = new Set(fresh.resource_changes.filter(postsNewObject).map((c) => c.address));
-  for (const change of saved.resource_changes.filter(postsNewObject)) {
-    if (!creating.has(change.address))
-      moved.push(`${change.address}: the saved plan creates it and a fresh plan no longer does`);
-  }
-  if (moved.length > 0) {
-    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
-      hint: 'run scrapeform plan --out again and review the new plan',
-      details: { moved },
-    });
-  }
 }
 
 function unreadable(message: string): ScrapeformError {

@@ -8,7 +8,7 @@ import { checkRecreates, checkRegenerations, decideApproval, refusalError } from
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
-import { refuseStalePlan } from '../plan/plan-file.js';
+import { refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { recordProtection } from '../plan/record-protection.js';
 import { refreshState } from '../plan/refresh-state.js';

@@ -4,12 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ScrapeformError } from '../../../src/errors.js';
 import { renderPlanJson } from '../../../src/output/render-plan-json.js';
 import type { Plan } from '../../../src/plan/model.js';
-import {
-  parsePlanFile,
-  parseSavedPlan,
-  refuseStalePlan,
-  renderSavedPlan,
-} from '../../../src/plan/plan-file.js';
+import { parsePlanFile, parseSavedPlan } from '../../../src/plan/plan-file.js';
+import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { refuseStalePlan } from '../../../src/plan/stale-plan.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
 const NAMES = ['fresh', 'history', 'failures'] as const;

@@ -1,0 +1,29 @@
+import { ScrapeformError } from '../errors.js';
+import { postsNewObject } from './model.js';
+import type { Plan } from './model.js';
+
+/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
+export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
+  const moved: string[] = [];
+  if (saved.fingerprint.state_lineage !== state.lineage)
+    moved.push('the state is another one (lineage differs)');
+  else if (saved.fingerprint.state_serial !== state.serial)
+    moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
+  for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
+    const now = fresh.fingerprint.live[address];
+    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+  }
+  // A create has no live version to fingerprint: one a fresh plan no longer makes (a list now shows what an
+  // earlier run created, recovered by name) would be a second object.
+  const creating = new Set(fresh.resource_changes.filter(postsNewObject).map((c) => c.address));
+  for (const change of saved.resource_changes.filter(postsNewObject)) {
+    if (!creating.has(change.address))
+      moved.push(`${change.address}: the saved plan creates it and a fresh plan no longer does`);
+  }
+  if (moved.length > 0) {
+    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
+      hint: 'run scrapeform plan --out again and review the new plan',
+      details: { moved },
+    });
+  }
+}
