@@ -40,6 +40,10 @@ export function planParser(
     if (recorded === undefined) return undefined;
     const live = ctx.index.parserById.get(recorded.id);
     if (live === undefined) {
+      // The new parser of a half-done replace gone: the one it was replacing (and any of an attempt before) is
+      // still live, and is what the deleted manifest declared. Forgetting it would leave it live and unmanaged.
+      const [original, ...also] = leftByInterruptedReplace(ctx, recorded);
+      if (original !== undefined) return deleteLeftByReplace(ctx, address, recorded, original, also);
       ctx.drift.push({
         address,
         kind: 'Parser',
@@ -327,4 +331,41 @@ function madeBy(recorded: ParserState, version: number, kind: 'working' | 'faile
   if (recorded.patching === undefined || version !== expectedPatchVersion(recorded))
     return 'outside scrapeform';
   return `by a PATCH whose answer was lost, or outside scrapeform (${kind === 'working' ? 'its fields show which once it is FINISHED' : 'a FAILED version shows no fields to tell which'})`;
+}
+
+/**
+ * A manifest deleted while its replace was half done and whose new parser is gone too: the delete takes the parser
+ * the replace was replacing (and any left by an attempt before), which a forget would leave live and unmanaged.
+ */
+function deleteLeftByReplace(
+  ctx: Context,
+  address: string,
+  recorded: ParserState,
+  original: string,
+  also: readonly string[],
+): ParserDelete | undefined {
+  ctx.drift.push({
+    address,
+    kind: 'Parser',
+    message: `parser ${recorded.id}, the new parser of an interrupted replace, was deleted outside scrapeform; ${original}, which it was replacing, is still live`,
+  });
+  const old = ctx.index.parserById.get(original);
+  if (old !== undefined) ctx.fingerprint[address] = `${old.id}@${old.version}`;
+  if (isPrevented(ctx, address, undefined, recorded)) return undefined;
+  const gone = [original, ...also];
+  return change<ParserDelete>({
+    address,
+    kind: 'Parser',
+    name: old?.name ?? recorded.name,
+    id: original,
+    action: 'delete',
+    reasons: [
+      `no manifest declares it any more; its interrupted replace's new parser (${recorded.id}) was deleted outside scrapeform, and ${gone.join(', ')}, left by that replace, ${gone.length === 1 ? 'goes' : 'go'}`,
+    ],
+    destructive: true,
+    breaking: gone.map(
+      (id) => `parser ${old?.name ?? recorded.name} (${id}) is deleted with all its versions`,
+    ),
+    ...(also.length > 0 ? { alsoDeletes: [...also] } : {}),
+  });
 }

@@ -68,6 +68,17 @@ export async function readLive(
     parsers.push(summaryOf(found));
   });
 
+  // The parsers a half-done replace still has to delete are not in state as resources of their own, and a failed
+  // new parser of an earlier attempt is as recent as any create: looked up by id too, never taken as gone unread.
+  const known = new Set(parsers.map((p) => p.id));
+  const leftByReplaces = replacedIds(state).filter((id) => !known.has(id));
+  await forEachLimited(leftByReplaces, READ_CONCURRENCY, async (id) => {
+    const found = await unless404(() => clients.parsers.get(id, undefined, signal));
+    if (found === undefined) return;
+    details[found.id] = found;
+    parsers.push(summaryOf(found));
+  });
+
   const listedProjects = new Set(projectList.map((p) => p.id));
   const unlistedProjects = recordedOf<ProjectState>(state, 'Project').filter(
     (r) => !listedProjects.has(r.id),
@@ -99,6 +110,16 @@ export async function readLive(
     },
   );
   return { parsers, details, projects, ...(Object.keys(previous).length > 0 ? { previous } : {}) };
+}
+
+/** Every parser a half-done replace recorded in state still has to delete: its old one, and any of an attempt before. */
+function replacedIds(state: State): string[] {
+  const ids = new Set<string>();
+  for (const resource of Object.values(state.resources)) {
+    if (resource.kind !== 'Parser' || resource.replacing === undefined) continue;
+    for (const id of [resource.replacing.oldId, ...(resource.replacing.also ?? [])]) ids.add(id);
+  }
+  return [...ids];
 }
 
 function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R['kind']): R[] {

@@ -280,6 +280,26 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     expect(emulator.parsers.parsers.has(failedId)).toBe(false);
   });
 
+  it('a replace killed mid-generation, its new parser deleted by hand, its manifest deleted: the original goes too', async () => {
+    const oldId = await appliedThenReplacing();
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
+      (await stateText()).includes('"replacing"'),
+    );
+    emulator.setFaults({ generationDelayMs: null });
+    const newId = [...emulator.parsers.parsers.keys()].find((id) => id !== oldId) ?? '';
+    emulator.parsers.parsers.delete(newId);
+    await rm(path.join(dir, 'books-product.yaml'));
+    const plan = await run(['plan']);
+    expect(plan.stdout).toContain(`DELETE /parsers/${oldId}`);
+    expect(plan.stdout).toContain(`the new parser of an interrupted replace, was deleted outside scrapeform`);
+    const applied = await run(['apply', '--auto-approve', '--allow-destroy']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect((await run(['plan', '--detailed-exitcode'])).code).toBe(0);
+    // Nothing left live and unmanaged.
+    expect(emulator.parsers.parsers.size).toBe(0);
+  });
+
   it('killed right after a project create landed: recovered with the definition sent, not adopted', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);

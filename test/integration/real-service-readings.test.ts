@@ -243,6 +243,40 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     );
     expect(again.code, again.stdout + again.stderr).toBe(0);
   }, 30_000);
+  it('a half-done replace whose parsers the list hides: the one it was replacing is read by id and deleted with it', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const state = await ws.state();
+    const old = state.resources['parser.books'];
+    if (old?.kind !== 'Parser') throw new Error('not recorded');
+    // As a replace killed while its new parser generated leaves state: the new parser recorded, the old one not
+    // deleted yet. Both were made a moment ago, so the lagging list shows neither.
+    const made = await h.parsers.create({ name: 'books', urls: [BOOK_A, BOOK_B] });
+    await ws.backend.write({
+      ...state,
+      resources: {
+        'parser.books': {
+          ...old,
+          id: made.id,
+          version: null,
+          definition: null,
+          pending: {
+            version: made.version,
+            definition: old.definition ?? { urls: [], scraperParams: {}, fields: [] },
+          },
+          replacing: { oldId: old.id },
+        },
+      },
+    });
+    expect(await h.parsers.list()).toEqual([]);
+    // Its manifest deleted: the plan deletes both, the old one read by id, not left live and forgotten.
+    await ws.write({});
+    const { plan } = await ws.converge();
+    expect(plan.resource_changes).toMatchObject([{ action: 'delete', id: made.id, alsoDeletes: [old.id] }]);
+    expect([...h.emulator.parsers.parsers.keys()]).toEqual([]);
+  });
 });
 
 describe('2. details without version (details-without-version)', () => {

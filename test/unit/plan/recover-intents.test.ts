@@ -440,6 +440,55 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
     });
   });
 
+  it('its manifest deleted and its new parser gone too: the original is deleted, not forgotten live', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const plan = buildPlan({
+      parsers: [],
+      projects: [],
+      state,
+      live: snapshot([summary('p-old', 'books', 3)]),
+    });
+    expect(plan.resource_changes).toMatchObject([
+      { action: 'delete', id: 'p-old', destructive: true, address: 'parser.books' },
+    ]);
+    expect(plan.resource_changes.map(callsOf)).toEqual([['DELETE /parsers/p-old']]);
+    expect(plan.drift.map((d) => d.message)).toEqual([
+      'parser p-new, the new parser of an interrupted replace, was deleted outside scrapeform; p-old, which it was replacing, is still live',
+    ]);
+    expect(plan.fingerprint.live['parser.books']).toBe('p-old@3');
+    expect(savedAgain(plan).resource_changes[0]).toMatchObject({ action: 'delete', id: 'p-old' });
+  });
+
+  it('a retry left half done likewise: the failed parser of the attempt before goes with the original', () => {
+    const retried: ParserState = {
+      ...replacing,
+      id: 'p-newer',
+      replacing: { oldId: 'p-new', also: ['p-old'] },
+    };
+    const state = stateWith({ 'parser.books': retried }, undefined);
+    const live = snapshot([
+      summary('p-old', 'books', 3),
+      { ...summary('p-new', 'books', 0, 'FAILED'), error: 'boom' },
+    ]);
+    const plan = buildPlan({ parsers: [], projects: [], state, live });
+    expect(plan.resource_changes).toMatchObject([{ action: 'delete', id: 'p-new', alsoDeletes: ['p-old'] }]);
+    expect(plan.resource_changes.map(callsOf)).toEqual([['DELETE /parsers/p-new', 'DELETE /parsers/p-old']]);
+    expect(savedAgain(plan).resource_changes[0]).toMatchObject({ id: 'p-new', alsoDeletes: ['p-old'] });
+  });
+
+  it('neither left: the resource is forgotten as any parser deleted by hand', () => {
+    const state = stateWith({ 'parser.books': replacing }, undefined);
+    const plan = buildPlan({ parsers: [], projects: [], state, live: snapshot([]) });
+    expect(plan.resource_changes).toMatchObject([{ action: 'forget', id: 'p-new' }]);
+  });
+
+  it('prevent_destroy recorded in state forbids deleting the original', () => {
+    const state = stateWith({ 'parser.books': { ...replacing, preventDestroy: true } }, undefined);
+    expect(() =>
+      buildPlan({ parsers: [], projects: [], state, live: snapshot([summary('p-old', 'books', 3)]) }),
+    ).toThrow('lifecycle.prevent_destroy');
+  });
+
   it('prevent_destroy forbids the retry that would delete the original', () => {
     const state = stateWith({ 'parser.books': replacing }, undefined);
     const live = snapshot([
