@@ -23,6 +23,18 @@ export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
 }
 
 /**
+ * The intent of a create as state holds it: what it sends, the objects of its name seen before it, and the id
+ * state still records at its address when it creates again an object deleted outside scrapeform (that record
+ * stays until the new one is recorded, so without it the intent would read as spent after a kill).
+ */
+function intentAt(state: State, change: PostingChange, before: (string | number)[]): CreateIntent {
+  const recorded = state.resources[change.address];
+  const recreates =
+    change.action === 'create' && recorded?.kind === change.kind ? { recreates: recorded.id } : {};
+  return { ...intentOf(change), before, ...recreates } as CreateIntent;
+}
+
+/**
  * The intents of every create of the plan, written in one durable write before the first call, when the plan's
  * lists say which objects of each name existed before (ctx.planned). A create whose intent is on disk this way
  * sends its POST without a write of its own: one fsynced write of the whole state per create (or per group of
@@ -46,7 +58,7 @@ export async function recordIntentsAhead(
       const byName = change.kind === 'Project' ? planned.projectsByName : planned.parsersByName;
       const before = (byName.get(change.name) ?? []).map((o) => o.id);
       ahead.set(change.address, intents[change.address]);
-      intents[change.address] = { ...intentOf(change), before } as CreateIntent;
+      intents[change.address] = intentAt(state, change, before);
     }
   });
   await ctx.store.durable();
@@ -139,14 +151,20 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
       beforeCreate: async (before) => {
-        // Recorded ahead with the whole plan (recordIntentsAhead): already on disk, nothing to write.
+        const sent = new Date(ctx.now()).toISOString();
+        // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with
+        // the next write, not one of its own (a write per create was most of a large apply's time, issue 14).
         if (ctx.intentsAhead?.has(change.address) === true) {
           earlier = ctx.intentsAhead.get(change.address);
           ctx.intentsAhead.delete(change.address);
+          await ctx.store.commit((state) => {
+            const intent = state.intents?.[change.address];
+            if (intent !== undefined) intent.sent = sent;
+          });
           return;
         }
         earlier = ctx.store.current.intents?.[change.address];
-        await recordIntent(ctx, change.address, { ...intentOf(change), before } as CreateIntent);
+        await recordIntent(ctx, change.address, { ...intentAt(ctx.store.current, change, before), sent });
       },
     });
   } catch (error) {

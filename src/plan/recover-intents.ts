@@ -52,7 +52,7 @@ export function recoverIntents(
   for (const [address, intent] of intents) {
     const recorded = resources[address];
     // The resource moved on since (recorded by the run itself, or replaced again): the intent is spent.
-    if (intent.kind === 'Parser' ? !stillIntended(intent, recorded) : recorded !== undefined) {
+    if (!stillIntended(intent, recorded)) {
       changed = true;
       continue;
     }
@@ -83,8 +83,11 @@ export function recoverIntents(
         `${address}: an interrupted apply sent a create of "${intent.name}", and ${landed.length} live ${intent.kind === 'Parser' ? 'parsers' : 'projects'} of that name are not managed (${landed.map((o) => String(o.id)).join(', ')}); scrapeform cannot tell which it made and takes none: delete the extra ones`,
       );
     }
-    // None landed (or the list does not show it yet): the intent stays until a later create replaces it.
-    if (landed.length === 0 && intent.unconfirmed !== undefined) unconfirmed.set(address, intent.unconfirmed);
+    // None landed (or the list does not show it yet): the intent stays until a later create replaces it. One whose
+    // POST went out (apply gave up confirming it, or a run was killed after sending it) may have landed: sending it
+    // again needs --recreate.
+    const sentAt = intent.unconfirmed ?? intent.sent;
+    if (landed.length === 0 && sentAt !== undefined) unconfirmed.set(address, sentAt);
     left[address] = intent;
   }
   if (!changed) return { state, notes, unconfirmed };
@@ -96,9 +99,13 @@ export function recoverIntents(
   };
 }
 
-/** A parser intent is still open while state records no parser (a create) or still the old one (a replace). */
-function stillIntended(intent: ParserCreateIntent, recorded: ResourceState | undefined): boolean {
-  if (intent.replaces === undefined) return recorded === undefined;
+/**
+ * An intent is still open while state records nothing at its address (a create), still the object deleted outside
+ * scrapeform that it creates again, or still the old parser (a replace).
+ */
+function stillIntended(intent: CreateIntent, recorded: ResourceState | undefined): boolean {
+  if (intent.recreates !== undefined) return recorded?.kind === intent.kind && recorded.id === intent.recreates;
+  if (intent.kind === 'Project' || intent.replaces === undefined) return recorded === undefined;
   // State still at the parser it replaces: the new one was not recorded. (That parser may itself be the new one
   // of an interrupted replace, which state records with `replacing`: the intent of its retry.)
   return recorded?.kind === 'Parser' && recorded.id === intent.replaces;

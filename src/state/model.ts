@@ -121,6 +121,13 @@ interface IntentOutcome {
    * would be a duplicate (a parser's costs a generation).
    */
   unconfirmed?: string;
+  /**
+   * When its POST was started (ISO time). An intent written ahead with the whole plan has none until its turn comes,
+   * and gets it in the next state write (coalesced, within the write window): a run killed after that leaves an
+   * intent whose POST went out, which the next plan treats as unconfirmed while no list shows the object (a list may
+   * lag behind a create). One without it was never sent, or sent within the window before a kill.
+   */
+  sent?: string;
 }
 
 export interface ParserCreateIntent extends IntentOutcome {
@@ -134,6 +141,11 @@ export interface ParserCreateIntent extends IntentOutcome {
   alsoReplaces?: string[];
   /** Live parsers of this name seen just before the POST: none of them is the one it creates. */
   before?: string[];
+  /**
+   * For a create in place of a parser deleted outside scrapeform: the id state still records at the address. The
+   * intent stays open while state records that id (the new parser not recorded yet).
+   */
+  recreates?: string;
 }
 
 export interface ProjectCreateIntent extends IntentOutcome {
@@ -141,6 +153,8 @@ export interface ProjectCreateIntent extends IntentOutcome {
   name: string;
   definition: ProjectDefinition;
   before?: number[];
+  /** For a create in place of a project archived outside scrapeform: the id state still records at the address. */
+  recreates?: number;
 }
 
 export interface State {

@@ -300,6 +300,19 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     expect(emulator.parsers.parsers.size).toBe(0);
   });
 
+  it('killed while creating again a project archived by hand: recovered, not created a second time', async () => {
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const [archived] = [...emulator.projects.projects.keys()];
+    emulator.projects.projects.delete(archived ?? 0);
+    emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
+    await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);
+    emulator.setFaults({ responseDelayMs: 0 });
+    await emulator.idle();
+    const plan = await run(['plan']);
+    expect(plan.stdout).toContain('recovered project');
+    await expectConverged();
+  }, 60_000);
+
   it('killed right after a project create landed: recovered with the definition sent, not adopted', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);

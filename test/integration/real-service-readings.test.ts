@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ParsersClient } from '../../src/api/parsers-client.js';
 import { ProjectsClient } from '../../src/api/projects-client.js';
@@ -6,7 +8,7 @@ import type { QuirkName } from '../../src/emulator/quirks.js';
 import type { EmulatorOptions } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/model.js';
 import { runScrapeform } from '../helpers/cli.js';
-import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
@@ -243,6 +245,35 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     );
     expect(again.code, again.stdout + again.stderr).toBe(0);
   }, 30_000);
+  it('a run killed after sending a create the list does not show yet: the next apply asks for --recreate, never a duplicate', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'nightly.yaml': PROJECT('nightly') });
+    const env = emulatorEnv(h.emulator.url, EMULATOR_KEY);
+    const args = ['apply', 'manifests', '--auto-approve', '--state', ws.backend.location];
+    // The service acts and holds its answer; the run is killed once its state says the POST went out.
+    h.emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 500; i++) {
+      const text = await readFile(ws.backend.location, 'utf8').catch(() => '');
+      if (text.includes('"sent"')) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    h.emulator.setFaults({ responseDelayMs: 0 });
+    await h.emulator.projects.idle();
+    const again = await runBuiltCli(args, { cwd: ws.dir, env });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('--recreate project.nightly');
+    expect(h.emulator.projects.projects.size).toBe(1);
+    // Once the list shows it, it is recovered: one project, and the second plan is empty.
+    h.emulator.clock.advance(600_000);
+    await convergeAndCount(h, ws, { parsers: 0, projects: 1 });
+    expect(h.emulator.projects.projects.size).toBe(1);
+  });
+
   it('a half-done replace whose parsers the list hides: the one it was replacing is read by id and deleted with it', async () => {
     const h = await start(['lagging-list'], { listLagMs: 600_000 });
     const ws = await TestWorkspace.create(h);

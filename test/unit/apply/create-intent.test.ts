@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/api-error.js';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
+import { recoverIntents } from '../../../src/plan/recover-intents.js';
 import type {
   ParserCreate,
   ParserFinishReplace,
@@ -124,8 +125,15 @@ describe('apply records a create intent before its POST', () => {
       pollMinMs: 1,
     });
     expect(result.results[0]?.ok).toBe(true);
+    // Written with its own write just before the POST: marked sent (a kill after it leaves an unconfirmed create).
     expect(fake.seenAtPost[0]?.intents).toEqual({
-      'parser.books': { kind: 'Parser', name: 'books', definition, before: [] },
+      'parser.books': {
+        kind: 'Parser',
+        name: 'books',
+        definition,
+        before: [],
+        sent: expect.any(String) as string,
+      },
     });
     expect(result.state.intents).toBeUndefined();
     expect(result.state.resources['parser.books']).toMatchObject({
@@ -164,6 +172,7 @@ describe('apply records a create intent before its POST', () => {
       name: 'books',
       definition,
       before: [],
+      sent: '2026-11-26T02:00:00.000Z',
       unconfirmed: '2026-11-26T02:00:00.000Z',
     });
   });
@@ -467,7 +476,9 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     // That one write holds every create's intent: no create waits for a write of its own.
     expect(Object.keys(fake.seenAtPost[0]?.durable?.intents ?? {})).toHaveLength(40);
     for (const { name, durable } of fake.seenAtPost) {
-      expect(durable?.intents?.[`project.${name}`]).toEqual({
+      // When its POST started goes with a later write (coalesced), so a POST may or may not find it there.
+      const { sent: _sent, ...intent } = durable?.intents?.[`project.${name}`] ?? {};
+      expect(intent).toEqual({
         kind: 'Project',
         name,
         definition: { name, projectType: 'urls', scrapingInterval: 'hourly' },
@@ -479,6 +490,42 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     const stored = await backend.read();
     expect(stored.intents).toBeUndefined();
     expect(Object.keys(stored.resources)).toHaveLength(40);
+  });
+
+  it('a create written ahead is marked sent by the next write after its POST starts: a kill then leaves it unconfirmed', async () => {
+    const backend = memoryBackend(empty);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let posted = 0;
+    const projects = {
+      list: async () => [],
+      create: async (body: Record<string, unknown>) => {
+        posted++;
+        await held;
+        return { id: 7, ...body };
+      },
+    };
+    const applying = applyPlan({
+      plan: planOf(projectCreate(1)),
+      clients: { parsers: {}, projects, close: async () => undefined } as unknown as ApiClients,
+      backend,
+      state: structuredClone(empty),
+      live: { parsers: [], projects: [] },
+      stateWriteWindowMs: 5,
+      now: () => Date.parse('2026-11-26T03:00:00.000Z'),
+    });
+    for (let i = 0; i < 200 && posted === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // The answer is held: as a run killed now would leave it on disk.
+    for (let i = 0; i < 200 && (await backend.read()).intents?.['project.j1']?.sent === undefined; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    const onDisk = await backend.read();
+    expect(onDisk.intents?.['project.j1']).toMatchObject({ name: 'j1', sent: '2026-11-26T03:00:00.000Z' });
+    // The next plan, with no list showing it: an unconfirmed create, not sent again without --recreate.
+    expect(recoverIntents(onDisk, { parsers: [], projects: [] }).unconfirmed).toEqual(
+      new Map([['project.j1', '2026-11-26T03:00:00.000Z']]),
+    );
+    release();
+    expect((await applying).results[0]?.ok).toBe(true);
   });
 
   /** The plan's 40 creates from `start`, two at a time, with Ctrl-C as the fifth POST is sent. */

@@ -256,11 +256,94 @@ describe('a create an apply sent and could not confirm is not sent again while n
     expect(() => checkRecreates(plan, [])).toThrow('(project.nightly)');
   });
 
-  it('an intent a killed run left (its POST maybe never sent) is planned again as before: nothing marks it', () => {
+  it('an intent a killed run wrote ahead and never marked sent is planned again as before: nothing marks it', () => {
     const state = stateWith({}, { 'parser.books': { ...unconfirmedIntent, unconfirmed: undefined } });
     const plan = buildPlan({ parsers: [books], projects: [], state, live: snapshot([]) });
     expect(plan.resource_changes.map((c) => c.reasons)).toEqual([['not yet created']]);
     expect(() => checkRecreates(plan, [])).not.toThrow();
+  });
+
+  it('one a killed run marked sent (its answer never recorded) is unconfirmed while no list shows it', () => {
+    const sent = { ...unconfirmedIntent, unconfirmed: undefined, sent: at };
+    const state = stateWith({}, { 'parser.books': sent });
+    const plan = buildPlan({ parsers: [books], projects: [], state, live: snapshot([]) });
+    expect(plan.resource_changes.map((c) => c.reasons)).toEqual([[reason, 'not yet created']]);
+    expect(() => checkRecreates(plan, [])).toThrow('(parser.books)');
+    // Once a list shows it, it is recovered: no create.
+    const shown = buildPlan({
+      parsers: [books],
+      projects: [],
+      state,
+      live: snapshot([summary('p-new', 'books', 0)]),
+    });
+    expect(shown.resource_changes).toEqual([]);
+  });
+});
+
+describe('the create again of an object deleted outside scrapeform keeps its intent open after a kill', () => {
+  const gone: ParserState = { ...old, id: 'p-gone' };
+
+  it('a parser: recovered by name while state still records the deleted one, not created a second time', () => {
+    const state = stateWith(
+      { 'parser.books': gone },
+      {
+        'parser.books': {
+          kind: 'Parser',
+          name: 'books',
+          definition,
+          before: [],
+          recreates: 'p-gone',
+          sent: '2026-11-26T02:00:00.000Z',
+        },
+      },
+    );
+    const live = snapshot([summary('p-again', 'books', 0, 'GENERATING')]);
+    expect(recoverIntents(state, live).state.resources['parser.books']).toMatchObject({
+      id: 'p-again',
+      pending: { version: 0, definition },
+    });
+    const plan = buildPlan({ parsers: [books], projects: [], state, live });
+    expect(plan.resource_changes.filter((c) => c.action === 'create')).toEqual([]);
+  });
+
+  it('a project likewise; and while no list shows it, the create is unconfirmed', () => {
+    const payload = projectPayload(nightly);
+    const state = stateWith(
+      { 'project.nightly': { kind: 'Project', id: 1, name: 'nightly', definition: payload } },
+      {
+        'project.nightly': {
+          kind: 'Project',
+          name: 'nightly',
+          definition: payload,
+          before: [],
+          recreates: 1,
+          sent: '2026-11-26T02:00:00.000Z',
+        },
+      },
+    );
+    const recovered = recoverIntents(state, snapshot([], [liveProject(2, 'nightly')]));
+    expect(recovered.state.resources['project.nightly']).toMatchObject({ id: 2 });
+    expect(recovered.state.intents).toBeUndefined();
+    const plan = buildPlan({ parsers: [], projects: [nightly], state, live: snapshot([], []) });
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(['create']);
+    expect(() => checkRecreates(plan, [])).toThrow('(project.nightly)');
+  });
+
+  it('an intent whose create was recorded since (state holds the new id) is spent', () => {
+    const payload = projectPayload(nightly);
+    const state = stateWith(
+      { 'project.nightly': { kind: 'Project', id: 2, name: 'nightly', definition: payload } },
+      {
+        'project.nightly': {
+          kind: 'Project',
+          name: 'nightly',
+          definition: payload,
+          before: [],
+          recreates: 1,
+        },
+      },
+    );
+    expect(recoverIntents(state, snapshot([], [liveProject(2, 'nightly')])).state.intents).toBeUndefined();
   });
 });
 
