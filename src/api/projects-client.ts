@@ -87,12 +87,14 @@ export class ProjectsClient {
 
   /** The project's jobs, read like the lists; see job-status.ts for their statuses and which is newest. */
   async listJobs(id: number, signal?: AbortSignal): Promise<LiveJob[]> {
-    return readList(
+    const jobs = await readList(
       this.transport,
       this.call('GET', this.url('projects', id, 'jobs'), { signal }),
       JobSchema,
       'jobs',
     );
+    // Printed whole by `jobs --json`: a results link with the key in it is printed without it.
+    return this.transport.redactAnswer(jobs);
   }
 
   /** Cancels a job; its response is undocumented, so whatever came back is returned as it is. */
@@ -100,7 +102,7 @@ export class ProjectsClient {
     const response = await this.transport.request(
       this.call('DELETE', this.url('projects', id, 'jobs', jobId), { signal }),
     );
-    return response.body;
+    return this.transport.redactAnswer(response.body);
   }
 }
 

@@ -217,6 +217,15 @@ export class Transport {
     });
   }
 
+  /**
+   * An answer scrapeform passes on as it came (job records, a cancel's answer: undocumented, printed whole), with
+   * the key taken out of every string in it: a link the service builds with `api_key` in it is no leak of ours.
+   */
+  redactAnswer<T>(value: T): T {
+    if (value === undefined) return value;
+    return JSON.parse(redact(JSON.stringify(value), [this.apiKey])) as T;
+  }
+
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */
   show(url: URL | string): string {
     // Most calls of a large apply go to a few URLs (every project create to the same one): each is redacted once.

@@ -84,23 +84,29 @@ function orDefault(value: unknown, fallback: unknown): unknown {
   return value === null ? fallback : value;
 }
 
-/** The input as sent: a list of entries, or a webhook input's URL; other keys the service adds are dropped. */
+/**
+ * The input as sent: a list of entries, or a webhook input's URL; other keys the service adds are dropped. An
+ * answer that leaves the entries (or the URL) out, or says null, does not say the input is empty: unknown, so the
+ * planner compares with what it last applied instead of sending the list again on every run.
+ */
 function readProjectInput(live: Readonly<Record<string, unknown>>): unknown {
   const input = live.projectInput as { type?: unknown; list?: unknown; url?: unknown } | null | undefined;
-  if (input === undefined) return undefined;
-  if (input?.type === 'webhook_input') return { type: 'webhook_input', url: input.url };
-  return { type: 'list', list: input?.list ?? [] };
+  if (input === undefined || input === null) return undefined;
+  if (input.type === 'webhook_input')
+    return input.url === undefined ? undefined : { type: 'webhook_input', url: input.url };
+  return input.list === undefined ? undefined : { type: 'list', list: input.list };
 }
 
 /**
  * The webhook: `webhookOutput` as the seed has it, else inside `projectOutput` (`{type: "webhook", url}`), where
- * one public source reports it (API-NOTES); `projectOutput` of another type means none. Neither key: unknown.
+ * one public source reports it (API-NOTES). `projectOutput` of another type (`{type: "save"}`, as the documented
+ * create answer has it: results are always saved) says nothing of a webhook kept beside it: unknown, as when
+ * neither key is there, so a webhook dropped from a manifest is still sent as null.
  */
 function readWebhook(live: Readonly<Record<string, unknown>>): unknown {
   if (live.webhookOutput !== undefined) return webhookOf(live.webhookOutput);
   const output = live.projectOutput as Record<string, unknown> | null | undefined;
-  if (output === undefined) return undefined;
-  if (output === null || output.type !== 'webhook') return null;
+  if (output === undefined || output === null || output.type !== 'webhook') return undefined;
   return webhookOf(output);
 }
 

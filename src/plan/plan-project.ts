@@ -212,10 +212,16 @@ function summariseInputs(before: unknown, after: DesiredProject['projectInput'])
   return `+${added.length} −${removed.length} entries${sample.length > 0 ? ` (${sample.join(', ')}${added.length + removed.length > sample.length ? ', …' : ''})` : ''}`;
 }
 
-/** A short digest of what the plan saw of a project (its next-run time left out: it moves by itself). */
+/**
+ * A short digest of what the plan compared of a project: each field as PROJECT_FIELDS reads it, its next-run time
+ * left out (it moves by itself), and nothing else the answer carries (a status or a last-run time would move by
+ * itself too, and make every saved plan stale).
+ */
 function projectDigest(live: LiveProject): string {
-  const { scheduledAt: _next, ...rest } = live;
-  const text = stable(rest);
+  const seen = Object.entries(PROJECT_FIELDS)
+    .filter(([key]) => key !== 'scheduledAt')
+    .map(([key, rule]) => [key, rule.read(live)]);
+  const text = stable(seen);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -43,6 +43,10 @@ export function projectDrift(
     // A key the answer leaves out is a short answer, not a change (issue 13: absent is not a default).
     const reported = rule.read(live);
     if (reported === undefined) continue;
+    // What the service answered the last time this value was sent (it did not take it, `held`): no edit made
+    // outside scrapeform, as the plan says too; reverting it would send what the service refuses again.
+    const held = recorded.held;
+    if (held !== undefined && key in held && sameJson(held[key], reported)) continue;
     if (!sameJson(value, reported)) changes.push({ change: 'edit', key, state: value, live: reported });
   }
   // Scheduling turned on by hand where none was asked: the interval it runs at comes with it.

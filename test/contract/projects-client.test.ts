@@ -70,6 +70,27 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
     expect(await createTestApi().projects.cancelJob(522, 91)).toEqual({ id: 91, status: 'Cancelled' });
   });
 
+  it('jobs and a cancel answer that carry the key (a results link) are passed on without it', async () => {
+    const link = `https://datapipeline.scraperapi.com/results/91?api_key=${SENTINEL_KEY}`;
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 91, status: 'Finished', resultsUrl: link, note: `key ${SENTINEL_KEY}` }]);
+    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(200, { id: 91, resultsUrl: link });
+    const api = createTestApi();
+    const jobs = await api.projects.listJobs(522);
+    const cancelled = await api.projects.cancelJob(522, 91);
+    expect(JSON.stringify([jobs, cancelled])).not.toContain(SENTINEL_KEY);
+    expect(jobs).toEqual([
+      {
+        id: 91,
+        status: 'Finished',
+        resultsUrl: 'https://datapipeline.scraperapi.com/results/91?api_key=***',
+        note: 'key ***',
+      },
+    ]);
+  });
+
   it.each([
     [400, 'api.bad-request'],
     [401, 'api.unauthorized'],

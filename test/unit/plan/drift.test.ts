@@ -241,6 +241,25 @@ describe('detectDrift', () => {
     expect(detectDrift({ state, live: short }).status).toBe('no_drift');
   });
 
+  it('a value the service did not take when it was last sent (held) is not drift, as the plan says too', () => {
+    const live = { parsers: [summary(0)], details: {}, projects: [project({ scrapingInterval: 'weekly' })] };
+    const nightly = state.resources['project.nightly'];
+    if (nightly?.kind !== 'Project') throw new Error('fixture');
+    const held: State = {
+      ...state,
+      resources: {
+        ...state.resources,
+        'project.nightly': { ...nightly, held: { scrapingInterval: 'weekly' } },
+      },
+    };
+    expect(detectDrift({ state: held, live }).status).toBe('no_drift');
+    // A live value other than the one it answered then is an edit made outside scrapeform.
+    const moved = { ...live, projects: [project({ scrapingInterval: 'hourly' })] };
+    expect(detectDrift({ state: held, live: moved }).drift.map((d) => d.address)).toEqual([
+      'project.nightly',
+    ]);
+  });
+
   it('a version of our own still pending or FAILED is not drift; one made by hand that FAILED is', () => {
     const pending = {
       ...state,

@@ -194,13 +194,31 @@ describe('project fields the service does not echo', () => {
     expect(planProjects(recorded(), outputFormat).resource_changes).toEqual([]);
   });
 
-  it('projectOutput of type save with a webhook declared is a change', () => {
-    const plan = planProjects(recorded(), sparse({ output_format: 'CSV' }));
+  it('projectOutput of type save says nothing of a webhook beside it: compared with the last apply, so no PATCH on every run', () => {
+    expect(planProjects(recorded(), sparse({ output_format: 'CSV' })).resource_changes).toEqual([]);
+  });
+
+  it('a webhook dropped from the manifest is sent as null even when the answer says only projectOutput save', () => {
+    const plain = { ...nightly, webhookOutput: undefined };
+    const plan = planProjects(recorded(), sparse({ output_format: 'CSV' }), plain);
     expect(
       plan.resource_changes.map((c) =>
         c.kind === 'Project' && c.action === 'update' ? c.changed : c.action,
       ),
-    ).toEqual([{ webhookOutput: { url: 'https://hooks.example/b' } }]);
+    ).toEqual([{ webhookOutput: null }]);
+  });
+
+  it('a key the plan does not compare (a status, a last-run time) does not move the fingerprint a saved plan is held to', () => {
+    const first = planProjects(recorded(), sparse({ status: 'idle', lastRunAt: '2026-11-26T01:00:00Z' }));
+    const later = planProjects(recorded(), sparse({ status: 'running', lastRunAt: '2026-11-26T02:00:00Z' }));
+    expect(later.fingerprint.live['project.nightly']).toBe(first.fingerprint.live['project.nightly']);
+    const edited = planProjects(recorded(), sparse({ scrapingInterval: 'hourly' }));
+    expect(edited.fingerprint.live['project.nightly']).not.toBe(first.fingerprint.live['project.nightly']);
+  });
+
+  it('an input list the answer leaves out (or says null) is unknown, not empty: no PATCH of the entries', () => {
+    expect(planProjects(recorded(), sparse({ projectInput: { type: 'list' } })).resource_changes).toEqual([]);
+    expect(planProjects(recorded(), sparse({ projectInput: null })).resource_changes).toEqual([]);
   });
 
   it('adopting a project whose answer leaves keys out compares them with the service defaults', () => {
