@@ -104,7 +104,8 @@ export function recoverIntents(
  * scrapeform that it creates again, or still the old parser (a replace).
  */
 function stillIntended(intent: CreateIntent, recorded: ResourceState | undefined): boolean {
-  if (intent.recreates !== undefined) return recorded?.kind === intent.kind && recorded.id === intent.recreates;
+  if (intent.recreates !== undefined)
+    return recorded?.kind === intent.kind && recorded.id === intent.recreates;
   if (intent.kind === 'Project' || intent.replaces === undefined) return recorded === undefined;
   // State still at the parser it replaces: the new one was not recorded. (That parser may itself be the new one
   // of an interrupted replace, which state records with `replacing`: the intent of its retry.)
