@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'import.duplicate-name',
   'import.file-exists',
   'manifest.invalid',
+  'manifest.api-key-in-value',
   'parse.failed-version',
   'parse.generating',
   'plan.invalid',

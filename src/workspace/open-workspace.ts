@@ -1,5 +1,5 @@
 import { resolveApiConfig } from '../api/config.js';
-import type { ApiConfigOptions } from '../api/config.js';
+import type { ApiConfigOptions, ResolvedApiConfig } from '../api/config.js';
 import { createApiClients } from '../api/create-clients.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { TransportEvent } from '../api/transport.js';
@@ -124,9 +124,10 @@ export function withEnvironment<T extends ServicesOptions>(
 export async function openServices(
   given: ServicesOptions,
   settings: EnvironmentSettings | undefined = readEnvironmentSettings(given),
+  resolved?: ResolvedApiConfig,
 ): Promise<Services> {
   const options = withEnvironment(given, settings);
-  const config = await resolveApiConfig(options);
+  const config = resolved ?? (await resolveApiConfig(options));
   const clients = createApiClients(config, {
     env: options.env,
     ...(options.onTransportEvent !== undefined ? { onEvent: options.onTransportEvent } : {}),
@@ -161,7 +162,34 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       hint: 'fix the problems above (scrapeform validate checks offline)',
     });
   }
-  return { manifests, ...(await openServices(options, manifests.environment)) };
+  const config = await resolveApiConfig(withEnvironment(options, manifests.environment));
+  refuseKeyInManifests(manifests, config.apiKey);
+  return { manifests, ...(await openServices(options, manifests.environment, config)) };
+}
+
+const MIN_KEY_LENGTH_LOOKED_FOR = 12;
+
+/**
+ * A declared value that holds the API key (a `${...}` reference to its variable in a webhook URL, say) would be
+ * written to state, to saved plans and to every plan's output: refused before anything is sent or written.
+ */
+function refuseKeyInManifests(manifests: LoadedManifests, apiKey: string): void {
+  // A key that short (an emulator's or a test's) would be found in ordinary words; real keys are 32 characters.
+  if (apiKey.length < MIN_KEY_LENGTH_LOOKED_FOR) return;
+  const forms = [...new Set([apiKey, encodeURIComponent(apiKey)])];
+  const holding = [...manifests.parsers, ...manifests.projects].filter((m) => {
+    const { source: _source, ...declared } = m;
+    const text = JSON.stringify(declared);
+    return forms.some((form) => text.includes(form));
+  });
+  if (holding.length === 0) return;
+  throw new ScrapeformError(
+    'manifest.api-key-in-value',
+    `the API key is in a declared value of ${holding.map((m) => `${m.address} (${m.source.file}:${m.source.line})`).join(', ')}; scrapeform writes declared values to state, saved plans and its output, where the key never goes; nothing was sent`,
+    {
+      hint: 'take the key out of the manifest (a webhook that needs a secret should read it from its own service, not from a reference to the ScraperAPI key)',
+    },
+  );
 }
 
 /** Runs `work` with what was opened and closes it afterwards, whatever happens. */

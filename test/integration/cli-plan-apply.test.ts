@@ -71,6 +71,22 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     expect((await scrapeform(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('a manifest value that holds the API key is refused where it is, before anything is sent or written', async () => {
+    await writeFile(
+      path.join(dir, 'keyed.yaml'),
+      'kind: Project\nname: keyed\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/1.html] }\nwebhookOutput:\n  url: https://hooks.example/in?token=${SCRAPERAPI_API_KEY}\n',
+    );
+    for (const command of ['plan', 'apply']) {
+      const run = await scrapeform([command, '--auto-approve'].slice(0, command === 'plan' ? 1 : 2));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'error: the API key is in a declared value of project.keyed (keyed.yaml:1); scrapeform writes declared values to state, saved plans and its output, where the key never goes; nothing was sent',
+      );
+    }
+    expect(emulator.requestLog).toEqual([]);
+    await expect(readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')).rejects.toThrow('ENOENT');
+  });
+
   it('without a terminal, apply needs --auto-approve: exit 3 and nothing sent', async () => {
     const run = await scrapeform(['apply']);
     expect(run.code).toBe(3);
