@@ -40,7 +40,13 @@ export interface TransportOptions {
   /** The service this transport calls, for messages, when a request does not name one (see `forService`). */
   service?: string;
   /** Injected for tests: waiting, randomness and the clock. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The command's Ctrl-C (apply, watch): once aborted, no call starts another try and a wait between tries ends
+   * at once; a try under way is not called off (its outcome decides what state records), unless the request's own
+   * signal says so. Without it a 429 with a long Retry-After kept a stopping run going for minutes.
+   */
+  interrupt?: AbortSignal;
   random?: () => number;
   now?: () => number;
 }
@@ -82,7 +88,8 @@ export class Transport {
   private readonly policy: RetryPolicy & { maxElapsedMs: number };
   private readonly timeoutMs: number;
   private readonly onEvent: (event: TransportEvent) => void;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly interrupt: AbortSignal | undefined;
   private readonly random: () => number;
   private readonly now: () => number;
 
@@ -101,7 +108,8 @@ export class Transport {
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.policy = { ...policy, maxElapsedMs: policy.maxElapsedMs ?? 4 * this.timeoutMs };
     this.onEvent = options.onEvent ?? (() => undefined);
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? wait;
+    this.interrupt = options.interrupt;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
   }
@@ -133,7 +141,7 @@ export class Transport {
         retryAfterMs,
         this.random,
       );
-      if (delayMs === undefined) throw outcome;
+      if (delayMs === undefined || this.interrupted()) throw outcome;
       this.onEvent({
         type: 'retry',
         method: request.method,
@@ -147,8 +155,15 @@ export class Transport {
               ? `HTTP ${outcome.status}`
               : outcome.code,
       });
-      await this.sleep(delayMs);
+      const stops = [request.signal, this.interrupt].filter((x): x is AbortSignal => x !== undefined);
+      await this.sleep(delayMs, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
+      if (request.signal?.aborted === true || this.interrupted()) throw outcome;
     }
+  }
+
+  /** Read afresh each time: the command's Ctrl-C may come while a call waits. */
+  private interrupted(): boolean {
+    return this.interrupt?.aborted === true;
   }
 
   /**
@@ -427,4 +442,18 @@ function networkReason(error: unknown): string {
   const code = cause?.code;
   const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
   return code !== undefined ? `${code} (${detail})` : detail;
+}
+
+/** The wait between tries: `ms`, or less when `signal` aborts (the timer is cleared, so nothing keeps the process). */
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

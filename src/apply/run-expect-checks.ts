@@ -32,11 +32,14 @@ export async function runExpectChecks(
   parsers: readonly DesiredParser[],
   state: State,
   clock: CheckClock = SYSTEM_CLOCK,
+  /** Ctrl-C: the check under way is called off and no other starts. */
+  signal?: AbortSignal,
 ): Promise<ExpectCheckResult[]> {
   const results: ExpectCheckResult[] = [];
   for (const parser of parsers) {
     const recorded = state.resources[parser.address];
     for (const check of parser.expect) {
+      if (signal?.aborted === true) return results;
       const startedAt = clock.now().toISOString();
       const start = clock.elapsedMs();
       const timing = (): { startedAt: string; durationMs: number } => ({
@@ -55,7 +58,13 @@ export async function runExpectChecks(
         continue;
       }
       try {
-        const parsed = await clients.parsers.parse(recorded.id, undefined, check.url, parser.scraperParams);
+        const parsed = await clients.parsers.parse(
+          recorded.id,
+          undefined,
+          check.url,
+          parser.scraperParams,
+          signal,
+        );
         const mismatches = matchExpected(check.result, parsed.result);
         results.push({
           address: parser.address,

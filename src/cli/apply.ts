@@ -15,6 +15,7 @@ import type { CommandContext, RunCommand } from './io.js';
 import { LiveProgress } from './live-progress.js';
 import { collect } from './options.js';
 import { confirm } from './prompt.js';
+import { stopOnSignals } from './stop-signals.js';
 import { readSavedPlan } from './saved-plan.js';
 import {
   addApiFlags,
@@ -102,13 +103,11 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   const savedPlan = flags.plan !== undefined ? await readSavedPlan(flags.plan) : undefined;
 
   const controller = new AbortController();
-  const onSignal = (): void => {
-    if (controller.signal.aborted) return;
-    controller.abort();
-    ctx.log(ctx.colors.yellow('Interrupted: no new calls; calls in flight finish, then state is saved.'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stopListening = stopOnSignals(
+    ctx,
+    controller,
+    'Interrupted: no new calls; calls in flight finish, then state is saved (again to exit at once).',
+  );
   const shown = progress(ctx);
   try {
     const outcome = await using(openFromFlags(ctx, paths, flags, controller.signal), (ws) =>
@@ -157,12 +156,12 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     const text = renderOutput('apply', format, report, ctx.stdoutColors);
     if (text !== '') ctx.print(text);
     if (outcome.result === undefined) return 'ok';
-    if (outcome.result.interrupted) return 'interrupted';
+    // Interrupted while its calls ran, or during the expect checks after them (the rest were not run).
+    if (outcome.result.interrupted || controller.signal.aborted) return 'interrupted';
     return outcome.result.results.some((r) => !r.ok) || outcome.checks.some((c) => !c.ok) ? 'error' : 'ok';
   } finally {
     shown.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
   }
 }
 

@@ -106,7 +106,10 @@ export async function openFromFlags(
   ctx: CommandContext,
   paths: string[],
   flags: ApiFlags,
-  /** apply's Ctrl-C: ends a wait for the state lock (--lock-timeout) at once. */
+  /**
+   * The command's Ctrl-C (apply, watch): ends a wait for the state lock (--lock-timeout) at once, and stops every
+   * call from starting another try.
+   */
   signal?: AbortSignal,
 ): Promise<Workspace> {
   const settings = environmentOf(ctx, flags, paths);
@@ -118,6 +121,7 @@ export async function openFromFlags(
     ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
     ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+    ...(signal !== undefined ? { interrupt: signal } : {}),
     onTransportEvent: transportLogger(ctx),
   }).then((opened) => {
     for (const warning of opened.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));

@@ -16,6 +16,7 @@ import {
   wholeNumber,
 } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
+import { stopOnSignals } from './stop-signals.js';
 
 interface WatchFlags extends ApiFlags {
   interval: string;
@@ -70,61 +71,61 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
     throw new ScrapeformError('cli.usage', '--notify is not a URL');
 
   const controller = new AbortController();
-  const stop = (): void => {
-    if (controller.signal.aborted) return;
-    controller.abort();
-    ctx.log('watch: stopping; a call in flight finishes and state is saved first');
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const stopListening = stopOnSignals(
+    ctx,
+    controller,
+    'watch: stopping; a call in flight finishes and state is saved first (again to exit at once)',
+  );
   try {
-    return await using(openFromFlags(ctx, paths, flags), async (ws): Promise<RunStatus> => {
-      const status = newWatchStatus(flags.heal === true ? { heal: { maxRegenerations } } : {});
-      const endpoint = await startWatchEndpoint(listen, () => status);
-      ctx.log(`watch: every ${flags.interval}; /healthz and /metrics on ${endpoint.url}`);
-      const poll = pollIntervalFromEnv(ctx.io.env);
-      try {
-        await runWatch(
-          ws,
-          {
-            intervalMs,
-            signal: controller.signal,
-            manifests: ws.manifests,
-            ...(flags.heal === true
-              ? {
-                  heal: {
-                    maxRegenerations,
-                    loadManifests: async () => {
-                      const loaded = await loadManifests({ paths, env: ctx.io.env });
-                      if (!loaded.valid)
-                        throw new ScrapeformError(
-                          'manifest.invalid',
-                          'the manifests have errors; nothing was healed',
-                          {
-                            details: { diagnostics: loaded.diagnostics },
-                          },
-                        );
-                      return loaded;
+    return await using(
+      openFromFlags(ctx, paths, flags, controller.signal),
+      async (ws): Promise<RunStatus> => {
+        const status = newWatchStatus(flags.heal === true ? { heal: { maxRegenerations } } : {});
+        const endpoint = await startWatchEndpoint(listen, () => status);
+        ctx.log(`watch: every ${flags.interval}; /healthz and /metrics on ${endpoint.url}`);
+        const poll = pollIntervalFromEnv(ctx.io.env);
+        try {
+          await runWatch(
+            ws,
+            {
+              intervalMs,
+              signal: controller.signal,
+              manifests: ws.manifests,
+              ...(flags.heal === true
+                ? {
+                    heal: {
+                      maxRegenerations,
+                      loadManifests: async () => {
+                        const loaded = await loadManifests({ paths, env: ctx.io.env });
+                        if (!loaded.valid)
+                          throw new ScrapeformError(
+                            'manifest.invalid',
+                            'the manifests have errors; nothing was healed',
+                            {
+                              details: { diagnostics: loaded.diagnostics },
+                            },
+                          );
+                        return loaded;
+                      },
                     },
-                  },
-                }
-              : {}),
-            ...(notifyUrl !== undefined ? { notifyUrl } : {}),
-            ...(poll !== undefined
-              ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }
-              : {}),
-            onEvent: (event) => logEvent(ctx, event),
-          },
-          status,
-        );
-      } finally {
-        await endpoint.close();
-      }
-      return 'ok';
-    });
+                  }
+                : {}),
+              ...(notifyUrl !== undefined ? { notifyUrl } : {}),
+              ...(poll !== undefined
+                ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }
+                : {}),
+              onEvent: (event) => logEvent(ctx, event),
+            },
+            status,
+          );
+        } finally {
+          await endpoint.close();
+        }
+        return 'ok';
+      },
+    );
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGINT', stop);
+    stopListening();
   }
 }
 

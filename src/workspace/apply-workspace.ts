@@ -2,6 +2,7 @@ import { applyPlan } from '../apply/apply-plan.js';
 import type { ApplyOptions, ApplyResult } from '../apply/apply-model.js';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
+import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { ResultDiff } from '../output/render-result-diffs.js';
 import { checkRecreates, checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
@@ -72,7 +73,18 @@ export async function applyWorkspace(
     const fresh = await planWorkspace(
       ws,
       options.savedPlan !== undefined ? recreate : { ...options.selection, ...recreate },
-    );
+      options.signal !== undefined ? { signal: options.signal } : {},
+    ).catch((error: unknown) => {
+      if (options.signal?.aborted !== true) throw error;
+      throw new ScrapeformError(
+        'apply.interrupted',
+        'interrupted while reading the services; nothing was sent',
+        {
+          status: 'interrupted',
+          cause: error,
+        },
+      );
+    });
     let plan = fresh.plan;
     if (options.savedPlan !== undefined) {
       refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);
@@ -134,7 +146,7 @@ export async function applyWorkspace(
     const checks =
       result.interrupted || options.noWait === true
         ? []
-        : await runExpectChecks(ws.clients, toCheck, result.state);
+        : await runExpectChecks(ws.clients, toCheck, result.state, undefined, options.signal);
     return {
       plan,
       result,

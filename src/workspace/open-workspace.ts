@@ -36,6 +36,8 @@ export interface EnvironmentOptions {
 export interface ServicesOptions extends Omit<ApiConfigOptions, 'env'>, StateLocation, EnvironmentOptions {
   env: Readonly<Record<string, string | undefined>>;
   onTransportEvent?: (event: TransportEvent) => void;
+  /** The command's Ctrl-C: no call starts another try after it, and a wait between tries ends (transport.ts). */
+  interrupt?: AbortSignal;
 }
 
 export type WorkspaceOptions = ServicesOptions;
@@ -131,6 +133,7 @@ export async function openServices(
   const clients = createApiClients(config, {
     env: options.env,
     ...(options.onTransportEvent !== undefined ? { onEvent: options.onTransportEvent } : {}),
+    ...(options.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
   });
   const state = openState(options);
   let closed: Promise<void> | undefined;

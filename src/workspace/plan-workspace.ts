@@ -21,25 +21,30 @@ export interface PlannedWorkspace {
 export async function planWorkspace(
   ws: Workspace,
   options: PlanOptions = {},
-  how: { lock?: boolean } = {},
+  how: { lock?: boolean; signal?: AbortSignal } = {},
 ): Promise<PlannedWorkspace> {
-  if (how.lock !== true) return readAndPlan(ws, options);
+  if (how.lock !== true) return readAndPlan(ws, options, how.signal);
   const lock = await ws.backend.lock('plan');
   try {
-    return await readAndPlan(ws, options);
+    return await readAndPlan(ws, options, how.signal);
   } finally {
     await lock.release();
   }
 }
 
-async function readAndPlan(ws: Workspace, options: PlanOptions): Promise<PlannedWorkspace> {
+/** `signal` (apply's Ctrl-C) calls off the reads under way: a service that stopped answering does not hold it. */
+async function readAndPlan(
+  ws: Workspace,
+  options: PlanOptions,
+  signal?: AbortSignal,
+): Promise<PlannedWorkspace> {
   const state = await ws.backend.read();
   checkSelection(options, [
     ...ws.manifests.parsers.map((p) => p.address),
     ...ws.manifests.projects.map((p) => p.address),
     ...Object.keys(state.resources),
   ]);
-  const live = await readLive(ws.clients, ws.manifests, state);
+  const live = await readLive(ws.clients, ws.manifests, state, signal);
   const plan = buildPlan({
     parsers: ws.manifests.parsers,
     projects: ws.manifests.projects,

@@ -38,6 +38,41 @@ describe('retries', () => {
     expect(JSON.stringify(events)).not.toContain(SENTINEL_KEY);
   });
 
+  it("Ctrl-C (the transport's interrupt) ends a wait between tries at once and starts no other try", async () => {
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(true).reply(429, 'slow down', { 'Retry-After': '30' });
+    const interrupt = new AbortController();
+    const waits: number[] = [];
+    const { projects } = createTestApi({
+      interrupt: interrupt.signal,
+      // The real wait: only its signal ends it.
+      sleep: (ms, signal) =>
+        new Promise((resolve) => {
+          waits.push(ms);
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        }),
+    });
+    const creating = projects.create({ name: 'x' });
+    for (let i = 0; i < 100 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(waits).toEqual([30_000]);
+    interrupt.abort();
+    const error = (await creating.catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.rate-limited', 429]);
+  });
+
+  it('interrupted before an answer that would be retried: no second try', async () => {
+    const interrupt = new AbortController();
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(() => {
+        interrupt.abort();
+        return [503, ''];
+      });
+    const { parsers, sleeps } = createTestApi({ interrupt: interrupt.signal });
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.status, sleeps]).toEqual([503, []]);
+  });
+
   it('honours Retry-After in seconds on 429', async () => {
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429, 'slow down', { 'Retry-After': '7' });
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);

@@ -342,7 +342,9 @@ describe('interruptions and concurrent runs', () => {
     emulator.setFaults({ generationDelayMs: null });
     emulator.clock.advance(600_000);
     const code = await exited;
-    expect(stderr).toContain('Interrupted: no new calls; calls in flight finish, then state is saved.');
+    expect(stderr).toContain(
+      'Interrupted: no new calls; calls in flight finish, then state is saved (again to exit at once).',
+    );
     expect(code).toBe(130);
     expect(
       await readFile(path.join(dir, '.scrapeform/state.json.lock'), 'utf8').catch(() => 'released'),
@@ -351,6 +353,44 @@ describe('interruptions and concurrent runs', () => {
     await emulator.idle();
     await expectConverged();
   });
+
+  it('a second SIGTERM while a call in flight hangs exits at once (130); the next apply converges', async () => {
+    // The service acts and holds its answer for two minutes: the graceful stop would wait for it.
+    emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['POST'] });
+    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (let i = 0; i < 500 && emulator.parsers.parsers.size + emulator.projects.projects.size === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGTERM');
+    for (let i = 0; i < 500 && !stderr.includes('Interrupted: no new calls'); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('Interrupted again: exiting now.');
+    emulator.setFaults({ responseDelayMs: 0 });
+    await emulator.idle();
+    await expectConverged();
+  }, 30_000);
+
+  it('SIGTERM while apply reads a service that stopped answering: exit 130 at once, nothing sent, the lock released', async () => {
+    emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['GET'] });
+    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const lockFile = path.join(dir, '.scrapeform/state.json.lock');
+    for (let i = 0; i < 500 && (await readFile(lockFile, 'utf8').catch(() => '')) === ''; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('error: interrupted while reading the services; nothing was sent');
+    emulator.setFaults({ responseDelayMs: 0 });
+    expect(emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+    expect(await readFile(lockFile, 'utf8').catch(() => 'released')).toBe('released');
+  }, 30_000);
 
   it('Ctrl-C while waiting for the lock (--lock-timeout): exit 130 at once, nothing sent, the lock left to its holder', async () => {
     // Held by a live process of this machine (this test's own), so it is not taken over as stale.
