@@ -177,6 +177,17 @@ export function openStateFromFlags(
  * Where state lives: --state, else the environment's (scrapeform.yaml), else SCRAPEFORM_STATE; the workspace
  * likewise. Pass the settings of `--env`; commands that take it read them with `environmentOf`.
  */
+/** SCRAPEFORM_STATE_TIMEOUT (a duration): unset or empty keeps the state database's default (30 s). */
+function databaseTimeoutOf(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const ms = parseDuration(value.trim());
+  if (ms === undefined || ms <= 0)
+    throw new ScrapeformError('cli.usage', `SCRAPEFORM_STATE_TIMEOUT: cannot read "${value}" as a duration`, {
+      hint: 'write it like 10s or 1m',
+    });
+  return ms;
+}
+
 export function stateOptions(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string; lockTimeout?: string },
@@ -198,10 +209,12 @@ export function stateOptions(
   const statePath = flags.state ?? settings?.state ?? (ctx.io.env.SCRAPEFORM_STATE || undefined);
   const workspace = flags.workspace ?? settings?.workspace ?? (ctx.io.env.SCRAPEFORM_WORKSPACE || undefined);
   const lockWait = lockWaitOf(ctx, flags.lockTimeout, signal);
+  const databaseTimeoutMs = databaseTimeoutOf(ctx.io.env.SCRAPEFORM_STATE_TIMEOUT);
   return {
     ...(statePath !== undefined ? { statePath } : {}),
     ...(workspace !== undefined ? { workspace } : {}),
     ...(lockWait !== undefined ? { lockWait } : {}),
+    ...(databaseTimeoutMs !== undefined ? { databaseTimeoutMs } : {}),
   };
 }
 

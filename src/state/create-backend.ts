@@ -11,10 +11,12 @@ import { DEFAULT_WORKSPACE, checkWorkspaceName } from './workspace-name.js';
 export function createStateBackend(
   location: string | undefined,
   workspace = DEFAULT_WORKSPACE,
+  options: { databaseTimeoutMs?: number } = {},
 ): StateBackend {
   const where = location ?? DEFAULT_STATE_PATH;
   checkWorkspaceName(workspace);
-  if (/^postgres(ql)?:\/\//.test(where)) return new PostgresStateBackend(where, workspace);
+  if (/^postgres(ql)?:\/\//.test(where))
+    return new PostgresStateBackend(where, workspace, options.databaseTimeoutMs);
   return new FileStateBackend(workspaceStatePath(where, workspace), workspace);
 }
 

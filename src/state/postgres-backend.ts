@@ -25,6 +25,11 @@ export class PostgresStateBackend implements StateBackend {
   constructor(
     private readonly url: string,
     readonly workspace = 'default',
+    /**
+     * How long connecting, and each query, may take (SCRAPEFORM_STATE_TIMEOUT). A database that accepts the
+     * connection and never answers, or stops answering mid-run, otherwise held a CI job until the runner's limit.
+     */
+    private readonly timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
   ) {
     checkWorkspaceName(workspace);
     this.table = tableOf(workspace);
@@ -41,7 +46,19 @@ export class PostgresStateBackend implements StateBackend {
       this.ready = (async () => {
         // pg is loaded only by a run that uses a database (a file-state run never pays for it).
         const { default: driver } = await import('pg');
-        const client = new driver.Client({ connectionString: this.url, application_name: 'scrapeform' });
+        const client = new driver.Client({
+          connectionString: this.url,
+          application_name: 'scrapeform',
+          connectionTimeoutMillis: this.timeoutMs,
+          // The client gives up on a query after this; the server ends a statement, or a wait for a row lock,
+          // after the same time; keep-alive finds a connection whose peer went away without a word.
+          query_timeout: this.timeoutMs,
+          statement_timeout: this.timeoutMs,
+          lock_timeout: this.timeoutMs,
+          keepAlive: true,
+        });
+        // A connection that breaks while idle (the database restarted) is reported by the next query, not thrown.
+        client.on('error', () => undefined);
         this.client = client;
         try {
           await client.connect();
@@ -107,6 +124,10 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async read(): Promise<State> {
+    return this.answering(() => this.readNow());
+  }
+
+  private async readNow(): Promise<State> {
     const client = await this.connect();
     const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.sqlTable} WHERE id = 1`);
     const state = rows[0] === undefined ? emptyState('') : checkStateFormat(rows[0].state, this.location);
@@ -115,6 +136,10 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async write(state: State): Promise<State> {
+    return this.answering(() => this.writeNow(state));
+  }
+
+  private async writeNow(state: State): Promise<State> {
     const client = await this.connect();
     await client.query('BEGIN');
     try {
@@ -131,12 +156,37 @@ export class PostgresStateBackend implements StateBackend {
       this.lastSerial = next.serial;
       return next;
     } catch (error) {
-      await client.query('ROLLBACK');
+      // A connection that stopped answering cannot roll back either: the server does when the session ends.
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
 
+  /**
+   * A query that got no answer in time, or a connection that broke, is `state.unreachable` naming the database
+   * (without its password); other errors (a lost serial check, a newer format) pass as they are.
+   */
+  private async answering<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ScrapeformError) throw error;
+      throw new ScrapeformError(
+        'state.unreachable',
+        `the state database ${redactUrl(this.url)} did not answer: ${redactUrl((error as Error).message)}`,
+        {
+          hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
+          cause: error,
+        },
+      );
+    }
+  }
+
   async lock(operation: string): Promise<StateLock> {
+    return this.answering(() => this.lockNow(operation));
+  }
+
+  private async lockNow(operation: string): Promise<StateLock> {
     const client = await this.connect();
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
       this.lockKey.toString(),
@@ -163,14 +213,19 @@ export class PostgresStateBackend implements StateBackend {
     );
     return {
       info,
-      release: async () => {
-        await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
-      },
+      release: () =>
+        this.answering(async () => {
+          await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+        }),
     };
   }
 
   /** Ends the session that holds the lock (an advisory lock can only be released by its own session). */
   async forceUnlock(): Promise<LockInfo | undefined> {
+    return this.answering(() => this.forceUnlockNow());
+  }
+
+  private async forceUnlockNow(): Promise<LockInfo | undefined> {
     const client = await this.connect();
     const held = await client.query<{ info: LockInfo }>(
       'SELECT info FROM scrapeform_locks WHERE workspace = $1',
@@ -196,6 +251,9 @@ export class PostgresStateBackend implements StateBackend {
     if (client !== undefined) await client.end().catch(() => undefined);
   }
 }
+
+/** How long connecting to the state database, and each query, may take by default (SCRAPEFORM_STATE_TIMEOUT). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
 
 const TABLE_PREFIX = 'scrapeform_state_';
 

@@ -21,6 +21,8 @@ export interface StateLocation {
   workspace?: string;
   /** `--lock-timeout`: how long taking the lock waits for another run (fails at once when absent). */
   lockWait?: LockWait;
+  /** SCRAPEFORM_STATE_TIMEOUT: how long a state database may take to connect or to answer one query. */
+  databaseTimeoutMs?: number;
 }
 
 /** Which environment of scrapeform.yaml to act on (`--env`), and values for its variables (`--var-file`). */
@@ -61,7 +63,11 @@ export interface Workspace extends Services {
 }
 
 export function openState(location: StateLocation): OpenState {
-  const created = createStateBackend(location.statePath, location.workspace);
+  const created = createStateBackend(
+    location.statePath,
+    location.workspace,
+    location.databaseTimeoutMs !== undefined ? { databaseTimeoutMs: location.databaseTimeoutMs } : {},
+  );
   const backend = location.lockWait !== undefined ? waitingForLock(created, location.lockWait) : created;
   return { backend, close: async () => backend.close?.() };
 }

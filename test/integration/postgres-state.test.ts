@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -411,4 +413,49 @@ setInterval(() => {}, 1000);`;
     expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books-product']);
     expect([...emulator.projects.projects.values()].map((p) => p.name)).toEqual(['nightly-book-pages']);
   });
+  it('a write that waits for a row another session holds fails after SCRAPEFORM_STATE_TIMEOUT, naming the database', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'row-held', 1000);
+    const written = await backend.write(emptyState(''));
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query('SELECT serial FROM "scrapeform_state_row-held" WHERE id = 1 FOR UPDATE');
+    const failure = (await backend.write(written).catch((e: unknown) => e)) as ScrapeformError;
+    await other.query('ROLLBACK');
+    await other.end();
+    await backend.close();
+    expect(failure.code).toBe('state.unreachable');
+    expect(failure.message).toContain('did not answer: canceling statement due to lock timeout');
+  });
+});
+
+describe('a state database that stops answering', () => {
+  it('one that accepts connections and never answers fails every command within SCRAPEFORM_STATE_TIMEOUT', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-silent-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    const state = `postgres://scrapeform:s3cret-word@127.0.0.1:${port}/scrapeform`;
+    const env = emulatorEnv('http://127.0.0.1:9', KEY, { SCRAPEFORM_STATE_TIMEOUT: '1s' });
+    try {
+      for (const args of [
+        ['plan'],
+        ['apply', '--auto-approve', '--lock-timeout', '30s'],
+        ['state', 'pull'],
+      ]) {
+        const run = await runBuiltCli([...args, '--state', state], { cwd: dir, env });
+        expect(run.code, args.join(' ')).toBe(1);
+        expect(run.stderr).toContain(
+          `cannot connect to the state database postgres://scrapeform:***@127.0.0.1:${port}/scrapeform`,
+        );
+        expect(run.stderr).not.toContain('s3cret-word');
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
 });
