@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,19 @@ async function killWhen(args: string[], when: () => Promise<boolean>): Promise<v
   }
   child.kill('SIGKILL');
   await exited;
+}
+
+/** `apply --auto-approve` as a child process: its stderr so far, and its exit code once it ends. */
+function applyInBackground(extra: string[] = []): {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', ...extra], { cwd: dir, env: env() });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, stderr: () => stderr, exited };
 }
 
 async function stateText(): Promise<string> {
@@ -331,10 +345,7 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
 describe('interruptions and concurrent runs', () => {
   it('Ctrl-C: no new calls, calls in flight finish, state saved, lock released, exit 130', async () => {
     emulator.setFaults({ generationDelayMs: 600_000 });
-    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { child, stderr, exited } = applyInBackground();
     for (let i = 0; i < 500 && !(await stateText()).includes('"pending"'); i++)
       await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGINT');
@@ -342,7 +353,7 @@ describe('interruptions and concurrent runs', () => {
     emulator.setFaults({ generationDelayMs: null });
     emulator.clock.advance(600_000);
     const code = await exited;
-    expect(stderr).toContain(
+    expect(stderr()).toContain(
       'Interrupted: no new calls; calls in flight finish, then state is saved (again to exit at once).',
     );
     expect(code).toBe(130);
@@ -357,18 +368,15 @@ describe('interruptions and concurrent runs', () => {
   it('a second SIGTERM while a call in flight hangs exits at once (130); the next apply converges', async () => {
     // The service acts and holds its answer for two minutes: the graceful stop would wait for it.
     emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['POST'] });
-    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { child, stderr, exited } = applyInBackground();
     for (let i = 0; i < 500 && emulator.parsers.parsers.size + emulator.projects.projects.size === 0; i++)
       await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGTERM');
-    for (let i = 0; i < 500 && !stderr.includes('Interrupted: no new calls'); i++)
+    for (let i = 0; i < 500 && !stderr().includes('Interrupted: no new calls'); i++)
       await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
-    expect(stderr).toContain('Interrupted again: exiting now.');
+    expect(stderr()).toContain('Interrupted again: exiting now.');
     emulator.setFaults({ responseDelayMs: 0 });
     await emulator.idle();
     await expectConverged();
@@ -376,17 +384,14 @@ describe('interruptions and concurrent runs', () => {
 
   it('SIGTERM while apply reads a service that stopped answering: exit 130 at once, nothing sent, the lock released', async () => {
     emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['GET'] });
-    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve'], { cwd: dir, env: env() });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { child, stderr, exited } = applyInBackground();
     const lockFile = path.join(dir, '.scrapeform/state.json.lock');
     for (let i = 0; i < 500 && (await readFile(lockFile, 'utf8').catch(() => '')) === ''; i++)
       await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
-    expect(stderr).toContain('error: interrupted while reading the services; nothing was sent');
+    expect(stderr()).toContain('error: interrupted while reading the services; nothing was sent');
     emulator.setFaults({ responseDelayMs: 0 });
     expect(emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
     expect(await readFile(lockFile, 'utf8').catch(() => 'released')).toBe('released');
@@ -404,22 +409,16 @@ describe('interruptions and concurrent runs', () => {
     };
     await mkdir(path.dirname(lockFile), { recursive: true });
     await writeFile(lockFile, JSON.stringify(held));
-    const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', '--lock-timeout', '5m'], {
-      cwd: dir,
-      env: env(),
-    });
+    const { child, stderr, exited } = applyInBackground(['--lock-timeout', '5m']);
     // Not left waiting out its five minutes should this test fail.
     onTestFinished(() => void child.kill('SIGKILL'));
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 1000 && !stderr.includes('waiting for the state lock held by ci@elsewhere'); i++)
+    for (let i = 0; i < 1000 && !stderr().includes('waiting for the state lock held by ci@elsewhere'); i++)
       await new Promise((r) => setTimeout(r, 10));
-    expect(stderr).toContain('waiting for the state lock held by ci@elsewhere');
+    expect(stderr()).toContain('waiting for the state lock held by ci@elsewhere');
     child.kill('SIGINT');
     // Before the fix the run waited out the five minutes: this test's own timeout fails it.
     expect(await exited).toBe(130);
-    expect(stderr).toContain('error: interrupted while waiting for the state lock: nothing was done');
+    expect(stderr()).toContain('error: interrupted while waiting for the state lock: nothing was done');
     expect(JSON.parse(await readFile(lockFile, 'utf8'))).toEqual(held);
     // Nothing was recorded, so nothing was sent: this apply would only create, and every create's intent is written
     // before its POST. (Not read from the emulator's log: an answer an earlier test's killed run left held is logged

@@ -306,10 +306,11 @@ describe('the create again of an object deleted outside scrapeform keeps its int
     expect(plan.resource_changes.filter((c) => c.action === 'create')).toEqual([]);
   });
 
-  it('a project likewise; and while no list shows it, the create is unconfirmed', () => {
+  /** State recording project `recordedId` at project.nightly, with the intent of creating it again in place of 1. */
+  function recreating(recordedId: number, sent?: string): State {
     const payload = projectPayload(nightly);
-    const state = stateWith(
-      { 'project.nightly': { kind: 'Project', id: 1, name: 'nightly', definition: payload } },
+    return stateWith(
+      { 'project.nightly': { kind: 'Project', id: recordedId, name: 'nightly', definition: payload } },
       {
         'project.nightly': {
           kind: 'Project',
@@ -317,10 +318,14 @@ describe('the create again of an object deleted outside scrapeform keeps its int
           definition: payload,
           before: [],
           recreates: 1,
-          sent: '2026-11-26T02:00:00.000Z',
+          ...(sent !== undefined ? { sent } : {}),
         },
       },
     );
+  }
+
+  it('a project likewise; and while no list shows it, the create is unconfirmed', () => {
+    const state = recreating(1, '2026-11-26T02:00:00.000Z');
     const recovered = recoverIntents(state, snapshot([], [liveProject(2, 'nightly')]));
     expect(recovered.state.resources['project.nightly']).toMatchObject({ id: 2 });
     expect(recovered.state.intents).toBeUndefined();
@@ -330,19 +335,7 @@ describe('the create again of an object deleted outside scrapeform keeps its int
   });
 
   it('an intent whose create was recorded since (state holds the new id) is spent', () => {
-    const payload = projectPayload(nightly);
-    const state = stateWith(
-      { 'project.nightly': { kind: 'Project', id: 2, name: 'nightly', definition: payload } },
-      {
-        'project.nightly': {
-          kind: 'Project',
-          name: 'nightly',
-          definition: payload,
-          before: [],
-          recreates: 1,
-        },
-      },
-    );
+    const state = recreating(2);
     expect(recoverIntents(state, snapshot([], [liveProject(2, 'nightly')])).state.intents).toBeUndefined();
   });
 });
