@@ -50,9 +50,10 @@ export class PostgresStateBackend implements StateBackend {
           connectionString: this.url,
           application_name: 'scrapeform',
           connectionTimeoutMillis: this.timeoutMs,
-          // The client gives up on a query after this; the server ends a statement, or a wait for a row lock,
-          // after the same time; keep-alive finds a connection whose peer went away without a word.
-          query_timeout: this.timeoutMs,
+          // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives
+          // up a little later, for a server that no longer answers at all; keep-alive finds a connection whose
+          // peer went away without a word.
+          query_timeout: this.timeoutMs + CLIENT_MARGIN_MS,
           statement_timeout: this.timeoutMs,
           lock_timeout: this.timeoutMs,
           keepAlive: true,
@@ -254,6 +255,9 @@ export class PostgresStateBackend implements StateBackend {
 
 /** How long connecting to the state database, and each query, may take by default (SCRAPEFORM_STATE_TIMEOUT). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
+
+/** How much longer than the server's own limit the client waits for a query's answer (its reason comes first). */
+const CLIENT_MARGIN_MS = 2_000;
 
 const TABLE_PREFIX = 'scrapeform_state_';
 
