@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { access } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -128,6 +129,57 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
   expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 2 });
   expect(path.isAbsolute(ws.backend.location)).toBe(true);
 });
+
+it('watch --heal waiting for a lock another run holds stops on SIGTERM, not after --lock-timeout', async () => {
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  // Held by a live process of this machine (this one): not stale, so the heal waits for it.
+  const held = {
+    holder: 'ci@elsewhere',
+    host: hostname(),
+    pid: process.pid,
+    started: new Date().toISOString(),
+    operation: 'apply',
+  };
+  await writeFile(`${ws.backend.location}.lock`, JSON.stringify(held));
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const child = spawn(
+    process.execPath,
+    [
+      BUILT_CLI,
+      'watch',
+      'manifests',
+      '--interval',
+      '1s',
+      '--heal',
+      '--lock-timeout',
+      '5m',
+      '--listen',
+      '127.0.0.1:0',
+      '--state',
+      ws.backend.location,
+    ],
+    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    await until(
+      'the wait for the lock',
+      () => stderr.includes('waiting for the state lock held by ci@elsewhere'),
+      () => stderr,
+    );
+    child.kill('SIGTERM');
+    // Before, it waited out the five minutes: this test's own timeout fails it.
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('watch: stopping');
+  } finally {
+    child.kill('SIGKILL');
+  }
+}, 30_000);
 
 it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
   h.emulator.reset();
