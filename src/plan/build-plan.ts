@@ -207,26 +207,31 @@ export function buildPlan(input: PlanInput): Plan {
       },
     );
   }
-  const count = (action: ResourceChange['action']): number =>
-    changes.filter((c) => c.action === action).length;
-  const regenerations = changes.filter((c) => c.regenerates).length;
   return {
     format_version: PLAN_FORMAT_VERSION,
     status: changes.length > 0 || moves.moves.length > 0 ? 'changes' : 'no_changes',
-    summary: {
-      create: count('create'),
-      update: count('update'),
-      replace: count('replace'),
-      delete: count('delete'),
-      archive: count('archive'),
-      adopt: changes.filter((c) => c.reasons.some((r) => r.startsWith('adopt'))).length,
-      regenerations,
-      estimated_credits: regenerations * CREDITS_PER_GENERATION,
-    },
+    summary: summarise(changes),
     resource_changes: changes,
     drift,
     warnings,
     fingerprint: { state_lineage: input.state.lineage, state_serial: input.state.serial, live: fingerprint },
     ...(moves.moves.length > 0 ? { moved: moves.moves } : {}),
+  };
+}
+
+/** The plan's counts, from its changes: also how a saved plan's summary is checked (stale-plan.ts). */
+export function summarise(changes: readonly ResourceChange[]): Plan['summary'] {
+  const count = (action: ResourceChange['action']): number =>
+    changes.filter((c) => c.action === action).length;
+  const regenerations = changes.filter((c) => c.regenerates).length;
+  return {
+    create: count('create'),
+    update: count('update'),
+    replace: count('replace'),
+    delete: count('delete'),
+    archive: count('archive'),
+    adopt: changes.filter((c) => c.reasons.some((r) => r.startsWith('adopt'))).length,
+    regenerations,
+    estimated_credits: regenerations * CREDITS_PER_GENERATION,
   };
 }

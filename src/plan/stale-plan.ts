@@ -1,5 +1,7 @@
 import { ScrapeformError } from '../errors.js';
+import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
+import { stable } from './plan-context.js';
 import type { Plan } from './model.js';
 
 /** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
@@ -20,6 +22,26 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
     if (!creating.has(change.address))
       moved.push(`${change.address}: the saved plan creates it and a fresh plan no longer does`);
   }
+  // What approval reads (destructive, regenerations, the counts) must be what scrapeform plans, not what the file
+  // says: a file edited and given a new digest could otherwise mark a delete as not destructive and be applied
+  // without --allow-destroy, or hide regenerations from --max-regenerations.
+  const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
+  for (const change of saved.resource_changes) {
+    const now = planned.get(change.address);
+    if (now === undefined) {
+      if (!postsNewObject(change))
+        moved.push(`${change.address}: the saved plan changes it and a fresh plan does not`);
+      continue;
+    }
+    for (const key of ['action', 'destructive', 'regenerates'] as const) {
+      if (change[key] !== now[key])
+        moved.push(
+          `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
+        );
+    }
+  }
+  if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))
+    moved.push('its summary does not count its own changes');
   if (moved.length > 0) {
     throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
       hint: 'run scrapeform plan --out again and review the new plan',

@@ -7,6 +7,7 @@ import type { Plan } from '../../../src/plan/model.js';
 import { parsePlanFile, parseSavedPlan } from '../../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../../src/plan/save-plan.js';
 import { refuseStalePlan } from '../../../src/plan/stale-plan.js';
+import { summarise } from '../../../src/plan/build-plan.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
 const NAMES = ['fresh', 'history', 'failures'] as const;
@@ -289,11 +290,54 @@ describe('refuseStalePlan', () => {
       field_changes: [],
       breaking: [],
     } as Plan['resource_changes'][number];
-    const saved = { ...planAt('L', 3, {}), status: 'changes' as const, resource_changes: [create] };
+    const saved = {
+      ...planAt('L', 3, {}),
+      status: 'changes' as const,
+      summary: summarise([create]),
+      resource_changes: [create],
+    };
     expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
     expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
       code: 'apply.plan-stale',
       message: 'refusing the saved plan: parser.a: the saved plan creates it and a fresh plan no longer does',
     });
+  });
+
+  it('what approval reads must be what a fresh plan says: an edited file given a new digest is refused', () => {
+    const remove = {
+      address: 'parser.a',
+      kind: 'Parser',
+      name: 'a',
+      action: 'delete',
+      id: 'p-1',
+      reasons: ['no manifest declares it any more'],
+      regenerates: false,
+      destructive: true,
+      field_changes: [],
+      breaking: [],
+    } as Plan['resource_changes'][number];
+    const fresh = {
+      ...planAt('L', 3, { 'parser.a': 'p-1@2' }),
+      status: 'changes' as const,
+      summary: summarise([remove]),
+      resource_changes: [remove],
+    };
+    expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+    // A delete marked not destructive would go through without --allow-destroy.
+    const unmarked = { ...remove, destructive: false };
+    const forged = { ...fresh, summary: summarise([unmarked]), resource_changes: [unmarked] };
+    expect(failure(() => refuseStalePlan(forged, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: parser.a: the saved plan has destructive false, a fresh plan true',
+    );
+    // Counts that are not its changes' (a regeneration hidden from --max-regenerations).
+    const miscounted = { ...fresh, summary: { ...fresh.summary, delete: 0 } };
+    expect(failure(() => refuseStalePlan(miscounted, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: its summary does not count its own changes',
+    );
+    // A change a fresh plan does not make (a delete of a parser its manifest still declares).
+    const unplanned = { ...planAt('L', 3, { 'parser.a': 'p-1@2' }), status: 'changes' as const };
+    expect(failure(() => refuseStalePlan(fresh, unplanned, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: parser.a: the saved plan changes it and a fresh plan does not',
+    );
   });
 });
