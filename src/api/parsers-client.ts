@@ -58,7 +58,12 @@ export class ParsersClient {
       ParserListItemSchema,
       'parsers',
     );
-    return items.map((item) => ({ ...item, status: normaliseParserStatus(item.status) }));
+    // A generation's error text is the service's: shown, recorded in state and plans, so never with the key in it.
+    return items.map((item) => ({
+      ...item,
+      status: normaliseParserStatus(item.status),
+      error: this.transport.redactAnswer(item.error),
+    }));
   }
 
   /**
@@ -104,10 +109,10 @@ export class ParsersClient {
       name: data.name ?? known.name ?? '',
       version: resolvedVersion,
       status,
-      error: data.error ?? null,
+      error: this.transport.redactAnswer(data.error ?? null),
       createdAt: data.created_at ?? null,
       generatedAt: data.generated_at ?? null,
-      exampleResult: data.example_result ?? data.example_results ?? null,
+      exampleResult: this.transport.redactAnswer(data.example_result ?? data.example_results ?? null),
       fields: (data.fields ?? []).map((f) => ({
         name: f.name,
         ...(f.type !== undefined ? { type: f.type } : {}),
@@ -205,6 +210,11 @@ export class ParsersClient {
       },
       ParseResultSchema,
     );
-    return { parser: data.parser ?? id, version: data.version ?? version, result: data.result ?? {} };
+    // Printed by parse and test, written to JUnit files: never with the key in it.
+    return {
+      parser: data.parser ?? id,
+      version: data.version ?? version,
+      result: this.transport.redactAnswer(data.result ?? {}),
+    };
   }
 }

@@ -2,6 +2,12 @@
 export const REDACTED = '***';
 
 /**
+ * A key shorter than this (an emulator's or a test's) is not looked for inside data the services answer or the
+ * manifests declare: it would be found in ordinary words and numbers (a key `1` in every id). Real keys have 32.
+ */
+export const MIN_KEY_LENGTH_IN_DATA = 12;
+
+/**
  * Removes secrets from text: every occurrence of each secret itself (also URL-encoded), and the value of any
  * `api_key` parameter in a URL, query string or JSON body, even one we were not told about.
  */
@@ -9,13 +15,14 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret.length === 0) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join(REDACTED);
+    for (const form of formsOf(secret)) out = out.split(form).join(REDACTED);
   }
   return (
     out
-      // A URL quoted inside a message ends at these too, so the redaction does not swallow the text after it.
-      .replace(/([?&]api_key=)[^&#\s"'()<>[\],;]*/g, `$1${REDACTED}`)
-      .replace(/("api_key"\s*:\s*")[^"]*(")/g, `$1${REDACTED}$2`)
+      // A URL quoted inside a message ends at these too, so the redaction does not swallow the text after it; a
+      // backslash ends it as well, or the \" of a URL inside a JSON string would go with it and break that JSON.
+      .replace(/([?&]api_key=)[^&#\s"'()<>[\],;\\]*/g, `$1${REDACTED}`)
+      .replace(/("api_key"\s*:\s*")(?:[^"\\]|\\.)*(")/g, `$1${REDACTED}$2`)
   );
 }
 
@@ -29,4 +36,27 @@ export function redactError(error: unknown, secrets: readonly string[], depth = 
   if (code !== undefined) (copy as NodeJS.ErrnoException).code = code;
   if (error.cause !== undefined && depth < 5) copy.cause = redactError(error.cause, secrets, depth + 1);
   return copy;
+}
+
+/**
+ * Every way the key may be written where text quotes it: as it is, URL-encoded as a query value or by a URL
+ * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string.
+ */
+function formsOf(secret: string): Set<string> {
+  return new Set([
+    secret,
+    encodeURIComponent(secret),
+    encodeURI(secret),
+    new URLSearchParams({ k: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+  ]);
+}
+
+/** A value the service answered with every string in it redacted; numbers, names of keys and shape untouched. */
+export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === 'string') return redact(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, secrets)) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, secrets)])) as T;
+  return value;
 }

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
-import { redact } from './redact.js';
+import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue } from './redact.js';
 import { nextHop, REDIRECTS } from './redirects.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -237,8 +237,7 @@ export class Transport {
    * the key taken out of every string in it: a link the service builds with `api_key` in it is no leak of ours.
    */
   redactAnswer<T>(value: T): T {
-    if (value === undefined) return value;
-    return JSON.parse(redact(JSON.stringify(value), [this.apiKey])) as T;
+    return redactValue(value, this.apiKey.length >= MIN_KEY_LENGTH_IN_DATA ? [this.apiKey] : []);
   }
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */

@@ -3,6 +3,7 @@ import type { ApiConfigOptions, ResolvedApiConfig } from '../api/config.js';
 import { createApiClients } from '../api/create-clients.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { TransportEvent } from '../api/transport.js';
+import { MIN_KEY_LENGTH_IN_DATA } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
 import { loadManifests } from '../manifest/load-manifests.js';
@@ -176,15 +177,13 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   return { manifests, ...(await openServices(options, manifests.environment, config)) };
 }
 
-const MIN_KEY_LENGTH_LOOKED_FOR = 12;
-
 /**
  * A declared value that holds the API key (a `${...}` reference to its variable in a webhook URL, say) would be
  * written to state, to saved plans and to every plan's output: refused before anything is sent or written.
  */
 function refuseKeyInManifests(manifests: LoadedManifests, apiKey: string): void {
   // A key that short (an emulator's or a test's) would be found in ordinary words; real keys are 32 characters.
-  if (apiKey.length < MIN_KEY_LENGTH_LOOKED_FOR) return;
+  if (apiKey.length < MIN_KEY_LENGTH_IN_DATA) return;
   const forms = [...new Set([apiKey, encodeURIComponent(apiKey)])];
   const holding = [...manifests.parsers, ...manifests.projects].filter((m) => {
     const { source: _source, ...declared } = m;

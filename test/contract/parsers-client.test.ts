@@ -186,6 +186,54 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     await createTestApi().parsers.delete('p-1');
   });
 
+  it('the key inside what the service answers (an error text, example and parse results) is never passed on', async () => {
+    const link = `https://books.example/a.html?api_key=${SENTINEL_KEY}`;
+    const failed = {
+      ...details,
+      status: 'FAILED',
+      error: `could not fetch ${link}`,
+      example_result: [{ url: link, result: { seen: link } }],
+    };
+    service()
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, [
+        {
+          id: 'p-1',
+          name: 'b',
+          status: 'FAILED',
+          error: `key ${SENTINEL_KEY}`,
+          generated_at: null,
+          version: 3,
+        },
+      ]);
+    service().get('/parsers/p-1').query(keyQuery).reply(200, failed);
+    service()
+      .get('/parse/p-1')
+      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 3, result: { seen: link, id: 7 } });
+    const { parsers } = createTestApi();
+    const read = [
+      await parsers.list(),
+      await parsers.get('p-1'),
+      await parsers.parse('p-1', undefined, 'https://books.example/a.html'),
+    ];
+    expect(JSON.stringify(read)).not.toContain(SENTINEL_KEY);
+    expect(read[2]).toMatchObject({ result: { seen: 'https://books.example/a.html?api_key=***', id: 7 } });
+  });
+
+  it('a key too short to look for in data (an emulator key) leaves answers as they are', async () => {
+    service()
+      .get('/parse/p-1')
+      .query({ api_key: 'k1', url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 1, result: { k1: 'k1', id: 1 } });
+    const { parsers } = createTestApi({ apiKey: 'k1' });
+    expect((await parsers.parse('p-1', undefined, 'https://books.example/a.html')).result).toEqual({
+      k1: 'k1',
+      id: 1,
+    });
+  });
+
   it('parse: GET /parse/{id}/{version} with url and the scraping parameters flattened into the query', async () => {
     service()
       .get('/parse/p-1/3')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../../src/api/redact.js';
+import { redact, redactValue } from '../../../src/api/redact.js';
 
 describe('redact', () => {
   it('removes the key itself, its URL-encoded form, and any api_key value', () => {
@@ -12,5 +12,28 @@ describe('redact', () => {
     expect(redact('to (https://x.test/?api_key=abc123); then [?api_key=def], <&api_key=g>', [])).toBe(
       'to (https://x.test/?api_key=***); then [?api_key=***], <&api_key=***>',
     );
+  });
+
+  it('removes the key as JSON escapes it and as a URL parser or a form encodes it', () => {
+    const key = 'sk_LEAK"0123456789/+=';
+    const quoted = JSON.stringify({ message: `bad key ${key}` });
+    const parsed = new URL(`http://x.test/k?token=${key}`).toString();
+    const form = new URLSearchParams({ token: key }).toString();
+    const out = redact(`${quoted} ${parsed} ${form}`, [key]);
+    expect(out).toBe('{"message":"bad key ***"} http://x.test/k?token=*** token=***');
+  });
+
+  it('an api_key value inside a JSON string ends where the string does: the JSON stays readable', () => {
+    const body = JSON.stringify({ error: 'see https://x.test/a?api_key=abc"def', api_key: 'q"r' });
+    const out = redact(body, []);
+    expect(JSON.parse(out)).toEqual({ error: 'see https://x.test/a?api_key=***"def', api_key: '***' });
+  });
+
+  it('redacts the strings of an answer, never its numbers or the names of its keys', () => {
+    expect(redactValue({ id: 1, note: 'k1 here', k1: ['k1'] }, ['k1'])).toEqual({
+      id: 1,
+      note: '*** here',
+      k1: ['***'],
+    });
   });
 });
