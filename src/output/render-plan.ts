@@ -1,5 +1,5 @@
 import type { Plan, PlannedMove, ResourceChange } from '../plan/model.js';
-import { adoptsLiveObject } from '../plan/model.js';
+import { adoptsLiveObject, PARTIAL_PLAN_WARNING } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { PlannedRequest } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
@@ -41,7 +41,10 @@ export function summarisePlan(plan: Plan): string {
     forget > 0 ? `${forget} to drop from state` : '',
     record > 0 ? `${record} to record in state (values confirmed live)` : '',
   ].filter((p) => p !== '');
-  if (parts.length === 0) return 'No changes. The live services match the manifests.';
+  if (parts.length === 0)
+    return plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING))
+      ? 'No changes among the objects selected (a partial plan: see its warning).'
+      : 'No changes. The live services match the manifests.';
   const costs =
     s.regenerations > 0
       ? ` (${s.regenerations} ${s.regenerations === 1 ? 'regeneration' : 'regenerations'}, ~${formatCount(s.estimated_credits)} credits)`

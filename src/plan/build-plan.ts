@@ -2,7 +2,13 @@ import type { LiveParserSummary } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
-import { CREDITS_PER_GENERATION, PLAN_FORMAT_VERSION, postsNewObject, UNCONFIRMED_REASON } from './model.js';
+import {
+  CREDITS_PER_GENERATION,
+  PARTIAL_PLAN_WARNING,
+  PLAN_FORMAT_VERSION,
+  postsNewObject,
+  UNCONFIRMED_REASON,
+} from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
@@ -115,6 +121,17 @@ export function buildPlan(input: PlanInput): Plan {
   const selected = (address: string): boolean =>
     (options.targets === undefined || options.targets.length === 0 || options.targets.includes(address)) &&
     !(options.excludes ?? []).includes(address);
+  const targets = options.targets ?? [];
+  const excludes = options.excludes ?? [];
+  if (targets.length > 0 || excludes.length > 0) {
+    const chosen = [
+      ...(targets.length > 0 ? [`only ${targets.join(', ')} (--target)`] : []),
+      ...(excludes.length > 0 ? [`without ${excludes.join(', ')} (--exclude)`] : []),
+    ];
+    warnings.push(
+      `${PARTIAL_PLAN_WARNING} ${chosen.join(', ')}; changes to other objects are neither shown nor applied, and a plan without these flags may have more`,
+    );
+  }
   // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them
   // the same way before its calls: refreshState).
   const recovered = recoverIntents(input.state, input.live);

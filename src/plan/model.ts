@@ -266,6 +266,12 @@ export interface Plan {
   moved?: PlannedMove[];
 }
 
+/**
+ * How the warning of a plan made with `--target` or `--exclude` starts: such a plan leaves other objects out, and
+ * says so wherever it is shown (the summary line, the warnings, the saved file), never "No changes" for them.
+ */
+export const PARTIAL_PLAN_WARNING = 'partial plan:';
+
 /** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */
 export const ADOPTED_REASON = 'adopted:';
 

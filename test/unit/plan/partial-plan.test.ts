@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
+import { summarisePlan } from '../../../src/output/render-plan.js';
+import { buildPlan } from '../../../src/plan/build-plan.js';
+import type { State } from '../../../src/state/model.js';
+import { desiredParser } from '../../helpers/desired.js';
+
+const state: State = { format_version: 1, serial: 1, lineage: 'L', resources: {} };
+const live = { parsers: [], details: {}, projects: [] };
+const parsers = [desiredParser('a'), desiredParser('b')];
+
+describe('a plan made with --target or --exclude says it is partial', () => {
+  it('in its warnings, first, and never "No changes" for the objects it left out', () => {
+    const plan = buildPlan({
+      parsers,
+      projects: [],
+      state,
+      live,
+      options: { excludes: ['parser.a', 'parser.b'] },
+    });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings[0]).toBe(
+      'partial plan: without parser.a, parser.b (--exclude); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
+    );
+    expect(summarisePlan(plan)).toBe(
+      'No changes among the objects selected (a partial plan: see its warning).',
+    );
+    expect(renderPlanMarkdown(plan)).toContain('partial plan: without parser.a, parser.b (--exclude)');
+  });
+
+  it('with changes too; a whole plan has no such warning', () => {
+    const targeted = buildPlan({ parsers, projects: [], state, live, options: { targets: ['parser.a'] } });
+    expect(targeted.resource_changes.map((c) => c.address)).toEqual(['parser.a']);
+    expect(targeted.warnings[0]).toMatch(/^partial plan: only parser\.a \(--target\);/);
+    const whole = buildPlan({ parsers, projects: [], state, live });
+    expect(whole.warnings.some((w) => w.startsWith('partial plan:'))).toBe(false);
+  });
+});
