@@ -2,6 +2,7 @@ import { ScrapeformError } from '../errors.js';
 import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
+import { plannedRequests } from './plan-json.js';
 import type { Plan } from './model.js';
 
 /** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
@@ -24,20 +25,21 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
   }
   // What approval reads (destructive, regenerations, the counts) must be what scrapeform plans, not what the file
   // says: a file edited and given a new digest could otherwise mark a delete as not destructive and be applied
-  // without --allow-destroy, or hide regenerations from --max-regenerations.
+  // without --allow-destroy, or hide regenerations from --max-regenerations. A change a fresh plan makes the same
+  // way must carry the same marks; one it does not make (the plan was made with --reassert or --accept-unknown,
+  // which a fresh plan here does not have) must at least be marked destructive when it deletes or archives.
   const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   for (const change of saved.resource_changes) {
     const now = planned.get(change.address);
-    if (now === undefined) {
-      if (!postsNewObject(change))
-        moved.push(`${change.address}: the saved plan changes it and a fresh plan does not`);
-      continue;
-    }
-    for (const key of ['action', 'destructive', 'regenerates'] as const) {
-      if (change[key] !== now[key])
-        moved.push(
-          `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
-        );
+    if (now !== undefined && now.action === change.action) {
+      for (const key of ['destructive', 'regenerates'] as const) {
+        if (change[key] !== now[key])
+          moved.push(
+            `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
+          );
+      }
+    } else if (!change.destructive && plannedRequests(change).some((r) => r.method === 'DELETE')) {
+      moved.push(`${change.address}: the saved plan deletes or archives without marking it destructive`);
     }
   }
   if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))

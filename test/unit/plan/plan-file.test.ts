@@ -334,10 +334,11 @@ describe('refuseStalePlan', () => {
     expect(failure(() => refuseStalePlan(miscounted, fresh, { lineage: 'L', serial: 3 })).message).toBe(
       'refusing the saved plan: its summary does not count its own changes',
     );
-    // A change a fresh plan does not make (a delete of a parser its manifest still declares).
+    // A delete a fresh plan does not make (of a parser its manifest still declares) must at least ask approval.
     const unplanned = { ...planAt('L', 3, { 'parser.a': 'p-1@2' }), status: 'changes' as const };
-    expect(failure(() => refuseStalePlan(fresh, unplanned, { lineage: 'L', serial: 3 })).message).toBe(
-      'refusing the saved plan: parser.a: the saved plan changes it and a fresh plan does not',
+    expect(() => refuseStalePlan(fresh, unplanned, { lineage: 'L', serial: 3 })).not.toThrow();
+    expect(failure(() => refuseStalePlan(forged, unplanned, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: parser.a: the saved plan deletes or archives without marking it destructive',
     );
   });
 });
