@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
@@ -9,6 +9,7 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import type { State } from '../../src/state/model.js';
+import { heldByLiveProcess } from '../helpers/state.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = BUILT_CLI;
@@ -402,13 +403,7 @@ describe('interruptions and concurrent runs', () => {
   it('Ctrl-C while waiting for the lock (--lock-timeout): exit 130 at once, nothing sent, the lock left to its holder', async () => {
     // Held by a live process of this machine (this test's own), so it is not taken over as stale.
     const lockFile = path.join(dir, '.scrapeform/state.json.lock');
-    const held = {
-      holder: 'ci@elsewhere',
-      host: hostname(),
-      pid: process.pid,
-      started: new Date().toISOString(),
-      operation: 'apply',
-    };
+    const held = heldByLiveProcess();
     await mkdir(path.dirname(lockFile), { recursive: true });
     await writeFile(lockFile, JSON.stringify(held));
     const { child, stderr, exited } = applyInBackground(['--lock-timeout', '5m']);

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { access, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
 import type { WatchNotification } from '../../src/workspace/watch-loop.js';
+import { heldByLiveProcess } from '../helpers/state.js';
 import { bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
@@ -33,6 +33,33 @@ async function until<T>(what: string, check: () => T | undefined | false, seen: 
   throw new Error(`${what} never happened; stderr so far:\n${seen()}`);
 }
 
+/** `watch manifests --interval 1s --heal --listen 127.0.0.1:0` with `extra` flags, over the workspace's state. */
+function startWatch(ws: TestWorkspace, extra: string[]) {
+  const child = spawn(
+    process.execPath,
+    [
+      BUILT_CLI,
+      'watch',
+      'manifests',
+      '--interval',
+      '1s',
+      '--heal',
+      '--listen',
+      '127.0.0.1:0',
+      ...extra,
+      '--state',
+      ws.backend.location,
+    ],
+    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
+  );
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, stderr: () => stderr, stdout: () => stdout, exited };
+}
+
 it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics, a notification, SIGTERM exits 0 with the lock released', async () => {
   const ws = await TestWorkspace.create(h);
   await ws.write({ 'books.yaml': bookParser(FIELDS) });
@@ -51,39 +78,17 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
 
-  const child = spawn(
-    process.execPath,
-    [
-      BUILT_CLI,
-      'watch',
-      'manifests',
-      '--interval',
-      '1s',
-      '--heal',
-      '--listen',
-      '127.0.0.1:0',
-      '--notify',
-      hookUrl,
-      '--state',
-      ws.backend.location,
-    ],
-    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
-  );
-  let stderr = '';
-  let stdout = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const { child, stderr, stdout, exited } = startWatch(ws, ['--notify', hookUrl]);
   try {
     const endpoint = await until(
       'the endpoint',
-      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1],
-      () => stderr,
+      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
+      () => stderr(),
     );
     await until(
       'a first run',
-      () => stderr.includes('watch: no drift (1 managed)'),
-      () => stderr,
+      () => stderr().includes('watch: no drift (1 managed)'),
+      () => stderr(),
     );
     const health = await fetch(`${endpoint}/healthz`);
     expect([health.status, ((await health.json()) as { status: string }).status]).toEqual([200, 'ok']);
@@ -92,7 +97,7 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
     const notified = await until(
       'a notification',
       () => notifications[0],
-      () => stderr,
+      () => stderr(),
     );
     expect(notified.drift.status).toBe('drift');
     expect(notified.text).toContain(
@@ -101,8 +106,8 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
     expect(notified.heal?.applied).toEqual(['parser.books']);
     await until(
       'the heal',
-      () => stderr.includes('watch: healed parser.books; 0 regeneration(s)'),
-      () => stderr,
+      () => stderr().includes('watch: healed parser.books; 0 regeneration(s)'),
+      () => stderr(),
     );
 
     const metrics = await (await fetch(`${endpoint}/metrics`)).text();
@@ -120,8 +125,8 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
     child.kill('SIGKILL');
     await new Promise<void>((resolve) => hook.close(() => resolve()));
   }
-  expect(stdout).toBe('');
-  expect(stderr).toContain('watch: stopping');
+  expect(stdout()).toBe('');
+  expect(stderr()).toContain('watch: stopping');
   await expect(access(`${ws.backend.location}.lock`)).rejects.toThrow();
   // Renamed back by one rename-only PATCH: version 2, no regeneration.
   const details = await h.parsers.get(id);
@@ -136,46 +141,19 @@ it('watch --heal waiting for a lock another run holds stops on SIGTERM, not afte
   await ws.converge();
   const id = String((await ws.state()).resources['parser.books']?.id);
   // Held by a live process of this machine (this one): not stale, so the heal waits for it.
-  const held = {
-    holder: 'ci@elsewhere',
-    host: hostname(),
-    pid: process.pid,
-    started: new Date().toISOString(),
-    operation: 'apply',
-  };
-  await writeFile(`${ws.backend.location}.lock`, JSON.stringify(held));
+  await writeFile(`${ws.backend.location}.lock`, JSON.stringify(heldByLiveProcess()));
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
-  const child = spawn(
-    process.execPath,
-    [
-      BUILT_CLI,
-      'watch',
-      'manifests',
-      '--interval',
-      '1s',
-      '--heal',
-      '--lock-timeout',
-      '5m',
-      '--listen',
-      '127.0.0.1:0',
-      '--state',
-      ws.backend.location,
-    ],
-    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
-  );
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const { child, stderr, exited } = startWatch(ws, ['--lock-timeout', '5m']);
   try {
     await until(
       'the wait for the lock',
-      () => stderr.includes('waiting for the state lock held by ci@elsewhere'),
-      () => stderr,
+      () => stderr().includes('waiting for the state lock held by ci@elsewhere'),
+      () => stderr(),
     );
     child.kill('SIGTERM');
     // Before, it waited out the five minutes: this test's own timeout fails it.
     expect(await exited).toBe(0);
-    expect(stderr).toContain('watch: stopping');
+    expect(stderr()).toContain('watch: stopping');
   } finally {
     child.kill('SIGKILL');
   }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import { runExpectChecks } from '../../../src/apply/run-expect-checks.js';
-import type { State } from '../../../src/state/model.js';
 import { desiredParser } from '../../helpers/desired.js';
+import { parserState, stateOf } from '../../helpers/state.js';
 
 const books = desiredParser('books', [{ name: 'title', description: 'Title' }], {
   expect: [
@@ -11,21 +11,9 @@ const books = desiredParser('books', [{ name: 'title', description: 'Title' }], 
   ],
 });
 
-const state: State = {
-  format_version: 1,
-  serial: 1,
-  lineage: 'L',
-  resources: {
-    'parser.books': {
-      kind: 'Parser',
-      id: 'p-1',
-      name: 'books',
-      version: 0,
-      definition: { urls: books.urls, scraperParams: {}, fields: books.fields },
-      descriptionsKnown: true,
-    },
-  },
-};
+const state = stateOf({
+  'parser.books': parserState({ definition: { urls: books.urls, scraperParams: {}, fields: books.fields } }),
+});
 
 describe('expect checks', () => {
   it('Ctrl-C calls off the check under way and starts no other', async () => {
