@@ -179,3 +179,17 @@ export function neverSent(error: unknown): boolean {
   }
   return false;
 }
+
+/** A request timeout as messages say it: `30 s`, or `1500 ms`. */
+export function formatTimeout(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Why a request got no answer, from the system's error (its code, then its message). */
+export function networkReason(error: unknown): string {
+  // fetch wraps the system's error in its cause; Node's http module throws it as it is.
+  const cause = error instanceof Error ? ((error.cause ?? error) as NodeJS.ErrnoException) : undefined;
+  const code = cause?.code;
+  const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return code !== undefined ? `${code} (${detail})` : detail;
+}

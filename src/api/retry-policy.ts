@@ -53,3 +53,17 @@ export function parseRetryAfter(value: string, now: number): number | undefined 
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
+
+/** The wait between tries: `ms`, or less when `signal` aborts (the timer is cleared, so nothing keeps the process). */
+export function waitBeforeRetry(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

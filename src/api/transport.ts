@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
-import { ApiError, codeForStatus } from './api-error.js';
+import { ApiError, codeForStatus, formatTimeout, networkReason } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue } from './redact.js';
 import { nextHop, REDIRECTS } from './redirects.js';
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { sendOverFetch, sendOverHttp } from './send-request.js';
 import { trySignal } from './try-signal.js';
@@ -108,7 +108,7 @@ export class Transport {
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.policy = { ...policy, maxElapsedMs: policy.maxElapsedMs ?? 4 * this.timeoutMs };
     this.onEvent = options.onEvent ?? (() => undefined);
-    this.sleep = options.sleep ?? wait;
+    this.sleep = options.sleep ?? waitBeforeRetry;
     this.interrupt = options.interrupt;
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
@@ -421,10 +421,6 @@ function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-function formatTimeout(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
 async function readBody(response: WireAnswer): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
@@ -433,26 +429,4 @@ async function readBody(response: WireAnswer): Promise<unknown> {
   } catch {
     return text;
   }
-}
-
-function networkReason(error: unknown): string {
-  // fetch wraps the system's error in its cause; Node's http module throws it as it is.
-  const cause = error instanceof Error ? ((error.cause ?? error) as NodeJS.ErrnoException) : undefined;
-  const code = cause?.code;
-  const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return code !== undefined ? `${code} (${detail})` : detail;
-}
-
-/** The wait between tries: `ms`, or less when `signal` aborts (the timer is cleared, so nothing keeps the process). */
-function wait(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
