@@ -1,5 +1,6 @@
 import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
+import type { KnownParser } from '../api/parsers-client.js';
 import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
@@ -53,27 +54,19 @@ export async function readLive(
   const projects = [...projectList];
 
   const listedParsers = new Set(parserList.map((p) => p.id));
-  const unlistedParsers = recordedOf<ParserState>(state, 'Parser').filter((r) => !listedParsers.has(r.id));
-  await forEachLimited(unlistedParsers, READ_CONCURRENCY, async (recorded) => {
-    // Details of the latest version; if the answer names no version, the one state last saw is the best guess.
+  // Recorded parsers the list lacks, with what state knows of them: details of the latest version; if the answer
+  // names no version, the one state last saw is the best guess.
+  const unlisted = new Map<string, KnownParser>();
+  for (const recorded of recordedOf<ParserState>(state, 'Parser')) {
+    if (listedParsers.has(recorded.id)) continue;
     const version = recorded.pending?.version ?? recorded.version ?? undefined;
-    const found = await unless404(() =>
-      clients.parsers.get(recorded.id, undefined, signal, {
-        name: recorded.name,
-        ...(version !== undefined ? { version } : {}),
-      }),
-    );
-    if (found === undefined) return;
-    details[found.id] = found;
-    parsers.push(summaryOf(found));
-  });
-
+    unlisted.set(recorded.id, { name: recorded.name, ...(version !== undefined ? { version } : {}) });
+  }
   // The parsers a half-done replace still has to delete are not in state as resources of their own, and a failed
   // new parser of an earlier attempt is as recent as any create: looked up by id too, never taken as gone unread.
-  const known = new Set(parsers.map((p) => p.id));
-  const leftByReplaces = replacedIds(state).filter((id) => !known.has(id));
-  await forEachLimited(leftByReplaces, READ_CONCURRENCY, async (id) => {
-    const found = await unless404(() => clients.parsers.get(id, undefined, signal));
+  for (const id of replacedIds(state)) if (!listedParsers.has(id) && !unlisted.has(id)) unlisted.set(id, {});
+  await forEachLimited([...unlisted], READ_CONCURRENCY, async ([id, known]) => {
+    const found = await unless404(() => clients.parsers.get(id, undefined, signal, known));
     if (found === undefined) return;
     details[found.id] = found;
     parsers.push(summaryOf(found));
