@@ -173,10 +173,6 @@ export function openStateFromFlags(
   return openState(stateOptions(ctx, flags, environmentOf(ctx, flags)));
 }
 
-/**
- * Where state lives: --state, else the environment's (scrapeform.yaml), else SCRAPEFORM_STATE; the workspace
- * likewise. Pass the settings of `--env`; commands that take it read them with `environmentOf`.
- */
 /** SCRAPEFORM_STATE_TIMEOUT (a duration): unset or empty keeps the state database's default (30 s). */
 function databaseTimeoutOf(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -188,6 +184,10 @@ function databaseTimeoutOf(value: string | undefined): number | undefined {
   return ms;
 }
 
+/**
+ * Where state lives: --state, else the environment's (scrapeform.yaml), else SCRAPEFORM_STATE; the workspace
+ * likewise. Pass the settings of `--env`; commands that take it read them with `environmentOf`.
+ */
 export function stateOptions(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string; lockTimeout?: string },

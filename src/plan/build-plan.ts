@@ -118,11 +118,10 @@ export function buildPlan(input: PlanInput): Plan {
   const drift: DriftEntry[] = [];
   const warnings: string[] = [];
   const fingerprint: Record<string, string> = {};
-  const selected = (address: string): boolean =>
-    (options.targets === undefined || options.targets.length === 0 || options.targets.includes(address)) &&
-    !(options.excludes ?? []).includes(address);
   const targets = options.targets ?? [];
   const excludes = options.excludes ?? [];
+  const selected = (address: string): boolean =>
+    (targets.length === 0 || targets.includes(address)) && !excludes.includes(address);
   if (targets.length > 0 || excludes.length > 0) {
     const chosen = [
       ...(targets.length > 0 ? [`only ${targets.join(', ')} (--target)`] : []),
