@@ -4,8 +4,16 @@ import type { JobSchema, ParserListItemSchema, ProjectSchema } from './wire-sche
 /** Parser status values of seed 1; others may appear and are passed on as they are. */
 export type ParserStatus = 'GENERATING' | 'FINISHED' | 'FAILED' | (string & {});
 
+/**
+ * Set on an object the service holds when one of its values held the API key, shown as `***` since (written by
+ * hand into a webhook or input URL, say): import passes such an object over, and plans say so.
+ */
+export interface KeyRedacted {
+  keyRedacted?: true;
+}
+
 /** A parser as the list endpoint reports it (latest version). */
-export type LiveParserSummary = z.infer<typeof ParserListItemSchema>;
+export type LiveParserSummary = z.infer<typeof ParserListItemSchema> & KeyRedacted;
 
 export interface LiveField {
   name: string;
@@ -19,7 +27,7 @@ export interface LiveField {
  * example has neither). `version` is the answer's, else the one asked for, else the list's. `status` is
  * normalised (see parser-status.ts).
  */
-export interface LiveParserDetails {
+export interface LiveParserDetails extends KeyRedacted {
   id: string;
   name: string;
   version: number;
@@ -50,7 +58,7 @@ export interface ParseResult {
 type WireProject = z.infer<typeof ProjectSchema>;
 
 /** A project as the service reports it, with `outputFormat` folded into `output_format` (API-NOTES). */
-export interface LiveProject {
+export interface LiveProject extends KeyRedacted {
   id: number;
   name?: string | undefined;
   schedulingEnabled?: boolean | undefined;

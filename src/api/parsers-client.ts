@@ -59,11 +59,13 @@ export class ParsersClient {
       'parsers',
     );
     // A generation's error text is the service's: shown, recorded in state and plans, so never with the key in it.
-    return items.map((item) => ({
-      ...item,
-      status: normaliseParserStatus(item.status),
-      error: this.transport.redactAnswer(item.error),
-    }));
+    return items.map((item) =>
+      this.transport.withoutKey<LiveParserSummary>({
+        ...item,
+        status: normaliseParserStatus(item.status),
+        error: this.transport.redactAnswer(item.error),
+      }),
+    );
   }
 
   /**
@@ -104,7 +106,7 @@ export class ParsersClient {
         `version ${resolvedVersion} is FINISHED but the answer has no fields; nothing is planned from it`,
       );
     }
-    return {
+    return this.transport.withoutKey({
       id,
       name: data.name ?? known.name ?? '',
       version: resolvedVersion,
@@ -117,7 +119,7 @@ export class ParsersClient {
         name: f.name,
         ...(f.type !== undefined ? { type: f.type } : {}),
       })),
-    };
+    });
   }
 
   /**

@@ -43,6 +43,11 @@ export class ProjectsClient {
     };
   }
 
+  /** A project as the service answered it: `outputFormat` folded in, the key taken out of its values. */
+  private live(project: Parameters<typeof foldProject>[0]): LiveProject {
+    return this.transport.withoutKey(foldProject(project));
+  }
+
   /** Every project, whatever the list's wrapping and paging (see readList). */
   async list(signal?: AbortSignal): Promise<LiveProject[]> {
     const items = await readList(
@@ -51,7 +56,7 @@ export class ProjectsClient {
       ProjectSchema,
       'projects',
     );
-    return items.map(foldProject);
+    return items.map((item) => this.live(item));
   }
 
   async get(id: number, signal?: AbortSignal): Promise<LiveProject> {
@@ -59,7 +64,7 @@ export class ProjectsClient {
       this.call('GET', this.url('projects', id), { signal }),
       ProjectSchema,
     );
-    return foldProject(data);
+    return this.live(data);
   }
 
   /** Never retried here: after an ambiguous failure the caller lists by name to see whether it landed. */
@@ -68,7 +73,7 @@ export class ProjectsClient {
       this.call('POST', this.url('projects'), { body: payload, signal }),
       ProjectSchema,
     );
-    return foldProject(data);
+    return this.live(data);
   }
 
   /** One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). */
@@ -77,7 +82,7 @@ export class ProjectsClient {
       this.call('PATCH', this.url('projects', id), { body: changed, signal }),
       ProjectSchema,
     );
-    return foldProject(data);
+    return this.live(data);
   }
 
   /** Archives the project: it leaves the list, and this cannot be undone through the API. */

@@ -52,6 +52,37 @@ function formsOf(secret: string): Set<string> {
   ]);
 }
 
+/**
+ * A value the services answered (a project, a parser), with every form of the secrets in its strings and object
+ * keys replaced by REDACTED, and `held` true when there was one; the value itself, uncopied, when there was none.
+ * Unlike `redact`, an `api_key` parameter that is not one of the secrets stays: it may be a value a manifest
+ * declares (a webhook's own key), compared as it is, or every plan would see it changed.
+ */
+export function withoutSecrets<T>(value: T, secrets: readonly string[]): { value: T; held: boolean } {
+  const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [...formsOf(s)]);
+  if (forms.length === 0 || !holds(value, forms)) return { value, held: false };
+  return { value: replaced(value, forms), held: true };
+}
+
+function holds(value: unknown, forms: readonly string[]): boolean {
+  if (typeof value === 'string') return forms.some((form) => value.includes(form));
+  if (Array.isArray(value)) return value.some((item) => holds(item, forms));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([k, v]) => holds(k, forms) || holds(v, forms));
+  return false;
+}
+
+function replaced<T>(value: T, forms: readonly string[]): T {
+  if (typeof value === 'string')
+    return forms.reduce((text, form) => text.split(form).join(REDACTED), value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => replaced(item, forms)) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [replaced(k, forms), replaced(v, forms)]),
+    ) as T;
+  return value;
+}
+
 /** A value the service answered with every string in it redacted; numbers, names of keys and shape untouched. */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
   if (typeof value === 'string') return redact(value, secrets) as T;

@@ -3,7 +3,8 @@ import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus, formatTimeout, networkReason } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
-import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue } from './redact.js';
+import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, withoutSecrets } from './redact.js';
+import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -238,6 +239,17 @@ export class Transport {
    */
   redactAnswer<T>(value: T): T {
     return redactValue(value, this.apiKey.length >= MIN_KEY_LENGTH_IN_DATA ? [this.apiKey] : []);
+  }
+
+  /**
+   * An object the service holds (a project, a parser) with the key taken out of its values, marked `keyRedacted`
+   * when it was there: someone may have written it into a webhook or input URL by hand, and what the services hold
+   * is printed in plans and written to state. An `api_key` that is not the key stays (see withoutSecrets).
+   */
+  withoutKey<T extends object>(value: T): T & KeyRedacted {
+    if (this.apiKey.length < MIN_KEY_LENGTH_IN_DATA) return value;
+    const clean = withoutSecrets(value, [this.apiKey]);
+    return clean.held ? { ...clean.value, keyRedacted: true } : value;
   }
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */

@@ -1,4 +1,4 @@
-import type { LiveParserSummary, LiveProject } from '../api/live.js';
+import type { KeyRedacted, LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
 import type { ResourceState, State } from '../state/model.js';
 import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
@@ -103,6 +103,17 @@ export function change<C extends ResourceChange>(
   options: ChangeOptions<C>,
 ): Omit<C, ChangeDefaults> & Pick<ResourceChange, ChangeDefaults> {
   return { regenerates: false, destructive: false, field_changes: [], breaking: [], ...options };
+}
+
+/**
+ * Said of an object whose live values held the API key (a webhook URL written by hand, say): the clients show it
+ * as `***` everywhere, and a declared value of that field replaces it.
+ */
+export function noteKeyRedacted(ctx: Context, address: string, live: KeyRedacted): void {
+  if (live.keyRedacted !== true) return;
+  ctx.warnings.push(
+    `${address}: a value the service holds for it contains the API key, shown as *** (never printed, planned or written to state); apply replaces it where the manifest declares that field, else take it out in the service`,
+  );
 }
 
 export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {

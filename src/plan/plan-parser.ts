@@ -5,7 +5,7 @@ import { diffFields } from './diff-fields.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { ParserDelete, ParserForget, ResourceChange } from './model.js';
 import { definitionOf, sameParserDefinition } from './parser-definition.js';
-import { change, isPrevented, stable } from './plan-context.js';
+import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { reconcileDrift } from './plan-parser-drift.js';
@@ -127,6 +127,7 @@ export function planParser(
     );
   }
   ctx.fingerprint[address] = `${live.id}@${live.version}`;
+  noteKeyRedacted(ctx, address, live);
 
   if (recorded.replacing !== undefined) {
     const finishing = finishReplace(ctx, address, desired, recorded, live);

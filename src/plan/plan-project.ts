@@ -10,7 +10,7 @@ import type {
   ProjectUpdate,
   ResourceChange,
 } from './model.js';
-import { change, isPrevented, sameJson, stable } from './plan-context.js';
+import { change, isPrevented, noteKeyRedacted, sameJson, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
@@ -113,6 +113,7 @@ export function planProject(
     });
   }
   ctx.fingerprint[address] = projectDigest(live);
+  noteKeyRedacted(ctx, address, live);
 
   const ignored = new Set<string>(desired.ignoreChanges);
   const changed: Record<string, unknown> = {};

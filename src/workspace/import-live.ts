@@ -49,19 +49,23 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         );
         continue;
       }
-      planned.push(
-        importParser(
-          options.out,
-          await services.clients.parsers.get(summary.id, undefined, undefined, {
-            version: summary.version,
-            name: summary.name,
-          }),
-        ),
-      );
+      const details = await services.clients.parsers.get(summary.id, undefined, undefined, {
+        version: summary.version,
+        name: summary.name,
+      });
+      if (summary.keyRedacted === true || details.keyRedacted === true) {
+        options.onSkip?.(keySkipped(`parser "${summary.name}" (${summary.id})`));
+        continue;
+      }
+      planned.push(importParser(options.out, details));
     }
     for (const project of projects) {
       const name = project.name ?? `project-${project.id}`;
       if (managed.has(String(project.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+      if (project.keyRedacted === true) {
+        options.onSkip?.(keySkipped(`project "${name}" (${project.id})`));
+        continue;
+      }
       const imported = importProject(options.out, project, name);
       if (typeof imported === 'string') options.onSkip?.(imported);
       else planned.push(imported);
@@ -100,6 +104,11 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   } finally {
     await lock.release();
   }
+}
+
+/** Why an object whose values hold the API key is not imported: a manifest may not hold it, nor may state. */
+function keySkipped(object: string): string {
+  return `skipped ${object}: a value it holds contains the API key, which scrapeform never writes to manifests or state; take the key out of it in the service, then import again`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, redactValue } from '../../../src/api/redact.js';
+import { redact, redactValue, withoutSecrets } from '../../../src/api/redact.js';
 
 describe('redact', () => {
   it('removes the key itself, its URL-encoded form, and any api_key value', () => {
@@ -35,5 +35,26 @@ describe('redact', () => {
       note: '*** here',
       k1: ['***'],
     });
+  });
+
+  it('takes the key out of a live value, keys of objects too, and says it did; leaves any other api_key alone', () => {
+    const key = 'sk_live_0123456789';
+    const live = {
+      id: 7,
+      webhookOutput: { url: `https://hooks.test/in?token=${encodeURIComponent(key)}&api_key=theirs` },
+      apiParams: { [key]: 'x' },
+    };
+    expect(withoutSecrets(live, [key])).toEqual({
+      value: {
+        id: 7,
+        webhookOutput: { url: 'https://hooks.test/in?token=***&api_key=theirs' },
+        apiParams: { '***': 'x' },
+      },
+      held: true,
+    });
+    const clean = { id: 8, webhookOutput: { url: 'https://hooks.test/in?api_key=theirs' } };
+    const result = withoutSecrets(clean, [key]);
+    expect(result.held).toBe(false);
+    expect(result.value).toBe(clean);
   });
 });
