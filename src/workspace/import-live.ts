@@ -6,6 +6,8 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import type { Services } from './open-workspace.js';
+import type { LiveProject } from '../api/live.js';
+import { PROJECT_FIELDS } from '../model/project-fields.js';
 
 export interface ImportOptions {
   /** The folder the manifests are written to; manifests already there are not imported again. */
@@ -40,9 +42,20 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       options.only !== 'parsers' ? services.clients.projects.list() : Promise.resolve([]),
     ]);
     const planned: ImportedObject[] = [];
+    // An address state holds is another object of the same name (a duplicate made by hand, or an adoption's
+    // leftover): importing over it would make the managed one unmanaged, and the next plan replace it.
+    const heldBy = (address: string, object: string): boolean => {
+      const held = state.resources[address];
+      if (held === undefined) return false;
+      options.onSkip?.(
+        `skipped ${object}: state already manages ${address} as ${String(held.id)}, so this one is another of the same name; it is not imported over it (plan --show-unmanaged lists it)`,
+      );
+      return true;
+    };
     for (const summary of parsers) {
       if (managed.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
         continue;
+      if (heldBy(`parser.${summary.name}`, `parser "${summary.name}" (${summary.id})`)) continue;
       if (summary.status !== 'FINISHED') {
         options.onSkip?.(
           `skipped parser "${summary.name}" (${summary.id}): its latest version is ${summary.status}`,
@@ -59,9 +72,12 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       }
       planned.push(importParser(options.out, details));
     }
-    for (const project of projects) {
-      const name = project.name ?? `project-${project.id}`;
-      if (managed.has(String(project.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+    for (const listed of projects) {
+      const name = listed.name ?? `project-${listed.id}`;
+      if (managed.has(String(listed.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+      if (heldBy(`project.${name}`, `project "${name}" (${listed.id})`)) continue;
+      // A list may leave fields out (API-NOTES): a project is read by id before a field is taken as not there.
+      const project = sparse(listed) ? await services.clients.projects.get(listed.id) : listed;
       if (project.keyRedacted === true) {
         options.onSkip?.(keySkipped(`project "${name}" (${project.id})`));
         continue;
@@ -104,6 +120,13 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   } finally {
     await lock.release();
   }
+}
+
+/** A listed project that leaves out a field its manifest is written from (see importProject). */
+function sparse(project: LiveProject): boolean {
+  return (['projectInput', 'scrapingInterval', 'schedulingEnabled', 'webhookOutput'] as const).some(
+    (key) => PROJECT_FIELDS[key].read(project) === undefined,
+  );
 }
 
 /** Why an object whose values hold the API key is not imported: a manifest may not hold it, nor may state. */

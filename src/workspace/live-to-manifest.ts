@@ -4,7 +4,9 @@ import { stringify } from 'yaml';
 import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser } from '../manifest/parser-schema.js';
+import { ProjectManifestSchema } from '../manifest/project-schema.js';
 import type { WrittenProject } from '../manifest/project-schema.js';
+import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
 import { projectPayload } from '../plan/build-plan.js';
@@ -137,30 +139,48 @@ export function expectedResults(
   });
 }
 
+/**
+ * A live project as a manifest, each field read the way plan reads it (PROJECT_FIELDS): a field the answer leaves
+ * out is unknown, never a default. A project whose input or schedule the answer does not give (import-live.ts
+ * reads it by id first), or that a manifest cannot declare, is passed over with why: written with a guess, its
+ * manifest would make the next apply change it (a weekly project written as scrape-once turned off).
+ */
 export function importProject(out: string, live: LiveProject, name: string): ImportedObject | string {
-  const input = live.projectInput as { type?: string; list?: string[]; url?: string } | null | undefined;
+  const skip = (why: string): string => `skipped project "${name}" (${live.id}): ${why}`;
   if (!(PROJECT_TYPES as readonly string[]).includes(live.projectType ?? ''))
-    return `skipped project "${name}" (${live.id}): unknown projectType ${String(live.projectType)}`;
-  const apiParams = live.apiParams ?? {};
+    return skip(`unknown projectType ${String(live.projectType)}`);
+  const input = PROJECT_FIELDS.projectInput.read(live) as WrittenProject['projectInput'] | undefined;
+  if (input === undefined)
+    return skip(
+      'its answer does not give its input (a list, or a webhook_input URL), so it cannot be written',
+    );
+  const interval = PROJECT_FIELDS.scrapingInterval.read(live);
+  const enabled = PROJECT_FIELDS.schedulingEnabled.read(live);
+  if (interval === undefined || enabled === undefined)
+    return skip(
+      'its answer does not give its schedule (scrapingInterval and schedulingEnabled), so it cannot be written',
+    );
+  const once = interval === null || interval === 'once';
+  if (once && enabled !== false)
+    return skip(
+      'it scrapes once with scheduling on, which a manifest cannot declare (a manifest without scrapingInterval turns scheduling off)',
+    );
+  const apiParams = (PROJECT_FIELDS.apiParams.read(live) ?? {}) as Record<string, unknown>;
   if (Object.values(apiParams).some((v) => v !== null && typeof v === 'object'))
-    return `skipped project "${name}" (${live.id}): apiParams hold nested values a manifest cannot express`;
-  const interval = live.scrapingInterval;
+    return skip('apiParams hold nested values a manifest cannot express');
+  const webhook = PROJECT_FIELDS.webhookOutput.read(live);
   const written: WrittenProject = {
     kind: 'Project',
     name,
     projectType: live.projectType as WrittenProject['projectType'],
-    projectInput:
-      input?.type === 'webhook_input'
-        ? { type: 'webhook_input', url: input.url ?? '' }
-        : { type: 'list', list: input?.list ?? [] },
-    ...(interval !== null && interval !== undefined && interval !== 'once'
-      ? { scrapingInterval: interval }
-      : {}),
-    ...(live.schedulingEnabled !== undefined ? { schedulingEnabled: live.schedulingEnabled } : {}),
+    projectInput: input,
+    ...(once ? {} : { scrapingInterval: interval as string, schedulingEnabled: enabled as boolean }),
     ...(live.output_format === 'JSON' || live.output_format === 'CSV'
       ? { output_format: live.output_format }
       : {}),
-    ...(live.webhookOutput ? { webhookOutput: live.webhookOutput as WrittenProject['webhookOutput'] } : {}),
+    ...(webhook !== null && webhook !== undefined
+      ? { webhookOutput: webhook as WrittenProject['webhookOutput'] }
+      : {}),
     ...(live.notificationConfig
       ? { notificationConfig: live.notificationConfig as WrittenProject['notificationConfig'] }
       : {}),
@@ -168,6 +188,13 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
       ? { apiParams: apiParams as Record<string, string | number | boolean> }
       : {}),
   };
+  const checked = ProjectManifestSchema.safeParse(written);
+  if (!checked.success) {
+    const [issue] = checked.error.issues;
+    return skip(
+      `a value a manifest cannot hold (${issue !== undefined ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'})`,
+    );
+  }
   const file = path.join(out, `project-${slug(name)}.yaml`);
   const desired = normaliseProject(written, { file, line: 1, column: 1 });
   return {
