@@ -114,7 +114,8 @@ export class ParsersClient {
       error: this.transport.redactAnswer(data.error ?? null),
       createdAt: data.created_at ?? null,
       generatedAt: data.generated_at ?? null,
-      exampleResult: this.transport.redactAnswer(data.example_result ?? data.example_results ?? null),
+      // The key only (withoutKey, below): its URLs are what import writes, so no other api_key is touched.
+      exampleResult: data.example_result ?? data.example_results ?? null,
       fields: (data.fields ?? []).map((f) => ({
         name: f.name,
         ...(f.type !== undefined ? { type: f.type } : {}),

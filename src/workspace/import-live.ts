@@ -103,7 +103,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           },
         );
     }
-    await mkdir(options.out, { recursive: true });
+    if (planned.length > 0) await mkdir(options.out, { recursive: true });
     for (const p of planned) {
       await writeFile(p.file, p.text);
       state.resources[p.address] = p.resource;

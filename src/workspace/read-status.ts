@@ -61,9 +61,20 @@ export async function readStatus(services: Services, now: () => number = Date.no
     rows.push({
       address,
       id: r.id,
-      status: live.schedulingEnabled === false ? 'scheduling off' : 'scheduled',
+      // An answer that leaves the schedule out says nothing of it (API-NOTES): shown as unknown, never as once.
+      status:
+        live.schedulingEnabled === false
+          ? 'scheduling off'
+          : live.schedulingEnabled === true
+            ? 'scheduled'
+            : 'scheduling not reported',
       drift: false,
-      schedule: live.schedulingEnabled === false ? 'off' : (live.scrapingInterval ?? 'once'),
+      schedule:
+        live.schedulingEnabled === false
+          ? 'off'
+          : live.scrapingInterval === undefined
+            ? '?'
+            : (live.scrapingInterval ?? 'once'),
       nextRun: live.scheduledAt ?? null,
       lastJob:
         last === undefined

@@ -220,6 +220,11 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     ];
     expect(JSON.stringify(read)).not.toContain(SENTINEL_KEY);
     expect(read[2]).toMatchObject({ result: { seen: 'https://books.example/a.html?api_key=***', id: 7 } });
+    // The details are marked, so import passes the parser over instead of writing *** into its urls.
+    expect(read[1]).toMatchObject({
+      keyRedacted: true,
+      exampleResult: [{ url: link.replace(SENTINEL_KEY, '***') }],
+    });
   });
 
   it('a key too short to look for in data (an emulator key) leaves answers as they are', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { expectedResults, importParser } from '../../../src/workspace/live-to-manifest.js';
-import type { LiveParserDetails } from '../../../src/api/live.js';
+import { expectedResults, importParser, importProject } from '../../../src/workspace/live-to-manifest.js';
+import type { LiveParserDetails, LiveProject } from '../../../src/api/live.js';
 
 const PAGE = 'https://shop.example/p/1';
 
@@ -64,6 +64,70 @@ describe('importParser', () => {
     ]);
     expect(imported.text).toContain(
       '# `scrapeform plan --accept-unknown parser.kettles` records them with no call',
+    );
+  });
+});
+
+describe('importProject', () => {
+  const LIVE: LiveProject = {
+    id: 522,
+    name: 'weekly',
+    projectType: 'urls',
+    projectInput: { type: 'list', list: [PAGE] },
+    scrapingInterval: 'weekly',
+    schedulingEnabled: true,
+    projectOutput: { type: 'save' },
+  };
+  const skipped = (live: LiveProject): unknown => importProject('/tmp/m', live, 'weekly');
+
+  it('writes the schedule and input as the service reports them, and a webhook reported inside projectOutput', () => {
+    const imported = importProject(
+      '/tmp/m',
+      { ...LIVE, projectOutput: { type: 'webhook', url: 'https://hooks.example/in' } },
+      'weekly',
+    );
+    if (typeof imported === 'string') throw new Error(imported);
+    expect(parse(imported.text)).toMatchObject({
+      projectInput: { type: 'list', list: [PAGE] },
+      scrapingInterval: 'weekly',
+      schedulingEnabled: true,
+      webhookOutput: { url: 'https://hooks.example/in' },
+    });
+    expect(imported.resource).toMatchObject({
+      definition: { schedulingEnabled: true, webhookOutput: { url: 'https://hooks.example/in' } },
+    });
+  });
+
+  it('passes over a project whose answer leaves out its schedule or input, instead of writing a guess', () => {
+    const { scrapingInterval: _interval, ...noInterval } = LIVE;
+    expect(skipped(noInterval)).toBe(
+      'skipped project "weekly" (522): its answer does not give its schedule (scrapingInterval and schedulingEnabled), so it cannot be written',
+    );
+    const { schedulingEnabled: _enabled, ...noSwitch } = LIVE;
+    expect(skipped(noSwitch)).toMatch(/its answer does not give its schedule/);
+    expect(skipped({ ...LIVE, projectInput: { type: 'webhook', webhookUrl: 'https://x.example/l' } })).toBe(
+      'skipped project "weekly" (522): its answer does not give its input (a list, or a webhook_input URL), so it cannot be written',
+    );
+  });
+
+  it('passes over a scrape-once project with scheduling on, which a manifest cannot declare', () => {
+    expect(skipped({ ...LIVE, scrapingInterval: 'once' })).toBe(
+      'skipped project "weekly" (522): it scrapes once with scheduling on, which a manifest cannot declare (a manifest without scrapingInterval turns scheduling off)',
+    );
+    const once = importProject(
+      '/tmp/m',
+      { ...LIVE, scrapingInterval: 'once', schedulingEnabled: false },
+      'weekly',
+    );
+    if (typeof once === 'string') throw new Error(once);
+    expect(parse(once.text)).not.toHaveProperty('scrapingInterval');
+    expect(parse(once.text)).not.toHaveProperty('schedulingEnabled');
+    expect(once.resource).toMatchObject({ definition: { schedulingEnabled: false } });
+  });
+
+  it('passes over a value a manifest cannot hold', () => {
+    expect(skipped({ ...LIVE, scrapingInterval: 'fortnightly' })).toMatch(
+      /^skipped project "weekly" \(522\): a value a manifest cannot hold \(scrapingInterval: /,
     );
   });
 });

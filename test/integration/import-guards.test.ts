@@ -1,0 +1,86 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import type { State } from '../../src/state/model.js';
+
+const q = `api_key=${EMULATOR_KEY}`;
+const BOOK = 'https://books.example/catalogue/page-1.html';
+
+/** What import must never do to objects scrapeform already manages, and how it reads answers that leave fields out. */
+describe('import guards', () => {
+  let h: EmulatorHarness | undefined;
+  afterEach(async () => {
+    await h?.emulator.close();
+    h = undefined;
+  });
+
+  async function workspace(harness: EmulatorHarness) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-import-guards-'));
+    const stateFile = path.join(dir, 'state.json');
+    const scrapeform = (args: string[]) =>
+      runScrapeform([...args, '--state', stateFile], {
+        env: {
+          SCRAPERAPI_API_KEY: EMULATOR_KEY,
+          SCRAPEFORM_PARSER_URL: harness.emulator.url,
+          SCRAPEFORM_PIPELINE_URL: harness.emulator.url,
+        },
+        cwd: dir,
+      });
+    const state = async (): Promise<State> => JSON.parse(await readFile(stateFile, 'utf8')) as State;
+    return { dir, scrapeform, state };
+  }
+
+  it('never imports over an address state holds: a second live object of that name is passed over', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      `kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: ["${BOOK}"] }\nscrapingInterval: daily\n`,
+    );
+    expect((await scrapeform(['apply', path.join(dir, 'p.yaml'), '--auto-approve'])).code).toBe(0);
+    const managedId = (await state()).resources['project.nightly']?.id;
+    const other = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'nightly',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'weekly',
+    });
+    expect(other.status).toBe(201);
+
+    const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toBe(
+      `skipped project "nightly" (${(other.body as { id: number }).id}): state already manages project.nightly as ${String(managedId)}, so this one is another of the same name; it is not imported over it (plan --show-unmanaged lists it)\n`,
+    );
+    expect(imported.stdout).toBe('Nothing to import: every live object is managed or declared.\n');
+    expect((await state()).resources['project.nightly']?.id).toBe(managedId);
+    await expect(readdir(path.join(dir, 'imported'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('imports a webhook the service reports inside projectOutput, and the next plan is empty', async () => {
+    h = await startTestEmulator({ quirks: ['sparse-projects'] });
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'hooked',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'daily',
+      webhookOutput: { url: 'https://hooks.example/books' },
+    });
+    expect(made.status).toBe(201);
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    expect(imported.stdout).toBe(`imported project.hooked -> ${path.join(out, 'project-hooked.yaml')}\n`);
+    expect(await readFile(path.join(out, 'project-hooked.yaml'), 'utf8')).toContain(
+      'webhookOutput:\n  url: https://hooks.example/books\n',
+    );
+    expect((await state()).resources['project.hooked']).toMatchObject({
+      definition: { webhookOutput: { url: 'https://hooks.example/books' } },
+    });
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+});
