@@ -85,6 +85,17 @@ export class ProjectsClient {
     return this.live(data);
   }
 
+  /**
+   * Starts the project now (`PATCH scheduledAt: now`). Only the status is read: any success means it was taken,
+   * whatever the body says (the seed documents none): a 204, or an answer of another shape, is no reason to say it
+   * failed and have someone start it again, paying for its pages twice.
+   */
+  async startNow(id: number, signal?: AbortSignal): Promise<void> {
+    await this.transport.request(
+      this.call('PATCH', this.url('projects', id), { body: { scheduledAt: 'now' }, signal }),
+    );
+  }
+
   /** Archives the project: it leaves the list, and this cannot be undone through the API. */
   async archive(id: number, signal?: AbortSignal): Promise<void> {
     await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }));

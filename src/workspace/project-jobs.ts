@@ -81,7 +81,7 @@ export async function runProject(
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
   const before = new Set((await services.clients.projects.listJobs(project.id)).map((j) => String(j.id)));
-  await services.clients.projects.update(project.id, { scheduledAt: 'now' });
+  await services.clients.projects.startNow(project.id);
   options.onStarted?.();
   if (options.wait !== true) return { address: project.address, job: undefined };
   const deadline = now() + (options.timeoutMs ?? 30 * 60_000);

@@ -54,6 +54,14 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
     expect((await createTestApi().projects.update(522, { webhookOutput: null })).id).toBe(522);
   });
 
+  it('start now: PATCH scheduledAt now, taken on any success whatever the body (a 204, another shape)', async () => {
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(204);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, { ok: true });
+    const { projects } = createTestApi();
+    await projects.startNow(522);
+    await projects.startNow(522);
+  });
+
   it('archive: DELETE /api/projects/:id', async () => {
     service().delete('/api/projects/522').query(keyQuery).reply(204);
     await createTestApi().projects.archive(522);
