@@ -40,7 +40,17 @@ export function registerParse(program: Command, run: RunCommand): void {
       const services = await openServicesFromFlags(ctx, flags);
       try {
         const parser = managedParser(await services.backend.read(), address);
-        const details = await services.clients.parsers.get(parser.id, version);
+        // Details may carry no version (API-NOTES): the latest is then the one the list gives, else the one state
+        // records, as plan reads them.
+        const listed =
+          version === undefined
+            ? (await services.clients.parsers.list()).find((p) => p.id === parser.id)
+            : undefined;
+        const latest = listed?.version ?? parser.version;
+        const details = await services.clients.parsers.get(parser.id, version, undefined, {
+          ...(latest !== null ? { version: latest } : {}),
+          name: listed?.name ?? parser.name,
+        });
         const kind = parserStatusKind(details.status);
         if (kind === 'working') {
           throw new ScrapeformError(

@@ -106,6 +106,23 @@ describe('parse', () => {
     });
   });
 
+  it('parses the latest version when the details carry no version (the list gives it)', async () => {
+    const { parserId } = await applied();
+    expect(
+      await fetch(`${emulator.url}/_emulator/quirks`, {
+        method: 'PUT',
+        body: JSON.stringify({ quirks: ['details-without-version'] }),
+      }).then((r) => r.status),
+    ).toBe(200);
+    try {
+      const run = await scrapeform(['parse', 'parser.books-product', BOOK]);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toMatchObject({ parser: parserId, result: { title: 'Soumission' } });
+    } finally {
+      await fetch(`${emulator.url}/_emulator/quirks`, { method: 'DELETE' });
+    }
+  });
+
   it('an unknown address names what is managed', async () => {
     await applied();
     const run = await scrapeform(['parse', 'nope', BOOK]);
