@@ -1,5 +1,8 @@
 import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
+import type { LiveParserSummary } from '../api/live.js';
+import { parserStatusKind } from '../api/parser-status.js';
+import { stillGenerating } from '../plan/plan-parser-generation.js';
 import type { DesiredParser } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import { matchExpected } from './match-expected.js';
@@ -26,7 +29,12 @@ export interface CheckClock {
 
 const SYSTEM_CLOCK: CheckClock = { now: () => new Date(), elapsedMs: () => performance.now() };
 
-/** Parses each `expect` URL with the managed parser's latest version and compares (DESIGN section 1, expect). */
+/**
+ * Parses each `expect` URL with the managed parser's latest version and compares (DESIGN section 1, expect).
+ * Unless `latestFinished` (apply, which has just waited for FINISHED), one list first says each latest version's
+ * status: a version still generating, or FAILED, is a check that could not run (an error, not a mismatch), and no
+ * parse is sent for it.
+ */
 export async function runExpectChecks(
   clients: ApiClients,
   parsers: readonly DesiredParser[],
@@ -34,10 +42,27 @@ export async function runExpectChecks(
   clock: CheckClock = SYSTEM_CLOCK,
   /** Ctrl-C: the check under way is called off and no other starts. */
   signal?: AbortSignal,
+  latestFinished = false,
 ): Promise<ExpectCheckResult[]> {
   const results: ExpectCheckResult[] = [];
+  const recordedIds = parsers.flatMap((p) => {
+    const r = state.resources[p.address];
+    return r?.kind === 'Parser' ? [r.id] : [];
+  });
+  const listed =
+    latestFinished || recordedIds.length === 0
+      ? new Map<string, LiveParserSummary>()
+      : new Map((await clients.parsers.list(signal)).map((p) => [p.id, p]));
   for (const parser of parsers) {
     const recorded = state.resources[parser.address];
+    const latest = recorded?.kind === 'Parser' ? listed.get(recorded.id) : undefined;
+    const kind = latest !== undefined ? parserStatusKind(latest.status) : 'done';
+    const notReady =
+      latest === undefined || kind === 'done'
+        ? undefined
+        : kind === 'failed'
+          ? `version ${latest.version} FAILED: ${latest.error ?? 'no error given'}; nothing was parsed`
+          : `version ${latest.version} is ${stillGenerating(latest.status)}; the checks run once it is FINISHED`;
     for (const check of parser.expect) {
       if (signal?.aborted === true) return results;
       const startedAt = clock.now().toISOString();
@@ -46,13 +71,13 @@ export async function runExpectChecks(
         startedAt,
         durationMs: Math.max(0, clock.elapsedMs() - start),
       });
-      if (recorded?.kind !== 'Parser') {
+      if (recorded?.kind !== 'Parser' || notReady !== undefined) {
         results.push({
           address: parser.address,
           url: check.url,
           ok: false,
           mismatches: [],
-          error: 'not applied yet: no parser to run',
+          error: notReady ?? 'not applied yet: no parser to run',
           ...timing(),
         });
         continue;

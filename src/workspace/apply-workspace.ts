@@ -146,7 +146,7 @@ export async function applyWorkspace(
     const checks =
       result.interrupted || options.noWait === true
         ? []
-        : await runExpectChecks(ws.clients, toCheck, result.state, undefined, options.signal);
+        : await runExpectChecks(ws.clients, toCheck, result.state, undefined, options.signal, true);
     return {
       plan,
       result,

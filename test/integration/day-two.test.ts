@@ -151,6 +151,29 @@ describe('parse', () => {
 });
 
 describe('test', () => {
+  it('a latest version still generating is a check that could not run: an error, and no parse sent', async () => {
+    const { parserId } = await applied();
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    await api('PATCH', `/parsers/${parserId}/0`, { add_fields: [{ name: 'upc', description: 'UPC' }] });
+    const before = emulator.requestLog.length;
+    const run = await scrapeform(['test', '--junit', 'junit.xml', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      passed: false,
+      results: [
+        {
+          ok: false,
+          mismatches: [],
+          error: 'version 1 is still generating; the checks run once it is FINISHED',
+        },
+      ],
+    });
+    expect(await readFile(path.join(dir, 'junit.xml'), 'utf8')).toContain('failures="0" errors="1"');
+    expect(emulator.requestLog.slice(before).map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual([
+      'GET /parsers',
+    ]);
+  });
+
   it('runs every expect block, with JUnit XML; a failure shows the field diff and exits 1', async () => {
     await applied();
     const passing = await scrapeform(['test', '--junit', 'junit.xml']);
