@@ -11,6 +11,14 @@ if (argv.some((arg) => !arg.startsWith('-'))) {
   const { config } = await import('zod');
   config({ jitless: true });
 }
+// Ctrl-C and SIGTERM end every command with 130 (README, exit codes); Node's own ending would say 143 for SIGTERM. A
+// command that stops gracefully (apply, watch: stop-signals.ts) has listeners of its own, and this one then leaves
+// the signal to them. A lock the command held is taken over by the next run on this machine, as after a kill.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) === 1) process.exit(130);
+  });
+}
 process.exitCode = await runCli(argv, processIo());
 // The command is over and has closed what it opened: exit now rather than when the event loop drains, which for a
 // large apply also tears its heap down (about 40 ms after 1,000 creates, bench/scale.js). Output still gathered
