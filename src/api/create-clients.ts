@@ -9,6 +9,8 @@ import type { TransportOptions } from './transport.js';
 export interface ApiClients {
   parsers: ParsersClient;
   projects: ProjectsClient;
+  /** The base URLs called (no key in them): a saved plan records them, and is refused against others. */
+  endpoints: { parsers: string; projects: string };
   /** Closes the keep-alive connections so the process can exit. */
   close(): Promise<void>;
 }
@@ -36,6 +38,7 @@ export function createApiClients(
   return {
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
+    endpoints: { parsers: config.parserUrl, projects: config.pipelineUrl },
     close: async () => {
       pools?.close();
       await dispatcher?.close();

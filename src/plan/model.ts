@@ -252,6 +252,19 @@ export interface PlanFingerprint {
   state_serial: number;
   /** Per address: the live parser version, or a digest of the live project. */
   live: Record<string, string>;
+  /**
+   * Where the plan was made: the environment and the services' base URLs. A saved plan is refused against
+   * others: another environment's state may be missing too (lineage "" on both sides), and its objects would be
+   * created in the wrong account. Absent in a plan from before it was recorded.
+   */
+  target?: PlanTarget;
+}
+
+export interface PlanTarget {
+  /** The `--env` chosen, or null for a project without environments. */
+  environment: string | null;
+  parsers: string;
+  projects: string;
 }
 
 export interface Plan {

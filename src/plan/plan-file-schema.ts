@@ -139,6 +139,9 @@ export const PlanFileSchema = z.object({
     state_lineage: z.string(),
     state_serial: z.int(),
     live: z.record(z.string(), z.string()),
+    target: z
+      .object({ environment: z.string().nullable(), parsers: z.string(), projects: z.string() })
+      .optional(),
   }),
   moved: z
     .array(

@@ -3,11 +3,20 @@ import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
 import { plannedRequests } from './plan-json.js';
-import type { Plan } from './model.js';
+import type { Plan, PlanTarget } from './model.js';
+
+function describeTarget(target: PlanTarget): string {
+  const where = `${target.parsers} and ${target.projects}`;
+  return target.environment !== null ? `environment ${target.environment} (${where})` : where;
+}
 
 /** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
 export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
   const moved: string[] = [];
+  const made = saved.fingerprint.target;
+  const here = fresh.fingerprint.target;
+  if (made !== undefined && here !== undefined && stable(made) !== stable(here))
+    moved.push(`it was made for ${describeTarget(made)}, and this run is for ${describeTarget(here)}`);
   if (saved.fingerprint.state_lineage !== state.lineage)
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)

@@ -52,6 +52,11 @@ async function readAndPlan(
     live,
     options,
   });
+  plan.fingerprint.target = {
+    environment: ws.manifests.environment?.name ?? null,
+    parsers: ws.clients.endpoints.parsers,
+    projects: ws.clients.endpoints.projects,
+  };
   return { state, plan, live };
 }
 

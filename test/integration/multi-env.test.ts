@@ -235,6 +235,38 @@ describe('a team repository with templates, for_each and two environments', () =
   });
 });
 
+describe('a saved plan stays with its environment', () => {
+  it('a plan saved for staging is refused by apply --env prod, and nothing is changed', async () => {
+    await writeFile(path.join(dir, 'two.yaml'), 'countries:\n  - { country: de }\n  - { country: fr }\n');
+    const saved = await scrapeform([
+      'plan',
+      '--env',
+      'staging',
+      '--var-file',
+      'two.yaml',
+      '--out',
+      'staging.plan',
+    ]);
+    expect(saved.code).toBe(0);
+    expect(saved.stdout).toContain('parser.category-it');
+    const before = emulator.requestLog.length;
+    const applied = await scrapeform([
+      'apply',
+      '--env',
+      'prod',
+      '--plan',
+      'staging.plan',
+      '--auto-approve',
+      '--allow-destroy',
+    ]);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain(
+      `error: refusing the saved plan: it was made for environment staging (${emulator.url} and ${emulator.url}), and this run is for environment prod (${emulator.url} and ${emulator.url})`,
+    );
+    expect(emulator.requestLog.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
+
 describe('bad input sends nothing', () => {
   const BROKEN = path.resolve(import.meta.dirname, '../fixtures/broken');
   it.each([

@@ -27,7 +27,7 @@ describe('expect checks', () => {
           once: true,
         });
       });
-    const clients = { parsers: { parse } } as unknown as ApiClients;
+    const clients = { parsers: { parse, list: async () => [] } } as unknown as ApiClients;
     const running = runExpectChecks(clients, [books], state, undefined, interrupt.signal);
     for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 1));
     interrupt.abort();
