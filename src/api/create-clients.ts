@@ -9,8 +9,11 @@ import type { TransportOptions } from './transport.js';
 export interface ApiClients {
   parsers: ParsersClient;
   projects: ProjectsClient;
-  /** The base URLs called (no key in them): a saved plan records them, and is refused against others. */
-  endpoints: { parsers: string; projects: string };
+  /**
+   * The base URLs called (no key in them): a saved plan records them, and is refused against others. Clients
+   * made by createApiClients have them; a plan made with clients put together by hand records no target.
+   */
+  endpoints?: { parsers: string; projects: string };
   /** Closes the keep-alive connections so the process can exit. */
   close(): Promise<void>;
 }

@@ -52,11 +52,13 @@ async function readAndPlan(
     live,
     options,
   });
-  plan.fingerprint.target = {
-    environment: ws.manifests.environment?.name ?? null,
-    parsers: ws.clients.endpoints.parsers,
-    projects: ws.clients.endpoints.projects,
-  };
+  const endpoints = ws.clients.endpoints;
+  if (endpoints !== undefined)
+    plan.fingerprint.target = {
+      environment: ws.manifests.environment?.name ?? null,
+      parsers: endpoints.parsers,
+      projects: endpoints.projects,
+    };
   return { state, plan, live };
 }
 

@@ -197,7 +197,13 @@ async function healOnce(
     // Refusals are the budget working, not failures of the watch: the drift is reported and left.
     if (
       error instanceof ScrapeformError &&
-      ['plan.too-many-regenerations', 'apply.destroy-not-approved', 'apply.not-approved'].includes(error.code)
+      [
+        'plan.too-many-regenerations',
+        'apply.destroy-not-approved',
+        'apply.adopt-not-approved',
+        'apply.recreate-not-approved',
+        'apply.not-approved',
+      ].includes(error.code)
     ) {
       options.onEvent?.({ type: 'heal-skipped', reason: error.message });
       return { applied: [], failed: [], regenerations: 0, credits: 0, skipped: error.message };
@@ -230,7 +236,8 @@ async function notify(
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
+      // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
+      signal: AbortSignal.any([AbortSignal.timeout(10_000), options.signal]),
     });
     await response.body?.cancel();
     if (!response.ok) throw new Error(`the notification endpoint answered ${response.status}`);

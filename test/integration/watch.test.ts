@@ -11,7 +11,7 @@ import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
 import type { WatchNotification } from '../../src/workspace/watch-loop.js';
 import { heldByLiveProcess } from '../helpers/state.js';
-import { bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { BOOK_A, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
 beforeAll(async () => {
@@ -191,3 +191,44 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
   expect(posted[0]?.text).toContain('Not healed:');
   expect((await h.parsers.get(id)).version).toBe(1);
 });
+
+it('runWatch (library): a heal refused for an adoption is skipped, not a failed run; a stop ends a notification that hangs', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  // A live parser no state manages, now declared: the heal's plan adopts it, which needs --allow-adopt.
+  await h.parsers.create({
+    name: 'books-extra',
+    urls: [BOOK_A],
+    fields: [{ name: 'title', description: 'Book title' }],
+  });
+  await ws.write({ 'extra.yaml': bookParser(FIELDS).replace('name: books', 'name: books-extra') });
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const events: string[] = [];
+  const stop = new AbortController();
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: stop.signal,
+      heal: { loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/hangs',
+      // An endpoint that never answers: only the stop ends the post.
+      fetch: (_url, init) =>
+        new Promise((_resolve, reject) => {
+          init?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+          setTimeout(() => stop.abort(), 50);
+        }),
+      sleep: async () => undefined,
+      onEvent: (e) => events.push(e.type === 'failed' ? String(e.error) : e.type),
+    },
+  );
+  // Before, the post waited out its 10 s timeout: this test's own timeout fails it.
+  expect(events).toEqual(['checked', 'heal-skipped', 'notify-failed']);
+  expect(status).toMatchObject({ runs: 1, failures: 0, heals: 0 });
+  expect((await h.parsers.get(id)).fields.map((f) => f.name)).toContain('cost');
+}, 5_000);
