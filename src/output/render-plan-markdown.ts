@@ -4,7 +4,7 @@ import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
-import { describeMove, summarisePlan } from './render-plan.js';
+import { describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
@@ -37,6 +37,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
       '',
       `**${summarisePlan(plan)}**`,
       '',
+      ...runLines(plan),
       '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
@@ -227,4 +228,10 @@ function idText(change: ResourceChange): string {
 
 function prose(text: string): string {
   return markdownText(text.length > ITEM_TEXT_MAX ? `${text.slice(0, ITEM_TEXT_MAX - 1)}…` : text);
+}
+
+/** The project-runs line (describeProjectRuns) and the blank line after it, or nothing. */
+function runLines(plan: Plan): string[] {
+  const runs = describeProjectRuns(plan);
+  return runs !== undefined ? [markdownText(runs), ''] : [];
 }

@@ -24,6 +24,42 @@ const SYMBOL: Record<ResourceChange['action'], string> = {
   forget: 'x',
 };
 
+/** Project keys whose change makes a project scrape anew or differently: a run costs credits per page. */
+const RUN_KEYS = ['projectType', 'projectInput', 'scrapingInterval', 'schedulingEnabled', 'apiParams'];
+
+/**
+ * What the plan's project creates, and updates of what a project scrapes or when, will cost once they run: paid
+ * per page scraped by the service (public docs: 6 credits for a plain page, more with render or premium), not by
+ * this apply. `pages` counts the list inputs' entries of one run each; a webhook input's count is not known.
+ */
+export function projectRuns(plan: Plan): { projects: number; pages: number; webhookInputs: number } {
+  let projects = 0;
+  let pages = 0;
+  let webhookInputs = 0;
+  for (const change of plan.resource_changes) {
+    if (change.kind !== 'Project') continue;
+    if (change.action !== 'create' && change.action !== 'update') continue;
+    if (change.action === 'update' && !RUN_KEYS.some((key) => key in change.changed)) continue;
+    projects++;
+    const input = change.definition.projectInput as { type?: string; list?: unknown[] } | undefined;
+    if (input?.type === 'webhook_input') webhookInputs++;
+    else pages += input?.list?.length ?? 0;
+  }
+  return { projects, pages, webhookInputs };
+}
+
+/** The line under the summary when project runs will cost credits (see projectRuns); undefined when none. */
+export function describeProjectRuns(plan: Plan): string | undefined {
+  const { projects, pages, webhookInputs } = projectRuns(plan);
+  if (projects === 0) return undefined;
+  const listed = `${formatCount(pages)} ${pages === 1 ? 'page' : 'pages'} a run`;
+  const hooked =
+    webhookInputs > 0
+      ? ` plus what ${webhookInputs === 1 ? 'a webhook input lists' : `${webhookInputs} webhook inputs list`}`
+      : '';
+  return `Project runs: the ${projects === 1 ? 'project' : `${projects} projects`} created, or changed in what or when ${projects === 1 ? 'it scrapes, takes' : 'they scrape, take'} ${listed}${hooked}, paid per page as ${projects === 1 ? 'it runs' : 'they run'} (not by this apply; public docs: 6 credits a plain page, more with render or premium).`;
+}
+
 /** `2 to create, 1 to update (1 regeneration, ~30,000 credits), 1 to archive`, or `No changes.` */
 export function summarisePlan(plan: Plan): string {
   const s = plan.summary;
@@ -45,10 +81,14 @@ export function summarisePlan(plan: Plan): string {
     return plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING))
       ? 'No changes among the objects selected (a partial plan: see its warning).'
       : 'No changes. The live services match the manifests.';
+  // "no credits" would read as free while created or rescheduled projects will scrape pages (describeProjectRuns).
+  const runs = projectRuns(plan).projects > 0 ? '; project runs cost credits per page' : '';
   const costs =
     s.regenerations > 0
-      ? ` (${s.regenerations} ${s.regenerations === 1 ? 'regeneration' : 'regenerations'}, ~${formatCount(s.estimated_credits)} credits)`
-      : ' (no regeneration, no credits)';
+      ? ` (${s.regenerations} ${s.regenerations === 1 ? 'regeneration' : 'regenerations'}, ~${formatCount(s.estimated_credits)} credits${runs})`
+      : runs !== ''
+        ? ` (no regeneration${runs})`
+        : ' (no regeneration, no credits)';
   return `Plan: ${parts.join(', ')}${costs}.`;
 }
 
@@ -56,6 +96,8 @@ export function summarisePlan(plan: Plan): string {
 export function renderPlan(plan: Plan, colors: Colors): string {
   const lines: string[] = [];
   lines.push(colors.bold(summarisePlan(plan)));
+  const runs = describeProjectRuns(plan);
+  if (runs !== undefined) lines.push(colors.dim(runs));
   if (plan.drift.length > 0) {
     lines.push('', colors.yellow('Drift: changed outside scrapeform'));
     for (const d of plan.drift)

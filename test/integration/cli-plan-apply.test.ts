@@ -46,7 +46,9 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
   it('plan, apply, plan: exit codes 2, 0, 0 with --detailed-exitcode', async () => {
     const first = await scrapeform(['plan', '--detailed-exitcode']);
     expect(first.code).toBe(2);
-    expect(first.stdout).toContain('Plan: 2 to create (1 regeneration, ~30,000 credits).');
+    expect(first.stdout).toContain(
+      'Plan: 2 to create (1 regeneration, ~30,000 credits; project runs cost credits per page).',
+    );
     const applied = await scrapeform(['apply', '--auto-approve']);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Apply complete: 2 applied, 0 failed.');
@@ -168,7 +170,7 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     const run = await scrapeform(['plan', '--markdown']);
     expect(
       run.stdout.startsWith(
-        '### scrapeform plan\n\n**Plan: 2 to create (1 regeneration, ~30,000 credits).**',
+        '### scrapeform plan\n\n**Plan: 2 to create (1 regeneration, ~30,000 credits; project runs cost credits per page).**',
       ),
     ).toBe(true);
   });

@@ -130,7 +130,7 @@ describe('moved hints', () => {
     const plan = await run('plan');
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(
-      'Plan: 2 to create, 1 to delete, 1 to archive (1 regeneration, ~30,000 credits).',
+      'Plan: 2 to create, 1 to delete, 1 to archive (1 regeneration, ~30,000 credits; project runs cost credits per page).',
     );
     expect(plan.stdout).toContain('- parser.category-uk');
     expect(plan.stdout).toContain('+ parser.category-gb');
@@ -142,7 +142,9 @@ describe('moved hints', () => {
     await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'uk', 'gb'], hint));
     const plan = await run('plan');
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('Plan: 2 to create (1 regeneration, ~30,000 credits).');
+    expect(plan.stdout).toContain(
+      'Plan: 2 to create (1 regeneration, ~30,000 credits; project runs cost credits per page).',
+    );
     expect(plan.stdout).toContain(
       'warning: parser.category-gb: moved from parser.category-xx, but state has nothing at parser.category-xx; the hint is ignored and parser.category-gb is planned as declared',
     );

@@ -215,7 +215,7 @@ it('runWatch (library): a heal refused for an adoption is skipped, not a failed 
       intervalMs: 60_000,
       maxRuns: 1,
       signal: stop.signal,
-      heal: { loadManifests: async () => manifests },
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
       notifyUrl: 'http://127.0.0.1:9/hangs',
       // An endpoint that never answers: only the stop ends the post.
       fetch: (_url, init) =>

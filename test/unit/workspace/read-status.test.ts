@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveProject } from '../../../src/api/live.js';
 import type { State } from '../../../src/state/model.js';
+import { stateOf } from '../../helpers/state.js';
 import type { Services } from '../../../src/workspace/open-workspace.js';
 import { readStatus } from '../../../src/workspace/read-status.js';
 
 /** Services that answer with one project as given, and no jobs. */
 function servicesWith(live: LiveProject): Services {
-  const state: State = {
-    version: 1,
-    serial: 1,
-    lineage: 'l',
-    resources: { 'project.weekly': { kind: 'Project', id: live.id, name: 'weekly', definition: {} } },
-  } as State;
+  const state: State = stateOf({
+    'project.weekly': { kind: 'Project', id: live.id, name: 'weekly', definition: {} },
+  });
   return {
     backend: { read: async () => state },
     clients: {
