@@ -1,13 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { State } from './model.js';
+import { currentProcessIdentity } from './process-identity.js';
+import type { ProcessIdentity } from './process-identity.js';
 
-/** Who holds a lock: shown when another run finds it held. */
-export interface LockInfo {
+/**
+ * Who holds a lock: shown when another run finds it held. `id` (what `force-unlock ID` names) and the process
+ * identity are missing from locks written by earlier versions.
+ */
+export interface LockInfo extends ProcessIdentity {
+  id?: string;
   holder: string;
   host: string;
   pid: number;
   started: string;
   operation: string;
+}
+
+/** What `force-unlock` was told: the id of the lock to break (when given), and whether a live holder may lose it. */
+export interface ForceUnlockOptions {
+  lockId?: string;
+  force?: boolean;
 }
 
 export interface StateLock {
@@ -30,8 +43,11 @@ export interface StateBackend {
   lock(operation: string): Promise<StateLock>;
   /** A lock taken over because its holder had died on this machine, for the CLI to report. */
   readonly staleLockBroken?: LockInfo | undefined;
-  /** Breaks a lock left by a run that died; returns who held it. */
-  forceUnlock(): Promise<LockInfo | undefined>;
+  /**
+   * Breaks a lock left by a run that died; returns who held it, undefined when nothing was held. Refuses a lock
+   * other than `lockId` (when given), and one whose holder is known to run unless `force`.
+   */
+  forceUnlock(options?: ForceUnlockOptions): Promise<LockInfo | undefined>;
   /** Releases connections (a database backend). */
   close?(): Promise<void>;
 }
@@ -45,10 +61,18 @@ export function newLockInfo(operation: string): LockInfo {
     // No user entry in a container: the host and pid still say who.
   }
   return {
+    id: randomUUID(),
     holder: `${user}@${hostname()}`,
     host: hostname(),
     pid: process.pid,
     started: new Date().toISOString(),
     operation,
+    ...currentProcessIdentity(),
   };
+}
+
+/** `holder (pid N, operation, since T)`, and the lock's id when it has one: how every message names a lock. */
+export function describeLock(held: LockInfo): string {
+  const id = held.id !== undefined ? `, lock id ${held.id}` : '';
+  return `${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started}${id})`;
 }

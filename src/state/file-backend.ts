@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
-import { newLockInfo } from './backend.js';
-import type { LockInfo, StateBackend, StateLock } from './backend.js';
+import { describeLock, newLockInfo } from './backend.js';
+import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
+import { judgeHolder } from './process-identity.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
 import { DEFAULT_WORKSPACE } from './workspace-name.js';
@@ -14,7 +14,8 @@ export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
 
 /**
  * State in a JSON file, written atomically (temporary file, fsync, rename, fsync of the folder), with a lock file
- * beside it created exclusively (O_EXCL), so two runs on one machine or shared disk never both write.
+ * beside it created exclusively (O_EXCL), so two runs on one machine or shared disk never both write; each write
+ * first checks that the lock is still this run's.
  *
  * The serial read or last written is kept in memory with the file's identity (inode, size, modification time):
  * a write re-reads the file to check the serial only when the file changed since (another run, force-unlocked),
@@ -23,6 +24,10 @@ export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
 export class FileStateBackend implements StateBackend {
   readonly location: string;
   private readonly lockPath: string;
+  /** Created exclusively while a run takes over a stale lock, so two runs never both do. */
+  private readonly guardPath: string;
+  /** The lock this backend holds: each write first checks that the lock file still names it. */
+  private held: LockInfo | undefined;
   private lastSerial: number | undefined;
   /** The file as this backend last read or wrote it; undefined when unknown (then the serial is read again). */
   private lastSeen: FileIdentity | undefined;
@@ -42,6 +47,7 @@ export class FileStateBackend implements StateBackend {
   ) {
     this.location = file;
     this.lockPath = `${file}.lock`;
+    this.guardPath = `${file}.lock.takeover`;
   }
 
   /**
@@ -124,6 +130,12 @@ export class FileStateBackend implements StateBackend {
     } finally {
       await handle.close();
     }
+    try {
+      await this.checkLockHeld();
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
     await rename(temporary, this.location);
     await syncFolder(path.dirname(this.location));
     this.lastSerial = next.serial;
@@ -144,49 +156,165 @@ export class FileStateBackend implements StateBackend {
     await mkdir(path.dirname(this.lockPath), { recursive: true });
     const info = newLockInfo(operation);
     for (let attempt = 1; ; attempt++) {
-      try {
-        const handle = await open(this.lockPath, 'wx');
-        await handle.writeFile(JSON.stringify(info, null, 2));
-        await handle.sync();
-        await handle.close();
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const held = await this.readLock();
-        // A lock left by a process of this machine that no longer runs (killed) is stale beyond doubt: take it
-        // over once. A holder on another host may still be running, so only force-unlock breaks those.
-        if (attempt === 1 && held !== undefined && held.host === hostname() && !processAlive(held.pid)) {
-          this.staleLockBroken = held;
-          await rm(this.lockPath, { force: true });
-          continue;
+      if (await createExclusive(this.lockPath, info)) break;
+      const held = await this.readLockText();
+      // A lock left by a process of this machine that no longer runs (killed) is stale beyond doubt: take it
+      // over once. A holder on another host, or in another container, may still be running, so only
+      // force-unlock breaks those.
+      if (attempt === 1 && held !== undefined && judgeHolder(held.info) === 'dead') {
+        if (await this.takeOver(held.text, info)) {
+          this.staleLockBroken = held.info;
+          break;
         }
-        throw lockedError(this.location, held);
+        continue;
       }
+      throw lockedError(this.location, held?.info);
     }
+    this.held = info;
     return {
       info,
       release: async () => {
-        const current = await this.readLock();
-        if (current === undefined || (current.pid === info.pid && current.started === info.started)) {
-          await rm(this.lockPath, { force: true });
-        }
+        if (this.held?.id === info.id) this.held = undefined;
+        // Only this run's own lock: one broken since (force-unlock) may be another run's now.
+        if ((await this.readLock())?.id === info.id) await rm(this.lockPath, { force: true });
       },
     };
   }
 
-  async forceUnlock(): Promise<LockInfo | undefined> {
+  /**
+   * Replaces the stale lock `staleText` with `info`, under a guard file created exclusively: runs that find the
+   * same stale lock together take turns, and a run removes the lock only while it is still the dead holder's
+   * (another run that came first has put its own there). False when another run took it over or is doing so.
+   */
+  private async takeOver(staleText: string, info: LockInfo): Promise<boolean> {
+    if (!(await createExclusive(this.guardPath, info))) {
+      await this.clearStaleGuard();
+      return false;
+    }
+    try {
+      const now = await readFile(this.lockPath, 'utf8').catch(() => undefined);
+      if (now !== staleText) return false;
+      await rm(this.lockPath, { force: true });
+      return await createExclusive(this.lockPath, info);
+    } finally {
+      await rm(this.guardPath, { force: true });
+    }
+  }
+
+  /**
+   * A guard is held for a few file operations; one whose run died in between (or that is older than any takeover
+   * takes) would stop every later takeover, so the next run removes it and the one after takes the lock over.
+   */
+  private async clearStaleGuard(): Promise<void> {
+    let text: string;
+    let modified: number;
+    try {
+      [text, modified] = await Promise.all([
+        readFile(this.guardPath, 'utf8'),
+        stat(this.guardPath).then((info) => info.mtimeMs),
+      ]);
+    } catch {
+      return;
+    }
+    let dead = false;
+    try {
+      dead = judgeHolder(JSON.parse(text) as LockInfo) === 'dead';
+    } catch {
+      // Being written now: its run is alive.
+    }
+    if (dead || Date.now() - modified > STALE_GUARD_MS) await rm(this.guardPath, { force: true });
+  }
+
+  async forceUnlock(options: ForceUnlockOptions = {}): Promise<LockInfo | undefined> {
     const held = await this.readLock();
+    if (options.lockId !== undefined && held?.id !== options.lockId) {
+      throw lockMismatch(this.location, options.lockId, held);
+    }
+    if (held !== undefined && options.force !== true && judgeHolder(held) === 'alive') {
+      throw new ScrapeformError(
+        'state.lock-alive',
+        `the state ${this.location} is locked by ${describeLock(held)}, which is still running on this machine: nothing was broken`,
+        {
+          hint: `wait for it to finish, or stop it; to break the lock of a run that is still running, add --force`,
+          details: { lock: held },
+        },
+      );
+    }
     await rm(this.lockPath, { force: true });
+    await rm(this.guardPath, { force: true });
     return held;
   }
 
   private async readLock(): Promise<LockInfo | undefined> {
+    return (await this.readLockText())?.info;
+  }
+
+  /** The lock as written (to see whether it changed) and as read; undefined when absent or half-written. */
+  private async readLockText(): Promise<{ text: string; info: LockInfo } | undefined> {
     try {
-      return JSON.parse(await readFile(this.lockPath, 'utf8')) as LockInfo;
+      const text = await readFile(this.lockPath, 'utf8');
+      return { text, info: JSON.parse(text) as LockInfo };
     } catch {
       return undefined;
     }
   }
+
+  /**
+   * Before a write replaces the state: the lock this backend took must still be this run's. Without it the file
+   * is someone else's to write (force-unlock, or a run that took the lock over for a dead holder), and two
+   * writers would each drop what the other recorded.
+   */
+  private async checkLockHeld(): Promise<void> {
+    const mine = this.held;
+    if (mine === undefined) return;
+    const current = await this.readLock();
+    if (current?.id === mine.id) return;
+    throw new ScrapeformError(
+      'state.lock-lost',
+      `the state lock of ${this.location} is no longer held by this run (${current !== undefined ? `now held by ${describeLock(current)}` : 'it was removed'}): the state was not written`,
+      {
+        hint: 'someone ran force-unlock while this run was active; check what it did with plan, then apply again',
+        details: { lock: current ?? null, expected: mine },
+      },
+    );
+  }
+}
+
+/** How old a takeover guard is when its run is surely gone: a takeover takes a few file operations. */
+const STALE_GUARD_MS = 30_000;
+
+/** Creates `file` holding `info` unless it exists (O_EXCL): true when this call created it. */
+async function createExclusive(file: string, info: LockInfo): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(JSON.stringify(info, null, 2));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+function lockMismatch(location: string, lockId: string, held: LockInfo | undefined): ScrapeformError {
+  return new ScrapeformError(
+    'state.lock-mismatch',
+    held === undefined
+      ? `the state ${location} is not locked, so not by lock ${lockId}: nothing was broken`
+      : `the state ${location} is locked by ${describeLock(held)}, not by lock ${lockId}: nothing was broken`,
+    {
+      hint:
+        held?.id !== undefined
+          ? `check that it is the lock you meant, then run scrapeform force-unlock ${held.id}`
+          : 'check that it is the lock you meant, then run scrapeform force-unlock without an id',
+      details: { lock: held ?? null, lockId },
+    },
+  );
 }
 
 /** `--state` (or SCRAPEFORM_STATE) naming a folder: said as such, not as a read error of the system. */
@@ -197,26 +325,15 @@ function notAFile(location: string): ScrapeformError {
 }
 
 export function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
-  const who =
-    held !== undefined
-      ? `${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started})`
-      : 'another run';
-  const stale = held !== undefined && held.host === hostname() && !processAlive(held.pid);
+  const who = held !== undefined ? describeLock(held) : 'another run';
+  const unlock = held?.id !== undefined ? `scrapeform force-unlock ${held.id}` : 'scrapeform force-unlock';
+  const stale = held !== undefined && judgeHolder(held) === 'dead';
   return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
     hint: stale
-      ? `that process is no longer running: if no other run is active, break the lock with scrapeform force-unlock`
-      : 'wait for that run to finish; if it died, break the lock with scrapeform force-unlock',
+      ? `that process is no longer running: if no other run is active, break the lock with ${unlock}`
+      : `wait for that run to finish; if it died, break the lock with ${unlock}`,
     details: { lock: held },
   });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** What tells one version of the file from another without reading it. */

@@ -72,7 +72,7 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
     read: () => backend.read(),
     write: (state) => backend.write(state),
     lock,
-    forceUnlock: () => backend.forceUnlock(),
+    forceUnlock: (options) => backend.forceUnlock(options),
     close: async () => backend.close?.(),
   };
 }

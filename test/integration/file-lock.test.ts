@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ScrapeformError } from '../../src/errors.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import type { State } from '../../src/state/model.js';
+import { currentProcessIdentity } from '../../src/state/process-identity.js';
+
+const BUILT_BACKEND = path.resolve(import.meta.dirname, '../../dist/state/file-backend.js');
+
+/** The pid of a process that has ended: a lock naming it on this host is stale. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  if (child.pid === undefined) throw new Error('no pid');
+  return child.pid;
+}
+
+async function staleLock(file: string, extra: Record<string, unknown> = {}): Promise<void> {
+  await writeFile(
+    `${file}.lock`,
+    JSON.stringify({
+      holder: 'ci@here',
+      host: hostname(),
+      pid: await deadPid(),
+      started: '2026-01-01T00:00:00.000Z',
+      operation: 'apply',
+      ...extra,
+    }),
+  );
+}
+
+async function errorOf(run: () => Promise<unknown>): Promise<ScrapeformError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ScrapeformError) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+/**
+ * One run as its own process: at a common moment it takes the lock, records an object of its own and writes,
+ * holds the lock a little, and says whether it got the lock and wrote.
+ */
+const RUN = `
+import { FileStateBackend } from ${JSON.stringify(pathToFileURL(BUILT_BACKEND).href)};
+const backend = new FileStateBackend(process.argv[2]);
+const start = Number(process.argv[3]);
+while (Date.now() < start) {}
+try {
+  const lock = await backend.lock('apply');
+  const state = await backend.read();
+  state.resources['project.p' + process.pid] = { kind: 'Project', id: process.pid, name: 'p', definition: {} };
+  await backend.write(state);
+  console.log('WROTE');
+  await new Promise((r) => setTimeout(r, 300));
+  await lock.release();
+} catch (error) {
+  console.log('FAILED ' + error.code);
+}
+`;
+
+function runAt(script: string, file: string, start: number): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, file, String(start)]);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', () => resolve(out.trim()));
+  });
+}
+
+describe('the state file lock', () => {
+  it('runs that find a stale lock together: one takes it over, the others find it held, nothing is lost', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const script = path.join(dir, 'run.mjs');
+    await writeFile(script, RUN);
+    for (let trial = 0; trial < 4; trial++) {
+      const file = path.join(dir, `state-${trial}.json`);
+      await writeFile(file, JSON.stringify({ format_version: 1, serial: 5, lineage: 'L', resources: {} }));
+      await staleLock(file);
+      const start = Date.now() + 800;
+      const outcomes = await Promise.all([1, 2, 3, 4].map(() => runAt(script, file, start)));
+      const wrote = outcomes.filter((outcome) => outcome === 'WROTE').length;
+      const state = JSON.parse(await readFile(file, 'utf8')) as State;
+      expect({ wrote, kept: Object.keys(state.resources).length }).toEqual({ wrote: 1, kept: 1 });
+      expect(outcomes.filter((outcome) => outcome !== 'WROTE')).toEqual([
+        'FAILED state.locked',
+        'FAILED state.locked',
+        'FAILED state.locked',
+      ]);
+    }
+  }, 60_000);
+
+  it('a write after the lock was broken fails with state.lock-lost and leaves the new holder’s state', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    const first = new FileStateBackend(file);
+    await first.lock('apply');
+    const state = await first.read();
+    await first.forceUnlock({ force: true });
+    const second = new FileStateBackend(file);
+    const secondLock = await second.lock('apply');
+    const error = await errorOf(() => first.write(state));
+    expect(error.code).toBe('state.lock-lost');
+    expect(error.message).toBe(
+      `the state lock of ${file} is no longer held by this run (now held by ${secondLock.info.holder} (pid ${process.pid}, apply, since ${secondLock.info.started}, lock id ${secondLock.info.id})): the state was not written`,
+    );
+    await expect(readFile(file, 'utf8')).rejects.toThrow('ENOENT');
+    await second.write(await second.read());
+    await secondLock.release();
+    // Unlocked writes (state written outside a lock, as before) are not checked.
+    const unlocked = new FileStateBackend(file);
+    expect((await unlocked.write(await unlocked.read())).serial).toBe(2);
+  });
+
+  it('a lock of another pid namespace of this host is not taken over, even when its pid is not seen here', async () => {
+    const here = currentProcessIdentity();
+    if (here.bootId === undefined || here.pidNamespace === undefined) return;
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    await staleLock(file, { bootId: here.bootId, pidNamespace: 'pid:[1]', processStart: '1' });
+    const error = await errorOf(() => new FileStateBackend(file).lock('apply'));
+    expect(error.code).toBe('state.locked');
+    expect(error.hint).toBe(
+      'wait for that run to finish; if it died, break the lock with scrapeform force-unlock',
+    );
+  });
+
+  it('a lock of an earlier boot, or of a pid since reused by another process, is taken over', async () => {
+    const here = currentProcessIdentity();
+    if (here.bootId === undefined || here.pidNamespace === undefined) return;
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    // This test's own pid, alive: judged by the boot id, then by the start time.
+    await staleLock(file, { pid: process.pid, bootId: 'another-boot', pidNamespace: here.pidNamespace });
+    const rebooted = new FileStateBackend(file);
+    await (await rebooted.lock('apply')).release();
+    expect(rebooted.staleLockBroken?.bootId).toBe('another-boot');
+    await staleLock(file, { ...here, pid: process.pid, processStart: '1' });
+    const reused = new FileStateBackend(file);
+    await (await reused.lock('apply')).release();
+    expect(reused.staleLockBroken?.processStart).toBe('1');
+    // The same process, started when it did: alive.
+    await staleLock(file, { ...here, pid: process.pid });
+    expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
+  });
+});
