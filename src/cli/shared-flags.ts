@@ -55,6 +55,23 @@ export function addApiFlags(command: Command): Command {
     );
 }
 
+/**
+ * `--env`, `--var-file`, `--state` and `--workspace`: the flags of the commands that read state and need no key
+ * (output, state pull and push, force-unlock). `--var-file` gives the environment's variables, which its state
+ * location may use.
+ */
+export function addStateFlags(command: Command): Command {
+  return addEnvironmentFlags(command)
+    .option(
+      '--state <path-or-url>',
+      'state file, or a postgres:// URL (default SCRAPEFORM_STATE, else .scrapeform/state.json)',
+    )
+    .option(
+      '--workspace <name>',
+      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL (default SCRAPEFORM_WORKSPACE, else default)',
+    );
+}
+
 /** `--lock-timeout`, on every command that takes the state lock. */
 export function addLockFlags(command: Command): Command {
   return command.option(
