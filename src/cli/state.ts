@@ -5,10 +5,16 @@ import type { State } from '../state/model.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
-import { addLockFlags, environmentOf, openStateFromFlags, stateOptions } from './shared-flags.js';
+import {
+  addLockFlags,
+  addStateFlags,
+  environmentOf,
+  openStateFromFlags,
+  stateOptions,
+} from './shared-flags.js';
+import type { EnvironmentFlags } from './shared-flags.js';
 
-interface StateFlags {
-  env?: string;
+interface StateFlags extends EnvironmentFlags {
   state?: string;
   workspace?: string;
   force?: boolean;
@@ -18,33 +24,25 @@ interface StateFlags {
 /** `state pull` and `state push`: move state between backends (a file and a database, or two databases). */
 export function registerState(program: Command, run: RunCommand): void {
   const state = program.command('state').description('move state between backends');
-  state
-    .command('pull')
-    .description('print the state of a backend as JSON (redirect it to a file)')
-    .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
-    .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option(
-      '--workspace <name>',
-      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
-    )
-    .action(async (flags: StateFlags) =>
-      run(async (ctx) => {
-        const state = await using(openStateFromFlags(ctx, flags), ({ backend }) => backend.read());
-        ctx.print(JSON.stringify(state, null, 2));
-        return 'ok';
-      }),
-    );
+  addStateFlags(
+    state.command('pull').description('print the state of a backend as JSON (redirect it to a file)'),
+  ).action(async (flags: StateFlags) =>
+    run(async (ctx) => {
+      const state = await using(openStateFromFlags(ctx, flags), ({ backend }) => backend.read());
+      ctx.print(JSON.stringify(state, null, 2));
+      return 'ok';
+    }),
+  );
   const push = state
     .command('push')
-    .description('write a state JSON file into a backend (refused for a lower serial or another lineage)')
-    .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)')
-    .option('--env <name>', 'the environment of scrapeform.yaml whose state to use')
-    .option('--state <path-or-url>', 'state file, or a postgres:// URL')
-    .option(
-      '--workspace <name>',
-      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL',
+    .description(
+      'write a state JSON file into a backend (refused for a lower serial, another lineage, or the same serial with other content)',
     )
-    .option('--force', 'push even over a higher serial or another lineage');
+    .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)');
+  addStateFlags(push).option(
+    '--force',
+    'push even over a higher serial, another lineage or a diverged state of the same serial',
+  );
   addLockFlags(push).action(async (file: string, flags: StateFlags) =>
     run(async (ctx) => {
       // Where to push is checked before the file is read: a bad --state reads and writes nothing.
@@ -75,6 +73,12 @@ export function registerState(program: Command, run: RunCommand): void {
           }
           if (incoming.serial < current.serial)
             problems.push(`its serial ${incoming.serial} is lower than the backend's ${current.serial}`);
+          // The same serial with other content: both were written from one state by different runs (a copy
+          // applied elsewhere), and pushing would drop what the backend's run recorded.
+          if (incoming.serial === current.serial && !sameContent(incoming, current))
+            problems.push(
+              `its serial ${incoming.serial} is the backend's, but its content differs (the two diverged from one state)`,
+            );
           if (problems.length > 0 && flags.force !== true) {
             throw new ScrapeformError(
               'state.push-refused',
@@ -98,5 +102,21 @@ export function registerState(program: Command, run: RunCommand): void {
         }
       });
     }),
+  );
+}
+
+/** Whether two states record the same objects and pending creates, whatever order their keys were written in. */
+function sameContent(a: State, b: State): boolean {
+  return (
+    canonicalJson({ resources: a.resources, intents: a.intents ?? {} }) ===
+    canonicalJson({ resources: b.resources, intents: b.intents ?? {} })
+  );
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : inner,
   );
 }

@@ -1,0 +1,145 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import type { State } from '../../src/state/model.js';
+import { runBuiltCli } from '../helpers/child-cli.js';
+import { stateOf } from '../helpers/state.js';
+
+/** The built CLI in `cwd`, as a user runs it there (relative state paths and scrapeform.yaml are read from it). */
+function runScrapeform(args: string[], { cwd }: { cwd: string }) {
+  return runBuiltCli(args, { cwd, env: { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1' } });
+}
+
+async function folder(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'scrapeform-state-commands-'));
+}
+
+describe('force-unlock', () => {
+  it('refuses the lock of a run still running on this machine unless --force; LOCK_ID breaks only that lock', async () => {
+    const cwd = await folder();
+    const file = path.join(cwd, '.scrapeform/state.json');
+    const backend = new FileStateBackend(file);
+    const lock = await backend.lock('apply');
+    const { info } = lock;
+    const who = `${info.holder} (pid ${process.pid}, apply, since ${info.started}, lock id ${info.id})`;
+
+    const refused = await runScrapeform(['force-unlock'], { cwd });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: the state .scrapeform/state.json is locked by ${who}, which is still running on this machine: nothing was broken\n  hint: wait for it to finish, or stop it; to break the lock of a run that is still running, add --force\n`,
+    });
+    const otherId = await runScrapeform(['force-unlock', 'not-this-lock', '--force'], { cwd });
+    expect(otherId.code).toBe(1);
+    expect(otherId.stderr).toBe(
+      `error: the state .scrapeform/state.json is locked by ${who}, not by lock not-this-lock: nothing was broken\n  hint: check that it is the lock you meant, then run scrapeform force-unlock ${info.id}\n`,
+    );
+    expect(JSON.parse(await readFile(`${file}`.concat('.lock'), 'utf8'))).toEqual(info);
+
+    const broken = await runScrapeform(['force-unlock', info.id ?? '', '--force'], { cwd });
+    expect(broken).toEqual({ code: 0, stdout: `Broke the lock of ${who}.\n`, stderr: '' });
+    // The run that held it cannot write over what another run writes now.
+    await expect(backend.write(stateOf({}))).rejects.toMatchObject({ code: 'state.lock-lost' });
+    await lock.release();
+  });
+
+  it('a lock message names the id force-unlock takes', async () => {
+    const cwd = await folder();
+    const lock = await new FileStateBackend(path.join(cwd, '.scrapeform/state.json')).lock('apply');
+    await writeFile(path.join(cwd, 'pushed.json'), JSON.stringify(stateOf({})));
+    const locked = await runScrapeform(['state', 'push', 'pushed.json'], { cwd });
+    expect(locked.stderr).toContain(`lock id ${lock.info.id}`);
+    expect(locked.stderr).toContain(`scrapeform force-unlock ${lock.info.id}`);
+    await lock.release();
+  });
+});
+
+describe('state push', () => {
+  it('refuses a state of the same serial with other content unless --force', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    const pushed = path.join(cwd, 'pushed.json');
+    const project = (name: string): State['resources'][string] => ({
+      kind: 'Project',
+      id: 1,
+      name,
+      definition: { name },
+    });
+    await writeFile(
+      backendFile,
+      JSON.stringify({ ...stateOf({ 'project.one': project('one') }), serial: 3 }),
+    );
+    await writeFile(pushed, JSON.stringify({ ...stateOf({ 'project.two': project('two') }), serial: 3 }));
+
+    const refused = await runScrapeform(['state', 'push', pushed, '--state', backendFile], { cwd });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: refusing to push ${pushed}: its serial 3 is the backend's, but its content differs (the two diverged from one state)\n  hint: pull first to see what is there; --force overwrites it\n`,
+    );
+    expect(Object.keys((JSON.parse(await readFile(backendFile, 'utf8')) as State).resources)).toEqual([
+      'project.one',
+    ]);
+
+    // The same content (keys in another order) is no divergence.
+    await writeFile(
+      pushed,
+      JSON.stringify({
+        resources: { 'project.one': { definition: { name: 'one' }, name: 'one', id: 1, kind: 'Project' } },
+        lineage: 'L',
+        serial: 3,
+        format_version: 1,
+      }),
+    );
+    expect((await runScrapeform(['state', 'push', pushed, '--state', backendFile], { cwd })).code).toBe(0);
+
+    await writeFile(pushed, JSON.stringify({ ...stateOf({ 'project.two': project('two') }), serial: 4 }));
+    await writeFile(
+      backendFile,
+      JSON.stringify({ ...stateOf({ 'project.one': project('one') }), serial: 4 }),
+    );
+    const forced = await runScrapeform(['state', 'push', pushed, '--state', backendFile, '--force'], { cwd });
+    expect(forced).toEqual({
+      code: 0,
+      stdout: `Pushed 1 object to ${backendFile} (serial 5).\n`,
+      stderr: '',
+    });
+  });
+});
+
+describe('--var-file on the commands that read state without a key', () => {
+  it('output, force-unlock, state pull and state push read an environment whose variable comes from a var file', async () => {
+    const cwd = await folder();
+    await writeFile(
+      path.join(cwd, 'scrapeform.yaml'),
+      'kind: Config\nvariables:\n  region: { type: string }\nenvironments:\n  staging:\n    state: .scrapeform/staging.json\n',
+    );
+    await writeFile(path.join(cwd, 'vars.yaml'), 'region: eu\n');
+    await mkdir(path.join(cwd, '.scrapeform'));
+    await writeFile(path.join(cwd, 'pushed.json'), JSON.stringify(stateOf({})));
+
+    const withoutValue = await runScrapeform(['force-unlock', '--env', 'staging'], { cwd });
+    expect(withoutValue.code).toBe(1);
+    expect(withoutValue.stderr).toContain('variable "region" has no value in environment "staging"');
+
+    const flags = ['--env', 'staging', '--var-file', 'vars.yaml'];
+    expect(await runScrapeform(['state', 'push', 'pushed.json', ...flags], { cwd })).toEqual({
+      code: 0,
+      stdout: 'Pushed 0 objects to .scrapeform/staging.json (serial 2).\n',
+      stderr: '',
+    });
+    expect(await runScrapeform(['output', ...flags], { cwd })).toEqual({
+      code: 0,
+      stdout: 'Nothing is managed yet.\n',
+      stderr: '',
+    });
+    const pulled = await runScrapeform(['state', 'pull', ...flags], { cwd });
+    expect((JSON.parse(pulled.stdout) as State).serial).toBe(2);
+    expect(await runScrapeform(['force-unlock', ...flags], { cwd })).toEqual({
+      code: 0,
+      stdout: '.scrapeform/staging.json was not locked.\n',
+      stderr: '',
+    });
+  });
+});
