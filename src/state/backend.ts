@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
+import { ScrapeformError } from '../errors.js';
 import type { State } from './model.js';
 import { currentProcessIdentity } from './process-identity.js';
 import type { ProcessIdentity } from './process-identity.js';
@@ -75,4 +76,33 @@ export function newLockInfo(operation: string): LockInfo {
 export function describeLock(held: LockInfo): string {
   const id = held.id !== undefined ? `, lock id ${held.id}` : '';
   return `${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started}${id})`;
+}
+
+/** `force-unlock LOCK_ID` when the lock is another, or none: nothing is broken. */
+export function lockMismatch(location: string, lockId: string, held: LockInfo | undefined): ScrapeformError {
+  return new ScrapeformError(
+    'state.lock-mismatch',
+    held === undefined
+      ? `the state ${location} is not locked, so not by lock ${lockId}: nothing was broken`
+      : `the state ${location} is locked by ${describeLock(held)}, not by lock ${lockId}: nothing was broken`,
+    {
+      hint:
+        held?.id !== undefined
+          ? `check that it is the lock you meant, then run scrapeform force-unlock ${held.id}`
+          : 'check that it is the lock you meant, then run scrapeform force-unlock without an id',
+      details: { lock: held ?? null, lockId },
+    },
+  );
+}
+
+/** `force-unlock` without --force when the holder is known to be running on this machine: nothing is broken. */
+export function lockAliveError(location: string, held: LockInfo): ScrapeformError {
+  return new ScrapeformError(
+    'state.lock-alive',
+    `the state ${location} is locked by ${describeLock(held)}, which is still running on this machine: nothing was broken`,
+    {
+      hint: 'wait for it to finish, or stop it; to break the lock of a run that is still running, add --force',
+      details: { lock: held },
+    },
+  );
 }

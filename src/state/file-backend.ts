@@ -3,7 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promis
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
-import { describeLock, newLockInfo } from './backend.js';
+import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { judgeHolder } from './process-identity.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
@@ -231,14 +231,7 @@ export class FileStateBackend implements StateBackend {
       throw lockMismatch(this.location, options.lockId, held);
     }
     if (held !== undefined && options.force !== true && judgeHolder(held) === 'alive') {
-      throw new ScrapeformError(
-        'state.lock-alive',
-        `the state ${this.location} is locked by ${describeLock(held)}, which is still running on this machine: nothing was broken`,
-        {
-          hint: `wait for it to finish, or stop it; to break the lock of a run that is still running, add --force`,
-          details: { lock: held },
-        },
-      );
+      throw lockAliveError(this.location, held);
     }
     await rm(this.lockPath, { force: true });
     await rm(this.guardPath, { force: true });
@@ -299,22 +292,6 @@ async function createExclusive(file: string, info: LockInfo): Promise<boolean> {
     await handle.close();
   }
   return true;
-}
-
-function lockMismatch(location: string, lockId: string, held: LockInfo | undefined): ScrapeformError {
-  return new ScrapeformError(
-    'state.lock-mismatch',
-    held === undefined
-      ? `the state ${location} is not locked, so not by lock ${lockId}: nothing was broken`
-      : `the state ${location} is locked by ${describeLock(held)}, not by lock ${lockId}: nothing was broken`,
-    {
-      hint:
-        held?.id !== undefined
-          ? `check that it is the lock you meant, then run scrapeform force-unlock ${held.id}`
-          : 'check that it is the lock you meant, then run scrapeform force-unlock without an id',
-      details: { lock: held ?? null, lockId },
-    },
-  );
 }
 
 /** `--state` (or SCRAPEFORM_STATE) naming a folder: said as such, not as a read error of the system. */

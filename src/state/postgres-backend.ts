@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { newLockInfo } from './backend.js';
-import type { LockInfo, StateBackend, StateLock } from './backend.js';
+import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
+import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
+import { judgeHolder } from './process-identity.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
@@ -20,6 +21,9 @@ export class PostgresStateBackend implements StateBackend {
   private readonly lockKey: bigint;
   private client: pg.Client | undefined;
   private ready: Promise<void> | undefined;
+  /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
+  private lockSession: pg.Client | undefined;
+  private lockInfo: LockInfo | undefined;
   private lastSerial: number | undefined;
 
   constructor(
@@ -39,56 +43,83 @@ export class PostgresStateBackend implements StateBackend {
       BigInt(`0x${createHash('sha256').update(this.table).digest('hex').slice(0, 16)}`),
     );
     this.location = `${redactUrl(url)} (workspace ${workspace})`;
+    checkDatabaseUrl(url);
   }
 
   private async connect(): Promise<pg.Client> {
     if (this.ready === undefined) {
-      this.ready = (async () => {
-        // pg is loaded only by a run that uses a database (a file-state run never pays for it).
-        const { default: driver } = await import('pg');
-        const client = new driver.Client({
-          connectionString: this.url,
-          application_name: 'scrapeform',
-          connectionTimeoutMillis: this.timeoutMs,
-          // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives
-          // up a little later, for a server that no longer answers at all; keep-alive finds a connection whose
-          // peer went away without a word.
-          query_timeout: this.timeoutMs + CLIENT_MARGIN_MS,
-          statement_timeout: this.timeoutMs,
-          lock_timeout: this.timeoutMs,
-          keepAlive: true,
-        });
-        // A connection that breaks while idle (the database restarted) is reported by the next query, not thrown.
-        client.on('error', () => undefined);
-        this.client = client;
-        try {
-          await client.connect();
-        } catch (error) {
-          throw new ScrapeformError(
-            'state.unreachable',
-            `cannot connect to the state database ${redactUrl(this.url)}: ${(error as Error).message}`,
-            {
-              hint: 'check --state / SCRAPEFORM_STATE and that the database accepts connections',
-            },
-          );
-        }
-        const existing = await this.tablesNamed(client, [this.table, legacyTableOf(this.workspace)]);
-        if (!existing.has(this.table)) {
-          this.refuseSharedTable(existing);
-          await client.query(
-            `CREATE TABLE IF NOT EXISTS ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-          );
-          // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
-          await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
-        }
-        await client.query(
-          'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
-        );
-      })();
+      const ready = this.open();
+      this.ready = ready;
+      // A connection that failed is not kept: the next call (watch's next round) connects again.
+      ready.catch(() => {
+        if (this.ready === ready) this.ready = undefined;
+      });
     }
     await this.ready;
     if (this.client === undefined) throw new Error('the state database connection was closed');
     return this.client;
+  }
+
+  private async open(): Promise<void> {
+    // pg is loaded only by a run that uses a database (a file-state run never pays for it).
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({
+      connectionString: this.url,
+      application_name: 'scrapeform',
+      connectionTimeoutMillis: this.timeoutMs,
+      // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives
+      // up a little later, for a server that no longer answers at all; keep-alive finds a connection whose
+      // peer went away without a word.
+      query_timeout: this.timeoutMs + CLIENT_MARGIN_MS,
+      statement_timeout: this.timeoutMs,
+      lock_timeout: this.timeoutMs,
+      keepAlive: true,
+    });
+    // A connection that breaks while idle (the database restarted) is dropped: a pg.Client never reconnects, so
+    // the next call opens a new one instead of failing on this one for ever.
+    client.on('error', () => this.drop(client));
+    this.client = client;
+    try {
+      await client.connect();
+    } catch (error) {
+      this.drop(client);
+      throw new ScrapeformError(
+        'state.unreachable',
+        `cannot connect to the state database ${redactUrl(this.url)}: ${redactText((error as Error).message)}`,
+        {
+          hint: 'check --state / SCRAPEFORM_STATE and that the database accepts connections',
+        },
+      );
+    }
+    try {
+      const existing = await this.tablesNamed(client, [this.table, legacyTableOf(this.workspace)]);
+      if (!existing.has(this.table)) {
+        this.refuseSharedTable(existing);
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+        );
+        // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
+        await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
+      }
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
+      );
+    } catch (error) {
+      this.drop(client);
+      throw error;
+    }
+  }
+
+  /**
+   * Forgets a client whose connection broke (or failed to open) and ends it. A lock taken on its session went
+   * with it: PostgreSQL released it when the session ended, so a write under it fails (lockSession).
+   */
+  private drop(client: pg.Client): void {
+    if (this.client === client) {
+      this.client = undefined;
+      this.ready = undefined;
+    }
+    client.end().catch(() => undefined);
   }
 
   /** The tables of these exact names in the current schema, with their comment (who owns them). */
@@ -141,7 +172,9 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private async writeNow(state: State): Promise<State> {
+    this.checkLockHeld();
     const client = await this.connect();
+    this.checkLockHeld();
     await client.query('BEGIN');
     try {
       const { rows } = await client.query<{ serial: number }>(
@@ -172,9 +205,14 @@ export class PostgresStateBackend implements StateBackend {
       return await work();
     } catch (error) {
       if (error instanceof ScrapeformError) throw error;
+      if (this.client !== undefined && isConnectionError(error)) {
+        const lockWentWithIt = this.lockInfo !== undefined && this.lockSession === this.client;
+        this.drop(this.client);
+        if (lockWentWithIt) throw this.lockLost(error);
+      }
       throw new ScrapeformError(
         'state.unreachable',
-        `the state database ${redactUrl(this.url)} did not answer: ${redactUrl((error as Error).message)}`,
+        `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
         {
           hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
           cause: error,
@@ -193,21 +231,18 @@ export class PostgresStateBackend implements StateBackend {
       this.lockKey.toString(),
     ]);
     if (rows[0]?.locked !== true) {
-      const held = await client.query<{ info: LockInfo }>(
-        'SELECT info FROM scrapeform_locks WHERE workspace = $1',
-        [this.table],
-      );
-      const info = held.rows[0]?.info;
-      const who =
-        info !== undefined
-          ? `${info.holder} (pid ${info.pid}, ${info.operation}, since ${info.started})`
-          : 'another run';
+      const info = await this.lockRow(client);
+      const who = info !== undefined ? describeLock(info) : 'another run';
+      const unlock =
+        info?.id !== undefined ? `scrapeform force-unlock ${info.id}` : 'scrapeform force-unlock';
       throw new ScrapeformError('state.locked', `the state ${this.location} is locked by ${who}`, {
-        hint: 'wait for that run to finish; a runner that died releases the lock with its connection',
+        hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
         details: { lock: info },
       });
     }
     const info = newLockInfo(operation);
+    this.lockSession = client;
+    this.lockInfo = info;
     await client.query(
       'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
       [this.table, JSON.stringify(info)],
@@ -216,33 +251,95 @@ export class PostgresStateBackend implements StateBackend {
       info,
       release: () =>
         this.answering(async () => {
+          if (this.lockInfo?.id !== info.id) return;
+          this.lockInfo = undefined;
+          this.lockSession = undefined;
+          // A session that ended (the database restarted, force-unlock) released the lock with it.
+          if (this.client !== client) return;
           await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
         }),
     };
   }
 
-  /** Ends the session that holds the lock (an advisory lock can only be released by its own session). */
-  async forceUnlock(): Promise<LockInfo | undefined> {
-    return this.answering(() => this.forceUnlockNow());
-  }
-
-  private async forceUnlockNow(): Promise<LockInfo | undefined> {
-    const client = await this.connect();
+  /** The lock's holder as it recorded itself, if it did. */
+  private async lockRow(client: pg.Client): Promise<LockInfo | undefined> {
     const held = await client.query<{ info: LockInfo }>(
       'SELECT info FROM scrapeform_locks WHERE workspace = $1',
       [this.table],
     );
-    const key = this.lockKey;
-    // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low).
-    const unsigned = BigInt.asUintN(64, key);
+    return held.rows[0]?.info;
+  }
+
+  /**
+   * A write under this backend's lock must go through the session that holds it: after the connection broke
+   * (the database restarted, force-unlock ended it) PostgreSQL has released the lock and another run may hold it.
+   */
+  private checkLockHeld(): void {
+    if (this.lockInfo === undefined || (this.lockSession !== undefined && this.lockSession === this.client))
+      return;
+    throw this.lockLost();
+  }
+
+  private lockLost(cause?: unknown): ScrapeformError {
+    return new ScrapeformError(
+      'state.lock-lost',
+      `the state lock of ${this.location} was lost with the database connection that held it: the state was not written`,
+      {
+        hint: 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
+        details: { expected: this.lockInfo ?? null },
+        ...(cause !== undefined ? { cause } : {}),
+      },
+    );
+  }
+
+  /** Ends the session that holds the lock (an advisory lock can only be released by its own session). */
+  async forceUnlock(options: ForceUnlockOptions = {}): Promise<LockInfo | undefined> {
+    return this.answering(() => this.forceUnlockNow(options));
+  }
+
+  private async forceUnlockNow(options: ForceUnlockOptions): Promise<LockInfo | undefined> {
+    const client = await this.connect();
+    // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low), with
+    // objsubid 1 (2 is a key of two integers). Advisory locks are per database: the same key in another
+    // database is another workspace's lock.
+    const unsigned = BigInt.asUintN(64, this.lockKey);
     const high = (unsigned >> 32n).toString();
     const low = (unsigned & 0xffffffffn).toString();
-    const { rows } = await client.query<{ pid: number }>(
-      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid::bigint = $1 AND objid::bigint = $2 AND pid <> pg_backend_pid()",
+    const { rows: sessions } = await client.query<{ pid: number; holder: string; since: Date | null }>(
+      `SELECT l.pid, coalesce(a.usename, '?') || '@' || coalesce(host(a.client_addr), 'local') AS holder,
+              a.backend_start AS since
+       FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2
+         AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND l.pid <> pg_backend_pid()`,
       [high, low],
     );
-    for (const row of rows) await client.query('SELECT pg_terminate_backend($1)', [row.pid]);
-    return rows.length > 0 ? held.rows[0]?.info : undefined;
+    const session = sessions[0];
+    if (session === undefined) {
+      if (options.lockId !== undefined) throw lockMismatch(this.location, options.lockId, undefined);
+      return undefined;
+    }
+    // What the holder recorded when it took the lock; a session that holds it without a row (or before writing
+    // it) is named by the database's own view.
+    const recorded = await this.lockRow(client);
+    const held: LockInfo = recorded ?? {
+      holder: session.holder,
+      host: 'unknown',
+      pid: session.pid,
+      started: session.since?.toISOString() ?? 'unknown',
+      operation: 'unknown',
+    };
+    if (options.lockId !== undefined && held.id !== options.lockId)
+      throw lockMismatch(this.location, options.lockId, held);
+    if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
+      throw lockAliveError(this.location, held);
+    }
+    const { rows: ended } = await client.query<{ pid: number; ended: boolean }>(
+      'SELECT pid, pg_terminate_backend(pid) AS ended FROM unnest($1::int[]) AS pid',
+      [sessions.map((row) => row.pid)],
+    );
+    if (!ended.some((row) => row.ended)) return undefined;
+    return held;
   }
 
   async close(): Promise<void> {
@@ -285,13 +382,73 @@ function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** Hides the password of a connection URL wherever it is shown. */
+/** Query parameters of a connection URL that carry a secret (libpq's password and sslpassword, and the like). */
+const SECRET_PARAMETER = /pass|secret|token|key/i;
+
+/**
+ * Hides the password of a connection URL wherever it is shown: the one after the user name, and any query
+ * parameter such as `?password=`. A URL that cannot be parsed (a `/` or `@` in the password not percent-encoded)
+ * keeps only its scheme, user name and what follows the last `@`.
+ */
 export function redactUrl(url: string): string {
+  let parsed: URL | undefined;
   try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
+    parsed = undefined;
   }
+  if (parsed === undefined || parsed.host === '') return redactUnparsed(url);
+  if (parsed.password !== '') parsed.password = '***';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
+  }
+  return parsed.toString();
+}
+
+function redactUnparsed(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  const rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const afterAt = at >= 0 ? rest.slice(at + 1) : rest;
+  const userinfo = at >= 0 ? rest.slice(0, at) : '';
+  const colon = userinfo.indexOf(':');
+  const user = colon >= 0 ? `${userinfo.slice(0, colon)}:***@` : userinfo !== '' ? `${userinfo}@` : '';
+  const hostAndPath = afterAt.replace(
+    /([?&][^=&#]*(?:pass|secret|token|key)[^=&#]*=)[^&#]*/gi,
+    (_match, name: string) => `${name}***`,
+  );
+  return `${scheme}${user}${hostAndPath}`;
+}
+
+/** A driver's message with every URL in it redacted (the driver may quote the connection string). */
+function redactText(text: string): string {
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, (url) => redactUrl(url));
+}
+
+/**
+ * A `postgres://` URL the driver cannot read is a mistake in --state, said as such before any connection, not as
+ * a database that "did not answer". The usual cause is a password with `/`, `@`, `#` or `?` not percent-encoded.
+ */
+function checkDatabaseUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed !== undefined && parsed.hostname !== '') return;
+  throw new ScrapeformError('cli.usage', `the state URL ${redactUrl(url)} cannot be read as a URL`, {
+    hint: 'percent-encode special characters of the user name and password (/ as %2F, @ as %40, # as %23, ? as %3F), or give the password in PGPASSWORD or ~/.pgpass',
+  });
+}
+
+/**
+ * Whether an error means the connection itself is gone (so the client is dropped and the next call reconnects):
+ * anything the server did not send with an SQLSTATE (a reset, a refused or timed-out connection, "Connection
+ * terminated"), or one of the connection-exception and shutdown classes the server sends as it ends a session.
+ */
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
 }

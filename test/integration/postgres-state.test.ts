@@ -427,7 +427,80 @@ setInterval(() => {}, 1000);`;
     expect(failure.code).toBe('state.unreachable');
     expect(failure.message).toMatch(/did not answer: canceling statement due to (statement|lock) timeout/);
   });
+
+  it('force-unlock ends only the holding session of its own database, and says whose lock it broke', async () => {
+    const otherUrl = await newDatabase('other');
+    const elsewhere = new PostgresStateBackend(otherUrl, 'default');
+    const here = new PostgresStateBackend(databaseUrl, 'default');
+    const probe = new PostgresStateBackend(otherUrl, 'default');
+    try {
+      const lock = await elsewhere.lock('apply');
+      // The same workspace in another database: its lock has the same key, and is not this database's.
+      expect(await here.forceUnlock({ force: true })).toBeUndefined();
+      await expect(probe.lock('apply')).rejects.toMatchObject({ code: 'state.locked' });
+      // Its holder runs here (this test): refused without --force, and for another id.
+      await expect(probe.forceUnlock()).rejects.toMatchObject({ code: 'state.lock-alive' });
+      await expect(probe.forceUnlock({ lockId: 'other', force: true })).rejects.toMatchObject({
+        code: 'state.lock-mismatch',
+      });
+      expect(await probe.forceUnlock({ lockId: lock.info.id ?? '', force: true })).toEqual(lock.info);
+      await expect(elsewhere.write(emptyState(''))).rejects.toMatchObject({ code: 'state.lock-lost' });
+      await (await probe.lock('apply')).release();
+    } finally {
+      await Promise.all([elsewhere.close(), here.close(), probe.close()]);
+    }
+  });
+
+  it('after the session ends (the database restarted) the next call reconnects; a lock taken on it is lost', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'reconnect');
+    const other = new PostgresStateBackend(databaseUrl, 'reconnect');
+    try {
+      const lock = await backend.lock('watch --heal');
+      const state = await backend.read();
+      await endSessions();
+      // The broken connection may be found by the first call after it; never by the one after that.
+      await backend.read().catch(() => undefined);
+      expect(await backend.read()).toEqual(state);
+      const taken = await other.lock('apply');
+      const lost = (await backend.write(state).catch((e: unknown) => e)) as ScrapeformError;
+      expect(lost.code).toBe('state.lock-lost');
+      expect(lost.message).toBe(
+        `the state lock of ${backend.location} was lost with the database connection that held it: the state was not written`,
+      );
+      await lock.release();
+      await taken.release();
+      // A run without the lock writes as before, on the new connection.
+      const fresh = new PostgresStateBackend(databaseUrl, 'reconnect');
+      expect((await fresh.write(await fresh.read())).serial).toBe(1);
+      await fresh.close();
+    } finally {
+      await Promise.all([backend.close(), other.close()]);
+    }
+  });
 });
+
+/** A new empty database beside the test's, for tests that need two. */
+async function newDatabase(suffix: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  const name = `${url.pathname.slice(1)}_${suffix}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Ends every scrapeform session of the test's database, as a restart of the server does. */
+async function endSessions(): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'scrapeform' AND datname = $1",
+    [new URL(databaseUrl).pathname.slice(1)],
+  );
+  await admin.end();
+}
 
 describe('a state database that stops answering', () => {
   it('one that accepts connections and never answers fails every command within SCRAPEFORM_STATE_TIMEOUT', async () => {
