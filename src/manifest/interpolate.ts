@@ -265,13 +265,22 @@ function expandWhole(reference: Reference, scope: ReferenceScope, problems: Prob
   const value = lookUp(reference, scope, problems);
   if (value === undefined) {
     if (reference.fallback === undefined) return undefined;
-    const text = expandPieces(reference.fallback, scope, problems);
-    const typed: unknown = yaml().parse(text);
-    return typed === null || typeof typed === 'object' ? text : typed;
+    return readAsPlainValue(expandPieces(reference.fallback, scope, problems));
   }
   if (reference.namespace !== 'env') return value;
-  const typed: unknown = yaml().parse(value as string);
-  return typed === null || typeof typed === 'object' ? value : typed;
+  return readAsPlainValue(value as string);
+}
+
+/**
+ * Text in the place of an unquoted value takes the type YAML reads it as when that is a boolean or a number
+ * (`false`, `8`); anything else stays the text as it is. yaml's `parse` would throw on text it cannot read (`*`,
+ * `@handle`, `"oops`, `[a`), and would cut a string short (`a #b` is `a`): the user meant that text.
+ */
+function readAsPlainValue(text: string): unknown {
+  const doc = yaml().parseDocument(text);
+  if (doc.errors.length > 0 || doc.warnings.length > 0 || !yaml().isScalar(doc.contents)) return text;
+  const value: unknown = doc.contents.value;
+  return typeof value === 'boolean' || typeof value === 'number' ? value : text;
 }
 
 /** An unset or empty value takes its default; lists and maps cannot become text. */
