@@ -48,17 +48,29 @@ export function hasScopedReference(text: string): boolean {
  * and only when needed; nothing unexpanded is ever passed through as a value. A plain (unquoted) scalar that is one
  * whole reference takes the type of its value: an environment variable's text as YAML reads it (`render:
  * ${RENDER:-false}` is a boolean), a variable or for_each value as it is (a number, a list, a map); quoted scalars
- * stay strings. Keys are never interpolated.
+ * stay strings. Keys are never interpolated: a key holding `${` (or `$${`) is an error at the key.
  */
 export function interpolateDocument(source: SourceDocument, scope: ReferenceScope): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   yaml().visit(source.doc, {
     Scalar(key, node, ancestors) {
-      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return undefined;
+      if (typeof node.value !== 'string' || !node.value.includes('${')) return undefined;
       const original = node.value;
       const pos = positionOf(source, node);
       const base = { severity: 'error' as const, file: source.file, line: pos.line, column: pos.column };
       const path = keyPathOf([...ancestors, node]);
+      if (key === 'key') {
+        // Kept as written it would be sent under a name holding the reference's text; expanded, a key could
+        // collide with another one after duplicate keys were checked.
+        diagnostics.push({
+          ...base,
+          code: 'manifest.key-reference',
+          path,
+          message: `the key "${original}" holds \${: references are not expanded in keys`,
+          hint: 'write the key out in full; ${…} is expanded in values only',
+        });
+        return undefined;
+      }
       const pieces = parsePieces(original, 0, 0);
       if (pieces === undefined) {
         diagnostics.push({

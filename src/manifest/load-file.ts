@@ -83,7 +83,7 @@ export function loadObjectDocument(
   if (!hasForEach(source)) {
     const interpolation = interpolateDocument(source, context.scope);
     diagnostics.push(...interpolation);
-    const loaded = loadInstance(source, context, diagnostics, undefined, hasErrors(interpolation));
+    const loaded = loadInstance(source, context, diagnostics, undefined, interpolation);
     return loaded === undefined ? [] : [loaded];
   }
   const elements = evaluateForEach(source, context.scope, diagnostics);
@@ -103,10 +103,14 @@ export function loadObjectDocument(
           : d,
       ),
     );
-    const loaded = loadInstance(instance, context, diagnostics, element, hasErrors(interpolation));
+    const loaded = loadInstance(instance, context, diagnostics, element, interpolation);
     if (loaded !== undefined) out.push(loaded);
   }
   return out;
+}
+
+function placeText(diagnostic: Diagnostic): string {
+  return `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}`;
 }
 
 /** Said after a message about an instance, so the line of a template names which object it was read for. */
@@ -124,7 +128,7 @@ function loadInstance(
   context: LoadContext,
   diagnostics: Diagnostic[],
   element: ForEachElement | undefined,
-  interpolationFailed: boolean,
+  interpolation: readonly Diagnostic[],
 ): LoadedObject<DesiredParser | DesiredProject> | undefined {
   const converted = documentToData(source);
   if ('diagnostic' in converted) {
@@ -184,7 +188,7 @@ function loadInstance(
   let merged: Record<string, unknown> = data;
   const origin: SourceOrigin[] = [];
   if (element !== undefined) origin.push({ role: 'for_each', label: element.label, ...element.place });
-  let blocked = interpolationFailed;
+  let blocked = hasErrors(interpolation);
   if (data.extends !== undefined) {
     // Templates are read in the scope of this instance: its variables and its for_each element.
     const scope = element !== undefined ? { ...context.scope, each: element.values } : context.scope;
@@ -208,12 +212,19 @@ function loadInstance(
     kind === 'Project' && result !== undefined
       ? readInputFile(object, merged, context.root, problems)
       : undefined;
+  // A key holding `${` is reported once, as that: the rules would read its text as written (`price_${each.c}`
+  // "contains a dot").
+  const keyReferences = new Set(
+    interpolation.filter((d) => d.code === 'manifest.key-reference').map((d) => placeText(d)),
+  );
   // A message placed outside the object's own document (on a template's line) names the object it was read for.
   const generated = element !== undefined;
   diagnostics.push(
-    ...problems.map((d) =>
-      contextOf !== undefined && (generated || d.file !== source.file) ? withContext(d, contextOf) : d,
-    ),
+    ...problems
+      .filter((d) => !keyReferences.has(placeText(d)))
+      .map((d) =>
+        contextOf !== undefined && (generated || d.file !== source.file) ? withContext(d, contextOf) : d,
+      ),
   );
   if (result === undefined || !result.success || hasErrors(problems) || blocked) return undefined;
   const position = locate(source, []);

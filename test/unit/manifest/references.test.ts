@@ -62,3 +62,41 @@ describe('a whole unquoted reference', () => {
     expect(loaded.parsers[0]?.fields).toEqual([{ name: 'title', description: 'Title', selector: '@title' }]);
   });
 });
+
+describe('a reference in a key', () => {
+  it('is an error at the key, not a field sent under the literal name', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: books
+urls: [https://books.example/a.html]
+fields:
+  price_\${CURRENCY}:
+    description: Price
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: { CURRENCY: 'usd' } });
+    expect(reported(loaded, dir)).toEqual([
+      'a.yaml:5:3 fields.price_${CURRENCY}: the key "price_${CURRENCY}" holds ${: references are not expanded in keys',
+    ]);
+    expect(loaded.diagnostics[0]?.hint).toBe('write the key out in full; ${…} is expanded in values only');
+    expect(loaded.parsers).toEqual([]);
+  });
+
+  it('is reported once for a for_each manifest, without a misleading "contains a dot"', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: keys-\${each.c}
+for_each: [{c: de}, {c: fr}]
+urls: [https://books.example/a.html]
+fields:
+  price_\${each.c}:
+    description: Price in \${each.c}
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(reported(loaded, dir)).toEqual([
+      'a.yaml:6:3 fields.price_${each.c}: the key "price_${each.c}" holds ${: references are not expanded in keys',
+    ]);
+    expect(loaded.parsers).toEqual([]);
+  });
+});
