@@ -1,10 +1,12 @@
+import { yaml } from './yaml-library.js';
 import type { Diagnostic } from './diagnostic.js';
 import { documentSource } from './object-source.js';
 import { readManifestFile } from './read-manifest-file.js';
 import { at, isRecord } from './rules.js';
 import type { VariableType } from './schemas.js';
 import { suggestNearest } from './suggest.js';
-import { documentToData, inspectDocument } from './yaml-document.js';
+import { documentToData, inspectDocument, keyPathOf, positionOf } from './yaml-document.js';
+import type { SourceDocument } from './yaml-document.js';
 import { describeValue } from './zod-diagnostics.js';
 
 /* The values of a project's declared variables, as var files and environments give them, checked against their types. */
@@ -24,6 +26,8 @@ export function readVarFiles(
       const structural = inspectDocument(source);
       diagnostics.push(...structural);
       if (structural.length > 0) continue;
+      // The values are still read: the error stops the run, and the variable is not also said to have no value.
+      diagnostics.push(...referenceProblems(source));
       const converted = documentToData(source);
       if ('diagnostic' in converted) {
         diagnostics.push(converted.diagnostic);
@@ -51,6 +55,36 @@ export function readVarFiles(
       }
     }
   }
+}
+
+/**
+ * A var file holds plain values: nothing in it is expanded, so a `${…}` would reach the manifests (and the
+ * service) as its literal text. Each one is an error at its place. `$${` is a literal `${`, as in manifests, and
+ * is unescaped here; in a key, as in manifests, any `${` is an error.
+ */
+function referenceProblems(source: SourceDocument): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  yaml().visit(source.doc, {
+    Scalar(key, node, ancestors) {
+      if (typeof node.value !== 'string' || !node.value.includes('${')) return;
+      if (key !== 'key' && !node.value.replaceAll('$${', '').includes('${')) {
+        node.value = node.value.replaceAll('$${', '${');
+        return;
+      }
+      const pos = positionOf(source, node);
+      out.push({
+        severity: 'error',
+        code: 'config.var-file',
+        file: source.file,
+        line: pos.line,
+        column: pos.column,
+        path: keyPathOf([...ancestors, node]),
+        message: `"${node.value}": a var file holds plain values; \${…} is not expanded in it`,
+        hint: "write the value out, or move the reference to the manifest that reads the variable, or to the environment's variables in scrapeform.yaml (both expand ${NAME}); write $${ for a literal ${",
+      });
+    },
+  });
+  return out;
 }
 
 /** What is wrong with a value given for a variable: not declared (with the nearest name), or not of its type. */

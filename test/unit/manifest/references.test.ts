@@ -100,3 +100,66 @@ fields:
     expect(loaded.parsers).toEqual([]);
   });
 });
+
+describe('a var file', () => {
+  const FILES = {
+    'scrapeform.yaml': `kind: Config
+variables:
+  hook: { type: string }
+  note: { type: string, default: none }
+environments:
+  prod:
+    paths: [m]
+    varFiles: [vars/prod.yaml]
+    state: state/prod.json
+`,
+    'm/p.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/a.html] }
+webhookOutput: { url: '\${var.hook}' }
+apiParams: { note: '\${var.note}' }
+`,
+  };
+
+  it('refuses ${…} at its place: nothing in it is expanded, and the literal text would be sent', async () => {
+    const dir = await project({
+      ...FILES,
+      'vars/prod.yaml': 'note: plain\nhook: https://hooks.example/in?t=${HOOK_TOKEN}\n',
+    });
+    const loaded = await loadManifests({ paths: [dir], env: { HOOK_TOKEN: 't' }, environment: 'prod' });
+    expect(reported(loaded, dir)).toEqual([
+      'vars/prod.yaml:2:7 hook: "https://hooks.example/in?t=${HOOK_TOKEN}": a var file holds plain values; ${…} is not expanded in it',
+    ]);
+    expect(loaded.diagnostics[0]?.code).toBe('config.var-file');
+    expect(loaded.valid).toBe(false);
+    expect(loaded.projects).toEqual([]);
+  });
+
+  it('refuses it in a --var-file too, and in a key', async () => {
+    const dir = await project({ ...FILES, 'vars/prod.yaml': 'hook: https://hooks.example/in\n' });
+    await writeFile(path.join(dir, 'more.yaml'), 'note:\n  - ${X}\nx${Y}: 1\n');
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: { X: 'x' },
+      environment: 'prod',
+      varFiles: [path.join(dir, 'more.yaml')],
+    });
+    expect(reported(loaded, dir).filter((line) => line.includes('a var file holds'))).toEqual([
+      'more.yaml:2:5 note[0]: "${X}": a var file holds plain values; ${…} is not expanded in it',
+      'more.yaml:3:1 x${Y}: "x${Y}": a var file holds plain values; ${…} is not expanded in it',
+    ]);
+    expect(loaded.projects).toEqual([]);
+  });
+
+  it('reads $${ as a literal ${, as manifests do', async () => {
+    const dir = await project({
+      ...FILES,
+      'vars/prod.yaml': 'hook: https://hooks.example/in\nnote: a $${literal}\n',
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.projects[0]?.apiParams).toEqual({ note: 'a ${literal}' });
+    expect(loaded.projects[0]?.webhookOutput).toEqual({ url: 'https://hooks.example/in' });
+  });
+});
