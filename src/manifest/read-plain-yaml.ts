@@ -61,8 +61,9 @@ const PLAIN_SCHEMA = new Schema({
  * A file's documents as data, or undefined when the file needs the document model: it holds a directive, an
  * explicit end of document, an anchor, alias, tag or merge key, a `${…}` reference, a key JavaScript or yaml
  * would read differently (`null`, `__proto__`), deep nesting, a document that is not a map, or anything js-yaml
- * refuses (a syntax error, a duplicate key). Errors are never reported from here: the document model reads the
- * file again and reports them at their place.
+ * refuses (a syntax error, a duplicate key: js-yaml compares keys by their string form, so `1` and `'1'` are one
+ * key, as for the document model). Errors are never reported from here: the document model reads the file again
+ * and reports them at their place.
  */
 export function readPlainYaml(text: string): PlainDocument[] | undefined {
   // References are expanded on the document's nodes (their YAML type and place); directives change the schema.

@@ -35,7 +35,7 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   const docs = yaml().parseAllDocuments(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    uniqueKeys: sameKey,
     merge: true,
   });
   const documents: SourceDocument[] = [];
@@ -70,6 +70,26 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     if (doc.errors.length === 0) documents.push({ file, index, doc, lineCounter });
   });
   return { documents, diagnostics };
+}
+
+/**
+ * Whether two keys of one map are the same key once the map is data: a JavaScript object stores `1`, `'1'` and
+ * `1.0` (or `true` and `'true'`, `~` and `''`) under one property, so the last would silently win. yaml's own
+ * check compares values, so such keys got past it. Merge keys (`<<`) may repeat.
+ */
+function sameKey(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!yaml().isScalar(a) || !yaml().isScalar(b)) return false;
+  const x = a.value;
+  const y = b.value;
+  if (typeof x === 'string' && typeof y === 'string') return x === y;
+  if (typeof x === 'symbol' || typeof y === 'symbol') return false;
+  return propertyName(x) === propertyName(y);
+}
+
+/** The property a scalar key becomes in yaml's toJS: null is '', anything else its string form. */
+function propertyName(value: unknown): string {
+  return value === null ? '' : String(value);
 }
 
 function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {

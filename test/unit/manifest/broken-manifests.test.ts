@@ -40,6 +40,8 @@ const CASES: Record<string, string> = {
     'dotted-field-name.yaml:5:3 fields.reviews.author: field name "reviews.author" contains a dot\n  hint: nest child fields under `fields:` instead; scrapeform joins the names with dots when it sends them',
   'duplicate-key.yaml':
     'duplicate-key.yaml:3:1: duplicate key: a key may appear once per map\n  hint: remove or merge the repeated key',
+  'duplicate-key-types.yaml':
+    'duplicate-key-types.yaml:7:3: duplicate key: a key may appear once per map\n  hint: remove or merge the repeated key',
   'duplicate-names':
     'duplicate-names/a.yaml:2:7 name: duplicate Parser name "books": also declared at duplicate-names/b.yaml:3:7\n  hint: Parser names are unique; rename one of them\n' +
     'duplicate-names/b.yaml:3:7 name: duplicate Parser name "books": also declared at duplicate-names/a.yaml:2:7\n  hint: Parser names are unique; rename one of them',

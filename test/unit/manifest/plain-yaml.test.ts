@@ -150,6 +150,35 @@ fields:
     expect(readPlainYaml(text)).toBeUndefined();
   });
 
+  // Keys the two readers could read differently: each is refused by both, at the same place.
+  const refusedKeys: Record<string, { text: string; reported: [string, number, number, string] }> = {
+    'a number and a string of the same text': {
+      text: "kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  1: { description: x }\n  '1': { description: y }\n",
+      reported: ['manifest.duplicate-key', 6, 3, 'duplicate key: a key may appear once per map'],
+    },
+    'a boolean and a string of the same text': {
+      text: "kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  true: { description: x }\n  'true': { description: y }\n",
+      reported: ['manifest.duplicate-key', 6, 3, 'duplicate key: a key may appear once per map'],
+    },
+    'a float and an integer of the same value': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  1.0: { description: x }\n  1: { description: y }\n',
+      reported: ['manifest.duplicate-key', 6, 3, 'duplicate key: a key may appear once per map'],
+    },
+    'an octal and a decimal of the same value': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: { 0o10: { description: x }, 8: { description: y } }\n',
+      reported: ['manifest.duplicate-key', 4, 37, 'duplicate key: a key may appear once per map'],
+    },
+  };
+
+  it.each(Object.entries(refusedKeys))('refuses %s the same way in both readers', async (label, c) => {
+    const file = path.join(work, `${label.replace(/\W/g, '-')}.yaml`);
+    writeFileSync(file, c.text);
+    const { fast, positions } = await readBothWays({ paths: [file], projectFile: false });
+    expect(fast).toEqual(positions);
+    expect(fast.parsers).toEqual([]);
+    expect(fast.diagnostics.map((d) => [d.code, d.line, d.column, d.message])).toEqual([c.reported]);
+  });
+
   it('reads a file again with positions when an object has a problem, and reports it at its place', async () => {
     const file = path.join(work, 'problem.yaml');
     writeFileSync(
