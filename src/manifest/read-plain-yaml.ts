@@ -17,6 +17,13 @@ export interface PlainDocument {
   name?: { position: SourcePosition; text: string };
 }
 
+/**
+ * A `?` that starts an explicit key: first on its line (after indentation and `- `), or after `{`, `[` or `,` in a
+ * flow collection, followed by a space or the line's end. A `?` inside text (`?page=2`, `what?`) is not one; a
+ * false match only sends the file to the document model.
+ */
+const EXPLICIT_KEY = /(?:^[ \t]*(?:-[ \t]+)*|[,[{][ \t]*)\?(?:[ \t\r]|$)/m;
+
 /** Collections nested deeper than this are left to the document model, which reports anything past 64. */
 const MAX_PLAIN_DEPTH = 60;
 
@@ -68,6 +75,8 @@ const PLAIN_SCHEMA = new Schema({
 export function readPlainYaml(text: string): PlainDocument[] | undefined {
   // References are expanded on the document's nodes (their YAML type and place); directives change the schema.
   if (text.includes('${') || /^(?:%|\.\.\.(?:\s|$))/m.test(text)) return undefined;
+  // An explicit key (`? …`) may be a list or a map, which js-yaml turns into other text than yaml (`a,b`).
+  if (EXPLICIT_KEY.test(text)) return undefined;
   const segments = splitDocuments(text);
   if (segments === undefined) return undefined;
   let declined = false;
@@ -83,7 +92,7 @@ export function readPlainYaml(text: string): PlainDocument[] | undefined {
         }
         const start = starts.pop() ?? 0;
         const node = state as unknown as NodeState;
-        if (node.anchor != null || spansLinesInFlow(text, start, node)) declined = true;
+        if (node.anchor != null || needsPositions(text, start, node)) declined = true;
       },
     });
   } catch {
@@ -112,28 +121,40 @@ interface NodeState {
 }
 
 /**
- * Whether a node is a quoted scalar or a flow collection (`[…]`, `{…}`) written over several lines. js-yaml takes
- * their continuation lines at any indentation; the document model requires them indented under their key and
- * reports the rest as errors, so the file is read with positions.
+ * Whether a node needs the document model. A quoted scalar or a flow collection (`[…]`, `{…}`) written over
+ * several lines: js-yaml takes their continuation lines at any indentation; the document model requires them
+ * indented under their key and reports the rest as errors. A flow collection written as a key (`[a, b]: x`,
+ * `{[a]: x}`, the `:` after it on its line): js-yaml makes it `a,b` or `[object Object]`; the document model
+ * refuses it at its place.
  */
-function spansLinesInFlow(text: string, start: number, node: NodeState): boolean {
+function needsPositions(text: string, start: number, node: NodeState): boolean {
   const quotedOrBlock = node.kind === 'scalar' && node.tag === null;
-  if (!quotedOrBlock && node.kind !== 'mapping' && node.kind !== 'sequence') return false;
+  const collection = node.kind === 'mapping' || node.kind === 'sequence';
+  if (!quotedOrBlock && !collection) return false;
+  const at = contentStart(text, start);
+  const first = text[at];
+  const flow = first === '[' || first === '{';
+  if (!flow && first !== '"' && first !== "'") return false;
+  const lineEnd = text.indexOf('\n', at);
+  if (lineEnd !== -1 && lineEnd < node.position) return true;
+  if (!flow) return false;
+  let after = node.position;
+  while (text[after] === ' ' || text[after] === '\t') after++;
+  return text[after] === ':';
+}
+
+/** Where a node's own text starts: after the spaces, line breaks and comments that separate it. */
+function contentStart(text: string, start: number): number {
   let at = start;
-  // The node's own text starts after separating spaces, line breaks and comments.
   for (;;) {
     const c = text.charCodeAt(at);
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) at++;
     else if (c === 0x23) {
       const end = text.indexOf('\n', at);
-      if (end === -1) return false;
+      if (end === -1) return text.length;
       at = end;
-    } else break;
+    } else return at;
   }
-  const first = text[at];
-  if (first !== '"' && first !== "'" && first !== '[' && first !== '{') return false;
-  const lineEnd = text.indexOf('\n', at);
-  return lineEnd !== -1 && lineEnd < node.position;
 }
 
 /** Whether a value is a map as yaml's toJS makes it (an object, not a list). */

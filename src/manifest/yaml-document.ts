@@ -67,7 +67,11 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
         });
       }
     }
-    if (doc.errors.length === 0) documents.push({ file, index, doc, lineCounter });
+    if (doc.errors.length > 0) return;
+    const source = { file, index, doc, lineCounter };
+    const keys = keyProblems(source);
+    diagnostics.push(...keys);
+    if (keys.length === 0) documents.push(source);
   });
   return { documents, diagnostics };
 }
@@ -90,6 +94,34 @@ function sameKey(a: unknown, b: unknown): boolean {
 /** The property a scalar key becomes in yaml's toJS: null is '', anything else its string form. */
 function propertyName(value: unknown): string {
   return value === null ? '' : String(value);
+}
+
+/**
+ * A list or a map written as a key (`? [a, b]`, `{x: 1}: …`, or an alias of one): a JavaScript object stores it
+ * under a made-up name (`[ a, b ]`; js-yaml in the fast path makes `a,b`), so it is refused at the key.
+ */
+function keyProblems(source: SourceDocument): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  yaml().visit(source.doc, {
+    Pair(_key, pair, ancestors) {
+      const key = yaml().isAlias(pair.key) ? pair.key.resolve(source.doc) : pair.key;
+      if (!yaml().isCollection(key)) return undefined;
+      const pos = positionOf(source, pair.key as Node);
+      const what = yaml().isSeq(key) ? 'a list' : 'a map';
+      out.push({
+        severity: 'error',
+        code: 'manifest.key-type',
+        file: source.file,
+        line: pos.line,
+        column: pos.column,
+        path: keyPathOf([...ancestors, pair]),
+        message: `${what} as a key is not supported: a key is text, a number or a boolean`,
+        hint: 'write the key as text; quote it if it holds brackets or braces',
+      });
+      return undefined;
+    },
+  });
+  return out;
 }
 
 function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {

@@ -156,6 +156,8 @@ const CASES: Record<string, string> = {
     'duplicate-generated-name.yaml:6:5 for_each[2]: duplicate Parser name "books-de": also declared at duplicate-generated-name.yaml:2:7 (for_each[0] at duplicate-generated-name.yaml:4:5)\n  hint: every element of for_each must give the object its own name (parser.books-de is its address); make the values differ, or use ${each.KEY} in name',
   'key-reference.yaml':
     'key-reference.yaml:5:3 fields.price_${CURRENCY}: the key "price_${CURRENCY}" holds ${: references are not expanded in keys\n  hint: write the key out in full; ${…} is expanded in values only',
+  'list-key.yaml':
+    'list-key.yaml:5:5 fields: a list as a key is not supported: a key is text, a number or a boolean\n  hint: write the key as text; quote it if it holds brackets or braces',
   'merge-not-a-map.yaml':
     'merge-not-a-map.yaml:4:5 <<: the merge key << takes a map or a list of maps, got the boolean true\n  hint: write <<: *anchor where &anchor is on a map (such as one under an x- key), or <<: [*a, *b]',
   'template-bad-value.yaml':

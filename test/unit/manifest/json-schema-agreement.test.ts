@@ -19,6 +19,7 @@ const DIFFERENCES: Record<string, string> = {
   'test/fixtures/broken/custom-tag.yaml': 'YAML itself',
   'test/fixtures/broken/too-deep.yaml': 'YAML itself',
   'test/fixtures/broken/duplicate-key-types.yaml': 'YAML itself',
+  'test/fixtures/broken/list-key.yaml': 'YAML itself',
   'test/fixtures/broken/key-reference.yaml': 'Environment variables',
   'test/fixtures/broken/env-unset.yaml': 'Environment variables',
   'test/fixtures/broken/nested-default-unset.yaml': 'Environment variables',

@@ -96,6 +96,13 @@ projectInput: { type: list, list: [https://books.example/] }
 `,
     'an indented root map and CRLF line ends':
       '  kind: Parser\r\n  name: d\r\n  urls: [https://books.example/]\r\n  fields:\r\n    t: { description: T }\r\n',
+    'question marks and brackets in text, which are not keys': `kind: Parser
+name: q
+urls: ['https://books.example/?page=2', https://books.example/search?q=a]
+fields:
+  title: { description: 'what? yes ?', selector: 'a[href]:hover' }
+  price: { description: Is it in stock ?, selector: "[data-price]:first-child" }
+`,
     'block scalars and folded text': `kind: Parser
 name: e
 urls:
@@ -143,12 +150,20 @@ fields:
     'a flow list over lines not indented under its key':
       'kind: Parser\nname: a\nurls: [https://a.example/,\nhttps://b.example/]\n',
     'a double-quoted line that is not indented': 'kind: Parser\ndescription: "a\nname: b"\nname: c\n',
+    'an explicit key': 'kind: Parser\nname: a\nfields:\n  ? t\n  : { description: T }\n',
+    'an explicit key in a list item': 'kind: Parser\nname: a\nx:\n  - ? t\n    : 1\n',
+    'an explicit key in a flow map': 'kind: Parser\nname: a\nfields: {? t : { description: T }}\n',
+    'a flow list as a key': 'kind: Parser\nname: a\nfields:\n  [a, b]: { description: T }\n',
+    'a flow map as a key': 'kind: Parser\nname: a\nfields: { {x: 1} : { description: T } }\n',
     'nesting past the document model limit': `kind: Parser\nname: a\nx: ${'['.repeat(70)}${']'.repeat(70)}\n`,
   };
 
   it.each(Object.entries(declined))('leaves a file with %s to the document model', (_label, text) => {
     expect(readPlainYaml(text)).toBeUndefined();
   });
+
+  const KEY_TYPE = (what: string): string =>
+    `${what} as a key is not supported: a key is text, a number or a boolean`;
 
   // Keys the two readers could read differently: each is refused by both, at the same place.
   const refusedKeys: Record<string, { text: string; reported: [string, number, number, string] }> = {
@@ -163,6 +178,30 @@ fields:
     'a float and an integer of the same value': {
       text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  1.0: { description: x }\n  1: { description: y }\n',
       reported: ['manifest.duplicate-key', 6, 3, 'duplicate key: a key may appear once per map'],
+    },
+    'a list as an explicit key': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  ? [a, b]\n  : { description: x }\n',
+      reported: ['manifest.key-type', 5, 5, KEY_TYPE('a list')],
+    },
+    'a map as an explicit key': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  ? {x: 1}\n  : { description: x }\n',
+      reported: ['manifest.key-type', 5, 5, KEY_TYPE('a map')],
+    },
+    'a block list as an explicit key': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  ? - t\n  : { description: x }\n',
+      reported: ['manifest.key-type', 5, 5, KEY_TYPE('a list')],
+    },
+    'a one-item flow list as a key in a flow map': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: {[t]: {description: x}}\n',
+      reported: ['manifest.key-type', 4, 10, KEY_TYPE('a list')],
+    },
+    'a flow list as a top-level key': {
+      text: 'kind: Parser\n[name]: a\nname: b\nurls: [https://a.example/]\n',
+      reported: ['manifest.key-type', 2, 1, KEY_TYPE('a list')],
+    },
+    'a flow map as a key written without a space': {
+      text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: {{x: 1}:{description: x}}\n',
+      reported: ['manifest.key-type', 4, 10, KEY_TYPE('a map')],
     },
     'an octal and a decimal of the same value': {
       text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: { 0o10: { description: x }, 8: { description: y } }\n',
