@@ -40,6 +40,8 @@ export interface LoadContext {
   now: Date;
   /** The folder being read (the one given, or the folder of a file given): input files must stay inside it. */
   root: string;
+  /** The folder each file was read from, by file; for an input file a template writes, that template's. */
+  roots?: ReadonlyMap<string, string>;
   templates: TemplateRegistry;
 }
 
@@ -210,7 +212,7 @@ function loadInstance(
   }
   const inputFile =
     kind === 'Project' && result !== undefined
-      ? readInputFile(object, merged, context.root, problems)
+      ? readInputFile(object, merged, (manifest) => context.roots?.get(manifest) ?? context.root, problems)
       : undefined;
   // A key holding `${` is reported once, as that: the rules would read its text as written (`price_${each.c}`
   // "contains a dot").

@@ -121,7 +121,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       } else if (mayExtend(source)) {
         deferred.push({ source, root, order: order++ });
       } else {
-        const context = { scope, now, root, templates: noTemplates };
+        const context = { scope, now, root, roots, templates: noTemplates };
         loadedByOrder.push({ order: order++, loaded: loadObjectDocument(source, context, diagnostics) });
       }
     }
@@ -130,7 +130,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   for (const { source, root, order: at } of deferred) {
     loadedByOrder.push({
       order: at,
-      loaded: loadObjectDocument(source, { scope, now, root, templates }, diagnostics),
+      loaded: loadObjectDocument(source, { scope, now, root, roots, templates }, diagnostics),
     });
   }
   const parsers: LoadedObject<DesiredParser>[] = [];

@@ -13,12 +13,13 @@ export const MAX_INPUT_FILE_BYTES = 1024 * 1024;
 /**
  * Reads a list input's `file`. It must resolve (symlinks followed) inside the folder being read, be UTF-8 text
  * without NUL, stay under MAX_INPUT_FILE_BYTES, and hold no URL with credentials: anything else is an error at
- * `projectInput.file`, and nothing of the file is kept.
+ * `projectInput.file`, and nothing of the file is kept. `root` is that folder, or gives it for the manifest that
+ * writes `file`: a template may be read under another of the environment's paths than the object built on it.
  */
 export function readInputFile(
   source: ObjectSource,
   project: Record<string, unknown>,
-  root: string,
+  root: string | ((manifest: string) => string),
   problems: Diagnostic[],
 ): { file: string; entries: string[] } | undefined {
   const input = project.projectInput;
@@ -33,8 +34,9 @@ export function readInputFile(
     );
     return undefined;
   };
-  // Relative to the manifest that writes `file`, which may be a template's.
-  const resolved = path.resolve(path.dirname(source.place(['projectInput', 'file']).file), file);
+  // Relative to the manifest that writes `file`, which may be a template's, and inside the folder it was read from.
+  const manifest = source.place(['projectInput', 'file']).file;
+  const resolved = path.resolve(path.dirname(manifest), file);
   let real: string;
   try {
     real = realpathSync(resolved);
@@ -46,7 +48,7 @@ export function readInputFile(
       'the path is relative to the folder of this manifest',
     );
   }
-  const realRoot = realpathOr(root);
+  const realRoot = realpathOr(typeof root === 'string' ? root : root(manifest));
   const inside = path.relative(realRoot, real);
   if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) {
     return problem(

@@ -303,3 +303,42 @@ urls: ['https://books.example/\${each.c}.html']
     );
   });
 });
+
+describe('input files written by a template', () => {
+  const FILES = {
+    'scrapeform.yaml': `kind: Config
+environments:
+  prod:
+    paths: [templates, teams]
+    state: state/prod.json
+`,
+    'teams/p.yaml': 'kind: Project\nname: nightly\nextends: crawl\n',
+    'templates/inputs/urls.txt': 'https://books.example/catalogue/page-1.html\n',
+    'teams/urls.txt': 'https://books.example/catalogue/page-2.html\n',
+  };
+  const template = (file: string): string =>
+    `kind: ProjectTemplate\nname: crawl\nprojectType: urls\nprojectInput: { type: list, file: ${file} }\n`;
+
+  it('are read inside the path the template was read from, not the object', async () => {
+    const dir = await project({ ...FILES, 'templates/t.yaml': template('inputs/urls.txt') });
+    const loaded = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.projects[0]?.projectInput).toEqual({
+      type: 'list',
+      list: ['https://books.example/catalogue/page-1.html'],
+    });
+  });
+
+  it('must stay inside that path: another of the environment paths is outside it', async () => {
+    const dir = await project({ ...FILES, 'templates/t.yaml': template('../teams/urls.txt') });
+    const loaded = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(
+      loaded.diagnostics.map(
+        (d) => `${path.relative(dir, d.file)}:${d.line}:${d.column} ${d.path}: ${d.message}`,
+      ),
+    ).toEqual([
+      'templates/t.yaml:4:35 projectInput.file: input file "../teams/urls.txt" resolves outside the folder being read (in project.nightly)',
+    ]);
+    expect(loaded.projects).toEqual([]);
+  });
+});
