@@ -152,10 +152,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
       planned: calls.planned,
       beforeCreate: async (before) => {
         const sent = new Date(ctx.now()).toISOString();
-        // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That a project is being sent
-        // goes with the next write, not one of its own (a write per create was most of a large apply's time, issue
-        // 14). A parser's mark is on disk before its POST: a create killed in the write window and planned again
-        // while a list lags would cost another generation (30,000 credits), and parser creates are few and slow.
+        // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with
+        // the next write, not one of its own (a write per create was most of a large apply's time, issue 14).
         if (ctx.intentsAhead?.has(change.address) === true) {
           earlier = ctx.intentsAhead.get(change.address);
           ctx.intentsAhead.delete(change.address);
@@ -163,7 +161,6 @@ export async function createWithIntent<T extends { id: string | number; name?: s
             const intent = state.intents?.[change.address];
             if (intent !== undefined) intent.sent = sent;
           });
-          if (change.kind === 'Parser') await ctx.store.durable();
           return;
         }
         earlier = ctx.store.current.intents?.[change.address];

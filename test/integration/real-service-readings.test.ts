@@ -274,28 +274,6 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     expect(h.emulator.projects.projects.size).toBe(1);
   });
 
-  it('a parser create killed in the write window after its POST: the next apply asks for --recreate, never a second generation', async () => {
-    const h = await start(['lagging-list'], { listLagMs: 600_000 });
-    const ws = await TestWorkspace.create(h);
-    await ws.write({ 'books.yaml': bookParser(FIELDS) });
-    // A write window far longer than the run: only a mark made durable before the POST is on disk at the kill.
-    const env = emulatorEnv(h.emulator.url, EMULATOR_KEY, { SCRAPEFORM_STATE_WRITE_WINDOW: '60s' });
-    const args = ['apply', 'manifests', '--auto-approve', '--state', ws.backend.location];
-    h.emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 500 && h.emulator.parsers.parsers.size === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(h.emulator.parsers.parsers.size).toBe(1);
-    child.kill('SIGKILL');
-    await exited;
-    h.emulator.setFaults({ responseDelayMs: 0 });
-    const again = await runBuiltCli(args, { cwd: ws.dir, env });
-    expect(again.code).toBe(3);
-    expect(again.stderr).toContain('--recreate parser.books');
-    expect(h.emulator.parsers.parsers.size).toBe(1);
-  });
-
   it('a half-done replace whose parsers the list hides: the one it was replacing is read by id and deleted with it', async () => {
     const h = await start(['lagging-list'], { listLagMs: 600_000 });
     const ws = await TestWorkspace.create(h);
