@@ -138,6 +138,7 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
     `not applied: the plan sends again ${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
     {
       status: 'input-needed',
+      details: { addresses: waiting.map((c) => c.address) },
       hint: `apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
     },
   );
