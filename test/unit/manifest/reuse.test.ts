@@ -253,6 +253,65 @@ projectInput: { type: list, list: [https://a.example/] }
     ]);
   });
 
+  it('refuses two environments that resolve to one state, at the later one, in every run', async () => {
+    const parser = 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n';
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+environments:
+  staging: {}
+  prod:
+    apiKeyEnv: PROD_KEY
+  qa:
+    state: postgres://db/scrapeform
+  dev:
+    state: postgres://db/scrapeform
+    workspace: default
+  own:
+    workspace: own
+`,
+      'books.yaml': parser,
+    });
+    const expected = [
+      `4:3 environments.prod environments "staging" and "prod" share one state (.scrapeform/state.json, workspace default): each would plan deleting the other's objects`,
+      `8:3 environments.dev environments "qa" and "dev" share one state (postgres://db/scrapeform, workspace default): each would plan deleting the other's objects`,
+    ];
+    const show = (d: { line: number; column: number; path: string; message: string }): string =>
+      `${d.line}:${d.column} ${d.path} ${d.message}`;
+    const all = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(all.diagnostics.map(show)).toEqual(expected);
+    expect(all.diagnostics[0]?.hint).toBe(
+      'give each environment its own state: or workspace: (such as environments.prod.state: .scrapeform/prod.json); "prod" names neither, so it uses the default; state already written is not moved: keep it with the environment it belongs to',
+    );
+    // Choosing an environment that shares nothing does not make the project file valid.
+    const own = await loadManifests({ paths: [dir], env: {}, environment: 'own' });
+    expect(own.diagnostics.map(show)).toEqual(expected);
+    expect(own.valid).toBe(false);
+    expect(own.parsers).toEqual([]);
+  });
+
+  it('lets environments share nothing but the default once SCRAPEFORM_STATE and a workspace tell them apart', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+environments:
+  staging: {}
+  prod: { workspace: prod }
+`,
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const loaded = await loadAllEnvironments({ paths: [dir], env: { SCRAPEFORM_STATE: 'x/state.json' } });
+    expect(loaded.diagnostics).toEqual([]);
+    // A workspace named the way another environment's state file is written is the same file.
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      `kind: Config\nenvironments:\n  staging: { state: s/prod/state.json }\n  prod: { state: s/state.json, workspace: prod }\n`,
+    );
+    const clash = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(clash.diagnostics.map((d) => [d.line, d.code])).toEqual([[4, 'config.shared-state']]);
+    // One environment alone shares with nobody.
+    await writeFile(path.join(dir, 'scrapeform.yaml'), `kind: Config\nenvironments:\n  staging: {}\n`);
+    expect((await loadAllEnvironments({ paths: [dir], env: {} })).diagnostics).toEqual([]);
+  });
+
   it('reads examples/multi-env in both environments', async () => {
     const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
     expect(loaded.diagnostics).toEqual([]);

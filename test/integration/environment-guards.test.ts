@@ -1,0 +1,85 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+
+/**
+ * What scrapeform.yaml's environments must refuse before anything is sent: environments that share one state,
+ * paths outside the environment, references that would carry a key into declared values.
+ */
+let h: EmulatorHarness;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  h = await startTestEmulator();
+});
+
+afterAll(async () => {
+  await h.emulator.close();
+});
+
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-env-guards-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SCRAPERAPI_API_KEY: EMULATOR_KEY,
+    SCRAPEFORM_PARSER_URL: h.emulator.url,
+    SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+    SCRAPEFORM_POLL_INTERVAL: '20ms',
+    ...extra,
+  };
+}
+
+const BOOKS = `kind: Parser
+name: \${var.prefix}books
+urls: [https://books.example/catalogue/a-light-in-the-attic_1000/index.html]
+fields:
+  title: { description: Book title from the main heading, selector: h1 }
+`;
+
+describe('environments that share one state', () => {
+  it('are refused by validate and by plan, at scrapeform.yaml, with nothing sent', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  prefix: { type: string }
+environments:
+  staging:
+    variables: { prefix: stg- }
+  prod:
+    variables: { prefix: prd- }
+`,
+      'parsers/books.yaml': BOOKS,
+    });
+    const file = path.join(dir, 'scrapeform.yaml');
+    const message = `${file}:7:3 environments.prod: environments "staging" and "prod" share one state (.scrapeform/state.json, workspace default): each would plan deleting the other's objects`;
+    const validate = await runScrapeform(['validate', dir], { env: env() });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain(message);
+    const before = h.emulator.requestLog.length;
+    for (const command of [
+      ['plan', '--env', 'prod', dir, '--state', path.join(dir, 'prod.json')],
+      ['apply', '--env', 'staging', '--auto-approve', dir, '--state', path.join(dir, 'staging.json')],
+    ]) {
+      const run = await runScrapeform(command, { env: env() });
+      expect(run.code, command.join(' ')).toBe(1);
+      expect(run.stderr, command.join(' ')).toContain(message);
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+  });
+});
