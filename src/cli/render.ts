@@ -25,13 +25,16 @@ export function registerRender(program: Command, run: RunCommand): void {
           : await loadAllEnvironments(options);
       await reportDiagnostics(ctx, loaded);
       if (!loaded.valid) return 'error';
+      // Paths named with --env narrow what is shown; every object of the environment was read and checked.
+      const only = 'narrowedTo' in loaded ? loaded.narrowedTo?.addresses : undefined;
+      const shown = (o: { address: string }): boolean => only === undefined || only.includes(o.address);
       const sets =
         loaded.environments !== undefined && loaded.environments.length > 0
           ? loaded.environments.map((e) => ({ environment: e.name, objects: [...e.parsers, ...e.projects] }))
           : [
               {
                 ...(flags.env !== undefined ? { environment: flags.env } : {}),
-                objects: [...loaded.parsers, ...loaded.projects],
+                objects: [...loaded.parsers, ...loaded.projects].filter(shown),
               },
             ];
       const text = renderManifests(sets);

@@ -77,6 +77,58 @@ export async function discoverManifestFiles(
   return { files: [...roots.keys()].sort(), roots, diagnostics };
 }
 
+/**
+ * The files of an environment's walk that lie under the paths named on the command line (which narrow it). A
+ * named path that does not exist, or a named file the walk does not read (the environment's `exclude`, a
+ * `.scrapeformignore`, not `*.yaml`), is an error: reading it anyway would bypass the environment.
+ */
+export async function narrowFiles(
+  files: readonly string[],
+  narrowing: readonly string[],
+  options: { environment: string; exclude?: DiscoverOptions['exclude'] },
+): Promise<{ files: Set<string>; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  const inside = new Set<string>();
+  for (const given of narrowing) {
+    let info;
+    try {
+      info = await stat(given);
+    } catch {
+      diagnostics.push(placeless(given, 'manifest.path-not-found', 'no such file or folder'));
+      continue;
+    }
+    const root = path.resolve(given);
+    const under = files.filter((f) => {
+      const full = path.resolve(f);
+      return full === root || full.startsWith(root + path.sep);
+    });
+    if (!info.isDirectory() && under.length === 0) {
+      const relative = options.exclude !== undefined ? path.relative(options.exclude.folder, given) : '..';
+      const excluded =
+        options.exclude !== undefined &&
+        !relative.startsWith('..') &&
+        !path.isAbsolute(relative) &&
+        newMatcher().add(options.exclude.patterns).ignores(relative.split(path.sep).join('/'));
+      diagnostics.push({
+        ...placeless(
+          given,
+          'environment.path-excluded',
+          excluded
+            ? `environment "${options.environment}" excludes this file (exclude: ${options.exclude?.patterns.join(', ')})`
+            : `environment "${options.environment}" does not read this file (a .scrapeformignore, a hidden folder, or not *.yaml or *.yml)`,
+        ),
+        hint: 'paths on the command line narrow what the environment reads; they never add to it',
+      });
+    }
+    for (const f of under) inside.add(path.resolve(f));
+  }
+  return { files: inside, diagnostics };
+}
+
+function placeless(file: string, code: string, message: string): Diagnostic {
+  return { severity: 'error', code, file, line: 0, column: 0, path: '', message };
+}
+
 async function walk(
   dir: string,
   root: string,

@@ -3,7 +3,7 @@ import { yaml } from './yaml-library.js';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { checkMoves } from './check-moves.js';
-import { discoverManifestFiles } from './discover-files.js';
+import { discoverManifestFiles, narrowFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
 import { loadObjectDocument, writtenKind } from './load-file.js';
 import { parseManifestText, readManifestText } from './read-manifest-file.js';
@@ -52,6 +52,11 @@ export interface LoadedManifests {
   environment?: EnvironmentSettings;
   /** The project file read, if any. */
   projectFile?: string;
+  /**
+   * Paths named with `--env`: every object of the environment is loaded (and checked), but only these, declared
+   * in files under the paths, are planned; plan leaves every other object alone, as with `--target`.
+   */
+  narrowedTo?: { paths: string[]; addresses: string[] };
 }
 
 /**
@@ -66,6 +71,14 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
     projectFile,
   });
   diagnostics.push(...selected.diagnostics);
+  const narrowing =
+    selected.narrowing !== undefined && !hasErrors(selected.diagnostics)
+      ? await narrowFiles(files, selected.narrowing, {
+          environment: selected.settings?.name ?? '',
+          exclude: selected.exclude,
+        })
+      : undefined;
+  diagnostics.push(...(narrowing?.diagnostics ?? []));
   const base = {
     files,
     ...(selected.settings !== undefined ? { environment: selected.settings } : {}),
@@ -150,6 +163,16 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
     diagnostics: sorted,
     valid: !hasErrors(sorted),
     ...base,
+    ...(narrowing !== undefined && selected.narrowing !== undefined
+      ? {
+          narrowedTo: {
+            paths: selected.narrowing,
+            addresses: [...parsers, ...projects]
+              .filter((o) => narrowing.files.has(path.resolve(o.value.source.file)))
+              .map((o) => o.value.address),
+          },
+        }
+      : {}),
   };
 }
 
@@ -173,9 +196,17 @@ export async function loadAllEnvironments(
   options: Omit<LoadManifestsOptions, 'environment'>,
 ): Promise<LoadedEnvironments> {
   const probe = selectEnvironment({ ...options, environment: undefined });
-  const names = environmentNames(probe.project);
-  if (names.length === 0) return { ...(await loadManifests(options)), environments: [] };
-  const runs = await Promise.all(names.map((name) => loadManifests({ ...options, environment: name })));
+  const declared = environmentNames(probe.project);
+  if (declared.length === 0) return { ...(await loadManifests(options)), environments: [] };
+  const all = await Promise.all(
+    declared.map(async (name) => ({ name, run: await loadManifests({ ...options, environment: name }) })),
+  );
+  // Paths named on the command line: the environments that read them (`validate legacy` checks prod alone), or
+  // every one, each saying why not, when none does.
+  const reading = all.filter((e) => !e.run.diagnostics.some((d) => NOT_READ.includes(d.code)));
+  const chosen = reading.length > 0 ? reading : all;
+  const names = chosen.map((e) => e.name);
+  const runs = chosen.map((e) => narrowedRun(e.run));
   const counts = new Map<string, number>();
   for (const run of runs) {
     for (const d of new Set(run.diagnostics.map((x) => JSON.stringify(x))))
@@ -209,6 +240,20 @@ export async function loadAllEnvironments(
       parsers: run.parsers,
       projects: run.projects,
     })),
+  };
+}
+
+/** The problems that say an environment does not read a path named on the command line. */
+const NOT_READ = ['environment.path-outside', 'environment.path-excluded'];
+
+/** A run with only the objects of the paths named (validate and render show those). */
+function narrowedRun(run: LoadedManifests): LoadedManifests {
+  const only = run.narrowedTo?.addresses;
+  if (only === undefined) return run;
+  return {
+    ...run,
+    parsers: run.parsers.filter((p) => only.includes(p.address)),
+    projects: run.projects.filter((p) => only.includes(p.address)),
   };
 }
 

@@ -50,6 +50,11 @@ export interface SelectedEnvironment {
   paths: string[];
   /** gitignore patterns of the environment, relative to the project folder. */
   exclude: { folder: string; patterns: string[] } | undefined;
+  /**
+   * With an environment, the paths named on the command line: `paths` stays the environment's whole set (its
+   * templates are needed), and only the objects declared in files under these are planned.
+   */
+  narrowing?: string[];
   /** Every declared variable with its value. */
   variables: Map<string, unknown>;
   diagnostics: Diagnostic[];
@@ -300,8 +305,26 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
       ...(environment.pipelineUrl !== undefined ? { pipelineUrl: environment.pipelineUrl } : {}),
     };
   }
-  selected.paths =
-    narrowed.length > 0 ? narrowed : (environment?.paths ?? ['.']).map((p) => path.join(project.folder, p));
+  const own = (environment?.paths ?? ['.']).map((p) => path.join(project.folder, p));
+  if (environment !== undefined && narrowed.length > 0) {
+    // Paths narrow the environment, never replace it: a folder only prod reads stays prod's, a file the
+    // environment excludes stays excluded (load-manifests.ts), and templates elsewhere are still read.
+    for (const given of narrowed) {
+      if (own.some((root) => isWithin(given, root))) continue;
+      diagnostics.push({
+        severity: 'error',
+        code: 'environment.path-outside',
+        file: given,
+        line: 0,
+        column: 0,
+        path: '',
+        message: `not among the paths of environment "${name as string}" (${(environment.paths ?? ['.']).join(', ')})`,
+        hint: `paths on the command line narrow the environment's paths: name a file or folder under them, or the environment that reads this one`,
+      });
+    }
+    selected.paths = own;
+    selected.narrowing = narrowed;
+  } else selected.paths = narrowed.length > 0 ? narrowed : own;
   if (environment?.exclude !== undefined && environment.exclude.length > 0) {
     selected.exclude = { folder: project.folder, patterns: environment.exclude };
   }
@@ -378,6 +401,15 @@ function noProject(what: string): Diagnostic {
     message: `${what}: there is no scrapeform.yaml in the current folder`,
     hint: 'environments are declared in scrapeform.yaml at the root of the project; run from there or use --chdir',
   };
+}
+
+/** Whether `given` is `root` or lies below it. */
+function isWithin(given: string, root: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(given));
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
 }
 
 function isFile(file: string): boolean {

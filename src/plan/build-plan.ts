@@ -38,6 +38,11 @@ export interface PlanOptions {
    * right address.
    */
   recreate?: readonly string[];
+  /**
+   * Paths named with `--env` (loadManifests' `narrowedTo`): only the objects declared in files under them are
+   * planned, a partial plan as with `--target`; nothing else is changed, deleted or archived.
+   */
+  narrowedTo?: { paths: readonly string[]; addresses: readonly string[] };
 }
 
 export interface PlanInput {
@@ -120,10 +125,16 @@ export function buildPlan(input: PlanInput): Plan {
   const fingerprint: Record<string, string> = {};
   const targets = options.targets ?? [];
   const excludes = options.excludes ?? [];
+  const narrowed = options.narrowedTo;
   const selected = (address: string): boolean =>
-    (targets.length === 0 || targets.includes(address)) && !excludes.includes(address);
-  if (targets.length > 0 || excludes.length > 0) {
+    (targets.length === 0 || targets.includes(address)) &&
+    !excludes.includes(address) &&
+    (narrowed === undefined || narrowed.addresses.includes(address));
+  if (targets.length > 0 || excludes.length > 0 || narrowed !== undefined) {
     const chosen = [
+      ...(narrowed !== undefined
+        ? [`only the objects declared under ${narrowed.paths.join(', ')} (paths given)`]
+        : []),
       ...(targets.length > 0 ? [`only ${targets.join(', ')} (--target)`] : []),
       ...(excludes.length > 0 ? [`without ${excludes.join(', ')} (--exclude)`] : []),
     ];

@@ -50,7 +50,9 @@ async function readAndPlan(
     projects: ws.manifests.projects,
     state,
     live,
-    options,
+    // Paths named with --env narrow the plan the way --target does (loadManifests' narrowedTo).
+    options:
+      ws.manifests.narrowedTo !== undefined ? { ...options, narrowedTo: ws.manifests.narrowedTo } : options,
   });
   const endpoints = ws.clients.endpoints;
   if (endpoints !== undefined)

@@ -267,6 +267,38 @@ describe('a saved plan stays with its environment', () => {
   });
 });
 
+describe('paths on the command line narrow the environment', () => {
+  it('refuses a folder the environment does not read, sending nothing', async () => {
+    const before = emulator.requestLog.length;
+    const run = await scrapeform(['plan', '--env', 'staging', 'legacy']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'legacy: not among the paths of environment "staging" (templates, teams)\n  hint: paths on the command line narrow the environment\'s paths: name a file or folder under them, or the environment that reads this one',
+    );
+    expect(emulator.requestLog.length).toBe(before);
+  });
+
+  it("plans only the objects under the paths, with the environment's templates, and deletes nothing else", async () => {
+    await writeFile(path.join(dir, 'edition.yaml'), 'edition: next\n');
+    for (const env of ['staging', 'prod']) {
+      const plan = await planJson(['--env', env, '--var-file', 'edition.yaml', 'teams/catalogue']);
+      expect(plan.resource_changes.map((c) => [c.address, c.action])).toEqual([
+        ['parser.books-product', 'replace'],
+        ['parser.ebooks-product', 'replace'],
+      ]);
+      expect(plan.warnings).toContain(
+        'partial plan: only the objects declared under teams/catalogue (paths given); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
+      );
+      // Without the paths the same values change every object that reads the edition.
+      const whole = await planJson(['--env', env, '--var-file', 'edition.yaml']);
+      expect(whole.resource_changes.length).toBeGreaterThan(2);
+    }
+    // A folder holding no object of the environment plans nothing at all, where it planned deleting everything.
+    const none = await planJson(['--env', 'staging', 'templates']);
+    expect(none.resource_changes).toEqual([]);
+  });
+});
+
 describe('bad input sends nothing', () => {
   const BROKEN = path.resolve(import.meta.dirname, '../fixtures/broken');
   it.each([

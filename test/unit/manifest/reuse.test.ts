@@ -253,6 +253,47 @@ projectInput: { type: list, list: [https://a.example/] }
     ]);
   });
 
+  it('narrows the environment with paths given: its whole set read, its exclude kept, no path outside it', async () => {
+    const dir = await project({ ...FILES, 'other/books.yaml': FILES['manifests/books.yaml'] });
+    const projectFile = path.join(dir, 'scrapeform.yaml');
+    const load = (environment: string, given: string) =>
+      loadManifests({ paths: [path.join(dir, given)], env: {}, environment, projectFile });
+    const show = (d: { file: string; code: string; message: string }): string =>
+      `${path.relative(dir, d.file)} ${d.code} ${d.message}`;
+
+    const prod = await load('prod', 'manifests/books.yaml');
+    expect(prod.diagnostics).toEqual([]);
+    expect(prod.projects.map((p) => p.address)).toEqual(['project.legacy']);
+    expect(prod.narrowedTo).toEqual({
+      paths: [path.join(dir, 'manifests/books.yaml')],
+      addresses: ['parser.books'],
+    });
+
+    const excluded = await load('staging', 'manifests/legacy.prod.yaml');
+    expect(excluded.diagnostics.map(show)).toEqual([
+      'manifests/legacy.prod.yaml environment.path-excluded environment "staging" excludes this file (exclude: *.prod.yaml)',
+    ]);
+    expect(excluded.valid).toBe(false);
+    expect(excluded.projects).toEqual([]);
+
+    const outside = await load('staging', 'other');
+    expect(outside.diagnostics.map(show)).toEqual([
+      'other environment.path-outside not among the paths of environment "staging" (manifests)',
+    ]);
+    expect(outside.valid).toBe(false);
+
+    // validate and render without --env: the environments that read the paths, each showing what is under them.
+    const all = await loadAllEnvironments({
+      paths: [path.join(dir, 'manifests/legacy.prod.yaml')],
+      env: {},
+      projectFile,
+    });
+    expect(all.diagnostics).toEqual([]);
+    expect(
+      all.environments.map((e) => [e.name, [...e.parsers, ...e.projects].map((o) => o.address)]),
+    ).toEqual([['prod', ['project.legacy']]]);
+  });
+
   it('refuses two environments that resolve to one state, at the later one, in every run', async () => {
     const parser = 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n';
     const dir = await project({

@@ -36,3 +36,67 @@ describe('a plan made with --target or --exclude says it is partial', () => {
     expect(whole.warnings.some((w) => w.startsWith('partial plan:'))).toBe(false);
   });
 });
+
+describe('a plan narrowed by paths given with --env', () => {
+  it('plans only the objects declared under them: what state holds elsewhere is never deleted or archived', () => {
+    const held: State = {
+      ...state,
+      resources: {
+        'parser.retired': {
+          kind: 'Parser',
+          id: 'p-retired',
+          name: 'retired',
+          version: 1,
+          definition: { urls: ['https://books.example/retired/a.html'], scraperParams: {}, fields: [] },
+          descriptionsKnown: true,
+        },
+        'project.old-crawl': { kind: 'Project', id: 8, name: 'old-crawl', definition: {} },
+      },
+    };
+    const withLive = {
+      parsers: [
+        {
+          id: 'p-retired',
+          name: 'retired',
+          status: 'FINISHED',
+          error: null,
+          generated_at: '2026-11-01T00:00:00.000Z',
+          version: 1,
+        },
+      ],
+      details: {},
+      projects: [
+        {
+          id: 8,
+          name: 'old-crawl',
+          projectType: 'urls',
+          projectInput: { type: 'list', list: ['https://b.example/1'] },
+          scrapingInterval: 'daily',
+          schedulingEnabled: true,
+          output_format: 'JSON',
+          webhookOutput: null,
+          notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+          apiParams: {},
+        },
+      ],
+    } as Parameters<typeof buildPlan>[0]['live'];
+    const whole = buildPlan({ parsers, projects: [], state: held, live: withLive });
+    expect(whole.resource_changes.map((c) => [c.address, c.action])).toEqual([
+      ['parser.a', 'create'],
+      ['parser.b', 'create'],
+      ['parser.retired', 'delete'],
+      ['project.old-crawl', 'archive'],
+    ]);
+    const narrowed = buildPlan({
+      parsers,
+      projects: [],
+      state: held,
+      live: withLive,
+      options: { narrowedTo: { paths: ['teams/a'], addresses: ['parser.a'] } },
+    });
+    expect(narrowed.resource_changes.map((c) => [c.address, c.action])).toEqual([['parser.a', 'create']]);
+    expect(narrowed.warnings[0]).toBe(
+      'partial plan: only the objects declared under teams/a (paths given); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
+    );
+  });
+});
