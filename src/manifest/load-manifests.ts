@@ -3,6 +3,7 @@ import { yaml } from './yaml-library.js';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { checkMoves } from './check-moves.js';
+import { keyReferences, keyValues, keyVariables } from './check-key-values.js';
 import { discoverManifestFiles, narrowFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
 import { loadObjectDocument, writtenKind } from './load-file.js';
@@ -106,6 +107,14 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       : {}),
   };
   const noTemplates = collectTemplates([], []);
+  // A key must never reach a declared value: a reference to a key variable is refused where it is written (the
+  // project file's values reach manifests through variables), a key's value wherever it came from (below).
+  const keyNames = keyVariables(selected.project?.config);
+  const references: Diagnostic[] = [];
+  if (projectFile !== undefined) {
+    const text = readManifestText(projectFile);
+    if (!('diagnostic' in text)) references.push(...keyReferences(projectFile, text.text, keyNames));
+  }
   let order = 0;
   for (const file of files) {
     const text = readManifestText(file);
@@ -113,6 +122,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       diagnostics.push(text.diagnostic);
       continue;
     }
+    references.push(...keyReferences(file, text.text, keyNames));
     const root = roots.get(file) ?? path.dirname(file);
     if (options.reading !== 'positions') {
       const plain = readPlainYaml(text.text);
@@ -156,6 +166,16 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   }
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
   diagnostics.push(...checkMoves([...parsers, ...projects].map((o) => o.value)));
+  // A value is looked at only when no reference explains it: one problem, told once, at the reference.
+  diagnostics.push(
+    ...(references.length > 0
+      ? references
+      : keyValues(
+          [...parsers, ...projects].map((o) => o.value),
+          keyNames,
+          options.env,
+        )),
+  );
   const sorted = sortDiagnostics(withoutRepeats(diagnostics));
   return {
     parsers: parsers.map((p) => p.value),

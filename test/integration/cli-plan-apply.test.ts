@@ -81,9 +81,11 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
     for (const command of ['plan', 'apply']) {
       const run = await scrapeform([command, '--auto-approve'].slice(0, command === 'plan' ? 1 : 2));
       expect(run.code).toBe(1);
+      // Refused where manifests are read (validate and render too), at the reference.
       expect(run.stderr).toContain(
-        'error: the API key is in a declared value of project.keyed (keyed.yaml:1); scrapeform writes declared values to state, saved plans and its output, where the key never goes; nothing was sent',
+        'keyed.yaml:6:39: ${SCRAPERAPI_API_KEY} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes',
       );
+      expect(run.stderr).toContain('error: the manifests have errors; nothing was sent');
     }
     expect(emulator.requestLog).toEqual([]);
     await expect(readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')).rejects.toThrow('ENOENT');

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +81,50 @@ environments:
       expect(run.stderr, command.join(' ')).toContain(message);
     }
     expect(h.emulator.requestLog.length).toBe(before);
+  });
+});
+
+describe('a key in a declared value', () => {
+  const STAGING_KEY = 'stagingkey0123456789abcdef0123456';
+
+  it('is refused by validate, render and plan --out: the key is printed and written nowhere, nothing sent', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  hook: { type: string }
+environments:
+  staging:
+    state: .scrapeform/staging.json
+    apiKeyEnv: STAGING_KEY
+    variables: { hook: "https://hooks.example/in" }
+  prod:
+    state: .scrapeform/prod.json
+    apiKeyEnv: PROD_KEY
+    variables: { hook: "https://hooks.example/in?token=\${STAGING_KEY}" }
+`,
+      'p.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }
+webhookOutput:
+  url: \${var.hook}
+`,
+    });
+    const keys = env({ STAGING_KEY, PROD_KEY: EMULATOR_KEY });
+    const message = `${path.join(dir, 'scrapeform.yaml')}:12:56: \${STAGING_KEY} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`;
+    const out = path.join(dir, 'plan.json');
+    const before = h.emulator.requestLog.length;
+    for (const command of [
+      ['validate', dir],
+      ['render', '--env', 'prod', dir],
+      ['plan', '--env', 'prod', '--out', out, dir, '--state', path.join(dir, 'prod.json')],
+    ]) {
+      const run = await runScrapeform(command, { env: keys });
+      expect(run.code, command[0]).toBe(1);
+      expect(run.stderr, command[0]).toContain(message);
+      expect(run.stdout + run.stderr, command[0]).not.toContain(STAGING_KEY);
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+    await expect(readFile(out, 'utf8')).rejects.toThrow('ENOENT');
   });
 });

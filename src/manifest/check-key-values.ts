@@ -1,0 +1,96 @@
+import type { Diagnostic } from './diagnostic.js';
+import type { Environment } from './interpolate.js';
+import type { WrittenConfig } from './schemas.js';
+
+/** The variable the CLI reads the key from when nothing else names one (api/config.ts). */
+const DEFAULT_KEY_VARIABLE = 'SCRAPERAPI_API_KEY';
+
+/**
+ * As MIN_KEY_LENGTH_IN_DATA in api/redact.ts (a layer this one may not import; a test keeps them equal): a shorter
+ * value (an emulator's or a test's key) would be found in ordinary words.
+ */
+export const MIN_KEY_LENGTH_IN_VALUES = 12;
+
+/** `${NAME}` and `${NAME:-…}` in raw text; a `$${` before it is a literal, matched here to be passed over. */
+const REFERENCE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(?=\}|:-)/g;
+
+/**
+ * The variables that hold an API key: SCRAPERAPI_API_KEY and every environment's `apiKeyEnv`, whichever
+ * environment is chosen: prod reading staging's key would carry it into prod's state and plans all the same.
+ */
+export function keyVariables(config: WrittenConfig | undefined): Set<string> {
+  const names = new Set([DEFAULT_KEY_VARIABLE]);
+  for (const environment of Object.values(config?.environments ?? {})) {
+    if (environment.apiKeyEnv !== undefined) names.add(environment.apiKeyEnv);
+  }
+  return names;
+}
+
+/**
+ * A `${NAME}` reference to a key variable, in a manifest or in scrapeform.yaml (whose values reach manifests
+ * through `${var.…}`), at its place. Read from the raw text, so it is found whether or not the variable is set;
+ * a whole-line comment is passed over.
+ */
+export function keyReferences(file: string, text: string, names: ReadonlySet<string>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (line.trimStart().startsWith('#')) return;
+    for (const match of line.matchAll(REFERENCE)) {
+      const name = match[2] as string;
+      if (match[1] === '$' || !names.has(name)) continue;
+      out.push({
+        severity: 'error',
+        code: 'manifest.api-key-reference',
+        file,
+        line: index + 1,
+        column: match.index + 1,
+        path: '',
+        message: `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+        hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
+      });
+    }
+  });
+  return out;
+}
+
+/** An object as loaded, with the place it is declared. */
+interface DeclaredObject {
+  address: string;
+  source: { file: string; line: number; column: number };
+}
+
+/**
+ * A declared value holding the value of a key variable that is set (reached through a variable, a var file or a
+ * default), at the object's place: the same refusal as a reference, for a key that arrives some other way.
+ */
+export function keyValues(
+  objects: readonly DeclaredObject[],
+  names: ReadonlySet<string>,
+  env: Environment,
+): Diagnostic[] {
+  const keys = [...names]
+    .map((name) => ({ name, value: env[name] ?? '' }))
+    .filter(({ value }) => value.length >= MIN_KEY_LENGTH_IN_VALUES);
+  if (keys.length === 0) return [];
+  const out: Diagnostic[] = [];
+  for (const object of objects) {
+    const { source, ...declared } = object;
+    const text = JSON.stringify(declared);
+    const found = keys.filter(({ value }) =>
+      [...new Set([value, encodeURIComponent(value)])].some((form) => text.includes(form)),
+    );
+    if (found.length === 0) continue;
+    out.push({
+      severity: 'error',
+      code: 'manifest.api-key-in-value',
+      file: source.file,
+      line: source.line,
+      column: source.column,
+      path: '',
+      message: `${object.address} holds the value of ${found.map((k) => k.name).join(', ')} (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+      hint: 'take the key out of the manifests, the variables and the var files (a webhook that needs a secret should read it from its own service)',
+    });
+  }
+  return out;
+}

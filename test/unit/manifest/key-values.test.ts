@@ -1,0 +1,126 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIN_KEY_LENGTH_IN_DATA } from '../../../src/api/redact.js';
+import { MIN_KEY_LENGTH_IN_VALUES } from '../../../src/manifest/check-key-values.js';
+import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
+
+const STAGING = 'stagingkey0123456789abcdef0123456';
+const PROD = 'prodkey0123456789abcdef012345678';
+const dirs: string[] = [];
+
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-key-values-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+const project_ = (url: string): string => `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }
+webhookOutput:
+  url: ${url}
+`;
+
+const CONFIG = (hook: string): string => `kind: Config
+variables:
+  hook: { type: string, default: https://hooks.example/in }
+environments:
+  staging:
+    state: .scrapeform/staging.json
+    apiKeyEnv: STAGING_KEY
+  prod:
+    state: .scrapeform/prod.json
+    apiKeyEnv: PROD_KEY
+    variables: { hook: "${hook}" }
+`;
+
+const REFERENCE_MESSAGE = (name: string): string =>
+  `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`;
+
+function show(dir: string) {
+  return (d: { file: string; line: number; column: number; code: string; message: string }): string =>
+    `${path.relative(dir, d.file)}:${d.line}:${d.column} ${d.code} ${d.message}`;
+}
+
+describe('a key never reaches a declared value', () => {
+  it('refuses a reference to SCRAPERAPI_API_KEY at its place, set or not; a literal $${ is no reference', async () => {
+    const dir = await project({
+      'p.yaml': project_('https://hooks.example/in?k=${SCRAPERAPI_API_KEY}'),
+      'q.yaml': project_('https://hooks.example/in?k=$${SCRAPERAPI_API_KEY}').replace('nightly', 'weekly'),
+    });
+    for (const [env, unset] of [
+      [{}, ['p.yaml:6:8 manifest.env-unset environment variable SCRAPERAPI_API_KEY is not set']],
+      [{ SCRAPERAPI_API_KEY: STAGING }, []],
+    ] as const) {
+      const loaded = await loadManifests({ paths: [dir], env });
+      expect(loaded.diagnostics.map(show(dir))).toEqual([
+        ...unset,
+        `p.yaml:6:35 manifest.api-key-reference ${REFERENCE_MESSAGE('SCRAPERAPI_API_KEY')}`,
+      ]);
+      expect(loaded.diagnostics.at(-1)?.hint).toBe(
+        'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
+      );
+      expect(loaded.valid).toBe(false);
+    }
+  });
+
+  it("refuses another environment's key variable referenced in scrapeform.yaml, in every environment", async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in?token=${STAGING_KEY}'),
+      'p.yaml': project_('${var.hook}'),
+    });
+    const env = { STAGING_KEY: STAGING, PROD_KEY: PROD };
+    const prod = await loadManifests({ paths: [dir], env, environment: 'prod' });
+    expect(prod.diagnostics.map(show(dir))).toEqual([
+      `scrapeform.yaml:11:56 manifest.api-key-reference ${REFERENCE_MESSAGE('STAGING_KEY')}`,
+    ]);
+    const all = await loadAllEnvironments({ paths: [dir], env });
+    expect(all.diagnostics.map(show(dir))).toEqual(prod.diagnostics.map(show(dir)));
+  });
+
+  it('refuses the value of any key variable that is set, plain or URL-encoded, however it arrived', async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in'),
+      'p.yaml': project_('${var.hook}'),
+    });
+    const vars = await project({
+      'plain.yaml': `hook: https://hooks.example/in?token=${STAGING}\n`,
+      'encoded.yaml': `hook: https://hooks.example/in?token=${encodeURIComponent(`${PROD}/`)}\n`,
+    });
+    const env = { STAGING_KEY: STAGING, PROD_KEY: `${PROD}/` };
+    const message = (name: string): string =>
+      `p.yaml:1:1 manifest.api-key-in-value project.nightly holds the value of ${name} (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes`;
+    for (const [file, name] of [
+      ['plain.yaml', 'STAGING_KEY'],
+      ['encoded.yaml', 'PROD_KEY'],
+    ] as const) {
+      const loaded = await loadManifests({
+        paths: [dir],
+        env,
+        environment: 'prod',
+        varFiles: [path.join(vars, file)],
+      });
+      expect(loaded.diagnostics.map(show(dir))).toEqual([message(name)]);
+    }
+    // A key too short to tell from ordinary text (an emulator's) is not looked for.
+    const short = await loadManifests({
+      paths: [dir],
+      env: { STAGING_KEY: 'token' },
+      environment: 'prod',
+      varFiles: [path.join(vars, 'plain.yaml')],
+    });
+    expect(short.diagnostics).toEqual([]);
+    expect(MIN_KEY_LENGTH_IN_VALUES).toBe(MIN_KEY_LENGTH_IN_DATA);
+  });
+});
