@@ -20,6 +20,8 @@ export interface DiscoverOptions {
   exclude?: { folder: string; patterns: readonly string[] } | undefined;
   /** The project file in use: never read as a manifest; a folder holding another one is another project. */
   projectFile?: string | undefined;
+  /** Var files in use: values for variables, never read as manifests (an environment without `paths` walks them). */
+  varFiles?: readonly string[] | undefined;
   /** Walk into other projects too (fmt formats every file, whichever project it belongs to). */
   enterProjects?: boolean;
 }
@@ -73,6 +75,10 @@ export async function discoverManifestFiles(
     if (info.isDirectory()) {
       await walk(given, given, outer, roots, diagnostics, options.enterProjects === true ? null : project);
     } else if (!roots.has(given)) roots.set(given, path.dirname(given));
+  }
+  for (const file of options.varFiles ?? []) {
+    const full = path.resolve(file);
+    for (const found of [...roots.keys()]) if (path.resolve(found) === full) roots.delete(found);
   }
   return { files: [...roots.keys()].sort(), roots, diagnostics };
 }

@@ -70,6 +70,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   const { files, roots, diagnostics } = await discoverManifestFiles(selected.paths, {
     exclude: selected.exclude,
     projectFile,
+    varFiles: selected.varFiles,
   });
   diagnostics.push(...selected.diagnostics);
   const narrowing =

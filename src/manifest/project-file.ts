@@ -55,6 +55,8 @@ export interface SelectedEnvironment {
    * templates are needed), and only the objects declared in files under these are planned.
    */
   narrowing?: string[];
+  /** Every environment's `varFiles` and the `--var-file`s: values, never manifests, whichever environment runs. */
+  varFiles: string[];
   /** Every declared variable with its value. */
   variables: Map<string, unknown>;
   diagnostics: Diagnostic[];
@@ -242,6 +244,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     exclude: undefined,
     variables: new Map(),
     diagnostics,
+    varFiles: [...(options.varFiles ?? [])],
   };
   const config = project?.config;
   const names = Object.keys(config?.environments ?? {});
@@ -252,6 +255,12 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     return selected;
   }
   if (config === undefined || project.place === undefined) return selected;
+  selected.varFiles = [
+    ...Object.values(config.environments ?? {}).flatMap((e) =>
+      (e.varFiles ?? []).map((f) => path.join(project.folder, f)),
+    ),
+    ...(options.varFiles ?? []),
+  ];
   // Paths named on the command line narrow what is read; the project's own folder is no narrowing.
   const narrowed = given.filter((p) => path.resolve(p) !== path.resolve(project.folder));
   let environment: WrittenEnvironment | undefined;

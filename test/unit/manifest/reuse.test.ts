@@ -294,6 +294,29 @@ projectInput: { type: list, list: [https://a.example/] }
     ).toEqual([['prod', ['project.legacy']]]);
   });
 
+  it('never reads a var file as a manifest, when an environment without paths walks its folder', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  host: { type: string, default: https://a.example }
+environments:
+  staging: { state: staging.json, varFiles: [vars/staging.yaml] }
+  prod: { state: prod.json, varFiles: [vars/prod.yaml] }
+`,
+      'vars/staging.yaml': 'host: https://s.example\n',
+      'vars/prod.yaml': 'host: https://p.example\n',
+      'cli.yaml': 'host: https://c.example\n',
+      'books.yaml': FILES['manifests/books.yaml'].replace(/scraper_params:[\s\S]*$/, ''),
+    });
+    const all = await loadAllEnvironments({ paths: [dir], env: {}, varFiles: [path.join(dir, 'cli.yaml')] });
+    expect(all.diagnostics).toEqual([]);
+    expect(all.files.map((f) => path.relative(dir, f))).toEqual(['books.yaml']);
+    expect(all.environments.map((e) => e.parsers.map((p) => p.urls[0]))).toEqual([
+      ['https://c.example/a.html'],
+      ['https://c.example/a.html'],
+    ]);
+  });
+
   it('refuses two environments that resolve to one state, at the later one, in every run', async () => {
     const parser = 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n';
     const dir = await project({
