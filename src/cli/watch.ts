@@ -11,6 +11,7 @@ import type { CommandContext, RunCommand } from './io.js';
 import {
   addApiFlags,
   addLockFlags,
+  environmentOptions,
   openFromFlags,
   pollIntervalFromEnv,
   wholeNumber,
@@ -96,7 +97,13 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
                     heal: {
                       maxRegenerations,
                       loadManifests: async () => {
-                        const loaded = await loadManifests({ paths, env: ctx.io.env });
+                        // Read as every other command reads them: the environment's paths and variables and the
+                        // var files, or a heal would push the variables' defaults (unapproved) or fail each run.
+                        const loaded = await loadManifests({
+                          paths,
+                          env: ctx.io.env,
+                          ...environmentOptions(flags),
+                        });
                         if (!loaded.valid)
                           throw new ScrapeformError(
                             'manifest.invalid',

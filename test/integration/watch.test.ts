@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
@@ -133,6 +133,51 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
   expect([details.version, details.fields.map((f) => f.name)]).toEqual([2, ['title', 'price']]);
   expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 2 });
   expect(path.isAbsolute(ws.backend.location)).toBe(true);
+});
+
+it('watch --heal --env --var-file heals with the values of that environment and var file, not the defaults', async () => {
+  const ws = await TestWorkspace.create(h);
+  await ws.write({
+    'crawl.yaml': `kind: Project
+name: nightly-pages
+projectType: urls
+projectInput: { type: list, list: ['\${var.shop}/catalogue/page-1.html'] }
+scrapingInterval: daily
+notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
+`,
+  });
+  await writeFile(
+    path.join(ws.dir, 'scrapeform.yaml'),
+    'kind: Config\nvariables:\n  shop: { type: string, default: https://staging.books.example }\nenvironments:\n  prod: {}\n',
+  );
+  await writeFile(path.join(ws.dir, 'prod.yaml'), 'shop: https://books.example\n');
+  const flags = ['--env', 'prod', '--var-file', 'prod.yaml'];
+  const applied = await runBuiltCli(
+    ['apply', ...flags, '--auto-approve', 'manifests', '--state', ws.backend.location],
+    { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
+  );
+  expect(applied.stderr).not.toContain('error');
+  const id = Number((await ws.state()).resources['project.nightly-pages']?.id);
+  await h.raw('PATCH', `/api/projects/${id}?api_key=${EMULATOR_KEY}`, { scrapingInterval: 'weekly' });
+
+  const { child, stderr, exited } = startWatch(ws, flags);
+  try {
+    await until(
+      'the heal',
+      () => stderr().includes('watch: healed project.nightly-pages'),
+      () => stderr(),
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  expect(stderr()).not.toContain('error');
+  const live = await h.projects.get(id);
+  expect([live.scrapingInterval, live.projectInput]).toEqual([
+    'daily',
+    { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
+  ]);
 });
 
 it('watch --heal waiting for a lock another run holds stops on SIGTERM, not after --lock-timeout', async () => {
