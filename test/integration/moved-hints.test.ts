@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, afterEach, describe, expect, it } from 'vitest';
@@ -171,5 +171,53 @@ describe('moved hints', () => {
       `${path.join(dir, 'manifests', 'category.yaml')}:8:5 moved: to parser.category-bg names no declared object`,
     );
     expect(h.emulator.requestLog).toEqual([]);
+  });
+});
+
+/** The example of docs/manifests.md ("Renaming objects: moved"), as written there: the rename is a state move alone. */
+describe('the moved example of docs/manifests.md', () => {
+  it('plans the uk -> gb rename as a move with no call, where its URLs would once have replaced the parser', async () => {
+    const docs = await readFile(path.resolve(import.meta.dirname, '../../docs/manifests.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Renaming objects'));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(example).toContain('- { from: parser.category-uk, to: parser.category-gb }');
+    const before = example.replace('country: gb', 'country: uk').replace(/moved:[\s\S]*$/, '');
+    const h = await startTestEmulator();
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-moved-docs-'));
+    try {
+      const run = (command: string, extra: string[] = []) =>
+        runScrapeform([command, dir, '--state', path.join(dir, '.state.json'), ...extra], {
+          env: {
+            SCRAPERAPI_API_KEY: EMULATOR_KEY,
+            SCRAPEFORM_PARSER_URL: h.emulator.url,
+            SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+            SCRAPEFORM_POLL_INTERVAL: '10ms',
+          },
+        });
+      await writeFile(path.join(dir, 'category.yaml'), before);
+      const created = await run('apply', ['--auto-approve']);
+      expect(created.code, created.stderr).toBe(0);
+      await writeFile(path.join(dir, 'category.yaml'), example);
+      const planned = await run('plan', ['--json']);
+      expect(planned.code, planned.stderr).toBe(0);
+      const plan = JSON.parse(planned.stdout) as {
+        resource_changes: unknown[];
+        moved?: { from: string; to: string }[];
+        summary: { estimated_credits: number };
+      };
+      expect(plan.moved?.map((m) => `${m.from} -> ${m.to}`)).toEqual([
+        'parser.category-uk -> parser.category-gb',
+      ]);
+      expect(plan.resource_changes).toEqual([]);
+      expect(plan.summary.estimated_credits).toBe(0);
+      h.emulator.requestLog.length = 0;
+      const applied = await run('apply', ['--auto-approve']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(h.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+      expect((await run('plan', ['--detailed-exitcode'])).code).toBe(0);
+    } finally {
+      await h.emulator.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
