@@ -52,6 +52,8 @@ function writtenParser(parser: DesiredParser): WrittenParser {
     ...(Object.keys(parser.scraperParams).length > 0 ? { scraper_params: parser.scraperParams } : {}),
     ...(parser.fields.length > 0 ? { fields: nestFields(parser) } : {}),
     ...(parser.preventDestroy ? { lifecycle: { prevent_destroy: true } } : {}),
+    // Consent to adopt is part of what plan and apply reconcile: render shows it as they read it.
+    ...(parser.adopt === true ? { adopt: true } : {}),
     ...(parser.expect.length > 0 ? { expect: parser.expect } : {}),
     ...movedOf(parser),
   };
@@ -102,6 +104,7 @@ function writtenProject(project: DesiredProject): WrittenProject {
     ...(project.notificationConfig !== undefined ? { notificationConfig: project.notificationConfig } : {}),
     ...(project.apiParams !== undefined ? { apiParams: project.apiParams } : {}),
     ...(Object.keys(lifecycle).length > 0 ? { lifecycle } : {}),
+    ...(project.adopt === true ? { adopt: true } : {}),
     ...movedOf(project),
   };
 }

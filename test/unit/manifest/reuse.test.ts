@@ -419,6 +419,35 @@ urls: ['https://books.example/\${each.c}.html']
     );
   });
 
+  it('keeps adopt: true, which plan and apply read, and renders what loads back the same', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: books
+adopt: true
+urls: ['https://books.example/a.html']
+fields:
+  title: { description: Title }
+---
+kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['https://books.example/a.html'] }
+adopt: true
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    const text = renderManifests([{ objects: [...loaded.parsers, ...loaded.projects] }]);
+    expect(text.match(/^adopt: true$/gm)).toHaveLength(2);
+    const again = await project({ 'rendered.yaml': text });
+    const reloaded = await loadManifests({ paths: [again], env: {} });
+    expect(reloaded.diagnostics).toEqual([]);
+    expect([...reloaded.parsers, ...reloaded.projects].map((o) => [o.address, o.adopt])).toEqual([
+      ['parser.books', true],
+      ['project.nightly', true],
+    ]);
+  });
+
   it('formats templates and keeps x- keys first, where their anchors must stay', () => {
     const text = `urls: [https://a.example/]\nkind: ParserTemplate\nx-f: &f { description: A }\nname: p\nfields: { a: *f }\n`;
     expect(formatManifestText(text)).toBe(
