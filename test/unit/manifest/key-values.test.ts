@@ -1,28 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempProjects } from '../../helpers/temp-projects.js';
 import { MIN_KEY_LENGTH_IN_DATA } from '../../../src/api/redact.js';
 import { MIN_KEY_LENGTH_IN_VALUES } from '../../../src/manifest/check-key-values.js';
 import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
 
 const STAGING = 'stagingkey0123456789abcdef0123456';
 const PROD = 'prodkey0123456789abcdef012345678';
-const dirs: string[] = [];
-
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-key-values-'));
-  dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-    await writeFile(path.join(dir, name), text);
-  }
-  return dir;
-}
-
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+/** A folder with these files (name -> text), removed after its test. */
+const project = tempProjects('scrapeform-key-values-');
 
 const project_ = (url: string): string => `kind: Project
 name: nightly

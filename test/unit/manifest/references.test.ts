@@ -1,26 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempProjects } from '../../helpers/temp-projects.js';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
 import type { LoadedManifests } from '../../../src/manifest/load-manifests.js';
 
-const dirs: string[] = [];
-
-/** A folder with these files (name -> text). */
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-references-'));
-  dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-    await writeFile(path.join(dir, name), text);
-  }
-  return dir;
-}
-
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+/** A folder with these files (name -> text), removed after its test. */
+const project = tempProjects('scrapeform-references-');
 
 /** Each diagnostic as `file:line:col path: message`, files relative to the folder. */
 function reported(loaded: LoadedManifests, dir: string): string[] {

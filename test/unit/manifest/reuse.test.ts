@@ -1,28 +1,14 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempProjects } from '../../helpers/temp-projects.js';
 import { formatManifestText } from '../../../src/manifest/format-manifest.js';
 import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
 import { renderManifests } from '../../../src/manifest/render-manifests.js';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../../examples/multi-env');
-const dirs: string[] = [];
-
-/** A folder with these files (name -> text). */
-async function project(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-reuse-'));
-  dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-    await writeFile(path.join(dir, name), text);
-  }
-  return dir;
-}
-
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+/** A folder with these files (name -> text), removed after its test. */
+const project = tempProjects('scrapeform-reuse-');
 
 describe('within a file', () => {
   it('merges `<<: *anchor` (own keys win) and ignores top-level x- keys', async () => {

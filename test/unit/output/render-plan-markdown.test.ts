@@ -307,7 +307,8 @@ describe('old -> new values of a project update (deep-diff)', () => {
   it('shows each nested value that changes, old and new, for people', () => {
     expect(renderPlan(plan, createColors(false))).toBe(
       [
-        'Plan: 1 to update (no regeneration, no credits).',
+        'Plan: 1 to update (no regeneration; project runs cost credits per page).',
+        'Project runs: the project created, or changed in what or when it scrapes, takes 2 pages a run, paid per page as it runs (not by this apply; public docs: 6 credits a plain page, more with render or premium).',
         '',
         '~ project.nightly (7)  update, 1 call',
         '    # changed: projectInput, scrapingInterval, webhookOutput, notificationConfig, apiParams',
