@@ -38,15 +38,7 @@ export interface SelectionFlags {
 }
 
 export function addApiFlags(command: Command): Command {
-  return addEnvironmentFlags(command)
-    .option(
-      '--state <path-or-url>',
-      'state file, or a postgres:// URL (default SCRAPEFORM_STATE, else .scrapeform/state.json)',
-    )
-    .option(
-      '--workspace <name>',
-      'a separate state: .scrapeform/NAME/state.json, or its own table in PostgreSQL (default SCRAPEFORM_WORKSPACE, else default)',
-    )
+  return addStateFlags(command)
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
     .option('--api-key-file <path>', 'read the API key from this file')
     .option(
@@ -68,7 +60,7 @@ export function addStateFlags(command: Command): Command {
     )
     .option(
       '--workspace <name>',
-      'the workspace: .scrapeform/NAME/state.json, or its own table in PostgreSQL (default SCRAPEFORM_WORKSPACE, else default)',
+      'a separate state: .scrapeform/NAME/state.json, or its own table in PostgreSQL (default SCRAPEFORM_WORKSPACE, else default)',
     );
 }
 
