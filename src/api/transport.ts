@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ApiError, codeForStatus, formatTimeout, networkReason } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
-import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, withoutSecrets } from './redact.js';
+import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
 import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
@@ -248,9 +248,12 @@ export class Transport {
    */
   withoutKey<T extends object>(value: T): T & KeyRedacted {
     if (this.apiKey.length < MIN_KEY_LENGTH_IN_DATA) return value;
-    const clean = withoutSecrets(value, [this.apiKey]);
+    this.removeKey ??= secretsRemover([this.apiKey]);
+    const clean = this.removeKey(value);
     return clean.held ? { ...clean.value, keyRedacted: true } : value;
   }
+
+  private removeKey: ReturnType<typeof secretsRemover> | undefined;
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */
   show(url: URL | string): string {
