@@ -19,7 +19,13 @@ export function registerTest(program: Command, run: RunCommand): void {
       const results = await using(openFromFlags(ctx, paths, flags), async (ws) =>
         runExpectChecks(
           ws.clients,
-          ws.manifests.parsers.filter((p) => p.expect.length > 0),
+          // Paths named with --env narrow the checks as they narrow a plan (loadManifests' narrowedTo).
+          ws.manifests.parsers.filter(
+            (p) =>
+              p.expect.length > 0 &&
+              (ws.manifests.narrowedTo === undefined ||
+                ws.manifests.narrowedTo.addresses.includes(p.address)),
+          ),
           await ws.backend.read(),
         ),
       );

@@ -18,6 +18,11 @@ export interface DriftInput {
   ignored?: Readonly<Record<string, readonly string[]>>;
   /** Only these addresses; all when empty. */
   targets?: readonly string[];
+  /**
+   * Paths named with `--env` (loadManifests' `narrowedTo`): only the objects declared under them, as a plan
+   * narrowed the same way; `--target` then picks among those.
+   */
+  narrowedTo?: { paths: readonly string[]; addresses: readonly string[] };
 }
 
 /**
@@ -61,8 +66,14 @@ export function detectDrift(input: DriftInput): DriftReport {
   const index = indexLive(input.live);
   const warnings: string[] = [];
   const drift: ObjectDrift[] = [];
+  const narrowed = input.narrowedTo;
+  if (narrowed !== undefined)
+    warnings.push(
+      `partial drift report: only the objects declared under ${narrowed.paths.join(', ')} (paths given)`,
+    );
   const selected = (address: string): boolean =>
-    input.targets === undefined || input.targets.length === 0 || input.targets.includes(address);
+    (narrowed === undefined || narrowed.addresses.includes(address)) &&
+    (input.targets === undefined || input.targets.length === 0 || input.targets.includes(address));
   const addresses = Object.keys(input.state.resources).filter(selected).sort();
   for (const address of addresses) {
     const recorded = input.state.resources[address];

@@ -55,6 +55,7 @@ export async function detectWorkspaceDrift(
     live,
     ignored,
     ...(options.targets !== undefined ? { targets: options.targets } : {}),
+    ...(options.manifests?.narrowedTo !== undefined ? { narrowedTo: options.manifests.narrowedTo } : {}),
   });
   return { state, live, report };
 }

@@ -297,6 +297,20 @@ describe('paths on the command line narrow the environment', () => {
     const none = await planJson(['--env', 'staging', 'templates']);
     expect(none.resource_changes).toEqual([]);
   });
+
+  it('drift looks only at the objects under the paths, as the plan does', async () => {
+    const narrowed = await scrapeform(['drift', '--env', 'staging', 'teams/catalogue', '--json']);
+    expect(narrowed.code, narrowed.stderr).toBe(0);
+    const report = JSON.parse(narrowed.stdout) as { summary: { objects: number }; warnings: string[] };
+    expect(report.summary.objects).toBe(2);
+    expect(report.warnings).toContain(
+      'partial drift report: only the objects declared under teams/catalogue (paths given)',
+    );
+    const whole = JSON.parse((await scrapeform(['drift', '--env', 'staging', '--json'])).stdout) as {
+      summary: { objects: number };
+    };
+    expect(whole.summary.objects).toBe(6);
+  });
 });
 
 describe('bad input sends nothing', () => {
