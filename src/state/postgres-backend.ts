@@ -391,18 +391,31 @@ const SECRET_PARAMETER = /pass|secret|token|key/i;
  * keeps only its scheme, user name and what follows the last `@`.
  */
 export function redactUrl(url: string): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || parsed.host === '') return redactUnparsed(url);
+  const parsed = readableUrl(url);
+  if (parsed === undefined) return redactUnparsed(url);
   if (parsed.password !== '') parsed.password = '***';
   for (const name of [...parsed.searchParams.keys()]) {
     if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
   }
   return parsed.toString();
+}
+
+/**
+ * The URL as the driver reads it, or undefined when it cannot be read as meant. A password holding an unencoded
+ * `#`, `/` or `?` after digits still parses, wrongly: `postgres://sf:2024#Secret@host/db` is user-less host `sf`,
+ * port 2024 and a fragment holding the rest. An `@` past the authority with no user name found is that case.
+ */
+function readableUrl(url: string): URL | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.hostname === '') return undefined;
+  if (parsed.username === '' && `${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@'))
+    return undefined;
+  return parsed;
 }
 
 function redactUnparsed(url: string): string {
@@ -430,13 +443,7 @@ function redactText(text: string): string {
  * a database that "did not answer". The usual cause is a password with `/`, `@`, `#` or `?` not percent-encoded.
  */
 function checkDatabaseUrl(url: string): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed !== undefined && parsed.hostname !== '') return;
+  if (readableUrl(url) !== undefined) return;
   throw new ScrapeformError('cli.usage', `the state URL ${redactUrl(url)} cannot be read as a URL`, {
     hint: 'percent-encode special characters of the user name and password (/ as %2F, @ as %40, # as %23, ? as %3F), or give the password in PGPASSWORD or ~/.pgpass',
   });

@@ -17,8 +17,21 @@ describe('a PostgreSQL password is never shown', () => {
     // Not a URL the parser reads: a / or @ of the password not percent-encoded.
     ['postgres://sf:Pr0d/Secret+pw@db:5432/sf', 'postgres://sf:***@db:5432/sf'],
     ['postgres://sf:Pr0d/Se@cret@db:5432/sf?password=x', 'postgres://sf:***@db:5432/sf?password=***'],
+    // Read wrongly by the parser: digits, then an unencoded # / or ?, make "sf" the host and "2024" its port.
+    ['postgres://sf:2024#Secret@db:5432/sf', 'postgres://sf:***@db:5432/sf'],
+    ['postgres://u:12/Secret@db.example/app', 'postgres://u:***@db.example/app'],
+    ['postgres://u:12?Secret@db.example/app', 'postgres://u:***@db.example/app'],
   ])('%s is shown as %s', (url, shown) => {
     expect(redactUrl(url)).toBe(shown);
+  });
+
+  it('a password the parser reads wrongly (digits, then #) is a usage error too, without the password', () => {
+    expect(() => createStateBackend('postgres://sf:2024#Secret@127.0.0.1:1/sf')).toThrow(
+      expect.objectContaining({
+        code: 'cli.usage',
+        message: 'the state URL postgres://sf:***@127.0.0.1:1/sf cannot be read as a URL',
+      }),
+    );
   });
 
   it('a URL that cannot be read is a usage error naming it without its password, before any connection', async () => {
