@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
@@ -160,10 +160,11 @@ export class FileStateBackend implements StateBackend {
       const held = await this.readLockText();
       // A lock left by a process of this machine that no longer runs (killed) is stale beyond doubt: take it
       // over once. A holder on another host, or in another container, may still be running, so only
-      // force-unlock breaks those.
-      if (attempt === 1 && held !== undefined && judgeHolder(held.info) === 'dead') {
+      // force-unlock breaks those. A lock that cannot be read (left half written by a scrapeform from before
+      // locks were written whole) is stale once older than any write of one.
+      if (attempt === 1 && held !== undefined && (await this.staleHolder(held))) {
         if (await this.takeOver(held.text, info)) {
-          this.staleLockBroken = held.info;
+          if (held.info !== undefined) this.staleLockBroken = held.info;
           break;
         }
         continue;
@@ -187,10 +188,13 @@ export class FileStateBackend implements StateBackend {
    * (another run that came first has put its own there). False when another run took it over or is doing so.
    */
   private async takeOver(staleText: string, info: LockInfo): Promise<boolean> {
-    if (!(await createExclusive(this.guardPath, info))) {
-      await this.clearStaleGuard();
+    // A guard left by a run killed during its takeover is cleared, and this run takes its turn at once: the lock
+    // it guarded is as stale as before.
+    if (
+      !(await createExclusive(this.guardPath, info)) &&
+      !((await this.clearStaleGuard()) && (await createExclusive(this.guardPath, info)))
+    )
       return false;
-    }
     try {
       const now = await readFile(this.lockPath, 'utf8').catch(() => undefined);
       if (now !== staleText) return false;
@@ -203,9 +207,10 @@ export class FileStateBackend implements StateBackend {
 
   /**
    * A guard is held for a few file operations; one whose run died in between (or that is older than any takeover
-   * takes) would stop every later takeover, so the next run removes it and the one after takes the lock over.
+   * takes) would stop every later takeover, so it is removed, if it is still the one judged (another run may
+   * have replaced it meanwhile). True when it was removed.
    */
-  private async clearStaleGuard(): Promise<void> {
+  private async clearStaleGuard(): Promise<boolean> {
     let text: string;
     let modified: number;
     try {
@@ -214,7 +219,7 @@ export class FileStateBackend implements StateBackend {
         stat(this.guardPath).then((info) => info.mtimeMs),
       ]);
     } catch {
-      return;
+      return false;
     }
     let dead = false;
     try {
@@ -222,7 +227,19 @@ export class FileStateBackend implements StateBackend {
     } catch {
       // Being written now: its run is alive.
     }
-    if (dead || Date.now() - modified > STALE_GUARD_MS) await rm(this.guardPath, { force: true });
+    if (!dead && Date.now() - modified <= STALE_GUARD_MS) return false;
+    if ((await readFile(this.guardPath, 'utf8').catch(() => undefined)) !== text) return false;
+    await rm(this.guardPath, { force: true });
+    return true;
+  }
+
+  /** Whether the holder of a lock found is gone: a dead process of this machine, or a lock never written whole. */
+  private async staleHolder(held: { text: string; info?: LockInfo }): Promise<boolean> {
+    if (held.info !== undefined) return judgeHolder(held.info) === 'dead';
+    const modified = await stat(this.lockPath)
+      .then((found) => found.mtimeMs)
+      .catch(() => undefined);
+    return modified !== undefined && Date.now() - modified > STALE_GUARD_MS;
   }
 
   async forceUnlock(options: ForceUnlockOptions = {}): Promise<LockInfo | undefined> {
@@ -242,13 +259,21 @@ export class FileStateBackend implements StateBackend {
     return (await this.readLockText())?.info;
   }
 
-  /** The lock as written (to see whether it changed) and as read; undefined when absent or half-written. */
-  private async readLockText(): Promise<{ text: string; info: LockInfo } | undefined> {
+  /**
+   * The lock as written (to see whether it changed) and as read: undefined when absent, without `info` when it
+   * cannot be read (empty, or half written).
+   */
+  private async readLockText(): Promise<{ text: string; info?: LockInfo } | undefined> {
+    let text: string;
     try {
-      const text = await readFile(this.lockPath, 'utf8');
-      return { text, info: JSON.parse(text) as LockInfo };
+      text = await readFile(this.lockPath, 'utf8');
     } catch {
       return undefined;
+    }
+    try {
+      return { text, info: JSON.parse(text) as LockInfo };
+    } catch {
+      return { text };
     }
   }
 
@@ -276,22 +301,43 @@ export class FileStateBackend implements StateBackend {
 /** How old a takeover guard is when its run is surely gone: a takeover takes a few file operations. */
 const STALE_GUARD_MS = 30_000;
 
-/** Creates `file` holding `info` unless it exists (O_EXCL): true when this call created it. */
+/**
+ * Creates `file` holding `info` unless it exists: true when this call created it. The content is written to a
+ * file of its own first and linked into place (atomic, and refused when `file` exists), so a lock is never seen
+ * empty or half written: one a run left that way when killed would hold every later run off. Where the file
+ * system has no hard links, an exclusive create and a write.
+ */
 async function createExclusive(file: string, info: LockInfo): Promise<boolean> {
-  let handle;
+  const text = JSON.stringify(info, null, 2);
+  const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  await writeDurably(temporary, text, 'wx');
   try {
-    handle = await open(file, 'wx');
+    await link(temporary, file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  try {
+    await writeDurably(file, text, 'wx');
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+}
+
+async function writeDurably(file: string, text: string, flags: string): Promise<void> {
+  const handle = await open(file, flags);
   try {
-    await handle.writeFile(JSON.stringify(info, null, 2));
+    await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  return true;
 }
 
 /** `--state` (or SCRAPEFORM_STATE) naming a folder: said as such, not as a read error of the system. */

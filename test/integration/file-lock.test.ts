@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -148,5 +148,42 @@ describe('the state file lock', () => {
     // The same process, started when it did: alive.
     await staleLock(file, { ...here, pid: process.pid });
     expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
+  });
+
+  it('a lock left empty (a run killed between creating and writing it) is taken over once older than any write', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    await writeFile(`${file}.lock`, '');
+    // Young: it may be a lock being written right now.
+    expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${file}.lock`, old, old);
+    const backend = new FileStateBackend(file);
+    const lock = await backend.lock('apply');
+    expect(JSON.parse(await readFile(`${file}.lock`, 'utf8'))).toMatchObject({ id: lock.info.id });
+    await lock.release();
+  });
+
+  it('a takeover guard left by a run killed during its takeover does not refuse the next run', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    await staleLock(file);
+    await writeFile(`${file}.lock.takeover`, await readFile(`${file}.lock`, 'utf8'));
+    const backend = new FileStateBackend(file);
+    const lock = await backend.lock('apply');
+    expect(backend.staleLockBroken?.holder).toBe('ci@here');
+    await lock.release();
+    await expect(readFile(`${file}.lock.takeover`, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a lock is never seen empty: it is written whole before it is linked into place', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    const backend = new FileStateBackend(file);
+    const lock = await backend.lock('apply');
+    expect(JSON.parse(await readFile(`${file}.lock`, 'utf8'))).toMatchObject({ id: lock.info.id });
+    // No temporary file is left beside it.
+    expect((await readdir(dir)).sort()).toEqual(['state.json.lock']);
+    await lock.release();
   });
 });
