@@ -27,16 +27,16 @@ export function keyVariables(config: WrittenConfig | undefined): Set<string> {
 }
 
 /**
- * A `${NAME}` reference to a key variable, in a manifest or in scrapeform.yaml (whose values reach manifests
- * through `${var.…}`), at its place. Read from the raw text, so it is found whether or not the variable is set;
- * a whole-line comment is passed over.
+ * A `${NAME}` reference to a key variable in scrapeform.yaml (whose values reach manifests through `${var.…}`), at
+ * its place. Read from the raw text, before the file says which variables hold keys, so it is found whether or not
+ * the variable is set; comments are passed over. Manifests are checked as their references are expanded
+ * (interpolate.ts), so a file that is not a manifest, or a comment, never counts.
  */
 export function keyReferences(file: string, text: string, names: ReadonlySet<string>): Diagnostic[] {
   const out: Diagnostic[] = [];
   const lines = text.split('\n');
   lines.forEach((line, index) => {
-    if (line.trimStart().startsWith('#')) return;
-    for (const match of line.matchAll(REFERENCE)) {
+    for (const match of withoutComment(line).matchAll(REFERENCE)) {
       const name = match[2] as string;
       if (match[1] === '$' || !names.has(name)) continue;
       out.push({
@@ -52,6 +52,20 @@ export function keyReferences(file: string, text: string, names: ReadonlySet<str
     }
   });
   return out;
+}
+
+/** A line of YAML up to its comment: a `#` at its start or after a space, outside quotes. */
+function withoutComment(line: string): string {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote !== undefined) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) return line.slice(0, i);
+  }
+  return line;
 }
 
 /** An object as loaded, with the place it is declared. */
@@ -70,7 +84,8 @@ export function keyValues(
   env: Environment,
 ): Diagnostic[] {
   const keys = [...names]
-    .map((name) => ({ name, value: env[name] ?? '' }))
+    // Trimmed as the CLI trims a key it reads (api/config.ts): a key with a newline after it is still the key.
+    .map((name) => ({ name, value: (env[name] ?? '').trim() }))
     .filter(({ value }) => value.length >= MIN_KEY_LENGTH_IN_VALUES);
   if (keys.length === 0) return [];
   const out: Diagnostic[] = [];

@@ -20,6 +20,11 @@ export interface ReferenceScope {
   each?: Readonly<Record<string, unknown>>;
   /** Where variables are declared, for the hint about an undeclared one. */
   variablesHint?: string;
+  /**
+   * Environment variables that hold an API key (check-key-values.ts, keyVariables): a reference to one is
+   * refused where it is written, whether or not the variable is set, and never expanded.
+   */
+  keyVariables?: ReadonlySet<string>;
 }
 
 type Namespace = 'env' | 'var' | 'each';
@@ -111,6 +116,7 @@ export function interpolateDocument(source: SourceDocument, scope: ReferenceScop
 
 type Problem =
   | { kind: 'env-unset'; name: string }
+  | { kind: 'key-reference'; name: string }
   | { kind: 'var-undeclared'; name: string }
   | { kind: 'each-outside'; name: string }
   | { kind: 'each-missing'; name: string }
@@ -121,6 +127,12 @@ function problemMessage(
   scope: ReferenceScope,
 ): { code: string; message: string; hint?: string } {
   switch (problem.kind) {
+    case 'key-reference':
+      return {
+        code: 'manifest.api-key-reference',
+        message: `\${${problem.name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+        hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
+      };
     case 'env-unset':
       return {
         code: 'manifest.env-unset',
@@ -236,6 +248,10 @@ function parsePieces(
 function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]): unknown {
   switch (reference.namespace) {
     case 'env': {
+      if (scope.keyVariables?.has(reference.name) === true) {
+        problems.push({ kind: 'key-reference', name: reference.name });
+        return undefined;
+      }
       const value = scope.env[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback === undefined) problems.push({ kind: 'env-unset', name: reference.name });

@@ -84,8 +84,12 @@ export function loadObjectDocument(
   }
   if (!hasForEach(source)) {
     const interpolation = interpolateDocument(source, context.scope);
-    diagnostics.push(...interpolation);
-    const loaded = loadInstance(source, context, diagnostics, undefined, interpolation);
+    const own: Diagnostic[] = [];
+    const loaded = loadInstance(source, context, own, undefined, interpolation);
+    // A document skipped as no manifest of ours (a docker-compose file) is not read: what its references name
+    // (an unset variable, a key's) is none of scrapeform's business.
+    const skipped = own.some((d) => d.code === 'manifest.not-scrapeform');
+    diagnostics.push(...(skipped ? [] : interpolation), ...own);
     return loaded === undefined ? [] : [loaded];
   }
   const elements = evaluateForEach(source, context.scope, diagnostics);

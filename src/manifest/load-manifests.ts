@@ -100,17 +100,19 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   // is read, so the YAML of 2,000 files is never held at once (bench/validate: peak memory).
   const deferred: { source: SourceDocument; root: string; order: number }[] = [];
   const loadedByOrder: { order: number; loaded: LoadedObject<DesiredParser | DesiredProject>[] }[] = [];
+  // A key must never reach a declared value: a reference to a key variable is refused where it is written (by
+  // the interpolation of each document kept as a manifest, and in the project file, whose values reach manifests
+  // through variables), a key's value wherever it came from (below).
+  const keyNames = keyVariables(selected.project?.config);
   const scope = {
     env: options.env,
     variables: selected.variables,
+    keyVariables: keyNames,
     ...(projectFile === undefined
       ? { variablesHint: 'variables are declared in scrapeform.yaml at the root of the project (variables:)' }
       : {}),
   };
   const noTemplates = collectTemplates([], []);
-  // A key must never reach a declared value: a reference to a key variable is refused where it is written (the
-  // project file's values reach manifests through variables), a key's value wherever it came from (below).
-  const keyNames = keyVariables(selected.project?.config);
   const references: Diagnostic[] = [];
   if (projectFile !== undefined) {
     const text = readManifestText(projectFile);
@@ -123,7 +125,6 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       diagnostics.push(text.diagnostic);
       continue;
     }
-    references.push(...keyReferences(file, text.text, keyNames));
     const root = roots.get(file) ?? path.dirname(file);
     if (options.reading !== 'positions') {
       const plain = readPlainYaml(text.text);
@@ -168,9 +169,10 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
   diagnostics.push(...checkMoves([...parsers, ...projects].map((o) => o.value)));
   // A value is looked at only when no reference explains it: one problem, told once, at the reference.
+  diagnostics.push(...references);
   diagnostics.push(
-    ...(references.length > 0
-      ? references
+    ...(diagnostics.some((d) => d.code === 'manifest.api-key-reference')
+      ? []
       : keyValues(
           [...parsers, ...projects].map((o) => o.value),
           keyNames,

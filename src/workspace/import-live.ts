@@ -124,9 +124,17 @@ export async function importLive(services: Services, options: ImportOptions): Pr
 
 /** A listed project that leaves out a field its manifest is written from (see importProject). */
 function sparse(project: LiveProject): boolean {
-  return (['projectInput', 'scrapingInterval', 'schedulingEnabled', 'webhookOutput'] as const).some(
-    (key) => PROJECT_FIELDS[key].read(project) === undefined,
-  );
+  return (
+    [
+      'projectInput',
+      'scrapingInterval',
+      'schedulingEnabled',
+      'webhookOutput',
+      'output_format',
+      'notificationConfig',
+      'apiParams',
+    ] as const
+  ).some((key) => PROJECT_FIELDS[key].read(project) === undefined);
 }
 
 /** Why an object whose values hold the API key is not imported: a manifest may not hold it, nor may state. */

@@ -45,14 +45,11 @@ describe('a key never reaches a declared value', () => {
       'p.yaml': project_('https://hooks.example/in?k=${SCRAPERAPI_API_KEY}'),
       'q.yaml': project_('https://hooks.example/in?k=$${SCRAPERAPI_API_KEY}').replace('nightly', 'weekly'),
     });
-    for (const [env, unset] of [
-      [{}, ['p.yaml:6:8 manifest.env-unset environment variable SCRAPERAPI_API_KEY is not set']],
-      [{ SCRAPERAPI_API_KEY: STAGING }, []],
-    ] as const) {
+    // Refused at the value that holds it, and never expanded: unset, it is not also reported as unset.
+    for (const env of [{}, { SCRAPERAPI_API_KEY: STAGING }]) {
       const loaded = await loadManifests({ paths: [dir], env });
       expect(loaded.diagnostics.map(show(dir))).toEqual([
-        ...unset,
-        `p.yaml:6:35 manifest.api-key-reference ${REFERENCE_MESSAGE('SCRAPERAPI_API_KEY')}`,
+        `p.yaml:6:8 manifest.api-key-reference ${REFERENCE_MESSAGE('SCRAPERAPI_API_KEY')}`,
       ]);
       expect(loaded.diagnostics.at(-1)?.hint).toBe(
         'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
@@ -108,5 +105,26 @@ describe('a key never reaches a declared value', () => {
     });
     expect(short.diagnostics).toEqual([]);
     expect(MIN_KEY_LENGTH_IN_VALUES).toBe(MIN_KEY_LENGTH_IN_DATA);
+  });
+
+  it('a file that is not a manifest, or a comment, may name the key variable', async () => {
+    const dir = await project({
+      'p.yaml': `${project_('https://hooks.example/in')}# the key comes from \${SCRAPERAPI_API_KEY}\n`,
+      'docker-compose.yml':
+        'services:\n  app:\n    image: scraper\n    environment:\n      SCRAPERAPI_API_KEY: ${SCRAPERAPI_API_KEY}\n',
+      'scrapeform.yaml': `${CONFIG('https://hooks.example/in')}# reads \${STAGING_KEY} # and \${PROD_KEY}\n`,
+    });
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: { SCRAPERAPI_API_KEY: STAGING, STAGING_KEY: STAGING, PROD_KEY: PROD },
+      environment: 'prod',
+    });
+    expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('a key variable with a newline after its value is still found in a declared value', async () => {
+    const dir = await project({ 'p.yaml': project_(`https://hooks.example/in?k=${STAGING}`) });
+    const loaded = await loadManifests({ paths: [dir], env: { SCRAPERAPI_API_KEY: `${STAGING}\n` } });
+    expect(loaded.diagnostics.map((d) => d.code)).toEqual(['manifest.api-key-in-value']);
   });
 });
