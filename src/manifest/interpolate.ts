@@ -300,15 +300,23 @@ function expandWhole(reference: Reference, scope: ReferenceScope, problems: Prob
 }
 
 /**
- * Text in the place of an unquoted value takes the type YAML reads it as when that is a boolean or a number
- * (`false`, `8`); anything else stays the text as it is. yaml's `parse` would throw on text it cannot read (`*`,
- * `@handle`, `"oops`, `[a`), and would cut a string short (`a #b` is `a`): the user meant that text.
+ * Text in the place of an unquoted value is read as YAML reads it there, as it always was: `false` and `8` take
+ * their type, a quoted default (`${X:-"h1"}`) loses its quotes, surrounding spaces go, `[a, b]` is a list.
+ * Text YAML cannot read (`*`, `@handle`, `"oops`, `[a`: yaml's `parse` threw) stays the text as written, and so
+ * does text YAML would cut short at a comment (`a #b`) or turn into something else by a tag (`!!binary …`): the
+ * user meant that text.
  */
 function readAsPlainValue(text: string): unknown {
   const doc = yaml().parseDocument(text);
-  if (doc.errors.length > 0 || doc.warnings.length > 0 || !yaml().isScalar(doc.contents)) return text;
-  const value: unknown = doc.contents.value;
-  return typeof value === 'boolean' || typeof value === 'number' ? value : text;
+  if (doc.errors.length > 0 || doc.warnings.length > 0) return text;
+  const contents = doc.contents;
+  const commented =
+    (doc.comment ?? '') !== '' ||
+    (doc.commentBefore ?? '') !== '' ||
+    (yaml().isNode(contents) && ((contents.comment ?? '') !== '' || (contents.commentBefore ?? '') !== ''));
+  if (commented) return text.trim();
+  if (yaml().isNode(contents) && contents.tag !== undefined) return text.trim();
+  return doc.toJS() as unknown;
 }
 
 /** An unset or empty value takes its default; lists and maps cannot become text. */

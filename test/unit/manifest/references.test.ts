@@ -27,8 +27,8 @@ fields:
 `;
 
 describe('a whole unquoted reference', () => {
-  it.each(['*', '@handle', '`x', '%x', '"oops', '[a', 'a: b', '~', "'quoted'", 'a #b', '!!binary aGk='])(
-    'keeps the value %j as text when YAML does not read it as a boolean or number',
+  it.each(['*', '@handle', '`x', '%x', '"oops', '[a', 'a #b', '!!binary aGk='])(
+    'keeps the value %j as text when YAML cannot read it, would cut it at a comment or tag it',
     async (value) => {
       const dir = await project({ 'a.yaml': PARSER });
       const loaded = await loadManifests({ paths: [dir], env: { RENDER: value } });
@@ -39,6 +39,35 @@ describe('a whole unquoted reference', () => {
       expect(loaded.parsers).toEqual([]);
     },
   );
+
+  it.each([
+    ['a: b', 'a map'],
+    ['~', 'null'],
+    ["'quoted'", '"quoted"'],
+    ['  yes please  ', '"yes please"'],
+  ])('reads the value %j as YAML reads it, as it always did: got %s', async (value, got) => {
+    const dir = await project({ 'a.yaml': PARSER });
+    const loaded = await loadManifests({ paths: [dir], env: { RENDER: value } });
+    expect(reported(loaded, dir)).toEqual([
+      `a.yaml:5:11 scraper_params.render: expected a boolean, got ${got}`,
+    ]);
+  });
+
+  it('a quoted default loses its quotes, and a value its surrounding spaces, so a valid manifest keeps its meaning', async () => {
+    const dir = await project({
+      'a.yaml': PARSER.replace('${TITLE_SELECTOR:-@title}', '${TITLE_SELECTOR:-"h1"}'),
+    });
+    const quoted = await loadManifests({ paths: [dir], env: { RENDER: 'false' } });
+    expect(quoted.parsers[0]?.fields).toEqual([{ name: 'title', description: 'Title', selector: 'h1' }]);
+    const spaced = await loadManifests({
+      paths: [dir],
+      env: { RENDER: ' true ', TITLE_SELECTOR: 'p.price_color ' },
+    });
+    expect(spaced.parsers[0]?.scraperParams).toEqual({ render: true });
+    expect(spaced.parsers[0]?.fields).toEqual([
+      { name: 'title', description: 'Title', selector: 'p.price_color' },
+    ]);
+  });
 
   it('keeps a default YAML cannot read as text, and still types one it can', async () => {
     const dir = await project({ 'a.yaml': PARSER });
