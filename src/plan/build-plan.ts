@@ -1,4 +1,5 @@
 import type { LiveParserSummary } from '../api/live.js';
+import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
@@ -141,6 +142,21 @@ export function buildPlan(input: PlanInput): Plan {
     warnings.push(
       `${PARTIAL_PLAN_WARNING} ${chosen.join(', ')}; changes to other objects are neither shown nor applied, and a plan without these flags may have more`,
     );
+  }
+  // An object state holds that no manifest declares any more has no file, so no path can select it: a rename or a
+  // file deleted under the paths would hide its delete. Said by name, with what a plan without paths does.
+  if (narrowed !== undefined) {
+    const declared = new Set<string>([...input.parsers, ...input.projects].map((o) => o.address));
+    const movedFrom = new Set<string>(
+      [...input.parsers, ...input.projects].flatMap((o) => (o.moved ?? []).map((m) => m.from)),
+    );
+    const undeclared = Object.keys(input.state.resources)
+      .filter((address) => !declared.has(address) && !movedFrom.has(address))
+      .sort(byCodeUnit);
+    if (undeclared.length > 0)
+      warnings.push(
+        `${undeclared.join(', ')}: state manages ${undeclared.length === 1 ? 'it' : 'them'} and no manifest of the environment declares ${undeclared.length === 1 ? 'it' : 'them'} any more, so no path selects ${undeclared.length === 1 ? 'it' : 'them'}; a plan without paths deletes or archives ${undeclared.length === 1 ? 'it' : 'them'}`,
+      );
   }
   // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them
   // the same way before its calls: refreshState).

@@ -64,4 +64,19 @@ describe('commands narrowed by paths', () => {
     };
     expect(whole.results.map((r) => r.address).sort()).toEqual(['parser.one', 'parser.two']);
   });
+
+  it('a narrowed plan names what state manages and no manifest declares any more, which no path can select', async () => {
+    await writeFile(path.join(dir, 'a/one.yaml'), parser('uno'));
+    const plan = await scrapeform(['plan', '--env', 'dev', 'a', '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const json = JSON.parse(plan.stdout) as {
+      resource_changes: { address: string; action: string }[];
+      warnings: string[];
+    };
+    expect(json.resource_changes.map((c) => [c.address, c.action])).toEqual([['parser.uno', 'create']]);
+    expect(json.warnings).toContain(
+      'parser.one: state manages it and no manifest of the environment declares it any more, so no path selects it; a plan without paths deletes or archives it',
+    );
+    await writeFile(path.join(dir, 'a/one.yaml'), parser('one'));
+  });
 });
