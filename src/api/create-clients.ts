@@ -41,10 +41,27 @@ export function createApiClients(
   return {
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
-    endpoints: { parsers: config.parserUrl, projects: config.pipelineUrl },
+    endpoints: { parsers: endpointShown(config.parserUrl), projects: endpointShown(config.pipelineUrl) },
     close: async () => {
       pools?.close();
       await dispatcher?.close();
     },
   };
+}
+
+/**
+ * A base URL as a saved plan records it: no user name, password or query (a URL may carry credentials, and plan
+ * files are CI artifacts), no trailing slash.
+ */
+function endpointShown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    parsed.hash = '';
+    return parsed.toString().replace(/\/+$/, '');
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//').replace(/[?#].*$/, '');
+  }
 }
