@@ -83,7 +83,7 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
       expect(run.code).toBe(1);
       // Refused where manifests are read (validate and render too), at the reference.
       expect(run.stderr).toContain(
-        'keyed.yaml:6:39: ${SCRAPERAPI_API_KEY} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes',
+        'keyed.yaml:6:8 webhookOutput.url: ${SCRAPERAPI_API_KEY} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes',
       );
       expect(run.stderr).toContain('error: the manifests have errors; nothing was sent');
     }
