@@ -1,27 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan, ResourceChange } from '../../../src/plan/model.js';
 import { describeProjectRuns, projectRuns, summarisePlan } from '../../../src/output/render-plan.js';
+import { summarise } from '../../../src/plan/build-plan.js';
 
 const list = (n: number) => ({
   type: 'list',
   list: Array.from({ length: n }, (_, i) => `https://b.example/${i}`),
 });
 
-function planOf(changes: Partial<ResourceChange>[]): Plan {
+function planOf(partial: Partial<ResourceChange>[]): Plan {
+  const changes = partial.map((c) => ({ reasons: [], regenerates: false, ...c })) as ResourceChange[];
   return {
     format_version: 1,
     status: 'changes',
-    summary: {
-      create: changes.filter((c) => c.action === 'create').length,
-      update: changes.filter((c) => c.action === 'update').length,
-      replace: 0,
-      delete: 0,
-      archive: 0,
-      adopt: 0,
-      regenerations: 0,
-      estimated_credits: 0,
-    },
-    resource_changes: changes as ResourceChange[],
+    summary: summarise(changes),
+    resource_changes: changes,
     drift: [],
     warnings: [],
     fingerprint: { state_lineage: '', state_serial: 0, live: {} },
