@@ -1,4 +1,5 @@
 import type { Diagnostic } from './diagnostic.js';
+import { yaml } from './yaml-library.js';
 import type { Environment } from './interpolate.js';
 import type { WrittenConfig } from './schemas.js';
 
@@ -28,44 +29,59 @@ export function keyVariables(config: WrittenConfig | undefined): Set<string> {
 
 /**
  * A `${NAME}` reference to a key variable in scrapeform.yaml (whose values reach manifests through `${var.…}`), at
- * its place. Read from the raw text, before the file says which variables hold keys, so it is found whether or not
- * the variable is set; comments are passed over. Manifests are checked as their references are expanded
- * (interpolate.ts), so a file that is not a manifest, or a comment, never counts.
+ * its place: found in the source text of each scalar (keys, values, block scalars), before the file says which
+ * variables hold keys, so whether or not the variable is set; comments are no scalars. Manifests are checked as
+ * their references are expanded (interpolate.ts), so a file that is not a manifest never counts.
  */
 export function keyReferences(file: string, text: string, names: ReadonlySet<string>): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    for (const match of withoutComment(line).matchAll(REFERENCE)) {
-      const name = match[2] as string;
-      if (match[1] === '$' || !names.has(name)) continue;
-      out.push({
-        severity: 'error',
-        code: 'manifest.api-key-reference',
-        file,
-        line: index + 1,
-        column: match.index + 1,
-        path: '',
-        message: `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
-        hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
-      });
-    }
-  });
+  if (!text.includes('${')) return out;
+  const starts = lineStarts(text);
+  for (const doc of yaml().parseAllDocuments(text)) {
+    if (!('contents' in doc)) continue;
+    yaml().visit(doc, {
+      Scalar(_key, node) {
+        const [from, to] = node.range ?? [0, 0];
+        const source = text.slice(from, to);
+        for (const match of source.matchAll(REFERENCE)) {
+          const name = match[2] as string;
+          if (match[1] === '$' || !names.has(name)) continue;
+          const at = from + match.index;
+          const line = lineOf(starts, at);
+          out.push({
+            severity: 'error',
+            code: 'manifest.api-key-reference',
+            file,
+            line: line + 1,
+            column: at - (starts[line] ?? 0) + 1,
+            path: '',
+            message: `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+            hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
+          });
+        }
+      },
+    });
+  }
   return out;
 }
 
-/** A line of YAML up to its comment: a `#` at its start or after a space, outside quotes. */
-function withoutComment(line: string): string {
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote !== undefined) {
-      if (c === '\\' && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '#' && (i === 0 || line[i - 1] === ' ' || line[i - 1] === '\t')) return line.slice(0, i);
+/** Where each line of a text starts. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  return starts;
+}
+
+/** The line (from 0) an offset is on. */
+function lineOf(starts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) low = mid;
+    else high = mid - 1;
   }
-  return line;
+  return low;
 }
 
 /** An object as loaded, with the place it is declared. */

@@ -244,14 +244,29 @@ function parsePieces(
   return { pieces, end: i };
 }
 
+/**
+ * A key variable a reference names, itself or in its default at any depth: refused whether or not the default is
+ * taken, so a manifest does not pass where the variable is set and fail where it is not.
+ */
+function keyVariableIn(reference: Reference, names: ReadonlySet<string>): string | undefined {
+  if (reference.namespace === 'env' && names.has(reference.name)) return reference.name;
+  for (const piece of reference.fallback ?? []) {
+    if (typeof piece === 'string') continue;
+    const found = keyVariableIn(piece, names);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** The value a reference names, or undefined (with the problem noted) when it names none and has no default. */
 function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]): unknown {
+  const key = scope.keyVariables !== undefined ? keyVariableIn(reference, scope.keyVariables) : undefined;
+  if (key !== undefined) {
+    problems.push({ kind: 'key-reference', name: key });
+    return undefined;
+  }
   switch (reference.namespace) {
     case 'env': {
-      if (scope.keyVariables?.has(reference.name) === true) {
-        problems.push({ kind: 'key-reference', name: reference.name });
-        return undefined;
-      }
       const value = scope.env[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback === undefined) problems.push({ kind: 'env-unset', name: reference.name });
@@ -300,11 +315,11 @@ function expandWhole(reference: Reference, scope: ReferenceScope, problems: Prob
 }
 
 /**
- * Text in the place of an unquoted value is read as YAML reads it there, as it always was: `false` and `8` take
- * their type, a quoted default (`${X:-"h1"}`) loses its quotes, surrounding spaces go, `[a, b]` is a list.
- * Text YAML cannot read (`*`, `@handle`, `"oops`, `[a`: yaml's `parse` threw) stays the text as written, and so
- * does text YAML would cut short at a comment (`a #b`) or turn into something else by a tag (`!!binary …`): the
- * user meant that text.
+ * Text in the place of an unquoted value is read as YAML reads a scalar there, as it always was: `false` and `8`
+ * take their type, a quoted default (`${X:-"h1"}`) loses its quotes, surrounding spaces go. Text that reads as a
+ * list, a map or null stays the text (`[a, b]`, `Note: this`, `~`), as before. Text YAML cannot read (`*`,
+ * `@handle`, `"oops`, `[a`: yaml's `parse` threw) stays the text as written, and so does text YAML would cut short
+ * at a comment (`a #b`) or turn into something else by a tag (`!!binary …`): the user meant that text.
  */
 function readAsPlainValue(text: string): unknown {
   const doc = yaml().parseDocument(text);
@@ -316,7 +331,9 @@ function readAsPlainValue(text: string): unknown {
     (yaml().isNode(contents) && ((contents.comment ?? '') !== '' || (contents.commentBefore ?? '') !== ''));
   if (commented) return text.trim();
   if (yaml().isNode(contents) && contents.tag !== undefined) return text.trim();
-  return doc.toJS() as unknown;
+  const value: unknown = doc.toJS();
+  // Text that reads as a list, a map or null (`[a, b]`, `Note: this`, `~`) stays text, as it always did.
+  return value === null || typeof value === 'object' ? text : value;
 }
 
 /** An unset or empty value takes its default; lists and maps cannot become text. */

@@ -127,4 +127,23 @@ describe('a key never reaches a declared value', () => {
     const loaded = await loadManifests({ paths: [dir], env: { SCRAPERAPI_API_KEY: `${STAGING}\n` } });
     expect(loaded.diagnostics.map((d) => d.code)).toEqual(['manifest.api-key-in-value']);
   });
+
+  it('refuses a reference in a block scalar of scrapeform.yaml, after a #, and one in a default not taken', async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in').replace(
+        '  hook: { type: string, default: https://hooks.example/in }',
+        '  hook: { type: string, default: https://hooks.example/in }\n  note:\n    type: string\n    default: |\n      token #${SCRAPERAPI_API_KEY}',
+      ),
+      'p.yaml': project_('https://hooks.example/in?k=${A:-${SCRAPERAPI_API_KEY}}'),
+    });
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: { A: 'set', SCRAPERAPI_API_KEY: 'short-key' },
+      environment: 'prod',
+    });
+    expect(loaded.diagnostics.map(show(dir))).toEqual([
+      `p.yaml:6:8 manifest.api-key-reference ${REFERENCE_MESSAGE('SCRAPERAPI_API_KEY')}`,
+      `scrapeform.yaml:7:14 manifest.api-key-reference ${REFERENCE_MESSAGE('SCRAPERAPI_API_KEY')}`,
+    ]);
+  });
 });
