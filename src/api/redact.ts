@@ -53,24 +53,18 @@ function formsOf(secret: string): Set<string> {
 }
 
 /**
- * A value the services answered (a project, a parser), with every form of the secrets in its strings and object
- * keys replaced by REDACTED, and `held` true when there was one; the value itself, uncopied, when there was none.
- * Unlike `redact`, an `api_key` parameter that is not one of the secrets stays: it may be a value a manifest
- * declares (a webhook's own key), compared as it is, or every plan would see it changed.
- */
-export function withoutSecrets<T>(value: T, secrets: readonly string[]): { value: T; held: boolean } {
-  return secretsRemover(secrets)(value);
-}
-
-/**
- * withoutSecrets for many values: the forms of the secrets are worked out once (a client checks every answer,
- * thousands in a large apply or plan).
+ * For the values the services answer (a project, a parser): a copy of one with every form of the secrets in its
+ * strings and object keys replaced by REDACTED, and `held` true when there was one; the value itself, uncopied,
+ * when there was none. Unlike `redact`, an `api_key` parameter that is not one of the secrets stays: it may be a
+ * value a manifest declares (a webhook's own key), compared as it is, or every plan would see it changed. The
+ * forms are worked out once (a client checks every answer, thousands in a large apply or plan).
  */
 export function secretsRemover(secrets: readonly string[]): <T>(value: T) => { value: T; held: boolean } {
   const forms = [...new Set(secrets.filter((s) => s.length > 0).flatMap((s) => [...formsOf(s)]))];
+  const remove = (text: string): string => forms.reduce((out, form) => out.split(form).join(REDACTED), text);
   return (value) => {
     if (forms.length === 0 || !holds(value, forms)) return { value, held: false };
-    return { value: replaced(value, forms), held: true };
+    return { value: mapStrings(value, remove, true), held: true };
   };
 }
 
@@ -90,22 +84,18 @@ function holds(value: unknown, forms: readonly string[]): boolean {
   return false;
 }
 
-function replaced<T>(value: T, forms: readonly string[]): T {
-  if (typeof value === 'string')
-    return forms.reduce((text, form) => text.split(form).join(REDACTED), value) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => replaced(item, forms)) as T;
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [replaced(k, forms), replaced(v, forms)]),
-    ) as T;
-  return value;
-}
-
 /** A value the service answered with every string in it redacted; numbers, names of keys and shape untouched. */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === 'string') return redact(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, secrets)) as T;
+  return mapStrings(value, (text) => redact(text, secrets), false);
+}
+
+/** A copy of a JSON-like value with `map` applied to every string in it, and to the keys of objects with `keys`. */
+function mapStrings<T>(value: T, map: (text: string) => string, keys: boolean): T {
+  if (typeof value === 'string') return map(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => mapStrings(item, map, keys)) as T;
   if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, secrets)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [keys ? map(k) : k, mapStrings(v, map, keys)]),
+    ) as T;
   return value;
 }

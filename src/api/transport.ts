@@ -95,6 +95,9 @@ export class Transport {
   private readonly now: () => number;
 
   private readonly options: TransportOptions;
+  /** The key as looked for inside what the services answer: none when too short to tell from ordinary text. */
+  private readonly keyInData: readonly string[];
+  private readonly removeKey: ReturnType<typeof secretsRemover>;
   /** URLs as shown (the key redacted), by URL. */
   private readonly shown = new Map<string, string>();
   /** Request URLs without a query of their own, as sent (`urlOf`). */
@@ -103,6 +106,8 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.options = options;
     this.apiKey = options.apiKey;
+    this.keyInData = this.apiKey.length >= MIN_KEY_LENGTH_IN_DATA ? [this.apiKey] : [];
+    this.removeKey = secretsRemover(this.keyInData);
     this.send =
       options.dispatcher !== undefined ? sendOverFetch(options.dispatcher) : sendOverHttp(options.pools);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -238,22 +243,18 @@ export class Transport {
    * the key taken out of every string in it: a link the service builds with `api_key` in it is no leak of ours.
    */
   redactAnswer<T>(value: T): T {
-    return redactValue(value, this.apiKey.length >= MIN_KEY_LENGTH_IN_DATA ? [this.apiKey] : []);
+    return redactValue(value, this.keyInData);
   }
 
   /**
    * An object the service holds (a project, a parser) with the key taken out of its values, marked `keyRedacted`
    * when it was there: someone may have written it into a webhook or input URL by hand, and what the services hold
-   * is printed in plans and written to state. An `api_key` that is not the key stays (see withoutSecrets).
+   * is printed in plans and written to state. An `api_key` that is not the key stays (see secretsRemover).
    */
   withoutKey<T extends object>(value: T): T & KeyRedacted {
-    if (this.apiKey.length < MIN_KEY_LENGTH_IN_DATA) return value;
-    this.removeKey ??= secretsRemover([this.apiKey]);
     const clean = this.removeKey(value);
     return clean.held ? { ...clean.value, keyRedacted: true } : value;
   }
-
-  private removeKey: ReturnType<typeof secretsRemover> | undefined;
 
   /** Redacts the key from a URL (or any text) the way every report of the transport does. */
   show(url: URL | string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, redactValue, withoutSecrets } from '../../../src/api/redact.js';
+import { redact, redactValue, secretsRemover } from '../../../src/api/redact.js';
 
 describe('redact', () => {
   it('removes the key itself, its URL-encoded form, and any api_key value', () => {
@@ -44,7 +44,8 @@ describe('redact', () => {
       webhookOutput: { url: `https://hooks.test/in?token=${encodeURIComponent(key)}&api_key=theirs` },
       apiParams: { [key]: 'x' },
     };
-    expect(withoutSecrets(live, [key])).toEqual({
+    const remove = secretsRemover([key]);
+    expect(remove(live)).toEqual({
       value: {
         id: 7,
         webhookOutput: { url: 'https://hooks.test/in?token=***&api_key=theirs' },
@@ -53,7 +54,7 @@ describe('redact', () => {
       held: true,
     });
     const clean = { id: 8, webhookOutput: { url: 'https://hooks.test/in?api_key=theirs' } };
-    const result = withoutSecrets(clean, [key]);
+    const result = remove(clean);
     expect(result.held).toBe(false);
     expect(result.value).toBe(clean);
   });
