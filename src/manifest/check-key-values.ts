@@ -1,6 +1,5 @@
 import type { Diagnostic } from './diagnostic.js';
 import { yaml } from './yaml-library.js';
-import type { Environment } from './interpolate.js';
 import type { WrittenConfig } from './schemas.js';
 
 /** The variable the CLI reads the key from when nothing else names one (api/config.ts). */
@@ -14,6 +13,15 @@ export const MIN_KEY_LENGTH_IN_VALUES = 12;
 
 /** `${NAME}` and `${NAME:-…}` in raw text; a `$${` before it is a literal, matched here to be passed over. */
 const REFERENCE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(?=\}|:-)/g;
+
+/** How a reference to a key variable is refused, wherever it is found (here, and as references expand). */
+export function keyReferenceProblem(name: string): { code: string; message: string; hint: string } {
+  return {
+    code: 'manifest.api-key-reference',
+    message: `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+    hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
+  };
+}
 
 /**
  * The variables that hold an API key: SCRAPERAPI_API_KEY and every environment's `apiKeyEnv`, whichever
@@ -50,13 +58,11 @@ export function keyReferences(file: string, text: string, names: ReadonlySet<str
           const line = lineOf(starts, at);
           out.push({
             severity: 'error',
-            code: 'manifest.api-key-reference',
+            ...keyReferenceProblem(name),
             file,
             line: line + 1,
             column: at - (starts[line] ?? 0) + 1,
             path: '',
-            message: `\${${name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
-            hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
           });
         }
       },
@@ -84,8 +90,18 @@ function lineOf(starts: readonly number[], offset: number): number {
   return low;
 }
 
+/**
+ * Which of these keys an object's declared values hold, as they are or URL-encoded (its place left out): one
+ * reading of the object for any number of keys.
+ */
+export function valuesDeclared<K extends { value: string }>(object: DeclaredObject, keys: readonly K[]): K[] {
+  const { source: _source, ...declared } = object;
+  const text = JSON.stringify(declared);
+  return keys.filter(({ value }) => [value, encodeURIComponent(value)].some((form) => text.includes(form)));
+}
+
 /** An object as loaded, with the place it is declared. */
-interface DeclaredObject {
+export interface DeclaredObject {
   address: string;
   source: { file: string; line: number; column: number };
 }
@@ -97,7 +113,7 @@ interface DeclaredObject {
 export function keyValues(
   objects: readonly DeclaredObject[],
   names: ReadonlySet<string>,
-  env: Environment,
+  env: Readonly<Record<string, string | undefined>>,
 ): Diagnostic[] {
   const keys = [...names]
     // Trimmed as the CLI trims a key it reads (api/config.ts): a key with a newline after it is still the key.
@@ -106,11 +122,8 @@ export function keyValues(
   if (keys.length === 0) return [];
   const out: Diagnostic[] = [];
   for (const object of objects) {
-    const { source, ...declared } = object;
-    const text = JSON.stringify(declared);
-    const found = keys.filter(({ value }) =>
-      [...new Set([value, encodeURIComponent(value)])].some((form) => text.includes(form)),
-    );
+    const { source } = object;
+    const found = valuesDeclared(object, keys);
     if (found.length === 0) continue;
     out.push({
       severity: 'error',

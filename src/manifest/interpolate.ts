@@ -1,4 +1,5 @@
 import { yaml } from './yaml-library.js';
+import { keyReferenceProblem } from './check-key-values.js';
 import type { Node } from 'yaml';
 import type { Diagnostic } from './diagnostic.js';
 import { suggestNearest } from './suggest.js';
@@ -128,11 +129,7 @@ function problemMessage(
 ): { code: string; message: string; hint?: string } {
   switch (problem.kind) {
     case 'key-reference':
-      return {
-        code: 'manifest.api-key-reference',
-        message: `\${${problem.name}} holds an API key: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
-        hint: 'remove the reference (a webhook that needs a secret should read it from its own service, never from the variable of a ScraperAPI key)',
-      };
+      return keyReferenceProblem(problem.name);
     case 'env-unset':
       return {
         code: 'manifest.env-unset',

@@ -6,6 +6,7 @@ import type { TransportEvent } from '../api/transport.js';
 import { MIN_KEY_LENGTH_IN_DATA } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
+import { valuesDeclared } from '../manifest/check-key-values.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { selectEnvironment } from '../manifest/project-file.js';
@@ -184,12 +185,9 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
 function refuseKeyInManifests(manifests: LoadedManifests, apiKey: string): void {
   // A key that short (an emulator's or a test's) would be found in ordinary words; real keys are 32 characters.
   if (apiKey.length < MIN_KEY_LENGTH_IN_DATA) return;
-  const forms = [...new Set([apiKey, encodeURIComponent(apiKey)])];
-  const holding = [...manifests.parsers, ...manifests.projects].filter((m) => {
-    const { source: _source, ...declared } = m;
-    const text = JSON.stringify(declared);
-    return forms.some((form) => text.includes(form));
-  });
+  const holding = [...manifests.parsers, ...manifests.projects].filter(
+    (m) => valuesDeclared(m, [{ value: apiKey }]).length > 0,
+  );
   if (holding.length === 0) return;
   throw new ScrapeformError(
     'manifest.api-key-in-value',
