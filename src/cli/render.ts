@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { narrowedSelects } from '../model/desired.js';
 import { loadAllEnvironments, loadManifests } from '../manifest/load-manifests.js';
 import { renderManifests } from '../manifest/render-manifests.js';
 import type { RunCommand } from './io.js';
@@ -26,8 +27,8 @@ export function registerRender(program: Command, run: RunCommand): void {
       await reportDiagnostics(ctx, loaded);
       if (!loaded.valid) return 'error';
       // Paths named with --env narrow what is shown; every object of the environment was read and checked.
-      const only = 'narrowedTo' in loaded ? loaded.narrowedTo?.addresses : undefined;
-      const shown = (o: { address: string }): boolean => only === undefined || only.includes(o.address);
+      const kept = narrowedSelects('narrowedTo' in loaded ? loaded.narrowedTo : undefined);
+      const shown = (o: { address: string }): boolean => kept(o.address);
       const sets =
         loaded.environments !== undefined && loaded.environments.length > 0
           ? loaded.environments.map((e) => ({ environment: e.name, objects: [...e.parsers, ...e.projects] }))

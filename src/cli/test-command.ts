@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import { renderOutput } from '../output/render-output.js';
@@ -16,19 +17,15 @@ export function registerTest(program: Command, run: RunCommand): void {
     .option('--junit <file>', 'also write JUnit XML for CI test reports');
   addApiFlags(command).action(async (paths: string[], flags: ApiFlags & { json?: boolean; junit?: string }) =>
     run(async (ctx) => {
-      const results = await using(openFromFlags(ctx, paths, flags), async (ws) =>
-        runExpectChecks(
+      const results = await using(openFromFlags(ctx, paths, flags), async (ws) => {
+        // Paths named with --env narrow the checks as they narrow a plan (loadManifests' narrowedTo).
+        const kept = narrowedSelects(ws.manifests.narrowedTo);
+        return runExpectChecks(
           ws.clients,
-          // Paths named with --env narrow the checks as they narrow a plan (loadManifests' narrowedTo).
-          ws.manifests.parsers.filter(
-            (p) =>
-              p.expect.length > 0 &&
-              (ws.manifests.narrowedTo === undefined ||
-                ws.manifests.narrowedTo.addresses.includes(p.address)),
-          ),
+          ws.manifests.parsers.filter((p) => p.expect.length > 0 && kept(p.address)),
           await ws.backend.read(),
-        ),
-      );
+        );
+      });
       if (flags.junit !== undefined)
         await writeFile(flags.junit, renderOutput('test', 'junit', results, ctx.colors));
       ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));

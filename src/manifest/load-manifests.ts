@@ -10,7 +10,8 @@ import { loadObjectDocument, writtenKind } from './load-file.js';
 import { parseManifestText, readManifestText } from './read-manifest-file.js';
 import type { LoadedObject } from './load-file.js';
 import { loadPlainFile } from './load-plain.js';
-import type { DesiredParser, DesiredProject } from '../model/desired.js';
+import { narrowedSelects } from '../model/desired.js';
+import type { DesiredParser, DesiredProject, Narrowing } from '../model/desired.js';
 import { environmentNames, selectEnvironment } from './project-file.js';
 import type { EnvironmentSettings } from './project-file.js';
 import { TEMPLATE_KINDS } from './schemas.js';
@@ -57,7 +58,7 @@ export interface LoadedManifests {
    * Paths named with `--env`: every object of the environment is loaded (and checked), but only these, declared
    * in files under the paths, are planned; plan leaves every other object alone, as with `--target`.
    */
-  narrowedTo?: { paths: string[]; addresses: string[] };
+  narrowedTo?: Narrowing;
 }
 
 /**
@@ -271,12 +272,12 @@ const NOT_READ = ['environment.path-outside', 'environment.path-excluded'];
 
 /** A run with only the objects of the paths named (validate and render show those). */
 function narrowedRun(run: LoadedManifests): LoadedManifests {
-  const only = run.narrowedTo?.addresses;
-  if (only === undefined) return run;
+  if (run.narrowedTo === undefined) return run;
+  const kept = narrowedSelects(run.narrowedTo);
   return {
     ...run,
-    parsers: run.parsers.filter((p) => only.includes(p.address)),
-    projects: run.projects.filter((p) => only.includes(p.address)),
+    parsers: run.parsers.filter((p) => kept(p.address)),
+    projects: run.projects.filter((p) => kept(p.address)),
   };
 }
 

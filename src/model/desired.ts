@@ -115,3 +115,19 @@ export interface DesiredProject {
 }
 
 export type DesiredObject = DesiredParser | DesiredProject;
+
+/**
+ * Paths named with `--env`: every object of the environment is read and checked, but only those declared in files
+ * under the paths are acted on (a partial plan as with `--target`, drift, expect checks, what render shows).
+ */
+export interface Narrowing {
+  paths: readonly string[];
+  addresses: readonly string[];
+}
+
+/** Whether an address is among those a narrowing keeps (every one without it); the addresses looked up once. */
+export function narrowedSelects(narrowing: Narrowing | undefined): (address: string) => boolean {
+  if (narrowing === undefined) return () => true;
+  const kept = new Set(narrowing.addresses);
+  return (address) => kept.has(address);
+}

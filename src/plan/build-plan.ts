@@ -1,7 +1,8 @@
 import type { LiveParserSummary } from '../api/live.js';
 import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
-import type { DesiredParser, DesiredProject } from '../model/desired.js';
+import { narrowedSelects } from '../model/desired.js';
+import type { DesiredParser, DesiredProject, Narrowing } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import {
   CREDITS_PER_GENERATION,
@@ -43,7 +44,7 @@ export interface PlanOptions {
    * Paths named with `--env` (loadManifests' `narrowedTo`): only the objects declared in files under them are
    * planned, a partial plan as with `--target`; nothing else is changed, deleted or archived.
    */
-  narrowedTo?: { paths: readonly string[]; addresses: readonly string[] };
+  narrowedTo?: Narrowing;
 }
 
 export interface PlanInput {
@@ -127,10 +128,9 @@ export function buildPlan(input: PlanInput): Plan {
   const targets = options.targets ?? [];
   const excludes = options.excludes ?? [];
   const narrowed = options.narrowedTo;
+  const kept = narrowedSelects(narrowed);
   const selected = (address: string): boolean =>
-    (targets.length === 0 || targets.includes(address)) &&
-    !excludes.includes(address) &&
-    (narrowed === undefined || narrowed.addresses.includes(address));
+    (targets.length === 0 || targets.includes(address)) && !excludes.includes(address) && kept(address);
   if (targets.length > 0 || excludes.length > 0 || narrowed !== undefined) {
     const chosen = [
       ...(narrowed !== undefined

@@ -1,4 +1,6 @@
 import type { LiveParserSummary } from '../api/live.js';
+import { narrowedSelects } from '../model/desired.js';
+import type { Narrowing } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import { DRIFT_FORMAT_VERSION, FREE } from './drift-report.js';
 import type { DriftCost, DriftReport, ObjectDrift } from './drift-report.js';
@@ -22,7 +24,7 @@ export interface DriftInput {
    * Paths named with `--env` (loadManifests' `narrowedTo`): only the objects declared under them, as a plan
    * narrowed the same way; `--target` then picks among those.
    */
-  narrowedTo?: { paths: readonly string[]; addresses: readonly string[] };
+  narrowedTo?: Narrowing;
 }
 
 /**
@@ -71,8 +73,9 @@ export function detectDrift(input: DriftInput): DriftReport {
     warnings.push(
       `partial drift report: only the objects declared under ${narrowed.paths.join(', ')} (paths given)`,
     );
+  const kept = narrowedSelects(narrowed);
   const selected = (address: string): boolean =>
-    (narrowed === undefined || narrowed.addresses.includes(address)) &&
+    kept(address) &&
     (input.targets === undefined || input.targets.length === 0 || input.targets.includes(address));
   const addresses = Object.keys(input.state.resources).filter(selected).sort();
   for (const address of addresses) {
