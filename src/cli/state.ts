@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { stable } from '../plan/plan-context.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import type { State } from '../state/model.js';
@@ -108,15 +109,7 @@ export function registerState(program: Command, run: RunCommand): void {
 /** Whether two states record the same objects and pending creates, whatever order their keys were written in. */
 function sameContent(a: State, b: State): boolean {
   return (
-    canonicalJson({ resources: a.resources, intents: a.intents ?? {} }) ===
-    canonicalJson({ resources: b.resources, intents: b.intents ?? {} })
-  );
-}
-
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : inner,
+    stable({ resources: a.resources, intents: a.intents ?? {} }) ===
+    stable({ resources: b.resources, intents: b.intents ?? {} })
   );
 }
