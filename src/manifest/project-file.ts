@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE, workspaceStatePath } from '../model/state-location.js';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { interpolateDocument } from './interpolate.js';
@@ -173,10 +174,6 @@ export function readProjectFile(file: string, env: Environment): ProjectFile {
   return out;
 }
 
-/** Where state lives when nothing names it (state/file-backend.ts), repeated so the manifest layer needs no state module. */
-const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
-const DEFAULT_WORKSPACE = 'default';
-
 /**
  * Two environments that resolve to one state would each plan deleting the other's objects, and with separate
  * accounts re-create a parser (30,000 credits) at every switch: refused, at the later environment. An environment
@@ -200,11 +197,7 @@ function sharedStates(
         : env.SCRAPEFORM_STATE || DEFAULT_STATE_PATH;
     const key = isUrl(location)
       ? `${location}\0${workspace}`
-      : path.resolve(
-          workspace === DEFAULT_WORKSPACE
-            ? location
-            : path.join(path.dirname(location), workspace, path.basename(location)),
-        );
+      : path.resolve(workspaceStatePath(location, workspace));
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);

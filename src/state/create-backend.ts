@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { StateBackend } from './backend.js';
-import { DEFAULT_STATE_PATH, FileStateBackend } from './file-backend.js';
+import { DEFAULT_STATE_PATH, workspaceStatePath } from '../model/state-location.js';
+import { FileStateBackend } from './file-backend.js';
 import { PostgresStateBackend } from './postgres-backend.js';
 import { DEFAULT_WORKSPACE, checkWorkspaceName } from './workspace-name.js';
 
@@ -18,14 +18,4 @@ export function createStateBackend(
   if (/^postgres(ql)?:\/\//.test(where))
     return new PostgresStateBackend(where, workspace, options.databaseTimeoutMs);
   return new FileStateBackend(workspaceStatePath(where, workspace), workspace);
-}
-
-/**
- * The state file of a workspace: the path itself for `default` (where state always was), else a folder named
- * after the workspace beside it, as Terraform keeps terraform.tfstate.d/NAME: `.scrapeform/state.json` becomes
- * `.scrapeform/NAME/state.json`.
- */
-export function workspaceStatePath(file: string, workspace: string): string {
-  if (workspace === DEFAULT_WORKSPACE) return file;
-  return path.join(path.dirname(file), checkWorkspaceName(workspace), path.basename(file));
 }

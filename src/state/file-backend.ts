@@ -8,9 +8,9 @@ import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './ba
 import { judgeHolder } from './process-identity.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State } from './model.js';
-import { DEFAULT_WORKSPACE } from './workspace-name.js';
+import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
 
-export const DEFAULT_STATE_PATH = path.join('.scrapeform', 'state.json');
+export { DEFAULT_STATE_PATH } from '../model/state-location.js';
 
 /**
  * State in a JSON file, written atomically (temporary file, fsync, rename, fsync of the folder), with a lock file
@@ -39,7 +39,7 @@ export class FileStateBackend implements StateBackend {
 
   /**
    * @param file the state file: for a workspace other than `default`, the one inside its folder
-   *   (createStateBackend's workspaceStatePath).
+   *   (model/state-location.ts, workspaceStatePath).
    */
   constructor(
     file: string = DEFAULT_STATE_PATH,

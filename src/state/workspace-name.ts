@@ -1,7 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 
-/** The workspace that keeps today's locations: `.scrapeform/state.json`, table `scrapeform_state_default`. */
-export const DEFAULT_WORKSPACE = 'default';
+export { DEFAULT_WORKSPACE } from '../model/state-location.js';
 
 /**
  * Refuses a workspace name that cannot name a folder or a table as it is: 1 to 40 letters, digits, `-` and `_`,

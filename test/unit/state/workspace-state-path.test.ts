@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createStateBackend, workspaceStatePath } from '../../../src/state/create-backend.js';
+import { workspaceStatePath } from '../../../src/model/state-location.js';
+import { createStateBackend } from '../../../src/state/create-backend.js';
 import { checkWorkspaceName } from '../../../src/state/workspace-name.js';
 
 describe('the state file of a workspace', () => {
