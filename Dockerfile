@@ -26,5 +26,5 @@ USER node
 WORKDIR /work
 # /healthz and /metrics of `scrapeform watch --listen 0.0.0.0:9464`.
 EXPOSE 9464
-ENTRYPOINT ["node", "/app/dist/cli/bin.js"]
+ENTRYPOINT ["node", "/app/dist/cli/bin.cjs"]
 CMD ["--help"]

@@ -1,11 +1,15 @@
 // The CLI as users run it: `tsc` builds dist/ (the library, its types and source maps), then this bundles the
-// command line from src/cli/bin.ts into dist/cli/bin.js and lazily loaded chunks in dist/cli/chunks/, one per
+// command line from src/cli/bin.ts into dist/cli/bin.cjs and lazily loaded chunks in dist/cli/chunks/, one per
 // command module as in cli/main.ts. Why: Node 20 has no module compile cache, and `validate` of one file loaded 142
 // modules, 95 of them zod's (70 locale modules its entry re-exports and scrapeform never uses). Bundled, zod keeps
 // only what is used and the rest is a few files. The other dependencies inside are listed in BUNDLED; the rest are
 // loaded from node_modules at run time (pg, undici, the emulator's HTML stack and yaml only when a command needs
 // them).
-import { rmSync } from 'node:fs';
+//
+// The bundle is CommonJS: Node 20 loads a CommonJS entry without starting its ES module loader, whose resolving,
+// linking and module jobs cost about 9% of `validate` of one file (BENCHMARKS.md, fifth pass). dist/cli/bin.js, the
+// entry of earlier versions, stays as a one-line ES module that loads bin.cjs, for anyone who runs it by path.
+import { rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { defineConfig } from 'rolldown';
 
@@ -30,20 +34,22 @@ export default defineConfig({
   external: isExternal,
   output: {
     dir: 'dist/cli',
-    format: 'esm',
-    entryFileNames: 'bin.js',
-    chunkFileNames: 'chunks/[name]-[hash].js',
+    format: 'cjs',
+    entryFileNames: 'bin.cjs',
+    chunkFileNames: 'chunks/[name]-[hash].cjs',
     // No source map: its sources would point into node_modules/zod, which the package does not ship. The bundle
     // is not minified and marks each module's region with its source path (`//#region src/...`).
     sourcemap: false,
   },
   plugins: [
     {
-      name: 'drop-tsc-entry-map',
-      // tsc's map and declarations of bin.js describe the file this bundle replaced.
+      name: 'entry-by-its-old-path',
+      // tsc's bin.js (unbundled: it would load ~140 modules), its map and its declarations are replaced by a
+      // one-line ES module that loads the bundle, so `node dist/cli/bin.js` keeps working.
       writeBundle() {
         for (const file of ['dist/cli/bin.js.map', 'dist/cli/bin.d.ts', 'dist/cli/bin.d.ts.map'])
           rmSync(file, { force: true });
+        writeFileSync('dist/cli/bin.js', "#!/usr/bin/env node\nimport './bin.cjs';\n");
       },
     },
   ],

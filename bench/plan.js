@@ -51,7 +51,7 @@ await writeFile(path.join(dataDir, 'emulator-state.json'), JSON.stringify(emulat
 
 const child = spawn(
   process.execPath,
-  ['dist/cli/bin.js', 'emulator', '--port', '0', '--api-key', KEY, '--data-dir', dataDir],
+  ['dist/cli/bin.cjs', 'emulator', '--port', '0', '--api-key', KEY, '--data-dir', dataDir],
   { stdio: ['ignore', 'pipe', 'ignore'] },
 );
 const url = await new Promise((resolve) => {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-export const BUILT_CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');
+export const BUILT_CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.cjs');
 
 export interface ChildRun {
   code: number;

@@ -94,18 +94,18 @@ describe('scrapeform (program)', () => {
     expect(run.stderr).toBe('');
   });
 
-  it('the installed binary runs (npm ci builds dist/ through prepare)', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      path.join(ROOT, 'dist/cli/bin.js'),
-      '--version',
-    ]);
-    expect(stdout).toBe(`${VERSION}\n`);
+  it('the installed binary runs (npm ci builds dist/ through prepare), and so does the entry of earlier versions', async () => {
+    // package.json's bin is the CommonJS bundle; dist/cli/bin.js is kept for anyone who runs it by path.
+    for (const entry of ['dist/cli/bin.cjs', 'dist/cli/bin.js']) {
+      const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, entry), '--version']);
+      expect(stdout, entry).toBe(`${VERSION}\n`);
+    }
   });
 
   it('the binary exits only once all it printed is out, even to a reader slower than the pipe (bin.ts)', async () => {
     // The schema is larger than a pipe's buffer, and the reader starts late: the CLI exits at the end of the
     // command (process.exit), which must not cut what is still to be read.
-    const cli = path.join(ROOT, 'dist/cli/bin.js');
+    const cli = path.join(ROOT, 'dist/cli/bin.cjs');
     const { stdout } = await promisify(execFile)(
       'sh',
       ['-c', `"${process.execPath}" "${cli}" schema | (sleep 0.3; cat)`],

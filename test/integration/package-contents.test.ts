@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -60,20 +60,21 @@ describe('the published package', () => {
       bin: Record<string, string>;
       dependencies: Record<string, string>;
     };
-    expect(manifest.bin['scrapeform']).toBe('dist/cli/bin.js');
+    expect(manifest.bin['scrapeform']).toBe('dist/cli/bin.cjs');
     const folder = path.join(ROOT, 'dist/cli');
     const chunks = (await readdir(path.join(folder, 'chunks'))).map((f) => `chunks/${f}`);
     const imported = new Set<string>();
-    for (const file of ['bin.js', ...chunks]) {
+    for (const file of ['bin.cjs', ...chunks]) {
       const text = await readFile(path.join(folder, file), 'utf8');
-      for (const m of text.matchAll(
-        /(?:^import .*? from |\bimport\(|createRequire\(import\.meta\.url\)\()"([^"]+)"/gm,
-      ))
+      // The bundle is CommonJS: require("x"), import("x"), and createRequire(…)("x") or its .resolve("x").
+      for (const m of text.matchAll(/(?:\brequire\(|\bimport\(|\.href\)(?:\.resolve)?\()"([^"]+)"/g))
         imported.add(m[1] ?? '');
       // The locales zod's entry re-exports stay out (its English messages are what scrapeform shows).
       expect(text, file).not.toContain('Ungültige Eingabe');
     }
-    const packages = [...imported].filter((id) => !id.startsWith('.') && !id.startsWith('node:'));
+    const packages = [...imported].filter(
+      (id) => !id.startsWith('.') && !id.startsWith('node:') && !builtinModules.includes(id),
+    );
     const declared = new Set(Object.keys(manifest.dependencies));
     // zod and the small dependencies every command loads at start are inside the bundle (rolldown.config.js);
     // everything else is loaded from node_modules, so it must be a dependency.
