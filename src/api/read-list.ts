@@ -14,18 +14,41 @@ export const MAX_LIST_PAGES = 1000;
 const ITEM_KEYS = ['data', 'items', 'results'] as const;
 
 /** How the answer says where the next page is. */
-type NextPage = { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor'; value: string };
+type NextPage =
+  { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
+
+/** Keys naming the next page (a URL, a page number or a cursor); Laravel's paginator says `next_page_url`. */
+const NEXT_KEYS = ['next', 'next_page', 'nextPage', 'next_page_url', 'nextPageUrl'] as const;
+/** Keys naming the page just read, and the last page (or the number of pages). */
+const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
+const LAST_PAGE_KEYS = [
+  'total_pages',
+  'totalPages',
+  'last_page',
+  'lastPage',
+  'page_count',
+  'pageCount',
+] as const;
+/** Keys stating how many objects the whole list holds. */
+const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
+/** Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`). */
+const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
 
 /**
  * Reads a whole list: a bare array, or an object holding the array (see ITEM_KEYS), following further pages when
- * the answer says there are more. Paging signals read, in this order:
- * - `next` / `next_page` / `nextPage`: a URL (absolute, or relative to the page just read), a page number (sent as
- *   `page`), or any other string taken as a cursor (sent as `cursor`); null, false or "" mean no more;
- * - `has_more` / `hasMore`: true with a numeric `page` asks for `page + 1`; false means no more;
- * - `page` with `total_pages` / `totalPages`: asks for `page + 1` while it is below the total.
+ * the answer says there are more. Paging is read from the envelope and from its `meta`, `pagination`, `paging`
+ * and `links` objects, in this order:
+ * - a next page (NEXT_KEYS): a URL (absolute, or relative to the page just read), a page number (sent as `page`),
+ *   or any other string taken as a cursor (sent as `cursor`); null, false or "" mean no more;
+ * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
+ * - a page number with the last page or the number of pages (LAST_PAGE_KEYS): asks for the next page while there
+ *   is one;
+ * - `offset` with `limit`, and a total (TOTAL_KEYS) beyond what was read: asks for the next `offset`.
  * Further pages go with the same key placement, and only to the list's own origin. A page asked for twice (a
  * server that ignores the page parameter), an identical page in a row, a "has more" without a way to get it, or
- * more than `maxPages` pages are `api.pagination` errors: a partial list is never returned.
+ * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (TOTAL_KEYS)
+ * larger than the objects read once no further page is given (paging of a shape not read here): a partial list is
+ * never returned, since an object it left out would be created again.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
@@ -42,9 +65,23 @@ export async function readList<S extends z.ZodType>(
     asked.add(pageKey(request));
     const response = await transport.request(request);
     const { list, path, envelope } = findItems(transport, request, response, resourceKey);
-    items.push(...transport.check(request, response, list, z.array(itemSchema), path));
-    const next = envelope !== undefined ? findNextPage(transport, request, response, envelope) : undefined;
-    if (next === undefined) return items;
+    const read = transport.check(request, response, list, z.array(itemSchema), path);
+    items.push(...read);
+    const onPage = read.length;
+    const next =
+      envelope !== undefined ? findNextPage(transport, request, response, envelope, onPage) : undefined;
+    if (next === undefined) {
+      const total = envelope !== undefined ? statedTotal(envelope) : undefined;
+      if (total !== undefined && total > items.length) {
+        throw transport.badResponse(
+          request,
+          response,
+          `the answer says the list holds ${total} but ${items.length} ${items.length === 1 ? 'was' : 'were'} read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
+          'api.pagination',
+        );
+      }
+      return items;
+    }
 
     const body = JSON.stringify(response.body);
     if (body === previousBody) {
@@ -103,27 +140,31 @@ function findNextPage(
   request: TransportRequest,
   response: TransportResponse,
   envelope: Record<string, unknown>,
+  onPage: number,
 ): NextPage | undefined {
-  for (const key of ['next', 'next_page', 'nextPage']) {
-    const value = envelope[key];
-    if (value === undefined || value === null || value === false || value === '') continue;
-    if (typeof value === 'number' && Number.isInteger(value)) {
-      return { kind: 'query', name: 'page', value: String(value) };
+  const sources = pagingSources(envelope);
+  for (const source of sources) {
+    for (const key of NEXT_KEYS) {
+      const value = source[key];
+      if (value === undefined || value === null || value === false || value === '') continue;
+      if (typeof value === 'number' && Number.isInteger(value)) {
+        return { kind: 'query', name: 'page', value: String(value) };
+      }
+      if (typeof value === 'string') {
+        if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
+        if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
+        return { kind: 'query', name: 'cursor', value };
+      }
+      throw transport.badResponse(
+        request,
+        response,
+        `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
+        'api.pagination',
+      );
     }
-    if (typeof value === 'string') {
-      if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
-      if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
-      return { kind: 'query', name: 'cursor', value };
-    }
-    throw transport.badResponse(
-      request,
-      response,
-      `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
-      'api.pagination',
-    );
   }
-  const hasMore = envelope.has_more ?? envelope.hasMore;
-  const page = readCount(envelope.page);
+  const hasMore = firstOf(sources, ['has_more', 'hasMore']);
+  const page = readCount(firstOf(sources, PAGE_KEYS));
   if (hasMore === true) {
     if (page !== undefined) return { kind: 'query', name: 'page', value: String(page + 1) };
     throw transport.badResponse(
@@ -134,11 +175,38 @@ function findNextPage(
     );
   }
   if (hasMore === false) return undefined;
-  const total = readCount(envelope.total_pages ?? envelope.totalPages);
-  if (page !== undefined && total !== undefined && page < total) {
+  const last = readCount(firstOf(sources, LAST_PAGE_KEYS));
+  if (page !== undefined && last !== undefined && page < last) {
     return { kind: 'query', name: 'page', value: String(page + 1) };
   }
+  // Offset paging: this page starts at `offset` and holds `onPage` of the `total`.
+  const offset = readCount(firstOf(sources, ['offset']));
+  const total = statedTotal(envelope);
+  if (offset !== undefined && total !== undefined && onPage > 0 && offset + onPage < total) {
+    return { kind: 'query', name: 'offset', value: String(offset + onPage) };
+  }
   return undefined;
+}
+
+/** The envelope, then the objects inside it where paging may be reported. */
+function pagingSources(envelope: Record<string, unknown>): Record<string, unknown>[] {
+  const inside = PAGING_OBJECTS.map((key) => envelope[key]).filter(
+    (value): value is Record<string, unknown> =>
+      value !== null && typeof value === 'object' && !Array.isArray(value),
+  );
+  return [envelope, ...inside];
+}
+
+/** The first value under one of `keys`, looking through `sources` in order. */
+function firstOf(sources: Record<string, unknown>[], keys: readonly string[]): unknown {
+  for (const source of sources)
+    for (const key of keys) if (source[key] !== undefined && source[key] !== null) return source[key];
+  return undefined;
+}
+
+/** How many objects the answer says the whole list holds, if it says. */
+function statedTotal(envelope: Record<string, unknown>): number | undefined {
+  return readCount(firstOf(pagingSources(envelope), TOTAL_KEYS));
 }
 
 function nextRequest(

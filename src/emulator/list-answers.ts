@@ -6,23 +6,47 @@ const MAX_PER_PAGE = 100;
 
 /**
  * A list answer: a bare JSON array as the seeds show, or with quirks `{data: [...]}` (wrapped-lists) or one page
- * `{data, page, per_page, total, has_more}` chosen by `?page=N` (1-based) and `?per_page=N` (paged-lists).
+ * (paged-lists) in the page style of the settings: `{data, page, per_page, total, has_more}` chosen by `?page=N`
+ * (1-based), Laravel's `{data, current_page, last_page, per_page, total, next_page_url}` chosen by `?page=N`, or
+ * `{data, offset, limit, total}` chosen by `?offset=N`; `?per_page=N` (or `?limit=N`) sets the size.
  */
 export function answerList(req: EmulatorRequest, items: unknown[], quirks: Quirks): EmulatorResponse {
   if (quirks.has('paged-lists')) {
-    const page = pageNumber(req.query.get('page'), 'page', 1);
+    const style = quirks.settings.pageStyle;
+    const sizeName = style === 'offset' ? 'limit' : 'per_page';
     const perPage = Math.min(
-      pageNumber(req.query.get('per_page'), 'per_page', quirks.settings.pageSize),
+      pageNumber(req.query.get(sizeName), sizeName, quirks.settings.pageSize),
       MAX_PER_PAGE,
     );
+    if (style === 'offset') {
+      const raw = req.query.get('offset') ?? '0';
+      if (!/^\d+$/.test(raw)) throw new HttpError(400, 'offset must be a whole number >= 0');
+      const offset = Number(raw);
+      return json(200, {
+        data: items.slice(offset, offset + perPage),
+        offset,
+        limit: perPage,
+        total: items.length,
+      });
+    }
+    const page = pageNumber(req.query.get('page'), 'page', 1);
     const start = (page - 1) * perPage;
-    return json(200, {
-      data: items.slice(start, start + perPage),
-      page,
-      per_page: perPage,
-      total: items.length,
-      has_more: start + perPage < items.length,
-    });
+    const data = items.slice(start, start + perPage);
+    const more = start + perPage < items.length;
+    if (style === 'laravel') {
+      // As Laravel does, the next page's URL keeps the query it was asked with (the key too: clients drop it).
+      const next = new URLSearchParams(req.query);
+      next.set('page', String(page + 1));
+      return json(200, {
+        current_page: page,
+        data,
+        last_page: Math.max(1, Math.ceil(items.length / perPage)),
+        per_page: perPage,
+        total: items.length,
+        next_page_url: more ? `${req.path}?${next.toString()}` : null,
+      });
+    }
+    return json(200, { data, page, per_page: perPage, total: items.length, has_more: more });
   }
   if (quirks.has('wrapped-lists')) return json(200, { data: items });
   return json(200, items);

@@ -16,11 +16,19 @@ export const QUIRK_NAMES = [
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];
 
+export const PAGE_STYLES = ['has-more', 'laravel', 'offset'] as const;
+export type PageStyle = (typeof PAGE_STYLES)[number];
+
 export interface QuirkSettings {
   /** lagging-list: emulated ms before a new parser or project appears in list answers. */
   listLagMs: number;
   /** paged-lists: items per page when the request gives no `per_page`. */
   pageSize: number;
+  /**
+   * paged-lists: how a page says there is more: `has-more` (`page`, `has_more`), `laravel` (Laravel's paginator:
+   * `current_page`, `last_page`, `next_page_url`), or `offset` (`offset`, `limit`, `total`; `?offset=N` picks it).
+   */
+  pageStyle: PageStyle;
   /** queued-status: emulated ms a new version reports QUEUED before it starts GENERATING. */
   queuedMs: number;
 }
@@ -28,6 +36,7 @@ export interface QuirkSettings {
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   listLagMs: 2000,
   pageSize: 2,
+  pageStyle: 'has-more',
   queuedMs: 1000,
 };
 
@@ -85,7 +94,10 @@ export class Quirks {
   }
 }
 
-/** Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "pageSize": 2, "queuedMs": 0}`. */
+/**
+ * Validates a body of PUT /_emulator/quirks:
+ * `{"quirks": [...], "listLagMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
+ */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
   settings: Partial<QuirkSettings>;
@@ -104,8 +116,15 @@ export function checkQuirksBody(body: Record<string, unknown>): {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < least)
         throw new HttpError(400, `${key} must be a whole number >= ${least}`);
       settings[key] = value;
+    } else if (key === 'pageStyle') {
+      if (!(PAGE_STYLES as readonly unknown[]).includes(value))
+        throw new HttpError(400, `pageStyle must be one of ${PAGE_STYLES.join(', ')}`);
+      settings.pageStyle = value as PageStyle;
     } else {
-      throw new HttpError(400, `unknown quirk setting ${key}; known: quirks, listLagMs, pageSize, queuedMs`);
+      throw new HttpError(
+        400,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, pageSize, pageStyle, queuedMs`,
+      );
     }
   }
   return { ...(names !== undefined ? { names } : {}), settings };

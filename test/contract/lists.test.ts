@@ -1,8 +1,12 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/api-error.js';
 import { readList } from '../../src/api/read-list.js';
 import { JobSchema } from '../../src/api/wire-schemas.js';
+import { runScrapeform } from '../helpers/cli.js';
 import {
   createTestApi,
   everythingShown,
@@ -147,6 +151,115 @@ describe('lists: paging', () => {
       .query({ ...keyQuery, page: '2' })
       .reply(200, { projects: [project(2)], page: 2, total_pages: 2 });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it("follows Laravel's paginator: next_page_url, and links.next with meta", async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, {
+        data: [parser('a'), parser('b')],
+        current_page: 1,
+        last_page: 2,
+        per_page: 2,
+        total: 3,
+        links: [{ url: null, label: 'Previous', active: false }],
+        next_page_url: `${PARSER_ORIGIN}/parsers?page=2`,
+      });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], current_page: 2, last_page: 2, total: 3, next_page_url: null });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, {
+        data: [project(1)],
+        links: { first: '/api/projects?page=1', next: '/api/projects?page=2' },
+        meta: { current_page: 1, last_page: 2, total: 2 },
+      });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, {
+        data: [project(2)],
+        links: { next: null },
+        meta: { current_page: 2, last_page: 2, total: 2 },
+      });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('follows a page number with the last page inside meta', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { items: [parser('a')], meta: { currentPage: 1, lastPage: 2 } });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { items: [parser('b')], meta: { currentPage: 2, lastPage: 2 } });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('follows offset paging: offset and a total beyond what was read', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], total: 3, limit: 2, offset: 0 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, offset: '2' })
+      .reply(200, { data: [parser('c')], total: 3, limit: 2, offset: 2 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it.each([
+    ['total', { data: [parser('a'), parser('b')], total: 3 }],
+    ['meta.total_count', { results: [parser('a'), parser('b')], meta: { total_count: 3 } }],
+  ])(
+    'a list stating a larger %s than was read, with no next page it can follow, is an error',
+    async (_, body) => {
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, body);
+      const error = (await createTestApi()
+        .parsers.list()
+        .catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+      expect(error.message).toBe(
+        `GET ${PARSER_ORIGIN}/parsers?api_key=***: 200: unexpected response from GET /parsers: the answer says the list holds 3 but 2 were read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
+      );
+    },
+  );
+
+  it('apply refuses such a list before any call: the object on a page it cannot read is not created again', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pages-'));
+    try {
+      await writeFile(
+        path.join(dir, 'nightly.yaml'),
+        'kind: Project\nname: p-3\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\nscheduledAt: "2099-01-01T00:00:00Z"\n',
+      );
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects')
+        .query(keyQuery)
+        .reply(200, { data: [project(1), project(2)], total: 3, per_page: 2, current: 1 });
+      const unmatched: string[] = [];
+      const noMatch = (req: { method?: string; path?: string }) =>
+        unmatched.push(`${req.method} ${req.path}`);
+      nock.emitter.on('no match', noMatch);
+      const run = await runScrapeform(['apply', '--auto-approve', dir], {
+        env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
+        cwd: dir,
+      }).finally(() => nock.emitter.removeListener('no match', noMatch));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'the answer says the list holds 3 but 2 were read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it',
+      );
+      expect(unmatched).toEqual([]);
+      expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a server that ignores the page parameter is an error, never a partial or endless list', async () => {

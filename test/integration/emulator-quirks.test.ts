@@ -331,7 +331,13 @@ describe('choosing quirks', () => {
     const set = await harness.raw('PUT', '/_emulator/quirks', { quirks: ['wrapped-lists'], pageSize: 3 });
     expect(set).toMatchObject({
       status: 200,
-      body: { quirks: ['wrapped-lists'], listLagMs: 2000, pageSize: 3, queuedMs: 1000 },
+      body: {
+        quirks: ['wrapped-lists'],
+        listLagMs: 2000,
+        pageSize: 3,
+        pageStyle: 'has-more',
+        queuedMs: 1000,
+      },
     });
     expect((await harness.raw('GET', `/parsers?${q}`)).body).toHaveProperty('data');
     expect(
@@ -343,6 +349,14 @@ describe('choosing quirks', () => {
     expect(await harness.raw('PUT', '/_emulator/quirks', { pageSize: 0 })).toMatchObject({
       status: 400,
       body: { error: 'pageSize must be a whole number >= 1' },
+    });
+    expect(await harness.raw('PUT', '/_emulator/quirks', { pageStyle: 'cursor' })).toMatchObject({
+      status: 400,
+      body: { error: 'pageStyle must be one of has-more, laravel, offset' },
+    });
+    expect(await harness.raw('PUT', '/_emulator/quirks', { pages: 2 })).toMatchObject({
+      status: 400,
+      body: { error: 'unknown quirk setting pages; known: quirks, listLagMs, pageSize, pageStyle, queuedMs' },
     });
     expect((await harness.raw('DELETE', '/_emulator/quirks')).body).toMatchObject({ quirks: [] });
     expect(Array.isArray((await harness.raw('GET', `/parsers?${q}`)).body)).toBe(true);

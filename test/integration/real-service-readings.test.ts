@@ -421,9 +421,15 @@ describe('7. 429 on a create (create-429)', () => {
 });
 
 describe('lists paged and wrapped (paged-lists, wrapped-lists)', () => {
-  for (const quirk of ['paged-lists', 'wrapped-lists'] as const) {
-    it(`${quirk}: every page is read, nothing is created twice`, async () => {
-      const h = await start([quirk], { pageSize: 1 });
+  const cases = [
+    ['paged-lists', 'has-more'],
+    ['paged-lists', 'laravel'],
+    ['paged-lists', 'offset'],
+    ['wrapped-lists', 'has-more'],
+  ] as const;
+  for (const [quirk, pageStyle] of cases) {
+    it(`${quirk}${quirk === 'paged-lists' ? ` (${pageStyle})` : ''}: every page is read, nothing is created twice`, async () => {
+      const h = await start([quirk], { pageSize: 1, pageStyle });
       const ws = await TestWorkspace.create(h);
       const files: Record<string, string> = {};
       for (const n of [1, 2, 3]) {
