@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE, workspaceStatePath } from '../model/state-location.js';
+import { readStateLocation, redactUrl } from '../model/state-url.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { Environment } from './interpolate.js';
 import type { ObjectSource } from './object-source.js';
@@ -12,7 +13,7 @@ export function stateLocation(state: string, folder: string): string {
 }
 
 function isUrl(location: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(location);
+  return readStateLocation(location).kind !== 'file';
 }
 
 /**
@@ -36,9 +37,15 @@ export function sharedStates(
       environment.state !== undefined
         ? stateLocation(environment.state, folder)
         : env.SCRAPEFORM_STATE || DEFAULT_STATE_PATH;
-    const key = isUrl(location)
-      ? `${location}\0${workspace}`
-      : path.resolve(workspaceStatePath(location, workspace));
+    const read = readStateLocation(location);
+    const key =
+      read.kind === 'postgres'
+        ? `${read.url}\0${workspace}`
+        : read.kind === 'other-url'
+          ? `${read.shown}\0${workspace}`
+          : path.resolve(workspaceStatePath(location, workspace));
+    // A URL is shown without its password (a state: written as ${VARIABLE} holds it once expanded).
+    const shown = read.kind === 'file' ? location : redactUrl(location.trim());
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);
@@ -51,7 +58,7 @@ export function sharedStates(
         ['environments', name],
         'key',
         'config.shared-state',
-        `environments "${first}" and "${name}" share one state (${location}, workspace ${workspace}): each would plan deleting the other's objects`,
+        `environments "${first}" and "${name}" share one state (${shown}, workspace ${workspace}): each would plan deleting the other's objects`,
         {
           hint: `give each environment its own state: or workspace: (such as environments.${name}.state: .scrapeform/${name}.json)${named ? `; "${name}" names neither, so it uses the default` : ''}; state already written is not moved: keep it with the environment it belongs to`,
         },

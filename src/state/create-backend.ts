@@ -1,3 +1,5 @@
+import { ScrapeformError } from '../errors.js';
+import { readStateLocation } from '../model/state-url.js';
 import type { StateBackend } from './backend.js';
 import { DEFAULT_STATE_PATH, workspaceStatePath } from '../model/state-location.js';
 import { FileStateBackend } from './file-backend.js';
@@ -6,16 +8,25 @@ import { DEFAULT_WORKSPACE, checkWorkspaceName } from './workspace-name.js';
 
 /**
  * The backend a `--state` value names: a `postgres://` (or `postgresql://`) URL is a shared database, anything
- * else a file path. `SCRAPEFORM_STATE` gives the default.
+ * else a file path (model/state-url.ts). `SCRAPEFORM_STATE` gives the default.
  */
 export function createStateBackend(
   location: string | undefined,
   workspace = DEFAULT_WORKSPACE,
   options: { databaseTimeoutMs?: number } = {},
 ): StateBackend {
-  const where = location ?? DEFAULT_STATE_PATH;
   checkWorkspaceName(workspace);
-  if (/^postgres(ql)?:\/\//.test(where))
-    return new PostgresStateBackend(where, workspace, options.databaseTimeoutMs);
-  return new FileStateBackend(workspaceStatePath(where, workspace), workspace);
+  const where = readStateLocation(location ?? DEFAULT_STATE_PATH);
+  switch (where.kind) {
+    case 'postgres':
+      return new PostgresStateBackend(where.url, workspace, options.databaseTimeoutMs);
+    case 'file':
+      return new FileStateBackend(workspaceStatePath(where.path, workspace), workspace);
+    case 'other-url':
+      throw new ScrapeformError(
+        'cli.usage',
+        `the state location ${where.shown} is a URL no state backend reads: state is kept in a file or in PostgreSQL (postgres:// or postgresql://)`,
+        { hint: 'give a postgres:// URL, or the path of a state file' },
+      );
+  }
 }

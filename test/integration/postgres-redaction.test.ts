@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStateBackend } from '../../src/state/create-backend.js';
-import { redactUrl } from '../../src/state/database-url.js';
+import { redactUrl } from '../../src/model/state-url.js';
 import { runScrapeform } from '../helpers/cli.js';
 
 describe('a PostgreSQL password is never shown', () => {

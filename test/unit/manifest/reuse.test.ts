@@ -362,6 +362,28 @@ environments:
     expect((await loadAllEnvironments({ paths: [dir], env: {} })).diagnostics).toEqual([]);
   });
 
+  it('names a shared PostgreSQL state without its password, however its URL is spelled', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+environments:
+  staging: { state: "\${DB_URL}" }
+  prod: { state: "POSTGRES://ci:S3cretPw@db.internal/scrapeform" }
+`,
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const loaded = await loadAllEnvironments({
+      paths: [dir],
+      env: { DB_URL: ' postgres://ci:S3cretPw@db.internal/scrapeform' },
+    });
+    expect(loaded.diagnostics.map((d) => [d.line, d.code, d.message])).toEqual([
+      [
+        4,
+        'config.shared-state',
+        'environments "staging" and "prod" share one state (postgres://ci:***@db.internal/scrapeform, workspace default): each would plan deleting the other\'s objects',
+      ],
+    ]);
+  });
+
   it('reads examples/multi-env in both environments', async () => {
     const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
     expect(loaded.diagnostics).toEqual([]);

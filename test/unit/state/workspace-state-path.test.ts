@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { workspaceStatePath } from '../../../src/model/state-location.js';
 import { createStateBackend } from '../../../src/state/create-backend.js';
 import { checkWorkspaceName } from '../../../src/state/workspace-name.js';
+import type { ScrapeformError } from '../../../src/errors.js';
 
 describe('the state file of a workspace', () => {
   it('default keeps the given path; another workspace has its own folder beside it', () => {
@@ -30,4 +31,37 @@ describe('the state file of a workspace', () => {
       expect(() => createStateBackend('state.json', name)).toThrow('must be 1 to 40 letters, digits, - or _');
     },
   );
+});
+
+describe('what a state location names (review: a pasted URL became a file named after its password)', () => {
+  it.each([
+    ' postgres://bob:S3cretPw@db.internal:5432/scrapeform',
+    'POSTGRES://bob:S3cretPw@db.internal:5432/scrapeform',
+    'PostgreSQL://bob:S3cretPw@db.internal:5432/scrapeform\n',
+  ])('%j is the PostgreSQL backend, shown without the password', (location) => {
+    const backend = createStateBackend(location);
+    expect(backend.constructor.name).toBe('PostgresStateBackend');
+    expect(backend.location).toMatch(
+      /^postgres(ql)?:\/\/bob:\*\*\*@db\.internal:5432\/scrapeform \(workspace default\)$/,
+    );
+  });
+
+  it('a URL of another scheme is a usage error, its password hidden, and no file is made of it', () => {
+    const refused = (() => {
+      try {
+        createStateBackend('mysql://bob:S3cretPw@db.internal/scrapeform');
+      } catch (error) {
+        return error as ScrapeformError;
+      }
+      return undefined;
+    })();
+    expect(refused?.code).toBe('cli.usage');
+    expect(refused?.message).toBe(
+      'the state location mysql://bob:***@db.internal/scrapeform is a URL no state backend reads: state is kept in a file or in PostgreSQL (postgres:// or postgresql://)',
+    );
+  });
+
+  it('a path stays a path, as written', () => {
+    expect(createStateBackend(path.join('ops', 'state.json')).location).toBe(path.join('ops', 'state.json'));
+  });
 });

@@ -1,0 +1,78 @@
+/*
+ * A state location as written (`--state`, SCRAPEFORM_STATE, an environment's `state:`): a PostgreSQL URL or a file
+ * path, read one way by the state backends and by the check that no two environments share a state; and a
+ * connection URL shown everywhere without its password.
+ */
+
+/** What a state location names. */
+export type StateLocationKind =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'file'; path: string }
+  /** A URL of another scheme: no backend keeps state there, and it must not become a file named after it. */
+  | { kind: 'other-url'; shown: string };
+
+/**
+ * A `postgres://` or `postgresql://` URL (the scheme in any case, around it spaces a pasted secret brings) is a
+ * database; any other `scheme://` is a URL no backend keeps state in (refused, rather than written to a file whose
+ * name holds the password); anything else is a file path, as written.
+ */
+export function readStateLocation(location: string): StateLocationKind {
+  const trimmed = location.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed);
+  if (scheme === null) return { kind: 'file', path: location };
+  const name = (scheme[1] ?? '').toLowerCase();
+  if (name === 'postgres' || name === 'postgresql')
+    return { kind: 'postgres', url: `${name}${trimmed.slice(name.length)}` };
+  return { kind: 'other-url', shown: redactUrl(trimmed) };
+}
+
+/** Query parameters of a connection URL that carry a secret (libpq's password and sslpassword, and the like). */
+const SECRET_PARAMETER = /pass|secret|token|key/i;
+
+/**
+ * Hides the password of a connection URL wherever it is shown: the one after the user name, and any query
+ * parameter such as `?password=`. A URL that cannot be parsed (a `/` or `@` in the password not percent-encoded)
+ * keeps only its scheme, user name and what follows the last `@`.
+ */
+export function redactUrl(url: string): string {
+  const parsed = readableUrl(url);
+  if (parsed === undefined) return redactUnparsed(url);
+  if (parsed.password !== '') parsed.password = '***';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
+  }
+  return parsed.toString();
+}
+
+/**
+ * The URL as the driver reads it, or undefined when it cannot be read as meant. A password holding an unencoded
+ * `#`, `/` or `?` after digits still parses, wrongly: `postgres://sf:2024#Secret@host/db` is user-less host `sf`,
+ * port 2024 and a fragment holding the rest. An `@` past the authority with no user name found is that case.
+ */
+export function readableUrl(url: string): URL | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.hostname === '') return undefined;
+  if (parsed.username === '' && `${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@'))
+    return undefined;
+  return parsed;
+}
+
+function redactUnparsed(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  const rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const afterAt = at >= 0 ? rest.slice(at + 1) : rest;
+  const userinfo = at >= 0 ? rest.slice(0, at) : '';
+  const colon = userinfo.indexOf(':');
+  const user = colon >= 0 ? `${userinfo.slice(0, colon)}:***@` : userinfo !== '' ? `${userinfo}@` : '';
+  const hostAndPath = afterAt.replace(
+    /([?&][^=&#]*(?:pass|secret|token|key)[^=&#]*=)[^&#]*/gi,
+    (_match, name: string) => `${name}***`,
+  );
+  return `${scheme}${user}${hostAndPath}`;
+}
