@@ -1,3 +1,6 @@
+/** The longest a Node timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `500ms`, `2s`, `15m`, `1h`, `1d`, `1h30m`, or a bare number of milliseconds; undefined when unreadable. */

@@ -45,10 +45,15 @@ export function retryDelay(
   return delayMs;
 }
 
-/** Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
+/**
+ * Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). Seconds with a
+ * fraction (`1.5`) are read as meant. Anything else is unreadable (undefined: the backoff decides): a date names
+ * its month, so `-5` is not the year -5 (Date.parse would read it, and `1.5` too, as a date long past: "now").
+ */
 export function parseRetryAfter(value: string, now: number): number | undefined {
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
+  if (!/[a-z]{3}/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

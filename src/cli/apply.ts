@@ -21,6 +21,7 @@ import {
   addApiFlags,
   addLockFlags,
   addSelectionFlags,
+  durationFlag,
   openFromFlags,
   pollIntervalFromEnv,
   selectionOf,
@@ -88,15 +89,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
   const maxGenerating = wholeNumber(flags.maxGenerating, '--max-generating') ?? DEFAULT_MAX_GENERATING;
   if (maxGenerating < 1) throw new ScrapeformError('cli.usage', '--max-generating must be at least 1');
-  const waitTimeoutMs = parseDuration(flags.waitTimeout);
-  if (waitTimeoutMs === undefined)
-    throw new ScrapeformError(
-      'cli.usage',
-      `--wait-timeout: cannot read "${flags.waitTimeout}" as a duration`,
-      {
-        hint: 'write it like 90s, 15m or 1h',
-      },
-    );
+  const waitTimeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '90s, 15m or 1h');
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
   const format = flags.json === true ? 'json' : 'human';
   if (flags.plan !== undefined) refuseSelectionWithSavedPlan(flags);

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { parseDuration } from '../duration.js';
-import { ScrapeformError } from '../errors.js';
 import { renderJobsTable } from '../output/render-jobs.js';
 import { using } from '../workspace/open-workspace.js';
 import { isJobFailed, runProject } from '../workspace/project-jobs.js';
 import type { RunCommand } from './io.js';
-import { addApiFlags, openServicesFromFlags, pollIntervalFromEnv } from './shared-flags.js';
+import { addApiFlags, durationFlag, openServicesFromFlags, pollIntervalFromEnv } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 export function registerRun(program: Command, run: RunCommand): void {
@@ -18,12 +16,7 @@ export function registerRun(program: Command, run: RunCommand): void {
   addApiFlags(command).action(
     async (address: string, flags: ApiFlags & { wait?: boolean; waitTimeout: string }) =>
       run(async (ctx) => {
-        const timeoutMs = parseDuration(flags.waitTimeout);
-        if (timeoutMs === undefined)
-          throw new ScrapeformError(
-            'cli.usage',
-            `--wait-timeout: cannot read "${flags.waitTimeout}" as a duration`,
-          );
+        const timeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '10m or 1h');
         const { job } = await using(openServicesFromFlags(ctx, flags), (services) =>
           runProject(services, address, {
             wait: flags.wait === true,

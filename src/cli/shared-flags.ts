@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatDuration, parseDuration } from '../duration.js';
+import { formatDuration, MAX_TIMER_MS, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport.js';
 import type { PlanOptions } from '../plan/build-plan.js';
@@ -148,6 +148,24 @@ export function selectionOf(flags: SelectionFlags): PlanOptions {
   };
 }
 
+/**
+ * A duration flag or variable read (`30s`, `15m`, a bare number of ms), or a usage error naming it: unreadable,
+ * below `least` ms, or longer than a timer can wait (MAX_TIMER_MS, about 24 days: Node would fire it after 1 ms,
+ * turning `watch --interval 25d` into a loop that calls the services without pause).
+ */
+export function durationFlag(text: string, flag: string, example: string, least = 0): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < least)
+    throw new ScrapeformError('cli.usage', `${flag}: cannot read "${text}" as a duration`, {
+      hint: `write it like ${example}`,
+    });
+  if (ms > MAX_TIMER_MS)
+    throw new ScrapeformError('cli.usage', `${flag}: ${text} is longer than the 24 days a timer can wait`, {
+      hint: `write it like ${example}, at most 24d`,
+    });
+  return ms;
+}
+
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
@@ -185,12 +203,7 @@ export function openStateFromFlags(
 /** SCRAPEFORM_STATE_TIMEOUT (a duration): unset or empty keeps the state database's default (30 s). */
 function databaseTimeoutOf(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  const ms = parseDuration(value.trim());
-  if (ms === undefined || ms <= 0)
-    throw new ScrapeformError('cli.usage', `SCRAPEFORM_STATE_TIMEOUT: cannot read "${value}" as a duration`, {
-      hint: 'write it like 10s or 1m',
-    });
-  return ms;
+  return durationFlag(value.trim(), 'SCRAPEFORM_STATE_TIMEOUT', '10s or 1m', 1);
 }
 
 /**
@@ -234,11 +247,7 @@ function lockWaitOf(
   signal: AbortSignal | undefined,
 ): StateLocation['lockWait'] {
   if (text === undefined) return undefined;
-  const timeoutMs = parseDuration(text);
-  if (timeoutMs === undefined)
-    throw new ScrapeformError('cli.usage', `--lock-timeout: cannot read "${text}" as a duration`, {
-      hint: 'write it like 30s, 5m or 1h',
-    });
+  const timeoutMs = durationFlag(text, '--lock-timeout', '30s, 5m or 1h');
   let shownAt = -Infinity;
   return {
     timeoutMs,

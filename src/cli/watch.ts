@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { using } from '../workspace/open-workspace.js';
@@ -11,6 +10,7 @@ import type { CommandContext, RunCommand } from './io.js';
 import {
   addApiFlags,
   addLockFlags,
+  durationFlag,
   environmentOptions,
   openFromFlags,
   pollIntervalFromEnv,
@@ -58,11 +58,7 @@ export function registerWatch(program: Command, run: RunCommand): void {
 }
 
 async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): Promise<RunStatus> {
-  const intervalMs = parseDuration(flags.interval);
-  if (intervalMs === undefined || intervalMs <= 0)
-    throw new ScrapeformError('cli.usage', `--interval: cannot read "${flags.interval}" as a duration`, {
-      hint: 'write it like 30s, 15m or 1h',
-    });
+  const intervalMs = durationFlag(flags.interval, '--interval', '30s, 15m or 1h', 1);
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations') ?? 0;
   if (flags.maxRegenerations !== undefined && flags.heal !== true)
     throw new ScrapeformError('cli.usage', '--max-regenerations is the budget of --heal: pass --heal too');

@@ -224,6 +224,11 @@ describe('parseRetryAfter', () => {
     [new Date(NOW + 3000).toUTCString(), 3000],
     [new Date(NOW - 3000).toUTCString(), 0],
     ['soon', undefined],
+    // Review: these were read by Date.parse as dates long past, so the 429 was retried at once, four times.
+    ['1.5', 1500],
+    ['-5', undefined],
+    ['2001-01-05', undefined],
+    ['Sun, 06 Nov 1994 08:49:37 GMT', 0],
   ])('%s -> %s ms', (value, expected) => {
     expect(parseRetryAfter(value, NOW)).toBe(expected);
   });
