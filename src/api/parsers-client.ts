@@ -209,6 +209,8 @@ export class ParsersClient {
         keyIn: 'query',
         expect: [200],
         idempotent: true,
+        // Each parse scrapes the page at the account's price: an answer lost to the timeout is not asked again.
+        paid: true,
         signal,
       },
       ParseResultSchema,

@@ -68,6 +68,11 @@ export interface TransportRequest {
    * the request was refused and nothing was applied (API-NOTES).
    */
   idempotent: boolean;
+  /**
+   * Each try is charged (a parse scrapes a page): retried only after an answer saying it was not done (429, 5xx),
+   * never after a timeout or a broken connection, whose try the service may have run and charged.
+   */
+  paid?: boolean;
   /** The service called, for messages (`PARSER_SERVICE`, `PIPELINE_SERVICE`). */
   service?: string;
   signal?: AbortSignal;

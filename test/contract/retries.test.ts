@@ -117,6 +117,35 @@ describe('retries', () => {
     expect(sleeps).toHaveLength(1);
   });
 
+  it('a parse (charged per try) is not asked again after a broken connection or a timeout, only after an answer saying it failed', async () => {
+    // Review: a parse answered after the timeout was sent again, and each try was charged.
+    nock(PARSER_ORIGIN)
+      .get('/parse/p-1/0')
+      .query(true)
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const { parsers, sleeps } = createTestApi();
+    const dropped = (await parsers
+      .parse('p-1', 0, 'https://b.example/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect(dropped.code).toBe('api.network');
+    nock(PARSER_ORIGIN).get('/parse/p-1/0').query(true).delay(300).reply(200, { result: {} });
+    const late = createTestApi({ timeoutMs: 50 });
+    const timedOut = (await late.parsers
+      .parse('p-1', 0, 'https://b.example/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect(timedOut.code).toBe('api.timeout');
+    expect([...sleeps, ...late.sleeps]).toEqual([]);
+    // The seed's advice for 500 "Extraction failed" is to retry: the service said it was not done.
+    nock(PARSER_ORIGIN).get('/parse/p-1/0').query(true).reply(500, { error: 'Extraction failed' });
+    nock(PARSER_ORIGIN)
+      .get('/parse/p-1/0')
+      .query(true)
+      .reply(200, { result: { title: 'x' } });
+    const retried = createTestApi();
+    expect((await retried.parsers.parse('p-1', 0, 'https://b.example/')).result).toEqual({ title: 'x' });
+    expect(retried.sleeps).toHaveLength(1);
+  });
+
   it('retries DELETE (idempotent)', async () => {
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(503);
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(204);
