@@ -19,8 +19,11 @@ export interface AnswerHeaders {
 export interface WireAnswer {
   status: number;
   headers: AnswerHeaders;
-  /** The whole body as text; rejects when the connection breaks or the signal aborts before its end. */
-  text(): Promise<string>;
+  /**
+   * The whole body as text; rejects when the connection breaks or the signal aborts before its end, and with
+   * AnswerTooLarge once more than `maxBytes` came (decompressed), before holding more.
+   */
+  text(maxBytes: number): Promise<string>;
   /** The body is not wanted (a redirect): drop it so the connection can be used again. */
   discard(): Promise<void>;
 }
@@ -32,6 +35,18 @@ export interface WireRequest {
   body: string | undefined;
   /** The deadline of the try (and Ctrl-C): calls off the request, or the reading of its answer. */
   deadline: TrySignal;
+}
+
+/**
+ * An answer longer than the transport reads (TransportOptions.maxAnswerBytes): not read further, so neither memory
+ * nor Node's longest string (about 512 million characters, past which making the text threw outside any handler)
+ * is reached.
+ */
+export class AnswerTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${limit} bytes`);
+    this.name = 'AnswerTooLarge';
+  }
 }
 
 /** Sends one request, without following redirects (the transport judges them). */
@@ -144,7 +159,7 @@ function answerOf(incoming: http.IncomingMessage, deadline: TrySignal): WireAnsw
         return Array.isArray(value) ? value.join(', ') : value;
       },
     },
-    text: () => readText(incoming, deadline),
+    text: (maxBytes) => readText(incoming, deadline, maxBytes),
     discard: async () => {
       incoming.resume();
     },
@@ -152,7 +167,7 @@ function answerOf(incoming: http.IncomingMessage, deadline: TrySignal): WireAnsw
 }
 
 /** The body as UTF-8 text, decompressed when the server compressed it anyway (nothing asks it to). */
-function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<string> {
+function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const encoding = (incoming.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     const decoder =
@@ -165,6 +180,7 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<
             : undefined;
     const source: Readable = decoder !== undefined ? incoming.pipe(decoder) : incoming;
     const chunks: Buffer[] = [];
+    let size = 0;
     let settled = false;
     const fail = (error: unknown): void => {
       if (settled) return;
@@ -174,7 +190,14 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<
     };
     if (deadline.aborted) return fail(deadline.reason);
     const off = deadline.onAbort(fail);
-    source.on('data', (chunk: Buffer) => chunks.push(chunk));
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        decoder?.destroy();
+        return fail(new AnswerTooLarge(maxBytes));
+      }
+      chunks.push(chunk);
+    });
     source.on('error', fail);
     decoder?.on('error', fail);
     incoming.on('error', fail);
@@ -186,9 +209,11 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal): Promise<
       off();
       if (settled) return;
       settled = true;
-      const text = Buffer.concat(chunks).toString('utf8');
-      // As fetch's text(): a byte-order mark is not part of the text.
-      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      try {
+        resolve(withoutMark(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   });
 }
@@ -212,10 +237,31 @@ export function sendOverFetch(dispatcher: Dispatcher): Send {
     return {
       status: response.status,
       headers: response.headers,
-      text: () => response.text(),
+      text: (maxBytes) => readFetchText(response, maxBytes),
       discard: async () => {
         await response.body?.cancel().catch(() => undefined);
       },
     };
   };
+}
+
+/** As fetch's text(): a byte-order mark is not part of the text. */
+function withoutMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** fetch's body as text, as readText reads Node's: at most `maxBytes`, then AnswerTooLarge. */
+async function readFetchText(response: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body === null) return '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new AnswerTooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return withoutMark(Buffer.concat(chunks).toString('utf8'));
 }

@@ -8,7 +8,7 @@ import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { sendOverFetch, sendOverHttp } from './send-request.js';
+import { AnswerTooLarge, sendOverFetch, sendOverHttp } from './send-request.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
 import type { AnswerHeaders, ConnectionPools, Send, WireAnswer } from './send-request.js';
@@ -37,6 +37,8 @@ export interface TransportOptions {
   retry?: Partial<RetryPolicy>;
   /** Deadline of one try, in ms (exact, through a timer of its own, try-signal.ts; undici's own timeouts are coarse). */
   timeoutMs?: number;
+  /** The longest answer read, in bytes once decompressed (default MAX_ANSWER_BYTES); a longer one is a bad response. */
+  maxAnswerBytes?: number;
   onEvent?: (event: TransportEvent) => void;
   /** The service this transport calls, for messages, when a request does not name one (see `forService`). */
   service?: string;
@@ -324,8 +326,9 @@ export class Transport {
       }
       let parsed: unknown;
       try {
-        parsed = await readBody(response);
+        parsed = await readBody(response, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
       } catch (error) {
+        if (error instanceof AnswerTooLarge) return this.tooLarge(request, current, response.status, error);
         return this.noAnswer(request, current, error, deadline.timedOut(), response.status);
       }
       // Redacted once: the event and the response show the same URL.
@@ -400,6 +403,21 @@ export class Transport {
     });
   }
 
+  /** An answer too long to read: a bad response, not retried (the next would be as long). */
+  private tooLarge(request: TransportRequest, url: URL, status: number, error: AnswerTooLarge): ApiError {
+    return new ApiError({
+      code: 'api.bad-response',
+      status,
+      method: request.method,
+      url: url.toString(),
+      retryable: false,
+      cause: error,
+      message: `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`,
+      secrets: [this.apiKey],
+      ...this.serviceOf(request),
+    });
+  }
+
   private emitResponse(request: TransportRequest, shownUrl: string, status: number, started: number): void {
     this.onEvent({
       type: 'response',
@@ -442,8 +460,15 @@ function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-async function readBody(response: WireAnswer): Promise<unknown> {
-  const text = await response.text();
+/** What the transport reads of an answer at most: far beyond any list or parse seen, well below Node's longest string. */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}
+
+async function readBody(response: WireAnswer, maxBytes: number): Promise<unknown> {
+  const text = await response.text(maxBytes);
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { resolveApiConfig } from '../../src/api/config.js';
@@ -63,6 +64,44 @@ describe('reading answers over http', () => {
       res.end(`\uFEFF${PARSERS}`);
     };
     expect((await new ParsersClient(transport, origin).list()).map((p) => p.id)).toEqual(['p1']);
+  });
+
+  it('an answer longer than the transport reads is a bad response, not retried, plain or inflating from gzip', async () => {
+    // Review: 600 MB (or 600 KB of gzip) made Node throw outside any handler: a stack trace, apply's lock left.
+    const big = JSON.stringify([{ id: 'p1', name: 'x'.repeat(4000), status: 'FINISHED', version: 0 }]);
+    const transport = new Transport({ apiKey: SENTINEL_KEY, maxAnswerBytes: 2048, ...noWait });
+    for (const gzip of [false, true]) {
+      requests = 0;
+      answer = (res) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+        });
+        res.end(gzip ? gzipSync(big) : big);
+      };
+      const error = (await new ParsersClient(transport, origin).list().catch((e: unknown) => e)) as ApiError;
+      expect(error).toBeInstanceOf(ApiError);
+      expect([error.code, error.status, error.retryable]).toEqual(['api.bad-response', 200, false]);
+      expect(error.message).toBe(
+        `GET ${origin}/parsers?api_key=***: 200: the 200 answer is larger than 2048 bytes; it was not read, and nothing is planned from it`,
+      );
+      expect(requests).toBe(1);
+    }
+    // Within the bound it reads as before.
+    answer = (res) => res.end(PARSERS);
+    expect(await new ParsersClient(transport, origin).list()).toHaveLength(1);
+    // Through fetch and an undici dispatcher (the way with a proxy), the same bound.
+    const dispatcher = new Agent();
+    try {
+      const overFetch = new Transport({ apiKey: SENTINEL_KEY, maxAnswerBytes: 2048, dispatcher, ...noWait });
+      answer = (res) => res.end(big);
+      const error = (await new ParsersClient(overFetch, origin).list().catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.retryable]).toEqual(['api.bad-response', false]);
+      answer = (res) => res.end(`\uFEFF${PARSERS}`);
+      expect(await new ParsersClient(overFetch, origin).list()).toHaveLength(1);
+    } finally {
+      await dispatcher.destroy();
+    }
   });
 
   it('an answer cut off before its end is a broken connection, retried for a GET', async () => {
