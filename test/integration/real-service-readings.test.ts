@@ -310,6 +310,30 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
   });
 });
 
+describe('1b. versions past a pending one', () => {
+  it('a field added by hand once a --no-wait create finished is removed, free: no replace, no second parser', async () => {
+    const h = await start([]);
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.applyChanges(await ws.plan(), { noWait: true });
+    const recorded = (await ws.state()).resources['parser.books'];
+    if (recorded?.kind !== 'Parser') throw new Error('not recorded');
+    expect(recorded).toMatchObject({ version: null, pending: { version: 0 } });
+    await h.emulator.idle();
+    await h.parsers.update(recorded.id, 0, { add_fields: [{ name: 'author', description: 'Author name' }] });
+    await h.emulator.idle();
+    const before = credits(h);
+    const { plan } = await ws.converge();
+    expect(plan.resource_changes.map((c) => [c.action, c.regenerates])).toEqual([['update', false]]);
+    expect(plan.drift.map((d) => d.message)).toEqual([
+      'version moved from 0 to 1 outside scrapeform; fields added: author',
+    ]);
+    expect(before - credits(h)).toBe(0);
+    expect([...h.emulator.parsers.parsers.keys()]).toEqual([recorded.id]);
+    expect(calls(h, 'DELETE', '/parsers/')).toBe(0);
+  });
+});
+
 describe('2. details without version (details-without-version)', () => {
   it('creates, then updates from the listed version; the second plan is empty', async () => {
     const h = await start(['details-without-version']);
