@@ -67,7 +67,8 @@ export async function settlePatches(ctx: HandlerContext, unsent: ReadonlySet<str
  * One PATCH, its intent on disk first (ParserState.patching): a run whose answer is lost leaves it for the next
  * plan, which takes the version the service made as this PATCH's rather than PATCHing again. A refusal (4xx) made
  * nothing, so the intent goes; any other failure (no answer, a 5xx, an answer that cannot be read) may have acted,
- * so it stays. A parser state does not hold yet (the first PATCH of an adoption) has no intent to keep.
+ * so it stays, marked `sent`: the next plan takes the version it made as its own, and while neither the list nor
+ * the parser's details show that version, sends it again only with `--recreate` for the address (recover-intents.ts). A parser state does not hold yet (the first PATCH of an adoption) has no intent to keep.
  */
 export async function patchOnce<T>(
   ctx: HandlerContext,
@@ -76,11 +77,20 @@ export async function patchOnce<T>(
   send: () => Promise<T>,
 ): Promise<T> {
   const held = ctx.store.current.resources[address]?.kind === 'Parser';
-  // Recorded ahead with the whole plan (the first PATCH of each update): already on disk.
-  if (held && ctx.patchesAhead?.delete(address) !== true) {
+  // When it went out: a PATCH whose answer is lost then is not sent again unconfirmed (recover-intents.ts).
+  const sent = { ...patching, sent: new Date(ctx.now()).toISOString() };
+  if (held && ctx.patchesAhead?.delete(address) === true) {
+    // Recorded ahead with the whole plan (the first PATCH of each update): already on disk. That it is being sent
+    // goes with the next write, not one of its own, as for a create (create-intent.ts).
     await ctx.store.commit((state) => {
       const current = state.resources[address];
-      if (current?.kind === 'Parser') state.resources[address] = { ...current, patching };
+      if (current?.kind === 'Parser' && current.patching !== undefined)
+        state.resources[address] = { ...current, patching: { ...current.patching, sent: sent.sent } };
+    });
+  } else if (held) {
+    await ctx.store.commit((state) => {
+      const current = state.resources[address];
+      if (current?.kind === 'Parser') state.resources[address] = { ...current, patching: sent };
     });
     await ctx.store.durable();
   }

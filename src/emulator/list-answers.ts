@@ -62,3 +62,18 @@ function pageNumber(raw: string | null, name: string, fallback: number): number 
 export function listedYet(createdAt: string, now: number, quirks: Quirks): boolean {
   return !quirks.has('lagging-list') || now - Date.parse(createdAt) >= quirks.settings.listLagMs;
 }
+
+/**
+ * lagging-list with `versionLagMs`: the version of a parser a list answer shows, the latest created at least
+ * `versionLagMs` ago (the first version always shows once the parser is listed). A list may lag behind a PATCH as
+ * it may behind a create: nothing public says otherwise (API-NOTES, Lists).
+ */
+export function listedVersion<V extends { version: number; createdAt: string }>(
+  versions: readonly V[],
+  now: number,
+  quirks: Quirks,
+): V | undefined {
+  const lag = quirks.has('lagging-list') ? quirks.settings.versionLagMs : 0;
+  const shown = versions.filter((v, i) => i === 0 || lag === 0 || now - Date.parse(v.createdAt) >= lag);
+  return shown.reduce<V | undefined>((a, b) => (a === undefined || b.version > a.version ? b : a), undefined);
+}

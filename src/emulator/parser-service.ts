@@ -6,7 +6,7 @@ import { applyOperations, readOperations, recompile } from './field-operations.j
 import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
-import { answerList, listedYet } from './list-answers.js';
+import { answerList, listedVersion, listedYet } from './list-answers.js';
 import { describeFailure, ParserGeneration } from './parser-generation.js';
 import { latestOf, reportedStatus } from './parser-records.js';
 import type { StoredParser, StoredVersion } from './parser-records.js';
@@ -93,7 +93,7 @@ export class ParserService {
     const items = [...this.parsers.values()]
       .filter((p) => p.account === account.key && listedYet(p.createdAt, now, quirks))
       .map((p) => {
-        const latest = latestOf(p);
+        const latest = listedVersion(p.versions, now, quirks) ?? latestOf(p);
         return {
           id: p.id,
           name: p.name,

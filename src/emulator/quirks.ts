@@ -22,6 +22,11 @@ export type PageStyle = (typeof PAGE_STYLES)[number];
 export interface QuirkSettings {
   /** lagging-list: emulated ms before a new parser or project appears in list answers. */
   listLagMs: number;
+  /**
+   * lagging-list: emulated ms before a parser's new version (a PATCH's) shows in list answers; until then the list
+   * shows the latest version older than that. 0 (the default): at once. Details by id show it at once.
+   */
+  versionLagMs: number;
   /** paged-lists: items per page when the request gives no `per_page`. */
   pageSize: number;
   /**
@@ -35,6 +40,7 @@ export interface QuirkSettings {
 
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   listLagMs: 2000,
+  versionLagMs: 0,
   pageSize: 2,
   pageStyle: 'has-more',
   queuedMs: 1000,
@@ -96,7 +102,7 @@ export class Quirks {
 
 /**
  * Validates a body of PUT /_emulator/quirks:
- * `{"quirks": [...], "listLagMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
+ * `{"quirks": [...], "listLagMs": 0, "versionLagMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
  */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
@@ -111,7 +117,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
       const problem = describeUnknownQuirks(value as string[]);
       if (problem !== undefined) throw new HttpError(400, problem);
       names = value as QuirkName[];
-    } else if (key === 'listLagMs' || key === 'queuedMs' || key === 'pageSize') {
+    } else if (key === 'listLagMs' || key === 'versionLagMs' || key === 'queuedMs' || key === 'pageSize') {
       const least = key === 'pageSize' ? 1 : 0;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < least)
         throw new HttpError(400, `${key} must be a whole number >= ${least}`);
@@ -123,7 +129,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
     } else {
       throw new HttpError(
         400,
-        `unknown quirk setting ${key}; known: quirks, listLagMs, pageSize, pageStyle, queuedMs`,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, pageSize, pageStyle, queuedMs`,
       );
     }
   }

@@ -126,20 +126,28 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
 /**
  * `--recreate ADDRESS`: a create an earlier apply sent and could not confirm, which no list shows yet, is sent again
  * only for the addresses named. It may have landed (a list can lag behind a create), and a second object would be
- * a duplicate, a parser's at the price of another generation. Refused with exit 3 and nothing sent; a person's yes
- * does not cover it: only the address, named after checking the service.
+ * a duplicate, a parser's at the price of another generation. So is a PATCH whose version no answer shows yet
+ * (neither the list nor the parser's details): a second one pays a second generation. Refused with exit 3 and
+ * nothing sent; a person's yes does not cover it: only the address, named after checking the service.
  */
 export function checkRecreates(plan: Plan, recreate: readonly string[], saved = false): void {
   const waiting = plan.resource_changes.filter((c) => resendsUnconfirmed(c) && !recreate.includes(c.address));
   if (waiting.length === 0) return;
   const n = waiting.length;
+  const patches = waiting.filter((c) => c.action === 'update').length;
+  const what =
+    patches === 0
+      ? `${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet`
+      : patches === n
+        ? `${n === 1 ? 'a PATCH' : `${n} PATCHes`} an earlier apply sent and could not confirm, whose version neither the list nor the parser's details show yet`
+        : `${n} creates and PATCHes an earlier apply sent and could not confirm, which no answer shows yet`;
   throw new ScrapeformError(
     'apply.recreate-not-approved',
-    `not applied: the plan sends again ${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
+    `not applied: the plan sends again ${what} (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
     {
       status: 'input-needed',
       details: { addresses: waiting.map((c) => c.address) },
-      hint: `apply again later: once the list shows what landed, it is recovered, not created again; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
+      hint: `apply again later: once ${patches === 0 ? 'the list shows what landed, it is recovered, not created again' : 'an answer shows what landed, it is recovered, not sent again'}; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
     },
   );
 }

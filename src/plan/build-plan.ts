@@ -9,6 +9,7 @@ import {
   PARTIAL_PLAN_WARNING,
   PLAN_FORMAT_VERSION,
   postsNewObject,
+  UNCONFIRMED_PATCH_REASON,
   UNCONFIRMED_REASON,
 } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
@@ -18,7 +19,8 @@ import { affectedExpectChecks } from './affected-checks.js';
 import { planParser } from './plan-parser.js';
 import { planMoves } from './plan-moves.js';
 import { planProject } from './plan-project.js';
-import { recoverIntents } from './recover-intents.js';
+import { latestVersions } from './latest-versions.js';
+import { expectedPatchVersion, recoverIntents } from './recover-intents.js';
 
 export { projectPayload } from './plan-project.js';
 export { stable } from './plan-context.js';
@@ -80,8 +82,62 @@ export function detailsNeeded(
       (v) => v !== null && v !== undefined,
     );
     if (!known.includes(live.version)) needed.add(live.id);
+    // A list may lag behind a PATCH as behind a create: a version scrapeform made (pending, announced by the
+    // service's answer) or may have made (a PATCH whose answer was lost) that the list does not show yet is looked
+    // for in the details, read by id, before anything is sent again.
+    const ahead = Math.max(recorded.pending?.version ?? -1, expectedPatchVersion(recorded) ?? -1);
+    if (live.version < ahead) needed.add(live.id);
   }
   return [...needed];
+}
+
+/**
+ * Why each parser's update may send again a PATCH that already landed, by address: a PATCH whose answer was lost
+ * (its intent marked sent) or a version the service announced (pending), that neither the list nor the parser's
+ * details show yet. Details lag too on some services; a PATCH sent twice pays two generations.
+ */
+function unconfirmedPatches(
+  state: State,
+  index: ReturnType<typeof indexLive>,
+  lostAnswers: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [address, recorded] of Object.entries(state.resources)) {
+    if (recorded.kind !== 'Parser') continue;
+    const live = index.parserById.get(recorded.id);
+    if (live === undefined) continue;
+    const sentAt = lostAnswers.get(address);
+    if (sentAt !== undefined) {
+      out.set(
+        address,
+        `the PATCH sent at ${sentAt} got no clear answer, and neither the list nor the parser's details show the version it would make (${String(expectedPatchVersion(recorded))}) yet`,
+      );
+    } else if (recorded.pending !== undefined && live.version < recorded.pending.version) {
+      out.set(
+        address,
+        `version ${recorded.pending.version}, which the service announced for the change an earlier apply sent, is shown neither by the list nor by the parser's details yet (they show version ${live.version})`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * An update whose PATCH may already have landed (unconfirmedPatches) says so first, and in a warning: apply sends it
+ * again only with `--recreate` for its address, as a create it could not confirm (approval.ts).
+ */
+function unconfirmedPatchAgain(
+  change: ResourceChange,
+  unconfirmed: ReadonlyMap<string, string>,
+  warnings: string[],
+): ResourceChange {
+  const why = unconfirmed.get(change.address);
+  if (why === undefined || change.action !== 'update') return change;
+  warnings.push(
+    `${change.address}: ${why}; apply refuses to send the PATCH again without --recreate ${change.address} (check the service first: if it landed, sending it again pays another generation)`,
+  );
+  const reason = `${UNCONFIRMED_PATCH_REASON} ${why} (it may have landed); apply sends it again only with --recreate ${change.address}`;
+  return { ...change, reasons: [reason, ...change.reasons] };
 }
 
 /**
@@ -160,7 +216,9 @@ export function buildPlan(input: PlanInput): Plan {
   }
   // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them
   // the same way before its calls: refreshState).
-  const recovered = recoverIntents(input.state, input.live);
+  // Details newer than a list that lags behind a PATCH say where each parser is (latest-versions.ts).
+  const live = latestVersions(input.live);
+  const recovered = recoverIntents(input.state, live);
   warnings.push(...recovered.notes);
   // Objects renamed with a `moved:` hint are planned at their new address, from the state of their old one.
   const moves = planMoves(recovered.state, [...input.parsers, ...input.projects]);
@@ -177,8 +235,8 @@ export function buildPlan(input: PlanInput): Plan {
     drift,
     warnings,
     fingerprint,
-    live: input.live,
-    index: indexLive(input.live),
+    live,
+    index: indexLive(live),
     state,
     managed: managedIds(state),
     reassert: options.reassert ?? [],
@@ -192,6 +250,7 @@ export function buildPlan(input: PlanInput): Plan {
       .map(([a]) => a),
   ]);
   const desiredParsers = new Map<string, DesiredParser>(input.parsers.map((p) => [p.address, p]));
+  const patchesUnconfirmed = unconfirmedPatches(state, ctx.index, recovered.unconfirmedPatches);
   for (const address of [...parserAddresses].sort()) {
     if (!selected(address)) continue;
     const recorded = state.resources[address];
@@ -202,11 +261,12 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
     if (change === undefined) continue;
-    changes.push(
-      withMove(
-        withOrigin(unconfirmedAgain(change, recovered.unconfirmed, warnings), desiredParsers.get(address)),
-      ),
+    const flagged = unconfirmedPatchAgain(
+      unconfirmedAgain(change, recovered.unconfirmed, warnings),
+      patchesUnconfirmed,
+      warnings,
     );
+    changes.push(withMove(withOrigin(flagged, desiredParsers.get(address))));
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
 

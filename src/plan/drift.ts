@@ -45,7 +45,10 @@ export function driftReadsNeeded(
   return { details, previous: previousVersionsNeeded(state, list, details) };
 }
 
-/** Of the parsers whose latest details are read, those that moved one step: their recorded version is read too. */
+/**
+ * Of the parsers whose latest details are read, those that moved one step past the version drift is reconciled
+ * against (the one scrapeform made last: pending, else the recorded one): that version is read too.
+ */
 export function previousVersionsNeeded(
   state: State,
   list: readonly LiveParserSummary[],
@@ -55,10 +58,11 @@ export function previousVersionsNeeded(
   const wanted = new Set(detailIds);
   const out: { id: string; version: number }[] = [];
   for (const resource of Object.values(state.resources)) {
-    if (resource.kind !== 'Parser' || !wanted.has(resource.id) || resource.version === null) continue;
+    if (resource.kind !== 'Parser' || !wanted.has(resource.id)) continue;
+    const baseline = resource.pending?.version ?? resource.version;
+    if (baseline === null) continue;
     const live = byId.get(resource.id);
-    if (live !== undefined && live.version === resource.version + 1)
-      out.push({ id: resource.id, version: resource.version });
+    if (live !== undefined && live.version === baseline + 1) out.push({ id: resource.id, version: baseline });
   }
   return out;
 }

@@ -300,11 +300,20 @@ export function adoptsLiveObject(change: ResourceChange): boolean {
 export const UNCONFIRMED_REASON = 'unconfirmed create:';
 
 /**
- * Whether a change sends again a create an earlier apply sent and gave up confirming, which no list shows yet: it
- * may have landed (a list can lag), so apply sends it only with `--recreate` for its address (approval.ts).
+ * How the planner starts the reason of an update whose PATCH an earlier apply sent (or whose version the service
+ * announced) and that no answer shows yet, neither the list nor the parser's details (recover-intents.ts).
+ */
+export const UNCONFIRMED_PATCH_REASON = 'unconfirmed PATCH:';
+
+/**
+ * Whether a change sends again a create or a PATCH an earlier apply sent and could not confirm, which no answer
+ * shows yet: it may have landed (a list, even details, can lag), so apply sends it only with `--recreate` for its
+ * address (approval.ts).
  */
 export function resendsUnconfirmed(change: ResourceChange): boolean {
-  return change.reasons.some((reason) => reason.startsWith(UNCONFIRMED_REASON));
+  return change.reasons.some(
+    (reason) => reason.startsWith(UNCONFIRMED_REASON) || reason.startsWith(UNCONFIRMED_PATCH_REASON),
+  );
 }
 
 /** A change whose apply POSTs a new object (and so records an intent first). */

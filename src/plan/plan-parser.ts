@@ -176,8 +176,11 @@ export function planParser(
     );
   } else if (live.version !== recorded.version) {
     const details = ctx.live.details[live.id];
+    // A version made past one scrapeform made and has not seen finish was based on that one: the definition sent
+    // with it is what drift is reconciled against, not the version before it (nor nothing, after a create).
+    const baseline = driftBaseline(recorded, live.version);
     if (details !== undefined && parserStatusKind(details.status) === 'done') {
-      const reconciled = reconcileDrift(ctx, address, recorded, details);
+      const reconciled = reconcileDrift(ctx, address, baseline, details);
       baseVersion = details.version;
       base = reconciled.definition;
       // Renamed back only while the manifest still wants the old name (and not the new one as well).
@@ -194,6 +197,10 @@ export function planParser(
         kind: 'Parser',
         message: `version ${live.version} was made ${madeBy(recorded, live.version, 'failed')} and FAILED: ${live.error ?? ''}`,
       });
+      if (baseline !== recorded) {
+        baseVersion = baseline.version;
+        base = baseline.definition;
+      }
     }
   } else if (liveKind === 'failed') {
     reasons.push(`version ${live.version} FAILED: ${live.error ?? 'no error given'}`);
@@ -322,6 +329,18 @@ function reportNameSharers(ctx: Context, address: string, names: readonly (strin
       message: `live parser ${p.id} ("${p.name}", version ${p.version}, ${p.status}) has this parser's name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name`,
     });
   }
+}
+
+/**
+ * What drift is reconciled against once the live latest version moved past `pending` (apply --no-wait, a wait that
+ * timed out, a killed run, a recovered create or PATCH): that version, with the definition scrapeform sent for it,
+ * as apply records it once it finishes. Otherwise the recorded version. A create's pending definition holds the
+ * urls and scraper_params sent, so an edit by hand is never read as their change (a replace).
+ */
+function driftBaseline(recorded: ParserState, liveVersion: number): ParserState {
+  const { pending } = recorded;
+  if (pending === undefined || liveVersion <= pending.version) return recorded;
+  return { ...recorded, version: pending.version, definition: pending.definition };
 }
 
 /**

@@ -20,6 +20,11 @@ export interface RecoveredIntents {
    * address: sending one again needs `--recreate` (build-plan.ts, approval.ts).
    */
   unconfirmed: Map<string, string>;
+  /**
+   * PATCHes an earlier apply sent (their intent says when) whose version neither the list nor the parser's details
+   * show: sending one again needs `--recreate` for its address, as an unconfirmed create does (build-plan.ts).
+   */
+  unconfirmedPatches: Map<string, string>;
 }
 
 /**
@@ -44,6 +49,7 @@ export function recoverIntents(
       state: patched.resources !== state.resources ? { ...state, resources: patched.resources } : state,
       notes: patched.notes,
       unconfirmed,
+      unconfirmedPatches: patched.unconfirmed,
     };
   const resources = { ...patched.resources };
   const left: Record<string, CreateIntent> = {};
@@ -90,12 +96,13 @@ export function recoverIntents(
     if (landed.length === 0 && sentAt !== undefined) unconfirmed.set(address, sentAt);
     left[address] = intent;
   }
-  if (!changed) return { state, notes, unconfirmed };
+  if (!changed) return { state, notes, unconfirmed, unconfirmedPatches: patched.unconfirmed };
   const { intents: _intents, ...rest } = state;
   return {
     state: { ...rest, resources, ...(Object.keys(left).length > 0 ? { intents: left } : {}) },
     notes,
     unconfirmed,
+    unconfirmedPatches: patched.unconfirmed,
   };
 }
 
@@ -158,37 +165,53 @@ function recoveredParser(intent: ParserCreateIntent, live: LiveParserSummary): R
  * it was based on is the one it made when its details show the fields it was sent to make: it is then pending with
  * the definition sent, as apply would have recorded it. Details with other fields mean someone else made that
  * version (the PATCH was never sent, or was overtaken): the intent goes, and the plan reads the version as made
- * outside scrapeform. A parser still at `from` was not changed, and its intent goes too. Until the details of the
- * next version are read (detailsNeeded asks for them) or show any field, and while the lists lack the parser, the
- * intent stays.
+ * outside scrapeform. Until the details of the next version are read (detailsNeeded asks for them) or show any
+ * field, and while the lists lack the parser, the intent stays.
+ *
+ * A list still at `from` is no proof that the PATCH did not land (a list may lag behind a change as behind a
+ * create): the intent stays until the parser's details, read by id, say so too. They still at `from` (or before), a
+ * PATCH never sent (written ahead with the plan, the run stopped before it: no `sent`) goes and is planned again; one
+ * whose PATCH went out (`sent`) may still have landed where the details lag too, so it stays, and is returned as
+ * unconfirmed: the plan's update then needs `--recreate` (build-plan.ts, approval.ts), as an unconfirmed create does.
  */
 function recoverPatches(
   state: State,
   parsers: readonly LiveParserSummary[],
   details: Readonly<Record<string, LiveParserDetails>>,
-): { resources: State['resources']; notes: string[] } {
+): { resources: State['resources']; notes: string[]; unconfirmed: Map<string, string> } {
   const notes: string[] = [];
+  const unconfirmed = new Map<string, string>();
   let resources = state.resources;
   for (const [address, resource] of Object.entries(state.resources)) {
     if (resource.kind !== 'Parser' || resource.patching === undefined) continue;
     const live = parsers.find((p) => p.id === resource.id);
     if (live === undefined) continue;
     const { patching, ...rest } = resource;
+    const expected = expectedPatchVersion(resource) ?? patching.from + 1;
+    const read = details[resource.id];
+    // The latest version any answer showed: the list's, or the details' when they are newer (latest-versions.ts).
+    const latest = Math.max(live.version, read?.version ?? -1);
     let next: ResourceState = rest;
-    if (live.version === expectedPatchVersion(resource)) {
-      const read = details[resource.id];
-      if (read?.version !== live.version || read.fields.length === 0) continue;
+    if (latest === expected) {
+      if (read?.version !== latest || read.fields.length === 0) continue;
       if (sameFieldNames(read.fields, patching.definition)) {
-        next = { ...rest, pending: { version: live.version, definition: patching.definition } };
+        next = { ...rest, pending: { version: latest, definition: patching.definition } };
         notes.push(
-          `${address}: version ${live.version} was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (its fields are the ones sent; not a change made outside scrapeform)`,
+          `${address}: version ${latest} was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (its fields are the ones sent; not a change made outside scrapeform)`,
         );
+      }
+    } else if (latest < expected) {
+      // Not confirmed absent until the details are read by id too.
+      if (read === undefined) continue;
+      if (patching.sent !== undefined) {
+        unconfirmed.set(address, patching.sent);
+        continue;
       }
     }
     if (resources === state.resources) resources = { ...state.resources };
     resources[address] = next;
   }
-  return { resources, notes };
+  return { resources, notes, unconfirmed };
 }
 
 /** Whether a version's fields are, by name, the ones a definition declares (output types are not input types). */

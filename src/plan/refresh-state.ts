@@ -1,6 +1,7 @@
 import { parserStatusKind } from '../api/parser-status.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
+import { latestVersions } from './latest-versions.js';
 import { indexLive } from './plan-context.js';
 import { recoverIntents } from './recover-intents.js';
 
@@ -10,7 +11,9 @@ import { recoverIntents } from './recover-intents.js';
  * (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version. Returns undefined when nothing
  * changed.
  */
-export function refreshState(state: State, live: LiveSnapshot): State | undefined {
+export function refreshState(state: State, read: LiveSnapshot): State | undefined {
+  // A version the details show FINISHED while the list lags behind it is recorded too (latest-versions.ts).
+  const live = latestVersions(read);
   const recovered = recoverIntents(state, live).state;
   let changed = recovered !== state;
   const { parserById } = indexLive(live);

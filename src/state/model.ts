@@ -40,8 +40,10 @@ export interface ParserState {
    * whose answer was lost (no answer, a 5xx, killed) leaves it behind; the next plan takes the version after
    * `from`, if the service made it, as this PATCH's (pending, with this definition) instead of as a change made
    * outside scrapeform, which it would PATCH again at the price of another generation (recover-intents.ts).
+   * `sent`: when the PATCH started (written with the next state write), so one never sent is told from one whose
+   * answer was lost: only the latter may have landed where neither the list nor the details show it yet.
    */
-  patching?: { from: number; definition: ParserDefinition };
+  patching?: { from: number; definition: ParserDefinition; sent?: string };
   /**
    * Values of `definition` that were never seen (a parser written by import: the service returns no scraper
    * params, descriptions, selectors or input types), so the empty ones recorded are unknown, not empty. Absent

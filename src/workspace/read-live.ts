@@ -1,12 +1,13 @@
 import { ApiError } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
-import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
+import type { LiveParserDetails } from '../api/live.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
 import { previousVersionsNeeded } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
+import { latestVersions, summaryOf } from '../plan/latest-versions.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 
@@ -92,9 +93,11 @@ export async function readLive(
     });
   });
   // Where a version moved one step outside scrapeform, the recorded version too: it tells a rename made by hand.
+  // Details newer than a list lagging behind a PATCH say where the parser is (plan/latest-versions.ts).
+  const latest = latestVersions({ parsers, details, projects }).parsers;
   const previous: Record<string, LiveParserDetails> = {};
   await forEachLimited(
-    previousVersionsNeeded(state, parsers, Object.keys(details)),
+    previousVersionsNeeded(state, latest, Object.keys(details)),
     READ_CONCURRENCY,
     async (ref) => {
       // Only a hint: a service that no longer answers for an old version leaves the rename untold, as before.
@@ -136,14 +139,5 @@ export async function unless404<T>(call: () => Promise<T>): Promise<T | undefine
   }
 }
 
-/** A parser found by id, as the list would have shown it. */
-export function summaryOf(details: LiveParserDetails): LiveParserSummary {
-  return {
-    id: details.id,
-    name: details.name,
-    status: details.status,
-    error: details.error,
-    generated_at: details.generatedAt,
-    version: details.version,
-  };
-}
+/** A parser found by id, as the list would have shown it (the planner reads details newer than a list the same way). */
+export { summaryOf };

@@ -310,6 +310,90 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
   });
 });
 
+describe('1b. a list lagging behind a PATCH, and versions past a pending one (lagging-list, versionLagMs)', () => {
+  const MORE = `${FIELDS}  availability: { description: Stock availability text }\n`;
+
+  it('a PATCH whose version the list does not show yet (state pending from its 202) is not sent again', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 0, versionLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const before = credits(h);
+    await ws.write({ 'books.yaml': bookParser(MORE) });
+    const plan = await ws.plan();
+    expect(plan.summary.regenerations).toBe(1);
+    await ws.applyChanges(plan, { noWait: true });
+    expect((await ws.state()).resources['parser.books']).toMatchObject({
+      version: 0,
+      pending: { version: 1 },
+    });
+    // The list still shows version 0; the details, read by id, show version 1: it is ours.
+    expect((await h.parsers.list()).map((p) => p.version)).toEqual([0]);
+    await h.emulator.idle();
+    await ws.converge();
+    expect(calls(h, 'PATCH', '/parsers/')).toBe(1);
+    expect(before - credits(h)).toBe(GENERATION);
+    expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 1 });
+    expect((await ws.state()).resources['parser.books']).not.toHaveProperty('pending');
+  });
+
+  it('a PATCH that landed but whose answer was lost, the list still at its base: confirmed by id, not sent again', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 0, versionLagMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const before = credits(h);
+    await ws.write({ 'books.yaml': bookParser(MORE) });
+    // The service acts, then holds its answer past the client's timeout.
+    h.emulator.setFaults({ responseDelayMs: 1500, responseDelayMethods: ['PATCH'] });
+    const lost = await runBuiltCli(
+      ['apply', 'manifests', '--auto-approve', '--timeout', '300ms', '--state', ws.backend.location],
+      { cwd: ws.dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) },
+    );
+    expect(lost.code).toBe(1);
+    h.emulator.setFaults({ responseDelayMs: 0 });
+    for (let i = 0; i < 300 && calls(h, 'PATCH', '/parsers/') === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await h.emulator.idle();
+    const left = (await ws.state()).resources['parser.books'];
+    expect(left).toMatchObject({ version: 0, patching: { from: 0 } });
+    expect((await h.parsers.list()).map((p) => p.version)).toEqual([0]);
+    const plan = await ws.plan();
+    expect(plan.status).toBe('no_changes');
+    expect(plan.warnings).toContain(
+      "parser.books: version 1 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent (its fields are the ones sent; not a change made outside scrapeform)",
+    );
+    await ws.converge();
+    expect(calls(h, 'PATCH', '/parsers/')).toBe(1);
+    expect(before - credits(h)).toBe(GENERATION);
+    expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 1 });
+    // The intent said the PATCH went out: had no answer shown its version, it would not be sent again unasked.
+    expect(left?.kind === 'Parser' ? left.patching?.sent : undefined).toMatch(/^\d{4}-\d\d-\d\dT/);
+  }, 30_000);
+
+  it('a field added by hand once a --no-wait create finished is removed, free: no replace, no second parser', async () => {
+    const h = await start([]);
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.applyChanges(await ws.plan(), { noWait: true });
+    const recorded = (await ws.state()).resources['parser.books'];
+    if (recorded?.kind !== 'Parser') throw new Error('not recorded');
+    expect(recorded).toMatchObject({ version: null, pending: { version: 0 } });
+    await h.emulator.idle();
+    await h.parsers.update(recorded.id, 0, { add_fields: [{ name: 'author', description: 'Author name' }] });
+    await h.emulator.idle();
+    const before = credits(h);
+    const { plan } = await ws.converge();
+    expect(plan.resource_changes.map((c) => [c.action, c.regenerates])).toEqual([['update', false]]);
+    expect(plan.drift.map((d) => d.message)).toEqual([
+      'version moved from 0 to 1 outside scrapeform; fields added: author',
+    ]);
+    expect(before - credits(h)).toBe(0);
+    expect([...h.emulator.parsers.parsers.keys()]).toEqual([recorded.id]);
+    expect(calls(h, 'DELETE', '/parsers/')).toBe(0);
+  });
+});
+
 describe('2. details without version (details-without-version)', () => {
   it('creates, then updates from the listed version; the second plan is empty', async () => {
     const h = await start(['details-without-version']);

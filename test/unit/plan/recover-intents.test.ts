@@ -143,7 +143,12 @@ describe('a create an interrupted apply sent is recovered from its intent, not a
   it('a parser of that name that was there before the POST is never taken for the one created', () => {
     const state = stateWith({}, { 'parser.books': { ...createIntent, before: ['p-theirs'] } });
     const live = snapshot([summary('p-theirs', 'books', 2)]);
-    expect(recoverIntents(state, live)).toEqual({ state, notes: [], unconfirmed: new Map() });
+    expect(recoverIntents(state, live)).toEqual({
+      state,
+      notes: [],
+      unconfirmed: new Map(),
+      unconfirmedPatches: new Map(),
+    });
   });
 
   it('two candidates: none is taken, and the plan says why', () => {
@@ -440,11 +445,18 @@ describe('a PATCH sent and never seen answered is recovered from its intent, not
     );
   });
 
-  it('a parser still at that version was not changed: the intent goes, and the PATCH is planned again', () => {
+  it('a parser still at that version, by its details too, was not changed by a PATCH never sent: the intent goes', () => {
     const state = stateWith({ 'parser.books': patching }, undefined);
-    expect(
-      recoverIntents(state, snapshot([summary('p-old', 'books', 3)])).state.resources['parser.books'],
-    ).toEqual(unpatched);
+    // The list alone is no proof (it may lag behind the PATCH): the intent stays until the details are read.
+    const list = [summary('p-old', 'books', 3)];
+    expect(recoverIntents(state, snapshot(list)).state).toBe(state);
+    expect(detailsNeeded([books], state, list)).toEqual(['p-old']);
+    const read = atVersion4(['title', 'price']);
+    const atBase: LiveSnapshot = {
+      ...snapshot(list),
+      details: { 'p-old': { ...(read.details['p-old'] as LiveSnapshot['details'][string]), version: 3 } },
+    };
+    expect(recoverIntents(state, atBase).state.resources['parser.books']).toEqual(unpatched);
   });
 
   it('a parser the lists lack keeps its intent until one shows it', () => {
