@@ -51,8 +51,9 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.addList({
     head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
     items: destructive.map((c) => {
-      // A replace gives consumers a new parser id: said here once, not again in the breaking list below.
-      const why = [...c.reasons, ...(c.action === 'replace' ? c.breaking : [])].join('; ');
+      // What consumers lose (a replace's new parser id, a delete's versions, an archive that cannot be undone) is
+      // said here once, as the terminal plan says it, not again in the breaking list below.
+      const why = [...c.reasons, ...c.breaking].join('; ');
       return `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}: ${prose(why)}\n`;
     }),
     more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,

@@ -74,8 +74,15 @@ describe('the Markdown plan fits a pull-request comment', () => {
     expect(markdown.split(`\`${first}\` **delete**`)).toHaveLength(2);
     expect(markdown).not.toContain('Breaking for consumers');
     expect(markdown).toContain('**260 destructive changes**');
+    // Each entry says what cannot be undone, so not all 260 fit: the rest are counted, never dropped silently.
+    const listed = markdown.split('\n').filter((l) => l.startsWith('> - `'));
+    expect(listed.length).toBeGreaterThan(200);
+    for (const line of listed) expect(line).toMatch(/\) is deleted with all its versions$/);
+    expect(markdown).toContain(`> - _…and ${260 - listed.length} more destructive changes_\n`);
     expect(markdown).toMatch(
-      /_…\d+ more changes cut to fit the comment limit; run `scrapeform plan` for the full plan\._\n$/,
+      new RegExp(
+        `_…\\d+ more changes and ${260 - listed.length} list entries cut to fit the comment limit; run \`scrapeform plan\` for the full plan\\._\\n$`,
+      ),
     );
   });
 
@@ -359,5 +366,47 @@ describe('--reassert of an unchanged definition', () => {
     expect(renderPlan(plan, createColors(false))).toContain(
       '    ~ a: description "A" (reasserted: the service never returned its description)',
     );
+  });
+});
+
+describe('what cannot be undone, in the Markdown plan as in the terminal plan', () => {
+  it('a parser delete and a project archive carry their irreversibility note in the warning block', () => {
+    const state = emptyState();
+    state.resources['parser.del-me'] = {
+      kind: 'Parser',
+      id: 'p-del',
+      name: 'del-me',
+      version: 0,
+      definition: { urls: ['https://books.example/del-me.html'], scraperParams: {}, fields: [] },
+      descriptionsKnown: true,
+    };
+    state.resources['project.archive-me'] = { kind: 'Project', id: 1, name: 'archive-me', definition: {} };
+    const plan = buildPlan({
+      parsers: [],
+      projects: [],
+      state,
+      live: {
+        parsers: [summary('p-del', 'del-me', 0)],
+        details: {},
+        projects: [{ id: 1, name: 'archive-me', projectType: 'urls' }],
+      },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(
+      [
+        '> [!WARNING]',
+        '> **2 destructive changes** (need `--allow-destroy`):',
+        '> - `parser.del-me` **delete** (`p-del`): no manifest declares it any more; parser del-me (p-del) is deleted with all its versions',
+        '> - `project.archive-me` **archive** (`1`): no manifest declares it any more; archive cannot be undone through the API',
+        '',
+        '',
+      ].join('\n'),
+    );
+    // Listed once, above: not again as "breaking".
+    expect(markdown).not.toContain('Breaking for consumers');
+    // The terminal plan states the same facts.
+    const text = renderPlan(plan, createColors(false));
+    expect(text).toContain('parser.del-me: parser del-me (p-del) is deleted with all its versions');
+    expect(text).toContain('project.archive-me: archive cannot be undone through the API');
   });
 });
