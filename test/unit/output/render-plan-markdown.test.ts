@@ -410,3 +410,43 @@ describe('what cannot be undone, in the Markdown plan as in the terminal plan', 
     expect(text).toContain('project.archive-me: archive cannot be undone through the API');
   });
 });
+
+describe('bidirectional controls (Trojan Source) in the Markdown plan', () => {
+  it('are escaped in the request-body JSON as in the diff, so GitHub cannot show the text reordered', () => {
+    const description = 'Title \u202eRAEY REP 000,01$ GNIGRAHC\u202c end \u2066x\u2069 \u2028 \u0085';
+    const plan = buildPlan({
+      parsers: [parser('bidi', [{ name: 'title', description }])],
+      projects: [],
+      state: emptyState(),
+      live: { parsers: [], details: {}, projects: [] },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).not.toMatch(/[\u0085\u202a-\u202e\u2028\u2066-\u2069]/);
+    const escaped = 'Title \\u202eRAEY REP 000,01$ GNIGRAHC\\u202c end \\u2066x\\u2069 \\u2028 \\u0085';
+    expect(markdown).toContain(`+ title: "${escaped}"\n`);
+    const body = [
+      '```json',
+      '{',
+      '  "name": "bidi",',
+      '  "urls": [',
+      '    "https://books.example/bidi.html"',
+      '  ],',
+      '  "fields": [',
+      '    {',
+      '      "name": "title",',
+      `      "description": "${escaped}"`,
+      '    }',
+      '  ]',
+      '}',
+      '```',
+    ].join('\n');
+    expect(markdown).toContain(body);
+    // Still the JSON that is sent: the escapes read back as the same characters.
+    const json = body.split('\n').slice(1, -1).join('\n');
+    expect(JSON.parse(json)).toEqual({
+      name: 'bidi',
+      urls: ['https://books.example/bidi.html'],
+      fields: [{ name: 'title', description }],
+    });
+  });
+});
