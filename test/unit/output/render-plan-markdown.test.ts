@@ -450,3 +450,114 @@ describe('bidirectional controls (Trojan Source) in the Markdown plan', () => {
     });
   });
 });
+
+describe('list entries are whole unless the comment limit needs room, and any cut is counted', () => {
+  /** Parser `q` recorded with `n` fields of long names, declared with none of them: one long breaking entry. */
+  function removesMany(
+    n: number,
+    name = (i: number) => `outside_added_field_number_${String(i).padStart(2, '0')}`,
+  ) {
+    const fields = Array.from({ length: n }, (_, i) => ({ name: name(i), description: `Field ${i}` }));
+    return planOfQ(
+      [{ name: 'title', description: 'Title' }, ...fields],
+      [{ name: 'title', description: 'Title' }],
+    );
+  }
+
+  it('a small plan: a breaking entry of 20 removals is listed whole, with no cut and no notice', () => {
+    const plan = removesMany(20);
+    const entry = plan.resource_changes[0]?.breaking.join('; ') ?? '';
+    expect(entry.length).toBeGreaterThan(600);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(
+      `**Breaking for consumers of the results**\n\n- \`parser.q\`: ${entry.replace(/_/g, '\\_')}\n\n`,
+    );
+    expect(markdown).toContain('removes outside\\_added\\_field\\_number\\_19\n');
+    expect(markdown).not.toContain('cut to fit');
+  });
+
+  it('a drift entry longer than 400 characters is listed whole', () => {
+    const state = emptyState();
+    state.resources['parser.d'] = {
+      kind: 'Parser',
+      id: 'p-d',
+      name: 'd',
+      version: 1,
+      definition: { urls: ['https://books.example/d.html'], scraperParams: {}, fields: [] },
+      descriptionsKnown: true,
+    };
+    const added = Array.from({ length: 20 }, (_, i) => ({ name: `outside_field_${i}`, type: 'text' }));
+    const plan = buildPlan({
+      parsers: [parser('d', [])],
+      projects: [],
+      state,
+      live: {
+        parsers: [summary('p-d', 'd', 2)],
+        details: {
+          'p-d': {
+            id: 'p-d',
+            name: 'd',
+            version: 2,
+            status: 'FINISHED',
+            error: null,
+            createdAt: null,
+            generatedAt: null,
+            exampleResult: [],
+            fields: added,
+          },
+        },
+        projects: [],
+      },
+    });
+    const message = plan.drift[0]?.message ?? '';
+    expect(message.length).toBeGreaterThan(400);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(`- \`parser.d\`: ${message.replace(/_/g, '\\_')}\n\n`);
+    expect(markdown).not.toContain('cut to fit');
+  });
+
+  it('entries too long for the comment are shortened, each saying how much, all still listed, and counted', () => {
+    // Three changes whose breaking entries are each about 9,000 characters, in a comment of 12,000.
+    const state = emptyState();
+    const parsers: DesiredParser[] = [];
+    const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+    for (const name of ['a', 'b', 'c']) {
+      const fields = Array.from({ length: 300 }, (_, i) => ({
+        name: `field_${name}_${i}`,
+        description: 'F',
+      }));
+      state.resources[`parser.${name}`] = {
+        kind: 'Parser',
+        id: `p-${name}`,
+        name,
+        version: 0,
+        definition: { urls: [`https://books.example/${name}.html`], scraperParams: {}, fields },
+        descriptionsKnown: true,
+      };
+      parsers.push(parser(name, [{ name: 'title', description: 'Title' }]));
+      live.parsers.push(summary(`p-${name}`, name, 0));
+    }
+    const plan = buildPlan({ parsers, projects: [], state, live });
+    const markdown = renderPlanMarkdown(plan, 12_000);
+    expect(markdown.length).toBeLessThanOrEqual(12_000);
+    const entries = markdown.split('\n').filter((l) => /^- `parser\.[abc]`: /.test(l));
+    expect(entries).toHaveLength(3);
+    for (const [i, entry] of entries.entries()) {
+      const whole = plan.resource_changes[i]?.breaking.join('; ') ?? '';
+      const shown =
+        /^- `parser\.[abc]`: (.*)… _\((\d[\d,]*) more characters cut to fit the comment limit\)_$/.exec(
+          entry,
+        );
+      expect(shown).not.toBeNull();
+      const [, text = '', left = ''] = shown ?? [];
+      // What is shown is the start of the entry, and the count is exactly what is left out.
+      const raw = text.replace(/\\_/g, '_');
+      expect(whole.startsWith(raw)).toBe(true);
+      expect(Number(left.replace(/,/g, ''))).toBe(whole.length - raw.length);
+      expect(raw.length).toBeGreaterThan(400);
+    }
+    expect(markdown).toMatch(
+      /_…3 more changes and part of 3 list entries cut to fit the comment limit; run `scrapeform plan` for the full plan\._\n$/,
+    );
+  });
+});
