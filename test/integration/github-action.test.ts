@@ -379,6 +379,58 @@ describe('the pull-request comment', () => {
     expect(again.comments[1]?.body).toContain('\n\nNo changes.\n');
   });
 
+  it('never takes over a comment someone else wrote with the marker: the plan goes in a comment of its own', async () => {
+    const marker = '<!-- scrapeform-plan production:scrapers -->';
+    const planted: Comment = {
+      id: 5,
+      user: PR_AUTHOR,
+      body: `${marker}\n**scrapeform** · workspace \`production\` · directory \`scrapers\`\n\nNo changes.\n`,
+    };
+    // Another app's bot is a Bot too: the type alone does not make a comment ours.
+    const otherBot: Comment = {
+      id: 6,
+      user: { login: 'someone-else[bot]', id: 777, type: 'Bot' },
+      body: `${marker}\nNo changes.\n`,
+    };
+    const first = await comment({ code: '2', md: '### destructive plan\n' }, {}, [planted, otherBot]);
+    expect(first.updated).toEqual([]);
+    expect(first.comments.slice(0, 2)).toEqual([planted, otherBot]);
+    expect(first.comments).toHaveLength(3);
+    expect(first.comments[2]?.user).toEqual(ACTIONS_BOT);
+    expect(first.comments[2]?.body).toMatch(
+      /^<!-- scrapeform-plan production:scrapers -->\n[^]*### destructive plan\n$/,
+    );
+    // The next push updates the comment the step wrote, still not theirs.
+    const again = await comment({ code: '0', md: 'No changes.\n' }, {}, first.comments);
+    expect(again.updated).toEqual([first.comments[2]?.id]);
+    expect(again.comments.slice(0, 2)).toEqual([planted, otherBot]);
+    expect(again.comments[2]?.body).toContain('\n\nNo changes.\n');
+  });
+
+  it('with a personal token, its user’s own comment is updated; when the identity cannot be read, a new comment', async () => {
+    const robot: User = { login: 'release-robot', id: 4242, type: 'User' };
+    const mine: Comment = {
+      id: 9,
+      user: robot,
+      body: '<!-- scrapeform-plan production:scrapers -->\nold plan\n',
+    };
+    const theirs: Comment = { ...mine, id: 8, user: PR_AUTHOR };
+    const pat = await comment({ code: '2', md: 'new plan\n' }, {}, [theirs, mine], { user: robot });
+    expect(pat.updated).toEqual([9]);
+    expect(pat.comments).toHaveLength(2);
+    expect(pat.comments[0]).toEqual(theirs);
+    expect(pat.comments[1]?.body).toContain('\n\nnew plan\n');
+    const unknown = await comment({ code: '2', md: 'new plan\n' }, {}, [theirs, mine], {
+      user: robot,
+      viewer: new Error('Resource not accessible by integration'),
+    });
+    expect(unknown.updated).toEqual([]);
+    expect(unknown.comments).toHaveLength(3);
+    expect(unknown.warnings).toEqual([
+      'could not read who the token posts as (Resource not accessible by integration): posting a new comment instead of updating one',
+    ]);
+  });
+
   it('long directory names sharing their first 300 marker characters still get a comment each', async () => {
     // 41 and 45 characters, 33 in common; each non-ASCII character is 9 in the percent-encoded marker.
     const staging = 'スクレイパー/チーム別/書籍チーム/商品ページ解析/パーサー定義ファイル/ステージング環境';
