@@ -481,6 +481,16 @@ describe('the pull-request comment', () => {
     expect(comments[0]?.body).toMatch(/new plan\n$/);
   });
 
+  it('the header shows no bidirectional control from a workspace or directory name raw', async () => {
+    const { comments } = await comment(
+      { code: '2', md: 'plan\n' },
+      { WORKSPACE: 'prod\u202etset', DIRECTORY: 'a\u2066b\u2069\u2028c\u0085' },
+    );
+    expect(comments[0]?.body.split('\n')[1]).toBe(
+      '**scrapeform** · workspace `prod?tset` · directory `a?b??c?` · commit 0123456789abcdef0123456789abcdef01234567',
+    );
+  });
+
   it('a failed plan posts the error instead of nothing', async () => {
     const { comments } = await comment(
       { code: '1', err: 'error: a.yaml:3:1: urls: needs at least 1 example URL\n```\n' },
