@@ -4,6 +4,7 @@ import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
+import { printable } from './escape-text.js';
 import { describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
@@ -18,15 +19,20 @@ export const COMMENT_HEADER_RESERVE = 1_024;
 
 /** Room always kept for the last line that says what was cut. */
 const NOTICE_RESERVE = 200;
-/** One list item's prose is cut to this, so one long reason cannot push every other item out. */
-const ITEM_TEXT_MAX = 400;
+/**
+ * A list entry's text is whole unless the list does not fit the comment. Then the longest entries are shortened,
+ * each no more than needed and never below this, so one long reason cannot push every other entry out.
+ */
+const ITEM_TEXT_MIN = 400;
 
 /**
  * The plan as a pull-request comment: the summary table first, destructive changes and adoptions called out
- * before anything else, breaking output changes labelled, details collapsed. The whole text fits `limit`: lists
- * and details are cut, in that order of priority, with a line saying how much was cut; every destructive change
- * stays listed as long as the list itself fits. Every user and service value is escaped (escape-markdown.ts): a
- * name or description holding `</details>`, a code fence, an image link or `@everyone` stays text.
+ * before anything else, breaking output changes labelled, details collapsed. Nothing is cut unless the whole text
+ * would not fit `limit`; then lists and details are cut, in that order of priority, each cut counted where it is
+ * made and in a last line: an entry's text is shortened (saying by how many characters) before any entry is left
+ * out, so every destructive change stays listed as long as the list itself fits. Every user and service value is
+ * escaped (escape-markdown.ts): a name or description holding `</details>`, a code fence, an image link or
+ * `@everyone` stays text.
  */
 export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE): string {
   const out = new BoundedText(limit - NOTICE_RESERVE);
@@ -50,11 +56,12 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const n = destructive.length;
   out.addList({
     head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
-    items: destructive.map((c) => {
-      // A replace gives consumers a new parser id: said here once, not again in the breaking list below.
-      const why = [...c.reasons, ...(c.action === 'replace' ? c.breaking : [])].join('; ');
-      return `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}: ${prose(why)}\n`;
-    }),
+    items: destructive.map((c) => ({
+      lead: `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}: `,
+      // What consumers lose (a replace's new parser id, a delete's versions, an archive that cannot be undone) is
+      // said here once, as the terminal plan says it, not again in the breaking list below.
+      text: [...c.reasons, ...c.breaking].join('; '),
+    })),
     more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,
     tail: '\n',
   });
@@ -63,7 +70,10 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const a = adopted.length;
   out.addList({
     head: `> [!IMPORTANT]\n> **${a} live ${a === 1 ? 'object' : 'objects'} taken over by name** that no state manages (need \`--allow-adopt\` or \`adopt: true\`; another state may manage ${a === 1 ? 'it' : 'them'}):\n`,
-    items: adopted.map((c) => `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}\n`),
+    items: adopted.map((c) => ({
+      lead: `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}`,
+      text: '',
+    })),
     more: (left) => `> - _…and ${left} more_\n`,
     tail: '\n',
   });
@@ -72,28 +82,28 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0 && !c.destructive);
   out.addList({
     head: '**Breaking for consumers of the results**\n\n',
-    items: breaking.map((c) => `- ${markdownCode(c.address)}: ${prose(c.breaking.join('; '))}\n`),
+    items: breaking.map((c) => ({ lead: `- ${markdownCode(c.address)}: `, text: c.breaking.join('; ') })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n',
   });
 
   out.addList({
     head: '**Drift** (changed outside scrapeform)\n\n',
-    items: plan.drift.map((d) => `- ${markdownCode(d.address)}: ${prose(d.message)}\n`),
+    items: plan.drift.map((d) => ({ lead: `- ${markdownCode(d.address)}: `, text: d.message })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n',
   });
 
   out.addList({
     head: '**Moved** by `moved:` hints (state only, no call)\n\n',
-    items: (plan.moved ?? []).map((m) => `- ${prose(describeMove(m))}\n`),
+    items: (plan.moved ?? []).map((m) => ({ lead: '- ', text: describeMove(m) })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n',
   });
 
   out.addList({
     head: '<details><summary>Warnings</summary>\n\n',
-    items: plan.warnings.map((w) => `- ${prose(w)}\n`),
+    items: plan.warnings.map((w) => ({ lead: '- ', text: w })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n</details>\n\n',
   });
@@ -116,14 +126,26 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.cutChanges += ordered.length - shown;
 
   let text = out.text;
-  if (out.cutChanges > 0 || out.cutItems > 0) {
+  const { cutChanges, cutItems, shortenedItems } = out;
+  if (cutChanges > 0 || cutItems > 0 || shortenedItems > 0) {
     const parts = [
-      out.cutChanges > 0 ? `${out.cutChanges} more ${out.cutChanges === 1 ? 'change' : 'changes'}` : '',
-      out.cutItems > 0 ? `${out.cutItems} list ${out.cutItems === 1 ? 'entry' : 'entries'}` : '',
+      cutChanges > 0 ? `${cutChanges} more ${cutChanges === 1 ? 'change' : 'changes'}` : '',
+      cutItems > 0 ? `${cutItems} list ${cutItems === 1 ? 'entry' : 'entries'}` : '',
+      shortenedItems > 0
+        ? `part of ${shortenedItems} list ${shortenedItems === 1 ? 'entry' : 'entries'}`
+        : '',
     ].filter((p) => p !== '');
-    text += `\n_…${parts.join(' and ')} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
+    const listed =
+      parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}` : parts.join('');
+    text += `\n_…${listed} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
   }
   return text;
+}
+
+/** A list entry: its lead (Markdown of ours, already escaped) and its text (a user or service value, raw). */
+interface ListItem {
+  lead: string;
+  text: string;
 }
 
 /** Text that never grows past its limit: what does not fit is counted instead. */
@@ -131,6 +153,7 @@ class BoundedText {
   text = '';
   cutChanges = 0;
   cutItems = 0;
+  shortenedItems = 0;
 
   constructor(private readonly limit: number) {}
 
@@ -144,28 +167,62 @@ class BoundedText {
     return true;
   }
 
-  /** A list with its heading: items while they fit with the heading's tail, then a line counting the rest. */
-  addList(list: { head: string; items: string[]; more: (left: number) => string; tail: string }): void {
-    if (list.items.length === 0) return;
-    const keep = list.tail.length + list.more(list.items.length).length;
+  /**
+   * A list with its heading. Every entry whole when they all fit; else every entry, the longest texts shortened to
+   * the longest length at which they all fit (not below ITEM_TEXT_MIN); else entries shortened to that minimum
+   * while they fit, then a line counting the rest.
+   */
+  addList(list: { head: string; items: ListItem[]; more: (left: number) => string; tail: string }): void {
+    const { items } = list;
+    if (items.length === 0) return;
+    const keep = list.tail.length + list.more(items.length).length;
     if (this.text.length + list.head.length + keep > this.limit) {
-      this.cutItems += list.items.length;
+      this.cutItems += items.length;
       return;
+    }
+    // The room the loop below allows: it keeps the tail and a line counting the rest free to the end.
+    const room = this.limit - this.text.length - list.head.length - keep;
+    const size = (cap: number): number => items.reduce((n, item) => n + renderItem(item, cap).length, 0);
+    const longest = Math.max(...items.map((item) => item.text.length));
+    let cap = longest;
+    if (size(longest) > room) {
+      cap = ITEM_TEXT_MIN;
+      if (size(ITEM_TEXT_MIN) <= room) {
+        // The longest cap at which every entry still fits: no entry loses more than the limit needs.
+        let tooLong = longest;
+        while (tooLong - cap > 1) {
+          const middle = Math.floor((cap + tooLong) / 2);
+          if (size(middle) <= room) cap = middle;
+          else tooLong = middle;
+        }
+      }
     }
     this.text += list.head;
     let i = 0;
-    for (const item of list.items) {
-      if (this.text.length + item.length + keep > this.limit) break;
-      this.text += item;
+    for (const item of items) {
+      const line = renderItem(item, cap);
+      if (this.text.length + line.length + keep > this.limit) break;
+      this.text += line;
+      if (item.text.length > cap) this.shortenedItems++;
       i++;
     }
-    const left = list.items.length - i;
+    const left = items.length - i;
     if (left > 0) {
       this.text += list.more(left);
       this.cutItems += left;
     }
     this.text += list.tail;
   }
+}
+
+/** One list entry on its line, its text cut to `cap` characters, saying how many more there were. */
+function renderItem(item: ListItem, cap: number): string {
+  if (item.text === '') return `${item.lead}\n`;
+  if (item.text.length <= cap) return `${item.lead}${markdownText(item.text)}\n`;
+  // Never split a surrogate pair: half a character would show as a replacement sign.
+  const end = /[\ud800-\udbff]/.test(item.text.charAt(cap - 1)) ? cap - 1 : cap;
+  const left = item.text.length - end;
+  return `${item.lead}${markdownText(item.text.slice(0, end))}… _(${formatCount(left)} more ${left === 1 ? 'character' : 'characters'} cut to fit the comment limit)_\n`;
 }
 
 /**
@@ -179,8 +236,8 @@ function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
     `<details><summary><code>${htmlText(change.address)}</code> <b>${change.action}</b>${change.regenerates ? ' (regenerates)' : ''}${badge}${adopts}</summary>`,
     '',
   ];
-  for (const reason of change.reasons) lines.push(`- ${prose(reason)}`);
-  if (change.origin !== undefined) lines.push(`- from ${prose(change.origin)}`);
+  for (const reason of change.reasons) lines.push(`- ${markdownText(reason)}`);
+  if (change.origin !== undefined) lines.push(`- from ${markdownText(change.origin)}`);
   const diff = detailChange(change).map(diffLine);
   if (diff.length > 0) lines.push('', '```diff', ...diff, '```');
   const requests = plannedRequests(change);
@@ -196,13 +253,15 @@ function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
     }
     for (const r of bodies ? withBody : []) {
       // JSON.stringify escapes line breaks inside strings, so every line starts with a space, a quote, a bracket or
-      // a brace: no value can close the fence or start HTML.
+      // a brace: no value can close the fence or start HTML. It leaves bidirectional controls raw, which GitHub
+      // would show reordering the text around them (Trojan Source): each line is made printable as the terminal's
+      // layoutJson does, and `\u202e` read back as JSON is the same character, so the body is still what is sent.
       lines.push(
         '',
         `<details><summary>Body of <code>${htmlText(`${r.method} ${r.path}`)}</code></summary>`,
         '',
         '```json',
-        JSON.stringify(r.body, null, 2),
+        ...JSON.stringify(r.body, null, 2).split('\n').map(printable),
         '```',
         '',
         '</details>',
@@ -224,10 +283,6 @@ function diffLine(detail: DetailLine): string {
 
 function idText(change: ResourceChange): string {
   return change.id !== null ? ` (${markdownCode(String(change.id))})` : '';
-}
-
-function prose(text: string): string {
-  return markdownText(text.length > ITEM_TEXT_MAX ? `${text.slice(0, ITEM_TEXT_MAX - 1)}…` : text);
 }
 
 /** The project-runs line (describeProjectRuns) and the blank line after it, or nothing. */

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -271,33 +272,51 @@ describe('the pull-request comment', () => {
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
+  interface User {
+    login: string;
+    id: number;
+    type: 'Bot' | 'User';
+  }
+
   interface Comment {
     id: number;
     body: string;
+    user?: User;
   }
+
+  /** Who GITHUB_TOKEN posts as (REST `user` of its comments; GraphQL `viewer` gives its login and id). */
+  const ACTIONS_BOT: User = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
+  const PR_AUTHOR: User = { login: 'pr-author', id: 1001, type: 'User' };
+
+  /** The token's identity as GraphQL's viewer answers it, or the error it answers with. */
+  type Viewer = { login: string; databaseId: number } | Error;
 
   async function comment(
     files: { code: string; md?: string; err?: string },
     env: Record<string, string>,
     existing: Comment[] = [],
-  ): Promise<{ comments: Comment[]; labels: string[] }> {
+    token: { user: User; viewer?: Viewer } = { user: ACTIONS_BOT },
+  ): Promise<{ comments: Comment[]; labels: string[]; updated: number[]; warnings: string[] }> {
     const action = await readAction();
     const script = action.runs.steps.find((s) => s.uses?.startsWith('actions/github-script@'))?.with?.script;
     if (script === undefined) throw new Error('no comment step');
     await writeFile(path.join(dir, 'plan.code'), `${files.code}\n`);
     await writeFile(path.join(dir, 'plan.md'), files.md ?? '');
     await writeFile(path.join(dir, 'plan.err'), files.err ?? '');
-    const comments = [...existing];
+    const comments = existing.map((c) => ({ ...c }));
     const labels: string[] = [];
+    const updated: number[] = [];
+    const warnings: string[] = [];
     const rest = {
       issues: {
         listComments: async () => ({ data: comments }),
         updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
+          updated.push(comment_id);
           const found = comments.find((c) => c.id === comment_id);
           if (found) found.body = body;
         },
         createComment: async ({ body }: { body: string }) => {
-          comments.push({ id: comments.length + 100, body });
+          comments.push({ id: comments.length + 100, body, user: token.user });
         },
         addLabels: async ({ labels: added }: { labels: string[] }) => {
           labels.push(...added);
@@ -307,10 +326,18 @@ describe('the pull-request comment', () => {
         },
       },
     };
+    const viewer = token.viewer ?? { login: token.user.login, databaseId: token.user.id };
     const github = {
       rest,
       paginate: async (method: () => Promise<{ data: Comment[] }>) => (await method()).data,
+      graphql: async (query: string) => {
+        if (!/^\s*query\s*\{\s*viewer\s*\{\s*login\s+databaseId\s*\}\s*\}\s*$/.test(query))
+          throw new Error(`unexpected query ${query}`);
+        if (viewer instanceof Error) throw viewer;
+        return { viewer };
+      },
     };
+    const core = { warning: (message: string) => warnings.push(message) };
     const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
     const saved = { ...process.env };
     Object.assign(process.env, {
@@ -329,13 +356,13 @@ describe('the pull-request comment', () => {
       await new AsyncFunction('github', 'context', 'core', 'require', script)(
         github,
         context,
-        {},
+        core,
         createRequire(import.meta.url),
       );
     } finally {
       process.env = saved;
     }
-    return { comments, labels };
+    return { comments, labels, updated, warnings };
   }
 
   it('names the workspace, directory and commit, and updates only its own workspace and directory', async () => {
@@ -350,6 +377,118 @@ describe('the pull-request comment', () => {
     expect(again.comments).toHaveLength(2);
     expect(again.comments[0]?.body).toBe(other.body);
     expect(again.comments[1]?.body).toContain('\n\nNo changes.\n');
+  });
+
+  it('never takes over a comment someone else wrote with the marker: the plan goes in a comment of its own', async () => {
+    const marker = '<!-- scrapeform-plan production:scrapers -->';
+    const planted: Comment = {
+      id: 5,
+      user: PR_AUTHOR,
+      body: `${marker}\n**scrapeform** · workspace \`production\` · directory \`scrapers\`\n\nNo changes.\n`,
+    };
+    // Another app's bot is a Bot too: the type alone does not make a comment ours.
+    const otherBot: Comment = {
+      id: 6,
+      user: { login: 'someone-else[bot]', id: 777, type: 'Bot' },
+      body: `${marker}\nNo changes.\n`,
+    };
+    const first = await comment({ code: '2', md: '### destructive plan\n' }, {}, [planted, otherBot]);
+    expect(first.updated).toEqual([]);
+    expect(first.comments.slice(0, 2)).toEqual([planted, otherBot]);
+    expect(first.comments).toHaveLength(3);
+    expect(first.comments[2]?.user).toEqual(ACTIONS_BOT);
+    expect(first.comments[2]?.body).toMatch(
+      /^<!-- scrapeform-plan production:scrapers -->\n[^]*### destructive plan\n$/,
+    );
+    // The next push updates the comment the step wrote, still not theirs.
+    const again = await comment({ code: '0', md: 'No changes.\n' }, {}, first.comments);
+    expect(again.updated).toEqual([first.comments[2]?.id]);
+    expect(again.comments.slice(0, 2)).toEqual([planted, otherBot]);
+    expect(again.comments[2]?.body).toContain('\n\nNo changes.\n');
+  });
+
+  it('with a personal token, its user’s own comment is updated; when the identity cannot be read, a new comment', async () => {
+    const robot: User = { login: 'release-robot', id: 4242, type: 'User' };
+    const mine: Comment = {
+      id: 9,
+      user: robot,
+      body: '<!-- scrapeform-plan production:scrapers -->\nold plan\n',
+    };
+    const theirs: Comment = { ...mine, id: 8, user: PR_AUTHOR };
+    const pat = await comment({ code: '2', md: 'new plan\n' }, {}, [theirs, mine], { user: robot });
+    expect(pat.updated).toEqual([9]);
+    expect(pat.comments).toHaveLength(2);
+    expect(pat.comments[0]).toEqual(theirs);
+    expect(pat.comments[1]?.body).toContain('\n\nnew plan\n');
+    const unknown = await comment({ code: '2', md: 'new plan\n' }, {}, [theirs, mine], {
+      user: robot,
+      viewer: new Error('Resource not accessible by integration'),
+    });
+    expect(unknown.updated).toEqual([]);
+    expect(unknown.comments).toHaveLength(3);
+    expect(unknown.warnings).toEqual([
+      'could not read who the token posts as (Resource not accessible by integration): posting a new comment instead of updating one',
+    ]);
+  });
+
+  it('long directory names sharing their first 300 marker characters still get a comment each', async () => {
+    // 41 and 45 characters, 33 in common; each non-ASCII character is 9 in the percent-encoded marker.
+    const staging = 'スクレイパー/チーム別/書籍チーム/商品ページ解析/パーサー定義ファイル/ステージング環境';
+    const production = 'スクレイパー/チーム別/書籍チーム/商品ページ解析/パーサー定義ファイル/本番環境';
+    const first = await comment(
+      { code: '2', md: 'staging plan\n' },
+      { WORKSPACE: 'default', DIRECTORY: staging },
+    );
+    const second = await comment(
+      { code: '2', md: 'production plan\n' },
+      { WORKSPACE: 'default', DIRECTORY: production },
+      first.comments,
+    );
+    expect(second.updated).toEqual([]);
+    expect(second.comments).toHaveLength(2);
+    const markers = second.comments.map((c) => c.body.split('\n')[0] ?? '');
+    expect(markers[0]).not.toBe(markers[1]);
+    for (const [i, directory] of [staging, production].entries()) {
+      const key = `default:${encodeURIComponent(directory)}`;
+      expect(key.length).toBeGreaterThan(300);
+      const hash = createHash('sha256').update(key).digest('hex');
+      // Readable as far as it goes (never half a %XX escape), then the hash of the whole key, 300 at most.
+      const readable = key.slice(0, 228).replace(/%[0-9A-F]?$/, '');
+      expect(markers[i]).toBe(`<!-- scrapeform-plan ${readable}…sha256:${hash} -->`);
+      expect((markers[i] ?? '').length).toBeLessThanOrEqual('<!-- scrapeform-plan  -->'.length + 300);
+    }
+    expect(second.comments.map((c) => c.body.endsWith('staging plan\n'))).toEqual([true, false]);
+    // Each directory's next run finds its own comment.
+    const third = await comment(
+      { code: '0', md: 'No changes.\n' },
+      { WORKSPACE: 'default', DIRECTORY: staging },
+      second.comments,
+    );
+    expect(third.updated).toEqual([second.comments[0]?.id]);
+    expect(third.comments[1]?.body).toMatch(/production plan\n$/);
+  });
+
+  it('a marker of up to 300 characters is the key itself, as before, so existing comments are still found', async () => {
+    const directory = 'd'.repeat(300 - 'production:'.length);
+    const marker = `<!-- scrapeform-plan production:${directory} -->`;
+    const existing: Comment = { id: 3, user: ACTIONS_BOT, body: `${marker}\nold plan\n` };
+    const { comments, updated } = await comment({ code: '2', md: 'new plan\n' }, { DIRECTORY: directory }, [
+      existing,
+    ]);
+    expect(updated).toEqual([3]);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body.startsWith(`${marker}\n`)).toBe(true);
+    expect(comments[0]?.body).toMatch(/new plan\n$/);
+  });
+
+  it('the header shows no bidirectional control from a workspace or directory name raw', async () => {
+    const { comments } = await comment(
+      { code: '2', md: 'plan\n' },
+      { WORKSPACE: 'prod\u202etset', DIRECTORY: 'a\u2066b\u2069\u2028c\u0085' },
+    );
+    expect(comments[0]?.body.split('\n')[1]).toBe(
+      '**scrapeform** · workspace `prod?tset` · directory `a?b??c?` · commit 0123456789abcdef0123456789abcdef01234567',
+    );
   });
 
   it('a failed plan posts the error instead of nothing', async () => {

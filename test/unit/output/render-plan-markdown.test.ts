@@ -74,8 +74,15 @@ describe('the Markdown plan fits a pull-request comment', () => {
     expect(markdown.split(`\`${first}\` **delete**`)).toHaveLength(2);
     expect(markdown).not.toContain('Breaking for consumers');
     expect(markdown).toContain('**260 destructive changes**');
+    // Each entry says what cannot be undone, so not all 260 fit: the rest are counted, never dropped silently.
+    const listed = markdown.split('\n').filter((l) => l.startsWith('> - `'));
+    expect(listed.length).toBeGreaterThan(200);
+    for (const line of listed) expect(line).toMatch(/\) is deleted with all its versions$/);
+    expect(markdown).toContain(`> - _…and ${260 - listed.length} more destructive changes_\n`);
     expect(markdown).toMatch(
-      /_…\d+ more changes cut to fit the comment limit; run `scrapeform plan` for the full plan\._\n$/,
+      new RegExp(
+        `_…\\d+ more changes and ${260 - listed.length} list entries cut to fit the comment limit; run \`scrapeform plan\` for the full plan\\._\\n$`,
+      ),
     );
   });
 
@@ -358,6 +365,199 @@ describe('--reassert of an unchanged definition', () => {
     const plan = planOfQ([{ name: 'a', description: 'A' }], [{ name: 'a', description: 'A' }], ['parser.q']);
     expect(renderPlan(plan, createColors(false))).toContain(
       '    ~ a: description "A" (reasserted: the service never returned its description)',
+    );
+  });
+});
+
+describe('what cannot be undone, in the Markdown plan as in the terminal plan', () => {
+  it('a parser delete and a project archive carry their irreversibility note in the warning block', () => {
+    const state = emptyState();
+    state.resources['parser.del-me'] = {
+      kind: 'Parser',
+      id: 'p-del',
+      name: 'del-me',
+      version: 0,
+      definition: { urls: ['https://books.example/del-me.html'], scraperParams: {}, fields: [] },
+      descriptionsKnown: true,
+    };
+    state.resources['project.archive-me'] = { kind: 'Project', id: 1, name: 'archive-me', definition: {} };
+    const plan = buildPlan({
+      parsers: [],
+      projects: [],
+      state,
+      live: {
+        parsers: [summary('p-del', 'del-me', 0)],
+        details: {},
+        projects: [{ id: 1, name: 'archive-me', projectType: 'urls' }],
+      },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(
+      [
+        '> [!WARNING]',
+        '> **2 destructive changes** (need `--allow-destroy`):',
+        '> - `parser.del-me` **delete** (`p-del`): no manifest declares it any more; parser del-me (p-del) is deleted with all its versions',
+        '> - `project.archive-me` **archive** (`1`): no manifest declares it any more; archive cannot be undone through the API',
+        '',
+        '',
+      ].join('\n'),
+    );
+    // Listed once, above: not again as "breaking".
+    expect(markdown).not.toContain('Breaking for consumers');
+    // The terminal plan states the same facts.
+    const text = renderPlan(plan, createColors(false));
+    expect(text).toContain('parser.del-me: parser del-me (p-del) is deleted with all its versions');
+    expect(text).toContain('project.archive-me: archive cannot be undone through the API');
+  });
+});
+
+describe('bidirectional controls (Trojan Source) in the Markdown plan', () => {
+  it('are escaped in the request-body JSON as in the diff, so GitHub cannot show the text reordered', () => {
+    const description = 'Title \u202eRAEY REP 000,01$ GNIGRAHC\u202c end \u2066x\u2069 \u2028 \u0085';
+    const plan = buildPlan({
+      parsers: [parser('bidi', [{ name: 'title', description }])],
+      projects: [],
+      state: emptyState(),
+      live: { parsers: [], details: {}, projects: [] },
+    });
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).not.toMatch(/[\u0085\u202a-\u202e\u2028\u2066-\u2069]/);
+    const escaped = 'Title \\u202eRAEY REP 000,01$ GNIGRAHC\\u202c end \\u2066x\\u2069 \\u2028 \\u0085';
+    expect(markdown).toContain(`+ title: "${escaped}"\n`);
+    const body = [
+      '```json',
+      '{',
+      '  "name": "bidi",',
+      '  "urls": [',
+      '    "https://books.example/bidi.html"',
+      '  ],',
+      '  "fields": [',
+      '    {',
+      '      "name": "title",',
+      `      "description": "${escaped}"`,
+      '    }',
+      '  ]',
+      '}',
+      '```',
+    ].join('\n');
+    expect(markdown).toContain(body);
+    // Still the JSON that is sent: the escapes read back as the same characters.
+    const json = body.split('\n').slice(1, -1).join('\n');
+    expect(JSON.parse(json)).toEqual({
+      name: 'bidi',
+      urls: ['https://books.example/bidi.html'],
+      fields: [{ name: 'title', description }],
+    });
+  });
+});
+
+describe('list entries are whole unless the comment limit needs room, and any cut is counted', () => {
+  /** Parser `q` recorded with `n` fields of long names, declared with none of them: one long breaking entry. */
+  function removesMany(
+    n: number,
+    name = (i: number) => `outside_added_field_number_${String(i).padStart(2, '0')}`,
+  ) {
+    const fields = Array.from({ length: n }, (_, i) => ({ name: name(i), description: `Field ${i}` }));
+    return planOfQ(
+      [{ name: 'title', description: 'Title' }, ...fields],
+      [{ name: 'title', description: 'Title' }],
+    );
+  }
+
+  it('a small plan: a breaking entry of 20 removals is listed whole, with no cut and no notice', () => {
+    const plan = removesMany(20);
+    const entry = plan.resource_changes[0]?.breaking.join('; ') ?? '';
+    expect(entry.length).toBeGreaterThan(600);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(
+      `**Breaking for consumers of the results**\n\n- \`parser.q\`: ${entry.replace(/_/g, '\\_')}\n\n`,
+    );
+    expect(markdown).toContain('removes outside\\_added\\_field\\_number\\_19\n');
+    expect(markdown).not.toContain('cut to fit');
+  });
+
+  it('a drift entry longer than 400 characters is listed whole', () => {
+    const state = emptyState();
+    state.resources['parser.d'] = {
+      kind: 'Parser',
+      id: 'p-d',
+      name: 'd',
+      version: 1,
+      definition: { urls: ['https://books.example/d.html'], scraperParams: {}, fields: [] },
+      descriptionsKnown: true,
+    };
+    const added = Array.from({ length: 20 }, (_, i) => ({ name: `outside_field_${i}`, type: 'text' }));
+    const plan = buildPlan({
+      parsers: [parser('d', [])],
+      projects: [],
+      state,
+      live: {
+        parsers: [summary('p-d', 'd', 2)],
+        details: {
+          'p-d': {
+            id: 'p-d',
+            name: 'd',
+            version: 2,
+            status: 'FINISHED',
+            error: null,
+            createdAt: null,
+            generatedAt: null,
+            exampleResult: [],
+            fields: added,
+          },
+        },
+        projects: [],
+      },
+    });
+    const message = plan.drift[0]?.message ?? '';
+    expect(message.length).toBeGreaterThan(400);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(`- \`parser.d\`: ${message.replace(/_/g, '\\_')}\n\n`);
+    expect(markdown).not.toContain('cut to fit');
+  });
+
+  it('entries too long for the comment are shortened, each saying how much, all still listed, and counted', () => {
+    // Three changes whose breaking entries are each about 9,000 characters, in a comment of 12,000.
+    const state = emptyState();
+    const parsers: DesiredParser[] = [];
+    const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+    for (const name of ['a', 'b', 'c']) {
+      const fields = Array.from({ length: 300 }, (_, i) => ({
+        name: `field_${name}_${i}`,
+        description: 'F',
+      }));
+      state.resources[`parser.${name}`] = {
+        kind: 'Parser',
+        id: `p-${name}`,
+        name,
+        version: 0,
+        definition: { urls: [`https://books.example/${name}.html`], scraperParams: {}, fields },
+        descriptionsKnown: true,
+      };
+      parsers.push(parser(name, [{ name: 'title', description: 'Title' }]));
+      live.parsers.push(summary(`p-${name}`, name, 0));
+    }
+    const plan = buildPlan({ parsers, projects: [], state, live });
+    const markdown = renderPlanMarkdown(plan, 12_000);
+    expect(markdown.length).toBeLessThanOrEqual(12_000);
+    const entries = markdown.split('\n').filter((l) => /^- `parser\.[abc]`: /.test(l));
+    expect(entries).toHaveLength(3);
+    for (const [i, entry] of entries.entries()) {
+      const whole = plan.resource_changes[i]?.breaking.join('; ') ?? '';
+      const shown =
+        /^- `parser\.[abc]`: (.*)… _\((\d[\d,]*) more characters cut to fit the comment limit\)_$/.exec(
+          entry,
+        );
+      expect(shown).not.toBeNull();
+      const [, text = '', left = ''] = shown ?? [];
+      // What is shown is the start of the entry, and the count is exactly what is left out.
+      const raw = text.replace(/\\_/g, '_');
+      expect(whole.startsWith(raw)).toBe(true);
+      expect(Number(left.replace(/,/g, ''))).toBe(whole.length - raw.length);
+      expect(raw.length).toBeGreaterThan(400);
+    }
+    expect(markdown).toMatch(
+      /_…3 more changes and part of 3 list entries cut to fit the comment limit; run `scrapeform plan` for the full plan\._\n$/,
     );
   });
 });
