@@ -356,7 +356,10 @@ describe('choosing quirks', () => {
     });
     expect(await harness.raw('PUT', '/_emulator/quirks', { pages: 2 })).toMatchObject({
       status: 400,
-      body: { error: 'unknown quirk setting pages; known: quirks, listLagMs, pageSize, pageStyle, queuedMs' },
+      body: {
+        error:
+          'unknown quirk setting pages; known: quirks, listLagMs, versionLagMs, pageSize, pageStyle, queuedMs',
+      },
     });
     expect((await harness.raw('DELETE', '/_emulator/quirks')).body).toMatchObject({ quirks: [] });
     expect(Array.isArray((await harness.raw('GET', `/parsers?${q}`)).body)).toBe(true);
