@@ -187,9 +187,37 @@ export function formatTimeout(ms: number): string {
 
 /** Why a request got no answer, from the system's error (its code, then its message). */
 export function networkReason(error: unknown): string {
-  // fetch wraps the system's error in its cause; Node's http module throws it as it is.
-  const cause = error instanceof Error ? ((error.cause ?? error) as NodeJS.ErrnoException) : undefined;
+  const refused = proxyRefusal(error);
+  if (refused !== undefined)
+    return `the proxy refused to open a tunnel to the service: HTTP ${refused}${refused === 407 ? ' (Proxy Authentication Required: give its user and password in HTTP_PROXY / HTTPS_PROXY, http://user:password@host:port)' : ''}`;
+  // fetch wraps the system's error in its cause (undici a level deeper still); Node's http module throws it as it is.
+  const chain = causes(error);
+  const system = chain.find(
+    (e) =>
+      typeof (e as NodeJS.ErrnoException).code === 'string' &&
+      !/^UND_ERR/.test(String((e as NodeJS.ErrnoException).code)),
+  );
+  const cause = (system ?? chain[1] ?? chain[0]) as NodeJS.ErrnoException | undefined;
   const code = cause?.code;
-  const detail = cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const detail = cause?.message ?? String(error);
   return code !== undefined ? `${code} (${detail})` : detail;
+}
+
+/**
+ * The status a proxy answered a tunnel (CONNECT) with, when that is why the request failed: undici says it in a
+ * cause two levels down ("Proxy response (407) !== 200 when HTTP Tunneling"), under a generic "fetch failed".
+ */
+export function proxyRefusal(error: unknown): number | undefined {
+  for (const e of causes(error)) {
+    const status = /Proxy response \((\d{3})\)/.exec(e.message)?.[1];
+    if (status !== undefined) return Number(status);
+  }
+  return undefined;
+}
+
+/** An error and its causes, outermost first (at most 6, in case of a cycle). */
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let e = error; e instanceof Error && chain.length < 6; e = e.cause) chain.push(e);
+  return chain;
 }

@@ -42,9 +42,11 @@ export function createApiClients(
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
     endpoints: { parsers: endpointShown(config.parserUrl), projects: endpointShown(config.pipelineUrl) },
+    // The command is over: what is still in flight was given up (a try past its deadline). destroy, not close:
+    // close waits for it, and a proxy that never answers a tunnel held the process 300 s (undici's own bound).
     close: async () => {
       pools?.close();
-      await dispatcher?.close();
+      await dispatcher?.destroy();
     },
   };
 }

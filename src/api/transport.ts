@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
-import { ApiError, codeForStatus, formatTimeout, networkReason } from './api-error.js';
+import { ApiError, codeForStatus, formatTimeout, networkReason, proxyRefusal } from './api-error.js';
 import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
 import type { KeyRedacted } from './live.js';
@@ -391,7 +391,8 @@ export class Transport {
       status: 0,
       method: request.method,
       url: url.toString(),
-      retryable: request.signal?.aborted !== true,
+      // A proxy that asks for credentials (407) or forbids the tunnel (403) will answer the same again.
+      retryable: request.signal?.aborted !== true && ![403, 407].includes(proxyRefusal(error) ?? 0),
       cause: error,
       message: timedOut
         ? `no answer within the request timeout of ${formatTimeout(this.timeoutMs)}${reading}`
@@ -464,7 +465,9 @@ function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
 export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / 1024 / 1024} MiB`
+    : `${bytes} bytes`;
 }
 
 async function readBody(response: WireAnswer, maxBytes: number): Promise<unknown> {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/api/api-error.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
 
@@ -88,5 +89,85 @@ describe('transport through a proxy', () => {
       await clients.close();
     }
     expect(seenByProxy.length).toBe(before);
+  });
+
+  /** A proxy on loopback that answers every tunnel with `answer` (or, without one, never answers at all). */
+  async function badProxy(
+    answer?: string,
+  ): Promise<{ port: number; connects: () => number; stop: () => void }> {
+    let connects = 0;
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', () => {
+        connects++;
+        if (answer !== undefined) socket.end(answer);
+      });
+      socket.on('error', () => undefined);
+    });
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
+    return {
+      port,
+      connects: () => connects,
+      stop: () => {
+        for (const socket of sockets) socket.destroy();
+        server.close();
+      },
+    };
+  }
+
+  it('a proxy that never answers the tunnel fails the call at its deadline, and closing the clients does not wait for it', async () => {
+    // Review: close() awaited the dispatcher, which waited 300 s for the tunnel: every command ended 5 minutes late.
+    const silent = await badProxy();
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+        timeoutMs: 200,
+      },
+      { env: { HTTP_PROXY: `http://127.0.0.1:${silent.port}`, NO_PROXY: '' }, retry: { maxRetries: 0 } },
+    );
+    try {
+      const error = (await clients.parsers.list().catch((e: unknown) => e)) as ApiError;
+      expect(error.code).toBe('api.timeout');
+      const closed = await Promise.race([
+        clients.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5000)),
+      ]);
+      expect(closed).toBe('closed');
+    } finally {
+      silent.stop();
+    }
+  });
+
+  it('a proxy that refuses the tunnel with 407 is named, with its status, and not asked again', async () => {
+    const refusing = await badProxy(
+      'HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n',
+    );
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+      },
+      {
+        env: { HTTP_PROXY: `http://127.0.0.1:${refusing.port}`, NO_PROXY: '' },
+        sleep: async () => undefined,
+      },
+    );
+    try {
+      const error = (await clients.parsers.list().catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.retryable]).toEqual(['api.network', false]);
+      expect(error.message).toBe(
+        `GET http://127.0.0.1:${targetPort}/parsers?api_key=***: network error: the proxy refused to open a tunnel to the service: HTTP 407 (Proxy Authentication Required: give its user and password in HTTP_PROXY / HTTPS_PROXY, http://user:password@host:port)`,
+      );
+      expect(refusing.connects()).toBe(1);
+    } finally {
+      await clients.close();
+      refusing.stop();
+    }
   });
 });
