@@ -44,8 +44,10 @@ async function errorOf(run: () => Promise<unknown>): Promise<ScrapeformError> {
 }
 
 /**
- * One run as its own process: at a common moment it takes the lock, records an object of its own and writes,
- * holds the lock a little, and says whether it got the lock and wrote.
+ * One run as its own process: at a common moment it takes the lock, records an object of its own and writes, says
+ * whether it got the lock and wrote, and holds the lock until FILE.release exists: the test lets it go once every
+ * run has answered, so a run that starts late on a loaded machine still finds the lock held (with a fixed hold, it
+ * found the lock free again, took it and wrote, as it should: the test read that as two holders).
  */
 const RUN = `
 import { FileStateBackend } from ${JSON.stringify(pathToFileURL(BUILT_BACKEND).href)};
@@ -58,20 +60,31 @@ try {
   state.resources['project.p' + process.pid] = { kind: 'Project', id: process.pid, name: 'p', definition: {} };
   await backend.write(state);
   console.log('WROTE');
-  await new Promise((r) => setTimeout(r, 300));
+  const { existsSync } = await import('node:fs');
+  while (!existsSync(process.argv[2] + '.release')) await new Promise((r) => setTimeout(r, 20));
   await lock.release();
 } catch (error) {
   console.log('FAILED ' + error.code);
 }
 `;
 
-function runAt(script: string, file: string, start: number): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, file, String(start)]);
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+/** A run started at `start`: what it says first (WROTE, or FAILED and its code), and its end. */
+function runAt(
+  script: string,
+  file: string,
+  start: number,
+): { said: Promise<string>; exited: Promise<void> } {
+  const child = spawn(process.execPath, [script, file, String(start)]);
+  let out = '';
+  const said = new Promise<string>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
     child.on('exit', () => resolve(out.trim()));
   });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { said, exited };
 }
 
 describe('the state file lock', () => {
@@ -84,7 +97,10 @@ describe('the state file lock', () => {
       await writeFile(file, JSON.stringify({ format_version: 1, serial: 5, lineage: 'L', resources: {} }));
       await staleLock(file);
       const start = Date.now() + 800;
-      const outcomes = await Promise.all([1, 2, 3, 4].map(() => runAt(script, file, start)));
+      const runs = [1, 2, 3, 4].map(() => runAt(script, file, start));
+      const outcomes = await Promise.all(runs.map((run) => run.said));
+      await writeFile(`${file}.release`, '');
+      await Promise.all(runs.map((run) => run.exited));
       const wrote = outcomes.filter((outcome) => outcome === 'WROTE').length;
       const state = JSON.parse(await readFile(file, 'utf8')) as State;
       expect({ wrote, kept: Object.keys(state.resources).length }).toEqual({ wrote: 1, kept: 1 });
