@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,8 @@ async function manifests(files: Record<string, string>): Promise<void> {
   await mkdir(path.join(dir, 'manifests'), { recursive: true });
   for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, 'manifests', name), text);
 }
+
+const rmManifest = (name: string): Promise<void> => rm(path.join(dir, 'manifests', name));
 
 /**
  * The CLI in-process against the emulator, on the manifests folder; file state in the test's folder unless
@@ -119,6 +121,56 @@ describe('adopting a parser whose latest version FAILED after one that FINISHED 
     ]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(sentCalls()).toEqual(['POST /parsers', `DELETE /parsers/${made.id}`]);
+    await expectConverged();
+  });
+});
+
+describe('an apply refused for approval changes nothing (review F6)', () => {
+  it('state is not written, so the same saved plan applies once approved', async () => {
+    await manifests({ 'keep.yaml': parser('keep'), 'drop.yaml': parser('drop') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    // The pull request deletes one parser, and protects the other (recorded in state at apply) and adds a field.
+    const kept = parser(
+      'keep',
+      '  price: { description: Price, type: number }\nlifecycle: { prevent_destroy: true }\n',
+    );
+    await manifests({ 'keep.yaml': kept });
+    await rmManifest('drop.yaml');
+    expect((await scrapeform(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const before = await readFile(stateFile(), 'utf8');
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'error: not applied: the plan has destructive changes (parser.drop (delete)); nothing was sent',
+    );
+    const tooCostly = await scrapeform([
+      'apply',
+      '--plan',
+      'plan.json',
+      '--auto-approve',
+      '--allow-destroy',
+      '--max-regenerations',
+      '0',
+    ]);
+    expect(tooCostly.code).toBe(3);
+    expect(tooCostly.stderr).toContain('more than --max-regenerations 0');
+    expect(await readFile(stateFile(), 'utf8')).toBe(before);
+    expect(sentCalls()).toEqual([]);
+
+    const approved = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve', '--allow-destroy']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(sentCalls().sort()).toEqual([
+      expect.stringMatching(/^DELETE \/parsers\//),
+      expect.stringMatching(/^PATCH \/parsers\/.+\/0$/),
+    ]);
+    // The protection the refused runs did not record is recorded by the apply that went ahead.
+    const state = JSON.parse(await readFile(stateFile(), 'utf8')) as {
+      resources: Record<string, { preventDestroy?: boolean }>;
+    };
+    expect(state.resources['parser.keep']?.preventDestroy).toBe(true);
+    expect(state.resources['parser.drop']).toBeUndefined();
     await expectConverged();
   });
 });
