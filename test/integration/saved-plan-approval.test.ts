@@ -2,6 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/plan/model.js';
+import { parseSavedPlan } from '../../src/plan/plan-file.js';
+import { renderSavedPlan } from '../../src/plan/save-plan.js';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
@@ -172,5 +175,68 @@ describe('an apply refused for approval changes nothing (review F6)', () => {
     expect(state.resources['parser.keep']?.preventDestroy).toBe(true);
     expect(state.resources['parser.drop']).toBeUndefined();
     await expectConverged();
+  });
+});
+
+describe('a saved plan applies only to the workspace and state it was made for (review F5)', () => {
+  it('a plan saved for staging, before any state existed, is refused in production and applies in staging', async () => {
+    await manifests({
+      'books.yaml': `kind: Parser
+name: ws-books
+urls: [${BOOK_A}]
+fields:
+  title: { description: "Book title for \${TARGET_ENV}", selector: h1 }
+`,
+    });
+    const staging = { TARGET_ENV: 'staging' };
+    const saved = await scrapeform(['plan', '--workspace', 'staging', '--out', 'staging-plan.json'], staging);
+    expect(saved.code, saved.stderr).toBe(0);
+    const text = await readFile(path.join(dir, 'staging-plan.json'), 'utf8');
+    const where = (workspace: string): string =>
+      path
+        .relative(process.cwd(), path.join(dir, '.scrapeform', workspace, 'state.json'))
+        .split(path.sep)
+        .join('/');
+    expect((JSON.parse(text) as Plan).fingerprint.target?.state).toEqual({
+      workspace: 'staging',
+      location: where('staging'),
+    });
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(
+      ['apply', '--workspace', 'production', '--plan', 'staging-plan.json', '--auto-approve'],
+      { TARGET_ENV: 'production' },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing the saved plan: it was made for workspace staging (state ${where('staging')}), and this run is for workspace production (state ${where('production')})`,
+    );
+    expect(sentCalls()).toEqual([]);
+    await expect(readFile(path.join(dir, '.scrapeform', 'production', 'state.json'))).rejects.toThrow(
+      'ENOENT',
+    );
+
+    // The same plan as an earlier scrapeform saved it (no state recorded) is still read, and refused: made before
+    // any state existed, nothing ties it to one.
+    const legacy = parseSavedPlan(text, 'staging-plan.json');
+    delete legacy.fingerprint.target?.state;
+    await writeFile(path.join(dir, 'legacy-plan.json'), renderSavedPlan(legacy));
+    const old = await scrapeform(
+      ['apply', '--workspace', 'staging', '--plan', 'legacy-plan.json', '--auto-approve'],
+      staging,
+    );
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain(
+      `error: refusing the saved plan: it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to workspace staging (state ${where('staging')})`,
+    );
+    expect(sentCalls()).toEqual([]);
+
+    const applied = await scrapeform(
+      ['apply', '--workspace', 'staging', '--plan', 'staging-plan.json', '--auto-approve'],
+      staging,
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers']);
+    await expectConverged(['--workspace', 'staging'], staging);
   });
 });
