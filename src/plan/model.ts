@@ -1,7 +1,7 @@
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import type { FieldOperations } from '../model/wire.js';
-import type { ParserDefinition, ProjectDefinition, UnknownValues } from '../state/model.js';
+import type { ParserDefinition, ProjectDefinition, StateIdentity, UnknownValues } from '../state/model.js';
 import type { FieldChange } from './diff-fields.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -265,6 +265,12 @@ export interface PlanTarget {
   environment: string | null;
   parsers: string;
   projects: string;
+  /**
+   * The state: its workspace and where it lives, never a credential (StateIdentity). Two states that do not exist
+   * yet have the same lineage (""), so without it a plan saved for one workspace applied in another. Absent in a
+   * plan from before it was recorded (stale-plan.ts says how such a plan is judged).
+   */
+  state?: StateIdentity;
 }
 
 export interface Plan {

@@ -140,7 +140,13 @@ export const PlanFileSchema = z.object({
     state_serial: z.int(),
     live: z.record(z.string(), z.string()),
     target: z
-      .object({ environment: z.string().nullable(), parsers: z.string(), projects: z.string() })
+      .object({
+        environment: z.string().nullable(),
+        parsers: z.string(),
+        projects: z.string(),
+        // Absent in plans saved before it was recorded: still read (stale-plan.ts judges them).
+        state: z.object({ workspace: z.string(), location: z.string() }).optional(),
+      })
       .optional(),
   }),
   moved: z

@@ -6,10 +6,10 @@ import { sameExampleUrls } from './example-urls.js';
 import { fieldFromLive } from './live-fields.js';
 import type { ParserAdopt, ReplacedParser, ResourceChange } from './model.js';
 import { definitionOf } from './parser-definition.js';
-import { change } from './plan-context.js';
+import { change, isPrevented } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { stillGenerating } from './plan-parser-generation.js';
-import { replaceParser, replacedParser } from './plan-parser-replace.js';
+import { neverFinished, replaceParser, replacedParser } from './plan-parser-replace.js';
 import { updateParser } from './plan-parser-update.js';
 
 export function adoptParser(
@@ -41,27 +41,34 @@ export function adoptParser(
     );
     return undefined;
   }
+  // Adopted by a replace, the live parser is deleted: scrapeform never saw its history, and it was made by someone
+  // else, whose consumers may call a version that finished (`GET /parsers/{id}/{version}`, parse with a version).
+  // Only a parser whose one version FAILED has nothing to lose; any other delete needs approval and is what
+  // prevent_destroy forbids.
+  const idChanges = [`parser id changes (${live.id} is deleted once the new one is FINISHED)`];
   if (kind === 'failed') {
-    // Its latest version FAILED: nothing works to lose, so no approval is asked to replace it.
+    const destructive = !neverFinished(details);
+    if (destructive && isPrevented(ctx, address, desired)) return undefined;
     return replaceParser(
       desired,
       live.id,
       [
         ...reasons,
-        `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it`,
+        `its latest version is ${details.status}${details.error ? `: ${details.error}` : ''}; a new parser replaces it${destructive ? ` (version ${details.version}: earlier versions may have finished, and are deleted with it)` : ' (its only version)'}`,
       ],
-      false,
-      [],
+      destructive,
+      idChanges,
       seen(),
     );
   }
   if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
+    if (isPrevented(ctx, address, desired)) return undefined;
     return replaceParser(
       desired,
       live.id,
       [...reasons, "urls differ from the live parser's example pages: a new parser replaces it"],
       true,
-      [],
+      idChanges,
       seen(),
     );
   }

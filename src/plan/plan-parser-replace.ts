@@ -17,7 +17,7 @@ import { breakingOf } from './plan-parser-update.js';
 
 /**
  * A new parser in place of `oldId`: create it, wait for FINISHED (apply always waits here), then delete the old
- * one. Destructive unless the old one never had anything to lose.
+ * one. Destructive unless the old one never had anything to lose (`neverFinished`), which the caller proves.
  */
 export function replaceParser(
   desired: DesiredParser,
@@ -39,6 +39,16 @@ export function replaceParser(
     ...(replaced !== undefined ? { replaced } : {}),
     ...(alsoDeletes.length > 0 ? { alsoDeletes: [...alsoDeletes] } : {}),
   });
+}
+
+/**
+ * Whether deleting a parser can lose nothing that ever worked: its latest version is its first (0; seed,
+ * Versioning: "the first version is 0") and it FAILED, so no version of it ever finished. With any later version an
+ * earlier one may have finished, and consumers may call it pinned (`parse ADDR --version N`, `output`): deleting
+ * that parser is destructive, whatever its latest version's status.
+ */
+export function neverFinished(latest: { version: number; status: string }): boolean {
+  return latest.version === 0 && parserStatusKind(latest.status) === 'failed';
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   createParser,
   finishReplace,
   leftByInterruptedReplace,
+  neverFinished,
   replacedParser,
   replaceParser,
 } from './plan-parser-replace.js';
@@ -213,20 +214,22 @@ export function planParser(
       );
       return undefined;
     }
-    // No version ever finished: nothing to lose, so a new parser replaces the failed one without approval.
+    // No version scrapeform saw finished. Nothing to lose only when the parser's one version FAILED: a later
+    // version means one made outside scrapeform may have finished, so the delete needs approval (neverFinished).
     const tried = recorded.pending?.definition ?? recorded.definition;
     // A replace killed while its new parser generated, which then FAILED: the original (and any earlier attempt)
     // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
     const left = leftByInterruptedReplace(ctx, recorded);
-    // Deleting the original is a replace's delete: prevent_destroy forbids it, as it forbids any replace.
-    if (left.length > 0 && isPrevented(ctx, address, desired)) return undefined;
+    const destructive = left.length > 0 || !neverFinished(live);
+    // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace.
+    if (destructive && isPrevented(ctx, address, desired)) return undefined;
     return replaceParser(
       desired,
       recorded.id,
       [
-        `no version of ${recorded.id} ever finished${live.error ? ` (${live.error})` : ''}: created again${left.length > 0 ? `; the interrupted replace's ${left.join(', ')} ${left.length === 1 ? 'is' : 'are'} deleted with it` : ''}`,
+        `${neverFinished(live) ? `no version of ${recorded.id} ever finished` : `no version of ${recorded.id} that scrapeform saw finished (its latest is version ${live.version}: one made outside scrapeform may have, and is deleted with it)`}${live.error ? ` (${live.error})` : ''}: created again${left.length > 0 ? `; the interrupted replace's ${left.join(', ')} ${left.length === 1 ? 'is' : 'are'} deleted with it` : ''}`,
       ],
-      left.length > 0,
+      destructive,
       [`new parser id (replaces ${recorded.id})`],
       tried === null ? undefined : replacedParser(tried, desired, true),
       left,

@@ -3,6 +3,7 @@ import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
 import { plannedRequests } from './plan-json.js';
+import type { StateIdentity } from '../state/model.js';
 import type { Plan, PlanTarget } from './model.js';
 
 function describeTarget(target: PlanTarget): string {
@@ -10,13 +11,44 @@ function describeTarget(target: PlanTarget): string {
   return target.environment !== null ? `environment ${target.environment} (${where})` : where;
 }
 
+function describeState(state: StateIdentity): string {
+  return `workspace ${state.workspace} (state ${state.location})`;
+}
+
+/**
+ * Where the saved plan was made against where this run is: the environment and services, then the workspace and
+ * state. A plan from before `target` or `target.state` were recorded is compared on what it has. One without the
+ * state, made when its state did not exist yet (lineage ""), is refused: every state not yet written has that
+ * fingerprint, so nothing ties it to this one; made against a written state, its lineage (a random id each state
+ * gets on its first write) does.
+ */
+function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
+  const made = saved.fingerprint.target;
+  if (here === undefined) return [];
+  const moved: string[] = [];
+  if (made !== undefined) {
+    const { state: _madeState, ...madeServices } = made;
+    const { state: _hereState, ...hereServices } = here;
+    if (stable(madeServices) !== stable(hereServices))
+      moved.push(`it was made for ${describeTarget(made)}, and this run is for ${describeTarget(here)}`);
+  }
+  if (here.state === undefined) return moved;
+  if (made?.state !== undefined) {
+    if (stable(made.state) !== stable(here.state))
+      moved.push(
+        `it was made for ${describeState(made.state)}, and this run is for ${describeState(here.state)}`,
+      );
+  } else if (saved.fingerprint.state_lineage === '') {
+    moved.push(
+      `it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to ${describeState(here.state)}`,
+    );
+  }
+  return moved;
+}
+
 /** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
 export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
-  const moved: string[] = [];
-  const made = saved.fingerprint.target;
-  const here = fresh.fingerprint.target;
-  if (made !== undefined && here !== undefined && stable(made) !== stable(here))
-    moved.push(`it was made for ${describeTarget(made)}, and this run is for ${describeTarget(here)}`);
+  const moved = targetMoved(saved, fresh.fingerprint.target);
   if (saved.fingerprint.state_lineage !== state.lineage)
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)

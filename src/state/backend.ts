@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { ScrapeformError } from '../errors.js';
-import type { State } from './model.js';
+import type { State, StateIdentity } from './model.js';
 import { currentProcessIdentity } from './process-identity.js';
 import type { ProcessIdentity } from './process-identity.js';
 
@@ -36,6 +36,11 @@ export interface StateLock {
 export interface StateBackend {
   /** For messages: the file path, or the database and workspace. */
   readonly location: string;
+  /**
+   * Which state this is, for a saved plan to record and apply to compare. Both backends say; a backend that cannot
+   * (an in-memory one of a test) leaves it out, and its plans record no state.
+   */
+  readonly stateIdentity?: StateIdentity;
   /** The state, or an empty one (serial 0) when none was written yet. */
   read(): Promise<State>;
   /** Writes the state with serial + 1 and returns what was written; fails if the stored serial moved since read. */

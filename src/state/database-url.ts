@@ -6,6 +6,19 @@ import { readableUrl, redactUrl } from '../model/state-url.js';
  * and shown everywhere without its password (model/state-url.ts).
  */
 
+/**
+ * The database a URL names, as a saved plan records it: `postgres://HOST:PORT/DATABASE`, with no user name,
+ * password or parameter (which may hold a password), so nothing secret is ever written, and a password rotated or
+ * given in PGPASSWORD instead names the same state. The workspace, recorded beside it, names the table. For a URL
+ * checkDatabaseUrl accepted.
+ */
+export function databaseIdentity(url: string): string {
+  const parsed = readableUrl(url);
+  if (parsed === undefined) throw new Error(`databaseIdentity: ${redactUrl(url)} is not a readable URL`);
+  const port = parsed.port === '' ? '5432' : parsed.port;
+  return `postgres://${parsed.hostname.toLowerCase()}:${port}${parsed.pathname === '' ? '/' : parsed.pathname}`;
+}
+
 /** A driver's message with every URL in it redacted (the driver may quote the connection string). */
 export function redactText(text: string): string {
   return text.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, (url) => redactUrl(url));

@@ -7,7 +7,7 @@ import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backe
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { judgeHolder } from './process-identity.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
-import type { State } from './model.js';
+import type { State, StateIdentity } from './model.js';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
 
 export { DEFAULT_STATE_PATH } from '../model/state-location.js';
@@ -23,6 +23,7 @@ export { DEFAULT_STATE_PATH } from '../model/state-location.js';
  */
 export class FileStateBackend implements StateBackend {
   readonly location: string;
+  readonly stateIdentity: StateIdentity;
   private readonly lockPath: string;
   /** Created exclusively while a run takes over a stale lock, so two runs never both do. */
   private readonly guardPath: string;
@@ -46,6 +47,12 @@ export class FileStateBackend implements StateBackend {
     readonly workspace: string = DEFAULT_WORKSPACE,
   ) {
     this.location = file;
+    // Relative to the working directory, as --state and scrapeform.yaml name it: the checkouts that plan and apply
+    // (a pull request's job and the merge's) are different folders, and `/` on every system.
+    this.stateIdentity = {
+      workspace,
+      location: path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/'),
+    };
     this.lockPath = `${file}.lock`;
     this.guardPath = `${file}.lock.takeover`;
   }

@@ -66,6 +66,9 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
     get location() {
       return backend.location;
     },
+    get stateIdentity() {
+      return backend.stateIdentity;
+    },
     get staleLockBroken() {
       return backend.staleLockBroken;
     },

@@ -6,6 +6,19 @@ import { ScrapeformError } from '../errors.js';
 
 export const STATE_FORMAT_VERSION = 1;
 
+/**
+ * Which state a backend holds, as a saved plan records it (fingerprint.target.state) and apply compares it: a state
+ * that does not exist yet has no lineage to tell it from another. Never a credential.
+ */
+export interface StateIdentity {
+  workspace: string;
+  /**
+   * A state file: its path relative to the working directory, with `/` between folders. A database: the URL reduced
+   * to `postgres://HOST:PORT/DATABASE` (no user name, password or parameters; database-url.ts, databaseIdentity).
+   */
+  location: string;
+}
+
 /** What was last applied to a parser: enough to diff, since the service returns no descriptions or params. */
 export interface ParserDefinition {
   urls: string[];

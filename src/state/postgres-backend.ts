@@ -5,9 +5,9 @@ import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backe
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { judgeHolder } from './process-identity.js';
 import { redactUrl } from '../model/state-url.js';
-import { checkDatabaseUrl, redactText } from './database-url.js';
+import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
-import type { State } from './model.js';
+import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 
 /**
@@ -17,6 +17,7 @@ import { checkWorkspaceName } from './workspace-name.js';
  */
 export class PostgresStateBackend implements StateBackend {
   readonly location: string;
+  readonly stateIdentity: StateIdentity;
   /** The table's exact name (also the key of its row in scrapeform_locks), and as written in SQL. */
   private readonly table: string;
   private readonly sqlTable: string;
@@ -46,6 +47,7 @@ export class PostgresStateBackend implements StateBackend {
     );
     this.location = `${redactUrl(url)} (workspace ${workspace})`;
     checkDatabaseUrl(url);
+    this.stateIdentity = { workspace, location: databaseIdentity(url) };
   }
 
   private async connect(): Promise<pg.Client> {

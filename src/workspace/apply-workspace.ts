@@ -90,16 +90,19 @@ export async function applyWorkspace(
       refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);
       plan = options.savedPlan;
     }
-    // Versions a previous run left generating and that have finished since are recorded first (no call needed),
-    // and so is each declared object's prevent_destroy: a manifest deleted later does not lift it.
+    // Versions a previous run left generating and that have finished since are recorded before any call (none is
+    // needed), and so is each declared object's prevent_destroy: a manifest deleted later does not lift it. Then the
+    // moves of `moved:` hints: the plan's changes are at the new addresses.
     const declared = [...ws.manifests.parsers, ...ws.manifests.projects];
     const refreshed = refreshState(fresh.state, fresh.live) ?? fresh.state;
     const protectedState = recordProtection(refreshed, declared) ?? refreshed;
-    let state = protectedState !== fresh.state ? await ws.backend.write(protectedState) : fresh.state;
-    // The moves of `moved:` hints: the plan's changes are at the new addresses. Written once approved.
-    const moved = moveState(state, plan.moved ?? []);
+    const moved = moveState(protectedState, plan.moved ?? []);
     options.onPlan?.(plan);
-    if (plan.status === 'no_changes') return { plan, checks: [], resultDiffs: [] };
+    if (plan.status === 'no_changes') {
+      // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does.
+      if (protectedState !== fresh.state) await ws.backend.write(protectedState);
+      return { plan, checks: [], resultDiffs: [] };
+    }
     checkRegenerations(plan, options.maxRegenerations);
     checkRecreates(plan, options.recreate ?? [], options.savedPlan !== undefined);
     const decision = decideApproval(plan, options, {
@@ -115,7 +118,11 @@ export async function applyWorkspace(
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);
     }
-    if (moved !== state) state = await ws.backend.write(recordProtection(moved, declared) ?? moved);
+    // Written only now: a run refused (approval, --max-regenerations, --recreate) changes nothing, so the saved plan
+    // a reviewer approved is still current when applied again with consent. Nothing was sent before this write, and
+    // everything in it is read again from the services by the next run, so a run killed before it loses nothing.
+    const recorded = moved !== protectedState ? (recordProtection(moved, declared) ?? moved) : protectedState;
+    const state = recorded !== fresh.state ? await ws.backend.write(recorded) : fresh.state;
     // What each regeneration changes in the example results, read around its own generation (none with --no-wait).
     const resultDiffs =
       options.noWait === true ? undefined : recordResultDiffs(ws.clients, fresh.live, options.signal);

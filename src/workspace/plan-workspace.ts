@@ -55,11 +55,13 @@ async function readAndPlan(
       ws.manifests.narrowedTo !== undefined ? { ...options, narrowedTo: ws.manifests.narrowedTo } : options,
   });
   const endpoints = ws.clients.endpoints;
+  const stateIdentity = ws.backend.stateIdentity;
   if (endpoints !== undefined)
     plan.fingerprint.target = {
       environment: ws.manifests.environment?.name ?? null,
       parsers: endpoints.parsers,
       projects: endpoints.projects,
+      ...(stateIdentity !== undefined ? { state: { ...stateIdentity } } : {}),
     };
   return { state, plan, live };
 }

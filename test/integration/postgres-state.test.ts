@@ -413,6 +413,47 @@ setInterval(() => {}, 1000);`;
     expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books-product']);
     expect([...emulator.projects.projects.values()].map((p) => p.name)).toEqual(['nightly-book-pages']);
   });
+  it('a plan saved for one workspace is refused in another of the same database; it records no credential', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-workspaces-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    emulator.reset();
+    // A password in the URL (the test server trusts local connections and never asks for it): never written.
+    const withPassword = new URL(databaseUrl);
+    withPassword.password = 'Sup3r%2FS3cret';
+    const env = (workspace: string): NodeJS.ProcessEnv =>
+      emulatorEnv(emulator.url, KEY, {
+        SCRAPEFORM_STATE: withPassword.toString(),
+        SCRAPEFORM_WORKSPACE: workspace,
+      });
+    const saved = await runBuiltCli(['plan', '--out', 'plan.json'], { cwd: dir, env: env('f5staging') });
+    expect(saved.code, saved.stderr).toBe(0);
+    const text = await readFile(path.join(dir, 'plan.json'), 'utf8');
+    expect(text).not.toMatch(/Sup3r|S3cret|postgres@/);
+    const database = `postgres://${withPassword.hostname}:${withPassword.port}${withPassword.pathname}`;
+    expect(
+      (JSON.parse(text) as { fingerprint: { target: { state: unknown } } }).fingerprint.target.state,
+    ).toEqual({ workspace: 'f5staging', location: database });
+    const before = emulator.requestLog.filter((e) => e.method !== 'GET').length;
+    const refused = await runBuiltCli(['apply', '--plan', 'plan.json', '--auto-approve'], {
+      cwd: dir,
+      env: env('f5production'),
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing the saved plan: it was made for workspace f5staging (state ${database}), and this run is for workspace f5production (state ${database})`,
+    );
+    expect(refused.stderr).not.toContain('S3cret');
+    expect(emulator.requestLog.filter((e) => e.method !== 'GET').length).toBe(before);
+    const applied = await runBuiltCli(['apply', '--plan', 'plan.json', '--auto-approve'], {
+      cwd: dir,
+      env: env('f5staging'),
+    });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(
+      (await runBuiltCli(['plan', '--detailed-exitcode'], { cwd: dir, env: env('f5staging') })).code,
+    ).toBe(0);
+  });
+
   it('a write that waits for a row another session holds fails after SCRAPEFORM_STATE_TIMEOUT, naming the database', async () => {
     const backend = new PostgresStateBackend(databaseUrl, 'row-held', 1000);
     const written = await backend.write(emptyState(''));

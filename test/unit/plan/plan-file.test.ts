@@ -303,6 +303,81 @@ describe('refuseStalePlan', () => {
     });
   });
 
+  describe('the workspace and state a plan was made for', () => {
+    const services = {
+      environment: null,
+      parsers: 'http://127.0.0.1:8780',
+      projects: 'http://127.0.0.1:8780',
+    };
+    const forState = (workspace: string, location: string, lineage = ''): Plan => ({
+      ...planAt(lineage, 0, {}),
+      fingerprint: {
+        state_lineage: lineage,
+        state_serial: 0,
+        live: {},
+        target: { ...services, state: { workspace, location } },
+      },
+    });
+    const staging = forState('staging', '.scrapeform/staging/state.json');
+    const production = forState('production', '.scrapeform/production/state.json');
+    const empty = { lineage: '', serial: 0 };
+
+    it('a plan saved for one workspace is refused in another, even when neither state exists yet', () => {
+      expect(() => refuseStalePlan(staging, staging, empty)).not.toThrow();
+      expect(failure(() => refuseStalePlan(staging, production, empty))).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace production (state .scrapeform/production/state.json)',
+      });
+      // Another state of the same workspace name (another database, another file).
+      const elsewhere = forState('staging', 'postgres://db.internal:5432/scrapeform');
+      expect(failure(() => refuseStalePlan(staging, elsewhere, empty)).message).toBe(
+        'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace staging (state postgres://db.internal:5432/scrapeform)',
+      );
+    });
+
+    it('a plan saved before the state was recorded: its lineage ties it to a written state; with none, it is refused', () => {
+      const older = (lineage: string, target?: typeof services): Plan => ({
+        ...planAt(lineage, 3, {}),
+        fingerprint: {
+          state_lineage: lineage,
+          state_serial: 3,
+          live: {},
+          ...(target !== undefined ? { target } : {}),
+        },
+      });
+      const written = forState('production', '.scrapeform/production/state.json', 'L');
+      written.fingerprint.state_serial = 3;
+      expect(() => refuseStalePlan(older('L', services), written, { lineage: 'L', serial: 3 })).not.toThrow();
+      expect(() => refuseStalePlan(older('L'), written, { lineage: 'L', serial: 3 })).not.toThrow();
+      const notYet = forState('production', '.scrapeform/production/state.json');
+      notYet.fingerprint.state_serial = 3;
+      expect(failure(() => refuseStalePlan(older('', services), notYet, { lineage: '', serial: 3 }))).toEqual(
+        {
+          code: 'apply.plan-stale',
+          message:
+            'refusing the saved plan: it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to workspace production (state .scrapeform/production/state.json)',
+        },
+      );
+      // Services still compared as before: the state is compared beside them, not instead.
+      const otherServices = { ...services, parsers: 'https://aiparser.example' };
+      expect(
+        failure(() => refuseStalePlan(older('L', otherServices), written, { lineage: 'L', serial: 3 }))
+          .message,
+      ).toBe(
+        'refusing the saved plan: it was made for https://aiparser.example and http://127.0.0.1:8780, and this run is for http://127.0.0.1:8780 and http://127.0.0.1:8780',
+      );
+    });
+
+    it('a saved plan keeps the state it records (one without it is read as before: the fixtures)', () => {
+      const text = renderSavedPlan(staging);
+      expect(parseSavedPlan(text, 'plan.json').fingerprint.target?.state).toEqual({
+        workspace: 'staging',
+        location: '.scrapeform/staging/state.json',
+      });
+    });
+  });
+
   it('what approval reads must be what a fresh plan says: an edited file given a new digest is refused', () => {
     const remove = {
       address: 'parser.a',

@@ -1,0 +1,242 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/plan/model.js';
+import { parseSavedPlan } from '../../src/plan/plan-file.js';
+import { renderSavedPlan } from '../../src/plan/save-plan.js';
+import { runScrapeform } from '../helpers/cli.js';
+import type { CliRun } from '../helpers/cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { BOOK_A } from '../helpers/workspace.js';
+
+/*
+ * A saved plan is what a reviewer approved: apply --plan refuses it for approval without changing anything, applies
+ * it once approved, and applies it only to the state it was made for. Each scenario ends with an empty plan.
+ */
+
+let h: EmulatorHarness;
+let dir: string;
+beforeAll(async () => {
+  h = await startTestEmulator({ generationDelayMs: 5 });
+});
+afterAll(async () => h.emulator.close());
+beforeEach(async () => {
+  h.emulator.reset();
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-saved-plan-'));
+  await mkdir(path.join(dir, 'manifests'));
+});
+
+const parser = (name: string, extra = ''): string => `kind: Parser
+name: ${name}
+urls: [${BOOK_A}]
+fields:
+  title: { description: Book title, selector: h1 }
+${extra}`;
+
+async function manifests(files: Record<string, string>): Promise<void> {
+  await mkdir(path.join(dir, 'manifests'), { recursive: true });
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, 'manifests', name), text);
+}
+
+const rmManifest = (name: string): Promise<void> => rm(path.join(dir, 'manifests', name));
+
+/**
+ * The CLI in-process against the emulator, on the manifests folder; file state in the test's folder unless
+ * `SCRAPEFORM_STATE` is given. A saved plan's name is a file of that folder.
+ */
+function scrapeform(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const [command = '', ...rest] = args;
+  const inDir = rest.map((a, i) =>
+    rest[i - 1] === '--out' || rest[i - 1] === '--plan' ? path.join(dir, a) : a,
+  );
+  const state = env.SCRAPEFORM_STATE === undefined ? ['--state', stateFile()] : [];
+  return runScrapeform([command, path.join(dir, 'manifests'), ...state, ...inDir], {
+    cwd: dir,
+    env: {
+      SCRAPERAPI_API_KEY: EMULATOR_KEY,
+      SCRAPEFORM_PARSER_URL: h.emulator.url,
+      SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+      ...env,
+    },
+  });
+}
+
+const stateFile = (): string => path.join(dir, '.scrapeform', 'state.json');
+
+/** Calls that change something (the emulator's log holds reads too). */
+const sentCalls = (): string[] =>
+  h.emulator.requestLog
+    .filter((e) => e.method !== 'GET')
+    .map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`);
+
+async function expectConverged(args: string[] = [], env: Record<string, string> = {}): Promise<void> {
+  const again = await scrapeform(['plan', '--detailed-exitcode', ...args], env);
+  expect([again.code, again.stdout.trim()], again.stderr).toEqual([
+    0,
+    'No changes. The live services match the manifests.',
+  ]);
+}
+
+describe('adopting a parser whose latest version FAILED after one that FINISHED (review F1)', () => {
+  it('is a destructive replace: --allow-adopt alone is refused with nothing sent; --allow-destroy applies it', async () => {
+    // Made outside scrapeform: version 0 FINISHED, then version 1 FAILED.
+    const made = await h.parsers.create({
+      name: 'shared-books',
+      urls: [BOOK_A],
+      fields: [{ name: 'title', description: 'Book title', selector: 'h1' }],
+    });
+    await h.emulator.idle();
+    h.emulator.setFaults({ failGenerations: 1 });
+    await h.raw('PATCH', `/parsers/${made.id}/0`, {
+      api_key: EMULATOR_KEY,
+      add_fields: [{ name: 'author', description: 'Author' }],
+    });
+    await h.emulator.idle();
+    expect((await h.parsers.get(made.id, 1)).status).toBe('FAILED');
+
+    await manifests({ 'shared.yaml': parser('shared-books') });
+    const planned = await scrapeform(['plan', '--out', 'plan.json', '--markdown']);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain('[!WARNING]');
+    const saved = JSON.parse(await readFile(path.join(dir, 'plan.json'), 'utf8')) as {
+      resource_changes: { action: string; destructive: boolean; breaking: string[] }[];
+    };
+    expect(saved.resource_changes.map((c) => [c.action, c.destructive])).toEqual([['replace', true]]);
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve', '--allow-adopt']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'error: not applied: the plan has destructive changes (parser.shared-books (replace)); nothing was sent',
+    );
+    expect(sentCalls()).toEqual([]);
+    expect((await h.parsers.get(made.id, 0)).status).toBe('FINISHED');
+
+    const applied = await scrapeform([
+      'apply',
+      '--plan',
+      'plan.json',
+      '--auto-approve',
+      '--allow-adopt',
+      '--allow-destroy',
+    ]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers', `DELETE /parsers/${made.id}`]);
+    await expectConverged();
+  });
+});
+
+describe('an apply refused for approval changes nothing (review F6)', () => {
+  it('state is not written, so the same saved plan applies once approved', async () => {
+    await manifests({ 'keep.yaml': parser('keep'), 'drop.yaml': parser('drop') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    // The pull request deletes one parser, and protects the other (recorded in state at apply) and adds a field.
+    const kept = parser(
+      'keep',
+      '  price: { description: Price, type: number }\nlifecycle: { prevent_destroy: true }\n',
+    );
+    await manifests({ 'keep.yaml': kept });
+    await rmManifest('drop.yaml');
+    expect((await scrapeform(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const before = await readFile(stateFile(), 'utf8');
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'error: not applied: the plan has destructive changes (parser.drop (delete)); nothing was sent',
+    );
+    const tooCostly = await scrapeform([
+      'apply',
+      '--plan',
+      'plan.json',
+      '--auto-approve',
+      '--allow-destroy',
+      '--max-regenerations',
+      '0',
+    ]);
+    expect(tooCostly.code).toBe(3);
+    expect(tooCostly.stderr).toContain('more than --max-regenerations 0');
+    expect(await readFile(stateFile(), 'utf8')).toBe(before);
+    expect(sentCalls()).toEqual([]);
+
+    const approved = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve', '--allow-destroy']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(sentCalls().sort()).toEqual([
+      expect.stringMatching(/^DELETE \/parsers\//),
+      expect.stringMatching(/^PATCH \/parsers\/.+\/0$/),
+    ]);
+    // The protection the refused runs did not record is recorded by the apply that went ahead.
+    const state = JSON.parse(await readFile(stateFile(), 'utf8')) as {
+      resources: Record<string, { preventDestroy?: boolean }>;
+    };
+    expect(state.resources['parser.keep']?.preventDestroy).toBe(true);
+    expect(state.resources['parser.drop']).toBeUndefined();
+    await expectConverged();
+  });
+});
+
+describe('a saved plan applies only to the workspace and state it was made for (review F5)', () => {
+  it('a plan saved for staging, before any state existed, is refused in production and applies in staging', async () => {
+    await manifests({
+      'books.yaml': `kind: Parser
+name: ws-books
+urls: [${BOOK_A}]
+fields:
+  title: { description: "Book title for \${TARGET_ENV}", selector: h1 }
+`,
+    });
+    const staging = { TARGET_ENV: 'staging' };
+    const saved = await scrapeform(['plan', '--workspace', 'staging', '--out', 'staging-plan.json'], staging);
+    expect(saved.code, saved.stderr).toBe(0);
+    const text = await readFile(path.join(dir, 'staging-plan.json'), 'utf8');
+    const where = (workspace: string): string =>
+      path
+        .relative(process.cwd(), path.join(dir, '.scrapeform', workspace, 'state.json'))
+        .split(path.sep)
+        .join('/');
+    expect((JSON.parse(text) as Plan).fingerprint.target?.state).toEqual({
+      workspace: 'staging',
+      location: where('staging'),
+    });
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(
+      ['apply', '--workspace', 'production', '--plan', 'staging-plan.json', '--auto-approve'],
+      { TARGET_ENV: 'production' },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing the saved plan: it was made for workspace staging (state ${where('staging')}), and this run is for workspace production (state ${where('production')})`,
+    );
+    expect(sentCalls()).toEqual([]);
+    await expect(readFile(path.join(dir, '.scrapeform', 'production', 'state.json'))).rejects.toThrow(
+      'ENOENT',
+    );
+
+    // The same plan as an earlier scrapeform saved it (no state recorded) is still read, and refused: made before
+    // any state existed, nothing ties it to one.
+    const legacy = parseSavedPlan(text, 'staging-plan.json');
+    delete legacy.fingerprint.target?.state;
+    await writeFile(path.join(dir, 'legacy-plan.json'), renderSavedPlan(legacy));
+    const old = await scrapeform(
+      ['apply', '--workspace', 'staging', '--plan', 'legacy-plan.json', '--auto-approve'],
+      staging,
+    );
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain(
+      `error: refusing the saved plan: it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to workspace staging (state ${where('staging')})`,
+    );
+    expect(sentCalls()).toEqual([]);
+
+    const applied = await scrapeform(
+      ['apply', '--workspace', 'staging', '--plan', 'staging-plan.json', '--auto-approve'],
+      staging,
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers']);
+    await expectConverged(['--workspace', 'staging'], staging);
+  });
+});
