@@ -38,3 +38,8 @@ function pageNumber(raw: string | null, name: string, fallback: number): number 
 export function listedYet(createdAt: string, now: number, quirks: Quirks): boolean {
   return !quirks.has('lagging-list') || now - Date.parse(createdAt) >= quirks.settings.listLagMs;
 }
+
+/** lagging-list with `notFoundMs`: whether an object (or version) made at `createdAt` (ISO) is found by id yet. */
+export function foundYet(createdAt: string, now: number, quirks: Quirks): boolean {
+  return !quirks.has('lagging-list') || now - Date.parse(createdAt) >= quirks.settings.notFoundMs;
+}

@@ -19,6 +19,11 @@ export type QuirkName = (typeof QUIRK_NAMES)[number];
 export interface QuirkSettings {
   /** lagging-list: emulated ms before a new parser or project appears in list answers. */
   listLagMs: number;
+  /**
+   * lagging-list: emulated ms during which `GET` by id of a new parser, parser version or project answers 404 (as a
+   * service read from replicas may right after a create); 0, the default, finds it at once.
+   */
+  notFoundMs: number;
   /** paged-lists: items per page when the request gives no `per_page`. */
   pageSize: number;
   /** queued-status: emulated ms a new version reports QUEUED before it starts GENERATING. */
@@ -27,6 +32,7 @@ export interface QuirkSettings {
 
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   listLagMs: 2000,
+  notFoundMs: 0,
   pageSize: 2,
   queuedMs: 1000,
 };
@@ -85,7 +91,10 @@ export class Quirks {
   }
 }
 
-/** Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "pageSize": 2, "queuedMs": 0}`. */
+/**
+ * Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "notFoundMs": 0, "pageSize": 2,
+ * "queuedMs": 0}`.
+ */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
   settings: Partial<QuirkSettings>;
@@ -99,13 +108,16 @@ export function checkQuirksBody(body: Record<string, unknown>): {
       const problem = describeUnknownQuirks(value as string[]);
       if (problem !== undefined) throw new HttpError(400, problem);
       names = value as QuirkName[];
-    } else if (key === 'listLagMs' || key === 'queuedMs' || key === 'pageSize') {
+    } else if (key === 'listLagMs' || key === 'notFoundMs' || key === 'queuedMs' || key === 'pageSize') {
       const least = key === 'pageSize' ? 1 : 0;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < least)
         throw new HttpError(400, `${key} must be a whole number >= ${least}`);
       settings[key] = value;
     } else {
-      throw new HttpError(400, `unknown quirk setting ${key}; known: quirks, listLagMs, pageSize, queuedMs`);
+      throw new HttpError(
+        400,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, notFoundMs, pageSize, queuedMs`,
+      );
     }
   }
   return { ...(names !== undefined ? { names } : {}), settings };
