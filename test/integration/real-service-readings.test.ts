@@ -310,6 +310,36 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
   });
 });
 
+describe('1b. a read by id may answer 404 a moment after a create (lagging-list with notFoundMs; F3)', () => {
+  /** Whether the service has answered 404 to a read by id of version 0 of a parser. */
+  const versionNotFound = (h: EmulatorHarness): boolean =>
+    h.emulator.requestLog.some(
+      (e) => e.method === 'GET' && /^\/parsers\/[^/?]+\/0(\?|$)/.test(e.path) && e.status === 404,
+    );
+
+  it('apply waits through the 404 of the parser it just created: one create, FINISHED, the second plan empty', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 1_200_000, notFoundMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    const before = credits(h);
+    const plan = await ws.plan();
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(['create']);
+    const applying = ws.applyChanges(plan);
+    // The wait reads the new version by id and is answered 404; then the service catches up.
+    for (let i = 0; i < 500 && !versionNotFound(h); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(versionNotFound(h)).toBe(true);
+    h.emulator.clock.advance(600_000);
+    const result = await applying;
+    expect(result.results).toMatchObject([{ ok: true, status: 'FINISHED', version: 0 }]);
+    expect(result.results[0]?.warnings?.[0]).toContain(
+      'is not found yet (the service answers 404 right after it was made): read as not visible yet, waiting for it',
+    );
+    expect((await ws.plan()).status).toBe('no_changes');
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(before - credits(h)).toBe(GENERATION);
+  });
+});
+
 describe('2. details without version (details-without-version)', () => {
   it('creates, then updates from the listed version; the second plan is empty', async () => {
     const h = await start(['details-without-version']);
