@@ -34,6 +34,8 @@ export const PROJECT_HANDLERS = {
         name: change.name,
         definition: change.definition,
         ...(held !== undefined ? { held } : {}),
+        // Not seen yet: until a list or read shows it, a 404 for it is no proof it is gone (unseen-create.ts).
+        unseenSince: new Date(ctx.now()).toISOString(),
       };
       clearIntent(state, change.address);
     });

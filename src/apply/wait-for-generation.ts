@@ -1,6 +1,8 @@
+import { ApiError } from '../api/api-error.js';
 import type { LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
+import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
@@ -62,8 +64,9 @@ export async function waitForGeneration(
   const deadline = started + (ctx.options.waitTimeoutMs ?? 15 * 60_000);
   let delay = min;
   let last = '';
-  let seen: Sighting;
+  let seen: Sighting | undefined;
   let warned = false;
+  let unseenWarned = false;
   ctx.calls.give();
   ctx.waiting?.(change);
   try {
@@ -79,6 +82,17 @@ export async function waitForGeneration(
       const listed = await ctx.poller.look(id, version, due, started);
       abortIfInterrupted(ctx);
       seen = await sightingOf(ctx, id, version, listed);
+      if (seen === undefined) {
+        // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
+        // answer is never proof of absence by itself). Looked at again until the deadline, as a generation is.
+        if (!unseenWarned) {
+          unseenWarned = true;
+          warn(change, result, ctx, notVisibleYet(id, version));
+        }
+        if (ctx.now() >= deadline) throw notVisibleAfter(change, id, version, ctx.now() - started);
+        delay = nextDelay(ctx.now() - started, min, max);
+        continue;
+      }
       if (seen.status === 'FINISHED') ctx.poller.finished(ctx.now() - started);
       if (seen.status !== last) {
         last = seen.status;
@@ -106,17 +120,18 @@ export async function waitForGeneration(
           },
         );
       }
-      delay = Math.min(max, Math.max(min, Math.round((ctx.now() - started) * POLL_GROWTH)));
+      delay = nextDelay(ctx.now() - started, min, max);
     }
   } finally {
     await ctx.calls.take(true);
   }
+  const outcome = seen;
   result.version = version;
-  result.status = seen.status;
+  result.status = outcome.status;
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind !== 'Parser') return;
-    if (seen.status === 'FINISHED') {
+    if (outcome.status === 'FINISHED') {
       state.resources[change.address] = {
         ...withoutPending(current),
         version,
@@ -127,26 +142,26 @@ export async function waitForGeneration(
     } else {
       state.resources[change.address] = {
         ...withoutPending(current),
-        failed: failureOf(current.failed, version, seen.error ?? seen.status, definition),
+        failed: failureOf(current.failed, version, outcome.error ?? outcome.status, definition),
       };
     }
   });
-  if (seen.status !== 'FINISHED') {
+  if (outcome.status !== 'FINISHED') {
     result.error = {
       code: 'apply.generation-failed',
-      message: `version ${version} FAILED: ${seen.error ?? 'no error given'}`,
+      message: `version ${version} FAILED: ${outcome.error ?? 'no error given'}`,
     };
     if (throwOnFailure) {
       throw new ScrapeformError(
         'apply.generation-failed',
-        `${change.address}: version ${version} FAILED: ${seen.error ?? 'no error given'}`,
+        `${change.address}: version ${version} FAILED: ${outcome.error ?? 'no error given'}`,
         {
           hint: `common causes: ${FAILED_GENERATION_CAUSES}`,
         },
       );
     }
   }
-  return seen.status;
+  return outcome.status;
 }
 
 /**
@@ -159,13 +174,50 @@ async function sightingOf(
   id: string,
   version: number,
   listed: LiveParserSummary | undefined,
-): Promise<Sighting> {
+): Promise<Sighting | undefined> {
   if (listed !== undefined && listed.version === version) {
     const error = listed.error ?? null;
     if (!(listed.status === 'FAILED' && error === null)) return { status: listed.status, error };
   }
-  const details = await ctx.calls.with(() => ctx.clients.parsers.get(id, version, ctx.options.signal), true);
-  return { status: details.status, error: details.error };
+  try {
+    const details = await ctx.calls.with(
+      () => ctx.clients.parsers.get(id, version, ctx.options.signal),
+      true,
+    );
+    return { status: details.status, error: details.error };
+  } catch (error) {
+    // The version this apply just made (a create's or a PATCH's): a 404 means "not visible yet", not "gone".
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The next gap between two looks: a twentieth of the time already waited, within the bounds. */
+function nextDelay(waited: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, Math.round(waited * POLL_GROWTH)));
+}
+
+function notVisibleYet(id: string, version: number): string {
+  return `version ${version} of ${id} is not found yet (the service answers 404 right after it was made): read as not visible yet, waiting for it`;
+}
+
+/**
+ * The end of a wait whose version the service never showed: the call that made it was answered, so state keeps
+ * the parser (with the version pending), and the next plan neither drops it nor creates it again on a 404 alone.
+ */
+function notVisibleAfter(
+  change: ResourceChange,
+  id: string,
+  version: number,
+  waited: number,
+): ScrapeformError {
+  return new ScrapeformError(
+    'apply.wait-timeout',
+    `${change.address}: version ${version} of ${id} was made but the service still answers 404 for it after ${Math.round(waited / 1000)}s (not visible yet)`,
+    {
+      hint: `the call that made it was answered and recorded: state keeps it, pending. Run plan later to see it appear and finish, or raise --wait-timeout${postsNewObject(change) ? `; plan does not create it again while the service answers 404 for it unless you pass --recreate ${change.address} (after checking the service that it does not exist)` : ''}`,
+    },
+  );
 }
 
 /** Warns once per wait about a status scrapeform does not know: in the result, and as an event while it runs. */
@@ -176,7 +228,16 @@ function warnUnknownStatus(
   version: number,
   status: string,
 ): void {
-  const message = `version ${version} reports status "${status}", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED`;
+  warn(
+    change,
+    result,
+    ctx,
+    `version ${version} reports status "${status}", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED`,
+  );
+}
+
+/** A warning in the result, and as an event while apply runs. */
+function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext, message: string): void {
   (result.warnings ??= []).push(message);
   ctx.emit({ type: 'warning', address: change.address, message });
 }

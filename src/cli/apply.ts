@@ -58,7 +58,7 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option('--allow-adopt', 'allow taking over live objects no state manages (found by name)')
     .option(
       '--recreate <address>',
-      'send again a create or PATCH an earlier apply could not confirm and no answer shows yet (repeatable; check the service first)',
+      'send again a create or PATCH an earlier apply could not confirm and no answer shows yet, or create again an object scrapeform created and has not seen since that answers 404 (repeatable; check the service first)',
       collect,
     )
     .option(

@@ -77,3 +77,8 @@ export function listedVersion<V extends { version: number; createdAt: string }>(
   const shown = versions.filter((v, i) => i === 0 || lag === 0 || now - Date.parse(v.createdAt) >= lag);
   return shown.reduce<V | undefined>((a, b) => (a === undefined || b.version > a.version ? b : a), undefined);
 }
+
+/** lagging-list with `notFoundMs`: whether an object (or version) made at `createdAt` (ISO) is found by id yet. */
+export function foundYet(createdAt: string, now: number, quirks: Quirks): boolean {
+  return !quirks.has('lagging-list') || now - Date.parse(createdAt) >= quirks.settings.notFoundMs;
+}

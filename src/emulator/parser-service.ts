@@ -6,7 +6,7 @@ import { applyOperations, readOperations, recompile } from './field-operations.j
 import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
-import { answerList, listedVersion, listedYet } from './list-answers.js';
+import { answerList, foundYet, listedVersion, listedYet } from './list-answers.js';
 import { describeFailure, ParserGeneration } from './parser-generation.js';
 import { latestOf, reportedStatus } from './parser-records.js';
 import type { StoredParser, StoredVersion } from './parser-records.js';
@@ -143,7 +143,13 @@ export class ParserService {
     const account = this.queryAccount(req);
     const parser = this.find(account, id);
     const stored = version === undefined ? latestOf(parser) : this.versionOf(parser, version);
-    const answer = describeVersion(parser, stored, this.options.clock.now());
+    const now = this.options.clock.now();
+    // lagging-list with notFoundMs: a parser, or a version asked for by number, made a moment ago is not found yet.
+    if (!foundYet(parser.createdAt, now, this.options.quirks))
+      throw new HttpError(404, `parser ${id} not found`);
+    if (version !== undefined && !foundYet(stored.createdAt, now, this.options.quirks))
+      throw new HttpError(404, `version ${version} of parser ${parser.id} not found`);
+    const answer = describeVersion(parser, stored, now);
     // details-without-version: the published details example shows no `version` (API-NOTES).
     if (this.options.quirks.has('details-without-version')) delete answer.version;
     return json(200, answer);

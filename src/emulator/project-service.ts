@@ -5,7 +5,7 @@ import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
 import { JobRunner } from './job-runner.js';
-import { answerList, listedYet } from './list-answers.js';
+import { answerList, foundYet, listedYet } from './list-answers.js';
 import { Notifications } from './notifications.js';
 import type { OutboxMessage } from './notifications.js';
 import type { StoredJob, StoredProject } from './project-records.js';
@@ -121,7 +121,12 @@ export class ProjectService {
     }
     const project = this.find(account, id);
     if (sub === undefined) {
-      if (req.method === 'GET') return json(200, this.describe(project));
+      if (req.method === 'GET') {
+        // lagging-list with notFoundMs: a project made a moment ago is not found by id yet.
+        if (!foundYet(project.createdAt, this.options.clock.now(), this.options.quirks))
+          throw new HttpError(404, `project ${id} not found`);
+        return json(200, this.describe(project));
+      }
       if (req.method === 'PATCH') return this.update(account, project, req);
       if (req.method === 'DELETE') return this.archive(project);
       return json(405, { error: 'method not allowed' });

@@ -27,6 +27,11 @@ export interface QuirkSettings {
    * shows the latest version older than that. 0 (the default): at once. Details by id show it at once.
    */
   versionLagMs: number;
+  /**
+   * lagging-list: emulated ms during which `GET` by id of a new parser, parser version or project answers 404 (as a
+   * service read from replicas may right after a create); 0, the default, finds it at once.
+   */
+  notFoundMs: number;
   /** paged-lists: items per page when the request gives no `per_page`. */
   pageSize: number;
   /**
@@ -41,6 +46,7 @@ export interface QuirkSettings {
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   listLagMs: 2000,
   versionLagMs: 0,
+  notFoundMs: 0,
   pageSize: 2,
   pageStyle: 'has-more',
   queuedMs: 1000,
@@ -101,8 +107,8 @@ export class Quirks {
 }
 
 /**
- * Validates a body of PUT /_emulator/quirks:
- * `{"quirks": [...], "listLagMs": 0, "versionLagMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
+ * Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "versionLagMs": 0,
+ * "notFoundMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
  */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
@@ -117,7 +123,13 @@ export function checkQuirksBody(body: Record<string, unknown>): {
       const problem = describeUnknownQuirks(value as string[]);
       if (problem !== undefined) throw new HttpError(400, problem);
       names = value as QuirkName[];
-    } else if (key === 'listLagMs' || key === 'versionLagMs' || key === 'queuedMs' || key === 'pageSize') {
+    } else if (
+      key === 'listLagMs' ||
+      key === 'versionLagMs' ||
+      key === 'notFoundMs' ||
+      key === 'queuedMs' ||
+      key === 'pageSize'
+    ) {
       const least = key === 'pageSize' ? 1 : 0;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < least)
         throw new HttpError(400, `${key} must be a whole number >= ${least}`);
@@ -129,7 +141,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
     } else {
       throw new HttpError(
         400,
-        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, pageSize, pageStyle, queuedMs`,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, notFoundMs, pageSize, pageStyle, queuedMs`,
       );
     }
   }

@@ -1,6 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
-import { adoptsLiveObject, resendsUnconfirmed } from './model.js';
+import { adoptsLiveObject, recreatesUnseen, resendsUnconfirmed } from './model.js';
 import { formatCount } from '../format-count.js';
 
 export interface ApprovalFlags {
@@ -124,30 +124,54 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
 }
 
 /**
- * `--recreate ADDRESS`: a create an earlier apply sent and could not confirm, which no list shows yet, is sent again
- * only for the addresses named. It may have landed (a list can lag behind a create), and a second object would be
- * a duplicate, a parser's at the price of another generation. So is a PATCH whose version no answer shows yet
- * (neither the list nor the parser's details): a second one pays a second generation. Refused with exit 3 and
- * nothing sent; a person's yes does not cover it: only the address, named after checking the service.
+ * `--recreate ADDRESS`: a call that may have landed already is sent again only for the addresses named: a create
+ * an earlier apply sent and could not confirm, which no list shows yet (a list can lag behind a create); a PATCH
+ * whose version no answer shows yet (neither the list nor the parser's details); or a create of an object state
+ * created and never saw live since, for which the service answers 404 (a read can lag too: unseen-create.ts). A
+ * second object would be a duplicate, and a second parser create or PATCH pays another generation. Refused with
+ * exit 3 and nothing sent; a person's yes does not cover it: only the address, named after checking the service.
  */
 export function checkRecreates(plan: Plan, recreate: readonly string[], saved = false): void {
-  const waiting = plan.resource_changes.filter((c) => resendsUnconfirmed(c) && !recreate.includes(c.address));
+  const waiting = plan.resource_changes.filter(
+    (c) => (resendsUnconfirmed(c) || recreatesUnseen(c)) && !recreate.includes(c.address),
+  );
   if (waiting.length === 0) return;
-  const n = waiting.length;
-  const patches = waiting.filter((c) => c.action === 'update').length;
-  const what =
-    patches === 0
-      ? `${n === 1 ? 'a create' : `${n} creates`} an earlier apply sent and could not confirm, which no list shows yet`
-      : patches === n
-        ? `${n === 1 ? 'a PATCH' : `${n} PATCHes`} an earlier apply sent and could not confirm, whose version neither the list nor the parser's details show yet`
-        : `${n} creates and PATCHes an earlier apply sent and could not confirm, which no answer shows yet`;
+  const unconfirmed = waiting.filter(resendsUnconfirmed);
+  const creates = unconfirmed.filter((c) => c.action !== 'update').map((c) => c.address);
+  const patches = unconfirmed.filter((c) => c.action === 'update').map((c) => c.address);
+  const unseen = waiting.filter((c) => !resendsUnconfirmed(c)).map((c) => c.address);
+  const what = [
+    ...(creates.length > 0
+      ? [
+          `sends again ${creates.length === 1 ? 'a create' : `${creates.length} creates`} an earlier apply sent and could not confirm, which no list shows yet (${creates.join(', ')})`,
+        ]
+      : []),
+    ...(patches.length > 0
+      ? [
+          `sends again ${patches.length === 1 ? 'a PATCH' : `${patches.length} PATCHes`} an earlier apply sent and could not confirm, whose version neither the list nor the parser's details show yet (${patches.join(', ')})`,
+        ]
+      : []),
+    ...(unseen.length > 0
+      ? [
+          `creates again ${unseen.length === 1 ? 'an object' : `${unseen.length} objects`} scrapeform created that the service has not shown since (it answers 404, which may only mean not visible yet) (${unseen.join(', ')})`,
+        ]
+      : []),
+  ];
+  const later =
+    unseen.length === 0
+      ? patches.length === 0
+        ? 'once the list shows what landed, it is recovered, not created again; after checking the service that it did not land'
+        : 'once an answer shows what landed, it is recovered, not sent again; after checking the service that it did not land'
+      : unconfirmed.length === 0
+        ? 'once the service shows it, it is kept, not created again; after checking the service that it does not exist'
+        : 'once the service shows them, they are recovered or kept, not sent again; after checking the service that they do not exist';
   throw new ScrapeformError(
     'apply.recreate-not-approved',
-    `not applied: the plan sends again ${what} (${waiting.map((c) => c.address).join(', ')}); nothing was sent`,
+    `not applied: the plan ${what.join(', and ')}; nothing was sent`,
     {
       status: 'input-needed',
       details: { addresses: waiting.map((c) => c.address) },
-      hint: `apply again later: once ${patches === 0 ? 'the list shows what landed, it is recovered, not created again' : 'an answer shows what landed, it is recovered, not sent again'}; after checking the service that it did not land, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
+      hint: `apply again later: ${later}, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
     },
   );
 }

@@ -322,6 +322,18 @@ export function resendsUnconfirmed(change: ResourceChange): boolean {
   );
 }
 
+/** How the planner starts the reason of a create again of an object state created and never saw live since. */
+export const UNSEEN_REASON = 'not seen since its create:';
+
+/**
+ * Whether a change creates again an object this state created and never saw live since, which the service now
+ * answers 404 for: right after a create that may only mean "not visible yet", so apply sends it only with
+ * `--recreate` for its address (approval.ts, unseen-create.ts).
+ */
+export function recreatesUnseen(change: ResourceChange): boolean {
+  return change.reasons.some((reason) => reason.startsWith(UNSEEN_REASON));
+}
+
 /** A change whose apply POSTs a new object (and so records an intent first). */
 export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
 

@@ -21,6 +21,7 @@ import {
 } from './plan-parser-replace.js';
 import { expectedPatchVersion } from './recover-intents.js';
 import { updateParser } from './plan-parser-update.js';
+import { unseenSinceCreate } from './unseen-create.js';
 import {
   resolveUnknowns,
   summariseUnknowns,
@@ -97,11 +98,15 @@ export function planParser(
 
   const live = ctx.index.parserById.get(recorded.id);
   if (live === undefined) {
-    ctx.drift.push({
-      address,
-      kind: 'Parser',
-      message: `parser ${recorded.id} was deleted outside scrapeform; it will be created again (new id)`,
-    });
+    // Created by this state and never seen FINISHED since: the 404 may only mean "not visible yet" (F3), so the
+    // create again needs --recreate; one seen since is gone, as drift.
+    const unseen = unseenSinceCreate(ctx, address, recorded);
+    if (unseen === undefined)
+      ctx.drift.push({
+        address,
+        kind: 'Parser',
+        message: `parser ${recorded.id} was deleted outside scrapeform; it will be created again (new id)`,
+      });
     // The new parser of a half-done replace: the replace of the one it was replacing is made again, so that one
     // is not left live and unmanaged.
     const [original, ...also] = leftByInterruptedReplace(ctx, recorded);
@@ -113,7 +118,8 @@ export function planParser(
         desired,
         original,
         [
-          `the new parser of an interrupted replace was deleted outside scrapeform: the replace of ${original} is made again`,
+          unseen ??
+            `the new parser of an interrupted replace was deleted outside scrapeform: the replace of ${original} is made again`,
         ],
         true,
         [`new parser id (replaces ${original})`],
@@ -123,8 +129,10 @@ export function planParser(
     }
     return createParser(
       desired,
-      ['deleted outside scrapeform: created again'],
-      [`new parser id (the old one, ${recorded.id}, was deleted outside scrapeform)`],
+      [unseen ?? 'deleted outside scrapeform: created again'],
+      [
+        `new parser id (the old one, ${recorded.id}, ${unseen !== undefined ? 'is not found' : 'was deleted outside scrapeform'})`,
+      ],
     );
   }
   ctx.fingerprint[address] = `${live.id}@${live.version}`;

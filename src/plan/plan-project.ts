@@ -12,6 +12,7 @@ import type {
 } from './model.js';
 import { change, isPrevented, noteKeyRedacted, sameJson, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
+import { unseenSinceCreate } from './unseen-create.js';
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
 export function projectPayload(project: DesiredProject): ProjectDefinition {
@@ -78,12 +79,18 @@ export function planProject(
   if (recorded !== undefined) {
     live = ctx.index.projectById.get(recorded.id);
     if (live === undefined) {
-      ctx.drift.push({
-        address,
-        kind: 'Project',
-        message: `project ${recorded.id} was archived or deleted outside scrapeform; it will be created again (new id)`,
-      });
-      reasons = ['archived outside scrapeform: created again'];
+      // Created by this state and not shown by a list or read since: the 404 may only mean "not visible yet" (F3),
+      // so the create again (perhaps a paid run with scheduledAt: now) needs --recreate; one seen since is gone.
+      const unseen = unseenSinceCreate(ctx, address, recorded);
+      if (unseen !== undefined) reasons = [unseen];
+      else {
+        ctx.drift.push({
+          address,
+          kind: 'Project',
+          message: `project ${recorded.id} was archived or deleted outside scrapeform; it will be created again (new id)`,
+        });
+        reasons = ['archived outside scrapeform: created again'];
+      }
     }
   } else {
     const matches = (ctx.index.projectsByName.get(desired.name) ?? []).filter(

@@ -7,18 +7,25 @@ import { recoverIntents } from './recover-intents.js';
 
 /**
  * State brought up to date with what the lists show, without any call: a create a killed run sent but never
- * recorded is recorded as ours (recoverIntents), and a version that was still generating when apply returned
- * (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version. Returns undefined when nothing
- * changed.
+ * recorded is recorded as ours (recoverIntents), a version that was still generating when apply returned
+ * (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version, and a project created and not
+ * seen since that a list or a read by id shows loses its `unseenSince`. Returns undefined when nothing changed.
  */
 export function refreshState(state: State, read: LiveSnapshot): State | undefined {
   // A version the details show FINISHED while the list lags behind it is recorded too (latest-versions.ts).
   const live = latestVersions(read);
   const recovered = recoverIntents(state, live).state;
   let changed = recovered !== state;
-  const { parserById } = indexLive(live);
+  const { parserById, projectById } = indexLive(live);
   const resources = { ...recovered.resources };
   for (const [address, resource] of Object.entries(resources)) {
+    // A project created and not seen since is seen now: a 404 for it later means it is gone (unseen-create.ts).
+    if (resource.kind === 'Project' && resource.unseenSince !== undefined && projectById.has(resource.id)) {
+      const { unseenSince: _unseenSince, ...seen } = resource;
+      resources[address] = seen;
+      changed = true;
+      continue;
+    }
     if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
       continue;
     const summary = parserById.get(resource.id);

@@ -114,6 +114,13 @@ export interface ProjectState {
    * answered: the next plan does not send the same value again while the service still answers this one.
    */
   held?: Record<string, unknown>;
+  /**
+   * When scrapeform created it (ISO time), until a list or a read by id first shows it (refresh-state.ts, at the
+   * next apply). A service may answer 404 for an object a moment after its create, so while this is set a 404 is
+   * no proof it is gone: the plan creates it again only with `--recreate ADDRESS` (unseen-create.ts). Absent in
+   * states written before it existed: read as seen.
+   */
+  unseenSince?: string;
   /** `lifecycle.prevent_destroy` as last applied; absent when not set (see ParserState). */
   preventDestroy?: true;
 }

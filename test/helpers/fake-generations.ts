@@ -1,3 +1,4 @@
+import { ApiError } from '../../src/api/api-error.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
 import type { LiveParserDetails, LiveParserSummary } from '../../src/api/live.js';
 import { applyPlan } from '../../src/apply/apply-plan.js';
@@ -43,7 +44,14 @@ export interface FakeParser {
 /** A parser service in memory whose generations finish at a chosen time; it counts calls. */
 export function fakeService(
   time: FakeTime,
-  options: { generationMs: number; listLagMs?: number; createMs?: number; listMs?: number },
+  options: {
+    generationMs: number;
+    listLagMs?: number;
+    /** How long after its create a parser's details answer 404 (a service read from replicas). */
+    notFoundMs?: number;
+    createMs?: number;
+    listMs?: number;
+  },
 ): {
   clients: ApiClients;
   parsers: FakeParser[];
@@ -81,6 +89,15 @@ export function fakeService(
       counts.getTimes.push(time.now);
       const parser = parsers.find((p) => p.id === id);
       if (parser === undefined) throw new Error(`no parser ${id}`);
+      if (time.now < parser.createdAt + (options.notFoundMs ?? 0))
+        throw new ApiError({
+          code: 'api.not-found',
+          status: 404,
+          method: 'GET',
+          url: `https://parsers.test/parsers/${id}/${version}`,
+          retryable: false,
+          secrets: [],
+        });
       const finished = status(parser) === 'FINISHED';
       return {
         id,

@@ -113,6 +113,28 @@ describe('lagging-list', () => {
     harness.emulator.clock.advance(30_000);
     expect((await harness.raw('GET', `/api/projects?${q}`)).body).toHaveLength(1);
   });
+
+  it('with notFoundMs, GET by id of a new parser, version or project answers 404 until that much time passed', async () => {
+    const harness = await start(['lagging-list'], { listLagMs: 600_000, notFoundMs: 60_000 });
+    const parser = await createParser(harness);
+    const project = await createProject(harness);
+    expect((await harness.raw('GET', `/parsers/${parser}?${q}`)).status).toBe(404);
+    expect((await harness.raw('GET', `/parsers/${parser}/0?${q}`)).status).toBe(404);
+    expect((await harness.raw('GET', `/api/projects/${project}?${q}`)).status).toBe(404);
+    harness.emulator.clock.advance(60_000);
+    expect((await harness.raw('GET', `/parsers/${parser}/0?${q}`)).status).toBe(200);
+    expect((await harness.raw('GET', `/api/projects/${project}?${q}`)).status).toBe(200);
+    // A version made by a PATCH is not found by its number for as long; the parser itself still is.
+    const patched = await harness.raw('PATCH', `/parsers/${parser}/0`, {
+      api_key: EMULATOR_KEY,
+      rename_fields: [{ name: 'title', new_name: 'heading' }],
+    });
+    expect(patched.status).toBe(200);
+    expect((await harness.raw('GET', `/parsers/${parser}/1?${q}`)).status).toBe(404);
+    expect((await harness.raw('GET', `/parsers/${parser}?${q}`)).status).toBe(200);
+    harness.emulator.clock.advance(60_000);
+    expect((await harness.raw('GET', `/parsers/${parser}/1?${q}`)).status).toBe(200);
+  });
 });
 
 describe('wrapped-lists', () => {

@@ -353,6 +353,9 @@ describe.each(['library', 'cli'] as const)(
     it('deleted outside scrapeform: created again, said plainly', async () => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1), 'nightly.yaml': PROJECT_V1 });
       await ws.converge();
+      // The next apply reads them: seen since their create, so a 404 now means gone (a project created and not
+      // seen since would need --recreate: F3).
+      await ws.applyChanges();
       const state = await ws.state();
       await h.parsers.delete(String(state.resources['parser.books']?.id));
       await h.projects.archive(Number(state.resources['project.nightly']?.id));

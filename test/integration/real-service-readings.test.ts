@@ -135,11 +135,13 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     ]);
   });
 
-  it('only a 404 by id means gone: the plan says so in its drift and creates again', async () => {
+  it('a 404 by id of an object seen since its create means gone: the plan says so in its drift and creates again', async () => {
     const h = await start(['lagging-list'], { listLagMs: 600_000 });
     const ws = await TestWorkspace.create(h);
     await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
     await ws.converge();
+    // The next apply reads both by id (the list still lags): seen since their create, so a 404 now means gone.
+    await ws.applyChanges();
     const state = await ws.state();
     const parser = state.resources['parser.books'];
     const project = state.resources['project.nightly'];
@@ -392,6 +394,88 @@ describe('1b. a list lagging behind a PATCH, and versions past a pending one (la
     expect([...h.emulator.parsers.parsers.keys()]).toEqual([recorded.id]);
     expect(calls(h, 'DELETE', '/parsers/')).toBe(0);
   });
+});
+
+describe('1c. a read by id may answer 404 a moment after a create (lagging-list with notFoundMs; F3)', () => {
+  /** Whether the service has answered 404 to a read by id of version 0 of a parser. */
+  const versionNotFound = (h: EmulatorHarness): boolean =>
+    h.emulator.requestLog.some(
+      (e) => e.method === 'GET' && /^\/parsers\/[^/?]+\/0(\?|$)/.test(e.path) && e.status === 404,
+    );
+
+  it('apply waits through the 404 of the parser it just created: one create, FINISHED, the second plan empty', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 1_200_000, notFoundMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    const before = credits(h);
+    const plan = await ws.plan();
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(['create']);
+    const applying = ws.applyChanges(plan);
+    // The wait reads the new version by id and is answered 404; then the service catches up.
+    for (let i = 0; i < 500 && !versionNotFound(h); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(versionNotFound(h)).toBe(true);
+    h.emulator.clock.advance(600_000);
+    const result = await applying;
+    expect(result.results).toMatchObject([{ ok: true, status: 'FINISHED', version: 0 }]);
+    expect(result.results[0]?.warnings?.[0]).toContain(
+      'is not found yet (the service answers 404 right after it was made): read as not visible yet, waiting for it',
+    );
+    expect((await ws.plan()).status).toBe('no_changes');
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(before - credits(h)).toBe(GENERATION);
+  });
+
+  it('objects created and not seen since are not created again on a 404: apply asks for --recreate, then keeps them once seen', async () => {
+    const h = await start(['lagging-list'], { listLagMs: 1_200_000, notFoundMs: 600_000 });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'nightly.yaml': PROJECT('nightly') });
+    const env = emulatorEnv(h.emulator.url, EMULATOR_KEY);
+    const apply = (...extra: string[]): Promise<ChildRun> =>
+      runBuiltCli(['apply', 'manifests', '--auto-approve', '--state', ws.backend.location, ...extra], {
+        cwd: ws.dir,
+        env,
+      });
+    const before = credits(h);
+    // The creates land; the wait for the parser's generation sees only 404s until its bound.
+    const first = await apply('--wait-timeout', '1s');
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain(
+      'was made but the service still answers 404 for it after 1s (not visible yet)',
+    );
+    const recorded = await ws.state();
+    expect(recorded.resources['parser.books']).toMatchObject({ version: null, pending: { version: 0 } });
+    expect(recorded.resources['project.nightly']).toMatchObject({
+      unseenSince: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+    });
+
+    // The next apply, with the lists and reads still behind: nothing is created again, and it says what to do.
+    const second = await apply();
+    expect(second.code).toBe(3);
+    expect(second.stdout).toContain('# not seen since its create: parser ');
+    expect(second.stdout).toContain('# not seen since its create: project ');
+    expect(second.stderr).toContain(
+      'error: not applied: the plan creates again 2 objects scrapeform created that the service has not shown since (it answers 404, which may only mean not visible yet) (parser.books, project.nightly); nothing was sent',
+    );
+    expect(second.stderr).toContain('pass --recreate parser.books --recreate project.nightly');
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(calls(h, 'POST', '/api/projects')).toBe(1);
+
+    // Once the service shows them, they are kept: no second create, one generation paid, the next plan empty.
+    h.emulator.clock.advance(600_000);
+    const third = await apply();
+    expect(third.code, third.stdout + third.stderr).toBe(0);
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(calls(h, 'POST', '/api/projects')).toBe(1);
+    expect(before - credits(h)).toBe(GENERATION);
+    const seen = await ws.state();
+    expect(seen.resources['parser.books']).toMatchObject({ version: 0 });
+    expect(seen.resources['project.nightly']).not.toHaveProperty('unseenSince');
+    const plan = await runBuiltCli(
+      ['plan', 'manifests', '--detailed-exitcode', '--state', ws.backend.location],
+      { cwd: ws.dir, env },
+    );
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  }, 30_000);
 });
 
 describe('2. details without version (details-without-version)', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/generation-poller.js';
 import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
+import type { ParserState } from '../../../src/state/model.js';
 
 describe('waiting for generations', () => {
   it('--wait-timeout 1s looks until the deadline, not one poll early (issue 18 item 9)', async () => {
@@ -102,5 +103,40 @@ describe('waiting for generations', () => {
     expect(started[4]).toBe(5250);
     // The second wave is seen within a fine gap of its finish (before, 50 ms after the 5,250 of the first).
     expect((started[8] ?? 0) - (started[4] ?? 0)).toBeLessThanOrEqual(5120 + FINE_LOOK_MIN_MS);
+  });
+
+  it('a parser whose details answer 404 a while after its create is waited for, not failed (F3)', async () => {
+    const time = new FakeTime();
+    const { clients, counts } = fakeService(time, { generationMs: 400, listLagMs: 60_000, notFoundMs: 5000 });
+    const result = await apply(time, clients, creates(1), {});
+    expect(result.results[0]).toMatchObject({ ok: true, status: 'FINISHED', version: 0 });
+    // Read by id before and after the service found it: one create, no failure on the 404s.
+    expect(counts.create).toBe(1);
+    expect(counts.getTimes.filter((t) => t < 5000).length).toBeGreaterThan(0);
+    expect(result.results[0]?.warnings).toEqual([
+      'version 0 of id-0 is not found yet (the service answers 404 right after it was made): read as not visible yet, waiting for it',
+    ]);
+    expect(result.state.resources['parser.p0']).toMatchObject({ id: 'id-0', version: 0 });
+  });
+
+  it('a 404 that outlasts --wait-timeout ends the wait as not visible yet; state keeps the parser, pending (F3)', async () => {
+    const time = new FakeTime();
+    const { clients, counts } = fakeService(time, {
+      generationMs: 400,
+      listLagMs: 60_000,
+      notFoundMs: 60_000,
+    });
+    const result = await apply(time, clients, creates(1), { waitTimeoutMs: 1000 });
+    const [only] = result.results;
+    expect(only?.ok).toBe(false);
+    expect(only?.error?.code).toBe('apply.wait-timeout');
+    expect(only?.error?.message).toBe(
+      'parser.p0: version 0 of id-0 was made but the service still answers 404 for it after 1s (not visible yet)',
+    );
+    expect(only?.error?.hint).toContain('state keeps it');
+    // Looked until the deadline, as for a generation still running.
+    expect(counts.getTimes.at(-1)).toBe(1000);
+    const kept = result.state.resources['parser.p0'] as ParserState | undefined;
+    expect(kept).toMatchObject({ id: 'id-0', version: null, pending: { version: 0 } });
   });
 });

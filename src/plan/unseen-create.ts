@@ -1,0 +1,34 @@
+import type { ParserState, ProjectState } from '../state/model.js';
+import { UNSEEN_REASON } from './model.js';
+import type { Context } from './plan-context.js';
+
+/**
+ * The reason of the create again of an object this state created and has not seen live since, which the service
+ * now answers 404 for; undefined for one seen live since (a 404 then means it is gone: created again, as drift).
+ *
+ * A service may answer 404 for an object a moment after its create (a read from a replica that has not caught up;
+ * DESIGN section 2: an answer is never proof of absence by itself). Taking that one answer as a deletion sends
+ * the create a second time: a duplicate, a parser's at the price of a generation, a project's perhaps with a paid
+ * run (`scheduledAt: now`). So, as for an unconfirmed create, the plan says why in a warning and apply sends it
+ * only with `--recreate ADDRESS` (approval.ts). Not seen since means: a parser with no version ever seen FINISHED
+ * and its create's version still pending; a project still marked `unseenSince` (cleared by the first list or read
+ * that shows it, refresh-state.ts).
+ */
+export function unseenSinceCreate(
+  ctx: Context,
+  address: string,
+  recorded: ParserState | ProjectState,
+): string | undefined {
+  let story: string;
+  if (recorded.kind === 'Parser') {
+    if (recorded.version !== null || recorded.pending === undefined) return undefined;
+    story = `parser ${recorded.id} was created by scrapeform and never seen FINISHED since`;
+  } else {
+    if (recorded.unseenSince === undefined) return undefined;
+    story = `project ${recorded.id} was created by scrapeform at ${recorded.unseenSince} and no list or read has shown it since`;
+  }
+  ctx.warnings.push(
+    `${address}: ${story}; the service answers 404 for it, which so soon after a create may only mean it is not visible yet: apply refuses to create it again without --recreate ${address} (check the service first: if it exists, that makes a duplicate)`,
+  );
+  return `${UNSEEN_REASON} ${story}, and the service answers 404 for it (it may not be visible yet); apply creates it again only with --recreate ${address}`;
+}
