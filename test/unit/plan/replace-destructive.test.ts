@@ -148,11 +148,18 @@ describe('a managed parser no version of which scrapeform saw finish', () => {
     expect([c.action, c.destructive]).toEqual(['replace', false]);
   });
 
-  it('with a later version made outside scrapeform: replacing it deletes that version too, so it is destructive', () => {
-    const c = only(planFor(2));
-    expect([c.action, c.destructive]).toEqual(['replace', true]);
-    expect(() => planFor(2, desiredParser('shared', fields, { preventDestroy: true }))).toThrow(
-      'lifecycle.prevent_destroy is set',
-    );
+  it('with a later version made outside scrapeform that FAILED: drift, and nothing is replaced or deleted', () => {
+    // Past the pending create, the version made outside is reconciled as drift against what scrapeform sent (the
+    // pending-versions fix): no replace, so nothing that may have worked (version 1) is deleted, and no credits.
+    for (const desired of [
+      desiredParser('shared', fields),
+      desiredParser('shared', fields, { preventDestroy: true }),
+    ]) {
+      const plan = planFor(2, desired);
+      expect(plan.resource_changes).toEqual([]);
+      expect(plan.drift.map((d) => d.message)).toEqual([
+        'version 2 was made outside scrapeform and FAILED: boom',
+      ]);
+    }
   });
 });
