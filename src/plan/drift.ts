@@ -8,6 +8,7 @@ import type { LiveSnapshot } from './model.js';
 import { knownVersions, parserDrift } from './parser-drift.js';
 import { indexLive } from './plan-context.js';
 import { projectDrift } from './project-drift.js';
+import { unseenStory } from './unseen-create.js';
 
 // The report's shape and the rename reading are public under this module's name (src/index.ts, workspace/, output/).
 export type { DriftChange, DriftCost, DriftKind, DriftReport, ObjectDrift } from './drift-report.js';
@@ -89,6 +90,14 @@ export function detectDrift(input: DriftInput): DriftReport {
       recorded.kind === 'Parser'
         ? parserDrift(address, recorded, input.live, index, warnings)
         : projectDrift(address, recorded, index, input.ignored?.[address] ?? []);
+    const unseen = found?.drift === 'deleted' ? unseenStory(recorded) : undefined;
+    if (unseen !== undefined) {
+      // A 404 so soon after a create may only mean not visible yet: not drift, and --accept keeps it in state.
+      warnings.push(
+        `${address}: ${unseen}; the service answers 404 for it, which may only mean it is not visible yet: not reported as deleted (run drift again later; plan refuses to create it again without --recreate ${address})`,
+      );
+      continue;
+    }
     if (found !== undefined) drift.push(found);
   }
   const total = (pick: (d: ObjectDrift) => DriftCost): DriftCost =>

@@ -19,16 +19,24 @@ export function unseenSinceCreate(
   address: string,
   recorded: ParserState | ProjectState,
 ): string | undefined {
-  let story: string;
-  if (recorded.kind === 'Parser') {
-    if (recorded.version !== null || recorded.pending === undefined) return undefined;
-    story = `parser ${recorded.id} was created by scrapeform and never seen FINISHED since`;
-  } else {
-    if (recorded.unseenSince === undefined) return undefined;
-    story = `project ${recorded.id} was created by scrapeform at ${recorded.unseenSince} and no list or read has shown it since`;
-  }
+  const story = unseenStory(recorded);
+  if (story === undefined) return undefined;
   ctx.warnings.push(
     `${address}: ${story}; the service answers 404 for it, which so soon after a create may only mean it is not visible yet: apply refuses to create it again without --recreate ${address} (check the service first: if it exists, that makes a duplicate)`,
   );
   return `${UNSEEN_REASON} ${story}, and the service answers 404 for it (it may not be visible yet); apply creates it again only with --recreate ${address}`;
+}
+
+/**
+ * How an object this state created and has not seen live since came to be (see unseenSinceCreate), or undefined
+ * for one seen since. `drift` reads it too: such an object answering 404 is not reported as deleted, so
+ * `drift --accept` does not drop from state an object that may only not be visible yet.
+ */
+export function unseenStory(recorded: ParserState | ProjectState): string | undefined {
+  if (recorded.kind === 'Parser') {
+    if (recorded.version !== null || recorded.pending === undefined) return undefined;
+    return `parser ${recorded.id} was created by scrapeform and never seen FINISHED since`;
+  }
+  if (recorded.unseenSince === undefined) return undefined;
+  return `project ${recorded.id} was created by scrapeform at ${recorded.unseenSince} and no list or read has shown it since`;
 }

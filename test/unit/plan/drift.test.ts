@@ -288,4 +288,39 @@ describe('detectDrift', () => {
       accepted: { failed: { version: 2, error: 'DownloadError: y' } },
     });
   });
+  it('an object scrapeform created and has not seen since is not reported deleted on a 404, so --accept keeps it', () => {
+    // Review (404 after create): drift reported it deleted and drift --accept dropped it from state, leaving a live
+    // object no state manages once the service showed it.
+    const unseen: State = {
+      ...state,
+      resources: {
+        'parser.books': {
+          kind: 'Parser',
+          id: 'p-1',
+          name: 'books',
+          version: null,
+          definition: null,
+          descriptionsKnown: true,
+          pending: {
+            version: 0,
+            definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
+          },
+        },
+        'project.nightly': {
+          ...(state.resources['project.nightly'] as Extract<State['resources'][string], { kind: 'Project' }>),
+          unseenSince: '2026-11-26T10:00:00.000Z',
+        },
+      },
+    };
+    const report = detectDrift({ state: unseen, live: { parsers: [], details: {}, projects: [] } });
+    expect([report.status, report.drift]).toEqual(['no_drift', []]);
+    expect(report.warnings).toEqual([
+      'parser.books: parser p-1 was created by scrapeform and never seen FINISHED since; the service answers 404 for it, which may only mean it is not visible yet: not reported as deleted (run drift again later; plan refuses to create it again without --recreate parser.books)',
+      'project.nightly: project 7 was created by scrapeform at 2026-11-26T10:00:00.000Z and no list or read has shown it since; the service answers 404 for it, which may only mean it is not visible yet: not reported as deleted (run drift again later; plan refuses to create it again without --recreate project.nightly)',
+    ]);
+    // Once seen (the marker gone), a 404 is a deletion, as before.
+    expect(
+      detectDrift({ state, live: { parsers: [], details: {}, projects: [] } }).drift.map((d) => d.drift),
+    ).toEqual(['deleted', 'deleted']);
+  });
 });
