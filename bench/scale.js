@@ -1,6 +1,6 @@
 // bench scale: apply at scale and a fast start (issue 14). Every figure is a whole process (the CLI run as users
 // run it, against an emulator in another process), timed from spawn to exit; CPU and peak memory are the CLI
-// process's own (bench/report-usage.mjs). With BENCH_BASELINE=<folder of a built scrapeform> each row also runs
+// process's own (bench/report-usage.cjs, preloaded with --require). With BENCH_BASELINE=<folder of a built scrapeform> each row also runs
 // that build in the same round, A/B in turn, so both sides see the same machine load. Medians of the rounds.
 // Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady]   (--quick: one round, smaller runs;
 // --only: those sections alone, for working on one row; npm run bench runs them all)
@@ -19,7 +19,7 @@ const ROUNDS = quick ? 1 : 3;
 const STARTS = quick ? 5 : 15;
 const KEY = 'bench-key';
 const root = path.resolve(import.meta.dirname, '..');
-const usageHook = path.join(import.meta.dirname, 'report-usage.mjs');
+const usageHook = path.join(import.meta.dirname, 'report-usage.cjs');
 /** The CLI's entry in a build: the CommonJS bundle, or bin.js in a build from before it (package.json's bin). */
 const cliOf = (folder) => {
   const bin = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')).bin?.scrapeform;
@@ -38,7 +38,7 @@ const log = (text) => process.stderr.write(`${text}\n`);
 async function timed(args, { cwd = work, env = {} } = {}) {
   const usageFile = path.join(work, `usage-${Math.random().toString(36).slice(2)}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', usageHook, ...args], {
+  const child = spawn(process.execPath, ['--require', usageHook, ...args], {
     cwd,
     env: { PATH: process.env.PATH, BENCH_USAGE_FILE: usageFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
