@@ -3,6 +3,7 @@ import type { LiveParserDetails, LiveProject } from '../../../src/api/live.js';
 import type { DesiredField } from '../../../src/model/desired.js';
 import { detectDrift, outOfBandRenames } from '../../../src/plan/drift.js';
 import type { State } from '../../../src/state/model.js';
+import { parserState } from '../../helpers/state.js';
 
 const T0 = '2025-01-01T00:00:00.000Z';
 const T1 = '2025-01-02T00:00:00.000Z';
@@ -294,18 +295,14 @@ describe('detectDrift', () => {
     const unseen: State = {
       ...state,
       resources: {
-        'parser.books': {
-          kind: 'Parser',
-          id: 'p-1',
-          name: 'books',
+        'parser.books': parserState({
           version: null,
           definition: null,
-          descriptionsKnown: true,
           pending: {
             version: 0,
             definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
           },
-        },
+        }),
         'project.nightly': {
           ...(state.resources['project.nightly'] as Extract<State['resources'][string], { kind: 'Project' }>),
           unseenSince: '2026-11-26T10:00:00.000Z',

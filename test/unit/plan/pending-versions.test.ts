@@ -9,6 +9,7 @@ import { plannedRequests } from '../../../src/plan/plan-json.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
 import { refreshState } from '../../../src/plan/refresh-state.js';
 import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
+import { parserState } from '../../helpers/state.js';
 import { desiredField, desiredParser } from '../../helpers/desired.js';
 
 const T0 = '2026-11-01T00:00:00.000Z';
@@ -67,15 +68,11 @@ function refusal(plan: Plan, recreate: string[]): ScrapeformError | undefined {
 
 describe('a version past a pending one is diffed against what scrapeform sent with the pending one', () => {
   // apply --no-wait created the parser (version 0 pending); once it finished, someone added a field by hand.
-  const created: ParserState = {
-    kind: 'Parser',
-    id: 'p-1',
-    name: 'books',
+  const created: ParserState = parserState({
     version: null,
     definition: null,
-    descriptionsKnown: true,
     pending: { version: 0, definition: sent },
-  };
+  });
   const v0 = details(0, ['title', 'price']);
   const v1 = details(1, ['title', 'price', 'author'], 'FINISHED', { createdAt: T1, generatedAt: T1 });
 

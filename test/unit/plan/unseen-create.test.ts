@@ -7,6 +7,7 @@ import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import { projectPayload } from '../../../src/plan/plan-project.js';
 import { refreshState } from '../../../src/plan/refresh-state.js';
 import type { ParserDefinition, ParserState, ProjectState, State } from '../../../src/state/model.js';
+import { parserState } from '../../helpers/state.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
 
 /**
@@ -34,15 +35,11 @@ const stateOf = (resources: State['resources']): State => ({
 const empty: LiveSnapshot = { parsers: [], details: {}, projects: [] };
 
 /** A parser as apply records it right after its create: no version known FINISHED, version 0 pending. */
-const justCreated: ParserState = {
-  kind: 'Parser',
-  id: 'p-1',
-  name: 'books',
+const justCreated: ParserState = parserState({
   version: null,
   definition: null,
-  descriptionsKnown: true,
   pending: { version: 0, definition },
-};
+});
 const finished: ParserState = { ...justCreated, version: 0, definition, pending: undefined };
 delete (finished as Partial<ParserState>).pending;
 
