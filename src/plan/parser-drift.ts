@@ -20,6 +20,18 @@ export function knownVersions(recorded: ParserState): number[] {
   );
 }
 
+/**
+ * What drift is reconciled against once the live latest version moved past `pending` (apply --no-wait, a wait that
+ * timed out, a killed run, a recovered create or PATCH): that version, with the definition scrapeform sent for it,
+ * as apply records it once it finishes. plan and `drift` both read it. Otherwise the recorded version. A create's pending definition holds the
+ * urls and scraper_params sent, so an edit by hand is never read as their change (a replace).
+ */
+export function driftBaseline(recorded: ParserState, liveVersion: number): ParserState {
+  const { pending } = recorded;
+  if (pending === undefined || liveVersion <= pending.version) return recorded;
+  return { ...recorded, version: pending.version, definition: pending.definition };
+}
+
 export function parserDrift(
   address: string,
   recorded: ParserState,
@@ -95,8 +107,10 @@ export function parserDrift(
       accepted: { ...recorded, failed: { version: summary.version, error } },
     };
   }
-  if (recorded.definition === null || recorded.version === null) return undefined;
-  const recordedFields = recorded.definition.fields;
+  // Past a version scrapeform made and has not seen finish, what it sent with that version is the baseline.
+  const baseline = driftBaseline(recorded, summary.version);
+  if (baseline.definition === null || baseline.version === null) return undefined;
+  const recordedFields = baseline.definition.fields;
   const renames = outOfBandRenames(recordedFields, live.previous?.[recorded.id], details);
   const liveNames = new Set(details.fields.map((f) => f.name));
   const renamedFrom = new Set(renames.values());
@@ -134,7 +148,7 @@ export function parserDrift(
   const acceptedState: ParserState = {
     ...kept,
     version: details.version,
-    definition: { ...recorded.definition, fields: accepted },
+    definition: { ...baseline.definition, fields: accepted },
     ...(unknown !== undefined ? { unknown } : {}),
   };
   if (changes.length === 0) {
@@ -142,7 +156,7 @@ export function parserDrift(
       ...common,
       ...versions,
       drift: 'version',
-      message: `version moved from ${recorded.version} to ${details.version} outside scrapeform with the same field names; descriptions or selectors may have changed (the service does not return them)`,
+      message: `version moved from ${baseline.version} to ${details.version} outside scrapeform with the same field names; descriptions or selectors may have changed (the service does not return them)`,
       changes,
       revert: {
         ...FREE,
@@ -157,7 +171,7 @@ export function parserDrift(
     ...common,
     ...versions,
     drift: 'fields',
-    message: `version moved from ${recorded.version} to ${details.version} outside scrapeform: ${changes.map(describeChange).join('; ')}`,
+    message: `version moved from ${baseline.version} to ${details.version} outside scrapeform: ${changes.map(describeChange).join('; ')}`,
     changes,
     revert: {
       calls: diff.requests.length,

@@ -8,6 +8,7 @@ import { definitionOf, sameParserDefinition } from './parser-definition.js';
 import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
+import { driftBaseline } from './parser-drift.js';
 import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
@@ -340,18 +341,6 @@ function reportNameSharers(ctx: Context, address: string, names: readonly (strin
       message: `live parser ${p.id} ("${p.name}", version ${p.version}, ${p.status}) has this parser's name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name`,
     });
   }
-}
-
-/**
- * What drift is reconciled against once the live latest version moved past `pending` (apply --no-wait, a wait that
- * timed out, a killed run, a recovered create or PATCH): that version, with the definition scrapeform sent for it,
- * as apply records it once it finishes. Otherwise the recorded version. A create's pending definition holds the
- * urls and scraper_params sent, so an edit by hand is never read as their change (a replace).
- */
-function driftBaseline(recorded: ParserState, liveVersion: number): ParserState {
-  const { pending } = recorded;
-  if (pending === undefined || liveVersion <= pending.version) return recorded;
-  return { ...recorded, version: pending.version, definition: pending.definition };
 }
 
 /**

@@ -320,4 +320,51 @@ describe('detectDrift', () => {
       detectDrift({ state, live: { parsers: [], details: {}, projects: [] } }).drift.map((d) => d.drift),
     ).toEqual(['deleted', 'deleted']);
   });
+  it('past a version scrapeform made and has not seen finish, drift is read against what it sent with that version', () => {
+    // apply --no-wait created the parser (version 0 pending); once it finished, someone added a field by hand. drift
+    // compared with the recorded version (none) and reported nothing, while plan removes the field.
+    const created: State = {
+      ...state,
+      resources: {
+        'parser.books': parserState({
+          version: null,
+          definition: null,
+          pending: {
+            version: 0,
+            definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
+          },
+        }),
+      },
+    };
+    const v1 = version(
+      1,
+      [
+        ['title', 'text'],
+        ['price', 'text'],
+        ['reviews', 'array'],
+        ['reviews.author', 'text'],
+        ['upc', 'text'],
+      ],
+      { createdAt: T1, generatedAt: T1_LATER },
+    );
+    const report = detectDrift({
+      state: created,
+      live: { parsers: [summary(1)], details: { 'p-1': v1 }, previous: { 'p-1': v0 }, projects: [] },
+    });
+    const [entry] = report.drift;
+    expect(entry).toMatchObject({
+      drift: 'fields',
+      message: 'version moved from 0 to 1 outside scrapeform: field upc added',
+      changes: [{ change: 'add', field: 'upc', parent: false }],
+      revert: {
+        calls: 1,
+        regenerations: 0,
+        credits: 0,
+        requests: [{ path: '/parsers/p-1/1', body: { remove_fields: ['upc'] } }],
+      },
+    });
+    // Accepted, state records the live version on the definition sent, the pending mark gone.
+    expect(entry?.accepted).toMatchObject({ version: 1, definition: { urls: ['https://books.example/a'] } });
+    expect(entry?.accepted).not.toHaveProperty('pending');
+  });
 });
