@@ -265,3 +265,23 @@ async function readFetchText(response: Response, maxBytes: number): Promise<stri
   }
   return withoutMark(Buffer.concat(chunks).toString('utf8'));
 }
+
+/** What the transport reads of an answer at most: far beyond any list or parse seen, well below Node's longest string. */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+export function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / 1024 / 1024} MiB`
+    : `${bytes} bytes`;
+}
+
+/** An answer's body: parsed JSON, the text when it is not JSON, undefined when empty; at most `maxBytes`. */
+export async function readBody(response: WireAnswer, maxBytes: number): Promise<unknown> {
+  const text = await response.text(maxBytes);
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -8,7 +8,14 @@ import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { AnswerTooLarge, sendOverFetch, sendOverHttp } from './send-request.js';
+import {
+  AnswerTooLarge,
+  formatBytes,
+  MAX_ANSWER_BYTES,
+  readBody,
+  sendOverFetch,
+  sendOverHttp,
+} from './send-request.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
 import type { AnswerHeaders, ConnectionPools, Send, WireAnswer } from './send-request.js';
@@ -459,23 +466,4 @@ function remember<V>(cache: Map<string, V>, key: string, make: () => V): V {
     cache.set(key, value);
   }
   return value;
-}
-
-/** What the transport reads of an answer at most: far beyond any list or parse seen, well below Node's longest string. */
-export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
-    ? `${bytes / 1024 / 1024} MiB`
-    : `${bytes} bytes`;
-}
-
-async function readBody(response: WireAnswer, maxBytes: number): Promise<unknown> {
-  const text = await response.text(maxBytes);
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
