@@ -19,7 +19,10 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 5
 /** What a retry decision reads of the call: whether it may be repeated, and whether Ctrl-C came. */
 export interface RetryCall {
   idempotent: boolean;
-  /** Each try is charged: no retry without an answer (status 0), which may have come after the charge. */
+  /**
+   * Each try is charged: no retry without an answer (status 0), nor after a gateway's 502 or 504 (nobody waited
+   * for the service's answer, as with our own timeout): either may come after the charge.
+   */
   paid?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -41,7 +44,7 @@ export function retryDelay(
 ): number | undefined {
   if (!error.retryable || attempt >= policy.maxRetries || call.signal?.aborted) return undefined;
   if (!call.idempotent && error.status !== 429) return undefined;
-  if (call.paid === true && error.status === 0) return undefined;
+  if (call.paid === true && [0, 502, 504].includes(error.status)) return undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const delayMs = Math.min(policy.maxDelayMs, retryAfterMs ?? Math.floor(random() * ceiling));
   if (elapsedMs + delayMs > policy.maxElapsedMs) return undefined;

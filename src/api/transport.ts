@@ -78,8 +78,9 @@ export interface TransportRequest {
    */
   idempotent: boolean;
   /**
-   * Each try is charged (a parse scrapes a page): retried only after an answer saying it was not done (429, 5xx),
-   * never after a timeout or a broken connection, whose try the service may have run and charged.
+   * Each try is charged (a parse scrapes a page): retried only after an answer saying it was not done (429, 500,
+   * 503), never after a timeout, a broken connection or a gateway's 502 or 504, whose try the service may have run
+   * and charged.
    */
   paid?: boolean;
   /** The service called, for messages (`PARSER_SERVICE`, `PIPELINE_SERVICE`). */

@@ -135,6 +135,16 @@ describe('retries', () => {
       .catch((e: unknown) => e)) as ApiError;
     expect(timedOut.code).toBe('api.timeout');
     expect([...sleeps, ...late.sleeps]).toEqual([]);
+    // A gateway that gave up waiting (502, 504) is our own timeout seen from the other side: not asked again.
+    for (const status of [502, 504]) {
+      nock(PARSER_ORIGIN).get('/parse/p-1/0').query(true).reply(status, '<html>Gateway Timeout</html>');
+      const gateway = createTestApi();
+      const error = (await gateway.parsers
+        .parse('p-1', 0, 'https://b.example/')
+        .catch((e: unknown) => e)) as ApiError;
+      expect(error.status).toBe(status);
+      expect(gateway.sleeps).toEqual([]);
+    }
     // The seed's advice for 500 "Extraction failed" is to retry: the service said it was not done.
     nock(PARSER_ORIGIN).get('/parse/p-1/0').query(true).reply(500, { error: 'Extraction failed' });
     nock(PARSER_ORIGIN)
