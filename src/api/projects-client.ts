@@ -1,5 +1,5 @@
 import type { LiveJob, LiveProject } from './live.js';
-import { readList } from './read-list.js';
+import { MAX_LIST_PAGES, readList } from './read-list.js';
 import { PIPELINE_SERVICE } from './transport.js';
 import type { Transport, TransportRequest } from './transport.js';
 import { JobSchema, ProjectSchema } from './wire-schemas.js';
@@ -108,6 +108,8 @@ export class ProjectsClient {
       this.call('GET', this.url('projects', id, 'jobs'), { signal }),
       JobSchema,
       'jobs',
+      MAX_LIST_PAGES,
+      false,
     );
     // Printed whole by `jobs --json`: a results link with the key in it is printed without it.
     return this.transport.redactAnswer(jobs);

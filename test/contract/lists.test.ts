@@ -232,6 +232,14 @@ describe('lists: paging', () => {
     },
   );
 
+  it("a project's jobs are read whatever total their answer states: they plan nothing, and it may count every job", async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/5/jobs')
+      .query(keyQuery)
+      .reply(200, { jobs: [{ id: 'j-2' }, { id: 'j-1' }], total: 57 });
+    expect((await createTestApi().projects.listJobs(5)).map((j) => j.id)).toEqual(['j-2', 'j-1']);
+  });
+
   it('apply refuses such a list before any call: the object on a page it cannot read is not created again', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pages-'));
     try {
