@@ -47,11 +47,17 @@ export class FileStateBackend implements StateBackend {
     readonly workspace: string = DEFAULT_WORKSPACE,
   ) {
     this.location = file;
-    // Relative to the working directory, as --state and scrapeform.yaml name it: the checkouts that plan and apply
-    // (a pull request's job and the merge's) are different folders, and `/` on every system.
+    // As --state and scrapeform.yaml name it: a relative path relative to the working directory (the checkouts
+    // that plan and apply, a pull request's job and the merge's, are different folders), an absolute one as it is
+    // (the same file from any folder); `/` on every system.
     this.stateIdentity = {
       workspace,
-      location: path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/'),
+      location: (path.isAbsolute(file)
+        ? path.resolve(file)
+        : path.relative(process.cwd(), path.resolve(file))
+      )
+        .split(path.sep)
+        .join('/'),
     };
     this.lockPath = `${file}.lock`;
     this.guardPath = `${file}.lock.takeover`;

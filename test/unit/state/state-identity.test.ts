@@ -5,14 +5,21 @@ import { databaseIdentity } from '../../../src/state/database-url.js';
 
 /** What a saved plan records of its state (fingerprint.target.state): the workspace and where, never a credential. */
 describe('the identity of a state', () => {
-  it('a file: the workspace and the state file relative to the working directory', () => {
+  it('a file: the workspace, and a relative path relative to the working directory, an absolute one as it is', () => {
     expect(createStateBackend(undefined, 'staging').stateIdentity).toEqual({
       workspace: 'staging',
       location: '.scrapeform/staging/state.json',
     });
-    expect(createStateBackend(path.resolve('states', 'prod.json')).stateIdentity).toEqual({
+    expect(createStateBackend(path.join('states', 'prod.json')).stateIdentity).toEqual({
       workspace: 'default',
       location: 'states/prod.json',
+    });
+    // Review: one absolute state file used by a plan job and an apply job in folders of another depth was recorded
+    // as ../../../shared/state.json and ../../../../shared/state.json, and the saved plan refused.
+    const shared = path.resolve(path.sep, 'ci', 'shared', 'state.json');
+    expect(createStateBackend(shared).stateIdentity).toEqual({
+      workspace: 'default',
+      location: shared.split(path.sep).join('/'),
     });
   });
 
