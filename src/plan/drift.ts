@@ -91,11 +91,19 @@ export function detectDrift(input: DriftInput): DriftReport {
         ? parserDrift(address, recorded, input.live, index, warnings)
         : projectDrift(address, recorded, index, input.ignored?.[address] ?? []);
     const unseen = found?.drift === 'deleted' ? unseenStory(recorded) : undefined;
-    if (unseen !== undefined) {
-      // A 404 so soon after a create may only mean not visible yet: not drift, and --accept keeps it in state.
-      warnings.push(
-        `${address}: ${unseen}; the service answers 404 for it, which may only mean it is not visible yet: not reported as deleted (run drift again later; plan refuses to create it again without --recreate ${address})`,
-      );
+    if (found !== undefined && unseen !== undefined) {
+      // A 404 for an object not seen since its create may only mean not visible yet, or it is gone: reported (a
+      // watch must not miss a deletion), but --accept does not drop it from state.
+      drift.push({
+        ...found,
+        message: `${found.message}, or is not visible yet: ${unseen}, and the service answers 404 for it`,
+        accept: {
+          ...FREE,
+          possible: false,
+          placeholders: [],
+          note: `kept in state: a 404 so soon after its create may only mean it is not visible yet; run drift again later, or check the service and pass apply --recreate ${address}`,
+        },
+      });
       continue;
     }
     if (found !== undefined) drift.push(found);
