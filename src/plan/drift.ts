@@ -9,6 +9,7 @@ import { knownVersions, parserDrift } from './parser-drift.js';
 import { indexLive } from './plan-context.js';
 import { projectDrift } from './project-drift.js';
 import { unseenStory } from './unseen-create.js';
+import { latestVersions } from './latest-versions.js';
 
 // The report's shape and the rename reading are public under this module's name (src/index.ts, workspace/, output/).
 export type { DriftChange, DriftCost, DriftKind, DriftReport, ObjectDrift } from './drift-report.js';
@@ -70,7 +71,9 @@ export function previousVersionsNeeded(
 
 /** Pure: what moved outside scrapeform, compared with state (not the manifests), and what going back or accepting costs. */
 export function detectDrift(input: DriftInput): DriftReport {
-  const index = indexLive(input.live);
+  // Details newer than a list lagging behind a PATCH say where each parser is, as for plan (latest-versions.ts).
+  const live = latestVersions(input.live);
+  const index = indexLive(live);
   const warnings: string[] = [];
   const drift: ObjectDrift[] = [];
   const narrowed = input.narrowedTo;
@@ -88,7 +91,7 @@ export function detectDrift(input: DriftInput): DriftReport {
     if (recorded === undefined) continue;
     const found =
       recorded.kind === 'Parser'
-        ? parserDrift(address, recorded, input.live, index, warnings)
+        ? parserDrift(address, recorded, live, index, warnings)
         : projectDrift(address, recorded, index, input.ignored?.[address] ?? []);
     const unseen = found?.drift === 'deleted' ? unseenStory(recorded) : undefined;
     if (found !== undefined && unseen !== undefined) {

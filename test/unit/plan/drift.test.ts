@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveProject } from '../../../src/api/live.js';
 import type { DesiredField } from '../../../src/model/desired.js';
 import { detectDrift, outOfBandRenames } from '../../../src/plan/drift.js';
-import type { State } from '../../../src/state/model.js';
+import type { ParserState, State } from '../../../src/state/model.js';
 import { parserState } from '../../helpers/state.js';
 
 const T0 = '2025-01-01T00:00:00.000Z';
@@ -376,5 +376,18 @@ describe('detectDrift', () => {
     // Accepted, state records the live version on the definition sent, the pending mark gone.
     expect(entry?.accepted).toMatchObject({ version: 1, definition: { urls: ['https://books.example/a'] } });
     expect(entry?.accepted).not.toHaveProperty('pending');
+  });
+  it('a list lagging behind a PATCH is not drift once the details show the version state records', () => {
+    // Review of the merged fixes: plan read the details as newer than the list, drift did not, and reported
+    // "version moved from 1 to 1" right after an apply.
+    const after: State = {
+      ...state,
+      resources: { 'parser.books': { ...(state.resources['parser.books'] as ParserState), version: 1 } },
+    };
+    const report = detectDrift({
+      state: after,
+      live: { parsers: [summary(0)], details: { 'p-1': { ...v0, version: 1 } }, projects: [] },
+    });
+    expect([report.status, report.drift]).toEqual(['no_drift', []]);
   });
 });
