@@ -192,11 +192,9 @@ fields:
     const saved = await scrapeform(['plan', '--workspace', 'staging', '--out', 'staging-plan.json'], staging);
     expect(saved.code, saved.stderr).toBe(0);
     const text = await readFile(path.join(dir, 'staging-plan.json'), 'utf8');
+    // The state is given by its absolute path here, recorded as it is (a relative one is recorded relative).
     const where = (workspace: string): string =>
-      path
-        .relative(process.cwd(), path.join(dir, '.scrapeform', workspace, 'state.json'))
-        .split(path.sep)
-        .join('/');
+      path.join(dir, '.scrapeform', workspace, 'state.json').split(path.sep).join('/');
     expect((JSON.parse(text) as Plan).fingerprint.target?.state).toEqual({
       workspace: 'staging',
       location: where('staging'),
