@@ -255,12 +255,10 @@ async function readFetchText(response: Response, maxBytes: number): Promise<stri
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (response.body === null) return '';
+  // Leaving the loop (the throw) cancels the body: the stream's iterator does on return.
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > maxBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new AnswerTooLarge(maxBytes);
-    }
+    if (size > maxBytes) throw new AnswerTooLarge(maxBytes);
     chunks.push(chunk);
   }
   return withoutMark(Buffer.concat(chunks).toString('utf8'));
