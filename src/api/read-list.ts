@@ -43,7 +43,7 @@ const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
  * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
  * - a page number with the last page or the number of pages (LAST_PAGE_KEYS): asks for the next page while there
  *   is one;
- * - `offset` with `limit`, and a total (TOTAL_KEYS) beyond what was read: asks for the next `offset`.
+ * - `offset` with a total (TOTAL_KEYS) beyond what was read: asks for the next `offset`.
  * Further pages go with the same key placement, and only to the list's own origin. A page asked for twice (a
  * server that ignores the page parameter), an identical page in a row, a "has more" without a way to get it, or
  * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (TOTAL_KEYS)
@@ -74,10 +74,12 @@ export async function readList<S extends z.ZodType>(
     const read = transport.check(request, response, list, z.array(itemSchema), path);
     items.push(...read);
     const onPage = read.length;
+    // Where paging may be said: the envelope and its paging objects, looked through once per page.
+    const sources = envelope !== undefined ? pagingSources(envelope) : undefined;
     const next =
-      envelope !== undefined ? findNextPage(transport, request, response, envelope, onPage) : undefined;
+      sources !== undefined ? findNextPage(transport, request, response, sources, onPage) : undefined;
     if (next === undefined) {
-      const total = envelope !== undefined && totalChecked ? statedTotal(envelope) : undefined;
+      const total = sources !== undefined && totalChecked ? statedTotal(sources) : undefined;
       if (total !== undefined && total > items.length) {
         throw transport.badResponse(
           request,
@@ -145,10 +147,9 @@ function findNextPage(
   transport: Transport,
   request: TransportRequest,
   response: TransportResponse,
-  envelope: Record<string, unknown>,
+  sources: Record<string, unknown>[],
   onPage: number,
 ): NextPage | undefined {
-  const sources = pagingSources(envelope);
   for (const source of sources) {
     for (const key of NEXT_KEYS) {
       const value = source[key];
@@ -187,7 +188,7 @@ function findNextPage(
   }
   // Offset paging: this page starts at `offset` and holds `onPage` of the `total`.
   const offset = readCount(firstOf(sources, ['offset']));
-  const total = statedTotal(envelope);
+  const total = statedTotal(sources);
   if (offset !== undefined && total !== undefined && onPage > 0 && offset + onPage < total) {
     return { kind: 'query', name: 'offset', value: String(offset + onPage) };
   }
@@ -211,8 +212,8 @@ function firstOf(sources: Record<string, unknown>[], keys: readonly string[]): u
 }
 
 /** How many objects the answer says the whole list holds, if it says. */
-function statedTotal(envelope: Record<string, unknown>): number | undefined {
-  return readCount(firstOf(pagingSources(envelope), TOTAL_KEYS));
+function statedTotal(sources: Record<string, unknown>[]): number | undefined {
+  return readCount(firstOf(sources, TOTAL_KEYS));
 }
 
 function nextRequest(
