@@ -29,8 +29,8 @@ export function unseenSinceCreate(
 
 /**
  * How an object this state created and has not seen live since came to be (see unseenSinceCreate), or undefined
- * for one seen since. `drift` reads it too: such an object answering 404 is not reported as deleted, so
- * `drift --accept` does not drop from state an object that may only not be visible yet.
+ * for one seen since. `drift` reads it too: such an object answering 404 is reported as deleted or not visible
+ * yet, and `drift --accept` does not drop it from state.
  */
 export function unseenStory(recorded: ParserState | ProjectState): string | undefined {
   if (recorded.kind === 'Parser') {
