@@ -5,7 +5,7 @@ import type { State } from '../state/model.js';
 import { DRIFT_FORMAT_VERSION, FREE } from './drift-report.js';
 import type { DriftCost, DriftReport, ObjectDrift } from './drift-report.js';
 import type { LiveSnapshot } from './model.js';
-import { driftBaseline, knownVersions, parserDrift } from './parser-drift.js';
+import { knownVersions, parserDrift } from './parser-drift.js';
 import { indexLive } from './plan-context.js';
 import { projectDrift } from './project-drift.js';
 import { unseenStory } from './unseen-create.js';
@@ -49,8 +49,8 @@ export function driftReadsNeeded(
 
 /**
  * Of the parsers whose latest details are read, those that moved one step past the version drift is reconciled
- * against (driftBaseline: a pending one the live version moved past, else the recorded one): that version is read
- * too.
+ * against (the one scrapeform made last: pending, else the recorded one): that version is read too. Not
+ * driftBaseline: a live version that is the pending one, or below it, is no drift, and needs no older version read.
  */
 export function previousVersionsNeeded(
   state: State,
@@ -62,10 +62,10 @@ export function previousVersionsNeeded(
   const out: { id: string; version: number }[] = [];
   for (const resource of Object.values(state.resources)) {
     if (resource.kind !== 'Parser' || !wanted.has(resource.id)) continue;
+    const baseline = resource.pending?.version ?? resource.version;
+    if (baseline === null) continue;
     const live = byId.get(resource.id);
-    if (live === undefined) continue;
-    const baseline = driftBaseline(resource, live.version).version;
-    if (baseline !== null && live.version === baseline + 1) out.push({ id: resource.id, version: baseline });
+    if (live !== undefined && live.version === baseline + 1) out.push({ id: resource.id, version: baseline });
   }
   return out;
 }
