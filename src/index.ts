@@ -28,7 +28,7 @@ export { ProjectsClient } from './api/projects-client.js';
 export { Transport } from './api/transport.js';
 export { createDispatcher } from './api/dispatcher.js';
 export { DEFAULT_RETRY_POLICY } from './api/retry-policy.js';
-export type { TransportEvent } from './api/transport.js';
+export type { TransportEvent } from './api/transport-contract.js';
 export type { RetryPolicy } from './api/retry-policy.js';
 export type * from './api/live.js';
 export { buildPlan, detailsNeeded, projectPayload } from './plan/build-plan.js';

@@ -3,7 +3,7 @@ import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
 import { DEFAULT_PIPELINE_URL } from './projects-client.js';
-import { DEFAULT_TIMEOUT_MS } from './transport.js';
+import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
 
 export interface ApiConfig {
   apiKey: string;

@@ -4,7 +4,7 @@ import { ProjectsClient } from './projects-client.js';
 import { createConnectionPools } from './send-request.js';
 import { createDispatcher, proxyConfigured } from './dispatcher.js';
 import { Transport } from './transport.js';
-import type { TransportOptions } from './transport.js';
+import type { TransportOptions } from './transport-contract.js';
 
 export interface ApiClients {
   parsers: ParsersClient;

@@ -11,8 +11,9 @@ import type {
 } from './live.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
-import { PARSER_SERVICE } from './transport.js';
-import type { Transport, TransportRequest } from './transport.js';
+import { PARSER_SERVICE } from './transport-contract.js';
+import type { Transport } from './transport.js';
+import type { TransportRequest } from './transport-contract.js';
 import {
   CreatedParserSchema,
   ParserDetailsSchema,

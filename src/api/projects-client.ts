@@ -1,7 +1,8 @@
 import type { LiveJob, LiveProject } from './live.js';
 import { MAX_LIST_PAGES, readList } from './read-list.js';
-import { PIPELINE_SERVICE } from './transport.js';
-import type { Transport, TransportRequest } from './transport.js';
+import { PIPELINE_SERVICE } from './transport-contract.js';
+import type { Transport } from './transport.js';
+import type { TransportRequest } from './transport-contract.js';
 import { JobSchema, ProjectSchema } from './wire-schemas.js';
 
 export const DEFAULT_PIPELINE_URL = 'https://datapipeline.scraperapi.com';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+import type { Transport } from './transport.js';
+import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
 /** Pages fetched for one list at most; a list that goes on longer is reported, not cut short. */
 export const MAX_LIST_PAGES = 1000;

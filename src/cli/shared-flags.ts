@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatDuration, MAX_TIMER_MS, parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
-import type { TransportEvent } from '../api/transport.js';
+import type { TransportEvent } from '../api/transport-contract.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { EnvironmentSettings } from '../manifest/project-file.js';
 import {

@@ -1,5 +1,5 @@
 import { ApiError } from '../api/api-error.js';
-import type { TransportResponse } from '../api/transport.js';
+import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
 /** Where a list answer may hold its items (as api/read-list.ts reads them). */

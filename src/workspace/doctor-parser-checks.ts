@@ -1,5 +1,5 @@
 import { normaliseParserStatus } from '../api/parser-status.js';
-import { PARSER_SERVICE } from '../api/transport.js';
+import { PARSER_SERVICE } from '../api/transport-contract.js';
 import { ParserListItemSchema } from '../api/wire-schemas.js';
 import { PARSER_STATUSES } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';

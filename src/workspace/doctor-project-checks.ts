@@ -1,4 +1,4 @@
-import { PIPELINE_SERVICE } from '../api/transport.js';
+import { PIPELINE_SERVICE } from '../api/transport-contract.js';
 import { ProjectSchema } from '../api/wire-schemas.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';

@@ -2,7 +2,7 @@ import { resolveApiConfig } from '../api/config.js';
 import type { ApiConfigOptions, ResolvedApiConfig } from '../api/config.js';
 import { createApiClients } from '../api/create-clients.js';
 import type { ApiClients } from '../api/create-clients.js';
-import type { TransportEvent } from '../api/transport.js';
+import type { TransportEvent } from '../api/transport-contract.js';
 import { MIN_KEY_LENGTH_IN_DATA } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';

@@ -2,7 +2,7 @@ import { resolveApiConfig } from '../api/config.js';
 import type { ApiConfigOptions } from '../api/config.js';
 import { createDispatcher } from '../api/dispatcher.js';
 import { Transport } from '../api/transport.js';
-import type { TransportEvent, TransportResponse } from '../api/transport.js';
+import type { TransportEvent, TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
 import { clockCheck, proxyRoute } from './doctor-machine-checks.js';
 import { checkParsers } from './doctor-parser-checks.js';

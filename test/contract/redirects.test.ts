@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/api-error.js';
 import { ParsersClient } from '../../src/api/parsers-client.js';
 import { Transport } from '../../src/api/transport.js';
-import type { TransportEvent } from '../../src/api/transport.js';
+import type { TransportEvent } from '../../src/api/transport-contract.js';
 import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
 
 /**

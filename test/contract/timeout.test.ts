@@ -6,7 +6,7 @@ import { resolveApiConfig } from '../../src/api/config.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { ParsersClient } from '../../src/api/parsers-client.js';
 import { Transport } from '../../src/api/transport.js';
-import type { TransportEvent } from '../../src/api/transport.js';
+import type { TransportEvent } from '../../src/api/transport-contract.js';
 import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
 
 /** A server that accepts every connection and request and never answers (issue 19). */

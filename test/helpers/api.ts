@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ParsersClient } from '../../src/api/parsers-client.js';
 import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
-import type { TransportEvent, TransportOptions } from '../../src/api/transport.js';
+import type { TransportEvent, TransportOptions } from '../../src/api/transport-contract.js';
 import { SENTINEL_KEY } from './secrets.js';
 
 // Without nock: tests against real servers on loopback import these from secrets.js (nock's interception would
