@@ -162,6 +162,16 @@ describe('detectDrift', () => {
     version: v,
   });
 
+  /** The parser as apply records it right after its create (apply --no-wait): version 0 pending. */
+  const justCreated = parserState({
+    version: null,
+    definition: null,
+    pending: {
+      version: 0,
+      definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
+    },
+  });
+
   it('nothing moved: no drift, and no details needed', () => {
     const report = detectDrift({
       state,
@@ -295,14 +305,7 @@ describe('detectDrift', () => {
     const unseen: State = {
       ...state,
       resources: {
-        'parser.books': parserState({
-          version: null,
-          definition: null,
-          pending: {
-            version: 0,
-            definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
-          },
-        }),
+        'parser.books': justCreated,
         'project.nightly': {
           ...(state.resources['project.nightly'] as Extract<State['resources'][string], { kind: 'Project' }>),
           unseenSince: '2026-11-26T10:00:00.000Z',
@@ -336,14 +339,7 @@ describe('detectDrift', () => {
     const created: State = {
       ...state,
       resources: {
-        'parser.books': parserState({
-          version: null,
-          definition: null,
-          pending: {
-            version: 0,
-            definition: { urls: ['https://books.example/a'], scraperParams: {}, fields: recorded },
-          },
-        }),
+        'parser.books': justCreated,
       },
     };
     const v1 = version(
