@@ -6,6 +6,7 @@ import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { readLive } from './read-live.js';
+import { unseenStory } from '../plan/unseen-create.js';
 import { byCodeUnit } from '../code-unit-order.js';
 
 export type { StatusRow } from '../output/render-status.js';
@@ -17,6 +18,8 @@ export type { StatusRow } from '../output/render-status.js';
 export async function readStatus(services: Services, now: () => number = Date.now): Promise<StatusRow[]> {
   const state = await services.backend.read();
   // Only the services state uses are called, and an object a list lacks is looked up by id: MISSING means a 404.
+  // For an object this state created and has not seen live since, a 404 may only mean not visible yet (plan and
+  // drift read it so too, unseen-create.ts): it is shown as such, never as deleted.
   const { parsers, projects } = await readLive(services.clients, { parsers: [], projects: [] }, state);
   const parserById = new Map(parsers.map((p) => [p.id, p]));
   const projectById = new Map(projects.map((p) => [p.id, p]));
@@ -29,7 +32,10 @@ export async function readStatus(services: Services, now: () => number = Date.no
           address,
           id: r.id,
           version: r.version,
-          status: 'MISSING (deleted outside scrapeform)',
+          status:
+            unseenStory(r) === undefined
+              ? 'MISSING (deleted outside scrapeform)'
+              : 'NOT VISIBLE YET (404 since its create: not visible yet, or deleted)',
           drift: true,
         });
         return;
@@ -52,7 +58,15 @@ export async function readStatus(services: Services, now: () => number = Date.no
     }
     const live = projectById.get(r.id);
     if (live === undefined) {
-      rows.push({ address, id: r.id, status: 'MISSING (archived outside scrapeform)', drift: true });
+      rows.push({
+        address,
+        id: r.id,
+        status:
+          unseenStory(r) === undefined
+            ? 'MISSING (archived outside scrapeform)'
+            : 'NOT VISIBLE YET (404 since its create: not visible yet, or archived)',
+        drift: true,
+      });
       return;
     }
     const jobs = await services.clients.projects.listJobs(r.id);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveProject } from '../../../src/api/live.js';
 import type { State } from '../../../src/state/model.js';
-import { stateOf } from '../../helpers/state.js';
+import { ApiError } from '../../../src/api/api-error.js';
+import { parserState, stateOf } from '../../helpers/state.js';
 import type { Services } from '../../../src/workspace/open-workspace.js';
 import { readStatus } from '../../../src/workspace/read-status.js';
 
@@ -40,5 +41,63 @@ describe('status of a project whose answer leaves its schedule out', () => {
       servicesWith({ id: 9, name: 'weekly', scrapingInterval: 'weekly', schedulingEnabled: true }),
     );
     expect(rows[0]).toMatchObject({ status: 'scheduled', schedule: 'weekly' });
+  });
+});
+
+describe('status of an object the service answers 404 for', () => {
+  const gone = (): never => {
+    throw new ApiError({
+      code: 'api.not-found',
+      status: 404,
+      method: 'GET',
+      url: 'http://127.0.0.1/x',
+      retryable: false,
+      secrets: [],
+    });
+  };
+  function servicesWithout(resources: State['resources']): Services {
+    return {
+      backend: { read: async () => stateOf(resources) },
+      clients: {
+        projects: { list: async () => [], get: gone, listJobs: async () => [] },
+        parsers: { list: async () => [], get: gone },
+      },
+    } as unknown as Services;
+  }
+
+  it('shows one seen live since its create as missing, deleted or archived outside scrapeform', async () => {
+    const rows = await readStatus(
+      servicesWithout({
+        'parser.books': parserState({ definition: {} as never }),
+        'project.weekly': { kind: 'Project', id: 9, name: 'weekly', definition: {} },
+      }),
+    );
+    expect(rows.map((r) => [r.address, r.status, r.drift])).toEqual([
+      ['parser.books', 'MISSING (deleted outside scrapeform)', true],
+      ['project.weekly', 'MISSING (archived outside scrapeform)', true],
+    ]);
+  });
+
+  it('shows one created and not seen since as not visible yet, never as deleted (plan and drift read it so)', async () => {
+    const rows = await readStatus(
+      servicesWithout({
+        'parser.books': parserState({
+          definition: {} as never,
+          version: null,
+          pending: { version: 0, definition: {} as never },
+        }),
+        'project.weekly': {
+          kind: 'Project',
+          id: 9,
+          name: 'weekly',
+          definition: {},
+          unseenSince: '2026-11-26T10:00:00.000Z',
+        },
+      }),
+    );
+    expect(rows.map((r) => [r.address, r.status, r.drift])).toEqual([
+      ['parser.books', 'NOT VISIBLE YET (404 since its create: not visible yet, or deleted)', true],
+      ['project.weekly', 'NOT VISIBLE YET (404 since its create: not visible yet, or archived)', true],
+    ]);
   });
 });
