@@ -12,6 +12,7 @@ import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 /** Each parser's own page: the hostile names below reach its URL too. */
 const parser = (name: string, fields: DesiredField[]): DesiredParser =>
@@ -163,18 +164,10 @@ function hostilePlan() {
     scrapingInterval: 'daily',
     apiParams: { country_code: HOSTILE },
   });
-  const liveProject: LiveProject = {
-    id: 5,
-    name: 'crawl',
-    projectType: 'urls',
+  const liveCrawl: LiveProject = liveProject(5, 'crawl', {
     projectInput: { type: 'list', list: ['https://b.example/1'] },
-    scrapingInterval: 'daily',
-    schedulingEnabled: true,
-    output_format: 'JSON',
-    webhookOutput: null,
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
     apiParams: { country_code: 'us' },
-  };
+  });
   return buildPlan({
     parsers: [
       // From manifests: a hostile name (the planner is given it as fixture data, past validation) and description.
@@ -198,7 +191,7 @@ function hostilePlan() {
         }),
         'p-failed': details('p-failed', 'failed', { version: 0, status: 'FAILED', error: HOSTILE }),
       },
-      projects: [liveProject],
+      projects: [liveCrawl],
     },
   });
 }
@@ -292,18 +285,11 @@ describe('old -> new values of a project update (deep-diff)', () => {
   });
   const state = emptyState();
   state.resources['project.nightly'] = { kind: 'Project', id: 7, name: 'nightly', definition: {} };
-  const live: LiveProject = {
-    id: 7,
-    name: 'nightly',
-    projectType: 'urls',
+  const live: LiveProject = liveProject(7, 'nightly', {
     projectInput: { type: 'list', list: ['https://b.example/1'] },
-    scrapingInterval: 'daily',
-    schedulingEnabled: true,
-    output_format: 'JSON',
     webhookOutput: { url: 'https://hooks.example/old' },
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
     apiParams: { country_code: 'us', render: true },
-  };
+  });
   const plan = buildPlan({
     parsers: [],
     projects: [project],

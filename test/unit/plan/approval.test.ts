@@ -8,6 +8,7 @@ import { buildPlan } from '../../../src/plan/build-plan.js';
 import { adoptsLiveObject } from '../../../src/plan/model.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject, exampleUrl } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 const parser = (name: string): DesiredParser =>
   desiredParser(name, [{ name: 'title', description: 'Title' }]);
@@ -26,18 +27,9 @@ function details(id: string, name: string, fields: string[]): LiveParserDetails 
   };
 }
 
-const liveProject: LiveProject = {
-  id: 9,
-  name: 'nightly',
-  projectType: 'urls',
+const liveNightly: LiveProject = liveProject(9, 'nightly', {
   projectInput: { type: 'list', list: ['https://b.example/0'] },
-  scrapingInterval: 'daily',
-  schedulingEnabled: true,
-  output_format: 'JSON',
-  webhookOutput: null,
-  notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-  apiParams: {},
-};
+});
 
 /** `found` is live with the same fields (adopt), `grown` is live with fewer (adopt by an update), and `nightly`
  * is a live project with another list (adopt by an update); `mine` is managed by this state already. */
@@ -84,7 +76,7 @@ function adoptingPlan() {
         'p-found': details('p-found', 'found', ['title']),
         'p-grown': details('p-grown', 'grown', []),
       },
-      projects: [liveProject],
+      projects: [liveNightly],
     },
   });
   return { plan, state };

@@ -9,30 +9,15 @@ import type { LiveSnapshot } from '../../../src/plan/model.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredField, desiredParser, desiredProject } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name, status, error: null, generated_at: '2026-11-01T00:00:00.000Z', version };
 }
 
-function liveProject(
-  id: number,
-  name: string,
-  list: string[],
-  extra: Partial<LiveProject> = {},
-): LiveProject {
-  return {
-    id,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list },
-    scrapingInterval: 'daily',
-    schedulingEnabled: true,
-    output_format: 'JSON',
-    webhookOutput: null,
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-    apiParams: {},
-    ...extra,
-  };
+/** A live project of these example URLs (test/helpers/live.ts for the rest). */
+function liveOfList(id: number, name: string, list: string[], extra: Partial<LiveProject> = {}): LiveProject {
+  return liveProject(id, name, { projectInput: { type: 'list', list }, ...extra });
 }
 
 const titlePrice = [
@@ -164,10 +149,10 @@ function everyKindOfChange() {
     ],
     details,
     projects: [
-      liveProject(7, 'nightly', ['https://b.example/1', 'https://b.example/0'], {
+      liveOfList(7, 'nightly', ['https://b.example/1', 'https://b.example/0'], {
         webhookOutput: { url: 'https://hooks.example/x' },
       }),
-      liveProject(8, 'old-crawl', []),
+      liveOfList(8, 'old-crawl', []),
     ],
   };
   return { state, parsers, projects, live };

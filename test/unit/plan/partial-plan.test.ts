@@ -4,6 +4,7 @@ import { summarisePlan } from '../../../src/output/render-plan.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 const state: State = { format_version: 1, serial: 1, lineage: 'L', resources: {} };
 const live = { parsers: [], details: {}, projects: [] };
@@ -66,18 +67,7 @@ describe('a plan narrowed by paths given with --env', () => {
       ],
       details: {},
       projects: [
-        {
-          id: 8,
-          name: 'old-crawl',
-          projectType: 'urls',
-          projectInput: { type: 'list', list: ['https://b.example/1'] },
-          scrapingInterval: 'daily',
-          schedulingEnabled: true,
-          output_format: 'JSON',
-          webhookOutput: null,
-          notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-          apiParams: {},
-        },
+        liveProject(8, 'old-crawl', { projectInput: { type: 'list', list: ['https://b.example/1'] } }),
       ],
     } as Parameters<typeof buildPlan>[0]['live'];
     const whole = buildPlan({ parsers, projects: [], state: held, live: withLive });

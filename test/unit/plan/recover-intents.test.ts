@@ -11,6 +11,7 @@ import { refreshState } from '../../../src/plan/refresh-state.js';
 import { listUnmanaged } from '../../../src/plan/unmanaged.js';
 import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 const books = desiredParser(
   'books',
@@ -29,21 +30,6 @@ const nightly = desiredProject('nightly', {
 
 function summary(id: string, name: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name, status, error: null, generated_at: null, version };
-}
-
-function liveProject(id: number, name: string): LiveProject {
-  return {
-    id,
-    name,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://books.example/1.html'] },
-    scrapingInterval: 'daily',
-    schedulingEnabled: true,
-    output_format: 'JSON',
-    webhookOutput: null,
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-    apiParams: {},
-  };
 }
 
 function stateWith(resources: State['resources'], intents: State['intents']): State {

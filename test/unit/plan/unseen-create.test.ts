@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveParserSummary, LiveProject } from '../../../src/api/live.js';
+import type { LiveParserSummary } from '../../../src/api/live.js';
 import type { ScrapeformError } from '../../../src/errors.js';
 import { checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
@@ -9,6 +9,7 @@ import { refreshState } from '../../../src/plan/refresh-state.js';
 import type { ParserDefinition, ParserState, ProjectState, State } from '../../../src/state/model.js';
 import { parserState } from '../../helpers/state.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
 
 /**
  * F3: a service read from replicas may answer 404 for an object a moment after its create. An object this state
@@ -50,21 +51,6 @@ const project = (extra: Partial<ProjectState> = {}): ProjectState => ({
   definition: projectPayload(nightly),
   ...extra,
 });
-
-function liveProject(id: number): LiveProject {
-  return {
-    id,
-    name: 'nightly',
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://books.example/1.html'] },
-    scrapingInterval: 'daily',
-    schedulingEnabled: true,
-    output_format: 'JSON',
-    webhookOutput: null,
-    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
-    apiParams: {},
-  };
-}
 
 function summary(id: string, version: number, status = 'FINISHED'): LiveParserSummary {
   return { id, name: 'books', status, error: null, generated_at: null, version };
@@ -166,7 +152,7 @@ describe('a 404 for an object this state created and never saw live since', () =
         'parser.books': justCreated,
         'project.nightly': project({ unseenSince: CREATED_AT }),
       }),
-      live: { parsers: [summary('p-1', 0)], details: {}, projects: [liveProject(7)] },
+      live: { parsers: [summary('p-1', 0)], details: {}, projects: [liveProject(7, 'nightly')] },
     });
     expect(plan.status).toBe('no_changes');
   });
@@ -197,7 +183,7 @@ describe('the marker of a project created and not seen since', () => {
   it('is cleared the first time a list or a read by id shows the project, and kept while none does', () => {
     const state = stateOf({ 'project.nightly': project({ unseenSince: CREATED_AT }) });
     expect(refreshState(state, empty)).toBeUndefined();
-    const seen = refreshState(state, { parsers: [], details: {}, projects: [liveProject(7)] });
+    const seen = refreshState(state, { parsers: [], details: {}, projects: [liveProject(7, 'nightly')] });
     expect(seen?.resources['project.nightly']).toEqual(project());
   });
 });

@@ -1,0 +1,21 @@
+import type { LiveProject } from '../../src/api/live.js';
+
+/**
+ * A project as the service answers it: a daily list of one URL, scheduled, JSON output, no webhook, the default
+ * notifications and no scraping parameters (whatever `overrides` change).
+ */
+export function liveProject(id: number, name: string, overrides: Partial<LiveProject> = {}): LiveProject {
+  return {
+    id,
+    name,
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://books.example/1.html'] },
+    scrapingInterval: 'daily',
+    schedulingEnabled: true,
+    output_format: 'JSON',
+    webhookOutput: null,
+    notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
+    apiParams: {},
+    ...overrides,
+  };
+}
