@@ -43,6 +43,15 @@ const NAMESPACED = /^(var|each)\.([A-Za-z_][A-Za-z0-9_]*)/;
 /** Defaults inside defaults (`${A:-${B:-x}}`) beyond this are refused rather than followed. */
 const MAX_DEFAULT_NESTING = 8;
 
+/**
+ * A text written into a manifest so that reading it gives back exactly this text: every `${` is written `$${`,
+ * which the reader takes as a literal `${` (a live value holding `${HOME}` must never be expanded on the next load).
+ */
+// A function replacement: in a replacement string, `$$` would be read as one `$`.
+export function literalText(text: string): string {
+  return text.replaceAll('${', () => '$${');
+}
+
 /** Whether a text holds a `${var.…}` or `${each.…}` reference: such a document is read once per use. */
 export function hasScopedReference(text: string): boolean {
   return text.includes('${var.') || text.includes('${each.');

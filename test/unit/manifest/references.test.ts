@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tempProjects } from '../../helpers/temp-projects.js';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
 import type { LoadedManifests } from '../../../src/manifest/load-manifests.js';
+import { literalText } from '../../../src/manifest/interpolate.js';
 
 /** A folder with these files (name -> text), removed after its test. */
 const project = tempProjects('scrapeform-references-');
@@ -175,4 +176,18 @@ apiParams: { note: '\${var.note}' }
     expect(loaded.projects[0]?.apiParams).toEqual({ note: 'a ${literal}' });
     expect(loaded.projects[0]?.webhookOutput).toEqual({ url: 'https://hooks.example/in' });
   });
+});
+
+describe('literalText', () => {
+  it.each(['?q=${HOME}', '$${x}', '$$${HOME}', 'a ${b} ${c:-d} $', 'plain'])(
+    'a manifest value written with it reads back as %j, nothing expanded',
+    async (text) => {
+      const dir = await project({
+        'p.yaml': `kind: Parser\nname: books\nurls: [https://books.example/a.html]\nfields:\n  title:\n    description: ${JSON.stringify(literalText(text))}\n`,
+      });
+      const loaded = await loadManifests({ paths: [dir], env: { HOME: '/root', b: 'B' } });
+      expect(reported(loaded, dir)).toEqual([]);
+      expect(loaded.parsers[0]?.fields[0]?.description).toBe(text);
+    },
+  );
 });
