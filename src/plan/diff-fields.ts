@@ -127,6 +127,12 @@ export function diffFields(
   const isUnder = (name: string, roots: readonly string[]): boolean =>
     roots.some((r) => name === r || name.startsWith(`${r}.`));
 
+  // When descriptions were never seen (adoption), only a parent (a field with fields under it) on one side against
+  // a plain leaf (no fields under it, not `array`) on the other is a change. Types are not compared: the service
+  // reports output types (a list of values, `type: array` in a manifest, may come back as `text`) and the two
+  // vocabularies never are (API-NOTES); an `array` with no fields under it may be a parent or a list.
+  const previousParents = parentNames(previous);
+  const desiredParents = parentNames(desired);
   for (const field of previous) {
     const to = target.get(field.name) ?? field.name;
     const wanted = desiredByName.get(to);
@@ -134,7 +140,8 @@ export function diffFields(
     const renamed = to !== field.name;
     const changed = options.descriptionsKnown
       ? !sameDefinition(field, wanted)
-      : isParentType(field) !== isParentType(wanted);
+      : (previousParents.has(field.name) && plainLeaf(wanted, desiredParents)) ||
+        (desiredParents.has(to) && plainLeaf(field, previousParents));
     if (renamed && changed) {
       // A renamed field whose definition also changed: remove + add in the same request; it regenerates anyway.
       replacedSubtrees.push(field.name);
@@ -336,8 +343,14 @@ function definitionOf(field: DesiredField): Omit<DesiredField, 'name'> {
   return rest;
 }
 
-function isParentType(field: DesiredField): boolean {
-  return field.type === 'array';
+/** A field with no fields under it whose type is not `array`: neither a parent nor a list of values. */
+function plainLeaf(field: DesiredField, parents: ReadonlySet<string>): boolean {
+  return !parents.has(field.name) && field.type !== 'array';
+}
+
+/** The names that have a field under them (`reviews` for `reviews.author`). */
+function parentNames(fields: readonly DesiredField[]): Set<string> {
+  return new Set(fields.map((f) => parentOf(f.name)).filter((name) => name !== ''));
 }
 
 function topMost(names: readonly string[]): string[] {

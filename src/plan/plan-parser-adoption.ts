@@ -21,7 +21,7 @@ export function adoptParser(
 ): ResourceChange | undefined {
   const reasons = [`adopted: the live parser ${live.id} has this name`];
   ctx.warnings.push(
-    `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and types are compared (--reassert ${address} sends every declared definition once)`,
+    `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and which fields have fields under them are compared (--reassert ${address} sends every declared definition once)`,
   );
   const kind = parserStatusKind(details.status);
   const liveUrls = (details.exampleResult ?? []).map((e) => e.url);

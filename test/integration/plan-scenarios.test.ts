@@ -285,8 +285,33 @@ describe.each(['library', 'cli'] as const)(
         ['parser.books', 'adopt'],
         ['project.nightly', 'update'],
       ]);
-      expect(plan.warnings[0]).toContain('only field names and types are compared');
+      expect(plan.warnings[0]).toContain(
+        'only field names and which fields have fields under them are compared',
+      );
       expect((await ws.state()).resources['parser.books']).toMatchObject({ descriptionsKnown: false });
+    });
+
+    it('adopts a live parser with a list of values: no regeneration for the output type the service reports', async () => {
+      await h.parsers.create({
+        name: 'books',
+        urls: [BOOK_A, BOOK_B],
+        fields: [
+          { name: 'title', description: 'x', selector: 'h1' },
+          { name: 'crumbs', description: 'y', type: 'array', selector: '.breadcrumb a' },
+        ],
+      });
+      await h.emulator.idle();
+      const [live] = await h.parsers.list();
+      await ws.write({
+        'books.yaml': bookParser(
+          '  title: { description: Book title, selector: h1 }\n  crumbs: { description: Breadcrumb links, type: array, selector: .breadcrumb a }\n',
+        ),
+      });
+      const { plan } = await ws.converge();
+      expect(plan.resource_changes.map((c) => [c.address, c.action, c.regenerates])).toEqual([
+        ['parser.books', 'adopt', false],
+      ]);
+      expect((await h.parsers.list())[0]?.version).toBe(live?.version);
     });
 
     it('several live parsers with the name: an error listing their ids, nothing planned', async () => {

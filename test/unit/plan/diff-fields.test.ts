@@ -205,6 +205,42 @@ const CASES: Case[] = [
     regenerates: true,
   },
   {
+    // The service reports output types: a list of values (`type: array`, no fields under it) may come back as
+    // `text` (the emulator) or as `array`; neither is a reason to regenerate an adopted parser (30,000 credits).
+    name: 'adopted: a list of values is not a parent, whatever output type the service reports for it',
+    previous: [f('crumbs', ''), f('tags', '', { type: 'array' }), f('title', '')],
+    desired: [f('crumbs', 'Crumbs', { type: 'array' }), f('tags', 'Tags'), f('title', 'Title')],
+    known: false,
+    requests: [],
+    regenerates: false,
+  },
+  {
+    name: 'adopted: a field that gains fields under it changes parent-ness: modified with its new children',
+    previous: [f('title', ''), f('reviews', '')],
+    desired: [f('title', 'Title'), parent('reviews', 'Reviews'), f('reviews.author', 'Author')],
+    known: false,
+    requests: [
+      { modify_fields: [parent('reviews', 'Reviews')], add_fields: [f('reviews.author', 'Author')] },
+    ],
+    regenerates: true,
+  },
+  {
+    name: 'adopted: a parent declared as a list of values loses its fields under it, free, as with known descriptions',
+    previous: [f('reviews', '', { type: 'array' }), f('reviews.author', '')],
+    desired: [f('reviews', 'Reviews', { type: 'array' })],
+    known: false,
+    requests: [{ remove_fields: ['reviews.author'] }],
+    regenerates: false,
+  },
+  {
+    name: 'adopted: a parent declared as a plain field is modified',
+    previous: [f('reviews', '', { type: 'array' }), f('reviews.author', '')],
+    desired: [f('reviews', 'Reviews')],
+    known: false,
+    requests: [{ remove_fields: ['reviews.author'] }, { modify_fields: [f('reviews', 'Reviews')] }],
+    regenerates: true,
+  },
+  {
     name: '--reassert sends every declared definition once as modify_fields',
     previous: [f('title', ''), parent('reviews', ''), f('reviews.author', '')],
     desired: [f('title', 'Title'), parent('reviews', 'Reviews'), f('reviews.author', 'Author')],
