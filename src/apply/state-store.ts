@@ -13,12 +13,19 @@ export const STATE_WRITE_WINDOW_MS = 50;
  * A SIGKILL inside the window loses the commits not yet written, exactly as a SIGKILL between a call and its
  * write always could: the next plan finds those objects by name (crash-recovery tests). No copy is taken: the
  * backend serialises the state in one synchronous step, so what it writes is always a state between two commits.
+ *
+ * A write that takes longer than the window holds back every commit made meanwhile until it ends (and the commits
+ * are written): apply awaits each commit before its next call, so a write that hangs (a database gone silent,
+ * perhaps with the lock taken over by another run) stops the calls within a window, not when the write times out.
+ * Otherwise every create made meanwhile would be sent with nothing recorded, for the other run to create again.
  */
 export class StateStore {
   /** Commits made so far, and how many of them are on disk. */
   private committed = 0;
   private written = 0;
   private writing: Promise<void> | undefined;
+  /** When the write under way started (performance.now()). */
+  private writeStarted = 0;
   private timer: NodeJS.Timeout | undefined;
   private failure: unknown;
 
@@ -29,13 +36,16 @@ export class StateStore {
   ) {}
 
   /**
-   * Changes the state now; it is written within the window. Resolves at once, and rejects once a write has failed
-   * (nothing more should be sent that state cannot record).
+   * Changes the state now; it is written within the window. Resolves at once while writes keep up, and rejects once
+   * a write has failed (nothing more should be sent that state cannot record). While a write has taken longer than
+   * the window, it resolves only once this commit is written.
    */
   commit(mutate: (state: State) => void): Promise<void> {
     mutate(this.current);
     this.committed++;
     if (this.failure !== undefined) return Promise.reject(this.failure as Error);
+    if (this.writing !== undefined && performance.now() - this.writeStarted > this.windowMs)
+      return this.durable();
     if (this.timer === undefined && this.writing === undefined) {
       this.timer = setTimeout(() => void this.durable().catch(() => undefined), this.windowMs);
     }
@@ -65,6 +75,7 @@ export class StateStore {
 
   private async writeNow(): Promise<void> {
     const upTo = this.committed;
+    this.writeStarted = performance.now();
     try {
       const written = await this.backend.write(this.current);
       this.current.serial = written.serial;

@@ -492,6 +492,40 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     expect(Object.keys(stored.resources)).toHaveLength(40);
   });
 
+  it('a state write that hangs (a database gone silent) stops the POSTs within a window, then its failure ends the apply', async () => {
+    const backend = memoryBackend(empty);
+    const write = backend.write.bind(backend);
+    let release: ((error: Error) => void) | undefined;
+    let postsWhenHung = 0;
+    const fake = projectClients(backend);
+    // The first write (every intent, ahead) lands; the next one hangs until the test fails it.
+    backend.write = async (state) => {
+      if (backend.writes.length === 0) return write(state);
+      postsWhenHung = fake.seenAtPost.length;
+      return new Promise((_, reject) => (release = reject));
+    };
+    const applied = applyPlan({
+      plan,
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      concurrency: 4,
+      stateWriteWindowMs: 5,
+      live: { parsers: [], projects: [] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The creates already on their way when the write went late may land; nothing after them is sent.
+    expect(release).toBeDefined();
+    expect(fake.seenAtPost.length).toBeLessThanOrEqual(postsWhenHung + 4);
+    const sentWhileHung = fake.seenAtPost.length;
+    release?.(new Error('state.lock-lost: the lock was taken over'));
+    const result = await applied.catch((error: unknown) => error);
+    expect(fake.seenAtPost.length).toBe(sentWhileHung);
+    expect(String((result as { message?: string }).message ?? JSON.stringify(result))).toContain(
+      'the lock was taken over',
+    );
+  });
+
   it('a create written ahead is marked sent by the next write after its POST starts: a kill then leaves it unconfirmed', async () => {
     const backend = memoryBackend(empty);
     let release: () => void = () => undefined;
