@@ -8,6 +8,7 @@ import { detailsNeeded } from '../plan/build-plan.js';
 import { previousVersionsNeeded } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import { latestVersions, summaryOf } from '../plan/latest-versions.js';
+import { expectedPatchVersion } from '../plan/recover-intents.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 
@@ -85,12 +86,26 @@ export async function readLive(
   const listed = new Map(parsers.map((p) => [p.id, p]));
   // A parser found by id already has the details of its latest version.
   const ids = detailsNeeded(declared.parsers, state, parsers).filter((id) => details[id] === undefined);
+  const seen = versionsSeen(state);
   await forEachLimited(ids, READ_CONCURRENCY, async (id) => {
     // What the list said is the fallback for details that leave out their version or name (API-NOTES).
     const summary = listed.get(id);
-    details[id] = await clients.parsers.get(id, undefined, signal, {
+    const read = await clients.parsers.get(id, undefined, signal, {
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
+    // Versions only go up. Details below a version this state saw or made took the list's version for want of
+    // their own (a list lagging behind it): that version is read by its number, so the plan neither reports the
+    // parser moved back nor bases a PATCH on an older version (which would drop the change made since). A 404
+    // for it keeps what the latest read said.
+    const floor = seen.get(id);
+    if (floor !== undefined && read.version < floor) {
+      const atFloor = await unless404(() => clients.parsers.get(id, floor, signal, { name: read.name }));
+      if (atFloor !== undefined) {
+        details[id] = atFloor;
+        return;
+      }
+    }
+    details[id] = read;
   });
   // Where a version moved one step outside scrapeform, the recorded version too: it tells a rename made by hand.
   // Details newer than a list lagging behind a PATCH say where the parser is (plan/latest-versions.ts).
@@ -106,6 +121,25 @@ export async function readLive(
     },
   );
   return { parsers, details, projects, ...(Object.keys(previous).length > 0 ? { previous } : {}) };
+}
+
+/**
+ * The highest version of each recorded parser this state saw, was told of or may have made: the one last seen
+ * FINISHED, one seen FAILED, the one the service announced for a change (pending), or the one a PATCH whose answer
+ * was lost would make (which a 404 for it then says did not land).
+ */
+function versionsSeen(state: State): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const recorded of recordedOf<ParserState>(state, 'Parser')) {
+    const highest = Math.max(
+      recorded.version ?? -1,
+      recorded.failed?.version ?? -1,
+      recorded.pending?.version ?? -1,
+      expectedPatchVersion(recorded) ?? -1,
+    );
+    if (highest >= 0) out.set(recorded.id, highest);
+  }
+  return out;
 }
 
 /** Every parser a half-done replace recorded in state still has to delete: its old one, and any of an attempt before. */

@@ -373,6 +373,37 @@ describe('1b. a list lagging behind a PATCH, and versions past a pending one (la
     expect(left?.kind === 'Parser' ? left.patching?.sent : undefined).toMatch(/^\d{4}-\d\d-\d\dT/);
   }, 30_000);
 
+  it('details without their version and a list behind a finished PATCH: no drift, the next PATCH based on the version seen', async () => {
+    const h = await start(['lagging-list', 'details-without-version'], {
+      listLagMs: 0,
+      versionLagMs: 600_000,
+    });
+    const ws = await TestWorkspace.create(h);
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    await ws.write({ 'books.yaml': bookParser(FIELDS.replace('The price', 'The price with tax')) });
+    await ws.converge();
+    expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 1 });
+    // The list still says 0, and the latest details say no version: version 1 is read by its number.
+    expect((await h.parsers.list()).map((p) => p.version)).toEqual([0]);
+    const steady = await ws.plan();
+    expect(steady.status).toBe('no_changes');
+    expect(steady.drift).toEqual([]);
+    const before = credits(h);
+    await ws.write({
+      'books.yaml': bookParser(
+        `${FIELDS.replace('The price', 'The price with tax')}${MORE.slice(FIELDS.length)}`,
+      ),
+    });
+    const { plan } = await ws.converge();
+    expect(plan.summary.regenerations).toBe(1);
+    const patches = h.emulator.requestLog
+      .filter((e) => e.method === 'PATCH')
+      .map((e) => e.path.split('?')[0]);
+    expect(patches.at(-1)).toMatch(/^\/parsers\/[^/]+\/1$/);
+    expect(before - credits(h)).toBe(GENERATION);
+  });
+
   it('a field added by hand once a --no-wait create finished is removed, free: no replace, no second parser', async () => {
     const h = await start([]);
     const ws = await TestWorkspace.create(h);
