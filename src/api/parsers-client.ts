@@ -125,8 +125,9 @@ export class ParsersClient {
   }
 
   /**
-   * Creates a parser; the answer is 201 with `{id, version: 0}` (API-NOTES; the seed leaves the code open, so 200
-   * is accepted too). Never retried here: after an ambiguous failure the caller lists by name.
+   * Creates a parser; the answer is 201 with `{id, version: 0}` (API-NOTES; the seed leaves the code open and says
+   * generation proceeds asynchronously, so 200 and 202 are accepted too: a create that landed is never reported
+   * as failed for its code). Never retried here: after an ambiguous failure the caller lists by name.
    */
   async create(input: CreateParserInput, signal?: AbortSignal): Promise<ParserVersionRef> {
     const body = parserCreateBody(input);
@@ -136,7 +137,7 @@ export class ParsersClient {
         url: this.url('parsers'),
         body,
         keyIn: 'body',
-        expect: [201, 200],
+        expect: [201, 200, 202],
         idempotent: false,
         signal,
       },

@@ -127,6 +127,17 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     expect(created).toEqual({ id: 'p-9', version: 0 });
   });
 
+  it.each([200, 202])(
+    'create: a %i with {id, version} is the create landed too (the seed leaves the code open)',
+    async (code) => {
+      service()
+        .post('/parsers', { name: 'b', urls: ['https://b.example/'], api_key: SENTINEL_KEY })
+        .reply(code, { id: 'p-2', version: 0 });
+      const created = await createTestApi().parsers.create({ name: 'b', urls: ['https://b.example/'] });
+      expect(created).toEqual({ id: 'p-2', version: 0 });
+    },
+  );
+
   it('create: leaves out empty scraper_params and fields', async () => {
     service()
       .post('/parsers', { name: 'b', urls: ['https://b.example/'], api_key: SENTINEL_KEY })
