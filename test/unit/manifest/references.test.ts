@@ -178,6 +178,62 @@ apiParams: { note: '\${var.note}' }
   });
 });
 
+describe('a value put in place whole', () => {
+  it('is never expanded again: $${ in a var file stays a literal ${ in a list, a map and a for_each element', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  inputs: { type: list }
+  one: { type: string }
+  rows: { type: list }
+`,
+      'v.yaml': `inputs: ['https://x.example/?q=$\${HOME}']
+one: 'https://x.example/?q=$\${HOME}'
+rows: [{ name: a, urls: ['https://x.example/?q=$\${HOME}'] }]
+`,
+      'm/projects.yaml': `kind: Project
+name: whole
+projectType: urls
+projectInput:
+  type: list
+  list: \${var.inputs}
+---
+kind: Project
+name: item
+projectType: urls
+projectInput:
+  type: list
+  list: ['\${var.one}']
+`,
+      'm/parsers.yaml': `kind: Parser
+name: p-\${each.name}
+for_each: \${var.rows}
+urls: \${each.urls}
+---
+kind: Parser
+name: q-\${each.name}
+for_each: [{ name: b, urls: ['https://x.example/?q=$\${HOME}'] }]
+urls: \${each.urls}
+`,
+    });
+    const loaded = await loadManifests({
+      paths: [path.join(dir, 'm')],
+      projectFile: path.join(dir, 'scrapeform.yaml'),
+      env: { HOME: '/root' },
+      varFiles: [path.join(dir, 'v.yaml')],
+    });
+    expect(reported(loaded, dir)).toEqual([]);
+    expect(loaded.projects.map((p) => [p.name, p.projectInput])).toEqual([
+      ['whole', { type: 'list', list: ['https://x.example/?q=${HOME}'] }],
+      ['item', { type: 'list', list: ['https://x.example/?q=${HOME}'] }],
+    ]);
+    expect(loaded.parsers.map((p) => [p.name, p.urls])).toEqual([
+      ['p-a', ['https://x.example/?q=${HOME}']],
+      ['q-b', ['https://x.example/?q=${HOME}']],
+    ]);
+  });
+});
+
 describe('literalText', () => {
   it.each(['?q=${HOME}', '$${x}', '$$${HOME}', 'a ${b} ${c:-d} $', 'plain'])(
     'a manifest value written with it reads back as %j, nothing expanded',
