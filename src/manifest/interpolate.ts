@@ -295,8 +295,10 @@ function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]
         problems.push({ kind: 'var-undeclared', name: reference.name });
         return undefined;
       }
-      const value = scope.variables.get(reference.name);
-      return value === '' || value === null ? undefined : value;
+      // An empty value takes the default when one is written; without one it is the empty text it is (in a
+      // whole reference too: undefined there would drop the key).
+      const value = scope.variables.get(reference.name) ?? '';
+      return value === '' && reference.fallback !== undefined ? undefined : value;
     }
     case 'each': {
       const element = scope.each;

@@ -77,6 +77,45 @@ describe('a whole unquoted reference', () => {
   });
 });
 
+describe('an empty variable', () => {
+  it('stays an empty string unquoted, as quoted, then validated as any value; a default takes its place', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  one: { type: string, default: '' }
+`,
+      'p.yaml': `kind: Parser
+name: books
+urls: [https://books.example/a.html]
+scraper_params:
+  country_code: \${var.one}
+---
+kind: Parser
+name: quoted
+urls: [https://books.example/a.html]
+scraper_params:
+  country_code: '\${var.one}'
+`,
+      'q.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/a.html] }
+apiParams:
+  note: \${var.one}
+  tag: \${var.one:-none}
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(reported(loaded, dir)).toEqual([
+      'p.yaml:5:17 scraper_params.country_code: must be a two-letter country code, such as us or de',
+      'p.yaml:11:17 scraper_params.country_code: must be a two-letter country code, such as us or de',
+    ]);
+    expect(loaded.valid).toBe(false);
+    expect(loaded.parsers).toEqual([]);
+    expect(loaded.projects[0]?.apiParams).toEqual({ note: '', tag: 'none' });
+  });
+});
+
 describe('a reference in a key', () => {
   it('is an error at the key, not a field sent under the literal name', async () => {
     const dir = await project({
