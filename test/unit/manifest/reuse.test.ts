@@ -303,6 +303,36 @@ environments:
     ]);
   });
 
+  it('reports a varFiles entry that cannot be read at the entry in scrapeform.yaml', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  host: { type: string, default: https://a.example }
+environments:
+  prod:
+    state: prod.json
+    varFiles:
+      - vars/prod.yaml
+      - vars/prodX.yaml
+`,
+      'vars/prod.yaml': 'host: https://p.example\n',
+      'books.yaml': FILES['manifests/books.yaml'].replace(/scraper_params:[\s\S]*$/, ''),
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(
+      loaded.diagnostics.map(
+        (d) => `${path.relative(dir, d.file)}:${d.line}:${d.column} ${d.code} ${d.path}: ${d.message}`,
+      ),
+    ).toEqual([
+      'scrapeform.yaml:9:9 config.var-file-unreadable environments.prod.varFiles[1]: cannot read var file "vars/prodX.yaml": no such file',
+    ]);
+    expect(loaded.diagnostics[0]?.hint).toBe(
+      'varFiles are relative to scrapeform.yaml: fix the path, or remove the entry',
+    );
+    expect(loaded.valid).toBe(false);
+    expect(loaded.parsers).toEqual([]);
+  });
+
   it('refuses two environments that resolve to one state, at the later one, in every run', async () => {
     const parser = 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n';
     const dir = await project({
