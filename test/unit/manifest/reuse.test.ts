@@ -414,6 +414,30 @@ environments:
     ]);
   });
 
+  it('finds one PostgreSQL database however its URL is spelled, whoever logs in to it', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+environments:
+  a: { state: "postgres://ci@db/scrapeform", workspace: main }
+  b: { state: "postgresql://ci@db:5432/scrapeform", workspace: main }
+  c: { state: "postgres://deploy:S3cretPw@DB:5432/scrape%66orm", workspace: main }
+  d: { state: "postgres://ci@db:5433/scrapeform", workspace: main }
+  e: { state: "postgres://ci@db/other", workspace: main }
+  f: { state: "postgres://ci@db/scrapeform", workspace: prod }
+  g: { state: "postgres://scrapeform@db", workspace: main }
+  h: { state: "postgres://ci@db", workspace: main }
+`,
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
+      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci@db:5432/scrapeform, workspace main): each would plan deleting the other's objects`,
+      `5:3 config.shared-state environments.c environments "a" and "c" share one state (postgres://deploy:***@DB:5432/scrape%66orm, workspace main): each would plan deleting the other's objects`,
+      `9:3 config.shared-state environments.g environments "a" and "g" share one state (postgres://scrapeform@db, workspace main): each would plan deleting the other's objects`,
+    ]);
+    expect(loaded.environments).toEqual([]);
+  });
+
   it('reads examples/multi-env in both environments', async () => {
     const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
     expect(loaded.diagnostics).toEqual([]);
