@@ -7,9 +7,9 @@ import type { ObjectSource } from './object-source.js';
 import { at } from './rules.js';
 import type { WrittenConfig } from './schemas.js';
 
-/** A state file is relative to the project folder; a URL (postgres://) is kept as written. */
+/** A state file is relative to the project folder (unless absolute); a URL (postgres://) is kept as written. */
 export function stateLocation(state: string, folder: string): string {
-  return isUrl(state) ? state : path.join(folder, state);
+  return isUrl(state) || path.isAbsolute(state) ? state : path.join(folder, state);
 }
 
 function isUrl(location: string): boolean {

@@ -438,6 +438,28 @@ environments:
     expect(loaded.environments).toEqual([]);
   });
 
+  it('finds one state file whether an environment names it relative to scrapeform.yaml or absolute', async () => {
+    const dir = await project({
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const absolute = path.join(dir, 'state', 'prod.json');
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      `kind: Config\nenvironments:\n  staging: { state: state/prod.json }\n  prod: { state: '${absolute}' }\n`,
+    );
+    const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
+      `4:3 config.shared-state environments.prod environments "staging" and "prod" share one state (${absolute}, workspace default): each would plan deleting the other's objects`,
+    ]);
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      `kind: Config\nenvironments:\n  prod: { state: '${absolute}' }\n`,
+    );
+    const prod = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(prod.diagnostics).toEqual([]);
+    expect(prod.environment).toEqual({ name: 'prod', state: absolute });
+  });
+
   it('reads examples/multi-env in both environments', async () => {
     const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
     expect(loaded.diagnostics).toEqual([]);
