@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE, workspaceStatePath } from '../model/state-location.js';
-import { readStateLocation, redactUrl } from '../model/state-url.js';
+import { readStateLocation, readableUrl, redactUrl } from '../model/state-url.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { Environment } from './interpolate.js';
 import type { ObjectSource } from './object-source.js';
 import { at } from './rules.js';
 import type { WrittenConfig } from './schemas.js';
 
-/** A state file is relative to the project folder; a URL (postgres://) is kept as written. */
+/** A state file is relative to the project folder (unless absolute); a URL (postgres://) is kept as written. */
 export function stateLocation(state: string, folder: string): string {
-  return isUrl(state) ? state : path.join(folder, state);
+  return isUrl(state) || path.isAbsolute(state) ? state : path.join(folder, state);
 }
 
 function isUrl(location: string): boolean {
@@ -40,7 +40,7 @@ export function sharedStates(
     const read = readStateLocation(location);
     const key =
       read.kind === 'postgres'
-        ? `${read.url}\0${workspace}`
+        ? `${databaseKey(read.url)}\0${workspace}`
         : read.kind === 'other-url'
           ? `${read.shown}\0${workspace}`
           : path.resolve(workspaceStatePath(location, workspace));
@@ -66,4 +66,29 @@ export function sharedStates(
     );
   }
   return out;
+}
+
+/**
+ * The database a PostgreSQL URL reaches, however it is spelled: `postgres://` or `postgresql://`, the host in any
+ * case, the port 5432 written or not, the database name percent-encoded or not. The user name and password do not
+ * choose the database, so two environments that log in differently to one database and workspace still share a
+ * state; nor do parameters, as the identity a saved plan records (state/database-url.ts) has none. A URL that
+ * names no database reaches the one named after its user, as the driver does. A URL that cannot be read is kept
+ * as written (the backend refuses it before connecting).
+ */
+function databaseKey(url: string): string {
+  const parsed = readableUrl(url);
+  if (parsed === undefined) return url;
+  const port = parsed.port === '' ? '5432' : parsed.port;
+  const database = decoded(parsed.pathname.replace(/^\//, '')) || decoded(parsed.username);
+  return `postgres://${parsed.hostname.toLowerCase()}:${port}/${database}`;
+}
+
+/** Percent-encoding undone, or the text as written when it is not valid. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

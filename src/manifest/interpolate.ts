@@ -115,10 +115,13 @@ export function interpolateDocument(source: SourceDocument, scope: ReferenceScop
         node.value = value;
         return undefined;
       }
-      // A list or a map takes the scalar's place; its nodes keep the reference's position for diagnostics.
+      // A list or a map takes the scalar's place; its nodes keep the reference's position for diagnostics. It is
+      // put in place here, not returned: yaml visits a returned node, which would expand the value's text a second
+      // time (a var file's `$${HOME}`, already the literal `${HOME}`, would become the value of HOME).
       const created = source.doc.createNode(value);
       placeAt(created, node.range);
-      return created;
+      replaceNode(ancestors.at(-1), key, created);
+      return yaml().visit.SKIP;
     },
   });
   return diagnostics;
@@ -182,6 +185,14 @@ function problemMessage(
         hint: 'write the reference as the whole value (key: ${…}) to insert a list or a map',
       };
   }
+}
+
+/** Puts `node` where the visited value at `key` of `parent` was (yaml's own replacement, which then visits it). */
+function replaceNode(parent: unknown, key: number | 'key' | 'value' | null, node: Node): void {
+  if (yaml().isSeq(parent) && typeof key === 'number') parent.items[key] = node;
+  else if (yaml().isPair(parent) && key === 'value') parent.value = node;
+  else if (yaml().isDocument(parent) && key === null) parent.contents = node;
+  else throw new Error(`interpolateDocument: cannot replace a value at ${String(key)}`);
 }
 
 /** Sets the range of a created node and everything in it to the place of the reference it replaces. */
@@ -284,8 +295,10 @@ function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]
         problems.push({ kind: 'var-undeclared', name: reference.name });
         return undefined;
       }
-      const value = scope.variables.get(reference.name);
-      return value === '' || value === null ? undefined : value;
+      // An empty value takes the default when one is written; without one it is the empty text it is (in a
+      // whole reference too: undefined there would drop the key).
+      const value = scope.variables.get(reference.name) ?? '';
+      return value === '' && reference.fallback !== undefined ? undefined : value;
     }
     case 'each': {
       const element = scope.each;

@@ -12,6 +12,7 @@ import { ConfigSchema } from './schemas.js';
 import type { WrittenConfig, WrittenEnvironment } from './schemas.js';
 import { suggestNearest } from './suggest.js';
 import { readVarFiles, typeProblem, valueProblem } from './variable-values.js';
+import type { VarFile } from './variable-values.js';
 import { documentToData, inspectDocument } from './yaml-document.js';
 import { diagnosticsFromIssues } from './zod-diagnostics.js';
 
@@ -198,7 +199,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   const name = options.environment;
   if (project === undefined) {
     if (name !== undefined) diagnostics.push(noProject(`--env ${name}`));
-    readVarFiles(options.varFiles ?? [], new Map(), selected.variables, diagnostics, undefined);
+    readVarFiles(givenVarFiles(options), new Map(), selected.variables, diagnostics, undefined);
     return selected;
   }
   if (config === undefined || project.place === undefined) return selected;
@@ -288,8 +289,12 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   for (const [variable, declaration] of Object.entries(config.variables ?? {})) {
     if (declaration.default !== undefined) selected.variables.set(variable, declaration.default);
   }
+  const place = project.place;
   readVarFiles(
-    (environment?.varFiles ?? []).map((f) => path.join(project.folder, f)),
+    (environment?.varFiles ?? []).map((written, i) => ({
+      file: path.join(project.folder, written),
+      entry: { place, path: ['environments', name as string, 'varFiles', i], written },
+    })),
     declared,
     selected.variables,
     diagnostics,
@@ -310,7 +315,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
       );
     } else selected.variables.set(variable, value);
   }
-  readVarFiles(options.varFiles ?? [], declared, selected.variables, diagnostics, name);
+  readVarFiles(givenVarFiles(options), declared, selected.variables, diagnostics, name);
   for (const variable of declared.keys()) {
     if (selected.variables.has(variable)) continue;
     diagnostics.push(
@@ -330,6 +335,11 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     );
   }
   return selected;
+}
+
+/** The `--var-file`s: named on the command line, so a file that cannot be read is reported as itself. */
+function givenVarFiles(options: SelectEnvironmentOptions): VarFile[] {
+  return (options.varFiles ?? []).map((file) => ({ file }));
 }
 
 /** The environments a project file declares, in the order written. */

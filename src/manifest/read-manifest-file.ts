@@ -18,8 +18,13 @@ export function readManifestFile(file: string): ReadFile {
     : { documents: [], diagnostics: [read.diagnostic] };
 }
 
-/** The text of a manifest file, or why it cannot be read (unreadable, not UTF-8). */
-export function readManifestText(file: string): { text: string } | { diagnostic: Diagnostic } {
+/**
+ * The text of a manifest file, or why it cannot be read (unreadable, not UTF-8); for an unreadable file, the
+ * error too, for a caller that reports it where the file is named.
+ */
+export function readManifestText(
+  file: string,
+): { text: string } | { diagnostic: Diagnostic; error?: NodeJS.ErrnoException } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -30,6 +35,7 @@ export function readManifestText(file: string): { text: string } | { diagnostic:
         'manifest.unreadable',
         `cannot read file: ${(error as Error).message}`,
       ),
+      error: error as NodeJS.ErrnoException,
     };
   }
   const decoded = decodeText(bytes);

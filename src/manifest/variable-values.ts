@@ -1,7 +1,8 @@
 import { yaml } from './yaml-library.js';
 import type { Diagnostic } from './diagnostic.js';
 import { documentSource } from './object-source.js';
-import { readManifestFile } from './read-manifest-file.js';
+import type { ObjectSource } from './object-source.js';
+import { parseManifestText, readManifestText } from './read-manifest-file.js';
 import { at, isRecord } from './rules.js';
 import type { VariableType } from './schemas.js';
 import { suggestNearest } from './suggest.js';
@@ -11,16 +12,39 @@ import { describeValue } from './zod-diagnostics.js';
 
 /* The values of a project's declared variables, as var files and environments give them, checked against their types. */
 
-/** Reads `--var-file` files: each a map of declared variables to values of their types; problems are placed. */
+/** A var file to read: a `--var-file`, or an entry of an environment's `varFiles`, with where it is written. */
+export interface VarFile {
+  file: string;
+  /** The `varFiles` entry naming it in scrapeform.yaml: a file that cannot be read is reported there. */
+  entry?: { place: ObjectSource; path: PropertyKey[]; written: string };
+}
+
+/** Reads var files: each a map of declared variables to values of their types; problems are placed. */
 export function readVarFiles(
-  files: readonly string[],
+  files: readonly VarFile[],
   declared: ReadonlyMap<string, VariableType>,
   values: Map<string, unknown>,
   diagnostics: Diagnostic[],
   environment: string | undefined,
 ): void {
-  for (const file of files) {
-    const read = readManifestFile(file);
+  for (const { file, entry } of files) {
+    const text = readManifestText(file);
+    if ('diagnostic' in text) {
+      diagnostics.push(
+        entry !== undefined && text.error !== undefined
+          ? at(
+              entry.place,
+              entry.path,
+              'value',
+              'config.var-file-unreadable',
+              `cannot read var file "${entry.written}": ${text.error.code === 'ENOENT' ? 'no such file' : text.error.message}`,
+              { hint: 'varFiles are relative to scrapeform.yaml: fix the path, or remove the entry' },
+            )
+          : text.diagnostic,
+      );
+      continue;
+    }
+    const read = parseManifestText(file, text.text);
     diagnostics.push(...read.diagnostics);
     for (const source of read.documents) {
       const structural = inspectDocument(source);

@@ -345,3 +345,48 @@ describe('bad input sends nothing', () => {
     }
   });
 });
+
+describe('a mistake in scrapeform.yaml', () => {
+  /** The repository with its scrapeform.yaml edited, in a folder of its own; the CLI run there, then removed. */
+  async function runEdited(edit: (config: string) => string, args: string[]): ReturnType<typeof scrapeform> {
+    const edited = await mkdtemp(path.join(tmpdir(), 'scrapeform-multi-env-edited-'));
+    try {
+      for (const [name, text] of Object.entries(FILES)) {
+        await mkdir(path.dirname(path.join(edited, name)), { recursive: true });
+        await writeFile(path.join(edited, name), name === 'scrapeform.yaml' ? edit(text) : text);
+      }
+      return await scrapeform(args, edited);
+    } finally {
+      await rm(edited, { recursive: true, force: true });
+    }
+  }
+
+  it('reports a varFiles entry that cannot be read at the entry, sending nothing', async () => {
+    const before = emulator.requestLog.length;
+    const run = await runEdited(
+      (config) => config.replace('varFiles: [vars/prod.yaml]', 'varFiles: [vars/prod.yaml, vars/prodX.yaml]'),
+      ['plan', '--env', 'prod'],
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'scrapeform.yaml:19:32 environments.prod.varFiles[1]: cannot read var file "vars/prodX.yaml": no such file\n  hint: varFiles are relative to scrapeform.yaml: fix the path, or remove the entry',
+    );
+    expect(emulator.requestLog.length).toBe(before);
+  });
+
+  it('refuses two environments on one PostgreSQL database spelled two ways, before connecting to it', async () => {
+    const before = emulator.requestLog.length;
+    const run = await runEdited(
+      (config) =>
+        config
+          .replace('state: .scrapeform/staging.json', 'state: postgres://ci@db.invalid/scrapeform')
+          .replace('state: .scrapeform/prod.json', 'state: postgresql://ci@DB.invalid:5432/scrapeform'),
+      ['plan', '--env', 'staging'],
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `scrapeform.yaml:17:3 environments.prod: environments "staging" and "prod" share one state (postgresql://ci@DB.invalid:5432/scrapeform, workspace default): each would plan deleting the other's objects`,
+    );
+    expect(emulator.requestLog.length).toBe(before);
+  });
+});

@@ -77,6 +77,45 @@ describe('a whole unquoted reference', () => {
   });
 });
 
+describe('an empty variable', () => {
+  it('stays an empty string unquoted, as quoted, then validated as any value; a default takes its place', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  one: { type: string, default: '' }
+`,
+      'p.yaml': `kind: Parser
+name: books
+urls: [https://books.example/a.html]
+scraper_params:
+  country_code: \${var.one}
+---
+kind: Parser
+name: quoted
+urls: [https://books.example/a.html]
+scraper_params:
+  country_code: '\${var.one}'
+`,
+      'q.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/a.html] }
+apiParams:
+  note: \${var.one}
+  tag: \${var.one:-none}
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(reported(loaded, dir)).toEqual([
+      'p.yaml:5:17 scraper_params.country_code: must be a two-letter country code, such as us or de',
+      'p.yaml:11:17 scraper_params.country_code: must be a two-letter country code, such as us or de',
+    ]);
+    expect(loaded.valid).toBe(false);
+    expect(loaded.parsers).toEqual([]);
+    expect(loaded.projects[0]?.apiParams).toEqual({ note: '', tag: 'none' });
+  });
+});
+
 describe('a reference in a key', () => {
   it('is an error at the key, not a field sent under the literal name', async () => {
     const dir = await project({
@@ -175,6 +214,62 @@ apiParams: { note: '\${var.note}' }
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.projects[0]?.apiParams).toEqual({ note: 'a ${literal}' });
     expect(loaded.projects[0]?.webhookOutput).toEqual({ url: 'https://hooks.example/in' });
+  });
+});
+
+describe('a value put in place whole', () => {
+  it('is never expanded again: $${ in a var file stays a literal ${ in a list, a map and a for_each element', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  inputs: { type: list }
+  one: { type: string }
+  rows: { type: list }
+`,
+      'v.yaml': `inputs: ['https://x.example/?q=$\${HOME}']
+one: 'https://x.example/?q=$\${HOME}'
+rows: [{ name: a, urls: ['https://x.example/?q=$\${HOME}'] }]
+`,
+      'm/projects.yaml': `kind: Project
+name: whole
+projectType: urls
+projectInput:
+  type: list
+  list: \${var.inputs}
+---
+kind: Project
+name: item
+projectType: urls
+projectInput:
+  type: list
+  list: ['\${var.one}']
+`,
+      'm/parsers.yaml': `kind: Parser
+name: p-\${each.name}
+for_each: \${var.rows}
+urls: \${each.urls}
+---
+kind: Parser
+name: q-\${each.name}
+for_each: [{ name: b, urls: ['https://x.example/?q=$\${HOME}'] }]
+urls: \${each.urls}
+`,
+    });
+    const loaded = await loadManifests({
+      paths: [path.join(dir, 'm')],
+      projectFile: path.join(dir, 'scrapeform.yaml'),
+      env: { HOME: '/root' },
+      varFiles: [path.join(dir, 'v.yaml')],
+    });
+    expect(reported(loaded, dir)).toEqual([]);
+    expect(loaded.projects.map((p) => [p.name, p.projectInput])).toEqual([
+      ['whole', { type: 'list', list: ['https://x.example/?q=${HOME}'] }],
+      ['item', { type: 'list', list: ['https://x.example/?q=${HOME}'] }],
+    ]);
+    expect(loaded.parsers.map((p) => [p.name, p.urls])).toEqual([
+      ['p-a', ['https://x.example/?q=${HOME}']],
+      ['q-b', ['https://x.example/?q=${HOME}']],
+    ]);
   });
 });
 

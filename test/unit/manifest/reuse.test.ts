@@ -303,6 +303,36 @@ environments:
     ]);
   });
 
+  it('reports a varFiles entry that cannot be read at the entry in scrapeform.yaml', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  host: { type: string, default: https://a.example }
+environments:
+  prod:
+    state: prod.json
+    varFiles:
+      - vars/prod.yaml
+      - vars/prodX.yaml
+`,
+      'vars/prod.yaml': 'host: https://p.example\n',
+      'books.yaml': FILES['manifests/books.yaml'].replace(/scraper_params:[\s\S]*$/, ''),
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(
+      loaded.diagnostics.map(
+        (d) => `${path.relative(dir, d.file)}:${d.line}:${d.column} ${d.code} ${d.path}: ${d.message}`,
+      ),
+    ).toEqual([
+      'scrapeform.yaml:9:9 config.var-file-unreadable environments.prod.varFiles[1]: cannot read var file "vars/prodX.yaml": no such file',
+    ]);
+    expect(loaded.diagnostics[0]?.hint).toBe(
+      'varFiles are relative to scrapeform.yaml: fix the path, or remove the entry',
+    );
+    expect(loaded.valid).toBe(false);
+    expect(loaded.parsers).toEqual([]);
+  });
+
   it('refuses two environments that resolve to one state, at the later one, in every run', async () => {
     const parser = 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n';
     const dir = await project({
@@ -382,6 +412,52 @@ environments:
         'environments "staging" and "prod" share one state (postgres://ci:***@db.internal/scrapeform, workspace default): each would plan deleting the other\'s objects',
       ],
     ]);
+  });
+
+  it('finds one PostgreSQL database however its URL is spelled, whoever logs in to it', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+environments:
+  a: { state: "postgres://ci@db/scrapeform", workspace: main }
+  b: { state: "postgresql://ci@db:5432/scrapeform", workspace: main }
+  c: { state: "postgres://deploy:S3cretPw@DB:5432/scrape%66orm", workspace: main }
+  d: { state: "postgres://ci@db:5433/scrapeform", workspace: main }
+  e: { state: "postgres://ci@db/other", workspace: main }
+  f: { state: "postgres://ci@db/scrapeform", workspace: prod }
+  g: { state: "postgres://scrapeform@db", workspace: main }
+  h: { state: "postgres://ci@db", workspace: main }
+`,
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
+      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci@db:5432/scrapeform, workspace main): each would plan deleting the other's objects`,
+      `5:3 config.shared-state environments.c environments "a" and "c" share one state (postgres://deploy:***@DB:5432/scrape%66orm, workspace main): each would plan deleting the other's objects`,
+      `9:3 config.shared-state environments.g environments "a" and "g" share one state (postgres://scrapeform@db, workspace main): each would plan deleting the other's objects`,
+    ]);
+    expect(loaded.environments).toEqual([]);
+  });
+
+  it('finds one state file whether an environment names it relative to scrapeform.yaml or absolute', async () => {
+    const dir = await project({
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+    });
+    const absolute = path.join(dir, 'state', 'prod.json');
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      `kind: Config\nenvironments:\n  staging: { state: state/prod.json }\n  prod: { state: '${absolute}' }\n`,
+    );
+    const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
+      `4:3 config.shared-state environments.prod environments "staging" and "prod" share one state (${absolute}, workspace default): each would plan deleting the other's objects`,
+    ]);
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      `kind: Config\nenvironments:\n  prod: { state: '${absolute}' }\n`,
+    );
+    const prod = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(prod.diagnostics).toEqual([]);
+    expect(prod.environment).toEqual({ name: 'prod', state: absolute });
   });
 
   it('reads examples/multi-env in both environments', async () => {
