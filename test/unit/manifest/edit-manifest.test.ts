@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { editManifestText } from '../../../src/manifest/edit-manifest.js';
+import type { ManifestEdit, TemplateText } from '../../../src/manifest/edit-manifest.js';
+
+const PROJECT = `kind: Parser
+name: books-\${var.edition} # one per environment
+urls: [https://books.example/a.html]
+fields:
+  price: { description: Price, type: number }
+---
+kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['\${var.shop}/page-1.html'] }
+scrapingInterval: \${var.interval} # shared by every environment
+output_format: JSON
+`;
+
+const at = (line: number, edits: ManifestEdit[], kind: 'Parser' | 'Project' = 'Project') => ({
+  kind,
+  line,
+  column: 1,
+  edits,
+});
+
+describe('editManifestText', () => {
+  it('finds a document by where it starts, not by its written name (which a reference makes)', () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toContain('  cost: { description: Price, type: number }');
+    expect(edited.text).toContain('name: books-${var.edition} # one per environment');
+  });
+
+  it('writes null for a key or a field a template supplies, and refuses to rename a field a template declares', () => {
+    const template: TemplateText = {
+      label: 'ProjectTemplate "nightly"',
+      file: 't.yaml',
+      text: `kind: ProjectTemplate\nname: nightly\nwebhookOutput: { url: 'https://h.example/' }\n`,
+      line: 1,
+      column: 1,
+    };
+    const own = `kind: Project\nname: p\nextends: nightly\nwebhookOutput: { url: 'https://h.example/' }\n`;
+    const removed = editManifestText('m.yaml', own, [
+      { ...at(1, [{ edit: 'set', key: 'webhookOutput', value: undefined }]), templates: [template] },
+    ]);
+    expect(removed.text).toBe(`kind: Project\nname: p\nextends: nightly\nwebhookOutput: null\n`);
+    const product: TemplateText = {
+      label: 'ParserTemplate "product"',
+      file: 'p.yaml',
+      text: `kind: ParserTemplate\nname: product\nfields:\n  price: { description: Price }\n`,
+      line: 1,
+      column: 1,
+    };
+    const parser = `kind: Parser\nname: books\nextends: product\nurls: [https://b.example/]\n`;
+    const renamed = editManifestText('m.yaml', parser, [
+      { ...at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'), templates: [product] },
+    ]);
+    expect(renamed.refused.get(0)?.[0]).toContain(
+      'rename price: declared by ParserTemplate "product" at p.yaml:4:10',
+    );
+    expect(renamed.text).toBe(parser);
+    // Removing it is exact: a null drops the inherited field for this parser alone.
+    const dropped = editManifestText('m.yaml', parser, [
+      { ...at(1, [{ edit: 'remove-field', field: 'price' }], 'Parser'), templates: [product] },
+    ]);
+    expect(dropped.text).toContain(`extends: product\n`);
+    expect(dropped.text).toMatch(/\nfields:\n {2}price: null\n$/);
+  });
+});
