@@ -1,4 +1,4 @@
-import { isMap, isScalar, LineCounter, parseAllDocuments } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
@@ -47,8 +47,9 @@ export interface EditedManifest {
 /**
  * Applies edits to the documents of one file (each found by kind and place) through yaml's Document API, so
  * comments, key order, quoting and flow style of everything else stay as written. Refused, leaving the document
- * as it was: a field a template declares (renaming it there would rename it for every object built on it), and
- * whatever is not where the object's values say it is.
+ * as it was: a value written with a reference (`${var.…}`, `${each.…}`, `${NAME}`: shared by every environment or
+ * element that reads it), a field a template declares (renaming it there would rename it for every object built
+ * on it), and whatever is not where the object's values say it is.
  */
 export function editManifestText(
   file: string,
@@ -190,7 +191,7 @@ function applyEdit(
   }
 }
 
-/** A top-level key set to a live value (removed when undefined). */
+/** A top-level key set to a live value (removed when undefined); refused where a reference is written. */
 function setKey(
   doc: Document,
   key: string,
@@ -198,10 +199,19 @@ function setKey(
   own: Written,
   templates: readonly Written[],
 ): string | undefined {
-  // A key no document writes itself may come from a merge key: where it is written is not known.
-  const written = [own, ...templates].some((w) => writes(w.doc, [key]));
-  if (!written && [own, ...templates].some((w) => hasMergeKey(w.doc))) {
+  // What the object reads for the key: its own document's value, else the nearest template's that writes it.
+  const source = [own, ...templates].find((w) => writes(w.doc, [key]));
+  if (source === undefined && [own, ...templates].some((w) => hasMergeKey(w.doc))) {
     return `${key}: may come from a merge key (<<) in ${own.file}; edit the manifest by hand, or revert with apply`;
+  }
+  if (source !== undefined) {
+    const node = source.doc.getIn([key], true);
+    const reference = referenceIn(source.doc, node);
+    if (reference !== undefined) {
+      const pos = source.lineCounter.linePos(reference.range?.[0] ?? 0);
+      const where = `${source.file}:${pos.line}:${pos.col}${source.label !== undefined ? ` (${source.label})` : ''}`;
+      return `${key} at ${where} is written with a reference (${String(reference.value)}), shared by every environment or element that reads it; edit the variable (or the element) by hand, or revert with apply`;
+    }
   }
   const inherited = templates.some((t) => writes(t.doc, [key]));
   if (value === undefined) {
@@ -230,6 +240,36 @@ function inheritedFrom(template: Written, path: readonly string[]): string {
   const node = template.doc.getIn(path, true) as Node | undefined;
   const pos = template.lineCounter.linePos(node?.range?.[0] ?? 0);
   return `declared by ${template.label ?? 'a template'} at ${template.file}:${pos.line}:${pos.col}`;
+}
+
+/**
+ * The first scalar under a node that holds a `${` reference (not the `$${` literal), aliases followed: a value
+ * the interpolation expands differs by environment or element, and writing one environment's value over it
+ * would give it to all.
+ */
+function referenceIn(doc: Document, node: unknown, depth = 0): (Node & { value?: unknown }) | undefined {
+  if (depth > 64) return undefined;
+  if (isAlias(node)) return referenceIn(doc, node.resolve(doc), depth + 1);
+  if (isScalar(node)) return typeof node.value === 'string' && holdsReference(node.value) ? node : undefined;
+  if (isMap(node) || isSeq(node)) {
+    for (const item of node.items) {
+      const found = isPair(item)
+        ? (referenceIn(doc, item.key, depth + 1) ?? referenceIn(doc, item.value, depth + 1))
+        : referenceIn(doc, item, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a text holds `${` that is not the literal `$${`, read left to right as the interpolation reads it. */
+function holdsReference(text: string): boolean {
+  for (let i = 0; i < text.length;) {
+    if (text.startsWith('$${', i)) i += 3;
+    else if (text.startsWith('${', i)) return true;
+    else i++;
+  }
+  return false;
 }
 
 /** The key path of a field in dot notation: `fields.reviews.fields.author` for `reviews.author`. */

@@ -309,4 +309,40 @@ projectInput: { type: list, list: [https://books.example/catalogue/page-2.html] 
     expect(await manifestsAndState()).toEqual(before);
     expect((await drift([])).code).toBe(4);
   });
+
+  it("a key written with ${var.…} is refused at its place (edit the variable), not overwritten with one environment's value", async () => {
+    await ws.write({
+      'scrapeform.yaml': `kind: Config\nvariables:\n  interval: { type: string, default: daily }\n  pages: { type: string, default: https://books.example/catalogue }\n`,
+      'nightly.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['\${var.pages}/page-1.html'] }
+scrapingInterval: \${var.interval}
+`,
+    });
+    await ws.converge();
+    const id = Number((await ws.state()).resources['project.nightly']?.id);
+    await h.projects.update(id, { scrapingInterval: 'hourly' });
+    const before = await manifestsAndState();
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain(
+      `scrapingInterval at ${path.join(ws.dir, 'manifests', 'nightly.yaml')}:5:19 is written with a reference (\${var.interval})`,
+    );
+    expect(run.stderr).toContain('edit the variable');
+    expect(await manifestsAndState()).toEqual(before);
+
+    // A list whose items hold a reference is refused the same way.
+    await h.projects.update(id, {
+      scrapingInterval: 'daily',
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-9.html'] },
+    });
+    const list = await drift(['--accept']);
+    expect(list.code, list.stderr).toBe(4);
+    expect(list.stderr).toContain(
+      `nightly.yaml:4:36 is written with a reference (\${var.pages}/page-1.html)`,
+    );
+    expect(await manifestsAndState()).toEqual(before);
+  });
 });

@@ -33,6 +33,27 @@ describe('editManifestText', () => {
     expect(edited.text).toContain('name: books-${var.edition} # one per environment');
   });
 
+  it("refuses a key written with a reference, with its place, and makes none of the object's edits", () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(7, [
+        { edit: 'set', key: 'output_format', value: 'CSV' },
+        { edit: 'set', key: 'scrapingInterval', value: 'hourly' },
+      ]),
+    ]);
+    expect(edited.refused.get(0)).toEqual([
+      'scrapingInterval at m.yaml:11:19 is written with a reference (${var.interval}), shared by every environment or element that reads it; edit the variable (or the element) by hand, or revert with apply',
+    ]);
+    expect(edited.text).toBe(PROJECT);
+  });
+
+  it('refuses a list one of whose items holds a reference', () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(7, [{ edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/2'] } }]),
+    ]);
+    expect(edited.refused.get(0)?.[0]).toContain('projectInput at m.yaml:10:36 is written with a reference');
+    expect(edited.text).toBe(PROJECT);
+  });
+
   it('writes null for a key or a field a template supplies, and refuses to rename a field a template declares', () => {
     const template: TemplateText = {
       label: 'ProjectTemplate "nightly"',
