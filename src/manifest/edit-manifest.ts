@@ -1,5 +1,6 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
+import { literalText } from './interpolate.js';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
 export type ManifestEdit =
@@ -46,10 +47,11 @@ export interface EditedManifest {
 
 /**
  * Applies edits to the documents of one file (each found by kind and place) through yaml's Document API, so
- * comments, key order, quoting and flow style of everything else stay as written. Refused, leaving the document
- * as it was: a value written with a reference (`${var.…}`, `${each.…}`, `${NAME}`: shared by every environment or
- * element that reads it), a field a template declares (renaming it there would rename it for every object built
- * on it), and whatever is not where the object's values say it is.
+ * comments, key order, quoting and flow style of everything else stay as written. Every string written is
+ * escaped (`literalText`), so the next load reads back the live value. Refused, leaving the document as it was:
+ * a value written with a reference (`${var.…}`, `${each.…}`, `${NAME}`: shared by every environment or element
+ * that reads it), a field a template declares (renaming it there would rename it for every object built on it),
+ * and whatever is not where the object's values say it is.
  */
 export function editManifestText(
   file: string,
@@ -185,7 +187,7 @@ function applyEdit(
         fieldMap(doc, parent) !== undefined ||
         templates.some((t) => writes(t.doc, fieldPath(parent.join('.'))));
       if (!parentWritten) return `add ${edit.field}: its parent is not in ${own.file}`;
-      doc.setIn(fieldPath(edit.field), doc.createNode(edit.value));
+      doc.setIn(fieldPath(edit.field), doc.createNode(literalValue(edit.value)));
       return undefined;
     }
   }
@@ -222,8 +224,8 @@ function setKey(
   }
   const node = doc.getIn([key], true);
   // A scalar changes in place, so a comment on its line stays with it.
-  if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = value;
-  else doc.setIn([key], doc.createNode(value));
+  if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = literalValue(value);
+  else doc.setIn([key], doc.createNode(literalValue(value)));
   return undefined;
 }
 
@@ -270,6 +272,15 @@ function holdsReference(text: string): boolean {
     else i++;
   }
   return false;
+}
+
+/** A live value as written: every string escaped with literalText, so the next load reads the same value. */
+function literalValue(value: unknown): unknown {
+  if (typeof value === 'string') return literalText(value);
+  if (Array.isArray(value)) return value.map(literalValue);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValue(v)]));
+  return value;
 }
 
 /** The key path of a field in dot notation: `fields.reviews.fields.author` for `reviews.author`. */

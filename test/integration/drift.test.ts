@@ -345,4 +345,20 @@ scrapingInterval: \${var.interval}
     );
     expect(await manifestsAndState()).toEqual(before);
   });
+
+  it('a live value holding ${ is written as $${, so the next load reads it back, and the next plan is empty', async () => {
+    await ws.write({ 'nightly.yaml': PROJECT });
+    await ws.converge();
+    const { project } = await ids();
+    await h.projects.update(project, {
+      projectInput: { type: 'list', list: ['https://books.example/search?q=${HOME}'] },
+    });
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    const nightly = await readFile(path.join(ws.dir, 'manifests', 'nightly.yaml'), 'utf8');
+    expect(nightly).toContain('https://books.example/search?q=$${HOME}');
+    const next = await ws.plan();
+    expect(next.status, JSON.stringify(next.resource_changes)).toBe('no_changes');
+  });
 });

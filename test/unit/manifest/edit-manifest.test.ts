@@ -54,6 +54,22 @@ describe('editManifestText', () => {
     expect(edited.text).toBe(PROJECT);
   });
 
+  it('overwrites a literal written $${ (no reference), and writes every live string escaped, nested too', () => {
+    const text = `kind: Project\nname: n\nprojectType: urls\nprojectInput: { type: list, list: ['https://b.example/?q=$\${HOME}'] }\n`;
+    const edited = editManifestText('m.yaml', text, [
+      at(1, [
+        { edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/?q=${USER}'] } },
+        { edit: 'set', key: 'apiParams', value: { country_code: '${CC}' } },
+        { edit: 'set', key: 'scrapingInterval', value: '${X}' },
+      ]),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toContain('https://b.example/?q=$${USER}');
+    expect(edited.text).toContain('country_code: $${CC}');
+    expect(edited.text).toContain('scrapingInterval: $${X}');
+    expect(edited.text).not.toMatch(/[^$]\$\{(USER|CC|X)\}/);
+  });
+
   it('writes null for a key or a field a template supplies, and refuses to rename a field a template declares', () => {
     const template: TemplateText = {
       label: 'ProjectTemplate "nightly"',
