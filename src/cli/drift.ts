@@ -57,7 +57,7 @@ async function drift(ctx: CommandContext, paths: string[], flags: DriftFlags): P
         ),
       );
     }
-    // Drift left as it was (still generating, a renamed project) still exits 4.
+    // Drift left as it was (still generating, a renamed project, an edit refused or that did not take) exits 4.
     return outcome.accepted.length < outcome.report.drift.length ? 'drift' : 'ok';
   });
 }

@@ -62,6 +62,11 @@ export interface Services extends OpenState {
 /** Services plus the manifests, loaded and valid. */
 export interface Workspace extends Services {
   manifests: LoadedManifests;
+  /**
+   * Reads the manifests again with the options they were read with (set by openWorkspace): `drift --accept`
+   * checks that its edits made them declare the live values before it records those in state.
+   */
+  reloadManifests?: () => Promise<LoadedManifests>;
 }
 
 export function openState(location: StateLocation): OpenState {
@@ -160,13 +165,15 @@ export async function openServices(
 
 /** Loads and validates manifests first (nothing is sent while one is invalid), then opens clients and state. */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
-  const manifests = await loadManifests({
-    paths: options.paths ?? [],
-    env: options.env,
-    environment: options.environment,
-    varFiles: options.varFiles,
-    projectFile: options.projectFile,
-  });
+  const reloadManifests = (): Promise<LoadedManifests> =>
+    loadManifests({
+      paths: options.paths ?? [],
+      env: options.env,
+      environment: options.environment,
+      varFiles: options.varFiles,
+      projectFile: options.projectFile,
+    });
+  const manifests = await reloadManifests();
   if (!manifests.valid) {
     throw new ScrapeformError('manifest.invalid', 'the manifests have errors; nothing was sent', {
       details: { diagnostics: manifests.diagnostics },
@@ -175,7 +182,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   }
   const config = await resolveApiConfig(withEnvironment(options, manifests.environment));
   refuseKeyInManifests(manifests, config.apiKey);
-  return { manifests, ...(await openServices(options, manifests.environment, config)) };
+  return { manifests, reloadManifests, ...(await openServices(options, manifests.environment, config)) };
 }
 
 /**

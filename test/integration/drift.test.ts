@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../helpers/child-cli.js';
@@ -6,7 +6,7 @@ import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { BOOK_A, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
 let ws: TestWorkspace;
@@ -201,5 +201,164 @@ describe('scrapeform drift', () => {
     expect(run.stderr).toContain(
       'error: --target parser.bokos: state does not manage it, so there is no drift to see',
     );
+  });
+});
+
+describe('drift --accept accepts only what its manifest edit makes the manifests declare', () => {
+  const TEMPLATE = `kind: ParserTemplate
+name: product
+urls: [${BOOK_A}]
+fields:
+  title: { description: Book title, selector: h1 }
+  price: { description: Price including tax, type: number }
+`;
+  const CATEGORIES = `kind: Parser
+name: cat-\${each.country}
+extends: product
+for_each: [{ country: de }, { country: fr }]
+urls: ['${BOOK_A}?country=\${each.country}']
+`;
+
+  async function manifestsAndState(): Promise<{ texts: string[]; resources: unknown }> {
+    const dir = path.join(ws.dir, 'manifests');
+    const texts = await Promise.all(
+      (await readdir(dir)).sort().map((name) => readFile(path.join(dir, name), 'utf8')),
+    );
+    return { texts, resources: (await ws.state()).resources };
+  }
+
+  it('a for_each instance renamed or deleted by hand is not accepted: exit 4, manifests and state unchanged, drift still there', async () => {
+    await ws.write({ 'product.yaml': TEMPLATE, 'categories.yaml': CATEGORIES });
+    await ws.converge();
+    const state = await ws.state();
+    const de = String(state.resources['parser.cat-de']?.id);
+    await h.parsers.update(de, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+    const before = await manifestsAndState();
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('not accepted: parser.cat-de: made by for_each');
+    expect(run.stderr).not.toContain('accepted parser.cat-de\n');
+    expect(await manifestsAndState()).toEqual(before);
+    const plan = await ws.plan();
+    expect(plan.drift.map((d) => d.address)).toEqual(['parser.cat-de']);
+    expect((await drift([])).code).toBe(4);
+
+    // Deleted: dropping it from state while its element still declares it would create it again (30,000 credits).
+    await h.parsers.delete(String(state.resources['parser.cat-fr']?.id));
+    const deleted = await drift(['--accept', '--target', 'parser.cat-fr']);
+    expect(deleted.code, deleted.stderr).toBe(4);
+    expect(deleted.stderr).toContain('take the element out of the for_each list by hand');
+    expect(await manifestsAndState()).toEqual(before);
+  });
+
+  it('a webhook a ProjectTemplate supplies, removed by hand, is accepted as webhookOutput: null, and the next plan is empty', async () => {
+    await ws.write({
+      'crawl.yaml': `kind: ProjectTemplate
+name: nightly
+projectType: urls
+scrapingInterval: daily
+webhookOutput: { url: 'http://127.0.0.1:9/hook' }
+`,
+      'partners.yaml': `kind: Project
+name: partners # the partners' list
+extends: nightly
+projectInput: { type: list, list: [https://books.example/catalogue/page-2.html] }
+`,
+    });
+    await ws.converge();
+    const id = Number((await ws.state()).resources['project.partners']?.id);
+    await h.projects.update(id, { webhookOutput: null });
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('accepted project.partners');
+    const partners = await readFile(path.join(ws.dir, 'manifests', 'partners.yaml'), 'utf8');
+    expect(partners).toContain('name: partners # the partners');
+    expect(partners).toContain('webhookOutput: null');
+    const template = await readFile(path.join(ws.dir, 'manifests', 'crawl.yaml'), 'utf8');
+    expect(template).toContain("webhookOutput: { url: 'http://127.0.0.1:9/hook' }");
+    const next = await ws.plan();
+    expect(next.status, JSON.stringify(next.resource_changes)).toBe('no_changes');
+    expect((await drift([])).code).toBe(0);
+  });
+
+  it('an edit that does not take (a map a template merges into) is not recorded, and the manifest is put back', async () => {
+    await ws.write({
+      'crawl.yaml': `kind: ProjectTemplate
+name: nightly
+projectType: urls
+apiParams: { country_code: us }
+`,
+      'partners.yaml': `kind: Project
+name: partners
+extends: nightly
+projectInput: { type: list, list: [https://books.example/catalogue/page-2.html] }
+`,
+    });
+    await ws.converge();
+    const id = Number((await ws.state()).resources['project.partners']?.id);
+    await h.projects.update(id, { apiParams: { render: true } });
+    const before = await manifestsAndState();
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain(
+      'not accepted: project.partners: after the edit its manifests still declare other values than the live ones for apiParams',
+    );
+    expect(await manifestsAndState()).toEqual(before);
+    expect((await drift([])).code).toBe(4);
+  });
+
+  it("a key written with ${var.…} is refused at its place (edit the variable), not overwritten with one environment's value", async () => {
+    await ws.write({
+      'scrapeform.yaml': `kind: Config\nvariables:\n  interval: { type: string, default: daily }\n  pages: { type: string, default: https://books.example/catalogue }\n`,
+      'nightly.yaml': `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['\${var.pages}/page-1.html'] }
+scrapingInterval: \${var.interval}
+`,
+    });
+    await ws.converge();
+    const id = Number((await ws.state()).resources['project.nightly']?.id);
+    await h.projects.update(id, { scrapingInterval: 'hourly' });
+    const before = await manifestsAndState();
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain(
+      `scrapingInterval at ${path.join(ws.dir, 'manifests', 'nightly.yaml')}:5:19 is written with a reference (\${var.interval})`,
+    );
+    expect(run.stderr).toContain('edit the variable');
+    expect(await manifestsAndState()).toEqual(before);
+
+    // A list whose items hold a reference is refused the same way.
+    await h.projects.update(id, {
+      scrapingInterval: 'daily',
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-9.html'] },
+    });
+    const list = await drift(['--accept']);
+    expect(list.code, list.stderr).toBe(4);
+    expect(list.stderr).toContain(
+      `nightly.yaml:4:36 is written with a reference (\${var.pages}/page-1.html)`,
+    );
+    expect(await manifestsAndState()).toEqual(before);
+  });
+
+  it('a live value holding ${ is written as $${, so the next load reads it back, and the next plan is empty', async () => {
+    await ws.write({ 'nightly.yaml': PROJECT });
+    await ws.converge();
+    const { project } = await ids();
+    await h.projects.update(project, {
+      projectInput: { type: 'list', list: ['https://books.example/search?q=${HOME}'] },
+    });
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    const nightly = await readFile(path.join(ws.dir, 'manifests', 'nightly.yaml'), 'utf8');
+    expect(nightly).toContain('https://books.example/search?q=$${HOME}');
+    const next = await ws.plan();
+    expect(next.status, JSON.stringify(next.resource_changes)).toBe('no_changes');
   });
 });

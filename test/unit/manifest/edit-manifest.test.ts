@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { editManifestText } from '../../../src/manifest/edit-manifest.js';
+import type { ManifestEdit, TemplateText } from '../../../src/manifest/edit-manifest.js';
+
+const PROJECT = `kind: Parser
+name: books-\${var.edition} # one per environment
+urls: [https://books.example/a.html]
+fields:
+  price: { description: Price, type: number }
+---
+kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['\${var.shop}/page-1.html'] }
+scrapingInterval: \${var.interval} # shared by every environment
+output_format: JSON
+`;
+
+const at = (line: number, edits: ManifestEdit[], kind: 'Parser' | 'Project' = 'Project') => ({
+  kind,
+  line,
+  column: 1,
+  edits,
+});
+
+describe('editManifestText', () => {
+  it('finds a document by where it starts, not by its written name (which a reference makes)', () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toContain('  cost: { description: Price, type: number }');
+    expect(edited.text).toContain('name: books-${var.edition} # one per environment');
+  });
+
+  it("refuses a key written with a reference, with its place, and makes none of the object's edits", () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(7, [
+        { edit: 'set', key: 'output_format', value: 'CSV' },
+        { edit: 'set', key: 'scrapingInterval', value: 'hourly' },
+      ]),
+    ]);
+    expect(edited.refused.get(0)).toEqual([
+      'scrapingInterval at m.yaml:11:19 is written with a reference (${var.interval}), shared by every environment or element that reads it; edit the variable (or the element) by hand, or revert with apply',
+    ]);
+    expect(edited.text).toBe(PROJECT);
+  });
+
+  it('refuses a list one of whose items holds a reference', () => {
+    const edited = editManifestText('m.yaml', PROJECT, [
+      at(7, [{ edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/2'] } }]),
+    ]);
+    expect(edited.refused.get(0)?.[0]).toContain('projectInput at m.yaml:10:36 is written with a reference');
+    expect(edited.text).toBe(PROJECT);
+  });
+
+  it('overwrites a literal written $${ (no reference), and writes every live string escaped, nested too', () => {
+    const text = `kind: Project\nname: n\nprojectType: urls\nprojectInput: { type: list, list: ['https://b.example/?q=$\${HOME}'] }\n`;
+    const edited = editManifestText('m.yaml', text, [
+      at(1, [
+        { edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/?q=${USER}'] } },
+        { edit: 'set', key: 'apiParams', value: { country_code: '${CC}' } },
+        { edit: 'set', key: 'scrapingInterval', value: '${X}' },
+      ]),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toContain('https://b.example/?q=$${USER}');
+    expect(edited.text).toContain('country_code: $${CC}');
+    expect(edited.text).toContain('scrapingInterval: $${X}');
+    expect(edited.text).not.toMatch(/[^$]\$\{(USER|CC|X)\}/);
+  });
+
+  it('writes null for a key or a field a template supplies, and refuses to rename a field a template declares', () => {
+    const template: TemplateText = {
+      label: 'ProjectTemplate "nightly"',
+      file: 't.yaml',
+      text: `kind: ProjectTemplate\nname: nightly\nwebhookOutput: { url: 'https://h.example/' }\n`,
+      line: 1,
+      column: 1,
+    };
+    const own = `kind: Project\nname: p\nextends: nightly\nwebhookOutput: { url: 'https://h.example/' }\n`;
+    const removed = editManifestText('m.yaml', own, [
+      { ...at(1, [{ edit: 'set', key: 'webhookOutput', value: undefined }]), templates: [template] },
+    ]);
+    expect(removed.text).toBe(`kind: Project\nname: p\nextends: nightly\nwebhookOutput: null\n`);
+    const product: TemplateText = {
+      label: 'ParserTemplate "product"',
+      file: 'p.yaml',
+      text: `kind: ParserTemplate\nname: product\nfields:\n  price: { description: Price }\n`,
+      line: 1,
+      column: 1,
+    };
+    const parser = `kind: Parser\nname: books\nextends: product\nurls: [https://b.example/]\n`;
+    const renamed = editManifestText('m.yaml', parser, [
+      { ...at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'), templates: [product] },
+    ]);
+    expect(renamed.refused.get(0)?.[0]).toContain(
+      'rename price: declared by ParserTemplate "product" at p.yaml:4:10',
+    );
+    expect(renamed.text).toBe(parser);
+    // Removing it is exact: a null drops the inherited field for this parser alone.
+    const dropped = editManifestText('m.yaml', parser, [
+      { ...at(1, [{ edit: 'remove-field', field: 'price' }], 'Parser'), templates: [product] },
+    ]);
+    expect(dropped.text).toContain(`extends: product\n`);
+    expect(dropped.text).toMatch(/\nfields:\n {2}price: null\n$/);
+  });
+});
