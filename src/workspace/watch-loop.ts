@@ -1,3 +1,4 @@
+import type { ApplyEvent } from '../apply/apply-model.js';
 import { ScrapeformError } from '../errors.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
@@ -185,6 +186,13 @@ async function healOnce(
   status.notHealed = left;
   if (left.length > 0) options.onEvent?.({ type: 'heal-left', changes: left });
   const budget = status.regenerationsLeft ?? 0;
+  // Counted as the calls are answered, not from the outcome: an apply that throws after generations started (the
+  // lock lost, a state write failed) has spent them all the same.
+  const regenerating = new Set<string>();
+  let regenerations = 0;
+  const countGenerations = (event: ApplyEvent): void => {
+    if (event.type === 'call' && regenerating.has(event.address) && startsGeneration(event)) regenerations++;
+  };
   try {
     const outcome = await applyWorkspace(ws, {
       ...(left.length > 0 ? { selection: { excludes: left.map((c) => c.address) } } : {}),
@@ -192,20 +200,15 @@ async function healOnce(
       allowDestroy: false,
       maxRegenerations: budget,
       signal: options.signal,
+      onPlan: (applied) => {
+        for (const c of applied.resource_changes) if (c.regenerates) regenerating.add(c.address);
+      },
+      onEvent: countGenerations,
       ...(options.heal?.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.heal.waitTimeoutMs } : {}),
       ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
       ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
     });
     const results = outcome.result?.results ?? [];
-    const regenerating = new Set(
-      outcome.plan.resource_changes.filter((c) => c.regenerates).map((c) => c.address),
-    );
-    // A regeneration started is paid for whether it then finished or FAILED.
-    const regenerations = results.filter(
-      (r) => regenerating.has(r.address) && r.calls.some((c) => c.method !== 'DELETE'),
-    ).length;
-    status.regenerationsLeft = Math.max(0, budget - regenerations);
-    status.creditsSpent += regenerations * CREDITS_PER_GENERATION;
     if (results.length > 0) status.heals++;
     const failed = results.filter((r) => !r.ok);
     if (failed.length > 0) status.failures++;
@@ -221,8 +224,26 @@ async function healOnce(
     const skipped = skipReason(error);
     if (skipped === undefined) throw error;
     options.onEvent?.({ type: 'heal-skipped', reason: skipped });
-    return { applied: [], failed: [], left, regenerations: 0, credits: 0, skipped };
+    return {
+      applied: [],
+      failed: [],
+      left,
+      regenerations,
+      credits: regenerations * CREDITS_PER_GENERATION,
+      skipped,
+    };
+  } finally {
+    status.regenerationsLeft = Math.max(0, budget - regenerations);
+    status.creditsSpent += regenerations * CREDITS_PER_GENERATION;
   }
+}
+
+/**
+ * A call of a regenerating change that started a generation: a parser's create (version 0 generates) or a PATCH
+ * the service answered 202 (generating). A PATCH answered 200 (renames and removes) made its version at once.
+ */
+function startsGeneration(call: Extract<ApplyEvent, { type: 'call' }>): boolean {
+  return call.method === 'POST' || (call.method === 'PATCH' && call.status === 202);
 }
 
 /** Why a heal was not made, when the apply refused it: the budget and consent working, not a failed run. */

@@ -339,6 +339,53 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
   ]);
 });
 
+it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  // Removed by hand: the heal adds it back, one regeneration, within a budget of one.
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  // Every state write fails once the heal's PATCH is answered: the apply throws after its generation started.
+  let patched = false;
+  const parsers = new Proxy(h.parsers, {
+    get: (target, key) =>
+      key === 'update'
+        ? async (...args: Parameters<typeof target.update>) => {
+            const answer = await target.update(...args);
+            patched = true;
+            return answer;
+          }
+        : (Reflect.get(target, key, target) as unknown),
+  });
+  const backend = new Proxy(ws.backend, {
+    get: (target, key) => {
+      if (key === 'write' && patched) return async () => Promise.reject(new Error('disk full'));
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
+      sleep: async () => undefined,
+      pollMinMs: 5,
+      pollMaxMs: 20,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  expect(patched).toBe(true);
+  expect(events).toEqual(['checked', 'failed']);
+  expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
+});
+
 it('runWatch (library): the notification of a heal says which deletes it left', async () => {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
