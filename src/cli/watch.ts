@@ -3,7 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { using } from '../workspace/open-workspace.js';
 import { startWatchEndpoint } from '../workspace/watch-endpoint.js';
-import { newWatchStatus, runWatch } from '../workspace/watch-loop.js';
+import { leftNames, newWatchStatus, runWatch } from '../workspace/watch-loop.js';
 import type { WatchEvent } from '../workspace/watch-loop.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
@@ -37,7 +37,7 @@ export function registerWatch(program: Command, run: RunCommand): void {
     .option('--interval <duration>', 'time between two drift checks', '15m')
     .option(
       '--heal',
-      'revert drift by applying the manifests (never destructive; holds the lock only while applying)',
+      'revert drift by applying the manifests (deletes, replaces and archives are left and reported; holds the lock only while applying)',
     )
     .option(
       '--max-regenerations <n>',
@@ -168,6 +168,13 @@ function logEvent(ctx: CommandContext, event: WatchEvent): void {
       );
       break;
     }
+    case 'heal-left':
+      ctx.log(
+        yellow(
+          `watch: not healed, destructive (apply --allow-destroy makes them): ${leftNames(event.changes)}`,
+        ),
+      );
+      break;
     case 'heal-skipped':
       ctx.log(yellow(`watch: not healed: ${event.reason}`));
       break;

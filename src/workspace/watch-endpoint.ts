@@ -12,7 +12,8 @@ export interface WatchEndpoint {
 
 /**
  * The small HTTP endpoint of `watch`: `/healthz` (200 while the last run succeeded or none ran yet, 503 after a
- * failed one, with the status as JSON) and `/metrics` (Prometheus text). Nothing else, and only GET.
+ * failed one, with the status as JSON, and `not_healed`: the destructive changes the last heal left) and `/metrics`
+ * (Prometheus text). Nothing else, and only GET.
  */
 export async function startWatchEndpoint(
   listen: { host: string; port: number },
@@ -38,6 +39,8 @@ export async function startWatchEndpoint(
           failures: current.failures,
           last_run: current.lastRunAt === undefined ? null : new Date(current.lastRunAt).toISOString(),
           ...(current.lastError !== undefined ? { last_error: current.lastError } : {}),
+          // What the last heal left: it never deletes, replaces or archives, so these wait for an apply.
+          ...(current.notHealed !== undefined ? { not_healed: current.notHealed } : {}),
         }),
       );
       return;

@@ -1,12 +1,15 @@
+import type { ApplyEvent } from '../apply/apply-model.js';
 import { ScrapeformError } from '../errors.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
 import { renderDriftText, toDriftJson } from '../output/render-drift.js';
+import type { ApprovalItem } from '../plan/approval.js';
 import type { DriftReport } from '../plan/drift.js';
 import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Services } from './open-workspace.js';
+import { planWorkspace } from './plan-workspace.js';
 import { formatCount } from '../format-count.js';
 
 /** What `watch` knows after its runs: what /healthz and /metrics show. */
@@ -26,6 +29,8 @@ export interface WatchStatus {
   lastRunOk?: boolean;
   lastError?: string;
   lastReport?: DriftReport;
+  /** The deletes, replaces and archives the last heal left (a heal never makes them); undefined before a heal. */
+  notHealed?: ApprovalItem[];
 }
 
 /** What one run did, for the caller to show (the library never prints). */
@@ -33,6 +38,8 @@ export type WatchEvent =
   | { type: 'checked'; report: DriftReport }
   | { type: 'healed'; outcome: ApplyWorkspaceOutcome; regenerations: number }
   | { type: 'heal-skipped'; reason: string }
+  /** Destructive changes of the plan a heal leaves out and does not make (at every heal that has any). */
+  | { type: 'heal-left'; changes: ApprovalItem[] }
   | { type: 'failed'; error: unknown }
   | { type: 'notified'; status: number }
   | { type: 'notify-failed'; error: string };
@@ -41,7 +48,15 @@ export type WatchEvent =
 export interface WatchNotification {
   text: string;
   drift: Record<string, unknown>;
-  heal?: { applied: string[]; failed: string[]; regenerations: number; credits: number; skipped?: string };
+  heal?: {
+    applied: string[];
+    failed: string[];
+    /** The deletes, replaces and archives the plan also has: left, not made. */
+    left: ApprovalItem[];
+    regenerations: number;
+    credits: number;
+    skipped?: string;
+  };
 }
 
 export interface WatchOptions {
@@ -150,8 +165,10 @@ async function check(
 }
 
 /**
- * One apply of the manifests, auto-approved but never destructive, within the regeneration budget left. A plan
- * that needs more, or a destroy, is not applied: the drift stays, reported.
+ * One apply of the manifests, auto-approved but never destructive, within the regeneration budget left. The
+ * deletes, replaces and archives of the plan are left out of it, as `--exclude` leaves an address out, and
+ * reported; the rest is applied. A plan that needs more regenerations than are left is not applied: the drift
+ * stays, reported.
  */
 async function healOnce(
   services: Services,
@@ -159,30 +176,39 @@ async function healOnce(
   options: WatchOptions,
   status: WatchStatus,
 ): Promise<NonNullable<WatchNotification['heal']>> {
-  const left = status.regenerationsLeft ?? 0;
+  const ws = { ...services, manifests };
+  // Planned once without the lock, only to know what to leave out. The apply plans again under the lock and still
+  // refuses any destructive change, so one that appears in between is refused (and the heal skipped), never made.
+  const { plan } = await planWorkspace(ws, {}, { signal: options.signal });
+  const left = plan.resource_changes
+    .filter((c) => c.destructive)
+    .map((c): ApprovalItem => ({ address: c.address, action: c.action }));
+  status.notHealed = left;
+  if (left.length > 0) options.onEvent?.({ type: 'heal-left', changes: left });
+  const budget = status.regenerationsLeft ?? 0;
+  // Counted as the calls are answered, not from the outcome: an apply that throws after generations started (the
+  // lock lost, a state write failed) has spent them all the same.
+  const regenerating = new Set<string>();
+  let regenerations = 0;
+  const countGenerations = (event: ApplyEvent): void => {
+    if (event.type === 'call' && regenerating.has(event.address) && startsGeneration(event)) regenerations++;
+  };
   try {
-    const outcome = await applyWorkspace(
-      { ...services, manifests },
-      {
-        autoApprove: true,
-        allowDestroy: false,
-        maxRegenerations: left,
-        signal: options.signal,
-        ...(options.heal?.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.heal.waitTimeoutMs } : {}),
-        ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
-        ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+    const outcome = await applyWorkspace(ws, {
+      ...(left.length > 0 ? { selection: { excludes: left.map((c) => c.address) } } : {}),
+      autoApprove: true,
+      allowDestroy: false,
+      maxRegenerations: budget,
+      signal: options.signal,
+      onPlan: (applied) => {
+        for (const c of applied.resource_changes) if (c.regenerates) regenerating.add(c.address);
       },
-    );
+      onEvent: countGenerations,
+      ...(options.heal?.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.heal.waitTimeoutMs } : {}),
+      ...(options.pollMinMs !== undefined ? { pollMinMs: options.pollMinMs } : {}),
+      ...(options.pollMaxMs !== undefined ? { pollMaxMs: options.pollMaxMs } : {}),
+    });
     const results = outcome.result?.results ?? [];
-    const regenerating = new Set(
-      outcome.plan.resource_changes.filter((c) => c.regenerates).map((c) => c.address),
-    );
-    // A regeneration started is paid for whether it then finished or FAILED.
-    const regenerations = results.filter(
-      (r) => regenerating.has(r.address) && r.calls.some((c) => c.method !== 'DELETE'),
-    ).length;
-    status.regenerationsLeft = Math.max(0, left - regenerations);
-    status.creditsSpent += regenerations * CREDITS_PER_GENERATION;
     if (results.length > 0) status.heals++;
     const failed = results.filter((r) => !r.ok);
     if (failed.length > 0) status.failures++;
@@ -190,25 +216,52 @@ async function healOnce(
     return {
       applied: results.filter((r) => r.ok).map((r) => r.address),
       failed: failed.map((r) => `${r.address}: ${r.error?.message ?? 'failed'}`),
+      left,
       regenerations,
       credits: regenerations * CREDITS_PER_GENERATION,
     };
   } catch (error) {
-    // Refusals are the budget working, not failures of the watch: the drift is reported and left.
-    if (
-      error instanceof ScrapeformError &&
-      [
-        'plan.too-many-regenerations',
-        'apply.destroy-not-approved',
-        'apply.adopt-not-approved',
-        'apply.recreate-not-approved',
-        'apply.not-approved',
-      ].includes(error.code)
-    ) {
-      options.onEvent?.({ type: 'heal-skipped', reason: error.message });
-      return { applied: [], failed: [], regenerations: 0, credits: 0, skipped: error.message };
-    }
-    throw error;
+    const skipped = skipReason(error);
+    if (skipped === undefined) throw error;
+    options.onEvent?.({ type: 'heal-skipped', reason: skipped });
+    return {
+      applied: [],
+      failed: [],
+      left,
+      regenerations,
+      credits: regenerations * CREDITS_PER_GENERATION,
+      skipped,
+    };
+  } finally {
+    status.regenerationsLeft = Math.max(0, budget - regenerations);
+    status.creditsSpent += regenerations * CREDITS_PER_GENERATION;
+  }
+}
+
+/**
+ * A call of a regenerating change that started a generation: a parser's create (version 0 generates) or a PATCH
+ * the service answered 202 (generating). A PATCH answered 200 (renames and removes) made its version at once.
+ */
+function startsGeneration(call: Extract<ApplyEvent, { type: 'call' }>): boolean {
+  return call.method === 'POST' || (call.method === 'PATCH' && call.status === 202);
+}
+
+/** Why a heal was not made, when the apply refused it: the budget and consent working, not a failed run. */
+function skipReason(error: unknown): string | undefined {
+  if (!(error instanceof ScrapeformError)) return undefined;
+  switch (error.code) {
+    case 'plan.too-many-regenerations':
+    case 'apply.destroy-not-approved':
+    case 'apply.adopt-not-approved':
+    case 'apply.recreate-not-approved':
+    case 'apply.not-approved':
+      return error.message;
+    case 'plan.unknown-address':
+      // The heal selects only by the addresses it leaves out: one of them went from state and the manifests
+      // between its two plans (an apply meanwhile).
+      return 'the plan changed while healing (another apply?); the next run heals';
+    default:
+      return undefined;
   }
 }
 
@@ -221,11 +274,11 @@ async function notify(
   const healText =
     heal === undefined
       ? ''
-      : heal.skipped !== undefined
-        ? `\nNot healed: ${heal.skipped}`
-        : heal.applied.length + heal.failed.length > 0
-          ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
-          : '';
+      : (heal.skipped !== undefined
+          ? `\nNot healed: ${heal.skipped}`
+          : heal.applied.length + heal.failed.length > 0
+            ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
+            : '') + (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left)}` : '');
   const body: WatchNotification = {
     text: `${renderDriftText(report)}${healText}`,
     drift: toDriftJson(report),
@@ -260,4 +313,9 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** `parser.a (delete), project.b (archive)`: what a heal left. */
+export function leftNames(left: readonly ApprovalItem[]): string {
+  return left.map((c) => `${c.address} (${c.action})`).join(', ');
 }

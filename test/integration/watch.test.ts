@@ -11,7 +11,7 @@ import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
 import type { WatchNotification } from '../../src/workspace/watch-loop.js';
 import { heldByLiveProcess } from '../helpers/state.js';
-import { BOOK_A, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
 beforeAll(async () => {
@@ -243,13 +243,20 @@ it('runWatch (library): a heal refused for an adoption is skipped, not a failed 
   await ws.write({ 'books.yaml': bookParser(FIELDS) });
   await ws.converge();
   const id = String((await ws.state()).resources['parser.books']?.id);
-  // A live parser no state manages, now declared: the heal's plan adopts it, which needs --allow-adopt.
+  // A live parser no state manages, now declared as it is: the heal's plan adopts it, which needs --allow-adopt.
+  // (With other urls it would be a replace: destructive, so left out of the heal and the rest healed.)
   await h.parsers.create({
     name: 'books-extra',
-    urls: [BOOK_A],
-    fields: [{ name: 'title', description: 'Book title' }],
+    urls: [BOOK_A, BOOK_B],
+    fields: [
+      { name: 'title', description: 'Book title', selector: 'h1' },
+      { name: 'price', description: 'Price including tax', type: 'number' },
+    ],
   });
-  await ws.write({ 'extra.yaml': bookParser(FIELDS).replace('name: books', 'name: books-extra') });
+  await ws.write({
+    'books.yaml': bookParser(FIELDS),
+    'extra.yaml': bookParser(FIELDS).replace('name: books', 'name: books-extra'),
+  });
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
   const events: string[] = [];
@@ -277,3 +284,148 @@ it('runWatch (library): a heal refused for an adoption is skipped, not a failed 
   expect(status).toMatchObject({ runs: 1, failures: 0, heals: 0 });
   expect((await h.parsers.get(id)).fields.map((f) => f.name)).toContain('cost');
 }, 5_000);
+
+it('watch --heal with deletes pending besides a rename by hand: the rename is healed, the deletes are left, reported and not sent', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({
+    'cat-gb.yaml': named('cat-gb'),
+    'hand-1.yaml': named('hand-1'),
+    'hand-2.yaml': named('hand-2'),
+  });
+  await ws.converge();
+  const ids = (await ws.state()).resources;
+  const catId = String(ids['parser.cat-gb']?.id);
+  // The two manifests are removed (the plan deletes their parsers), and a field of the third is renamed by hand.
+  await ws.write({ 'cat-gb.yaml': named('cat-gb') });
+  await h.parsers.update(catId, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+
+  const { child, stderr, stdout, exited } = startWatch(ws, []);
+  try {
+    const endpoint = await until(
+      'the endpoint',
+      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
+      () => stderr(),
+    );
+    await until(
+      'the heal',
+      () => stderr().includes('watch: healed parser.cat-gb; 0 regeneration(s)'),
+      () => stderr(),
+    );
+    const health = (await (await fetch(`${endpoint}/healthz`)).json()) as Record<string, unknown>;
+    expect(health.not_healed).toEqual([
+      { address: 'parser.hand-1', action: 'delete' },
+      { address: 'parser.hand-2', action: 'delete' },
+    ]);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  expect(stdout()).toBe('');
+  expect(stderr()).toContain(
+    'watch: not healed, destructive (apply --allow-destroy makes them): parser.hand-1 (delete), parser.hand-2 (delete)',
+  );
+  expect(stderr()).not.toContain('not applied');
+  // Renamed back by a free PATCH; the parsers the plan deletes are still there.
+  expect((await h.parsers.get(catId)).fields.map((f) => f.name)).toEqual(['title', 'price']);
+  for (const address of ['parser.hand-1', 'parser.hand-2'])
+    expect((await h.parsers.get(String(ids[address]?.id))).name).toBe(address.slice('parser.'.length));
+  const next = await ws.plan();
+  expect(next.resource_changes.map((c) => [c.address, c.action])).toEqual([
+    ['parser.hand-1', 'delete'],
+    ['parser.hand-2', 'delete'],
+  ]);
+});
+
+it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  // Removed by hand: the heal adds it back, one regeneration, within a budget of one.
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  // Every state write fails once the heal's PATCH is answered: the apply throws after its generation started.
+  let patched = false;
+  const parsers = new Proxy(h.parsers, {
+    get: (target, key) =>
+      key === 'update'
+        ? async (...args: Parameters<typeof target.update>) => {
+            const answer = await target.update(...args);
+            patched = true;
+            return answer;
+          }
+        : (Reflect.get(target, key, target) as unknown),
+  });
+  const backend = new Proxy(ws.backend, {
+    get: (target, key) => {
+      if (key === 'write' && patched) return async () => Promise.reject(new Error('disk full'));
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
+      sleep: async () => undefined,
+      pollMinMs: 5,
+      pollMaxMs: 20,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  expect(patched).toBe(true);
+  expect(events).toEqual(['checked', 'failed']);
+  expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
+});
+
+it('runWatch (library): the notification of a heal says which deletes it left', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({ 'books.yaml': bookParser(FIELDS), 'hand-1.yaml': named('hand-1') });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: WatchNotification[] = [];
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  expect(events).toEqual(['checked', 'heal-left', 'healed', 'checked', 'notified']);
+  expect(status).toMatchObject({
+    drifted: 0,
+    heals: 1,
+    notHealed: [{ address: 'parser.hand-1', action: 'delete' }],
+  });
+  expect(posted[0]?.heal).toMatchObject({
+    applied: ['parser.books'],
+    left: [{ address: 'parser.hand-1', action: 'delete' }],
+  });
+  expect(posted[0]?.text).toContain('\nNot healed, destructive: parser.hand-1 (delete)');
+  expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([
+    ['parser.hand-1', 'delete'],
+  ]);
+});
