@@ -503,7 +503,10 @@ describe('the pull-request comment', () => {
 
   it('a failed plan’s error shows no bidirectional control or escape sequence raw: each is written as an escape', async () => {
     const { comments } = await comment(
-      { code: '1', err: 'error: manifests/a\u202eyaml.b:2:1: name "x\u2066y\u2069"\n\u001b[31mred\u001b[0m\tend\n' },
+      {
+        code: '1',
+        err: 'error: manifests/a\u202eyaml.b:2:1: name "x\u2066y\u2069"\n\u001b[31mred\u001b[0m\tend\n',
+      },
       {},
     );
     expect(comments[0]?.body).toContain(
