@@ -3,7 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { importLive } from '../workspace/import-live.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
-import { addApiFlags, addLockFlags, openServicesFromFlags } from './shared-flags.js';
+import { addApiFlags, addLockFlags, environmentOptions, openServicesFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 interface ImportFlags extends ApiFlags {
@@ -31,6 +31,7 @@ export function registerImport(program: Command, run: RunCommand): void {
           ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
           ...(only !== undefined ? { only } : {}),
           env: ctx.io.env,
+          ...environmentOptions(flags),
           onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
           onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${file}.`),
         }),

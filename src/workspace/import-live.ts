@@ -2,7 +2,9 @@ import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises
 import path from 'node:path';
 import ignore from 'ignore';
 import { ScrapeformError } from '../errors.js';
+import { hasErrors } from '../manifest/diagnostic.js';
 import { loadManifests } from '../manifest/load-manifests.js';
+import { selectEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import type { Services } from './open-workspace.js';
@@ -10,11 +12,23 @@ import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 
 export interface ImportOptions {
-  /** The folder the manifests are written to; manifests already there are not imported again. */
-  out: string;
+  /**
+   * The folder the manifests are written to; manifests already there are not imported again. With an
+   * environment it must be a folder the environment reads (its first path when left out); `.` otherwise.
+   */
+  out?: string;
   /** Only objects whose name matches this glob (`*` and `?`). */
   filter?: string;
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * `--env NAME`: the environment of scrapeform.yaml imported into. An object any of its manifests declares is
+   * not imported, and `out` must be one of its folders, so the next `plan --env NAME` reads what import wrote.
+   */
+  environment?: string | undefined;
+  /** `--var-file FILE`s: values of the declared variables the manifests read. */
+  varFiles?: readonly string[] | undefined;
+  /** The project file; `scrapeform.yaml` in the current folder when left out; false: none. */
+  projectFile?: string | false | undefined;
   /** Import from this service only; the other one is never called (a key may have access to one service only). */
   only?: 'parsers' | 'projects';
   /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
@@ -28,14 +42,13 @@ export interface ImportOptions {
  * under the state lock. Nothing is written when a file would be overwritten or two objects would share an address.
  */
 export async function importLive(services: Services, options: ImportOptions): Promise<ImportedObject[]> {
+  // Read before the lock and before any call: a folder the environment does not read, or manifests that cannot
+  // be read, are refused with nothing listed, written or locked.
+  const { out, declared } = await readImportTarget(options);
   const lock = await services.backend.lock('import');
   try {
     const state = await services.backend.read();
     const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
-    const existing = await loadManifests({ paths: [options.out], env: options.env }).catch(() => undefined);
-    const declared = new Set(
-      [...(existing?.parsers ?? []), ...(existing?.projects ?? [])].map((o) => o.address),
-    );
     const matches = globMatcher(options.filter);
     const [parsers, projects] = await Promise.all([
       options.only !== 'projects' ? services.clients.parsers.list() : Promise.resolve([]),
@@ -70,7 +83,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         options.onSkip?.(keySkipped(`parser "${summary.name}" (${summary.id})`));
         continue;
       }
-      planned.push(importParser(options.out, details));
+      planned.push(importParser(out, details));
     }
     for (const listed of projects) {
       const name = listed.name ?? `project-${listed.id}`;
@@ -82,7 +95,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         options.onSkip?.(keySkipped(`project "${name}" (${project.id})`));
         continue;
       }
-      const imported = importProject(options.out, project, name);
+      const imported = importProject(out, project, name);
       if (typeof imported === 'string') options.onSkip?.(imported);
       else planned.push(imported);
     }
@@ -103,7 +116,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           },
         );
     }
-    if (planned.length > 0) await mkdir(options.out, { recursive: true });
+    if (planned.length > 0) await mkdir(out, { recursive: true });
     for (const p of planned) {
       await writeFile(p.file, p.text);
       state.resources[p.address] = p.resource;
@@ -186,4 +199,63 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Where import writes, and what the manifests declare (objects it must not import again). */
+interface ImportTarget {
+  out: string;
+  /** The addresses the manifests declare: with an environment, every manifest of it; otherwise those under `out`. */
+  declared: Set<string>;
+}
+
+/**
+ * Reads scrapeform.yaml and the manifests as `plan` would read them (the environment, its variables and var
+ * files), so that what they declare is known. Any problem is an error: read as "nothing declared", each
+ * declared object would be imported again under a second manifest of the same name.
+ */
+async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
+  const selected = selectEnvironment({
+    env: options.env,
+    paths: [],
+    environment: options.environment,
+    varFiles: options.varFiles,
+    projectFile: options.projectFile,
+  });
+  if (hasErrors(selected.diagnostics)) {
+    throw new ScrapeformError(
+      'manifest.invalid',
+      'scrapeform.yaml or the chosen environment has errors; nothing was imported',
+      {
+        details: { diagnostics: selected.diagnostics },
+        hint: 'fix the problems above (scrapeform validate checks offline)',
+      },
+    );
+  }
+  const name = selected.settings?.name;
+  const out = options.out ?? '.';
+  const reading = name !== undefined || (await exists(out));
+  const manifests = reading
+    ? await loadManifests({
+        paths: name !== undefined ? [] : [out],
+        env: options.env,
+        environment: options.environment,
+        varFiles: options.varFiles,
+        projectFile: options.projectFile,
+      })
+    : undefined;
+  if (manifests !== undefined && !manifests.valid) {
+    const which = name !== undefined ? `of environment "${name}"` : `under ${out}`;
+    throw new ScrapeformError(
+      'manifest.invalid',
+      `the manifests ${which} have errors, so import cannot tell what they declare; nothing was imported`,
+      {
+        details: { diagnostics: manifests.diagnostics },
+        hint: `fix the problems above (scrapeform validate${name !== undefined ? ` --env ${name}` : ` ${out}`} checks offline)`,
+      },
+    );
+  }
+  return {
+    out,
+    declared: new Set([...(manifests?.parsers ?? []), ...(manifests?.projects ?? [])].map((o) => o.address)),
+  };
 }
