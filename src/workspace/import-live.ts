@@ -3,8 +3,10 @@ import path from 'node:path';
 import ignore from 'ignore';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
+import { walkSkips } from '../manifest/discover-files.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import { selectEnvironment } from '../manifest/project-file.js';
+import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import type { Services } from './open-workspace.js';
@@ -44,7 +46,8 @@ export interface ImportOptions {
 export async function importLive(services: Services, options: ImportOptions): Promise<ImportedObject[]> {
   // Read before the lock and before any call: a folder the environment does not read, or manifests that cannot
   // be read, are refused with nothing listed, written or locked.
-  const { out, declared } = await readImportTarget(options);
+  const target = await readImportTarget(options);
+  const { out, declared } = target;
   const lock = await services.backend.lock('import');
   try {
     const state = await services.backend.read();
@@ -116,6 +119,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           },
         );
     }
+    for (const p of planned) target.checkRead(p.file, p.address);
     if (planned.length > 0) await mkdir(out, { recursive: true });
     for (const p of planned) {
       await writeFile(p.file, p.text);
@@ -201,11 +205,13 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Where import writes, and what the manifests declare (objects it must not import again). */
+/** Where import writes, what the manifests declare (objects it must not import again), and the check of a file. */
 interface ImportTarget {
   out: string;
   /** The addresses the manifests declare: with an environment, every manifest of it; otherwise those under `out`. */
   declared: Set<string>;
+  /** Throws when the next plan would not read this file (an environment's `exclude`, a `.scrapeformignore`). */
+  checkRead(file: string, address: string): void;
 }
 
 /**
@@ -232,7 +238,8 @@ async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
     );
   }
   const name = selected.settings?.name;
-  const out = options.out ?? '.';
+  const reads = name !== undefined ? environmentReads(selected, name, options.out) : undefined;
+  const out = reads?.out ?? options.out ?? '.';
   const reading = name !== undefined || (await exists(out));
   const manifests = reading
     ? await loadManifests({
@@ -257,5 +264,55 @@ async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
   return {
     out,
     declared: new Set([...(manifests?.parsers ?? []), ...(manifests?.projects ?? [])].map((o) => o.address)),
+    checkRead: reads?.checkRead ?? (() => undefined),
   };
+}
+
+/**
+ * With an environment, import writes only where `plan --env NAME` reads: a manifest written elsewhere is not read
+ * by the next plan, which then plans deleting the object import just recorded in state. `--out` must lie under
+ * one of the environment's paths (the rule behind `environment.path-outside`) and be a folder its walk enters, and
+ * each file written one the walk reads (`environment.path-excluded`); without `--out`, the first of its paths.
+ */
+function environmentReads(
+  selected: SelectedEnvironment,
+  name: string,
+  given: string | undefined,
+): Pick<ImportTarget, 'out' | 'checkRead'> {
+  const written = selected.project?.config?.environments?.[name]?.paths ?? ['.'];
+  const [first] = selected.paths;
+  const out = given ?? first ?? '.';
+  const walk = { exclude: selected.exclude, projectFile: selected.project?.file };
+  const lost = `the next plan --env ${name} would not see the manifests imported there and would plan deleting their objects; nothing was imported`;
+  const hint = `import into one of its paths, or leave --out out to write into the first (${written[0] ?? '.'})`;
+  const excluded = `environment "${name}" excludes it (exclude: ${selected.exclude?.patterns.join(', ') ?? ''})`;
+  const ignored = `environment "${name}" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder)`;
+  const refuse = (why: string): ScrapeformError =>
+    new ScrapeformError('import.out-not-read', `--out ${out}: ${why}; ${lost}`, { hint });
+  const root = selected.paths.find((p) => isWithin(out, p));
+  if (root === undefined)
+    throw refuse(`environment "${name}" does not read it (its paths: ${written.join(', ')})`);
+  const skipped = walkSkips(out, root, { ...walk, isDirectory: true });
+  if (skipped !== undefined) throw refuse(skipped === 'excluded' ? excluded : ignored);
+  return {
+    out,
+    checkRead: (file, address) => {
+      const skip = walkSkips(file, root, walk);
+      if (skip === undefined) return;
+      throw new ScrapeformError(
+        'import.out-not-read',
+        `${file}: ${skip === 'excluded' ? excluded : ignored}; the next plan --env ${name} would not read it and would plan deleting ${address}; nothing was imported`,
+        { hint: `import into another of its folders with --out, or change what the environment reads` },
+      );
+    },
+  };
+}
+
+/** Whether `given` is `root` or lies below it. */
+function isWithin(given: string, root: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(given));
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
 }

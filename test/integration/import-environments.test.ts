@@ -17,7 +17,7 @@ environments:
     state: .scrapeform/staging.json
   prod:
     paths: [prod, shared]
-    exclude: [prod/drafts/]
+    exclude: [prod/drafts/, prod/project-old-*.yaml]
     state: .scrapeform/prod.json
 `;
 
@@ -92,6 +92,92 @@ describe('import with environments', () => {
       0,
       'No changes. The live services match the manifests.',
     ]);
+  });
+
+  it('writes into the first path of the environment when --out is left out, and the next plan reads it', async () => {
+    const imported = await scrapeform(['import', '--env', 'prod', '--filter', 'legacy']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(`imported project.legacy -> ${path.join('prod', 'project-legacy.yaml')}\n`);
+    const plan = await scrapeform([
+      'plan',
+      '--env',
+      'prod',
+      '--target',
+      'project.legacy',
+      '--detailed-exitcode',
+    ]);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes among the objects selected (a partial plan: see its warning).',
+    ]);
+  });
+
+  it('writes into any path of the environment given with --out, and the next plan is empty', async () => {
+    const imported = await scrapeform([
+      'import',
+      '--env',
+      'prod',
+      '--out',
+      'shared/imported',
+      '--filter',
+      'legacy',
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(
+      `imported project.legacy -> ${path.join('shared', 'imported', 'project-legacy.yaml')}\n`,
+    );
+    const plan = await scrapeform([
+      'plan',
+      '--env',
+      'prod',
+      '--target',
+      'project.legacy',
+      '--detailed-exitcode',
+    ]);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes among the objects selected (a partial plan: see its warning).',
+    ]);
+  });
+
+  it('refuses an --out the environment does not read, before any call, writing nothing', async () => {
+    const cases = [
+      [
+        'staging',
+        `error: --out staging: environment "prod" does not read it (its paths: prod, shared); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+      ],
+      [
+        'prod/drafts',
+        `error: --out prod/drafts: environment "prod" excludes it (exclude: prod/drafts/, prod/project-old-*.yaml); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+      ],
+      [
+        'prod/.hidden',
+        `error: --out prod/.hidden: environment "prod" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+      ],
+    ] as const;
+    for (const [out, message] of cases) {
+      const before = h.emulator.requestLog.length;
+      const run = await scrapeform(['import', '--env', 'prod', '--out', out]);
+      expect([run.code, run.stdout, run.stderr], out).toEqual([1, '', message]);
+      expect(h.emulator.requestLog.length, out).toBe(before);
+    }
+    expect((await readdir(path.join(dir, 'staging'))).sort()).toEqual(['.keep']);
+    expect(await readdir(path.join(dir, 'prod'))).toEqual(['nightly.yaml']);
+    await expect(readdir(path.join(dir, '.scrapeform'))).rejects.toThrow('ENOENT');
+  });
+
+  it('refuses a file the environment would not read, before writing anything', async () => {
+    expect((await h.raw('POST', `/api/projects?${q}`, { ...NIGHTLY_LIVE, name: 'old-crawl' })).status).toBe(
+      201,
+    );
+    const run = await scrapeform(['import', '--env', 'prod']);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      `error: ${path.join('prod', 'project-old-crawl.yaml')}: environment "prod" excludes it (exclude: prod/drafts/, prod/project-old-*.yaml); the next plan --env prod would not read it and would plan deleting project.old-crawl; nothing was imported\n  hint: import into another of its folders with --out, or change what the environment reads\n`,
+    ]);
+    expect(await readdir(path.join(dir, 'prod'))).toEqual(['nightly.yaml']);
+    await expect(stateOf('prod')).rejects.toThrow('ENOENT');
   });
 
   it('a manifest of the environment that cannot be read is an error, not "nothing declared"', async () => {
