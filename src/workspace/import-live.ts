@@ -1,6 +1,7 @@
 import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
+import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
 import { walkSkips } from '../manifest/discover-files.js';
@@ -110,6 +111,9 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           `two live objects would both become ${p.address}; rename one in the service first, or import with --filter`,
         );
       names.add(p.address);
+    }
+    giveDistinctFiles(planned);
+    for (const p of planned) {
       if (await exists(p.file))
         throw new ScrapeformError(
           'import.file-exists',
@@ -136,6 +140,31 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     return planned;
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * Names that differ only in case (`Books` and `books`), or only in what a file name cannot hold, would share one
+ * file: the second written over the first, with both recorded in state, and the next plan deleting the one whose
+ * manifest was lost. Files are compared without case, as macOS and Windows file systems do. In code-unit order of
+ * the addresses, the first of a group keeps its file and each other one takes the next free suffix (`-2`, `-3`…).
+ */
+function giveDistinctFiles(planned: ImportedObject[]): void {
+  const key = (file: string): string => file.toLowerCase();
+  const taken = new Set(planned.map((p) => key(p.file)));
+  const claimed = new Set<string>();
+  for (const p of [...planned].sort((a, b) => byCodeUnit(a.address, b.address))) {
+    if (!claimed.has(key(p.file))) {
+      claimed.add(key(p.file));
+      continue;
+    }
+    const extension = path.extname(p.file);
+    const stem = p.file.slice(0, p.file.length - extension.length);
+    let n = 2;
+    while (taken.has(key(`${stem}-${n}${extension}`))) n++;
+    p.file = `${stem}-${n}${extension}`;
+    taken.add(key(p.file));
+    claimed.add(key(p.file));
   }
 }
 

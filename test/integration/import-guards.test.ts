@@ -83,4 +83,47 @@ describe('import guards', () => {
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
   });
+
+  it('gives objects whose names differ only in case each its own file, and the next plan is empty', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    for (const name of ['books', 'Books', 'BOOKS'])
+      expect(
+        (
+          await h.raw('POST', '/parsers', {
+            api_key: EMULATOR_KEY,
+            name,
+            urls: [BOOK],
+            fields: [{ name: 'title', description: 'Title', selector: 'h1' }],
+          })
+        ).status,
+      ).toBe(201);
+    await h.emulator.idle();
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // By code unit, upper case first: the first keeps the plain name, each other one the next free suffix.
+    expect(imported.stdout.split('\n').sort()).toEqual([
+      '',
+      `imported parser.BOOKS -> ${path.join(out, 'parser-books.yaml')}`,
+      `imported parser.Books -> ${path.join(out, 'parser-books-2.yaml')}`,
+      `imported parser.books -> ${path.join(out, 'parser-books-3.yaml')}`,
+    ]);
+    expect((await readdir(out)).sort()).toEqual([
+      'parser-books-2.yaml',
+      'parser-books-3.yaml',
+      'parser-books.yaml',
+    ]);
+    expect(await readFile(path.join(out, 'parser-books-2.yaml'), 'utf8')).toContain('\nname: Books\n');
+    expect(Object.keys((await state()).resources).sort()).toEqual([
+      'parser.BOOKS',
+      'parser.Books',
+      'parser.books',
+    ]);
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  });
 });
