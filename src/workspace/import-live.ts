@@ -87,7 +87,9 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         options.onSkip?.(keySkipped(`parser "${summary.name}" (${summary.id})`));
         continue;
       }
-      planned.push(importParser(out, details));
+      const imported = importParser(out, details);
+      if (typeof imported === 'string') options.onSkip?.(imported);
+      else planned.push(imported);
     }
     for (const listed of projects) {
       const name = listed.name ?? `project-${listed.id}`;
