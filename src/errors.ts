@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'emulator.unknown-quirk',
   'import.duplicate-name',
   'import.file-exists',
+  'import.out-not-read',
   'manifest.invalid',
   'manifest.api-key-in-value',
   'parse.failed-version',

@@ -3,11 +3,11 @@ import { ScrapeformError } from '../errors.js';
 import { importLive } from '../workspace/import-live.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
-import { addApiFlags, addLockFlags, openServicesFromFlags } from './shared-flags.js';
+import { addApiFlags, addLockFlags, environmentOptions, openServicesFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
 interface ImportFlags extends ApiFlags {
-  out: string;
+  out?: string;
   filter?: string;
   only?: string;
 }
@@ -16,7 +16,10 @@ export function registerImport(program: Command, run: RunCommand): void {
   const command = program
     .command('import')
     .description('write manifests for live parsers and projects not yet managed, and record them in state')
-    .option('--out <dir>', 'folder to write the manifests to', '.')
+    .option(
+      '--out <dir>',
+      'folder to write the manifests to, one the environment reads with --env (default: its first path, else .)',
+    )
     .option('--filter <glob>', 'only objects whose name matches, such as "books-*"')
     .option('--only <service>', 'import from one service only, never calling the other: parsers or projects');
   addLockFlags(addApiFlags(command)).action(async (flags: ImportFlags) =>
@@ -27,10 +30,11 @@ export function registerImport(program: Command, run: RunCommand): void {
       const only = flags.only;
       const imported = await using(openServicesFromFlags(ctx, flags), (services) =>
         importLive(services, {
-          out: flags.out,
+          ...(flags.out !== undefined ? { out: flags.out } : {}),
           ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
           ...(only !== undefined ? { only } : {}),
           env: ctx.io.env,
+          ...environmentOptions(flags),
           onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
           onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${file}.`),
         }),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -129,6 +129,52 @@ export async function narrowFiles(
     for (const f of under) inside.add(path.resolve(f));
   }
   return { files: inside, diagnostics };
+}
+
+/**
+ * Why a walk of `root` would not read `target`, a file or (`isDirectory`) the files of a folder, neither of which
+ * need exist yet (import asks before it writes), or undefined when it would: the rules of the walk below, folder
+ * by folder from `root` (a hidden folder or `node_modules`, another project's folder, a `.scrapeformignore`, not
+ * `*.yaml`), `excluded` when it is the environment's `exclude` that leaves it out. `target` lies under `root`.
+ */
+export function walkSkips(
+  target: string,
+  root: string,
+  options: Pick<DiscoverOptions, 'exclude' | 'projectFile'> & { isDirectory?: boolean } = {},
+): 'excluded' | 'ignored' | undefined {
+  const project = options.projectFile !== undefined ? path.resolve(options.projectFile) : undefined;
+  const excludeRules: IgnoreRules[] =
+    options.exclude !== undefined
+      ? [{ folder: options.exclude.folder, matcher: newMatcher().add(options.exclude.patterns) }]
+      : [];
+  const full = path.resolve(target);
+  const isDirectory = options.isDirectory === true;
+  if (!isDirectory && !MANIFEST_EXTENSIONS.has(path.extname(full).toLowerCase())) return 'ignored';
+  const folder = isDirectory ? full : path.dirname(full);
+  const steps = path.relative(path.resolve(root), folder).split(path.sep).filter(Boolean);
+  const rules = [...excludeRules];
+  let dir = path.resolve(root);
+  for (let i = 0; ; i++) {
+    const other = PROJECT_FILE_NAMES.map((n) => path.join(dir, n)).find((f) => f !== project && isFile(f));
+    if (other !== undefined) return 'ignored';
+    const own = readIgnoreFile(dir, []);
+    if (own !== undefined) rules.push(own);
+    const step = steps[i];
+    if (step === undefined) break;
+    dir = path.join(dir, step);
+    if (step.startsWith('.') || step === 'node_modules') return 'ignored';
+    if (isIgnored(rules, dir, true)) return isIgnored(excludeRules, dir, true) ? 'excluded' : 'ignored';
+  }
+  if (isDirectory || !isIgnored(rules, full, false)) return undefined;
+  return isIgnored(excludeRules, full, false) ? 'excluded' : 'ignored';
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function placeless(file: string, code: string, message: string): Diagnostic {

@@ -1,8 +1,13 @@
 import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
+import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
+import { hasErrors } from '../manifest/diagnostic.js';
+import { walkSkips } from '../manifest/discover-files.js';
 import { loadManifests } from '../manifest/load-manifests.js';
+import { selectEnvironment } from '../manifest/project-file.js';
+import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import type { Services } from './open-workspace.js';
@@ -10,11 +15,23 @@ import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 
 export interface ImportOptions {
-  /** The folder the manifests are written to; manifests already there are not imported again. */
-  out: string;
+  /**
+   * The folder the manifests are written to; manifests already there are not imported again. With an
+   * environment it must be a folder the environment reads (its first path when left out); `.` otherwise.
+   */
+  out?: string;
   /** Only objects whose name matches this glob (`*` and `?`). */
   filter?: string;
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * `--env NAME`: the environment of scrapeform.yaml imported into. An object any of its manifests declares is
+   * not imported, and `out` must be one of its folders, so the next `plan --env NAME` reads what import wrote.
+   */
+  environment?: string | undefined;
+  /** `--var-file FILE`s: values of the declared variables the manifests read. */
+  varFiles?: readonly string[] | undefined;
+  /** The project file; `scrapeform.yaml` in the current folder when left out; false: none. */
+  projectFile?: string | false | undefined;
   /** Import from this service only; the other one is never called (a key may have access to one service only). */
   only?: 'parsers' | 'projects';
   /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
@@ -28,14 +45,14 @@ export interface ImportOptions {
  * under the state lock. Nothing is written when a file would be overwritten or two objects would share an address.
  */
 export async function importLive(services: Services, options: ImportOptions): Promise<ImportedObject[]> {
+  // Read before the lock and before any call: a folder the environment does not read, or manifests that cannot
+  // be read, are refused with nothing listed, written or locked.
+  const target = await readImportTarget(options);
+  const { out, declared } = target;
   const lock = await services.backend.lock('import');
   try {
     const state = await services.backend.read();
     const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
-    const existing = await loadManifests({ paths: [options.out], env: options.env }).catch(() => undefined);
-    const declared = new Set(
-      [...(existing?.parsers ?? []), ...(existing?.projects ?? [])].map((o) => o.address),
-    );
     const matches = globMatcher(options.filter);
     const [parsers, projects] = await Promise.all([
       options.only !== 'projects' ? services.clients.parsers.list() : Promise.resolve([]),
@@ -70,7 +87,9 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         options.onSkip?.(keySkipped(`parser "${summary.name}" (${summary.id})`));
         continue;
       }
-      planned.push(importParser(options.out, details));
+      const imported = importParser(out, details);
+      if (typeof imported === 'string') options.onSkip?.(imported);
+      else planned.push(imported);
     }
     for (const listed of projects) {
       const name = listed.name ?? `project-${listed.id}`;
@@ -82,7 +101,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         options.onSkip?.(keySkipped(`project "${name}" (${project.id})`));
         continue;
       }
-      const imported = importProject(options.out, project, name);
+      const imported = importProject(out, project, name);
       if (typeof imported === 'string') options.onSkip?.(imported);
       else planned.push(imported);
     }
@@ -94,6 +113,9 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           `two live objects would both become ${p.address}; rename one in the service first, or import with --filter`,
         );
       names.add(p.address);
+    }
+    giveDistinctFiles(planned);
+    for (const p of planned) {
       if (await exists(p.file))
         throw new ScrapeformError(
           'import.file-exists',
@@ -103,7 +125,8 @@ export async function importLive(services: Services, options: ImportOptions): Pr
           },
         );
     }
-    if (planned.length > 0) await mkdir(options.out, { recursive: true });
+    for (const p of planned) target.checkRead(p.file, p.address);
+    if (planned.length > 0) await mkdir(out, { recursive: true });
     for (const p of planned) {
       await writeFile(p.file, p.text);
       state.resources[p.address] = p.resource;
@@ -119,6 +142,31 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     return planned;
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * Names that differ only in case (`Books` and `books`), or only in what a file name cannot hold, would share one
+ * file: the second written over the first, with both recorded in state, and the next plan deleting the one whose
+ * manifest was lost. Files are compared without case, as macOS and Windows file systems do. In code-unit order of
+ * the addresses, the first of a group keeps its file and each other one takes the next free suffix (`-2`, `-3`…).
+ */
+function giveDistinctFiles(planned: ImportedObject[]): void {
+  const key = (file: string): string => file.toLowerCase();
+  const taken = new Set(planned.map((p) => key(p.file)));
+  const claimed = new Set<string>();
+  for (const p of [...planned].sort((a, b) => byCodeUnit(a.address, b.address))) {
+    if (!claimed.has(key(p.file))) {
+      claimed.add(key(p.file));
+      continue;
+    }
+    const extension = path.extname(p.file);
+    const stem = p.file.slice(0, p.file.length - extension.length);
+    let n = 2;
+    while (taken.has(key(`${stem}-${n}${extension}`))) n++;
+    p.file = `${stem}-${n}${extension}`;
+    taken.add(key(p.file));
+    claimed.add(key(p.file));
   }
 }
 
@@ -186,4 +234,116 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Where import writes, what the manifests declare (objects it must not import again), and the check of a file. */
+interface ImportTarget {
+  out: string;
+  /** The addresses the manifests declare: with an environment, every manifest of it; otherwise those under `out`. */
+  declared: Set<string>;
+  /** Throws when the next plan would not read this file (an environment's `exclude`, a `.scrapeformignore`). */
+  checkRead(file: string, address: string): void;
+}
+
+/**
+ * Reads scrapeform.yaml and the manifests as `plan` would read them (the environment, its variables and var
+ * files), so that what they declare is known. Any problem is an error: read as "nothing declared", each
+ * declared object would be imported again under a second manifest of the same name.
+ */
+async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
+  const selected = selectEnvironment({
+    env: options.env,
+    paths: [],
+    environment: options.environment,
+    varFiles: options.varFiles,
+    projectFile: options.projectFile,
+  });
+  if (hasErrors(selected.diagnostics)) {
+    throw new ScrapeformError(
+      'manifest.invalid',
+      'scrapeform.yaml or the chosen environment has errors; nothing was imported',
+      {
+        details: { diagnostics: selected.diagnostics },
+        hint: 'fix the problems above (scrapeform validate checks offline)',
+      },
+    );
+  }
+  const name = selected.settings?.name;
+  const reads = name !== undefined ? environmentReads(selected, name, options.out) : undefined;
+  const out = reads?.out ?? options.out ?? '.';
+  const reading = name !== undefined || (await exists(out));
+  const manifests = reading
+    ? await loadManifests({
+        paths: name !== undefined ? [] : [out],
+        env: options.env,
+        environment: options.environment,
+        varFiles: options.varFiles,
+        projectFile: options.projectFile,
+      })
+    : undefined;
+  if (manifests !== undefined && !manifests.valid) {
+    const which = name !== undefined ? `of environment "${name}"` : `under ${out}`;
+    throw new ScrapeformError(
+      'manifest.invalid',
+      `the manifests ${which} have errors, so import cannot tell what they declare; nothing was imported`,
+      {
+        details: { diagnostics: manifests.diagnostics },
+        hint: `fix the problems above (scrapeform validate${name !== undefined ? ` --env ${name}` : ` ${out}`} checks offline)`,
+      },
+    );
+  }
+  return {
+    out,
+    declared: new Set([...(manifests?.parsers ?? []), ...(manifests?.projects ?? [])].map((o) => o.address)),
+    checkRead: reads?.checkRead ?? (() => undefined),
+  };
+}
+
+/**
+ * With an environment, import writes only where `plan --env NAME` reads: a manifest written elsewhere is not read
+ * by the next plan, which then plans deleting the object import just recorded in state. `--out` must lie under
+ * one of the environment's paths (the rule behind `environment.path-outside`) and be a folder its walk enters, and
+ * each file written one the walk reads (`environment.path-excluded`); without `--out`, the first of its paths.
+ */
+function environmentReads(
+  selected: SelectedEnvironment,
+  name: string,
+  given: string | undefined,
+): Pick<ImportTarget, 'out' | 'checkRead'> {
+  const written = selected.project?.config?.environments?.[name]?.paths ?? ['.'];
+  const [first] = selected.paths;
+  const out = given ?? first ?? '.';
+  const walk = { exclude: selected.exclude, projectFile: selected.project?.file };
+  const lost = `the next plan --env ${name} would not see the manifests imported there and would plan deleting their objects; nothing was imported`;
+  const hint = `import into one of its paths, or leave --out out to write into the first (${written[0] ?? '.'})`;
+  const excluded = `environment "${name}" excludes it (exclude: ${selected.exclude?.patterns.join(', ') ?? ''})`;
+  const ignored = `environment "${name}" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder)`;
+  const refuse = (why: string): ScrapeformError =>
+    new ScrapeformError('import.out-not-read', `--out ${out}: ${why}; ${lost}`, { hint });
+  const root = selected.paths.find((p) => isWithin(out, p));
+  if (root === undefined)
+    throw refuse(`environment "${name}" does not read it (its paths: ${written.join(', ')})`);
+  const skipped = walkSkips(out, root, { ...walk, isDirectory: true });
+  if (skipped !== undefined) throw refuse(skipped === 'excluded' ? excluded : ignored);
+  return {
+    out,
+    checkRead: (file, address) => {
+      const skip = walkSkips(file, root, walk);
+      if (skip === undefined) return;
+      throw new ScrapeformError(
+        'import.out-not-read',
+        `${file}: ${skip === 'excluded' ? excluded : ignored}; the next plan --env ${name} would not read it and would plan deleting ${address}; nothing was imported`,
+        { hint: `import into another of its folders with --out, or change what the environment reads` },
+      );
+    },
+  };
+}
+
+/** Whether `given` is `root` or lies below it. */
+function isWithin(given: string, root: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(given));
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { LiveParserDetails, LiveProject } from '../api/live.js';
+import { literalText } from '../manifest/interpolate.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser } from '../manifest/parser-schema.js';
 import { ProjectManifestSchema } from '../manifest/project-schema.js';
@@ -50,7 +51,7 @@ export interface ImportedObject {
   resource: ResourceState;
 }
 
-export function importParser(out: string, details: LiveParserDetails): ImportedObject {
+export function importParser(out: string, details: LiveParserDetails): ImportedObject | string {
   const fields: Record<string, WrittenField> = {};
   const byName = new Map<string, WrittenField>();
   for (const field of details.fields) {
@@ -73,6 +74,9 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
     ...(Object.keys(fields).length > 0 ? { fields } : {}),
     ...(expect.length > 0 ? { expect } : {}),
   };
+  const key = referenceKey(written);
+  if (key !== undefined)
+    return `skipped parser "${details.name}" (${details.id}): its field "${key}" has \${ in its name, which a manifest key cannot hold`;
   const file = path.join(out, `parser-${slug(details.name)}.yaml`);
   const desired = normaliseParser(written, { file, line: 1, column: 1 });
   const names = desired.fields.map((f) => f.name);
@@ -188,6 +192,8 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
       ? { apiParams: apiParams as Record<string, string | number | boolean> }
       : {}),
   };
+  const key = referenceKey(written);
+  if (key !== undefined) return skip(`the key "${key}" has \${ in it, which a manifest key cannot hold`);
   const checked = ProjectManifestSchema.safeParse(written);
   if (!checked.success) {
     const [issue] = checked.error.issues;
@@ -212,7 +218,35 @@ function document(file: string, value: WrittenParser | WrittenProject, notes: st
     ? ''
     : '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform\n';
   const comments = notes.map((line) => `# ${line}\n`).join('');
-  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify({ apiVersion: 'scrapeform/v1', ...value }, { lineWidth: 0 })}`;
+  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify(literalValues({ apiVersion: 'scrapeform/v1', ...value }), { lineWidth: 0 })}`;
+}
+
+/**
+ * Every string value, however deep (names, URLs, lists, maps, parameters), written so that the next load reads
+ * back exactly the live text: a live `${HOME}` is written `$${HOME}`, never expanded into the value of a variable
+ * (the next plan would then PATCH it). Keys are left as they are: see referenceKey.
+ */
+function literalValues(value: unknown): unknown {
+  if (typeof value === 'string') return literalText(value);
+  if (Array.isArray(value)) return value.map(literalValues);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValues(v)]));
+  return value;
+}
+
+/**
+ * A key holding `${` (a field or parameter name), which no manifest can hold: keys are never interpolated, so a
+ * loader refuses `${` and `$${` in one rather than guess (interpolate.ts). Its object is passed over with why.
+ */
+function referenceKey(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.map(referenceKey).find((k) => k !== undefined);
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('${')) return key;
+    const found = referenceKey(inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function slug(name: string): string {

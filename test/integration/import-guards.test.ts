@@ -83,4 +83,106 @@ describe('import guards', () => {
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
   });
+
+  it('gives objects whose names differ only in case each its own file, and the next plan is empty', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    for (const name of ['books', 'Books', 'BOOKS'])
+      expect(
+        (
+          await h.raw('POST', '/parsers', {
+            api_key: EMULATOR_KEY,
+            name,
+            urls: [BOOK],
+            fields: [{ name: 'title', description: 'Title', selector: 'h1' }],
+          })
+        ).status,
+      ).toBe(201);
+    await h.emulator.idle();
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // By code unit, upper case first: the first keeps the plain name, each other one the next free suffix.
+    expect(imported.stdout.split('\n').sort()).toEqual([
+      '',
+      `imported parser.BOOKS -> ${path.join(out, 'parser-books.yaml')}`,
+      `imported parser.Books -> ${path.join(out, 'parser-books-2.yaml')}`,
+      `imported parser.books -> ${path.join(out, 'parser-books-3.yaml')}`,
+    ]);
+    expect((await readdir(out)).sort()).toEqual([
+      'parser-books-2.yaml',
+      'parser-books-3.yaml',
+      'parser-books.yaml',
+    ]);
+    expect(await readFile(path.join(out, 'parser-books-2.yaml'), 'utf8')).toContain('\nname: Books\n');
+    expect(Object.keys((await state()).resources).sort()).toEqual([
+      'parser.BOOKS',
+      'parser.Books',
+      'parser.books',
+    ]);
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  });
+
+  it('writes a live ${ as $${, so the next load reads the value back instead of expanding it', async () => {
+    h = await startTestEmulator();
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-import-guards-'));
+    const stateFile = path.join(dir, 'state.json');
+    // HOME set, as in every shell: expanded, ${HOME} would read as /root and the next plan PATCH every value.
+    const scrapeform = (args: string[]) =>
+      runScrapeform([...args, '--state', stateFile], {
+        env: {
+          SCRAPERAPI_API_KEY: EMULATOR_KEY,
+          SCRAPEFORM_PARSER_URL: h?.emulator.url,
+          SCRAPEFORM_PIPELINE_URL: h?.emulator.url,
+          HOME: '/root',
+        },
+      });
+    const made = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'crawl-${HOME}',
+      projectInput: { type: 'list', list: [`${BOOK}?q=\${HOME}`, `${BOOK}?q=\${HOME:-x}&r=$\${y}`] },
+      scrapingInterval: 'daily',
+      webhookOutput: { url: 'https://hooks.example/in?to=${HOME}' },
+      apiParams: { country_code: '${HOME}' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const parser = await h.raw('POST', '/parsers', {
+      api_key: EMULATOR_KEY,
+      name: 'books-${HOME}',
+      urls: [BOOK],
+      fields: [{ name: 'title', description: 'Title', selector: 'h1' }],
+    });
+    expect(parser.status).toBe(201);
+    await h.emulator.idle();
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.split('\n').sort()).toEqual([
+      '',
+      `imported parser.books-\${HOME} -> ${path.join(out, 'parser-books--home.yaml')}`,
+      `imported project.crawl-\${HOME} -> ${path.join(out, 'project-crawl--home.yaml')}`,
+    ]);
+    const project = await readFile(path.join(out, 'project-crawl--home.yaml'), 'utf8');
+    for (const written of [
+      'name: crawl-$${HOME}\n',
+      `    - ${BOOK}?q=$\${HOME}\n`,
+      `    - ${BOOK}?q=$\${HOME:-x}&r=$$\${y}\n`,
+      'url: https://hooks.example/in?to=$${HOME}\n',
+      'country_code: $${HOME}\n',
+    ])
+      expect(project).toContain(written);
+    expect(await readFile(path.join(out, 'parser-books--home.yaml'), 'utf8')).toContain(
+      'name: books-$${HOME}\n',
+    );
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]], plan.stderr).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    await h.emulator.close();
+    h = undefined;
+  });
 });

@@ -49,6 +49,7 @@ describe('importParser', () => {
 
   it('marks every value the service does not return as unknown, and writes the checks into the manifest', () => {
     const imported = importParser('out', details);
+    if (typeof imported === 'string') throw new Error(imported);
     expect(imported.resource).toMatchObject({
       version: 2,
       descriptionsKnown: false,
@@ -128,6 +129,85 @@ describe('importProject', () => {
   it('passes over a value a manifest cannot hold', () => {
     expect(skipped({ ...LIVE, scrapingInterval: 'fortnightly' })).toMatch(
       /^skipped project "weekly" \(522\): a value a manifest cannot hold \(scrapingInterval: /,
+    );
+  });
+});
+
+describe('live values holding ${', () => {
+  const TEMPLATED = 'https://shop.example/p?q=${HOME}';
+
+  it('are written $${ wherever import writes a string: urls, expect, lists, maps, parameters', () => {
+    const parser = importParser('out', {
+      id: 'p2',
+      name: 'kettles-${X}',
+      version: 1,
+      status: 'FINISHED',
+      error: null,
+      createdAt: null,
+      generatedAt: null,
+      exampleResult: [{ url: TEMPLATED, result: { name: 'Blue kettle' } }],
+      fields: [{ name: 'name' }],
+    });
+    if (typeof parser === 'string') throw new Error(parser);
+    expect(parse(parser.text)).toMatchObject({
+      name: 'kettles-$${X}',
+      urls: ['https://shop.example/p?q=$${HOME}'],
+      expect: [{ url: 'https://shop.example/p?q=$${HOME}' }],
+    });
+    // State records the live text itself.
+    expect(parser.resource).toMatchObject({ name: 'kettles-${X}', definition: { urls: [TEMPLATED] } });
+    const project = importProject(
+      'out',
+      {
+        id: 7,
+        name: 'n',
+        projectType: 'urls',
+        projectInput: { type: 'list', list: [TEMPLATED, 'https://shop.example/$${kept}'] },
+        scrapingInterval: 'daily',
+        schedulingEnabled: true,
+        webhookOutput: { url: 'https://hooks.example/${HOOK}' },
+        apiParams: { country_code: '${CC}' },
+      },
+      'n',
+    );
+    if (typeof project === 'string') throw new Error(project);
+    expect(parse(project.text)).toMatchObject({
+      projectInput: { list: ['https://shop.example/p?q=$${HOME}', 'https://shop.example/$$${kept}'] },
+      webhookOutput: { url: 'https://hooks.example/$${HOOK}' },
+      apiParams: { country_code: '$${CC}' },
+    });
+  });
+
+  it('in a key, which no manifest can hold, pass the object over with why', () => {
+    const parser = importParser('out', {
+      id: 'p3',
+      name: 'kettles',
+      version: 1,
+      status: 'FINISHED',
+      error: null,
+      createdAt: null,
+      generatedAt: null,
+      exampleResult: [],
+      fields: [{ name: 'price_${CUR}' }],
+    });
+    expect(parser).toBe(
+      'skipped parser "kettles" (p3): its field "price_${CUR}" has ${ in its name, which a manifest key cannot hold',
+    );
+    const project = importProject(
+      'out',
+      {
+        id: 8,
+        name: 'n',
+        projectType: 'urls',
+        projectInput: { type: 'list', list: [PAGE] },
+        scrapingInterval: 'daily',
+        schedulingEnabled: true,
+        apiParams: { '${KEY}': 'x' },
+      },
+      'n',
+    );
+    expect(project).toBe(
+      'skipped project "n" (8): the key "${KEY}" has ${ in it, which a manifest key cannot hold',
     );
   });
 });
