@@ -250,6 +250,21 @@ describe('parse (seed 1, endpoint 4)', () => {
     ).toEqual({ price: 24.5 });
   });
 
+  it('fetches the target page with the scraping parameters of the parse query only, not the creation ones', async () => {
+    // Seed 1: creation scraper_params are "used when fetching the example pages"; whether the service reuses them
+    // at parse time is not documented, so the emulator plays the stricter reading.
+    const { id } = await h.parsers.create({
+      name: 'shop',
+      urls: [SHOP],
+      scraper_params: { render: true },
+      fields: [{ name: 'price', description: 'Current price', type: 'number', selector: '.price-current' }],
+    });
+    await waitForVersion(h.parsers, id, 0);
+    const page = 'https://shop.example/products/canvas-tote.html';
+    expect((await h.parsers.parse(id, 0, page)).result).toEqual({ price: null });
+    expect((await h.parsers.parse(id, 0, page, { render: true })).result).toEqual({ price: 24.5 });
+  });
+
   it.each([
     ['device_type=tablet', 'device_type must be desktop or mobile, got "tablet"'],
     ['session_number=0', 'session_number must be an integer of at least 1, got "0"'],
