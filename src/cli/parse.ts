@@ -1,6 +1,7 @@
 import { parserStatusKind } from '../api/parser-status.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
+import { scrapingParamsFromFlags } from './scraping-param-flags.js';
 import type { RunCommand } from './io.js';
 import { collect } from './options.js';
 import { addApiFlags, environmentOptions, openServicesFromFlags, wholeNumber } from './shared-flags.js';
@@ -30,14 +31,8 @@ export function registerParse(program: Command, run: RunCommand): void {
   addApiFlags(command).action(async (address: string, url: string, flags: ParseFlags) =>
     run(async (ctx) => {
       const version = wholeNumber(flags.version, '--version');
-      const params: Record<string, string | boolean> = {};
-      for (const pair of flags.param ?? []) {
-        const [key, ...rest] = pair.split('=');
-        if (key === undefined || key === '' || rest.length === 0)
-          throw new ScrapeformError('cli.usage', `--param takes key=value, got "${pair}"`);
-        params[key] = rest.join('=');
-      }
-      if (flags.render === true) params.render = true;
+      // Checked by the rules of a manifest's scraper_params before anything is opened or sent.
+      const params = scrapingParamsFromFlags(flags.param ?? [], flags.render);
       const services = await openServicesFromFlags(ctx, flags);
       try {
         const state = await services.backend.read();

@@ -194,6 +194,18 @@ expect:
     expect(lastParseQuery()).toEqual({ render: 'true' });
   });
 
+  it('a --param value the manifest schema refuses is a usage error, and nothing is sent', async () => {
+    await applied();
+    const before = emulator.requestLog.length;
+    const run = await scrapeform(['parse', 'shop-product', SHOP_PAGE, '--param', 'device_type=tablet']);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'error: --param device_type=tablet: must be one of desktop, mobile; got "tablet"\n',
+    ]);
+    expect(emulator.requestLog.length).toBe(before);
+  });
+
   it('without its manifest, or with manifests that have errors, sends the ones state records', async () => {
     await applied();
     await rm(path.join(dir, 'shop-product.yaml'));
