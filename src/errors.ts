@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   'plan.invalid',
   'plan.too-many-regenerations',
   'plan.unknown-address',
+  'run.jobs-unreadable',
   'run.wait-timeout',
   'state.corrupt',
   'state.locked',

@@ -127,10 +127,12 @@ async function demo(ctx: CommandContext, generationDelayMs: number): Promise<'ok
     step('4. parse a book page with the new parser');
     const current = await open();
     const parserId = String((await current.backend.read()).resources['parser.books-product']?.id);
+    // With the parser's declared scraping parameters, as `scrapeform parse` and `test` send them.
     const parsed = await current.clients.parsers.parse(
       parserId,
       undefined,
       'https://books.example/catalogue/soumission_998/index.html',
+      current.manifests.parsers.find((p) => p.address === 'parser.books-product')?.scraperParams,
     );
     ctx.print(indent(JSON.stringify(parsed, null, 2)));
 

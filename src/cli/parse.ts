@@ -1,11 +1,13 @@
 import { parserStatusKind } from '../api/parser-status.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
+import { scrapingParamsFromFlags } from './scraping-param-flags.js';
 import type { RunCommand } from './io.js';
 import { collect } from './options.js';
-import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.js';
+import { addApiFlags, environmentOptions, openServicesFromFlags, wholeNumber } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 import { managedParser } from '../workspace/managed-address.js';
+import { parserScrapingParams } from '../workspace/parser-scraping-params.js';
 
 interface ParseFlags extends ApiFlags {
   version?: string;
@@ -23,23 +25,25 @@ export function registerParse(program: Command, run: RunCommand): void {
     .option('--render', 'render JavaScript (scraping parameter render=true)')
     .option(
       '--param <key=value>',
-      'another scraping parameter, such as country_code=us (repeatable)',
+      "a scraping parameter, such as country_code=us, over the parser's own (repeatable)",
       collect,
     );
   addApiFlags(command).action(async (address: string, url: string, flags: ParseFlags) =>
     run(async (ctx) => {
       const version = wholeNumber(flags.version, '--version');
-      const params: Record<string, string | boolean> = {};
-      for (const pair of flags.param ?? []) {
-        const [key, ...rest] = pair.split('=');
-        if (key === undefined || key === '' || rest.length === 0)
-          throw new ScrapeformError('cli.usage', `--param takes key=value, got "${pair}"`);
-        params[key] = rest.join('=');
-      }
-      if (flags.render === true) params.render = true;
+      // Checked by the rules of a manifest's scraper_params before anything is opened or sent.
+      const params = scrapingParamsFromFlags(flags.param ?? [], flags.render);
       const services = await openServicesFromFlags(ctx, flags);
       try {
-        const parser = managedParser(await services.backend.read(), address);
+        const state = await services.backend.read();
+        const parser = managedParser(state, address);
+        // The parser's own scraping parameters, as test sends them; --render and --param override them.
+        const declared = await parserScrapingParams(
+          { env: ctx.io.env, ...environmentOptions(flags) },
+          state,
+          parser.address,
+        );
+        for (const warning of declared.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
         // Details may carry no version (API-NOTES): the latest is then the one the list gives, else the one state
         // records, as plan reads them.
         const listed =
@@ -67,7 +71,10 @@ export function registerParse(program: Command, run: RunCommand): void {
             },
           );
         }
-        const result = await services.clients.parsers.parse(parser.id, version, url, params);
+        const result = await services.clients.parsers.parse(parser.id, version, url, {
+          ...declared.params,
+          ...params,
+        });
         ctx.print(JSON.stringify(result, null, 2));
         return 'ok';
       } finally {

@@ -236,7 +236,10 @@ export class ParserService {
     this.options.accounts.charge(account, this.options.parseCost);
     let page: Page;
     try {
-      page = await this.options.fetcher(url, { ...parser.scraperParams, ...params });
+      // Only the parse's own query: seed 1 says creation scraper_params are used "when fetching the example pages",
+      // and not whether the service reuses them at parse time. The stricter reading makes a client that forgets
+      // to send them (render for a JavaScript page) see it here rather than only against the real service.
+      page = await this.options.fetcher(url, params);
     } catch (error) {
       throw new HttpError(500, `Extraction failed: ${describeFailure(error)}`);
     }

@@ -1,4 +1,4 @@
-import { FIELD_TYPES as SEED_FIELD_TYPES, SCRAPING_PARAMETERS } from '../model/vocabulary.js';
+import { DEVICE_TYPES, FIELD_TYPES as SEED_FIELD_TYPES, SCRAPING_PARAMETERS } from '../model/vocabulary.js';
 import { fieldTree } from './extraction/fields.js';
 import type { FieldSpec } from './extraction/fields.js';
 import type { ScrapingParams } from './fetcher.js';
@@ -18,34 +18,60 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** `scraper_params` of a create: 400 for an unknown parameter or a value of the wrong type. */
+/**
+ * What is wrong with one scraping parameter's value, or undefined when the seed's table allows it (seed 1,
+ * "Scraping parameters"): the type of each parameter, `device_type` `desktop` or `mobile`, `country_code` two
+ * letters, and `session_number` at least 1 (API-NOTES: the official clients number sessions from 1).
+ */
+function scrapingParamProblem(key: string, value: unknown): string | undefined {
+  const type = SCRAPING_PARAMS[key];
+  if (type === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
+  if (type === 'integer')
+    return Number.isInteger(value) && (value as number) >= 1 ? undefined : 'must be an integer of at least 1';
+  if (typeof value !== 'string') return 'must be a string';
+  if (key === 'device_type' && !(DEVICE_TYPES as readonly string[]).includes(value))
+    return `must be ${DEVICE_TYPES.join(' or ')}`;
+  if (key === 'country_code' && !/^[A-Za-z]{2}$/.test(value)) return 'must be a two-letter country code';
+  return undefined;
+}
+
+/** `scraper_params` of a create: 400 for an unknown parameter or a value the seed's table does not allow. */
 export function checkScrapingParams(value: unknown): ScrapingParams {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw new HttpError(400, 'scraper_params must be an object');
   for (const [key, v] of Object.entries(value)) {
-    const type = SCRAPING_PARAMS[key];
-    if (type === undefined) throw new HttpError(400, `unknown scraping parameter: ${key}`);
-    const ok =
-      type === 'boolean'
-        ? typeof v === 'boolean'
-        : type === 'integer'
-          ? Number.isInteger(v)
-          : typeof v === 'string';
-    if (!ok) throw new HttpError(400, `scraper_params.${key} must be a ${type}`);
+    if (SCRAPING_PARAMS[key] === undefined) throw new HttpError(400, `unknown scraping parameter: ${key}`);
+    const problem = scrapingParamProblem(key, v);
+    if (problem !== undefined)
+      throw new HttpError(400, `scraper_params.${key} ${problem}, got ${JSON.stringify(v)}`);
   }
   return value as ScrapingParams;
 }
 
-/** The scraping parameters of a parse, passed flattened in the query (API-NOTES); other keys are ignored. */
+/**
+ * The scraping parameters of a parse, passed flattened in the query (API-NOTES): 400 for a value the seed's table
+ * does not allow (a boolean is `true` or `false`, an integer is written in digits); keys that are not scraping
+ * parameters (`url`, `api_key`) are not looked at.
+ */
 export function scrapingParamsFromQuery(query: URLSearchParams): ScrapingParams {
   const params: ScrapingParams = {};
   for (const [key, raw] of query) {
     const type = SCRAPING_PARAMS[key];
     if (type === undefined) continue;
-    if (type === 'boolean') params[key] = raw === 'true' || raw === '1';
-    else if (type === 'integer') params[key] = Number(raw);
-    else params[key] = raw;
+    const value =
+      type === 'boolean'
+        ? raw === 'true'
+          ? true
+          : raw === 'false'
+            ? false
+            : raw
+        : type === 'integer' && /^\d+$/.test(raw)
+          ? Number(raw)
+          : raw;
+    const problem = scrapingParamProblem(key, value);
+    if (problem !== undefined) throw new HttpError(400, `${key} ${problem}, got ${JSON.stringify(raw)}`);
+    params[key] = value;
   }
   return params;
 }

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import {
   NAMED_INTERVALS as INTERVAL_NAMES,
+  NOTIFICATION_DEFAULTS,
   NOTIFY_ON_FAILURE as FAILURE_VALUES,
   NOTIFY_ON_SUCCESS as SUCCESS_VALUES,
   PROJECT_TYPES as SEED_PROJECT_TYPES,
@@ -72,8 +73,11 @@ export function applyFields(
         const config = value as Record<string, unknown>;
         for (const k of Object.keys(config))
           if (k !== 'notifyOnSuccess' && k !== 'notifyOnFailure') fail(key, `unknown key ${k}`);
-        const success = config.notifyOnSuccess ?? project.notificationConfig.notifyOnSuccess;
-        const failure = config.notifyOnFailure ?? project.notificationConfig.notifyOnFailure;
+        // Replaced whole, on a PATCH as on a create: a key left out takes the service's default, never the value
+        // held before. Seed 2 does not say whether an update merges nested objects (API-NOTES: unknown), and
+        // scrapeform sends them whole either way (docs/emulator.md).
+        const success = config.notifyOnSuccess ?? NOTIFICATION_DEFAULTS.notifyOnSuccess;
+        const failure = config.notifyOnFailure ?? NOTIFICATION_DEFAULTS.notifyOnFailure;
         if (typeof success !== 'string' || !NOTIFY_ON_SUCCESS.has(success))
           fail(`${key}.notifyOnSuccess`, 'must be never, with_every_run, daily or weekly');
         if (typeof failure !== 'string' || !NOTIFY_ON_FAILURE.has(failure))

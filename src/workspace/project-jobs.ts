@@ -71,7 +71,11 @@ export interface RunProjectOptions {
   timeoutLabel?: string;
 }
 
-/** Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. */
+/**
+ * Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. Jobs are
+ * listed only to follow it: the fields of a job record are unknown (API-NOTES), so a list scrapeform cannot read
+ * never keeps a project from starting when nobody waits, and one that fails after the start says it started.
+ */
 export async function runProject(
   services: Services,
   address: string,
@@ -80,19 +84,47 @@ export async function runProject(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
-  const before = new Set((await services.clients.projects.listJobs(project.id)).map((j) => String(j.id)));
+  if (options.wait !== true) {
+    await services.clients.projects.startNow(project.id);
+    options.onStarted?.();
+    return { address: project.address, job: undefined };
+  }
+  // The jobs there before the start, to tell the new one from them.
+  const before = new Set(
+    (
+      await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+        throw new ScrapeformError(
+          'run.jobs-unreadable',
+          `${project.address} was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${messageOf(error)}`,
+          {
+            hint: `scrapeform run ${address} without --wait starts it without listing its jobs`,
+            cause: error,
+          },
+        );
+      })
+    ).map((j) => String(j.id)),
+  );
   await services.clients.projects.startNow(project.id);
   options.onStarted?.();
-  if (options.wait !== true) return { address: project.address, job: undefined };
+  const listAfterStart = (): Promise<LiveJob[]> =>
+    services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+      throw new ScrapeformError(
+        'run.jobs-unreadable',
+        `${project.address} was started (scheduledAt now), but its jobs could not be listed to follow the new one: ${messageOf(error)}`,
+        {
+          hint: `do not start it again; scrapeform jobs ${address} shows its jobs once they can be read`,
+          details: { started: true, projectId: project.id },
+          cause: error,
+        },
+      );
+    });
   const deadline = now() + (options.timeoutMs ?? 30 * 60_000);
   let job: LiveJob | undefined;
   let shown = '';
   const warned = new Set<string>();
   for (;;) {
     // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
-    job = newestJob(
-      (await services.clients.projects.listJobs(project.id)).filter((j) => !before.has(String(j.id))),
-    );
+    job = newestJob((await listAfterStart()).filter((j) => !before.has(String(j.id))));
     const status = job?.status ?? 'waiting to start';
     if (status !== shown) {
       options.onProgress?.(job, status);
@@ -110,4 +142,8 @@ export async function runProject(
     'run.wait-timeout',
     `${address}: the job did not end within ${options.timeoutLabel ?? `${Math.round((options.timeoutMs ?? 0) / 1000)}s`}`,
   );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -147,6 +147,82 @@ describe('parse', () => {
     expect(failed.stderr).toContain('error: books-product version 2 FAILED: GenerationError');
     const pinned = await scrapeform(['parse', 'books-product', BOOK, '--version', '0']);
     expect(JSON.parse(pinned.stdout)).toMatchObject({ version: 0 });
+  });
+});
+
+describe('parse: the scraping parameters of the parser', () => {
+  const SHOP_PAGE = 'https://shop.example/products/canvas-tote.html';
+  const shopManifest = `apiVersion: scrapeform/v1
+kind: Parser
+name: shop-product
+urls: [https://shop.example/products/trail-runner-2.html]
+scraper_params: { render: true, country_code: us }
+fields:
+  name: { description: Product name shown as the page title, selector: '[itemprop=name]' }
+  price: { description: Current price, type: number, selector: .price-current }
+expect:
+  - url: ${SHOP_PAGE}
+    result: { name: Canvas Tote, price: 24.5 }
+`;
+
+  /** The scraping parameters of the last parse the emulator received. */
+  function lastParseQuery(): Record<string, string> {
+    const parse = emulator.requestLog.filter((r) => r.path.startsWith('/parse/')).at(-1);
+    const query = Object.fromEntries(new URL(parse?.path ?? '/', 'http://x').searchParams);
+    delete query.api_key;
+    delete query.url;
+    return query;
+  }
+
+  beforeEach(async () => {
+    await writeFile(path.join(dir, 'shop-product.yaml'), shopManifest);
+  });
+
+  it('sends the ones the manifest declares, as test does; --render and --param override them', async () => {
+    await applied();
+    const tested = await scrapeform(['test', '--json']);
+    expect(tested.code, tested.stdout).toBe(0);
+    expect(lastParseQuery()).toEqual({ render: 'true', country_code: 'us' });
+    const run = await scrapeform(['parse', 'shop-product', SHOP_PAGE]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ result: { name: 'Canvas Tote', price: 24.5 } });
+    expect(lastParseQuery()).toEqual({ render: 'true', country_code: 'us' });
+    const overridden = await scrapeform(['parse', 'shop-product', SHOP_PAGE, '--param', 'render=false']);
+    expect(JSON.parse(overridden.stdout)).toMatchObject({ result: { name: null, price: null } });
+    expect(lastParseQuery()).toEqual({ render: 'false', country_code: 'us' });
+    await scrapeform(['parse', 'books-product', BOOK, '--render']);
+    expect(lastParseQuery()).toEqual({ render: 'true' });
+  });
+
+  it('a --param value the manifest schema refuses is a usage error, and nothing is sent', async () => {
+    await applied();
+    const before = emulator.requestLog.length;
+    const run = await scrapeform(['parse', 'shop-product', SHOP_PAGE, '--param', 'device_type=tablet']);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'error: --param device_type=tablet: must be one of desktop, mobile; got "tablet"\n',
+    ]);
+    expect(emulator.requestLog.length).toBe(before);
+  });
+
+  it('without its manifest, or with manifests that have errors, sends the ones state records', async () => {
+    await applied();
+    await rm(path.join(dir, 'shop-product.yaml'));
+    const gone = await scrapeform(['parse', 'shop-product', SHOP_PAGE]);
+    expect([gone.code, gone.stderr]).toEqual([0, '']);
+    expect(JSON.parse(gone.stdout)).toMatchObject({ result: { name: 'Canvas Tote', price: 24.5 } });
+    expect(lastParseQuery()).toEqual({ render: 'true', country_code: 'us' });
+    await writeFile(
+      path.join(dir, 'shop-product.yaml'),
+      shopManifest.replace('scraper_params', 'scraperParams'),
+    );
+    const broken = await scrapeform(['parse', 'shop-product', SHOP_PAGE]);
+    expect(broken.stderr).toBe(
+      'warning: the manifests have errors (scrapeform validate lists them): parser.shop-product is parsed with the scraping parameters state records\n',
+    );
+    expect(JSON.parse(broken.stdout)).toMatchObject({ result: { name: 'Canvas Tote', price: 24.5 } });
+    expect(lastParseQuery()).toEqual({ render: 'true', country_code: 'us' });
   });
 });
 

@@ -250,6 +250,35 @@ describe('parse (seed 1, endpoint 4)', () => {
     ).toEqual({ price: 24.5 });
   });
 
+  it('fetches the target page with the scraping parameters of the parse query only, not the creation ones', async () => {
+    // Seed 1: creation scraper_params are "used when fetching the example pages"; whether the service reuses them
+    // at parse time is not documented, so the emulator plays the stricter reading.
+    const { id } = await h.parsers.create({
+      name: 'shop',
+      urls: [SHOP],
+      scraper_params: { render: true },
+      fields: [{ name: 'price', description: 'Current price', type: 'number', selector: '.price-current' }],
+    });
+    await waitForVersion(h.parsers, id, 0);
+    const page = 'https://shop.example/products/canvas-tote.html';
+    expect((await h.parsers.parse(id, 0, page)).result).toEqual({ price: null });
+    expect((await h.parsers.parse(id, 0, page, { render: true })).result).toEqual({ price: 24.5 });
+  });
+
+  it.each([
+    ['device_type=tablet', 'device_type must be desktop or mobile, got "tablet"'],
+    ['session_number=0', 'session_number must be an integer of at least 1, got "0"'],
+    ['session_number=1.5', 'session_number must be an integer of at least 1, got "1.5"'],
+    ['render=yes', 'render must be true or false, got "yes"'],
+    ['country_code=usa', 'country_code must be a two-letter country code, got "usa"'],
+  ])('a parse with %s in its query is 400 and costs nothing', async (param, message) => {
+    const id = await createBooks();
+    const before = credits();
+    const response = await h.raw('GET', `/parse/${id}/0?${q}&url=${encodeURIComponent(BOOK_OUT)}&${param}`);
+    expect([response.status, response.body]).toEqual([400, { error: message }]);
+    expect(credits()).toBe(before);
+  });
+
   it('400 without a url', async () => {
     const id = await createBooks();
     expect(await h.raw('GET', `/parse/${id}/0?${q}`)).toMatchObject({ status: 400 });
@@ -272,6 +301,36 @@ describe('status codes and key placement (seed 1, Errors and Authentication)', (
       'an unknown scraping parameter',
       { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { js: true } },
       'unknown scraping parameter: js',
+    ],
+    [
+      'scraper_params.device_type "tablet"',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { device_type: 'tablet' } },
+      'scraper_params.device_type must be desktop or mobile, got "tablet"',
+    ],
+    [
+      'scraper_params.session_number 0',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { session_number: 0 } },
+      'scraper_params.session_number must be an integer of at least 1, got 0',
+    ],
+    [
+      'scraper_params.session_number 1.5',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { session_number: 1.5 } },
+      'scraper_params.session_number must be an integer of at least 1, got 1.5',
+    ],
+    [
+      'scraper_params.country_code "usa"',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { country_code: 'usa' } },
+      'scraper_params.country_code must be a two-letter country code, got "usa"',
+    ],
+    [
+      'scraper_params.render "true"',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { render: 'true' } },
+      'scraper_params.render must be true or false, got "true"',
+    ],
+    [
+      'scraper_params.premium 1',
+      { api_key: EMULATOR_KEY, name: 'b', urls: [BOOK_A], scraper_params: { premium: 1 } },
+      'scraper_params.premium must be true or false, got 1',
     ],
   ])('POST /parsers with %s is 400', async (_, body, message) => {
     const response = await h.raw('POST', '/parsers', body);

@@ -128,6 +128,24 @@ describe('projects: create, get, update, archive, list (seed 2)', () => {
     expect(updated).toMatchObject({ name: 'b', webhookOutput: null, apiParams: { render: true } });
   });
 
+  it('PATCH replaces a nested object whole: a key left out of notificationConfig takes its default', async () => {
+    const id = await create({
+      name: 'a',
+      projectInput: { type: 'list', list: BOOK_PAGES },
+      notificationConfig: { notifyOnSuccess: 'daily', notifyOnFailure: 'weekly' },
+      apiParams: { render: true, country_code: 'us' },
+    });
+    await h.projects.update(id, {
+      notificationConfig: { notifyOnSuccess: 'with_every_run' },
+      apiParams: { premium: true },
+    });
+    expect(await h.projects.get(id)).toMatchObject({
+      notificationConfig: { notifyOnSuccess: 'with_every_run', notifyOnFailure: 'with_every_run' },
+      apiParams: { premium: true },
+    });
+    expect((await h.projects.get(id)).apiParams).toEqual({ premium: true });
+  });
+
   it('archive: the project leaves the list and answers 404', async () => {
     const id = await create({ name: 'gone', projectInput: { type: 'list', list: BOOK_PAGES } });
     expect((await h.raw('DELETE', `/api/projects/${id}?${q}`)).status).toBe(204);

@@ -1,0 +1,81 @@
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import type { ApiClients } from '../../src/api/create-clients.js';
+import { ScrapeformError } from '../../src/errors.js';
+import type { Services } from '../../src/workspace/open-workspace.js';
+import { runProject } from '../../src/workspace/project-jobs.js';
+import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { stateOf } from '../helpers/state.js';
+
+useNock();
+
+const service = () => nock(PIPELINE_ORIGIN);
+const keyQuery = { api_key: SENTINEL_KEY };
+/** Job records scrapeform cannot read: the fields of a job are unknown (API-NOTES), so they may look like this. */
+const unreadableJobs = [{ jobId: 'a1', state: 'RUNNING' }];
+const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 200: unexpected response from GET /api/projects/522/jobs: field 0.id: Invalid input`;
+
+/** The managed project 522 in state, and clients that talk to nock. */
+function services(): Services {
+  const api = createTestApi();
+  return {
+    backend: {
+      read: async () =>
+        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
+    },
+    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
+    warnings: [],
+    close: async () => undefined,
+  } as unknown as Services;
+}
+
+async function refusal(run: Promise<unknown>): Promise<ScrapeformError> {
+  const error = await run.catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ScrapeformError);
+  return error as ScrapeformError;
+}
+
+describe('run: jobs are listed only to follow the new job (--wait)', () => {
+  it('without --wait, only the start is sent: no job list, so records of an unknown shape cannot stop it', async () => {
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    let started = false;
+    const result = await runProject(services(), 'nightly', { onStarted: () => (started = true) });
+    expect(result).toEqual({ address: 'project.nightly', job: undefined });
+    expect(started).toBe(true);
+  });
+
+  it('with --wait, a list that cannot be read after the start says the project was started', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    let started = false;
+    const error = await refusal(
+      runProject(services(), 'nightly', {
+        wait: true,
+        onStarted: () => (started = true),
+        sleep: async () => {},
+      }),
+    );
+    expect(started).toBe(true);
+    expect(error.code).toBe('run.jobs-unreadable');
+    expect(error.message).toBe(
+      `project.nightly was started (scheduledAt now), but its jobs could not be listed to follow the new one: ${UNREADABLE}`,
+    );
+    expect(error.hint).toBe(
+      'do not start it again; scrapeform jobs nightly shows its jobs once they can be read',
+    );
+    expect(error.details).toEqual({ started: true, projectId: 522 });
+    nock.cleanAll();
+  });
+
+  it('with --wait, a list that cannot be read before the start starts nothing, and says so', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    const error = await refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} }));
+    expect(error.code).toBe('run.jobs-unreadable');
+    expect(error.message).toBe(
+      `project.nightly was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${UNREADABLE}`,
+    );
+    expect(error.hint).toBe('scrapeform run nightly without --wait starts it without listing its jobs');
+    nock.cleanAll();
+  });
+});
