@@ -27,6 +27,8 @@ export class PostgresStateBackend implements StateBackend {
   /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
   private lockSession: pg.Client | undefined;
   private lockInfo: LockInfo | undefined;
+  /** The lock a lock() call is taking now: a second call meanwhile is refused, as while it is held. */
+  private taking: LockInfo | undefined;
   private lastSerial: number | undefined;
 
   constructor(
@@ -230,39 +232,61 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private async lockNow(operation: string): Promise<StateLock> {
-    const client = await this.connect();
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-      this.lockKey.toString(),
-    ]);
-    if (rows[0]?.locked !== true) {
-      const info = await this.lockRow(client);
-      const who = info !== undefined ? describeLock(info) : 'another run';
-      const unlock =
-        info?.id !== undefined ? `scrapeform force-unlock ${info.id}` : 'scrapeform force-unlock';
-      throw new ScrapeformError('state.locked', `the state ${this.location} is locked by ${who}`, {
-        hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
-        details: { lock: info },
-      });
-    }
+    // Advisory locks stack within a session: a second lock() here was granted, and one release then left the
+    // lock held by a run that had finished with it. Refused as the file backend refuses it (its lock file exists).
+    const mine =
+      this.taking ??
+      (this.lockInfo !== undefined && this.lockSession === this.client ? this.lockInfo : undefined);
+    if (mine !== undefined) throw lockedError(this.location, mine);
     const info = newLockInfo(operation);
-    this.lockSession = client;
-    this.lockInfo = info;
-    await client.query(
-      'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
-      [this.table, JSON.stringify(info)],
-    );
-    return {
-      info,
-      release: () =>
-        this.answering(async () => {
-          if (this.lockInfo?.id !== info.id) return;
-          this.lockInfo = undefined;
-          this.lockSession = undefined;
-          // A session that ended (the database restarted, force-unlock) released the lock with it.
-          if (this.client !== client) return;
-          await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
-        }),
-    };
+    this.taking = info;
+    try {
+      const client = await this.connect();
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+        this.lockKey.toString(),
+      ]);
+      if (rows[0]?.locked !== true) throw lockedError(this.location, await this.lockRow(client));
+      try {
+        await client.query(
+          'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
+          [this.table, JSON.stringify(info)],
+        );
+      } catch (error) {
+        // The advisory lock is held and this run will not use it: kept, it would outlive this call in a long-lived
+        // process (watch) and every later run would find the state locked by a lock its holder released. A
+        // connection already gone is not asked again: ending it releases the lock.
+        if (isConnectionError(error)) this.drop(client);
+        else await this.unlock(client);
+        throw error;
+      }
+      this.lockSession = client;
+      this.lockInfo = info;
+      return {
+        info,
+        release: () =>
+          this.answering(async () => {
+            if (this.lockInfo?.id !== info.id) return;
+            this.lockInfo = undefined;
+            this.lockSession = undefined;
+            // A session that ended (the database restarted, force-unlock) released the lock with it.
+            if (this.client !== client) return;
+            await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+          }),
+      };
+    } finally {
+      this.taking = undefined;
+    }
+  }
+
+  /** Releases the advisory lock of this session; a session that cannot is ended, which releases it as well. */
+  private async unlock(client: pg.Client): Promise<void> {
+    // A session that ended (the database restarted, force-unlock) released the lock with it.
+    if (this.client !== client) return;
+    try {
+      await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+    } catch {
+      this.drop(client);
+    }
   }
 
   /** The lock's holder as it recorded itself, if it did. */
@@ -395,4 +419,14 @@ function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+}
+
+/** The lock is held, by another run or by this one (named, as the file backend names it). */
+function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
+  const who = held !== undefined ? describeLock(held) : 'another run';
+  const unlock = held?.id !== undefined ? `scrapeform force-unlock ${held.id}` : 'scrapeform force-unlock';
+  return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
+    hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
+    details: { lock: held },
+  });
 }
