@@ -263,15 +263,14 @@ export class PostgresStateBackend implements StateBackend {
       this.lockInfo = info;
       return {
         info,
-        release: () =>
-          this.answering(async () => {
-            if (this.lockInfo?.id !== info.id) return;
-            this.lockInfo = undefined;
-            this.lockSession = undefined;
-            // A session that ended (the database restarted, force-unlock) released the lock with it.
-            if (this.client !== client) return;
-            await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
-          }),
+        // Never fails: it runs in the callers' finally blocks, where its error replaced the command's own outcome
+        // (a finished apply exited 1, a state.lock-lost was hidden). A session that cannot unlock is ended.
+        release: async () => {
+          if (this.lockInfo?.id !== info.id) return;
+          this.lockInfo = undefined;
+          this.lockSession = undefined;
+          await this.unlock(client);
+        },
       };
     } finally {
       this.taking = undefined;

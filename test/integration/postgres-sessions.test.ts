@@ -1,3 +1,5 @@
+import { connect, createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
@@ -48,6 +50,50 @@ async function tryLock(backend: PostgresStateBackend): Promise<string> {
   );
 }
 
+/**
+ * A TCP relay to the test server that can stop passing bytes either way, as a network that drops every packet
+ * does (no reset, no FIN), and cut every connection it relayed.
+ */
+async function startRelay(): Promise<{
+  url: (database: string) => string;
+  silence(): void;
+  cut(): void;
+  close(): void;
+}> {
+  const target = new URL(ADMIN_URL ?? '');
+  const sockets: Socket[] = [];
+  let silent = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (data) => void (silent || upstream.write(data)));
+    upstream.on('data', (data) => void (silent || client.write(data)));
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: (database) => {
+      const url = new URL(database);
+      url.host = `127.0.0.1:${port}`;
+      return url.toString();
+    },
+    silence: () => {
+      silent = true;
+    },
+    cut: () => {
+      silent = false;
+      for (const socket of sockets.splice(0)) socket.destroy();
+    },
+    close: () => {
+      for (const socket of sockets.splice(0)) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions', () => {
   it('a lock whose holder row could not be written is released: a later run is not refused by it', async () => {
     const url = await newDatabase();
@@ -94,6 +140,35 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       expect(await tryLock(other)).toBe('locked');
     } finally {
       await Promise.all([backend.close(), other.close()]);
+    }
+  });
+
+  it('release never fails: a database that stops answering after the last write ends the session instead', async () => {
+    const url = await newDatabase();
+    const relay = await startRelay();
+    const backend = new PostgresStateBackend(relay.url(url), 'prod', 1000);
+    const other = new PostgresStateBackend(url, 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      const state = await backend.read();
+      state.resources['project.a'] = { kind: 'Project', id: 1, name: 'a', definition: {} };
+      expect((await backend.write(state)).serial).toBe(1);
+      // The network drops every packet from here on: the unlock gets no answer. The apply's outcome stands.
+      relay.silence();
+      await expect(lock.release()).resolves.toBeUndefined();
+      // The session the release gave up on ends when its connection does, and its advisory lock with it.
+      relay.cut();
+      let outcome = '';
+      for (let i = 0; i < 100 && outcome !== 'locked'; i++) {
+        outcome = await tryLock(other);
+        if (outcome !== 'locked') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(outcome).toBe('locked');
+      // The backend dropped that client: its next call connects again.
+      expect((await backend.read()).serial).toBe(1);
+    } finally {
+      await Promise.all([backend.close(), other.close()]);
+      relay.close();
     }
   });
 });
