@@ -43,10 +43,7 @@ export class PostgresStateBackend implements StateBackend {
     checkWorkspaceName(workspace);
     this.table = tableOf(workspace);
     this.sqlTable = quoteIdentifier(this.table);
-    this.lockKey = BigInt.asIntN(
-      64,
-      BigInt(`0x${createHash('sha256').update(this.table).digest('hex').slice(0, 16)}`),
-    );
+    this.lockKey = advisoryKey(this.table);
     this.location = `${redactUrl(url)} (workspace ${workspace})`;
     checkDatabaseUrl(url);
     this.stateIdentity = { workspace, location: databaseIdentity(url) };
@@ -98,20 +95,41 @@ export class PostgresStateBackend implements StateBackend {
       );
     }
     try {
-      const existing = await this.tablesNamed(client, [this.table, legacyTableOf(this.workspace)]);
+      // Only what is missing is created: a role that may only read and write the tables (made by an admin) has
+      // no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
+      const names = [this.table, legacyTableOf(this.workspace), LOCKS_TABLE];
+      const existing = await this.tablesNamed(client, names);
+      if (!existing.has(this.table) || !existing.has(LOCKS_TABLE)) await this.createTables(client, names);
+    } catch (error) {
+      this.drop(client);
+      throw error;
+    }
+  }
+
+  /**
+   * Creates this workspace's table and the locks table, whichever is missing, in one transaction under a fixed
+   * advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
+   * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
+   * waits here, then finds the tables made.
+   */
+  private async createTables(client: pg.Client, names: string[]): Promise<void> {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
+      const existing = await this.tablesNamed(client, names);
       if (!existing.has(this.table)) {
         this.refuseSharedTable(existing);
         await client.query(
-          `CREATE TABLE IF NOT EXISTS ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+          `CREATE TABLE ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
         );
         // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
         await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
       }
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
-      );
+      if (!existing.has(LOCKS_TABLE))
+        await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
+      await client.query('COMMIT');
     } catch (error) {
-      this.drop(client);
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
@@ -216,11 +234,26 @@ export class PostgresStateBackend implements StateBackend {
         this.drop(this.client);
         if (lockWentWithIt) throw this.lockLost(error);
       }
+      if (isConnectionError(error) || isTimeout(error))
+        throw new ScrapeformError(
+          'state.unreachable',
+          `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
+          {
+            hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
+            cause: error,
+          },
+        );
+      // It answered, with an error: what it said is what to act on (a missing privilege above all).
+      const sqlstate = (error as { code: string }).code;
       throw new ScrapeformError(
         'state.unreachable',
-        `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
+        `the state database ${redactUrl(this.url)} refused a query: ${redactText((error as Error).message)} (SQLSTATE ${sqlstate})`,
         {
-          hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
+          hint:
+            sqlstate === INSUFFICIENT_PRIVILEGE
+              ? 'grant the role in the URL what docs/ci.md lists under "Privileges"'
+              : 'PostgreSQL says what failed; docs/ci.md lists what the role in the URL needs under "Privileges"',
+          details: { sqlstate },
           cause: error,
         },
       );
@@ -385,6 +418,20 @@ const CLIENT_MARGIN_MS = 2_000;
 
 const TABLE_PREFIX = 'scrapeform_state_';
 
+/** Who holds each workspace's lock, as they recorded it (shown to whoever finds the lock held). */
+const LOCKS_TABLE = 'scrapeform_locks';
+
+/** A bigint advisory-lock key for a name: the first 64 bits of its SHA-256. */
+function advisoryKey(name: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`));
+}
+
+/**
+ * The transaction-level advisory lock under which tables are created, one for the whole database: the locks table
+ * is shared by every workspace. No workspace's key is the same (theirs are of the table names).
+ */
+const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
+
 /**
  * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
  * different workspaces. A name of lowercase letters, digits and _ gives the same table as it always did.
@@ -407,6 +454,17 @@ function ownerMark(workspace: string): string {
 
 function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Whether the server gave up on a statement at SCRAPEFORM_STATE_TIMEOUT: statement_timeout (57014) or
+ * lock_timeout (55P03), a wait for a row or lock another session holds. It answered, but not in time.
+ */
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '57014' || code === '55P03';
 }
 
 /**

@@ -171,4 +171,64 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       relay.close();
     }
   });
+
+  it('jobs using a new database and new workspaces at once all find their tables (created once, under a lock)', async () => {
+    const failures: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const url = await newDatabase();
+      // Three jobs of one workspace and three of others: the workspace's table and the locks table are both new.
+      const backends = ['prod', 'prod', 'prod', 'staging', 'team-a', 'team_a'].map(
+        (workspace) => new PostgresStateBackend(url, workspace),
+      );
+      try {
+        const outcomes = await Promise.allSettled(backends.map((backend) => backend.lock('apply')));
+        for (const outcome of outcomes)
+          if (outcome.status === 'rejected' && (outcome.reason as ScrapeformError).code !== 'state.locked')
+            failures.push((outcome.reason as Error).message);
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(4);
+      } finally {
+        await Promise.all(backends.map((backend) => backend.close()));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('a role granted only what docs/ci.md lists works on tables an admin made; a new workspace says what PostgreSQL said', async () => {
+    const url = await newDatabase();
+    const role = `scrapeform_ci_${process.pid}_${databases}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const setUp = new PostgresStateBackend(url, 'prod');
+    await setUp.read();
+    await setUp.close();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await admin.query(`GRANT SELECT, INSERT, UPDATE ON scrapeform_state_prod, scrapeform_locks TO ${role}`);
+    const asRole = new URL(url);
+    asRole.username = role;
+    const backend = new PostgresStateBackend(asRole.toString(), 'prod');
+    const other = new PostgresStateBackend(asRole.toString(), 'prod');
+    const fresh = new PostgresStateBackend(asRole.toString(), 'staging');
+    try {
+      const lock = await backend.lock('apply');
+      const state = await backend.read();
+      state.resources['project.a'] = { kind: 'Project', id: 1, name: 'a', definition: {} };
+      expect((await backend.write(state)).serial).toBe(1);
+      // force-unlock ends a session of the same role.
+      expect(await other.forceUnlock({ force: true })).toEqual(lock.info);
+      await lock.release();
+      expect(Object.keys((await other.read()).resources)).toEqual(['project.a']);
+      const refused = (await fresh.read().catch((e: unknown) => e)) as ScrapeformError;
+      expect(refused.code).toBe('state.unreachable');
+      expect(refused.message).toBe(
+        `the state database ${fresh.location.replace(' (workspace staging)', '')} refused a query: permission denied for schema public (SQLSTATE 42501)`,
+      );
+      expect(refused.hint).toBe('grant the role in the URL what docs/ci.md lists under "Privileges"');
+    } finally {
+      await Promise.all([backend.close(), other.close(), fresh.close()]);
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
 });
