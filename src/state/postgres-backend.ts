@@ -77,6 +77,9 @@ export class PostgresStateBackend implements StateBackend {
       statement_timeout: this.timeoutMs,
       lock_timeout: this.timeoutMs,
       keepAlive: true,
+      // Node's default first probe is the OS's (2 hours on Linux): a connection behind a NAT that forgets idle
+      // flows died unnoticed during a long generation wait.
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
     });
     // A connection that breaks while idle (the database restarted) is dropped: a pg.Client never reconnects, so
     // the next call opens a new one instead of failing on this one for ever.
@@ -95,6 +98,7 @@ export class PostgresStateBackend implements StateBackend {
       );
     }
     try {
+      await setServerKeepalives(client);
       // Only what is missing is created: a role that may only read and write the tables (made by an admin) has
       // no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
       const names = [this.table, legacyTableOf(this.workspace), LOCKS_TABLE];
@@ -457,6 +461,40 @@ function quoteIdentifier(name: string): string {
 }
 
 const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Keep-alive on both ends of the connection. The client's first probe after this long idle (Node sets no
+ * interval or count: the OS's apply). The server's probes, every interval after that, count times: PostgreSQL
+ * ends the session of a runner lost without a FIN (and releases its lock) within idle + interval × count, about
+ * a minute, instead of the OS default of about two hours. docs/ci.md states the bound.
+ */
+const KEEPALIVE_IDLE_S = 30;
+const KEEPALIVE_INTERVAL_S = 10;
+const KEEPALIVE_COUNT = 3;
+/** Unacknowledged data (the answer to a runner that vanished) gives up as soon (else 15 minutes of retries). */
+const USER_TIMEOUT_MS = (KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT) * 1000;
+
+/**
+ * Sets the server's keep-alive for this session. A server that refuses (a setting its OS lacks, or a pooler in
+ * between that rejects SET) keeps its own: the run goes on, with the longer bound.
+ */
+async function setServerKeepalives(client: pg.Client): Promise<void> {
+  const refused = (error: unknown): undefined => {
+    if (isConnectionError(error)) throw error;
+    return undefined;
+  };
+  await client
+    .query(
+      `SELECT set_config('tcp_keepalives_idle', $1, false), set_config('tcp_keepalives_interval', $2, false),
+              set_config('tcp_keepalives_count', $3, false)`,
+      [String(KEEPALIVE_IDLE_S), String(KEEPALIVE_INTERVAL_S), String(KEEPALIVE_COUNT)],
+    )
+    .catch(refused);
+  // A setting of its own: PostgreSQL 12 and later, on an OS that has TCP_USER_TIMEOUT (Linux).
+  await client
+    .query("SELECT set_config('tcp_user_timeout', $1, false)", [String(USER_TIMEOUT_MS)])
+    .catch(refused);
+}
 
 /**
  * Whether the server gave up on a statement at SCRAPEFORM_STATE_TIMEOUT: statement_timeout (57014) or

@@ -1,7 +1,7 @@
-import { connect, createServer } from 'node:net';
-import type { Server, Socket } from 'node:net';
+import { Socket, connect, createServer } from 'node:net';
+import type { Server } from 'node:net';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import type { ScrapeformError } from '../../src/errors.js';
 
@@ -229,6 +229,52 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       await admin.query(`DROP OWNED BY ${role}`);
       await admin.query(`DROP ROLE ${role}`);
       await admin.end();
+    }
+  });
+
+  it('keep-alive starts after 30 s idle on both ends; the server gives a lost runner about a minute', async () => {
+    const url = await newDatabase();
+    const setKeepAlive = vi.spyOn(Socket.prototype, 'setKeepAlive');
+    const backend = new PostgresStateBackend(url, 'prod');
+    try {
+      await backend.read();
+      expect(setKeepAlive).toHaveBeenCalledWith(true, 30_000);
+      // The backend's own session, as the server sees it.
+      const client = (backend as unknown as { client: pg.Client }).client;
+      const { rows } = await client.query<Record<string, string>>(
+        `SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval,
+                current_setting('tcp_keepalives_count') AS count, current_setting('tcp_user_timeout') AS user_timeout`,
+      );
+      expect(rows[0]).toEqual({ idle: '30', interval: '10', count: '3', user_timeout: '60000' });
+    } finally {
+      setKeepAlive.mockRestore();
+      await backend.close();
+    }
+  });
+
+  it('a server that refuses the keep-alive settings is used all the same', async () => {
+    const url = await newDatabase();
+    const query = pg.Client.prototype.query;
+    // As a server on an OS without these settings answers (or a pooler that rejects SET).
+    const refuse = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      if (typeof args[0] === 'string' && args[0].includes('tcp_'))
+        return Promise.reject(
+          Object.assign(new Error('unrecognized configuration parameter'), { code: '42704' }),
+        );
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query);
+    const backend = new PostgresStateBackend(url, 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      expect((await backend.write(await backend.read())).serial).toBe(1);
+      await lock.release();
+      expect(refuse.mock.calls.filter((call) => String(call[0]).includes('tcp_'))).toHaveLength(2);
+    } finally {
+      refuse.mockRestore();
+      await backend.close();
     }
   });
 });
