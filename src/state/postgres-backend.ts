@@ -27,6 +27,8 @@ export class PostgresStateBackend implements StateBackend {
   /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
   private lockSession: pg.Client | undefined;
   private lockInfo: LockInfo | undefined;
+  /** The lock a lock() call is taking now: a second call meanwhile is refused, as while it is held. */
+  private taking: LockInfo | undefined;
   private lastSerial: number | undefined;
 
   constructor(
@@ -41,10 +43,7 @@ export class PostgresStateBackend implements StateBackend {
     checkWorkspaceName(workspace);
     this.table = tableOf(workspace);
     this.sqlTable = quoteIdentifier(this.table);
-    this.lockKey = BigInt.asIntN(
-      64,
-      BigInt(`0x${createHash('sha256').update(this.table).digest('hex').slice(0, 16)}`),
-    );
+    this.lockKey = advisoryKey(this.table);
     this.location = `${redactUrl(url)} (workspace ${workspace})`;
     checkDatabaseUrl(url);
     this.stateIdentity = { workspace, location: databaseIdentity(url) };
@@ -78,6 +77,9 @@ export class PostgresStateBackend implements StateBackend {
       statement_timeout: this.timeoutMs,
       lock_timeout: this.timeoutMs,
       keepAlive: true,
+      // Node's default first probe is the OS's (2 hours on Linux): a connection behind a NAT that forgets idle
+      // flows died unnoticed during a long generation wait.
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
     });
     // A connection that breaks while idle (the database restarted) is dropped: a pg.Client never reconnects, so
     // the next call opens a new one instead of failing on this one for ever.
@@ -96,20 +98,42 @@ export class PostgresStateBackend implements StateBackend {
       );
     }
     try {
-      const existing = await this.tablesNamed(client, [this.table, legacyTableOf(this.workspace)]);
+      await setServerKeepalives(client);
+      // Only what is missing is created: a role that may only read and write the tables (made by an admin) has
+      // no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
+      const names = [this.table, legacyTableOf(this.workspace), LOCKS_TABLE];
+      const existing = await this.tablesNamed(client, names);
+      if (!existing.has(this.table) || !existing.has(LOCKS_TABLE)) await this.createTables(client, names);
+    } catch (error) {
+      this.drop(client);
+      throw error;
+    }
+  }
+
+  /**
+   * Creates this workspace's table and the locks table, whichever is missing, in one transaction under a fixed
+   * advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
+   * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
+   * waits here, then finds the tables made.
+   */
+  private async createTables(client: pg.Client, names: string[]): Promise<void> {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
+      const existing = await this.tablesNamed(client, names);
       if (!existing.has(this.table)) {
         this.refuseSharedTable(existing);
         await client.query(
-          `CREATE TABLE IF NOT EXISTS ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+          `CREATE TABLE ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
         );
         // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
         await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
       }
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS scrapeform_locks (workspace text PRIMARY KEY, info jsonb NOT NULL)',
-      );
+      if (!existing.has(LOCKS_TABLE))
+        await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
+      await client.query('COMMIT');
     } catch (error) {
-      this.drop(client);
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
@@ -214,11 +238,26 @@ export class PostgresStateBackend implements StateBackend {
         this.drop(this.client);
         if (lockWentWithIt) throw this.lockLost(error);
       }
+      if (isConnectionError(error) || isTimeout(error))
+        throw new ScrapeformError(
+          'state.unreachable',
+          `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
+          {
+            hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
+            cause: error,
+          },
+        );
+      // It answered, with an error: what it said is what to act on (a missing privilege above all).
+      const sqlstate = (error as { code: string }).code;
       throw new ScrapeformError(
         'state.unreachable',
-        `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
+        `the state database ${redactUrl(this.url)} refused a query: ${redactText((error as Error).message)} (SQLSTATE ${sqlstate})`,
         {
-          hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
+          hint:
+            sqlstate === INSUFFICIENT_PRIVILEGE
+              ? 'grant the role in the URL what docs/ci.md lists under "Privileges"'
+              : 'PostgreSQL says what failed; docs/ci.md lists what the role in the URL needs under "Privileges"',
+          details: { sqlstate },
           cause: error,
         },
       );
@@ -230,39 +269,60 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private async lockNow(operation: string): Promise<StateLock> {
-    const client = await this.connect();
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-      this.lockKey.toString(),
-    ]);
-    if (rows[0]?.locked !== true) {
-      const info = await this.lockRow(client);
-      const who = info !== undefined ? describeLock(info) : 'another run';
-      const unlock =
-        info?.id !== undefined ? `scrapeform force-unlock ${info.id}` : 'scrapeform force-unlock';
-      throw new ScrapeformError('state.locked', `the state ${this.location} is locked by ${who}`, {
-        hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
-        details: { lock: info },
-      });
-    }
+    // Advisory locks stack within a session: a second lock() here was granted, and one release then left the
+    // lock held by a run that had finished with it. Refused as the file backend refuses it (its lock file exists).
+    const mine =
+      this.taking ??
+      (this.lockInfo !== undefined && this.lockSession === this.client ? this.lockInfo : undefined);
+    if (mine !== undefined) throw lockedError(this.location, mine);
     const info = newLockInfo(operation);
-    this.lockSession = client;
-    this.lockInfo = info;
-    await client.query(
-      'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
-      [this.table, JSON.stringify(info)],
-    );
-    return {
-      info,
-      release: () =>
-        this.answering(async () => {
+    this.taking = info;
+    try {
+      const client = await this.connect();
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+        this.lockKey.toString(),
+      ]);
+      if (rows[0]?.locked !== true) throw lockedError(this.location, await this.lockRow(client));
+      try {
+        await client.query(
+          'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
+          [this.table, JSON.stringify(info)],
+        );
+      } catch (error) {
+        // The advisory lock is held and this run will not use it: kept, it would outlive this call in a long-lived
+        // process (watch) and every later run would find the state locked by a lock its holder released. A
+        // connection already gone is not asked again: ending it releases the lock.
+        if (isConnectionError(error)) this.drop(client);
+        else await this.unlock(client);
+        throw error;
+      }
+      this.lockSession = client;
+      this.lockInfo = info;
+      return {
+        info,
+        // Never fails: it runs in the callers' finally blocks, where its error replaced the command's own outcome
+        // (a finished apply exited 1, a state.lock-lost was hidden). A session that cannot unlock is ended.
+        release: async () => {
           if (this.lockInfo?.id !== info.id) return;
           this.lockInfo = undefined;
           this.lockSession = undefined;
-          // A session that ended (the database restarted, force-unlock) released the lock with it.
-          if (this.client !== client) return;
-          await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
-        }),
-    };
+          await this.unlock(client);
+        },
+      };
+    } finally {
+      this.taking = undefined;
+    }
+  }
+
+  /** Releases the advisory lock of this session; a session that cannot is ended, which releases it as well. */
+  private async unlock(client: pg.Client): Promise<void> {
+    // A session that ended (the database restarted, force-unlock) released the lock with it.
+    if (this.client !== client) return;
+    try {
+      await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+    } catch {
+      this.drop(client);
+    }
   }
 
   /** The lock's holder as it recorded itself, if it did. */
@@ -362,6 +422,20 @@ const CLIENT_MARGIN_MS = 2_000;
 
 const TABLE_PREFIX = 'scrapeform_state_';
 
+/** Who holds each workspace's lock, as they recorded it (shown to whoever finds the lock held). */
+const LOCKS_TABLE = 'scrapeform_locks';
+
+/** A bigint advisory-lock key for a name: the first 64 bits of its SHA-256. */
+function advisoryKey(name: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`));
+}
+
+/**
+ * The transaction-level advisory lock under which tables are created, one for the whole database: the locks table
+ * is shared by every workspace. No workspace's key is the same (theirs are of the table names).
+ */
+const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
+
 /**
  * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
  * different workspaces. A name of lowercase letters, digits and _ gives the same table as it always did.
@@ -386,6 +460,51 @@ function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Keep-alive on both ends of the connection. The client's first probe after this long idle (Node sets no
+ * interval or count: the OS's apply). The server's probes, every interval after that, count times: PostgreSQL
+ * ends the session of a runner lost without a FIN (and releases its lock) within idle + interval × count, about
+ * a minute, instead of the OS default of about two hours. docs/ci.md states the bound.
+ */
+const KEEPALIVE_IDLE_S = 30;
+const KEEPALIVE_INTERVAL_S = 10;
+const KEEPALIVE_COUNT = 3;
+/** Unacknowledged data (the answer to a runner that vanished) gives up as soon (else 15 minutes of retries). */
+const USER_TIMEOUT_MS = (KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT) * 1000;
+
+/**
+ * Sets the server's keep-alive for this session. A server that refuses (a setting its OS lacks, or a pooler in
+ * between that rejects SET) keeps its own: the run goes on, with the longer bound.
+ */
+async function setServerKeepalives(client: pg.Client): Promise<void> {
+  const refused = (error: unknown): undefined => {
+    if (isConnectionError(error)) throw error;
+    return undefined;
+  };
+  await client
+    .query(
+      `SELECT set_config('tcp_keepalives_idle', $1, false), set_config('tcp_keepalives_interval', $2, false),
+              set_config('tcp_keepalives_count', $3, false)`,
+      [String(KEEPALIVE_IDLE_S), String(KEEPALIVE_INTERVAL_S), String(KEEPALIVE_COUNT)],
+    )
+    .catch(refused);
+  // A setting of its own: PostgreSQL 12 and later, on an OS that has TCP_USER_TIMEOUT (Linux).
+  await client
+    .query("SELECT set_config('tcp_user_timeout', $1, false)", [String(USER_TIMEOUT_MS)])
+    .catch(refused);
+}
+
+/**
+ * Whether the server gave up on a statement at SCRAPEFORM_STATE_TIMEOUT: statement_timeout (57014) or
+ * lock_timeout (55P03), a wait for a row or lock another session holds. It answered, but not in time.
+ */
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '57014' || code === '55P03';
+}
+
 /**
  * Whether an error means the connection itself is gone (so the client is dropped and the next call reconnects):
  * anything the server did not send with an SQLSTATE (a reset, a refused or timed-out connection, "Connection
@@ -395,4 +514,14 @@ function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+}
+
+/** The lock is held, by another run or by this one (named, as the file backend names it). */
+function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
+  const who = held !== undefined ? describeLock(held) : 'another run';
+  const unlock = held?.id !== undefined ? `scrapeform force-unlock ${held.id}` : 'scrapeform force-unlock';
+  return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
+    hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
+    details: { lock: held },
+  });
 }

@@ -1,0 +1,280 @@
+import { Socket, connect, createServer } from 'node:net';
+import type { Server } from 'node:net';
+import pg from 'pg';
+import { describe, expect, it, vi } from 'vitest';
+import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
+import type { ScrapeformError } from '../../src/errors.js';
+
+/**
+ * The PostgreSQL backend's sessions when something goes wrong around them: a lock taken while another session
+ * holds its row, a second lock() on one backend. Needs a server as postgres-state.test.ts does
+ * (SCRAPEFORM_TEST_POSTGRES, from .ci/postgres.sh); skipped without one unless SCRAPEFORM_REQUIRE_POSTGRES=1.
+ */
+const ADMIN_URL = process.env.SCRAPEFORM_TEST_POSTGRES;
+const REQUIRED = process.env.SCRAPEFORM_REQUIRE_POSTGRES === '1';
+if (ADMIN_URL === undefined && !REQUIRED) {
+  console.warn(
+    'skipping the PostgreSQL session tests: SCRAPEFORM_TEST_POSTGRES is not set (source .ci/postgres.sh to run them)',
+  );
+}
+
+let databases = 0;
+
+/** A new empty database of its own for one test. */
+async function newDatabase(): Promise<string> {
+  if (ADMIN_URL === undefined)
+    throw new Error(
+      'SCRAPEFORM_REQUIRE_POSTGRES=1 but SCRAPEFORM_TEST_POSTGRES is not set: CI must start PostgreSQL (.ci/postgres.sh)',
+    );
+  const name = `scrapeform_sessions_${process.pid}_${Date.now()}_${databases++}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** What a lock() ends with: `locked`, or the error's code and message. */
+async function tryLock(backend: PostgresStateBackend): Promise<string> {
+  return backend.lock('apply').then(
+    async (lock) => {
+      await lock.release();
+      return 'locked';
+    },
+    (error: ScrapeformError) => `${error.code}: ${error.message}`,
+  );
+}
+
+/**
+ * A TCP relay to the test server that can stop passing bytes either way, as a network that drops every packet
+ * does (no reset, no FIN), and cut every connection it relayed.
+ */
+async function startRelay(): Promise<{
+  url: (database: string) => string;
+  silence(): void;
+  cut(): void;
+  close(): void;
+}> {
+  const target = new URL(ADMIN_URL ?? '');
+  const sockets: Socket[] = [];
+  let silent = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (data) => void (silent || upstream.write(data)));
+    upstream.on('data', (data) => void (silent || client.write(data)));
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: (database) => {
+      const url = new URL(database);
+      url.host = `127.0.0.1:${port}`;
+      return url.toString();
+    },
+    silence: () => {
+      silent = true;
+    },
+    cut: () => {
+      silent = false;
+      for (const socket of sockets.splice(0)) socket.destroy();
+    },
+    close: () => {
+      for (const socket of sockets.splice(0)) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions', () => {
+  it('a lock whose holder row could not be written is released: a later run is not refused by it', async () => {
+    const url = await newDatabase();
+    // A long-lived process (watch --heal) takes and releases the lock round after round on one session.
+    const watch = new PostgresStateBackend(url, 'prod', 1000);
+    const ci = new PostgresStateBackend(url, 'prod', 1000);
+    const other = new pg.Client({ connectionString: url });
+    try {
+      await (await watch.lock('watch --heal')).release();
+      // Another session holds the lock row a while: the holder row's INSERT times out after the advisory lock.
+      await other.connect();
+      await other.query('BEGIN');
+      await other.query(
+        "SELECT * FROM scrapeform_locks WHERE workspace = 'scrapeform_state_prod' FOR UPDATE",
+      );
+      const failed = (await watch.lock('watch --heal').catch((e: unknown) => e)) as ScrapeformError;
+      expect(failed.code).toBe('state.unreachable');
+      expect(failed.message).toMatch(/did not answer: canceling statement due to (statement|lock) timeout/);
+      await other.query('COMMIT');
+      for (let round = 0; round < 2; round++) await (await watch.lock('watch --heal')).release();
+      expect(await tryLock(ci)).toBe('locked');
+    } finally {
+      await other.end().catch(() => undefined);
+      await Promise.all([watch.close(), ci.close()]);
+    }
+  });
+
+  it('a second lock() on a backend that holds the lock is refused, as with a state file; one release frees it', async () => {
+    const url = await newDatabase();
+    const backend = new PostgresStateBackend(url, 'prod');
+    const other = new PostgresStateBackend(url, 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      const second = (await backend.lock('apply').catch((e: unknown) => e)) as ScrapeformError;
+      expect(second.code).toBe('state.locked');
+      expect(second.message).toBe(
+        `the state ${backend.location} is locked by ${lock.info.holder} (pid ${process.pid}, apply, since ${lock.info.started}, lock id ${lock.info.id})`,
+      );
+      // Two at once: the one that comes second is refused too, never granted on the same session.
+      await lock.release();
+      const both = await Promise.allSettled([backend.lock('apply'), backend.lock('plan')]);
+      expect(both.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+      if (both[0].status === 'fulfilled') await both[0].value.release();
+      expect(await tryLock(other)).toBe('locked');
+    } finally {
+      await Promise.all([backend.close(), other.close()]);
+    }
+  });
+
+  it('release never fails: a database that stops answering after the last write ends the session instead', async () => {
+    const url = await newDatabase();
+    const relay = await startRelay();
+    const backend = new PostgresStateBackend(relay.url(url), 'prod', 1000);
+    const other = new PostgresStateBackend(url, 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      const state = await backend.read();
+      state.resources['project.a'] = { kind: 'Project', id: 1, name: 'a', definition: {} };
+      expect((await backend.write(state)).serial).toBe(1);
+      // The network drops every packet from here on: the unlock gets no answer. The apply's outcome stands.
+      relay.silence();
+      await expect(lock.release()).resolves.toBeUndefined();
+      // The session the release gave up on ends when its connection does, and its advisory lock with it.
+      relay.cut();
+      let outcome = '';
+      for (let i = 0; i < 100 && outcome !== 'locked'; i++) {
+        outcome = await tryLock(other);
+        if (outcome !== 'locked') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(outcome).toBe('locked');
+      // The backend dropped that client: its next call connects again.
+      expect((await backend.read()).serial).toBe(1);
+    } finally {
+      await Promise.all([backend.close(), other.close()]);
+      relay.close();
+    }
+  });
+
+  it('jobs using a new database and new workspaces at once all find their tables (created once, under a lock)', async () => {
+    const failures: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const url = await newDatabase();
+      // Three jobs of one workspace and three of others: the workspace's table and the locks table are both new.
+      const backends = ['prod', 'prod', 'prod', 'staging', 'team-a', 'team_a'].map(
+        (workspace) => new PostgresStateBackend(url, workspace),
+      );
+      try {
+        const outcomes = await Promise.allSettled(backends.map((backend) => backend.lock('apply')));
+        for (const outcome of outcomes)
+          if (outcome.status === 'rejected' && (outcome.reason as ScrapeformError).code !== 'state.locked')
+            failures.push((outcome.reason as Error).message);
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(4);
+      } finally {
+        await Promise.all(backends.map((backend) => backend.close()));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('a role granted only what docs/ci.md lists works on tables an admin made; a new workspace says what PostgreSQL said', async () => {
+    const url = await newDatabase();
+    const role = `scrapeform_ci_${process.pid}_${databases}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const setUp = new PostgresStateBackend(url, 'prod');
+    await setUp.read();
+    await setUp.close();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await admin.query(`GRANT SELECT, INSERT, UPDATE ON scrapeform_state_prod, scrapeform_locks TO ${role}`);
+    const asRole = new URL(url);
+    asRole.username = role;
+    const backend = new PostgresStateBackend(asRole.toString(), 'prod');
+    const other = new PostgresStateBackend(asRole.toString(), 'prod');
+    const fresh = new PostgresStateBackend(asRole.toString(), 'staging');
+    try {
+      const lock = await backend.lock('apply');
+      const state = await backend.read();
+      state.resources['project.a'] = { kind: 'Project', id: 1, name: 'a', definition: {} };
+      expect((await backend.write(state)).serial).toBe(1);
+      // force-unlock ends a session of the same role.
+      expect(await other.forceUnlock({ force: true })).toEqual(lock.info);
+      await lock.release();
+      expect(Object.keys((await other.read()).resources)).toEqual(['project.a']);
+      const refused = (await fresh.read().catch((e: unknown) => e)) as ScrapeformError;
+      expect(refused.code).toBe('state.unreachable');
+      expect(refused.message).toBe(
+        `the state database ${fresh.location.replace(' (workspace staging)', '')} refused a query: permission denied for schema public (SQLSTATE 42501)`,
+      );
+      expect(refused.hint).toBe('grant the role in the URL what docs/ci.md lists under "Privileges"');
+    } finally {
+      await Promise.all([backend.close(), other.close(), fresh.close()]);
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
+
+  it('keep-alive starts after 30 s idle on both ends; the server gives a lost runner about a minute', async () => {
+    const url = await newDatabase();
+    const setKeepAlive = vi.spyOn(Socket.prototype, 'setKeepAlive');
+    const backend = new PostgresStateBackend(url, 'prod');
+    try {
+      await backend.read();
+      expect(setKeepAlive).toHaveBeenCalledWith(true, 30_000);
+      // The backend's own session, as the server sees it.
+      const client = (backend as unknown as { client: pg.Client }).client;
+      const { rows } = await client.query<Record<string, string>>(
+        `SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS interval,
+                current_setting('tcp_keepalives_count') AS count, current_setting('tcp_user_timeout') AS user_timeout`,
+      );
+      expect(rows[0]).toEqual({ idle: '30', interval: '10', count: '3', user_timeout: '60000' });
+    } finally {
+      setKeepAlive.mockRestore();
+      await backend.close();
+    }
+  });
+
+  it('a server that refuses the keep-alive settings is used all the same', async () => {
+    const url = await newDatabase();
+    const query = pg.Client.prototype.query;
+    // As a server on an OS without these settings answers (or a pooler that rejects SET).
+    const refuse = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      if (typeof args[0] === 'string' && args[0].includes('tcp_'))
+        return Promise.reject(
+          Object.assign(new Error('unrecognized configuration parameter'), { code: '42704' }),
+        );
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query);
+    const backend = new PostgresStateBackend(url, 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      expect((await backend.write(await backend.read())).serial).toBe(1);
+      await lock.release();
+      expect(refuse.mock.calls.filter((call) => String(call[0]).includes('tcp_'))).toHaveLength(2);
+    } finally {
+      refuse.mockRestore();
+      await backend.close();
+    }
+  });
+});
