@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'plan.unknown-address',
   'run.wait-timeout',
   'state.corrupt',
+  'state.io',
   'state.locked',
   'state.lock-alive',
   'state.lock-interrupted',
