@@ -32,6 +32,8 @@ export class FileLock {
    * full, read-only or forbidden).
    */
   async take(operation: string): Promise<StateLock> {
+    // Only a lock taken over by this call is reported: a backend used again (watch) takes it again each round.
+    this.staleLockBroken = undefined;
     try {
       return await this.takeFile(operation);
     } catch (error) {
