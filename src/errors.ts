@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'run.jobs-unreadable',
   'run.wait-timeout',
   'state.corrupt',
+  'state.io',
   'state.locked',
   'state.lock-alive',
   'state.lock-interrupted',

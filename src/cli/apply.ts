@@ -119,12 +119,6 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
           if (format === 'json') ctx.log(renderOutput('plan', 'human', plan, ctx.colors));
           else ctx.print(renderOutput('plan', 'human', plan, ctx.stdoutColors));
         },
-        onStaleLock: (stale) =>
-          ctx.log(
-            ctx.colors.yellow(
-              `warning: took over the lock of ${stale.holder} (pid ${stale.pid}, ${stale.operation}, since ${stale.started}): that process no longer runs`,
-            ),
-          ),
         ...(maxRegenerations !== undefined ? { maxRegenerations } : {}),
         concurrency,
         maxGenerating,

@@ -237,6 +237,13 @@ export function stateOptions(
     ...(workspace !== undefined ? { workspace } : {}),
     ...(lockWait !== undefined ? { lockWait } : {}),
     ...(databaseTimeoutMs !== undefined ? { databaseTimeoutMs } : {}),
+    // Every command that takes the lock says so when it took over a dead run's (README, "Exit codes").
+    onStaleLock: (stale) =>
+      ctx.log(
+        ctx.colors.yellow(
+          `warning: took over the lock of ${stale.holder} (pid ${stale.pid}, ${stale.operation}, since ${stale.started}): that process no longer runs`,
+        ),
+      ),
   };
 }
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { stable } from '../plan/plan-context.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
+import { checkStateFormat, stateShapeProblem } from '../state/model.js';
 import type { State } from '../state/model.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
@@ -48,27 +49,16 @@ export function registerState(program: Command, run: RunCommand): void {
     run(async (ctx) => {
       // Where to push is checked before the file is read: a bad --state reads and writes nothing.
       const where = stateOptions(ctx, flags, environmentOf(ctx, flags));
-      let incoming: State;
-      try {
-        incoming = JSON.parse(await readFile(file, 'utf8')) as State;
-      } catch (error) {
-        throw new ScrapeformError(
-          'state.push-unreadable',
-          `cannot read ${file}: ${(error as Error).message}`,
-        );
-      }
-      if (
-        incoming.format_version !== 1 ||
-        typeof incoming.serial !== 'number' ||
-        typeof incoming.resources !== 'object'
-      ) {
-        throw new ScrapeformError('state.push-unreadable', `${file} is not a scrapeform state`);
-      }
+      const incoming = await readPushedState(file);
       return using(openState(where), async ({ backend }): Promise<RunStatus> => {
         const lock = await backend.lock('state push');
         try {
           const current = await backend.read();
           const problems: string[] = [];
+          // A file without a lineage (written by hand, or pulled from a backend never written) takes the
+          // backend's: the write would otherwise give it a new random one, and every saved plan and copy of the
+          // backend's state would then be of "another lineage".
+          const lineage = incoming.lineage !== '' ? incoming.lineage : current.lineage;
           if (current.lineage !== '' && incoming.lineage !== '' && current.lineage !== incoming.lineage) {
             problems.push(`its lineage ${incoming.lineage} differs from the backend's ${current.lineage}`);
           }
@@ -89,8 +79,11 @@ export function registerState(program: Command, run: RunCommand): void {
               },
             );
           }
+          if (incoming.lineage === '' && current.lineage !== '')
+            ctx.log(`${file} has no lineage: the backend keeps its own (${current.lineage})`);
           const written = await backend.write({
             ...incoming,
+            lineage,
             serial: Math.max(incoming.serial, current.serial),
           });
           const count = Object.keys(incoming.resources).length;
@@ -105,6 +98,33 @@ export function registerState(program: Command, run: RunCommand): void {
     }),
   );
 }
+
+/**
+ * The file to push, checked as the backends check what they read (checkStateFormat), before the lock is taken: a
+ * file they would refuse (no lineage, `resources: null`) is never written, where it would fail every later command.
+ */
+async function readPushedState(file: string): Promise<State> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ScrapeformError('state.push-unreadable', `cannot read ${file}: ${(error as Error).message}`, {
+      hint: PUSH_HINT,
+    });
+  }
+  try {
+    return checkStateFormat(data, file);
+  } catch (error) {
+    if (!(error instanceof ScrapeformError) || error.code !== 'state.corrupt') throw error;
+    throw new ScrapeformError(
+      'state.push-unreadable',
+      `${file} is not a scrapeform state (${stateShapeProblem(data)}): nothing was pushed`,
+      { hint: PUSH_HINT },
+    );
+  }
+}
+
+const PUSH_HINT = 'push a file written by state pull, or a .scrapeform/state.json';
 
 /** Whether two states record the same objects and pending creates, whatever order their keys were written in. */
 function sameContent(a: State, b: State): boolean {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { FileLock } from './file-lock.js';
+import { fileSystemError } from './file-system-error.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State, StateIdentity } from './model.js';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
@@ -97,6 +98,17 @@ export class FileStateBackend implements StateBackend {
   }
 
   async read(): Promise<State> {
+    try {
+      return await this.readFile();
+    } catch (error) {
+      throw fileSystemError(error, this.location, {
+        verb: 'read the state file',
+        left: 'nothing was read or written',
+      });
+    }
+  }
+
+  private async readFile(): Promise<State> {
     await this.checkFolderCase();
     // Identified before reading: a file replaced in between is then seen as changed at the next write.
     const seen = await identify(this.location);
@@ -132,6 +144,17 @@ export class FileStateBackend implements StateBackend {
   }
 
   async write(state: State): Promise<State> {
+    try {
+      return await this.writeFile(state);
+    } catch (error) {
+      throw fileSystemError(error, this.location, {
+        verb: 'write the state file',
+        left: 'the state was not changed',
+      });
+    }
+  }
+
+  private async writeFile(state: State): Promise<State> {
     await this.checkFolderCase();
     const now = await identify(this.location);
     const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
@@ -140,23 +163,25 @@ export class FileStateBackend implements StateBackend {
     const text = `${JSON.stringify(next)}\n`;
     await mkdir(path.dirname(this.location), { recursive: true });
     const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-    const handle = await open(temporary, 'w');
     let written: FileIdentity;
     try {
-      await handle.writeFile(text);
-      await handle.sync();
-      // The rename keeps inode, size and time: this is the file's identity once it is in place.
-      written = identityOf(await handle.stat({ bigint: true }));
-    } finally {
-      await handle.close();
-    }
-    try {
+      const handle = await open(temporary, 'w');
+      try {
+        await handle.writeFile(text);
+        await handle.sync();
+        // The rename keeps inode, size and time: this is the file's identity once it is in place.
+        written = identityOf(await handle.stat({ bigint: true }));
+      } finally {
+        await handle.close();
+      }
       await this.fileLock.checkHeld();
+      await rename(temporary, this.location);
     } catch (error) {
-      await rm(temporary, { force: true });
+      // Whatever failed (a full disk mid-write, the lock lost), the temporary file goes: one left on a full disk
+      // keeps it full.
+      await rm(temporary, { force: true }).catch(() => undefined);
       throw error;
     }
-    await rename(temporary, this.location);
     await syncFolder(path.dirname(this.location));
     this.lastSerial = next.serial;
     this.lastSeen = written;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
 import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
 import type { ForceUnlockOptions, LockInfo, StateLock } from './backend.js';
+import { fileSystemError } from './file-system-error.js';
 import { judgeHolder } from './process-identity.js';
 
 /**
@@ -26,8 +27,24 @@ export class FileLock {
     this.guardPath = `${statePath}.lock.takeover`;
   }
 
-  /** Takes the lock for `operation`, or fails with `state.locked` naming its holder. */
+  /**
+   * Takes the lock for `operation`, or fails with `state.locked` naming its holder (`state.io` when the disk is
+   * full, read-only or forbidden).
+   */
   async take(operation: string): Promise<StateLock> {
+    // Only a lock taken over by this call is reported: a backend used again (watch) takes it again each round.
+    this.staleLockBroken = undefined;
+    try {
+      return await this.takeFile(operation);
+    } catch (error) {
+      throw fileSystemError(error, this.lockPath, {
+        verb: 'write the lock file',
+        left: 'the lock was not taken and nothing was written',
+      });
+    }
+  }
+
+  private async takeFile(operation: string): Promise<StateLock> {
     await mkdir(path.dirname(this.lockPath), { recursive: true });
     const info = newLockInfo(operation);
     for (let attempt = 1; ; attempt++) {
@@ -52,7 +69,13 @@ export class FileLock {
       release: async () => {
         if (this.held?.id === info.id) this.held = undefined;
         // Only this run's own lock: one broken since (force-unlock) may be another run's now.
-        if ((await this.readLock())?.id === info.id) await rm(this.lockPath, { force: true });
+        if ((await this.readLock())?.id !== info.id) return;
+        await rm(this.lockPath, { force: true }).catch((error: unknown) => {
+          throw fileSystemError(error, this.lockPath, {
+            verb: 'remove the lock file',
+            left: 'the lock stays: remove it by hand once no run is active',
+          });
+        });
       },
     };
   }
@@ -125,8 +148,15 @@ export class FileLock {
     if (held !== undefined && options.force !== true && judgeHolder(held) === 'alive') {
       throw lockAliveError(this.statePath, held);
     }
-    await rm(this.lockPath, { force: true });
-    await rm(this.guardPath, { force: true });
+    try {
+      await rm(this.lockPath, { force: true });
+      await rm(this.guardPath, { force: true });
+    } catch (error) {
+      throw fileSystemError(error, this.lockPath, {
+        verb: 'remove the lock file',
+        left: 'nothing was broken',
+      });
+    }
     return held;
   }
 
@@ -185,16 +215,19 @@ const STALE_GUARD_MS = 30_000;
 async function createExclusive(file: string, info: LockInfo): Promise<boolean> {
   const text = JSON.stringify(info, null, 2);
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  await writeDurably(temporary, text, 'wx');
   try {
+    await writeDurably(temporary, text, 'wx');
     await link(temporary, file);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    // EPERM from writing the temporary file is a forbidden folder, not a file system without hard links.
+    if ((error as NodeJS.ErrnoException).syscall !== 'link') throw error;
   } finally {
-    await rm(temporary, { force: true });
+    // Also when it could not be written whole (a full disk): a temporary file left there keeps the disk full.
+    await rm(temporary, { force: true }).catch(() => undefined);
   }
   try {
     await writeDurably(file, text, 'wx');
@@ -205,13 +238,22 @@ async function createExclusive(file: string, info: LockInfo): Promise<boolean> {
   }
 }
 
+/**
+ * Writes `text` to a file it creates (`wx`) and syncs it. A file it created but could not write whole is removed: a
+ * lock left empty would hold off every run for 30 s, a temporary file would stay on a full disk.
+ */
 async function writeDurably(file: string, text: string, flags: string): Promise<void> {
   const handle = await open(file, flags);
   try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await rm(file, { force: true }).catch(() => undefined);
+    throw error;
   }
 }
 

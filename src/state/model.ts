@@ -195,8 +195,7 @@ export interface State {
  * its own message, since restoring a backup would be the wrong fix.
  */
 export function checkStateFormat(state: unknown, location: string): State {
-  const stored = state as Partial<State> | null;
-  const version = stored?.format_version as unknown;
+  const version = (state as { format_version?: unknown } | null)?.format_version;
   if (typeof version === 'number' && Number.isInteger(version) && version > STATE_FORMAT_VERSION) {
     throw new ScrapeformError(
       'state.newer-format',
@@ -207,23 +206,57 @@ export function checkStateFormat(state: unknown, location: string): State {
       },
     );
   }
-  if (
-    stored === null ||
-    typeof stored !== 'object' ||
-    Array.isArray(stored) ||
-    version !== STATE_FORMAT_VERSION ||
-    typeof stored.serial !== 'number' ||
-    typeof stored.lineage !== 'string'
-  ) {
+  const problem = stateShapeProblem(state);
+  if (problem !== undefined) {
     throw new ScrapeformError(
       'state.corrupt',
-      `the state in ${location} is not a scrapeform state (format_version ${String(version)})`,
+      `the state in ${location} is not a scrapeform state (${problem})`,
       {
         hint: 'restore it from a backup',
       },
     );
   }
-  return stored as State;
+  return state as State;
+}
+
+/**
+ * What keeps `data` from being a state of this format (format_version, serial, lineage, resources and intents a
+ * plain object), or undefined when it is one. Shared by the backends' reads and `state push`, so a file push
+ * accepts is one every later read accepts: `resources: null` or an array would fail only later, mid-command.
+ */
+export function stateShapeProblem(data: unknown): string | undefined {
+  if (!isPlainObject(data))
+    return `it is ${data === null ? 'null' : Array.isArray(data) ? 'an array' : `a ${typeof data}`}, not an object`;
+  if (data.format_version === undefined) return 'it has no format_version';
+  if (data.format_version !== STATE_FORMAT_VERSION)
+    return `format_version ${describeValue(data.format_version)}`;
+  if (typeof data.serial !== 'number' || !Number.isInteger(data.serial) || data.serial < 0)
+    return unlike('serial', data.serial, 'a whole number');
+  if (typeof data.lineage !== 'string') return unlike('lineage', data.lineage, 'a string');
+  if (!isPlainObject(data.resources)) return unlike('resources', data.resources, 'an object of addresses');
+  for (const [address, resource] of Object.entries(data.resources)) {
+    const kind = isPlainObject(resource) ? resource.kind : undefined;
+    if (kind !== 'Parser' && kind !== 'Project')
+      return `resources.${address} is ${describeValue(resource)}, not a Parser or a Project`;
+  }
+  if (data.intents !== undefined && !isPlainObject(data.intents))
+    return unlike('intents', data.intents, 'an object of addresses');
+  return undefined;
+}
+
+/** `it has no KEY`, or `KEY is VALUE, not WHAT`. */
+function unlike(key: string, value: unknown, what: string): string {
+  return value === undefined ? `it has no ${key}` : `${key} is ${describeValue(value)}, not ${what}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A value as a message shows it: JSON, cut short. */
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
 export function emptyState(lineage: string): State {

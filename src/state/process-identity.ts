@@ -28,12 +28,26 @@ export function currentProcessIdentity(): ProcessIdentity {
 
 /** When a process of this pid namespace started, or undefined when it does not run or /proc cannot say. */
 export function processStartOf(pid: number): string | undefined {
+  // Fields from 3 on: starttime, field 22, is the 20th of them.
+  return statFieldsOf(pid)?.[19];
+}
+
+/**
+ * Whether a process has ended but not been reaped yet: a zombie (`Z`) or dead (`X`) in field 3 of /proc/PID/stat.
+ * Such a process answers `kill(pid, 0)` and keeps its start time until its parent waits for it, which a container
+ * whose PID 1 never reaps does never: its lock is stale all the same. False where /proc cannot say.
+ */
+export function processEnded(pid: number): boolean {
+  const state = statFieldsOf(pid)?.[0];
+  return state === 'Z' || state === 'X';
+}
+
+/** The fields of /proc/PID/stat from field 3 (the process state) on, or undefined when it cannot be read. */
+function statFieldsOf(pid: number): string[] | undefined {
   const stat = readText(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   // The command name (field 2) is in parentheses and may hold spaces or parentheses itself: count after the last.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields from 3 on: starttime, field 22, is the 20th of them.
-  return fields[19];
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Who held a lock, as this process can judge them. */
@@ -78,10 +92,10 @@ export function judgeHolder(held: HeldBy, here: ProcessIdentity = currentProcess
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !processEnded(pid);
 }
 
 function readText(file: string): string | undefined {

@@ -39,7 +39,11 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags, Pick<ApplyOptions,
   confirm?: (plan: Plan, decision: Extract<ApprovalDecision, { kind: 'ask' }>) => Promise<boolean>;
   /** Called with the plan before anything is sent (the CLI prints it). */
   onPlan?: (plan: Plan) => void;
-  /** Called when a dead run's lock was taken over. */
+  /**
+   * Called when a dead run's lock was taken over.
+   * @deprecated `onStaleLock` of the state location (open-workspace.ts, StateLocation) tells it for every command
+   * that takes the lock; the CLI uses that one. Setting both reports a takeover twice.
+   */
   onStaleLock?: (holder: LockInfo) => void;
   maxRegenerations?: number;
   /** `--recreate`: addresses whose unconfirmed earlier create may be sent again (approval.ts, checkRecreates). */

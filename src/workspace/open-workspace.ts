@@ -11,10 +11,11 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { selectEnvironment } from '../manifest/project-file.js';
 import type { EnvironmentSettings } from '../manifest/project-file.js';
-import type { StateBackend } from '../state/backend.js';
+import type { LockInfo, StateBackend } from '../state/backend.js';
 import { createStateBackend } from '../state/create-backend.js';
 import { waitingForLock } from '../state/lock-wait.js';
 import type { LockWait } from '../state/lock-wait.js';
+import { reportingStaleLock } from '../state/report-stale-lock.js';
 
 /** Where state lives: `--state PATH` or a postgres:// URL (`.scrapeform/state.json` by default), and the workspace. */
 export interface StateLocation {
@@ -25,6 +26,11 @@ export interface StateLocation {
   lockWait?: LockWait;
   /** SCRAPEFORM_STATE_TIMEOUT: how long a state database may take to connect or to answer one query. */
   databaseTimeoutMs?: number;
+  /**
+   * Called when taking the lock took over the lock of a run that had died on this machine, whatever the command
+   * (the CLI warns); the library never prints.
+   */
+  onStaleLock?: (holder: LockInfo) => void;
 }
 
 /** Which environment of scrapeform.yaml to act on (`--env`), and values for its variables (`--var-file`). */
@@ -75,7 +81,10 @@ export function openState(location: StateLocation): OpenState {
     location.workspace,
     location.databaseTimeoutMs !== undefined ? { databaseTimeoutMs: location.databaseTimeoutMs } : {},
   );
-  const backend = location.lockWait !== undefined ? waitingForLock(created, location.lockWait) : created;
+  const backend = reportingStaleLock(
+    location.lockWait !== undefined ? waitingForLock(created, location.lockWait) : created,
+    location.onStaleLock,
+  );
   return { backend, close: async () => backend.close?.() };
 }
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import type { ParserState, State } from '../../src/state/model.js';
 
@@ -18,6 +19,20 @@ export function heldByLiveProcess(): Record<string, unknown> {
     host: hostname(),
     pid: process.pid,
     started: new Date().toISOString(),
+    operation: 'apply',
+  };
+}
+
+/** A state lock as a process of this machine that has ended held it: stale, so the next run takes it over. */
+export async function heldByDeadProcess(): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  if (child.pid === undefined) throw new Error('no pid');
+  return {
+    holder: 'ci@here',
+    host: hostname(),
+    pid: child.pid,
+    started: '2026-01-01T00:00:00.000Z',
     operation: 'apply',
   };
 }

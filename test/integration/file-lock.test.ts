@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ScrapeformError } from '../../src/errors.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
-import { currentProcessIdentity } from '../../src/state/process-identity.js';
+import { currentProcessIdentity, processEnded } from '../../src/state/process-identity.js';
 
 const BUILT_BACKEND = path.resolve(import.meta.dirname, '../../dist/state/file-backend.js');
 
@@ -165,6 +166,58 @@ describe('the state file lock', () => {
     await staleLock(file, { ...here, pid: process.pid });
     expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
   });
+
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'a lock whose holder was killed but not reaped (a zombie) is taken over, and force-unlock breaks it without --force',
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+      const file = path.join(dir, 'state.json');
+      // The run takes the lock in a child of a shell that then becomes `sleep`, which never waits for its children:
+      // killed, the run stays a zombie, as under a container's PID 1 that does not reap.
+      const run = `
+        import { FileStateBackend } from ${JSON.stringify(pathToFileURL(BUILT_BACKEND).href)};
+        await new FileStateBackend(process.argv[1]).lock('apply');
+        console.log('LOCKED ' + process.pid);
+        setInterval(() => {}, 1000);
+      `;
+      const parent = spawn(
+        'sh',
+        ['-c', `"$NODE" --input-type=module -e "$RUN" "$1" & exec sleep 30`, 'sh', file],
+        {
+          env: { ...process.env, NODE: process.execPath, RUN: run },
+        },
+      );
+      try {
+        const pid = await new Promise<number>((resolve, reject) => {
+          let out = '';
+          parent.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+            const locked = /LOCKED (\d+)/.exec(out);
+            if (locked?.[1] !== undefined) resolve(Number(locked[1]));
+          });
+          parent.on('exit', () => reject(new Error(`the run ended before locking: ${out}`)));
+        });
+        process.kill(pid, 'SIGKILL');
+        while (!processEnded(pid)) await new Promise((resolve) => setTimeout(resolve, 10));
+        // It still answers kill(pid, 0), with the start time the lock recorded.
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        const lockText = await readFile(`${file}.lock`, 'utf8');
+
+        const backend = new FileStateBackend(file);
+        const lock = await backend.lock('apply');
+        expect(backend.staleLockBroken?.pid).toBe(pid);
+        await lock.release();
+
+        await writeFile(`${file}.lock`, lockText);
+        const broken = await new FileStateBackend(file).forceUnlock();
+        expect(broken?.pid).toBe(pid);
+        await expect(readFile(`${file}.lock`, 'utf8')).rejects.toThrow(/ENOENT/);
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+    20_000,
+  );
 
   it('a lock left empty (a run killed between creating and writing it) is taken over once older than any write', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +105,85 @@ describe('state push', () => {
       stdout: `Pushed 1 object to ${backendFile} (serial 5).\n`,
       stderr: '',
     });
+  });
+});
+
+describe('state push of a file the backends would not read', () => {
+  const project = { kind: 'Project', id: 7, name: 'a', definition: {} };
+  it.each([
+    [
+      'no lineage',
+      { format_version: 1, serial: 3, resources: { 'project.a': project } },
+      'it has no lineage',
+    ],
+    [
+      'resources null',
+      { format_version: 1, serial: 9, lineage: 'x', resources: null },
+      'resources is null, not an object of addresses',
+    ],
+    [
+      'resources an array',
+      { format_version: 1, serial: 9, lineage: 'x', resources: [project] },
+      'resources is [{"kind":"Project","id":7,"name":"a",..., not an object of addresses',
+    ],
+    [
+      'a resource that is not one',
+      { format_version: 1, serial: 9, lineage: 'x', resources: { 'project.a': null } },
+      'resources.project.a is null, not a Parser or a Project',
+    ],
+    [
+      'intents an array',
+      { format_version: 1, serial: 9, lineage: 'x', resources: {}, intents: [] },
+      'intents is [], not an object of addresses',
+    ],
+  ])(
+    'refuses a file with %s before taking the lock, naming what is wrong; nothing is written',
+    async (_, pushed, problem) => {
+      const cwd = await folder();
+      const backendFile = path.join(cwd, 'backend.json');
+      await writeFile(path.join(cwd, 'pushed.json'), JSON.stringify(pushed));
+      // A run holding the lock: the file is refused before the lock is asked for, so not with state.locked.
+      const lock = await new FileStateBackend(backendFile).lock('apply');
+      const refused = await runScrapeform(['state', 'push', 'pushed.json', '--state', backendFile], { cwd });
+      expect(refused).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `error: pushed.json is not a scrapeform state (${problem}): nothing was pushed\n  hint: push a file written by state pull, or a .scrapeform/state.json\n`,
+      });
+      await lock.release();
+      expect((await readdir(cwd)).sort()).toEqual(['pushed.json']);
+      // And with the lock free, the same.
+      expect(await runScrapeform(['state', 'push', 'pushed.json', '--state', backendFile], { cwd })).toEqual(
+        refused,
+      );
+      expect((await readdir(cwd)).sort()).toEqual(['pushed.json']);
+    },
+  );
+
+  it('a file with an empty lineage keeps the backend’s lineage, and says so', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    await writeFile(backendFile, JSON.stringify({ ...stateOf({}), lineage: 'BACKEND', serial: 4 }));
+    await writeFile(
+      path.join(cwd, 'pushed.json'),
+      JSON.stringify({
+        ...stateOf({ 'project.a': { kind: 'Project', id: 7, name: 'a', definition: {} } }),
+        lineage: '',
+        serial: 6,
+      }),
+    );
+    expect(await runScrapeform(['state', 'push', 'pushed.json', '--state', backendFile], { cwd })).toEqual({
+      code: 0,
+      stdout: `Pushed 1 object to ${backendFile} (serial 5).\n`,
+      stderr: 'pushed.json has no lineage: the backend keeps its own (BACKEND)\n',
+    });
+    const written = JSON.parse(await readFile(backendFile, 'utf8')) as State;
+    expect([written.lineage, Object.keys(written.resources)]).toEqual(['BACKEND', ['project.a']]);
+    // What was pushed is read back by every command.
+    const pulled = await runScrapeform(['state', 'pull', '--state', backendFile], { cwd });
+    expect([pulled.code, (JSON.parse(pulled.stdout) as State).lineage]).toEqual([0, 'BACKEND']);
+    const output = await runScrapeform(['output', '--state', backendFile], { cwd });
+    expect([output.code, output.stderr]).toEqual([0, '']);
   });
 });
 
