@@ -111,3 +111,29 @@ export function lockAliveError(location: string, held: LockInfo): ScrapeformErro
     },
   );
 }
+
+/**
+ * The backend with another `lock()` (one that waits, or reports what it took over), everything else its own: read
+ * through, so what a lock sets on it (`staleLockBroken`) is seen through the wrapper.
+ */
+export function withLock(
+  backend: StateBackend,
+  lock: (operation: string) => Promise<StateLock>,
+): StateBackend {
+  return {
+    get location() {
+      return backend.location;
+    },
+    get stateIdentity() {
+      return backend.stateIdentity;
+    },
+    get staleLockBroken() {
+      return backend.staleLockBroken;
+    },
+    read: () => backend.read(),
+    write: (state) => backend.write(state),
+    lock,
+    forceUnlock: (options) => backend.forceUnlock(options),
+    close: async () => backend.close?.(),
+  };
+}

@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { withLock } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
 
 /** How long `lock()` may wait for a lock another run holds (`--lock-timeout`), and who hears about the wait. */
@@ -62,22 +63,7 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
       }
     }
   };
-  return {
-    get location() {
-      return backend.location;
-    },
-    get stateIdentity() {
-      return backend.stateIdentity;
-    },
-    get staleLockBroken() {
-      return backend.staleLockBroken;
-    },
-    read: () => backend.read(),
-    write: (state) => backend.write(state),
-    lock,
-    forceUnlock: (options) => backend.forceUnlock(options),
-    close: async () => backend.close?.(),
-  };
+  return withLock(backend, lock);
 }
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {

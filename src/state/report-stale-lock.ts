@@ -1,3 +1,4 @@
+import { withLock } from './backend.js';
 import type { LockInfo, StateBackend } from './backend.js';
 
 /**
@@ -10,25 +11,10 @@ export function reportingStaleLock(
   onStaleLock: ((holder: LockInfo) => void) | undefined,
 ): StateBackend {
   if (onStaleLock === undefined) return backend;
-  return {
-    get location() {
-      return backend.location;
-    },
-    get stateIdentity() {
-      return backend.stateIdentity;
-    },
-    get staleLockBroken() {
-      return backend.staleLockBroken;
-    },
-    read: () => backend.read(),
-    write: (state) => backend.write(state),
-    lock: async (operation) => {
-      const lock = await backend.lock(operation);
-      const stale = backend.staleLockBroken;
-      if (stale !== undefined) onStaleLock(stale);
-      return lock;
-    },
-    forceUnlock: (options) => backend.forceUnlock(options),
-    close: async () => backend.close?.(),
-  };
+  return withLock(backend, async (operation) => {
+    const lock = await backend.lock(operation);
+    const stale = backend.staleLockBroken;
+    if (stale !== undefined) onStaleLock(stale);
+    return lock;
+  });
 }

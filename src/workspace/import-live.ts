@@ -3,13 +3,12 @@ import path from 'node:path';
 import ignore from 'ignore';
 import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
-import { hasErrors } from '../manifest/diagnostic.js';
 import { walkSkips } from '../manifest/discover-files.js';
 import { loadManifests } from '../manifest/load-manifests.js';
-import { selectEnvironment } from '../manifest/project-file.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
+import { chosenEnvironment } from './open-workspace.js';
 import type { Services } from './open-workspace.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
@@ -251,23 +250,15 @@ interface ImportTarget {
  * declared object would be imported again under a second manifest of the same name.
  */
 async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
-  const selected = selectEnvironment({
-    env: options.env,
-    paths: [],
-    environment: options.environment,
-    varFiles: options.varFiles,
-    projectFile: options.projectFile,
-  });
-  if (hasErrors(selected.diagnostics)) {
-    throw new ScrapeformError(
-      'manifest.invalid',
-      'scrapeform.yaml or the chosen environment has errors; nothing was imported',
-      {
-        details: { diagnostics: selected.diagnostics },
-        hint: 'fix the problems above (scrapeform validate checks offline)',
-      },
-    );
-  }
+  const selected = chosenEnvironment(
+    {
+      env: options.env,
+      environment: options.environment,
+      varFiles: options.varFiles,
+      projectFile: options.projectFile,
+    },
+    'nothing was imported',
+  );
   const name = selected.settings?.name;
   const reads = name !== undefined ? environmentReads(selected, name, options.out) : undefined;
   const out = reads?.out ?? options.out ?? '.';

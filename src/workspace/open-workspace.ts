@@ -10,6 +10,7 @@ import { valuesDeclared } from '../manifest/check-key-values.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { selectEnvironment } from '../manifest/project-file.js';
+import type { SelectedEnvironment } from '../manifest/project-file.js';
 import type { EnvironmentSettings } from '../manifest/project-file.js';
 import type { LockInfo, StateBackend } from '../state/backend.js';
 import { createStateBackend } from '../state/create-backend.js';
@@ -95,6 +96,17 @@ export function openState(location: StateLocation): OpenState {
 export function readEnvironmentSettings(
   options: EnvironmentOptions & { env: ServicesOptions['env'] },
 ): EnvironmentSettings | undefined {
+  return chosenEnvironment(options, 'nothing was sent').settings;
+}
+
+/**
+ * The environment chosen in scrapeform.yaml (with its paths and variables), or a `manifest.invalid` error listing
+ * the file's problems and saying what was not done (`consequence`): a command never goes on without it.
+ */
+export function chosenEnvironment(
+  options: EnvironmentOptions & { env: ServicesOptions['env'] },
+  consequence: string,
+): SelectedEnvironment {
   const selected = selectEnvironment({
     env: options.env,
     paths: options.paths ?? [],
@@ -105,14 +117,14 @@ export function readEnvironmentSettings(
   if (hasErrors(selected.diagnostics)) {
     throw new ScrapeformError(
       'manifest.invalid',
-      'scrapeform.yaml or the chosen environment has errors; nothing was sent',
+      `scrapeform.yaml or the chosen environment has errors; ${consequence}`,
       {
         details: { diagnostics: selected.diagnostics.filter((d) => d.severity === 'error') },
         hint: 'fix the problems above (scrapeform validate checks offline)',
       },
     );
   }
-  return selected.settings;
+  return selected;
 }
 
 /**
