@@ -9,7 +9,8 @@ import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
-import type { WatchNotification } from '../../src/workspace/watch-loop.js';
+import type { WatchNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
+import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
 import { heldByLiveProcess } from '../helpers/state.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
@@ -58,6 +59,32 @@ function startWatch(ws: TestWorkspace, extra: string[]) {
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, stderr: () => stderr, stdout: () => stdout, exited };
+}
+
+/** One run of a library watch that heals with no regeneration allowed: its status, notifications and events. */
+async function healOnce(
+  ws: TestWorkspace,
+  manifests: LoadedManifests,
+): Promise<{ status: WatchStatus; posted: WatchNotification[]; events: string[] }> {
+  const posted: WatchNotification[] = [];
+  const events: string[] = [];
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => events.push(e.type),
+    },
+  );
+  return { status, posted, events };
 }
 
 it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics, a notification, SIGTERM exits 0 with the lock released', async () => {
@@ -212,24 +239,7 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
   const id = String((await ws.state()).resources['parser.books']?.id);
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const posted: WatchNotification[] = [];
-  const events: string[] = [];
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-      onEvent: (e) => events.push(e.type),
-    },
-  );
+  const { status, posted, events } = await healOnce(ws, manifests);
   expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
   expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
   expect(posted[0]?.heal?.skipped).toContain('regenerate');
@@ -396,24 +406,7 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   await ws.write({ 'books.yaml': bookParser(FIELDS) });
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const posted: WatchNotification[] = [];
-  const events: string[] = [];
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-      onEvent: (e) => events.push(e.type),
-    },
-  );
+  const { status, posted, events } = await healOnce(ws, manifests);
   expect(events).toEqual(['checked', 'heal-left', 'healed', 'checked', 'notified']);
   expect(status).toMatchObject({
     drifted: 0,
