@@ -94,38 +94,21 @@ describe('import with environments', () => {
     ]);
   });
 
-  it('writes into the first path of the environment when --out is left out, and the next plan reads it', async () => {
-    const imported = await scrapeform(['import', '--env', 'prod', '--filter', 'legacy']);
+  it.each([
+    [
+      'the first path of the environment when --out is left out',
+      [],
+      path.join('prod', 'project-legacy.yaml'),
+    ],
+    [
+      'any path of the environment given with --out',
+      ['--out', 'shared/imported'],
+      path.join('shared', 'imported', 'project-legacy.yaml'),
+    ],
+  ])('writes into %s, and the next plan reads it: no changes', async (_, out, file) => {
+    const imported = await scrapeform(['import', '--env', 'prod', ...out, '--filter', 'legacy']);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toBe(`imported project.legacy -> ${path.join('prod', 'project-legacy.yaml')}\n`);
-    const plan = await scrapeform([
-      'plan',
-      '--env',
-      'prod',
-      '--target',
-      'project.legacy',
-      '--detailed-exitcode',
-    ]);
-    expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
-      0,
-      'No changes among the objects selected (a partial plan: see its warning).',
-    ]);
-  });
-
-  it('writes into any path of the environment given with --out, and the next plan is empty', async () => {
-    const imported = await scrapeform([
-      'import',
-      '--env',
-      'prod',
-      '--out',
-      'shared/imported',
-      '--filter',
-      'legacy',
-    ]);
-    expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toBe(
-      `imported project.legacy -> ${path.join('shared', 'imported', 'project-legacy.yaml')}\n`,
-    );
+    expect(imported.stdout).toBe(`imported project.legacy -> ${file}\n`);
     const plan = await scrapeform([
       'plan',
       '--env',
