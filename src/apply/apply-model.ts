@@ -56,6 +56,8 @@ export interface ApplyOptions {
   now?: () => number;
   /** How long commits wait in memory before they are written together (StateStore). */
   stateWriteWindowMs?: number;
+  /** How long a state write may take before the calls after it wait for it (StateStore; for tests). */
+  stateWriteLateMs?: number;
   /** Reads around each regenerating change (the caller leaves them out with --no-wait). */
   hooks?: RegenerationHooks;
 }

@@ -24,7 +24,12 @@ import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
  * in full before this returns, even on an error.
  */
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
-  const store = new StateStore(options.backend, options.state, options.stateWriteWindowMs);
+  const store = new StateStore(
+    options.backend,
+    options.state,
+    options.stateWriteWindowMs,
+    options.stateWriteLateMs,
+  );
   const results: ChangeResult[] = [];
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

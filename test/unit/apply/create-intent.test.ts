@@ -514,6 +514,7 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
       state: structuredClone(empty),
       concurrency: 4,
       stateWriteWindowMs: 5,
+      stateWriteLateMs: 5,
       live: { parsers: [], projects: [] },
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
