@@ -164,6 +164,10 @@ function applyEdit(
         return `rename ${edit.from}: ${inheritedFrom(inherited, path)}; renaming it there would rename it for every object built on it (rename it by hand: ${leafOf(edit.from)}: null, and the field under its new name)`;
       const map = fieldMap(doc, parentPath(edit.from));
       const pair = map?.items.find((p) => scalarOf(p.key) === leafOf(edit.from));
+      // Done already (a run stopped after its manifest write, or an edit by hand): nothing to write. The reload
+      // check after the edits still compares what the manifests then declare with what is live.
+      const done = map?.items.some((p) => scalarOf(p.key) === leafOf(edit.to)) === true;
+      if (pair === undefined && done && fieldMap(doc, parentPath(edit.to)) === map) return undefined;
       if (pair === undefined || !isScalar(pair.key)) return `rename ${edit.from}: not in ${own.file}`;
       pair.key.value = leafOf(edit.to);
       return undefined;
@@ -176,6 +180,8 @@ function applyEdit(
         return undefined;
       }
       const map = fieldMap(doc, parentPath(edit.field));
+      // Not written (removed already, by an earlier run or by hand): nothing to remove; the reload check decides.
+      if (map !== undefined && !map.has(leafOf(edit.field))) return undefined;
       if (map === undefined || !map.delete(leafOf(edit.field)))
         return `remove ${edit.field}: not in ${own.file}`;
       return undefined;

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../helpers/child-cli.js';
@@ -173,6 +173,29 @@ describe('scrapeform drift', () => {
     expect((await drift([])).code).toBe(0);
     const validate = await runScrapeform(['validate', path.join(ws.dir, 'manifests')]);
     expect(validate.stderr + validate.stdout).toContain('the description is a placeholder');
+  });
+
+  it('--accept when the manifest already declares the live fields (a run stopped between its two writes, or an edit by hand) finishes it', async () => {
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const { parser } = await ids();
+    await h.parsers.update(parser, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+    const removed = await h.parsers.update(parser, 1, { remove_fields: ['title'] });
+    await waitForVersion(h.parsers, parser, removed.version);
+    const file = path.join(ws.dir, 'manifests', 'books.yaml');
+    const written = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      written
+        .replace('  price:', '  cost:')
+        .replace('  title: { description: Book title, selector: h1 }\n', ''),
+    );
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('accepted parser.books');
+    expect((await ws.state()).resources['parser.books']).toMatchObject({ version: removed.version });
+    expect((await drift([])).code).toBe(0);
+    expect((await ws.plan()).status).toBe('no_changes');
   });
 
   it('--accept of a parser deleted by hand drops it from state and removes its manifest document', async () => {
