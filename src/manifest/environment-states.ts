@@ -69,19 +69,23 @@ export function sharedStates(
 }
 
 /**
- * The database a PostgreSQL URL reaches, however it is spelled: `postgres://` or `postgresql://`, the host in any
- * case, the port 5432 written or not, the database name percent-encoded or not. The user name and password do not
- * choose the database, so two environments that log in differently to one database and workspace still share a
- * state; nor do parameters, as the identity a saved plan records (state/database-url.ts) has none. A URL that
- * names no database reaches the one named after its user, as the driver does. A URL that cannot be read is kept
- * as written (the backend refuses it before connecting).
+ * The state a PostgreSQL URL reaches, however it is spelled: `postgres://` or `postgresql://`, the host in any case,
+ * the port 5432 written or not, the database name percent-encoded or not, the parameters in any order. The user
+ * name and the parameters count: the tables are made in the session's current schema, which a parameter
+ * (`options=-c search_path=…`) or the role (a schema of its own name, first in the default search path) may choose,
+ * so two environments that log in differently may well hold separate states in one database; only the same login
+ * and parameters are surely one state. The password does not count. A URL that names no database reaches the one
+ * named after its user, as the driver does. A URL that cannot be read is kept as written (the backend refuses it
+ * before connecting).
  */
 function databaseKey(url: string): string {
   const parsed = readableUrl(url);
   if (parsed === undefined) return url;
   const port = parsed.port === '' ? '5432' : parsed.port;
-  const database = decoded(parsed.pathname.replace(/^\//, '')) || decoded(parsed.username);
-  return `postgres://${parsed.hostname.toLowerCase()}:${port}/${database}`;
+  const user = decoded(parsed.username);
+  const database = decoded(parsed.pathname.replace(/^\//, '')) || user;
+  const parameters = [...parsed.searchParams].map(([k, v]) => `${k}=${v}`).sort();
+  return `postgres://${encodeURIComponent(user)}@${parsed.hostname.toLowerCase()}:${port}/${database}?${parameters.join('&')}`;
 }
 
 /** Percent-encoding undone, or the text as written when it is not valid. */

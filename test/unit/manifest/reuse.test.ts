@@ -414,26 +414,26 @@ environments:
     ]);
   });
 
-  it('finds one PostgreSQL database however its URL is spelled, whoever logs in to it', async () => {
+  it('finds one PostgreSQL state however its URL is spelled, and never takes two logins or schemas for one', async () => {
     const dir = await project({
       'scrapeform.yaml': `kind: Config
 environments:
-  a: { state: "postgres://ci@db/scrapeform", workspace: main }
-  b: { state: "postgresql://ci@db:5432/scrapeform", workspace: main }
-  c: { state: "postgres://deploy:S3cretPw@DB:5432/scrape%66orm", workspace: main }
-  d: { state: "postgres://ci@db:5433/scrapeform", workspace: main }
-  e: { state: "postgres://ci@db/other", workspace: main }
-  f: { state: "postgres://ci@db/scrapeform", workspace: prod }
-  g: { state: "postgres://scrapeform@db", workspace: main }
-  h: { state: "postgres://ci@db", workspace: main }
+  a: { state: "postgres://ci@db/scrapeform?sslmode=require&application_name=sf", workspace: main }
+  b: { state: "postgresql://ci:S3cretPw@DB:5432/scrape%66orm?application_name=sf&sslmode=require", workspace: main }
+  c: { state: "postgres://deploy@db/scrapeform?sslmode=require&application_name=sf", workspace: main }
+  d: { state: "postgres://ci@db:5433/scrapeform?sslmode=require&application_name=sf", workspace: main }
+  e: { state: "postgres://ci@db/other?sslmode=require&application_name=sf", workspace: main }
+  f: { state: "postgres://ci@db/scrapeform?sslmode=require&application_name=sf", workspace: prod }
+  g: { state: "postgres://ci@db/scrapeform?options=-c%20search_path%3Dstaging", workspace: main }
+  h: { state: "postgres://scrapeform@db", workspace: main }
+  i: { state: "postgres://scrapeform@db/scrapeform", workspace: main }
 `,
       'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
     });
     const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
     expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
-      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci@db:5432/scrapeform, workspace main): each would plan deleting the other's objects`,
-      `5:3 config.shared-state environments.c environments "a" and "c" share one state (postgres://deploy:***@DB:5432/scrape%66orm, workspace main): each would plan deleting the other's objects`,
-      `9:3 config.shared-state environments.g environments "a" and "g" share one state (postgres://scrapeform@db, workspace main): each would plan deleting the other's objects`,
+      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci:***@DB:5432/scrape%66orm?application_name=sf&sslmode=require, workspace main): each would plan deleting the other's objects`,
+      `11:3 config.shared-state environments.i environments "h" and "i" share one state (postgres://scrapeform@db/scrapeform, workspace main): each would plan deleting the other's objects`,
     ]);
     expect(loaded.environments).toEqual([]);
   });
