@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
@@ -162,7 +163,8 @@ function giveDistinctFiles(planned: ImportedObject[]): void {
     const extension = path.extname(p.file);
     const stem = p.file.slice(0, p.file.length - extension.length);
     let n = 2;
-    while (taken.has(key(`${stem}-${n}${extension}`))) n++;
+    // Nor a file already there (an earlier import's `-2`): the import would then refuse to overwrite it.
+    while (taken.has(key(`${stem}-${n}${extension}`)) || existsSync(`${stem}-${n}${extension}`)) n++;
     p.file = `${stem}-${n}${extension}`;
     taken.add(key(p.file));
     claimed.add(key(p.file));
@@ -302,8 +304,9 @@ function environmentReads(
   given: string | undefined,
 ): Pick<ImportTarget, 'out' | 'checkRead'> {
   const written = selected.project?.config?.environments?.[name]?.paths ?? ['.'];
-  const [first] = selected.paths;
-  const out = given ?? first ?? '.';
+  // A path of the environment may be a file: the folder written into is the first path that is a folder (or is
+  // not there yet, and will be made), and an --out that is a file is refused below.
+  const out = given ?? selected.paths.find(isFolderOrMissing) ?? '.';
   const walk = { exclude: selected.exclude, projectFile: selected.project?.file };
   const lost = `the next plan --env ${name} would not see the manifests imported there and would plan deleting their objects; nothing was imported`;
   const hint = `import into one of its paths, or leave --out out to write into the first (${written[0] ?? '.'})`;
@@ -311,6 +314,7 @@ function environmentReads(
   const ignored = `environment "${name}" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder)`;
   const refuse = (why: string): ScrapeformError =>
     new ScrapeformError('import.out-not-read', `--out ${out}: ${why}; ${lost}`, { hint });
+  if (!isFolderOrMissing(out)) throw refuse('a file, not a folder to write manifests into');
   const root = selected.paths.find((p) => isWithin(out, p));
   if (root === undefined)
     throw refuse(`environment "${name}" does not read it (its paths: ${written.join(', ')})`);
@@ -328,6 +332,15 @@ function environmentReads(
       );
     },
   };
+}
+
+/** Whether a path is a folder, or is not there yet (import makes it). */
+function isFolderOrMissing(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 /** Whether `given` is `root` or lies below it. */

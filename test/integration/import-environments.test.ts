@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
@@ -147,6 +147,26 @@ describe('import with environments', () => {
     expect((await readdir(path.join(dir, 'staging'))).sort()).toEqual(['.keep']);
     expect(await readdir(path.join(dir, 'prod'))).toEqual(['nightly.yaml']);
     await expect(readdir(path.join(dir, '.scrapeform'))).rejects.toThrow('ENOENT');
+  });
+
+  it('writes into the first path of the environment that is a folder, and refuses an --out that is a file', async () => {
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      CONFIG.replace('paths: [prod, shared]', 'paths: [prod/nightly.yaml, shared]'),
+    );
+    const before = h.emulator.requestLog.length;
+    const refused = await scrapeform(['import', '--env', 'prod', '--out', 'prod/nightly.yaml']);
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      1,
+      '',
+      `error: --out prod/nightly.yaml: a file, not a folder to write manifests into; the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod/nightly.yaml)\n`,
+    ]);
+    expect(h.emulator.requestLog.length).toBe(before);
+    const imported = await scrapeform(['import', '--env', 'prod', '--filter', 'legacy']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(
+      `imported project.legacy -> ${path.join('shared', 'project-legacy.yaml')}\n`,
+    );
   });
 
   it('refuses a file the environment would not read, before writing anything', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -87,6 +87,10 @@ describe('import guards', () => {
   it('gives objects whose names differ only in case each its own file, and the next plan is empty', async () => {
     h = await startTestEmulator();
     const { dir, scrapeform, state } = await workspace(h);
+    const out = path.join(dir, 'imported');
+    // A file an earlier import wrote with a suffix is not written over: the suffixes go past it.
+    await mkdir(out, { recursive: true });
+    await writeFile(path.join(out, 'parser-books-2.yaml'), '# an earlier import\n');
     for (const name of ['books', 'Books', 'BOOKS'])
       expect(
         (
@@ -99,22 +103,23 @@ describe('import guards', () => {
         ).status,
       ).toBe(201);
     await h.emulator.idle();
-    const out = path.join(dir, 'imported');
     const imported = await scrapeform(['import', '--out', out]);
     expect(imported.code, imported.stderr).toBe(0);
     // By code unit, upper case first: the first keeps the plain name, each other one the next free suffix.
     expect(imported.stdout.split('\n').sort()).toEqual([
       '',
       `imported parser.BOOKS -> ${path.join(out, 'parser-books.yaml')}`,
-      `imported parser.Books -> ${path.join(out, 'parser-books-2.yaml')}`,
-      `imported parser.books -> ${path.join(out, 'parser-books-3.yaml')}`,
+      `imported parser.Books -> ${path.join(out, 'parser-books-3.yaml')}`,
+      `imported parser.books -> ${path.join(out, 'parser-books-4.yaml')}`,
     ]);
     expect((await readdir(out)).sort()).toEqual([
       'parser-books-2.yaml',
       'parser-books-3.yaml',
+      'parser-books-4.yaml',
       'parser-books.yaml',
     ]);
-    expect(await readFile(path.join(out, 'parser-books-2.yaml'), 'utf8')).toContain('\nname: Books\n');
+    expect(await readFile(path.join(out, 'parser-books-2.yaml'), 'utf8')).toBe('# an earlier import\n');
+    expect(await readFile(path.join(out, 'parser-books-3.yaml'), 'utf8')).toContain('\nname: Books\n');
     expect(Object.keys((await state()).resources).sort()).toEqual([
       'parser.BOOKS',
       'parser.Books',
