@@ -97,9 +97,17 @@ export async function readLive(
     // their own (a list lagging behind it): that version is read by its number, so the plan neither reports the
     // parser moved back nor bases a PATCH on an older version (which would drop the change made since). A 404
     // for it keeps what the latest read said.
-    const floor = seen.get(id);
-    if (floor !== undefined && read.version < floor) {
-      const atFloor = await unless404(() => clients.parsers.get(id, floor, signal, { name: read.name }));
+    // The version a lost PATCH answer may have made is looked for first; it may not exist, so a 400 for it (a
+    // service that answers an unknown version so) is read as a 404. Then the one state surely saw or was told of.
+    const { known, maybe } = seen.get(id) ?? {};
+    for (const [floor, absent] of [
+      [maybe, [400, 404]],
+      [known, [404]],
+    ] as const) {
+      if (floor === undefined || read.version >= floor) continue;
+      const atFloor = await unlessStatus(absent, () =>
+        clients.parsers.get(id, floor, signal, { name: read.name }),
+      );
       if (atFloor !== undefined) {
         details[id] = atFloor;
         return;
@@ -124,20 +132,23 @@ export async function readLive(
 }
 
 /**
- * The highest version of each recorded parser this state saw, was told of or may have made: the one last seen
- * FINISHED, one seen FAILED, the one the service announced for a change (pending), or the one a PATCH whose answer
- * was lost would make (which a 404 for it then says did not land).
+ * For each recorded parser, the highest version this state saw or was told of (`known`: the one last seen FINISHED,
+ * one seen FAILED, the one the service announced for a change), and the one a PATCH whose answer was lost would
+ * make (`maybe`: it may not exist). The parser has at least `known`.
  */
-function versionsSeen(state: State): Map<string, number> {
-  const out = new Map<string, number>();
+function versionsSeen(state: State): Map<string, { known?: number; maybe?: number }> {
+  const out = new Map<string, { known?: number; maybe?: number }>();
   for (const recorded of recordedOf<ParserState>(state, 'Parser')) {
-    const highest = Math.max(
+    const known = Math.max(
       recorded.version ?? -1,
       recorded.failed?.version ?? -1,
       recorded.pending?.version ?? -1,
-      expectedPatchVersion(recorded) ?? -1,
     );
-    if (highest >= 0) out.set(recorded.id, highest);
+    const maybe = expectedPatchVersion(recorded);
+    out.set(recorded.id, {
+      ...(known >= 0 ? { known } : {}),
+      ...(maybe !== undefined && maybe > known ? { maybe } : {}),
+    });
   }
   return out;
 }
@@ -165,10 +176,15 @@ function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R[
 
 /** The call's answer, or undefined when the service says 404: the one answer that means "gone". */
 export async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
+  return unlessStatus([404], call);
+}
+
+/** The call's answer, or undefined when the service answers one of `statuses`; any other failure is thrown. */
+async function unlessStatus<T>(statuses: readonly number[], call: () => Promise<T>): Promise<T | undefined> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined;
+    if (error instanceof ApiError && statuses.includes(error.status)) return undefined;
     throw error;
   }
 }
