@@ -44,6 +44,12 @@ export interface AcceptedDrift {
  * descriptions: new fields get a placeholder. Never prints, never exits.
  */
 export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {}): Promise<AcceptedDrift> {
+  // Checked before the lock and any call: every edit is checked by reading the manifests again.
+  const reload = ws.reloadManifests;
+  if (reload === undefined)
+    throw new TypeError(
+      'acceptDrift needs ws.reloadManifests (openWorkspace sets it) to check its manifest edits',
+    );
   const lock = await ws.backend.lock('drift --accept');
   try {
     const { state, report } = await detectWorkspaceDrift(ws, {
@@ -81,7 +87,7 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
       candidates.push({ entry, declared, edits });
     }
     // Manifests first: a run stopped between the two leaves state as it was, and accepting again finishes it.
-    const files = await editUntilTaken(ws, candidates, skipped);
+    const files = await editUntilTaken(ws, reload, candidates, skipped);
     candidates = candidates.filter((c) => !files.failed.has(c.entry.address));
     const resources: Record<string, ResourceState> = { ...state.resources };
     for (const { entry } of candidates) {
@@ -121,6 +127,7 @@ interface Candidate {
  */
 async function editUntilTaken(
   ws: Workspace,
+  reload: () => Promise<LoadedManifests>,
   candidates: readonly Candidate[],
   skipped: string[],
 ): Promise<{ changed: string[]; failed: Set<string> }> {
@@ -139,11 +146,6 @@ async function editUntilTaken(
         templates.set(origin.file, await readFile(origin.file, 'utf8'));
     }
   }
-  const reload = ws.reloadManifests;
-  if (reload === undefined)
-    throw new Error(
-      'acceptDrift needs ws.reloadManifests (openWorkspace sets it) to check its manifest edits',
-    );
   const onDisk = new Map<string, string | null>(originals);
   for (;;) {
     const byFile = new Map<string, Candidate[]>();
