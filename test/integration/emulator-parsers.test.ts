@@ -236,21 +236,7 @@ describe('parse (seed 1, endpoint 4)', () => {
     );
   });
 
-  it('takes scraping parameters from the query (render)', async () => {
-    const { id } = await h.parsers.create({
-      name: 'shop',
-      urls: [SHOP],
-      scraper_params: { render: true },
-      fields: [{ name: 'price', description: 'Current price', type: 'number', selector: '.price-current' }],
-    });
-    await waitForVersion(h.parsers, id, 0);
-    expect(
-      (await h.parsers.parse(id, 0, 'https://shop.example/products/canvas-tote.html', { render: true }))
-        .result,
-    ).toEqual({ price: 24.5 });
-  });
-
-  it('fetches the target page with the scraping parameters of the parse query only, not the creation ones', async () => {
+  it('takes scraping parameters from the parse query (render), and only from it: not the creation ones', async () => {
     // Seed 1: creation scraper_params are "used when fetching the example pages"; whether the service reuses them
     // at parse time is not documented, so the emulator plays the stricter reading.
     const { id } = await h.parsers.create({
