@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
+import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { using } from '../workspace/open-workspace.js';
 import { startWatchEndpoint } from '../workspace/watch-endpoint.js';
 import { leftNames, newWatchStatus, runWatch } from '../workspace/watch-loop.js';
@@ -81,6 +82,18 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
         const endpoint = await startWatchEndpoint(listen, () => status);
         ctx.log(`watch: every ${flags.interval}; /healthz and /metrics on ${endpoint.url}`);
         const poll = pollIntervalFromEnv(ctx.io.env);
+        // Read again at every run, as every other command reads them: the environment's paths and variables and
+        // the var files (or a heal would push the variables' defaults, unapproved, or fail each run).
+        const readManifests = async (): Promise<LoadedManifests> => {
+          const loaded = await loadManifests({ paths, env: ctx.io.env, ...environmentOptions(flags) });
+          if (!loaded.valid)
+            throw new ScrapeformError(
+              'manifest.invalid',
+              `the manifests have errors; nothing was ${flags.heal === true ? 'healed' : 'checked'}`,
+              { details: { diagnostics: loaded.diagnostics } },
+            );
+          return loaded;
+        };
         try {
           await runWatch(
             ws,
@@ -89,30 +102,8 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
               signal: controller.signal,
               manifests: ws.manifests,
               ...(flags.heal === true
-                ? {
-                    heal: {
-                      maxRegenerations,
-                      loadManifests: async () => {
-                        // Read as every other command reads them: the environment's paths and variables and the
-                        // var files, or a heal would push the variables' defaults (unapproved) or fail each run.
-                        const loaded = await loadManifests({
-                          paths,
-                          env: ctx.io.env,
-                          ...environmentOptions(flags),
-                        });
-                        if (!loaded.valid)
-                          throw new ScrapeformError(
-                            'manifest.invalid',
-                            'the manifests have errors; nothing was healed',
-                            {
-                              details: { diagnostics: loaded.diagnostics },
-                            },
-                          );
-                        return loaded;
-                      },
-                    },
-                  }
-                : {}),
+                ? { heal: { maxRegenerations, loadManifests: readManifests } }
+                : { reloadManifests: readManifests }),
               ...(notifyUrl !== undefined ? { notifyUrl } : {}),
               ...(poll !== undefined
                 ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }

@@ -68,8 +68,14 @@ export interface WatchOptions {
   /** Stops the loop: a run in flight finishes its current call and saves state first. */
   signal: AbortSignal;
   onEvent?: (event: WatchEvent) => void;
-  /** The manifests for `ignore_changes` (read again each run when heal is on). */
+  /** The manifests for `ignore_changes`, when they are not read again at each run (`reloadManifests`). */
   manifests?: LoadedManifests;
+  /**
+   * Reads the manifests again at each run without heal (with heal, `heal.loadManifests` does), so a checkout a
+   * sidecar keeps up to date is followed: an `ignore_changes` added there counts from the next run. A failure (the
+   * manifests have errors) is a failed run.
+   */
+  reloadManifests?: () => Promise<LoadedManifests>;
   /** Stop after this many runs (tests). */
   maxRuns?: number;
   now?: () => number;
@@ -95,7 +101,8 @@ export async function runWatch(
   let notified = '';
   for (let run = 1; !options.signal.aborted; run++) {
     try {
-      const manifests = options.heal !== undefined ? await options.heal.loadManifests() : options.manifests;
+      const read = options.heal?.loadManifests ?? options.reloadManifests;
+      const manifests = read !== undefined ? await read() : options.manifests;
       const found = await check(services, manifests, options, status);
       let after = found;
       let heal: WatchNotification['heal'];

@@ -422,3 +422,47 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
     ['parser.hand-1', 'delete'],
   ]);
 });
+
+it('runWatch (library) without heal reads the manifests again at every run: an ignore_changes added there counts from the next run', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const project = `kind: Project
+name: nightly
+projectType: urls
+projectInput: { type: list, list: ['${BOOK_A}'] }
+scrapingInterval: daily
+notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
+`;
+  await ws.write({ 'nightly.yaml': project });
+  await ws.converge();
+  const id = Number((await ws.state()).resources['project.nightly']?.id);
+  await h.raw('PATCH', `/api/projects/${id}?api_key=${EMULATOR_KEY}`, { scrapingInterval: 'weekly' });
+  const folder = path.join(ws.dir, 'manifests');
+  let reads = 0;
+  const drifted: number[] = [];
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 2,
+      signal: new AbortController().signal,
+      reloadManifests: async () => {
+        reads++;
+        // Between the two runs, the checkout moves on: the schedule is left to the service from now on.
+        if (reads === 2)
+          await writeFile(
+            path.join(folder, 'nightly.yaml'),
+            `${project}lifecycle: { ignore_changes: [scrapingInterval] }\n`,
+          );
+        return loadManifests({ paths: [folder], env: {} });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => {
+        if (e.type === 'checked') drifted.push(e.report.drift.length);
+      },
+    },
+  );
+  expect(reads).toBe(2);
+  expect(drifted).toEqual([1, 0]);
+  expect(status).toMatchObject({ runs: 2, failures: 0 });
+});
