@@ -205,7 +205,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   if (config === undefined || project.place === undefined) return selected;
   selected.varFiles = [
     ...Object.values(config.environments ?? {}).flatMap((e) =>
-      (e.varFiles ?? []).map((f) => path.join(project.folder, f)),
+      (e.varFiles ?? []).map((f) => inProject(project.folder, f)),
     ),
     ...(options.varFiles ?? []),
   ];
@@ -262,7 +262,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
       ...(environment.pipelineUrl !== undefined ? { pipelineUrl: environment.pipelineUrl } : {}),
     };
   }
-  const own = (environment?.paths ?? ['.']).map((p) => path.join(project.folder, p));
+  const own = (environment?.paths ?? ['.']).map((p) => inProject(project.folder, p));
   if (environment !== undefined && narrowed.length > 0) {
     // Paths narrow the environment, never replace it: a folder only prod reads stays prod's, a file the
     // environment excludes stays excluded (load-manifests.ts), and templates elsewhere are still read.
@@ -292,7 +292,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   const place = project.place;
   readVarFiles(
     (environment?.varFiles ?? []).map((written, i) => ({
-      file: path.join(project.folder, written),
+      file: inProject(project.folder, written),
       entry: { place, path: ['environments', name as string, 'varFiles', i], written },
     })),
     declared,
@@ -383,4 +383,9 @@ function isFolder(folder: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A path scrapeform.yaml writes: relative to its folder, or absolute as written. */
+function inProject(folder: string, written: string): string {
+  return path.isAbsolute(written) ? written : path.join(folder, written);
 }

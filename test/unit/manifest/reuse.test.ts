@@ -460,6 +460,27 @@ environments:
     expect(prod.environment).toEqual({ name: 'prod', state: absolute });
   });
 
+  it('reads an absolute path and var file of an environment as written, not under the project folder', async () => {
+    const shared = await project({
+      'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
+      'prod.vars.yaml': 'host: https://prod.example\n',
+    });
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  host: { type: string, default: https://staging.example }
+environments:
+  prod: { paths: ['${shared}', own], varFiles: ['${path.join(shared, 'prod.vars.yaml')}'] }
+`,
+      'own/crawl.yaml':
+        "kind: Project\nname: crawl\nprojectType: urls\nprojectInput: { type: list, list: ['${var.host}/a.html'] }\n",
+    });
+    const prod = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
+    expect(prod.diagnostics).toEqual([]);
+    expect(prod.parsers.map((p) => p.address)).toEqual(['parser.books']);
+    expect(prod.projects[0]?.projectInput).toEqual({ type: 'list', list: ['https://prod.example/a.html'] });
+  });
+
   it('reads examples/multi-env in both environments', async () => {
     const loaded = await loadAllEnvironments({ paths: [EXAMPLE], env: {} });
     expect(loaded.diagnostics).toEqual([]);
