@@ -260,7 +260,11 @@ function readIgnoreFile(dir: string, diagnostics: Diagnostic[]): IgnoreRules | u
 function isIgnored(rules: readonly IgnoreRules[], full: string, isDirectory: boolean): boolean {
   let ignored = false;
   for (const { folder, matcher } of rules) {
-    const relative = path.relative(folder, full).split(path.sep).join('/') + (isDirectory ? '/' : '');
+    const from = path.relative(folder, full);
+    // Rules speak for what lies under their folder only: an environment may read a folder outside the project's
+    // (an absolute path, or `../shared`), which its exclude patterns, relative to scrapeform.yaml, cannot name.
+    if (from === '' || from === '..' || from.startsWith(`..${path.sep}`) || path.isAbsolute(from)) continue;
+    const relative = from.split(path.sep).join('/') + (isDirectory ? '/' : '');
     const result = matcher.test(relative);
     if (result.ignored) ignored = true;
     else if (result.unignored) ignored = false;

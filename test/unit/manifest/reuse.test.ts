@@ -418,22 +418,24 @@ environments:
     const dir = await project({
       'scrapeform.yaml': `kind: Config
 environments:
-  a: { state: "postgres://ci@db/scrapeform?sslmode=require&application_name=sf", workspace: main }
-  b: { state: "postgresql://ci:S3cretPw@DB:5432/scrape%66orm?application_name=sf&sslmode=require", workspace: main }
-  c: { state: "postgres://deploy@db/scrapeform?sslmode=require&application_name=sf", workspace: main }
-  d: { state: "postgres://ci@db:5433/scrapeform?sslmode=require&application_name=sf", workspace: main }
-  e: { state: "postgres://ci@db/other?sslmode=require&application_name=sf", workspace: main }
-  f: { state: "postgres://ci@db/scrapeform?sslmode=require&application_name=sf", workspace: prod }
+  a: { state: "postgres://ci@db/scrapeform?sslmode=require", workspace: main }
+  b: { state: "postgresql://ci:S3cretPw@DB:5432/scrape%66orm?application_name=sf", workspace: main }
+  c: { state: "postgres://deploy@db/scrapeform?sslmode=require", workspace: main }
+  d: { state: "postgres://ci@db:5433/scrapeform", workspace: main }
+  e: { state: "postgres://ci@db/other", workspace: main }
+  f: { state: "postgres://ci@db/scrapeform", workspace: prod }
   g: { state: "postgres://ci@db/scrapeform?options=-c%20search_path%3Dstaging", workspace: main }
   h: { state: "postgres://scrapeform@db", workspace: main }
   i: { state: "postgres://scrapeform@db/scrapeform", workspace: main }
+  j: { state: "postgres://db/scrapeform?user=ci&password=x&connect_timeout=10", workspace: main }
 `,
       'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
     });
     const loaded = await loadAllEnvironments({ paths: [dir], env: {} });
     expect(loaded.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.path} ${d.message}`)).toEqual([
-      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci:***@DB:5432/scrape%66orm?application_name=sf&sslmode=require, workspace main): each would plan deleting the other's objects`,
+      `4:3 config.shared-state environments.b environments "a" and "b" share one state (postgresql://ci:***@DB:5432/scrape%66orm?application_name=sf, workspace main): each would plan deleting the other's objects`,
       `11:3 config.shared-state environments.i environments "h" and "i" share one state (postgres://scrapeform@db/scrapeform, workspace main): each would plan deleting the other's objects`,
+      `12:3 config.shared-state environments.j environments "a" and "j" share one state (postgres://db/scrapeform?user=ci&password=***&connect_timeout=10, workspace main): each would plan deleting the other's objects`,
     ]);
     expect(loaded.environments).toEqual([]);
   });
@@ -460,7 +462,7 @@ environments:
     expect(prod.environment).toEqual({ name: 'prod', state: absolute });
   });
 
-  it('reads an absolute path and var file of an environment as written, not under the project folder', async () => {
+  it('reads an absolute path and var file of an environment as written, not under the project folder; its exclude speaks for the project folder', async () => {
     const shared = await project({
       'books.yaml': 'kind: Parser\nname: books\nurls: [https://a.example/a.html]\n',
       'prod.vars.yaml': 'host: https://prod.example\n',
@@ -470,8 +472,9 @@ environments:
 variables:
   host: { type: string, default: https://staging.example }
 environments:
-  prod: { paths: ['${shared}', own], varFiles: ['${path.join(shared, 'prod.vars.yaml')}'] }
+  prod: { paths: ['${shared}', own], varFiles: ['${path.join(shared, 'prod.vars.yaml')}'], exclude: ['*.prod-only.yaml'] }
 `,
+      'own/old.prod-only.yaml': 'kind: Parser\nname: old\nurls: [https://a.example/a.html]\n',
       'own/crawl.yaml':
         "kind: Project\nname: crawl\nprojectType: urls\nprojectInput: { type: list, list: ['${var.host}/a.html'] }\n",
     });
