@@ -70,22 +70,22 @@ export function sharedStates(
 
 /**
  * The state a PostgreSQL URL reaches, however it is spelled: `postgres://` or `postgresql://`, the host in any case,
- * the port 5432 written or not, the database name percent-encoded or not, the parameters in any order. The user
- * name and the parameters count: the tables are made in the session's current schema, which a parameter
- * (`options=-c search_path=…`) or the role (a schema of its own name, first in the default search path) may choose,
- * so two environments that log in differently may well hold separate states in one database; only the same login
- * and parameters are surely one state. The password does not count. A URL that names no database reaches the one
- * named after its user, as the driver does. A URL that cannot be read is kept as written (the backend refuses it
- * before connecting).
+ * the port 5432 written or not, the database name percent-encoded or not, the user in the URL or as `?user=`. The
+ * login and `options` count: the tables are made in the session's current schema, which the role (a schema of its
+ * own name, first in the default search path) or `options=-c search_path=…` chooses, so two environments that log
+ * in differently may well hold separate states in one database. Nothing else does: a password, `sslmode`,
+ * `application_name` or a timeout reach the same tables. A URL that names no database reaches the one named after
+ * its user, as the driver does. A URL that cannot be read is kept as written (the backend refuses it).
  */
 function databaseKey(url: string): string {
   const parsed = readableUrl(url);
   if (parsed === undefined) return url;
-  const port = parsed.port === '' ? '5432' : parsed.port;
-  const user = decoded(parsed.username);
+  const port = parsed.searchParams.get('port') ?? (parsed.port === '' ? '5432' : parsed.port);
+  const host = (parsed.searchParams.get('host') ?? parsed.hostname).toLowerCase();
+  const user = parsed.searchParams.get('user') ?? decoded(parsed.username);
   const database = decoded(parsed.pathname.replace(/^\//, '')) || user;
-  const parameters = [...parsed.searchParams].map(([k, v]) => `${k}=${v}`).sort();
-  return `postgres://${encodeURIComponent(user)}@${parsed.hostname.toLowerCase()}:${port}/${database}?${parameters.join('&')}`;
+  const options = parsed.searchParams.get('options') ?? '';
+  return JSON.stringify([host, port, database, user, options]);
 }
 
 /** Percent-encoding undone, or the text as written when it is not valid. */
