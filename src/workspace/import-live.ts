@@ -306,10 +306,14 @@ function environmentReads(
   const written = selected.project?.config?.environments?.[name]?.paths ?? ['.'];
   // A path of the environment may be a file: the folder written into is the first path that is a folder (or is
   // not there yet, and will be made), and an --out that is a file is refused below.
-  const out = given ?? selected.paths.find(isFolderOrMissing) ?? '.';
+  const folder = selected.paths.find(isFolderOrMissing);
+  const out = given ?? folder ?? '.';
   const walk = { exclude: selected.exclude, projectFile: selected.project?.file };
   const lost = `the next plan --env ${name} would not see the manifests imported there and would plan deleting their objects; nothing was imported`;
-  const hint = `import into one of its paths, or leave --out out to write into the first (${written[0] ?? '.'})`;
+  const hint =
+    folder !== undefined
+      ? `import into one of its paths, or leave --out out to write into the first folder (${folder})`
+      : `give the environment a folder among its paths to import into (its paths are files: ${written.join(', ')})`;
   const excluded = `environment "${name}" excludes it (exclude: ${selected.exclude?.patterns.join(', ') ?? ''})`;
   const ignored = `environment "${name}" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder)`;
   const refuse = (why: string): ScrapeformError =>
@@ -334,12 +338,13 @@ function environmentReads(
   };
 }
 
-/** Whether a path is a folder, or is not there yet (import makes it). */
+/** Whether a path is a folder, or is not there yet and import can make it (nothing above it is a file). */
 function isFolderOrMissing(file: string): boolean {
   try {
     return statSync(file).isDirectory();
-  } catch {
-    return true;
+  } catch (error) {
+    // ENOTDIR: a file stands where a folder above it would be.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

@@ -127,15 +127,15 @@ describe('import with environments', () => {
     const cases = [
       [
         'staging',
-        `error: --out staging: environment "prod" does not read it (its paths: prod, shared); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+        `error: --out staging: environment "prod" does not read it (its paths: prod, shared); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first folder (prod)\n`,
       ],
       [
         'prod/drafts',
-        `error: --out prod/drafts: environment "prod" excludes it (exclude: prod/drafts/, prod/project-old-*.yaml); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+        `error: --out prod/drafts: environment "prod" excludes it (exclude: prod/drafts/, prod/project-old-*.yaml); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first folder (prod)\n`,
       ],
       [
         'prod/.hidden',
-        `error: --out prod/.hidden: environment "prod" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod)\n`,
+        `error: --out prod/.hidden: environment "prod" does not read it (a .scrapeformignore, a hidden folder, node_modules or another project's folder); the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first folder (prod)\n`,
       ],
     ] as const;
     for (const [out, message] of cases) {
@@ -159,7 +159,12 @@ describe('import with environments', () => {
     expect([refused.code, refused.stdout, refused.stderr]).toEqual([
       1,
       '',
-      `error: --out prod/nightly.yaml: a file, not a folder to write manifests into; the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first (prod/nightly.yaml)\n`,
+      `error: --out prod/nightly.yaml: a file, not a folder to write manifests into; the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported\n  hint: import into one of its paths, or leave --out out to write into the first folder (shared)\n`,
+    ]);
+    const under = await scrapeform(['import', '--env', 'prod', '--out', 'prod/nightly.yaml/sub']);
+    expect([under.code, under.stderr.split('\n')[0]]).toEqual([
+      1,
+      'error: --out prod/nightly.yaml/sub: a file, not a folder to write manifests into; the next plan --env prod would not see the manifests imported there and would plan deleting their objects; nothing was imported',
     ]);
     expect(h.emulator.requestLog.length).toBe(before);
     const imported = await scrapeform(['import', '--env', 'prod', '--filter', 'legacy']);
