@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
+import { createColors } from '../output/colors.js';
+import { renderDiagnostic } from '../output/render-diagnostics.js';
 import { using } from '../workspace/open-workspace.js';
 import { startWatchEndpoint } from '../workspace/watch-endpoint.js';
 import { leftNames, newWatchStatus, runWatch } from '../workspace/watch-loop.js';
@@ -84,15 +86,27 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
         const poll = pollIntervalFromEnv(ctx.io.env);
         // Read again at every run, as every other command reads them: the environment's paths and variables and
         // the var files (or a heal would push the variables' defaults, unapproved, or fail each run).
+        // Manifests with errors (a bad commit, a half-written checkout) never heal; without --heal, the drift check
+        // goes on with the last valid ones, so a watch that only notifies is not silenced by them.
+        let lastValid = ws.manifests;
         const readManifests = async (): Promise<LoadedManifests> => {
           const loaded = await loadManifests({ paths, env: ctx.io.env, ...environmentOptions(flags) });
-          if (!loaded.valid)
+          if (loaded.valid) {
+            lastValid = loaded;
+            return loaded;
+          }
+          const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+          const first =
+            errors[0] !== undefined ? renderDiagnostic(errors[0], { colors: createColors(false) }) : '';
+          const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+          if (flags.heal === true)
             throw new ScrapeformError(
               'manifest.invalid',
-              `the manifests have errors; nothing was ${flags.heal === true ? 'healed' : 'checked'}`,
+              `the manifests have errors; nothing was healed: ${first}${more}`,
               { details: { diagnostics: loaded.diagnostics } },
             );
-          return loaded;
+          ctx.log(`watch: the manifests have errors; checking with the last valid ones: ${first}${more}`);
+          return lastValid;
         };
         try {
           await runWatch(

@@ -35,7 +35,7 @@ async function until<T>(what: string, check: () => T | undefined | false, seen: 
 }
 
 /** `watch manifests --interval 1s --heal --listen 127.0.0.1:0` with `extra` flags, over the workspace's state. */
-function startWatch(ws: TestWorkspace, extra: string[]) {
+function startWatch(ws: TestWorkspace, extra: string[], heal = true) {
   const child = spawn(
     process.execPath,
     [
@@ -44,7 +44,7 @@ function startWatch(ws: TestWorkspace, extra: string[]) {
       'manifests',
       '--interval',
       '1s',
-      '--heal',
+      ...(heal ? ['--heal'] : []),
       '--listen',
       '127.0.0.1:0',
       ...extra,
@@ -466,3 +466,41 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
   expect(drifted).toEqual([1, 0]);
   expect(status).toMatchObject({ runs: 2, failures: 0 });
 });
+
+it('watch without --heal: manifests that turn invalid are reported with their place, and the check goes on with the last valid ones', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  const { child, stderr, exited } = startWatch(ws, [], false);
+  try {
+    const endpoint = await until(
+      'the endpoint',
+      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
+      () => stderr(),
+    );
+    await until(
+      'a first run',
+      () => stderr().includes('watch: no drift (1 managed)'),
+      () => stderr(),
+    );
+    const file = path.join(ws.dir, 'manifests', 'books.yaml');
+    await writeFile(file, bookParser(FIELDS).replace('  title:', '  title:\n    descriptio: oops\n  other:'));
+    await until(
+      'the manifests reported',
+      () => stderr().includes('watch: the manifests have errors; checking with the last valid ones: '),
+      () => stderr(),
+    );
+    expect(stderr()).toMatch(/checking with the last valid ones: manifests\/books\.yaml:\d+:\d+ /);
+    const runs = (stderr().match(/watch: no drift \(1 managed\)/g) ?? []).length;
+    await until(
+      'a run after it',
+      () => (stderr().match(/watch: no drift \(1 managed\)/g) ?? []).length > runs,
+      () => stderr(),
+    );
+    expect((await fetch(`${endpoint}/healthz`)).status).toBe(200);
+  } finally {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }
+}, 30_000);
