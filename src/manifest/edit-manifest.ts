@@ -63,6 +63,7 @@ export function editManifestText(
   const list: Document[] = Array.isArray(documents) ? [...documents] : [];
   const refused = new Map<number, string[]>();
   const removedDocuments = new Set<number>();
+  let changed = false;
   const broken = list.some((d) => d.errors.length > 0);
   for (const [at, target] of targets.entries()) {
     const index = list.findIndex((doc) => {
@@ -103,11 +104,16 @@ export function editManifestText(
       continue;
     }
     if (removed) removedDocuments.add(index);
-    else list[index] = draft;
+    // Edits already made (by an earlier run, or by hand) change nothing: the document is left as written.
+    else if (draft.toString({ lineWidth: 0 }) !== doc.toString({ lineWidth: 0 })) {
+      list[index] = draft;
+      changed = true;
+    }
   }
   const kept = list.filter((_, i) => !removedDocuments.has(i));
   if (kept.length === 0) return { text: null, refused };
-  if (refused.size === targets.length && removedDocuments.size === 0) return { text, refused };
+  // Nothing to write: the file is kept as it is, byte for byte (a rewrite would reformat it).
+  if (!changed && removedDocuments.size === 0) return { text, refused };
   return { text: kept.map((d) => d.toString({ lineWidth: 0 })).join(''), refused };
 }
 

@@ -33,6 +33,25 @@ describe('editManifestText', () => {
     expect(edited.text).toContain('name: books-${var.edition} # one per environment');
   });
 
+  it('an edit the document already shows (renamed or removed there) is done, and the file is kept byte for byte', () => {
+    const done = PROJECT.replace(
+      '  price: { description: Price, type: number }',
+      '  cost: { description: Price, type: number }',
+    );
+    const edited = editManifestText('m.yaml', done, [
+      at(
+        1,
+        [
+          { edit: 'rename-field', from: 'price', to: 'cost' },
+          { edit: 'remove-field', field: 'reviews' },
+        ],
+        'Parser',
+      ),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toBe(done);
+  });
+
   it("refuses a key written with a reference, with its place, and makes none of the object's edits", () => {
     const edited = editManifestText('m.yaml', PROJECT, [
       at(7, [
