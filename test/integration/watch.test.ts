@@ -34,6 +34,24 @@ async function until<T>(what: string, check: () => T | undefined | false, seen: 
   throw new Error(`${what} never happened; stderr so far:\n${seen()}`);
 }
 
+/** A fresh emulator account and workspace with the books parser applied: the workspace and the parser's id. */
+async function convergedBooks(): Promise<{ ws: TestWorkspace; id: string }> {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.converge();
+  return { ws, id: String((await ws.state()).resources['parser.books']?.id) };
+}
+
+/** The address of the watch's /healthz and /metrics, once it says it. */
+function endpointOf(stderr: () => string): Promise<string> {
+  return until(
+    'the endpoint',
+    () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
+    stderr,
+  );
+}
+
 /** `watch manifests --interval 1s --heal --listen 127.0.0.1:0` with `extra` flags, over the workspace's state. */
 function startWatch(ws: TestWorkspace, extra: string[], heal = true) {
   const child = spawn(
@@ -107,11 +125,7 @@ it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics,
 
   const { child, stderr, stdout, exited } = startWatch(ws, ['--notify', hookUrl]);
   try {
-    const endpoint = await until(
-      'the endpoint',
-      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
-      () => stderr(),
-    );
+    const endpoint = await endpointOf(stderr);
     await until(
       'a first run',
       () => stderr().includes('watch: no drift (1 managed)'),
@@ -232,11 +246,7 @@ it('watch --heal waiting for a lock another run holds stops on SIGTERM, not afte
 }, 30_000);
 
 it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
-  await ws.converge();
-  const id = String((await ws.state()).resources['parser.books']?.id);
+  const { ws, id } = await convergedBooks();
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
   const { status, posted, events } = await healOnce(ws, manifests);
@@ -248,11 +258,7 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
 });
 
 it('runWatch (library): a heal refused for an adoption is skipped, not a failed run; a stop ends a notification that hangs', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
-  await ws.converge();
-  const id = String((await ws.state()).resources['parser.books']?.id);
+  const { ws, id } = await convergedBooks();
   // A live parser no state manages, now declared as it is: the heal's plan adopts it, which needs --allow-adopt.
   // (With other urls it would be a replace: destructive, so left out of the heal and the rest healed.)
   await h.parsers.create({
@@ -313,11 +319,7 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
 
   const { child, stderr, stdout, exited } = startWatch(ws, []);
   try {
-    const endpoint = await until(
-      'the endpoint',
-      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
-      () => stderr(),
-    );
+    const endpoint = await endpointOf(stderr);
     await until(
       'the heal',
       () => stderr().includes('watch: healed parser.cat-gb; 0 regeneration(s)'),
@@ -350,11 +352,7 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
 });
 
 it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
-  await ws.converge();
-  const id = String((await ws.state()).resources['parser.books']?.id);
+  const { ws, id } = await convergedBooks();
   // Removed by hand: the heal adds it back, one regeneration, within a budget of one.
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
@@ -474,11 +472,7 @@ it('watch without --heal: manifests that turn invalid are reported with their pl
   await ws.converge();
   const { child, stderr, exited } = startWatch(ws, [], false);
   try {
-    const endpoint = await until(
-      'the endpoint',
-      () => /and \/metrics on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr())?.[1],
-      () => stderr(),
-    );
+    const endpoint = await endpointOf(stderr);
     await until(
       'a first run',
       () => stderr().includes('watch: no drift (1 managed)'),
