@@ -253,13 +253,18 @@ async function finishReplace(
   });
 }
 
-/** Deletes a parser; one already gone (404) counts as deleted. */
+/**
+ * Deletes a parser; one already gone (404) counts as deleted. State is written first: the write checks that the
+ * lock is still this run's, so a run that lost it (taken over during a long wait for a generation) does not send
+ * a call that cannot be undone.
+ */
 async function deleteParser(
   ctx: HandlerContext,
   change: ParserChange,
   result: ChangeResult,
   id: string,
 ): Promise<void> {
+  await ctx.store.lockConfirmed();
   await makeCall(
     ctx,
     change,

@@ -70,6 +70,8 @@ export const PROJECT_HANDLERS = {
     });
   },
   archive: async (change: ProjectArchive, result, ctx) => {
+    // Archive cannot be undone: state is written first, which checks that the lock is still this run's.
+    await ctx.store.lockConfirmed();
     await makeCall(
       ctx,
       change,

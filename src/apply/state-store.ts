@@ -76,6 +76,15 @@ export class StateStore {
     }
   }
 
+  /**
+   * Writes the state now, changed or not, and waits: the backend checks with every write that the lock is still
+   * this run's, so a call that cannot be undone is never sent by a run that lost it.
+   */
+  lockConfirmed(): Promise<void> {
+    this.committed++;
+    return this.durable();
+  }
+
   /** What apply awaits before it returns: every commit on disk. */
   flushed(): Promise<void> {
     return this.durable();

@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { applyPlan } from '../../../src/apply/apply-plan.js';
 import { StateStore } from '../../../src/apply/state-store.js';
+import type { ApiClients } from '../../../src/api/create-clients.js';
+import type { Plan, ResourceChange } from '../../../src/plan/model.js';
 import type { StateBackend } from '../../../src/state/backend.js';
 import type { State } from '../../../src/state/model.js';
-import { stateOf } from '../../helpers/state.js';
+import { parserState, stateOf } from '../../helpers/state.js';
 
 /** A backend whose writes wait until the test ends them (`finish`, or `fail` with an error); each is recorded. */
 function heldBackend(): StateBackend & {
@@ -96,4 +99,57 @@ describe('StateStore: a write slower than lateMs', () => {
     await expect(held).rejects.toThrow('the lock was lost');
     await expect(store.commit(add('c'))).rejects.toThrow('the lock was lost');
   });
+});
+
+describe('a call that cannot be undone waits for a state write, which checks the lock', () => {
+  const lost = (): Error => new Error('state.lock-lost: the lock of this run was taken over');
+  const common = {
+    reasons: ['not in the manifests'],
+    regenerates: false,
+    destructive: true,
+    field_changes: [],
+    breaking: [],
+  };
+  const changes: ResourceChange[] = [
+    { ...common, address: 'parser.old', kind: 'Parser', name: 'old', action: 'delete', id: 'p-9' },
+    { ...common, address: 'project.old', kind: 'Project', name: 'old', action: 'archive', id: 9 },
+  ] as unknown as ResourceChange[];
+
+  it.each(changes.map((c) => [c.action, c] as const))(
+    '%s: not sent by a run that lost its lock',
+    async (_, change) => {
+      const sent: string[] = [];
+      const backend: StateBackend = {
+        location: 'memory',
+        read: async () => stateOf({}),
+        write: async () => Promise.reject(lost()),
+        lock: async () => ({
+          info: { holder: 't', host: 'h', pid: 1, started: '', operation: 'apply' },
+          release: async () => undefined,
+        }),
+        forceUnlock: async () => undefined,
+      };
+      const record = async (what: string): Promise<void> => {
+        sent.push(what);
+      };
+      const clients = {
+        parsers: { delete: async (id: string) => record(`DELETE parser ${id}`) },
+        projects: { archive: async (id: number) => record(`DELETE project ${id}`) },
+        close: async () => undefined,
+      } as unknown as ApiClients;
+      const state = stateOf({
+        'parser.old': parserState({ id: 'p-9', name: 'old', definition: {} as never }),
+        'project.old': { kind: 'Project', id: 9, name: 'old', definition: {} },
+      });
+      const outcome = await applyPlan({
+        plan: { resource_changes: [change] } as unknown as Plan,
+        clients,
+        backend,
+        state,
+        live: { parsers: [], projects: [] },
+      }).catch((error: unknown) => error);
+      expect(sent).toEqual([]);
+      expect(JSON.stringify(outcome, Object.getOwnPropertyNames(outcome ?? {}))).toContain('taken over');
+    },
+  );
 });
