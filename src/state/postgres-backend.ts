@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
 import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
@@ -9,6 +8,15 @@ import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.j
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
+import {
+  CLIENT_MARGIN_MS,
+  INSUFFICIENT_PRIVILEGE,
+  isConnectionError,
+  isTimeout,
+  KEEPALIVE_IDLE_S,
+  setServerKeepalives,
+} from './postgres-session.js';
+import { advisoryKey, ensureTables, quoteIdentifier, tableOf } from './postgres-tables.js';
 
 /**
  * State in PostgreSQL, for teams whose CI runners start empty. One table per workspace, created on first use;
@@ -99,41 +107,9 @@ export class PostgresStateBackend implements StateBackend {
     }
     try {
       await setServerKeepalives(client);
-      // Only what is missing is created: a role that may only read and write the tables (made by an admin) has
-      // no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
-      const names = [this.table, legacyTableOf(this.workspace), LOCKS_TABLE];
-      const existing = await this.tablesNamed(client, names);
-      if (!existing.has(this.table) || !existing.has(LOCKS_TABLE)) await this.createTables(client, names);
+      await ensureTables(client, this.workspace);
     } catch (error) {
       this.drop(client);
-      throw error;
-    }
-  }
-
-  /**
-   * Creates this workspace's table and the locks table, whichever is missing, in one transaction under a fixed
-   * advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
-   * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
-   * waits here, then finds the tables made.
-   */
-  private async createTables(client: pg.Client, names: string[]): Promise<void> {
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
-      const existing = await this.tablesNamed(client, names);
-      if (!existing.has(this.table)) {
-        this.refuseSharedTable(existing);
-        await client.query(
-          `CREATE TABLE ${this.sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-        );
-        // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
-        await client.query(`COMMENT ON TABLE ${this.sqlTable} IS '${ownerMark(this.workspace)}'`);
-      }
-      if (!existing.has(LOCKS_TABLE))
-        await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
@@ -148,39 +124,6 @@ export class PostgresStateBackend implements StateBackend {
       this.ready = undefined;
     }
     client.end().catch(() => undefined);
-  }
-
-  /** The tables of these exact names in the current schema, with their comment (who owns them). */
-  private async tablesNamed(client: pg.Client, names: string[]): Promise<Map<string, string | null>> {
-    const { rows } = await client.query<{ name: string; comment: string | null }>(
-      `SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
-       JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
-      [names],
-    );
-    return new Map(rows.map((r) => [r.name, r.comment]));
-  }
-
-  /**
-   * Before workspaces were told apart exactly, `team-a`, `team_a` and `Team_A` all used the table
-   * `scrapeform_state_team_a`. A workspace without a table of its own, while such a shared table made by an
-   * earlier version exists, cannot tell whether the shared state is its own: it refuses, naming both ways out,
-   * rather than start empty (which would plan every object as new) or take another workspace's state. A table
-   * this version made says whose it is, so it is never in doubt.
-   */
-  private refuseSharedTable(existing: Map<string, string | null>): void {
-    const shared = legacyTableOf(this.workspace);
-    if (shared === this.table || !existing.has(shared)) return;
-    const owner = existing.get(shared);
-    if (owner?.startsWith(OWNER_MARK) === true) return;
-    throw new ScrapeformError(
-      'state.workspace',
-      `workspace "${this.workspace}" has no table of its own yet, but ${shared} exists: earlier versions of scrapeform kept every workspace whose name differs from "${this.workspace}" only in case, - or _ in that one table, so it may hold this workspace's state or another's`,
-      {
-        hint: `if it is this workspace's state, rename it: ALTER TABLE ${shared} RENAME TO ${this.sqlTable}; if it belongs to workspace ${shared.slice(TABLE_PREFIX.length)}, give this one an empty table: CREATE TABLE ${this.sqlTable} (LIKE ${shared} INCLUDING ALL)`,
-        details: { workspace: this.workspace, table: this.table, sharedTable: shared },
-      },
-    );
   }
 
   async read(): Promise<State> {
@@ -416,105 +359,6 @@ export class PostgresStateBackend implements StateBackend {
 
 /** How long connecting to the state database, and each query, may take by default (SCRAPEFORM_STATE_TIMEOUT). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
-
-/** How much longer than the server's own limit the client waits for a query's answer (its reason comes first). */
-const CLIENT_MARGIN_MS = 2_000;
-
-const TABLE_PREFIX = 'scrapeform_state_';
-
-/** Who holds each workspace's lock, as they recorded it (shown to whoever finds the lock held). */
-const LOCKS_TABLE = 'scrapeform_locks';
-
-/** A bigint advisory-lock key for a name: the first 64 bits of its SHA-256. */
-function advisoryKey(name: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`));
-}
-
-/**
- * The transaction-level advisory lock under which tables are created, one for the whole database: the locks table
- * is shared by every workspace. No workspace's key is the same (theirs are of the table names).
- */
-const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
-
-/**
- * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
- * different workspaces. A name of lowercase letters, digits and _ gives the same table as it always did.
- */
-export function tableOf(workspace: string): string {
-  return `${TABLE_PREFIX}${workspace}`;
-}
-
-/** The table earlier versions used: lowercased, - as _ (several workspaces could share it). */
-function legacyTableOf(workspace: string): string {
-  return `${TABLE_PREFIX}${workspace.toLowerCase().replace(/-/g, '_')}`;
-}
-
-const OWNER_MARK = 'scrapeform workspace ';
-
-/** The comment of a table this version made: the workspace it belongs to, exactly. */
-function ownerMark(workspace: string): string {
-  return `${OWNER_MARK}${workspace}`.replace(/'/g, "''");
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-const INSUFFICIENT_PRIVILEGE = '42501';
-
-/**
- * Keep-alive on both ends of the connection. The client's first probe after this long idle (Node sets no
- * interval or count: the OS's apply). The server's probes, every interval after that, count times: PostgreSQL
- * ends the session of a runner lost without a FIN (and releases its lock) within idle + interval × count, about
- * a minute, instead of the OS default of about two hours. docs/ci.md states the bound.
- */
-const KEEPALIVE_IDLE_S = 30;
-const KEEPALIVE_INTERVAL_S = 10;
-const KEEPALIVE_COUNT = 3;
-/** Unacknowledged data (the answer to a runner that vanished) gives up as soon (else 15 minutes of retries). */
-const USER_TIMEOUT_MS = (KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT) * 1000;
-
-/**
- * Sets the server's keep-alive for this session. A server that refuses (a setting its OS lacks, or a pooler in
- * between that rejects SET) keeps its own: the run goes on, with the longer bound.
- */
-async function setServerKeepalives(client: pg.Client): Promise<void> {
-  const refused = (error: unknown): undefined => {
-    if (isConnectionError(error)) throw error;
-    return undefined;
-  };
-  await client
-    .query(
-      `SELECT set_config('tcp_keepalives_idle', $1, false), set_config('tcp_keepalives_interval', $2, false),
-              set_config('tcp_keepalives_count', $3, false)`,
-      [String(KEEPALIVE_IDLE_S), String(KEEPALIVE_INTERVAL_S), String(KEEPALIVE_COUNT)],
-    )
-    .catch(refused);
-  // A setting of its own: PostgreSQL 12 and later, on an OS that has TCP_USER_TIMEOUT (Linux).
-  await client
-    .query("SELECT set_config('tcp_user_timeout', $1, false)", [String(USER_TIMEOUT_MS)])
-    .catch(refused);
-}
-
-/**
- * Whether the server gave up on a statement at SCRAPEFORM_STATE_TIMEOUT: statement_timeout (57014) or
- * lock_timeout (55P03), a wait for a row or lock another session holds. It answered, but not in time.
- */
-function isTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === '57014' || code === '55P03';
-}
-
-/**
- * Whether an error means the connection itself is gone (so the client is dropped and the next call reconnects):
- * anything the server did not send with an SQLSTATE (a reset, a refused or timed-out connection, "Connection
- * terminated"), or one of the connection-exception and shutdown classes the server sends as it ends a session.
- */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
-}
 
 /** The lock is held, by another run or by this one (named, as the file backend names it). */
 function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {

@@ -1,0 +1,65 @@
+import type pg from 'pg';
+
+/**
+ * A PostgreSQL state session's settings, and what its errors mean: how long the client waits past the server's
+ * own limit, keep-alive on both ends, and which errors are a broken connection, a timeout, or a refusal.
+ */
+
+/** How much longer than the server's own limit the client waits for a query's answer (its reason comes first). */
+export const CLIENT_MARGIN_MS = 2_000;
+
+export const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Keep-alive on both ends of the connection. The client's first probe after this long idle (Node sets no
+ * interval or count: the OS's apply). The server's probes, every interval after that, count times: PostgreSQL
+ * ends the session of a runner lost without a FIN (and releases its lock) within idle + interval × count, about
+ * a minute, instead of the OS default of about two hours. docs/ci.md states the bound.
+ */
+export const KEEPALIVE_IDLE_S = 30;
+const KEEPALIVE_INTERVAL_S = 10;
+const KEEPALIVE_COUNT = 3;
+/** Unacknowledged data (the answer to a runner that vanished) gives up as soon (else 15 minutes of retries). */
+const USER_TIMEOUT_MS = (KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT) * 1000;
+
+/**
+ * Sets the server's keep-alive for this session. A server that refuses (a setting its OS lacks, or a pooler in
+ * between that rejects SET) keeps its own: the run goes on, with the longer bound.
+ */
+export async function setServerKeepalives(client: pg.Client): Promise<void> {
+  const refused = (error: unknown): undefined => {
+    if (isConnectionError(error)) throw error;
+    return undefined;
+  };
+  await client
+    .query(
+      `SELECT set_config('tcp_keepalives_idle', $1, false), set_config('tcp_keepalives_interval', $2, false),
+              set_config('tcp_keepalives_count', $3, false)`,
+      [String(KEEPALIVE_IDLE_S), String(KEEPALIVE_INTERVAL_S), String(KEEPALIVE_COUNT)],
+    )
+    .catch(refused);
+  // A setting of its own: PostgreSQL 12 and later, on an OS that has TCP_USER_TIMEOUT (Linux).
+  await client
+    .query("SELECT set_config('tcp_user_timeout', $1, false)", [String(USER_TIMEOUT_MS)])
+    .catch(refused);
+}
+
+/**
+ * Whether the server gave up on a statement at SCRAPEFORM_STATE_TIMEOUT: statement_timeout (57014) or
+ * lock_timeout (55P03), a wait for a row or lock another session holds. It answered, but not in time.
+ */
+export function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '57014' || code === '55P03';
+}
+
+/**
+ * Whether an error means the connection itself is gone (so the client is dropped and the next call reconnects):
+ * anything the server did not send with an SQLSTATE (a reset, a refused or timed-out connection, "Connection
+ * terminated"), or one of the connection-exception and shutdown classes the server sends as it ends a session.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+}

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { ScrapeformError } from '../errors.js';
+
+/**
+ * The tables of the PostgreSQL state: one per workspace, named exactly, and one of who holds each workspace's lock;
+ * made on first use, whichever is missing.
+ */
+
+const TABLE_PREFIX = 'scrapeform_state_';
+
+/** Who holds each workspace's lock, as they recorded it (shown to whoever finds the lock held). */
+export const LOCKS_TABLE = 'scrapeform_locks';
+
+/**
+ * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
+ * different workspaces. A name of lowercase letters, digits and _ gives the same table as it always did.
+ */
+export function tableOf(workspace: string): string {
+  return `${TABLE_PREFIX}${workspace}`;
+}
+
+/** The table earlier versions used: lowercased, - as _ (several workspaces could share it). */
+function legacyTableOf(workspace: string): string {
+  return `${TABLE_PREFIX}${workspace.toLowerCase().replace(/-/g, '_')}`;
+}
+
+const OWNER_MARK = 'scrapeform workspace ';
+
+/** The comment of a table this version made: the workspace it belongs to, exactly. */
+function ownerMark(workspace: string): string {
+  return `${OWNER_MARK}${workspace}`.replace(/'/g, "''");
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A bigint advisory-lock key for a name: the first 64 bits of its SHA-256. */
+export function advisoryKey(name: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`));
+}
+
+/**
+ * The transaction-level advisory lock under which tables are created, one for the whole database: the locks table
+ * is shared by every workspace. No workspace's key is the same (theirs are of the table names).
+ */
+const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
+
+/**
+ * Makes the workspace's table and the locks table if either is missing. Only what is missing is created: a role
+ * that may only read and write the tables (made by an admin) has no CREATE on the schema, and even CREATE TABLE IF
+ * NOT EXISTS needs it.
+ */
+export async function ensureTables(client: pg.Client, workspace: string): Promise<void> {
+  const table = tableOf(workspace);
+  const names = [table, legacyTableOf(workspace), LOCKS_TABLE];
+  const existing = await tablesNamed(client, names);
+  if (!existing.has(table) || !existing.has(LOCKS_TABLE)) await createTables(client, workspace, names);
+}
+
+/**
+ * Creates this workspace's table and the locks table, whichever is missing, in one transaction under a fixed
+ * advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
+ * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
+ * waits here, then finds the tables made.
+ */
+async function createTables(client: pg.Client, workspace: string, names: string[]): Promise<void> {
+  const table = tableOf(workspace);
+  const sqlTable = quoteIdentifier(table);
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
+    const existing = await tablesNamed(client, names);
+    if (!existing.has(table)) {
+      refuseSharedTable(workspace, existing);
+      await client.query(
+        `CREATE TABLE ${sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
+      await client.query(`COMMENT ON TABLE ${sqlTable} IS '${ownerMark(workspace)}'`);
+    }
+    if (!existing.has(LOCKS_TABLE))
+      await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The tables of these exact names in the current schema, with their comment (who owns them). */
+async function tablesNamed(client: pg.Client, names: string[]): Promise<Map<string, string | null>> {
+  const { rows } = await client.query<{ name: string; comment: string | null }>(
+    `SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
+     JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+    [names],
+  );
+  return new Map(rows.map((r) => [r.name, r.comment]));
+}
+
+/**
+ * Before workspaces were told apart exactly, `team-a`, `team_a` and `Team_A` all used the table
+ * `scrapeform_state_team_a`. A workspace without a table of its own, while such a shared table made by an
+ * earlier version exists, cannot tell whether the shared state is its own: it refuses, naming both ways out,
+ * rather than start empty (which would plan every object as new) or take another workspace's state. A table
+ * this version made says whose it is, so it is never in doubt.
+ */
+function refuseSharedTable(workspace: string, existing: Map<string, string | null>): void {
+  const table = tableOf(workspace);
+  const sqlTable = quoteIdentifier(table);
+  const shared = legacyTableOf(workspace);
+  if (shared === table || !existing.has(shared)) return;
+  const owner = existing.get(shared);
+  if (owner?.startsWith(OWNER_MARK) === true) return;
+  throw new ScrapeformError(
+    'state.workspace',
+    `workspace "${workspace}" has no table of its own yet, but ${shared} exists: earlier versions of scrapeform kept every workspace whose name differs from "${workspace}" only in case, - or _ in that one table, so it may hold this workspace's state or another's`,
+    {
+      hint: `if it is this workspace's state, rename it: ALTER TABLE ${shared} RENAME TO ${sqlTable}; if it belongs to workspace ${shared.slice(TABLE_PREFIX.length)}, give this one an empty table: CREATE TABLE ${sqlTable} (LIKE ${shared} INCLUDING ALL)`,
+      details: { workspace, table, sharedTable: shared },
+    },
+  );
+}
