@@ -24,6 +24,17 @@ const withAvailability = desiredParser('books', [title, price, availability]);
 const sent: ParserDefinition = { urls: books.urls, scraperParams: {}, fields: books.fields };
 const sentWithAvailability: ParserDefinition = { ...sent, fields: withAvailability.fields };
 
+/** apply --no-wait added availability: the service's 202 answered version 1, which state records as pending. */
+const pendingUpdate: ParserState = {
+  kind: 'Parser',
+  id: 'p-1',
+  name: 'books',
+  version: 0,
+  definition: sent,
+  descriptionsKnown: true,
+  pending: { version: 1, definition: sentWithAvailability },
+};
+
 function stateWith(resource: ParserState): State {
   return { format_version: 1, serial: 3, lineage: 'L', resources: { 'parser.books': resource } };
 }
@@ -102,16 +113,7 @@ describe('a version past a pending one is diffed against what scrapeform sent wi
   it('after an update: a rename by hand one step past the pending version is renamed back (free)', () => {
     // apply --no-wait added availability (version 1 pending); once it finished, title was renamed to name by hand,
     // a step the service applies at once (version 2 keeps version 1's generation time).
-    const updated: ParserState = {
-      kind: 'Parser',
-      id: 'p-1',
-      name: 'books',
-      version: 0,
-      definition: sent,
-      descriptionsKnown: true,
-      pending: { version: 1, definition: sentWithAvailability },
-    };
-    const state = stateWith(updated);
+    const state = stateWith(pendingUpdate);
     const v1Finished = details(1, ['title', 'price', 'availability'], 'FINISHED', { generatedAt: T1 });
     const v2 = details(2, ['name', 'price', 'availability'], 'FINISHED', { createdAt: T1, generatedAt: T1 });
     // The pending version is the one read to tell a rename, not the recorded one two steps back.
@@ -153,17 +155,6 @@ describe('a version past a pending one is diffed against what scrapeform sent wi
 });
 
 describe('a list lagging behind a PATCH never makes apply send the PATCH again unread', () => {
-  // apply --no-wait added availability: the service's 202 answered version 1, which state records as pending.
-  const pendingUpdate: ParserState = {
-    kind: 'Parser',
-    id: 'p-1',
-    name: 'books',
-    version: 0,
-    definition: sent,
-    descriptionsKnown: true,
-    pending: { version: 1, definition: sentWithAvailability },
-  };
-
   it('a pending version the list does not show yet is read by id; the details show it: waited for, then recorded', () => {
     const state = stateWith(pendingUpdate);
     expect(detailsNeeded([withAvailability], state, [listed(0)])).toEqual(['p-1']);
