@@ -315,11 +315,19 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
 describe('1b. a list lagging behind a PATCH, and versions past a pending one (lagging-list, versionLagMs)', () => {
   const MORE = `${FIELDS}  availability: { description: Stock availability text }\n`;
 
-  it('a PATCH whose version the list does not show yet (state pending from its 202) is not sent again', async () => {
-    const h = await start(['lagging-list'], { listLagMs: 0, versionLagMs: 600_000 });
+  /** The books parser applied on an emulator whose list shows no version newer than the create's for 10 minutes. */
+  async function convergedBehindPatches(
+    quirks: QuirkName[],
+  ): Promise<{ h: EmulatorHarness; ws: TestWorkspace }> {
+    const h = await start(quirks, { listLagMs: 0, versionLagMs: 600_000 });
     const ws = await TestWorkspace.create(h);
     await ws.write({ 'books.yaml': bookParser(FIELDS) });
     await ws.converge();
+    return { h, ws };
+  }
+
+  it('a PATCH whose version the list does not show yet (state pending from its 202) is not sent again', async () => {
+    const { h, ws } = await convergedBehindPatches(['lagging-list']);
     const before = credits(h);
     await ws.write({ 'books.yaml': bookParser(MORE) });
     const plan = await ws.plan();
@@ -340,10 +348,7 @@ describe('1b. a list lagging behind a PATCH, and versions past a pending one (la
   });
 
   it('a PATCH that landed but whose answer was lost, the list still at its base: confirmed by id, not sent again', async () => {
-    const h = await start(['lagging-list'], { listLagMs: 0, versionLagMs: 600_000 });
-    const ws = await TestWorkspace.create(h);
-    await ws.write({ 'books.yaml': bookParser(FIELDS) });
-    await ws.converge();
+    const { h, ws } = await convergedBehindPatches(['lagging-list']);
     const before = credits(h);
     await ws.write({ 'books.yaml': bookParser(MORE) });
     // The service acts, then holds its answer past the client's timeout.
@@ -374,13 +379,7 @@ describe('1b. a list lagging behind a PATCH, and versions past a pending one (la
   }, 30_000);
 
   it('details without their version and a list behind a finished PATCH: no drift, the next PATCH based on the version seen', async () => {
-    const h = await start(['lagging-list', 'details-without-version'], {
-      listLagMs: 0,
-      versionLagMs: 600_000,
-    });
-    const ws = await TestWorkspace.create(h);
-    await ws.write({ 'books.yaml': bookParser(FIELDS) });
-    await ws.converge();
+    const { h, ws } = await convergedBehindPatches(['lagging-list', 'details-without-version']);
     await ws.write({ 'books.yaml': bookParser(FIELDS.replace('The price', 'The price with tax')) });
     await ws.converge();
     expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 1 });
