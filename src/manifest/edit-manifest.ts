@@ -1,6 +1,6 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
-import { literalText } from './interpolate.js';
+import { literalValue } from './interpolate.js';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
 export type ManifestEdit =
@@ -284,15 +284,6 @@ function holdsReference(text: string): boolean {
     else i++;
   }
   return false;
-}
-
-/** A live value as written: every string escaped with literalText, so the next load reads the same value. */
-function literalValue(value: unknown): unknown {
-  if (typeof value === 'string') return literalText(value);
-  if (Array.isArray(value)) return value.map(literalValue);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValue(v)]));
-  return value;
 }
 
 /** The key path of a field in dot notation: `fields.reviews.fields.author` for `reviews.author`. */

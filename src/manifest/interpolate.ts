@@ -52,6 +52,15 @@ export function literalText(text: string): string {
   return text.replaceAll('${', () => '$${');
 }
 
+/** A value to write into a manifest, every string in it (at any depth) written with literalText. */
+export function literalValue(value: unknown): unknown {
+  if (typeof value === 'string') return literalText(value);
+  if (Array.isArray(value)) return value.map(literalValue);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValue(v)]));
+  return value;
+}
+
 /** Whether a text holds a `${var.…}` or `${each.…}` reference: such a document is read once per use. */
 export function hasScopedReference(text: string): boolean {
   return text.includes('${var.') || text.includes('${each.');

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { LiveParserDetails, LiveProject } from '../api/live.js';
-import { literalText } from '../manifest/interpolate.js';
+import { literalValue } from '../manifest/interpolate.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser } from '../manifest/parser-schema.js';
 import { ProjectManifestSchema } from '../manifest/project-schema.js';
@@ -218,20 +218,7 @@ function document(file: string, value: WrittenParser | WrittenProject, notes: st
     ? ''
     : '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform\n';
   const comments = notes.map((line) => `# ${line}\n`).join('');
-  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify(literalValues({ apiVersion: 'scrapeform/v1', ...value }), { lineWidth: 0 })}`;
-}
-
-/**
- * Every string value, however deep (names, URLs, lists, maps, parameters), written so that the next load reads
- * back exactly the live text: a live `${HOME}` is written `$${HOME}`, never expanded into the value of a variable
- * (the next plan would then PATCH it). Keys are left as they are: see referenceKey.
- */
-function literalValues(value: unknown): unknown {
-  if (typeof value === 'string') return literalText(value);
-  if (Array.isArray(value)) return value.map(literalValues);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValues(v)]));
-  return value;
+  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify(literalValue({ apiVersion: 'scrapeform/v1', ...value }), { lineWidth: 0 })}`;
 }
 
 /**
