@@ -263,7 +263,7 @@ function isIgnored(rules: readonly IgnoreRules[], full: string, isDirectory: boo
     const from = path.relative(folder, full);
     // Rules speak for what lies under their folder only: an environment may read a folder outside the project's
     // (an absolute path, or `../shared`), which its exclude patterns, relative to scrapeform.yaml, cannot name.
-    if (from === '' || from === '..' || from.startsWith(`..${path.sep}`) || path.isAbsolute(from)) continue;
+    if (from === '' || !isWithin(full, folder)) continue;
     const relative = from.split(path.sep).join('/') + (isDirectory ? '/' : '');
     const result = matcher.test(relative);
     if (result.ignored) ignored = true;
@@ -278,4 +278,13 @@ let loadedIgnore: typeof ignore | undefined;
 function newMatcher(): Ignore {
   loadedIgnore ??= createRequire(import.meta.url)('ignore') as typeof ignore;
   return loadedIgnore();
+}
+
+/** Whether `given` is `root` or lies below it. */
+export function isWithin(given: string, root: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(given));
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
 }

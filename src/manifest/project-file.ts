@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
+import { isWithin } from './discover-files.js';
 import { sharedStates, stateLocation } from './environment-states.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
@@ -358,15 +359,6 @@ function noProject(what: string): Diagnostic {
     message: `${what}: there is no scrapeform.yaml in the current folder`,
     hint: 'environments are declared in scrapeform.yaml at the root of the project; run from there or use --chdir',
   };
-}
-
-/** Whether `given` is `root` or lies below it. */
-function isWithin(given: string, root: string): boolean {
-  const relative = path.relative(path.resolve(root), path.resolve(given));
-  return (
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
 }
 
 function isFile(file: string): boolean {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import ignore from 'ignore';
 import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
-import { walkSkips } from '../manifest/discover-files.js';
+import { isWithin, walkSkips } from '../manifest/discover-files.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
@@ -346,13 +346,4 @@ function isFolderOrMissing(file: string): boolean {
     // ENOTDIR: a file stands where a folder above it would be.
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
-}
-
-/** Whether `given` is `root` or lies below it. */
-function isWithin(given: string, root: string): boolean {
-  const relative = path.relative(path.resolve(root), path.resolve(given));
-  return (
-    relative === '' ||
-    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
-  );
 }
