@@ -1,4 +1,4 @@
-import type { LiveProject } from '../../src/api/live.js';
+import type { LiveParserDetails, LiveProject } from '../../src/api/live.js';
 
 /**
  * A project as the service answers it: a daily list of one URL, scheduled, JSON output, no webhook, the default
@@ -16,6 +16,29 @@ export function liveProject(id: number, name: string, overrides: Partial<LivePro
     webhookOutput: null,
     notificationConfig: { notifyOnSuccess: 'never', notifyOnFailure: 'with_every_run' },
     apiParams: {},
+    ...overrides,
+  };
+}
+
+/**
+ * Details of version `version` of parser p-1 "books" as the service answers them: FINISHED, with these field
+ * names (output type `text`) and no example results (whatever `overrides` change).
+ */
+export function liveDetails(
+  version: number,
+  names: string[] = [],
+  overrides: Partial<LiveParserDetails> = {},
+): LiveParserDetails {
+  return {
+    id: 'p-1',
+    name: 'books',
+    version,
+    status: 'FINISHED',
+    error: null,
+    createdAt: null,
+    generatedAt: null,
+    exampleResult: null,
+    fields: names.map((name) => ({ name, type: 'text' })),
     ...overrides,
   };
 }

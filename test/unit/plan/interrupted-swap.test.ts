@@ -6,6 +6,7 @@ import { diffFields } from '../../../src/plan/diff-fields.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { ParserState, State } from '../../../src/state/model.js';
 import { desiredField as f, desiredParser } from '../../helpers/desired.js';
+import { liveDetails } from '../../helpers/live.js';
 
 /** A swap of title and subtitle, as the manifest keeps writing it once applied. */
 const swapped = desiredParser(
@@ -51,17 +52,9 @@ const summary = (version: number): LiveParserSummary => ({
 });
 
 function details(version: number, names: string[]): LiveParserDetails {
-  return {
-    id: 'p-1',
-    name: 'books',
-    version,
-    status: 'FINISHED',
-    error: null,
-    createdAt: null,
-    generatedAt: null,
+  return liveDetails(version, names, {
     exampleResult: [{ url: 'https://books.example/a.html', result: {} }],
-    fields: names.map((name) => ({ name, type: 'text' })),
-  };
+  });
 }
 
 const finishingRenames = [

@@ -5,24 +5,10 @@ import type { LiveParserDetails } from '../../../src/api/live.js';
 import type { ParserState } from '../../../src/state/model.js';
 import { readLive } from '../../../src/workspace/read-live.js';
 import { desiredParser } from '../../helpers/desired.js';
+import { liveDetails } from '../../helpers/live.js';
 import { parserState, stateOf } from '../../helpers/state.js';
 
 const definition = { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] };
-
-/** Details of a version, as a service whose answers leave the version out gives them: the one asked, else the list's. */
-function details(version: number): LiveParserDetails {
-  return {
-    id: 'p-1',
-    name: 'books',
-    version,
-    status: 'FINISHED',
-    error: null,
-    createdAt: null,
-    generatedAt: null,
-    exampleResult: null,
-    fields: [],
-  } as unknown as LiveParserDetails;
-}
 
 /** A list lagging at version 0; details of the latest say no version; `byVersion` answers a read of a version. */
 function clients(byVersion: (version: number) => Promise<LiveParserDetails>): {
@@ -36,7 +22,7 @@ function clients(byVersion: (version: number) => Promise<LiveParserDetails>): {
     ],
     get: async (_id: string, version: number | undefined, _signal: unknown, known: { version?: number }) => {
       reads.push(version);
-      return version === undefined ? details(known.version ?? 0) : byVersion(version);
+      return version === undefined ? liveDetails(known.version ?? 0) : byVersion(version);
     },
   };
   return { clients: { parsers, projects: {} } as unknown as ApiClients, reads };
@@ -57,7 +43,7 @@ describe('readLive: details below a version state knows, a list lagging behind i
   const declared = { parsers: [desiredParser('books')], projects: [] };
 
   it('reads the version state saw by its number, and plans from it', async () => {
-    const fake = clients(async (v) => details(v));
+    const fake = clients(async (v) => liveDetails(v));
     const state = stateOf({ 'parser.books': parserState({ definition, version: 1 }) });
     const live = await readLive(fake.clients, declared, state);
     expect(fake.reads).toEqual([undefined, 1]);
