@@ -10,6 +10,7 @@ import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
   CLIENT_MARGIN_MS,
+  RELEASE_TIMEOUT_MS,
   INSUFFICIENT_PRIVILEGE,
   isConnectionError,
   isTimeout,
@@ -262,7 +263,19 @@ export class PostgresStateBackend implements StateBackend {
     // A session that ended (the database restarted, force-unlock) released the lock with it.
     if (this.client !== client) return;
     try {
-      await client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+      // Bounded below the query timeout: a session that does not answer soon is ended, which unlocks as well.
+      let timer: NodeJS.Timeout | undefined;
+      const unlocked = client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
+      unlocked.catch(() => undefined);
+      await Promise.race([
+        unlocked,
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error('the unlock did not answer')),
+            Math.min(RELEASE_TIMEOUT_MS, this.timeoutMs + CLIENT_MARGIN_MS),
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
     } catch {
       this.drop(client);
     }

@@ -8,6 +8,13 @@ import type pg from 'pg';
 /** How much longer than the server's own limit the client waits for a query's answer (its reason comes first). */
 export const CLIENT_MARGIN_MS = 2_000;
 
+/**
+ * How long the unlock at the end of a run may take before the session is ended instead (which releases the lock
+ * as well): a run whose database went silent after its last write kept its CI job waiting the whole query timeout
+ * (30 s by default) for an answer that changes nothing.
+ */
+export const RELEASE_TIMEOUT_MS = 5_000;
+
 export const INSUFFICIENT_PRIVILEGE = '42501';
 
 /**

@@ -172,6 +172,35 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
     }
   });
 
+  it('release gives up on a silent database well before the query timeout: a CI job is not kept waiting 30 s', async () => {
+    const url = await newDatabase();
+    const relay = await startRelay();
+    // The default query timeout (30 s): the unlock is bounded by RELEASE_TIMEOUT_MS (5 s) instead, so this test,
+    // whose own limit is 20 s, ends in time only when the release does not wait the query timeout.
+    const backend = new PostgresStateBackend(relay.url(url), 'prod');
+    try {
+      const lock = await backend.lock('apply');
+      relay.silence();
+      await expect(lock.release()).resolves.toBeUndefined();
+      // The session it gave up on is ended (its connection cut here, as PostgreSQL's keep-alive would): unlocked.
+      relay.cut();
+      const other = new PostgresStateBackend(url, 'prod');
+      try {
+        let outcome = '';
+        for (let i = 0; i < 100 && outcome !== 'locked'; i++) {
+          outcome = await tryLock(other);
+          if (outcome !== 'locked') await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(outcome).toBe('locked');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await backend.close();
+      relay.close();
+    }
+  }, 20_000);
+
   it('jobs using a new database and new workspaces at once all find their tables (created once, under a lock)', async () => {
     const failures: string[] = [];
     for (let round = 0; round < 5; round++) {
