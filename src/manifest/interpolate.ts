@@ -311,16 +311,19 @@ function lookUp(reference: Reference, scope: ReferenceScope, problems: Problem[]
     }
     case 'each': {
       const element = scope.each;
-      const value =
-        element !== undefined && Object.hasOwn(element, reference.name) ? element[reference.name] : undefined;
-      if (value !== undefined && value !== null && value !== '') return value;
-      if (reference.fallback === undefined) {
-        problems.push({
-          kind: element === undefined ? 'each-outside' : 'each-missing',
-          name: reference.name,
-        });
+      if (element === undefined || !Object.hasOwn(element, reference.name)) {
+        if (reference.fallback === undefined) {
+          problems.push({
+            kind: element === undefined ? 'each-outside' : 'each-missing',
+            name: reference.name,
+          });
+        }
+        return undefined;
       }
-      return undefined;
+      // As a variable's: an empty (or null) value takes the default when one is written; without one it is the
+      // empty text it is. It was reported as a key the element lacks ("did you mean" that very key).
+      const value = element[reference.name] ?? '';
+      return value === '' && reference.fallback !== undefined ? undefined : value;
     }
   }
 }

@@ -147,6 +147,24 @@ urls: [https://books.example/a.html]
     ]);
     expect(loaded.parsers.map((p) => p.name)).toEqual(['books-de']);
   });
+
+  it('reads an empty or null element value as the empty text, or its default; only a missing key is an error', async () => {
+    const dir = await project({
+      'a.yaml': `kind: Parser
+name: books-\${each.country}
+for_each:
+  - { country: de, note: '', tag: ~ }
+  - { country: fr, note: ~, tag: '' }
+urls: ['https://books.example/a.html?n=\${each.note}&t=\${each.tag:-none}']
+`,
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.parsers.map((p) => [p.name, p.urls[0]])).toEqual([
+      ['books-de', 'https://books.example/a.html?n=&t=none'],
+      ['books-fr', 'https://books.example/a.html?n=&t=none'],
+    ]);
+  });
 });
 
 describe('variables and environments', () => {
