@@ -81,7 +81,14 @@ export type { DetectDriftOptions, DetectedDrift } from './workspace/detect-drift
 export { acceptDrift } from './workspace/accept-drift.js';
 export type { AcceptDriftOptions, AcceptedDrift } from './workspace/accept-drift.js';
 export { runWatch, newWatchStatus } from './workspace/watch-loop.js';
-export type { WatchEvent, WatchNotification, WatchOptions, WatchStatus } from './workspace/watch-loop.js';
+export type {
+  WatchDriftNotification,
+  WatchEvent,
+  WatchFailingNotification,
+  WatchNotification,
+  WatchOptions,
+  WatchStatus,
+} from './workspace/watch-loop.js';
 export { startWatchEndpoint } from './workspace/watch-endpoint.js';
 export type { WatchEndpoint } from './workspace/watch-endpoint.js';
 export { waitingForLock } from './state/lock-wait.js';

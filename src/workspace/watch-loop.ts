@@ -11,6 +11,7 @@ import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
 import { formatCount } from '../format-count.js';
+import { formatDuration } from '../duration.js';
 
 /** What `watch` knows after its runs: what /healthz and /metrics show. */
 export interface WatchStatus {
@@ -44,10 +45,22 @@ export type WatchEvent =
   | { type: 'notified'; status: number }
   | { type: 'notify-failed'; error: string };
 
-/** The JSON posted to `--notify`: a Slack-style `text` and the structured drift (the `drift --json` format). */
-export interface WatchNotification {
+/**
+ * The JSON posted to `--notify`: a Slack-style `text` and the structured drift (the `drift --json` format); or, when
+ * the check starts failing, `text` and `failing` (no drift was read). The first run that succeeds after it says so.
+ */
+export type WatchNotification = WatchDriftNotification | WatchFailingNotification;
+
+export interface WatchFailingNotification {
+  text: string;
+  failing: { error: string };
+}
+
+export interface WatchDriftNotification {
   text: string;
   drift: Record<string, unknown>;
+  /** The check had been failing (and said so) until this run. */
+  recovered?: { failures: number };
   heal?: {
     applied: string[];
     failed: string[];
@@ -99,13 +112,16 @@ export async function runWatch(
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
   let notified = '';
+  // Failed runs in a row since the last that succeeded, once the first was notified (a watch that cannot check,
+  // with a key revoked or the service down, must not look like one that found nothing).
+  let failingSince: number | undefined;
   for (let run = 1; !options.signal.aborted; run++) {
     try {
       const read = options.heal?.loadManifests ?? options.reloadManifests;
       const manifests = read !== undefined ? await read() : options.manifests;
       const found = await check(services, manifests, options, status);
       let after = found;
-      let heal: WatchNotification['heal'];
+      let heal: WatchDriftNotification['heal'];
       if (
         found.status === 'drift' &&
         options.heal !== undefined &&
@@ -121,9 +137,12 @@ export async function runWatch(
       delete status.lastError;
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
       const madeCalls = heal !== undefined && heal.applied.length + heal.failed.length > 0;
-      if (signature !== notified || madeCalls) {
+      const recovered = failingSince !== undefined ? { failures: status.failures - failingSince } : undefined;
+      failingSince = undefined;
+      if (signature !== notified || madeCalls || recovered !== undefined) {
         // The first run reports only drift; later runs also report drift that went away.
-        if (found.status === 'drift' || notified !== '' || madeCalls) await notify(found, heal, options);
+        if (found.status === 'drift' || notified !== '' || madeCalls || recovered !== undefined)
+          await notify(found, heal, recovered, options);
         notified = signature;
       }
     } catch (error) {
@@ -132,6 +151,16 @@ export async function runWatch(
       status.lastRunOk = false;
       status.lastError = error instanceof Error ? error.message : String(error);
       options.onEvent?.({ type: 'failed', error });
+      if (failingSince === undefined) {
+        failingSince = status.failures - 1;
+        await post(
+          {
+            text: `scrapeform watch: the drift check failed: ${status.lastError}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
+            failing: { error: status.lastError },
+          },
+          options,
+        );
+      }
     } finally {
       status.runs++;
       status.lastRunAt = now();
@@ -182,7 +211,7 @@ async function healOnce(
   manifests: LoadedManifests,
   options: WatchOptions,
   status: WatchStatus,
-): Promise<NonNullable<WatchNotification['heal']>> {
+): Promise<NonNullable<WatchDriftNotification['heal']>> {
   const ws = { ...services, manifests };
   // Planned once without the lock, only to know what to leave out. The apply plans again under the lock and still
   // refuses any destructive change, so one that appears in between is refused (and the heal skipped), never made.
@@ -274,10 +303,10 @@ function skipReason(error: unknown): string | undefined {
 
 async function notify(
   report: DriftReport,
-  heal: WatchNotification['heal'],
+  heal: WatchDriftNotification['heal'],
+  recovered: WatchDriftNotification['recovered'],
   options: WatchOptions,
 ): Promise<void> {
-  if (options.notifyUrl === undefined) return;
   const healText =
     heal === undefined
       ? ''
@@ -286,11 +315,24 @@ async function notify(
           : heal.applied.length + heal.failed.length > 0
             ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
             : '') + (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left)}` : '');
-  const body: WatchNotification = {
-    text: `${renderDriftText(report)}${healText}`,
-    drift: toDriftJson(report),
-    ...(heal !== undefined ? { heal } : {}),
-  };
+  const recoveredText =
+    recovered === undefined
+      ? ''
+      : `scrapeform watch: the drift check works again (after ${recovered.failures} failed ${recovered.failures === 1 ? 'run' : 'runs'}).\n`;
+  await post(
+    {
+      text: `${recoveredText}${renderDriftText(report)}${healText}`,
+      drift: toDriftJson(report),
+      ...(recovered !== undefined ? { recovered } : {}),
+      ...(heal !== undefined ? { heal } : {}),
+    },
+    options,
+  );
+}
+
+/** POSTs a notification to `--notify`, if set; a failure is an event, never a failed run. */
+async function post(body: WatchNotification, options: WatchOptions): Promise<void> {
+  if (options.notifyUrl === undefined) return;
   try {
     const response = await (options.fetch ?? fetch)(options.notifyUrl, {
       method: 'POST',

@@ -9,7 +9,7 @@ import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
-import type { WatchNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
+import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
 import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
 import { heldByLiveProcess } from '../helpers/state.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -83,8 +83,8 @@ function startWatch(ws: TestWorkspace, extra: string[], heal = true) {
 async function healOnce(
   ws: TestWorkspace,
   manifests: LoadedManifests,
-): Promise<{ status: WatchStatus; posted: WatchNotification[]; events: string[] }> {
-  const posted: WatchNotification[] = [];
+): Promise<{ status: WatchStatus; posted: WatchDriftNotification[]; events: string[] }> {
+  const posted: WatchDriftNotification[] = [];
   const events: string[] = [];
   const status = await runWatch(
     { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
@@ -95,7 +95,7 @@ async function healOnce(
       heal: { maxRegenerations: 0, loadManifests: async () => manifests },
       notifyUrl: 'http://127.0.0.1:9/never-called',
       fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as WatchNotification);
+        posted.push(JSON.parse(String(init?.body)) as WatchDriftNotification);
         return new Response(null, { status: 200 });
       },
       sleep: async () => undefined,
@@ -255,6 +255,49 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
   expect(posted[0]?.heal?.skipped).toContain('regenerate');
   expect(posted[0]?.text).toContain('Not healed:');
   expect((await h.parsers.get(id)).version).toBe(1);
+});
+
+it('runWatch (library): a check that starts failing is notified once, and the first run that works again says so', async () => {
+  const { ws } = await convergedBooks();
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: Record<string, unknown>[] = [];
+  let runs = 0;
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 900_000,
+      maxRuns: 5,
+      signal: new AbortController().signal,
+      // Runs 2 and 3 fail (a bad commit in the checkout, a key revoked: the check cannot run); 1, 4 and 5 work.
+      reloadManifests: async () => {
+        runs++;
+        if (runs === 2 || runs === 3) throw new Error(`manifests/books.yaml:3:1 broken in run ${runs}`);
+        return manifests;
+      },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+    },
+  );
+  expect(status).toMatchObject({ runs: 5, failures: 2, lastRunOk: true });
+  // Run 1 finds no drift (nothing to say); run 2 starts failing; run 3 fails again (said already); run 4 works
+  // again (said, with the drift it reads: none); run 5 is as run 4.
+  expect(posted).toEqual([
+    {
+      text: 'scrapeform watch: the drift check failed: manifests/books.yaml:3:1 broken in run 2\nNo drift can be seen until it works again; the next run is in 15m 00s.',
+      failing: { error: 'manifests/books.yaml:3:1 broken in run 2' },
+    },
+    expect.objectContaining({
+      recovered: { failures: 2 },
+      drift: expect.objectContaining({ status: 'no_drift' }),
+    }),
+  ]);
+  expect(String(posted[1]?.text)).toMatch(
+    /^scrapeform watch: the drift check works again \(after 2 failed runs\)\.\n/,
+  );
 });
 
 it('runWatch (library): a heal refused for an adoption is skipped, not a failed run; a stop ends a notification that hangs', async () => {
