@@ -22,6 +22,8 @@ export const DEFAULT_MAX_GENERATING = 16;
 export type ApplyEvent =
   | { type: 'start'; address: string; action: ResourceChange['action'] }
   | { type: 'call'; address: string; method: string; path: string; status: number }
+  /** A POST or PATCH that may have landed though it failed (no answer, a 5xx): a generation may have started. */
+  | { type: 'call-unanswered'; address: string; method: 'POST' | 'PATCH' }
   | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }
   | { type: 'done'; address: string; ok: boolean; error?: string }
   /** Something the user should know that does not fail the change (an unknown status while waiting). */

@@ -1,4 +1,4 @@
-import { ApiError, neverSent } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, neverSent } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { PostingChange, ResourceChange } from '../plan/model.js';
@@ -168,7 +168,11 @@ export async function createWithIntent<T extends { id: string | number; name?: s
       },
     });
   } catch (error) {
-    if (error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed') {
+    const unconfirmed = error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed';
+    // Sent, and nothing says it did not land (a budget of regenerations counts it: watch-loop.ts).
+    if (unconfirmed || mayHaveLanded(error))
+      ctx.emit({ type: 'call-unanswered', address: change.address, method: 'POST' });
+    if (unconfirmed) {
       await markUnconfirmed(ctx, change.address);
     } else {
       await settleFailedIntent(ctx, change.address, error, earlier);

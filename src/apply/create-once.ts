@@ -1,4 +1,5 @@
-import { ApiError, neverSent } from '../api/api-error.js';
+import { mayHaveLanded } from '../api/api-error.js';
+import type { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 
 export interface CreateOnceOptions<Id> {
@@ -32,9 +33,7 @@ export async function createOnce<T extends { id: string | number; name?: string 
     return await create();
   } catch (error) {
     // A refused connection never sent it: that is no more ambiguous than a 4xx.
-    const ambiguous =
-      error instanceof ApiError && ((error.status === 0 && !neverSent(error)) || error.status >= 500);
-    if (!ambiguous) throw error;
+    if (!mayHaveLanded(error)) throw error;
     let listed: T[];
     try {
       listed = await list();

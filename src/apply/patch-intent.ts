@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, mayHaveLanded } from '../api/api-error.js';
 import { applyFieldOperations } from '../plan/field-operations.js';
 import type { ParserUpdate, ResourceChange } from '../plan/model.js';
 import type { ParserDefinition, ParserState, ResourceState } from '../state/model.js';
@@ -97,6 +97,7 @@ export async function patchOnce<T>(
   try {
     return await send();
   } catch (error) {
+    if (mayHaveLanded(error)) ctx.emit({ type: 'call-unanswered', address, method: 'PATCH' });
     if (held && error instanceof ApiError && error.status >= 400 && error.status < 500)
       await ctx.store.commit((state) => clearPatching(state.resources, address));
     throw error;

@@ -224,10 +224,20 @@ async function healOnce(
   const budget = status.regenerationsLeft ?? 0;
   // Counted as the calls are answered, not from the outcome: an apply that throws after generations started (the
   // lock lost, a state write failed) has spent them all the same.
+  // A POST or PATCH whose answer was lost (or a 5xx) counts too: the service may have started its generation.
+  // A create is counted once, though its answer is lost and then found by name.
   const regenerating = new Set<string>();
+  const created = new Set<string>();
   let regenerations = 0;
   const countGenerations = (event: ApplyEvent): void => {
-    if (event.type === 'call' && regenerating.has(event.address) && startsGeneration(event)) regenerations++;
+    if ((event.type !== 'call' && event.type !== 'call-unanswered') || !regenerating.has(event.address))
+      return;
+    if (event.type === 'call' && !startsGeneration(event)) return;
+    if (event.method === 'POST') {
+      if (created.has(event.address)) return;
+      created.add(event.address);
+    }
+    regenerations++;
   };
   try {
     const outcome = await applyWorkspace(ws, {

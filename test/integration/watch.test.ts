@@ -9,6 +9,7 @@ import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
 import { runWatch } from '../../src/workspace/watch-loop.js';
+import { ApiError } from '../../src/api/api-error.js';
 import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
 import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
 import { heldByLiveProcess } from '../helpers/state.js';
@@ -435,6 +436,45 @@ it('runWatch (library): a regeneration a heal started is taken from the budget a
   expect(patched).toBe(true);
   expect(events).toEqual(['checked', 'failed']);
   expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
+});
+
+it('runWatch (library): a PATCH whose answer was lost is taken from the budget: its generation may have started', async () => {
+  const { ws, id } = await convergedBooks();
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  // The heal's PATCH lands (the generation starts) and its answer is lost on the way back.
+  let patched = false;
+  const parsers = new Proxy(h.parsers, {
+    get: (target, key) =>
+      key === 'update'
+        ? async (...args: Parameters<typeof target.update>) => {
+            await target.update(...args);
+            patched = true;
+            throw new ApiError({
+              code: 'api.network',
+              status: 0,
+              method: 'PATCH',
+              url: `${h.emulator.url}/parsers/${id}/1`,
+              retryable: false,
+              secrets: [],
+              cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+            });
+          }
+        : (Reflect.get(target, key, target) as unknown),
+  });
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
+      sleep: async () => undefined,
+    },
+  );
+  expect(patched).toBe(true);
+  // Before, the budget was left whole (1) and nothing counted as spent: the next heal could start another.
+  expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 
 it('runWatch (library): the notification of a heal says which deletes it left', async () => {
