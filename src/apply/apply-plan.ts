@@ -98,7 +98,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         ctx.emit({ type: 'done', address: change.address, ok: true });
       } catch (error) {
         result.error = describeError(error);
-        ctx.emit({ type: 'done', address: change.address, ok: false, error: result.error.message });
+        ctx.emit({
+          type: 'done',
+          address: change.address,
+          ok: false,
+          error: result.error.message,
+          ...(result.error.code === 'apply.interrupted' ? { stopped: true } : {}),
+        });
       }
     } finally {
       ctx.calls.give();

@@ -6,7 +6,6 @@ import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 
@@ -77,10 +76,10 @@ export async function waitForGeneration(
     if (change.action !== 'create') await ctx.store.durable();
     for (;;) {
       // Ctrl-C stops the wait; state already records the version as pending.
-      abortIfInterrupted(ctx);
+      stopWaitIfInterrupted(ctx, id, version);
       const due = Math.min(ctx.now() + delay, deadline);
       const listed = await ctx.poller.look(id, version, due, started);
-      abortIfInterrupted(ctx);
+      stopWaitIfInterrupted(ctx, id, version);
       seen = await sightingOf(ctx, id, version, listed);
       if (seen === undefined) {
         // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
@@ -245,4 +244,17 @@ function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext,
 export function withoutPending(state: ParserState): ParserState {
   const { pending: _pending, ...rest } = state;
   return rest;
+}
+
+/**
+ * Ctrl-C during a wait: the call that started the generation was answered, so this says so (not "before this
+ * call", which read as if nothing had been created while the generation was already paid for).
+ */
+function stopWaitIfInterrupted(ctx: HandlerContext, id: string, version: number): void {
+  if (ctx.options.signal?.aborted !== true) return;
+  throw new ScrapeformError(
+    'apply.interrupted',
+    `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`,
+    { status: 'error' },
+  );
 }

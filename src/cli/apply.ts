@@ -185,7 +185,9 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
             event.address,
             event.ok
               ? `${last.get(event.address) ?? ''}  ${green('✓')}`
-              : red(`failed: ${event.error ?? ''}`),
+              : event.stopped === true
+                ? yellow(`stopped: ${event.error ?? ''}`)
+                : red(`failed: ${event.error ?? ''}`),
           );
         }
       },
@@ -201,7 +203,9 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
           `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,
         );
       if (event.type === 'done' && !event.ok)
-        ctx.log(`${event.address}  ${red('failed')}: ${event.error ?? ''}`);
+        ctx.log(
+          `${event.address}  ${event.stopped === true ? yellow('stopped') : red('failed')}: ${event.error ?? ''}`,
+        );
     },
     stop: () => undefined,
   };

@@ -1,4 +1,4 @@
-import type { ApplyResult } from '../apply/apply-model.js';
+import type { ApplyResult, ChangeResult } from '../apply/apply-model.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
 import type { Colors } from './colors.js';
@@ -18,25 +18,23 @@ export interface ApplyReport {
 export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const { result, checks } = report;
   if (result === undefined) return '';
-  const { green, red, bold } = colors;
-  const ok = result.results.filter((r) => r.ok);
-  const failed = result.results.filter((r) => !r.ok);
-  const lines = [
-    '',
-    bold(
-      `Apply ${failed.length === 0 ? 'complete' : 'finished with failures'}: ${ok.length} applied, ${failed.length} failed.`,
-    ),
-  ];
+  const { green, red, yellow, dim, bold } = colors;
+  const { ok, stopped, notStarted, failed } = sortResults(result);
+  const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(result)}.`)];
   for (const r of ok) {
-    const where = r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
-    lines.push(`  ${green('✓')} ${r.address} ${r.action}${where}`);
+    lines.push(`  ${green('✓')} ${r.address} ${r.action}${where(r)}`);
+    lines.push(...warningLines(r.warnings, colors));
+  }
+  for (const r of stopped) {
+    lines.push(`  ${yellow('■')} ${r.address} ${r.action}${where(r)}: ${r.error?.message ?? 'interrupted'}`);
     lines.push(...warningLines(r.warnings, colors));
   }
   for (const r of failed) {
-    lines.push(`  ${red('✗')} ${r.address} ${r.action}: ${r.error?.message ?? 'failed'}`);
+    lines.push(`  ${red('✗')} ${r.address} ${r.action}${where(r)}: ${r.error?.message ?? 'failed'}`);
     if (r.error?.hint !== undefined) lines.push(`      hint: ${r.error.hint}`);
     lines.push(...warningLines(r.warnings, colors));
   }
+  for (const r of notStarted) lines.push(`  ${dim('-')} ${r.address} ${r.action}: not started`);
   if (result.interrupted)
     lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
   if (checks.length > 0) lines.push('', `Expect checks:\n${renderChecks(checks, colors)}`);
@@ -47,6 +45,47 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
       renderResultDiffsHuman(report.resultDiffs, colors),
     );
   return lines.join('\n');
+}
+
+/**
+ * The results as the summaries count them: applied; stopped by Ctrl-C after a call of theirs (a parser left
+ * generating, an update between two PATCHes); not started; failed. An interrupted apply counted the first two as
+ * failed, which read as if nothing had been made.
+ */
+function sortResults(
+  result: ApplyResult,
+): Record<'ok' | 'stopped' | 'notStarted' | 'failed', ChangeResult[]> {
+  const sorted = { ok: [], stopped: [], notStarted: [], failed: [] } as Record<
+    'ok' | 'stopped' | 'notStarted' | 'failed',
+    ChangeResult[]
+  >;
+  for (const r of result.results) {
+    if (r.ok) sorted.ok.push(r);
+    else if (r.skipped === true) sorted.notStarted.push(r);
+    else if (r.error?.code === 'apply.interrupted') sorted.stopped.push(r);
+    else sorted.failed.push(r);
+  }
+  return sorted;
+}
+
+function outcomeWord(result: ApplyResult, failed: number): string {
+  return result.interrupted ? 'interrupted' : failed === 0 ? 'complete' : 'finished with failures';
+}
+
+/** `2 applied, 1 failed`; after Ctrl-C also what it stopped and what it never started, when any. */
+function countsText(result: ApplyResult): string {
+  const { ok, stopped, notStarted, failed } = sortResults(result);
+  return [
+    `${ok.length} applied`,
+    ...(stopped.length > 0 ? [`${stopped.length} stopped while in progress`] : []),
+    ...(notStarted.length > 0 ? [`${notStarted.length} not started`] : []),
+    `${failed.length} failed`,
+  ].join(', ');
+}
+
+/** ` ID version N`: the object a change made or acts on, when it has one. */
+function where(r: ChangeResult): string {
+  return r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
 }
 
 function warningLines(warnings: readonly string[] | undefined, colors: Colors): string[] {
@@ -79,18 +118,25 @@ export function renderApplyMarkdown(report: ApplyReport): string {
   const { result, checks, resultDiffs } = report;
   if (result === undefined)
     return '### scrapeform apply\n\nNo changes: the live services already matched the manifests.\n';
-  const failed = result.results.filter((r) => !r.ok);
+  const { failed } = sortResults(result);
+  const object = (r: ChangeResult): string =>
+    r.id !== null
+      ? ` ${codeSpan(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
+      : '';
+  const outcome = (r: ChangeResult): string =>
+    r.ok
+      ? `ok${object(r)}`
+      : r.skipped === true
+        ? 'not started'
+        : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${codeSpan(r.error?.message ?? 'failed')}`;
   const lines = [
-    `### scrapeform apply: ${result.interrupted ? 'interrupted' : failed.length === 0 ? 'complete' : 'finished with failures'}`,
+    `### scrapeform apply: ${outcomeWord(result, failed.length)}`,
     '',
-    `${result.results.length - failed.length} applied, ${failed.length} failed.`,
+    `${countsText(result)}.`,
     '',
     '| object | action | result |',
     '| --- | --- | --- |',
-    ...result.results.map(
-      (r) =>
-        `| ${codeSpan(r.address)} | ${r.action} | ${r.ok ? `ok${r.id !== null ? ` ${codeSpan(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}` : ''}` : `failed: ${codeSpan(r.error?.message ?? 'failed')}`} |`,
-    ),
+    ...result.results.map((r) => `| ${codeSpan(r.address)} | ${r.action} | ${outcome(r)} |`),
   ];
   if (checks.length > 0) {
     const bad = checks.filter((c) => !c.ok);
