@@ -128,14 +128,23 @@ async function checkKeyFileMode(file: string): Promise<string | undefined> {
 function endpoint(env: Readonly<Record<string, string | undefined>>, name: string, fallback: string): string {
   const value = env[name]?.trim();
   if (value === undefined || value === '') return fallback;
+  // Shown without what could be a user name and password, even when it is no URL at all.
+  const shown = value.replace(/^([^/@]*\/\/)?[^/@]*@/, '$1***@');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ScrapeformError('config.endpoint', `${name} is not a URL: ${value}`);
+    throw new ScrapeformError('config.endpoint', `${name} is not a URL: ${shown}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ScrapeformError('config.endpoint', `${name} must be an http(s) URL, got ${value}`);
+    throw new ScrapeformError('config.endpoint', `${name} must be an http(s) URL, got ${shown}`);
+  }
+  // As an environment's parserUrl and pipelineUrl are (scrapeform.yaml): every retry line, error and saved plan
+  // showed them, the key alone being masked.
+  if (url.username !== '' || url.password !== '') {
+    throw new ScrapeformError('config.endpoint', `${name} must not hold a user name or password: ${shown}`, {
+      hint: 'they would be shown in logs, errors and saved plans; a gateway that needs them belongs in HTTPS_PROXY (http://user:password@host:port)',
+    });
   }
   return value.replace(/\/+$/, '');
 }

@@ -67,8 +67,7 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
     throw new ScrapeformError('cli.usage', '--max-regenerations is the budget of --heal: pass --heal too');
   const listen = parseListen(flags.listen);
   const notifyUrl = flags.notify ?? (ctx.io.env.SCRAPEFORM_NOTIFY_URL || undefined);
-  if (notifyUrl !== undefined && !URL.canParse(notifyUrl))
-    throw new ScrapeformError('cli.usage', '--notify is not a URL');
+  if (notifyUrl !== undefined) checkNotifyUrl(notifyUrl);
 
   const controller = new AbortController();
   const stopListening = stopOnSignals(
@@ -195,4 +194,19 @@ function logEvent(ctx: CommandContext, event: WatchEvent): void {
       ctx.log(yellow(`watch: the notification failed: ${event.error}`));
       break;
   }
+}
+
+/**
+ * `--notify` (or SCRAPEFORM_NOTIFY_URL), checked before the watch starts and never shown: chat webhook URLs carry
+ * their secret. One with a user name or password was accepted, and fetch then refused every post with an error
+ * that quoted it, credentials included, in the log.
+ */
+function checkNotifyUrl(value: string): void {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new ScrapeformError('cli.usage', '--notify is not an http(s) URL');
+  if (url.username !== '' || url.password !== '')
+    throw new ScrapeformError('cli.usage', '--notify must not hold a user name or password (user:secret@)', {
+      hint: 'notifications are posted without them (fetch refuses such a URL); give the endpoint a token in its path or query, as chat webhooks do',
+    });
 }

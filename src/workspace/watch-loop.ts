@@ -355,8 +355,9 @@ async function post(body: WatchNotification, options: WatchOptions): Promise<voi
     if (!response.ok) throw new Error(`the notification endpoint answered ${response.status}`);
     options.onEvent?.({ type: 'notified', status: response.status });
   } catch (error) {
-    // The URL is not shown: chat webhook URLs carry their secret in the path.
-    const message = error instanceof Error ? error.message : String(error);
+    // The URL is not shown: chat webhook URLs carry their secret in the path (and an error may quote it).
+    const text = error instanceof Error ? error.message : String(error);
+    const message = text.split(options.notifyUrl).join('the notification URL');
     options.onEvent?.({ type: 'notify-failed', error: message });
   }
 }

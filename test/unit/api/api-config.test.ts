@@ -102,4 +102,23 @@ describe('resolveApiConfig', () => {
       resolveApiConfig({ env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PIPELINE_URL: 'ftp://x' } }),
     ).rejects.toThrow('SCRAPEFORM_PIPELINE_URL must be an http(s) URL, got ftp://x');
   });
+
+  it.each([
+    [
+      'http://gwuser:GwS3cret@127.0.0.1:8080',
+      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080',
+    ],
+    [
+      'http://gwuser@127.0.0.1:8080',
+      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080',
+    ],
+    // Not a URL at all (a space in the host): still shown without what could be a password.
+    ['http://gw:S3c ret@bad host', 'SCRAPEFORM_PARSER_URL is not a URL: http://***@bad host'],
+  ])('refuses an endpoint with credentials without showing them: %s', async (value, message) => {
+    const error = (await resolveApiConfig({
+      env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PARSER_URL: value },
+    }).catch((e: unknown) => e)) as ScrapeformError;
+    expect([error.code, error.message]).toEqual(['config.endpoint', message]);
+    expect(JSON.stringify(error)).not.toMatch(/S3c/);
+  });
 });
