@@ -89,7 +89,12 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
   const maxGenerating = wholeNumber(flags.maxGenerating, '--max-generating') ?? DEFAULT_MAX_GENERATING;
   if (maxGenerating < 1) throw new ScrapeformError('cli.usage', '--max-generating must be at least 1');
-  const waitTimeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '90s, 15m or 1h');
+  const waitTimeoutMs = durationFlag(
+    flags.waitTimeout,
+    '--wait-timeout',
+    '90s, 15m or 1h (--no-wait to not wait)',
+    1,
+  );
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
   const format = flags.json === true ? 'json' : 'human';
   if (flags.plan !== undefined) refuseSelectionWithSavedPlan(flags);

@@ -16,7 +16,7 @@ export function registerRun(program: Command, run: RunCommand): void {
   addApiFlags(command).action(
     async (address: string, flags: ApiFlags & { wait?: boolean; waitTimeout: string }) =>
       run(async (ctx) => {
-        const timeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '10m or 1h');
+        const timeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '10m or 1h', 1);
         const { job } = await using(openServicesFromFlags(ctx, flags), (services) =>
           runProject(services, address, {
             wait: flags.wait === true,

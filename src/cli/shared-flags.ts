@@ -155,8 +155,12 @@ export function selectionOf(flags: SelectionFlags): PlanOptions {
  */
 export function durationFlag(text: string, flag: string, example: string, least = 0): number {
   const ms = parseDuration(text);
-  if (ms === undefined || ms < least)
+  if (ms === undefined)
     throw new ScrapeformError('cli.usage', `${flag}: cannot read "${text}" as a duration`, {
+      hint: `write it like ${example}`,
+    });
+  if (ms < least)
+    throw new ScrapeformError('cli.usage', `${flag}: ${text} is too short (at least ${least} ms)`, {
       hint: `write it like ${example}`,
     });
   if (ms > MAX_TIMER_MS)

@@ -57,6 +57,20 @@ describe('durations longer than a timer can wait are usage errors', () => {
     const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env(), cwd });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('error: --interval: cannot read "soon" as a duration');
+    // A wait of nothing: apply made its calls and then failed every wait at once (review).
+    for (const argv of [
+      ['apply', '--wait-timeout', '0'],
+      ['run', 'project.x', '--wait', '--wait-timeout', '0s'],
+      ['watch', '--interval', '0ms'],
+    ]) {
+      seen.length = 0;
+      const zero = await runScrapeform(argv, { env: env(), cwd });
+      expect([zero.code, zero.stderr.split('\n')[0]]).toEqual([
+        1,
+        `error: ${argv.at(-2)}: ${argv.at(-1)} is too short (at least 1 ms)`,
+      ]);
+      expect(seen).toEqual([]);
+    }
     const state = await runScrapeform(['plan'], { env: { ...env(), SCRAPEFORM_STATE_TIMEOUT: '25d' }, cwd });
     expect(state.stderr).toContain(
       'error: SCRAPEFORM_STATE_TIMEOUT: 25d is longer than the 24 days a timer can wait',
