@@ -117,6 +117,10 @@ describe('reading answers over http', () => {
     expect(error.message).toBe(
       `GET ${origin}/parsers?api_key=***: network error: the connection broke while reading the 200 response`,
     );
+    // Its hint said "no response from the service", which the message contradicts (review).
+    expect(error.hint).toBe(
+      'no complete answer from the service (none, or the connection broke during it): check the network, proxy settings and the endpoint URL',
+    );
     expect(requests).toBe(3);
     expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
   });
