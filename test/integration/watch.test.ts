@@ -395,12 +395,21 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
   ]);
 });
 
-it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
+/**
+ * A converged workspace with a field removed by hand (a heal adds it back: one regeneration), its manifests, and a
+ * parsers client whose PATCH lands and then ends as `landed` says (its answer, or a throw).
+ */
+async function fieldRemovedByHand(
+  landed: (answer: Awaited<ReturnType<EmulatorHarness['parsers']['update']>>, id: string) => Promise<unknown>,
+): Promise<{
+  ws: TestWorkspace;
+  manifests: LoadedManifests;
+  parsers: EmulatorHarness['parsers'];
+  patched: () => boolean;
+}> {
   const { ws, id } = await convergedBooks();
-  // Removed by hand: the heal adds it back, one regeneration, within a budget of one.
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  // Every state write fails once the heal's PATCH is answered: the apply throws after its generation started.
   let patched = false;
   const parsers = new Proxy(h.parsers, {
     get: (target, key) =>
@@ -408,13 +417,19 @@ it('runWatch (library): a regeneration a heal started is taken from the budget a
         ? async (...args: Parameters<typeof target.update>) => {
             const answer = await target.update(...args);
             patched = true;
-            return answer;
+            return landed(answer, id);
           }
         : (Reflect.get(target, key, target) as unknown),
   });
+  return { ws, manifests, parsers, patched: () => patched };
+}
+
+it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
+  // Every state write fails once the heal's PATCH is answered: the apply throws after its generation started.
+  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (answer) => answer);
   const backend = new Proxy(ws.backend, {
     get: (target, key) => {
-      if (key === 'write' && patched) return async () => Promise.reject(new Error('disk full'));
+      if (key === 'write' && patched()) return async () => Promise.reject(new Error('disk full'));
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
     },
@@ -433,34 +448,23 @@ it('runWatch (library): a regeneration a heal started is taken from the budget a
       onEvent: (e) => events.push(e.type),
     },
   );
-  expect(patched).toBe(true);
+  expect(patched()).toBe(true);
   expect(events).toEqual(['checked', 'failed']);
   expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 
 it('runWatch (library): a PATCH whose answer was lost is taken from the budget: its generation may have started', async () => {
-  const { ws, id } = await convergedBooks();
-  await h.parsers.update(id, 0, { remove_fields: ['price'] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
   // The heal's PATCH lands (the generation starts) and its answer is lost on the way back.
-  let patched = false;
-  const parsers = new Proxy(h.parsers, {
-    get: (target, key) =>
-      key === 'update'
-        ? async (...args: Parameters<typeof target.update>) => {
-            await target.update(...args);
-            patched = true;
-            throw new ApiError({
-              code: 'api.network',
-              status: 0,
-              method: 'PATCH',
-              url: `${h.emulator.url}/parsers/${id}/1`,
-              retryable: false,
-              secrets: [],
-              cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
-            });
-          }
-        : (Reflect.get(target, key, target) as unknown),
+  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (_answer, id) => {
+    throw new ApiError({
+      code: 'api.network',
+      status: 0,
+      method: 'PATCH',
+      url: `${h.emulator.url}/parsers/${id}/1`,
+      retryable: false,
+      secrets: [],
+      cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    });
   });
   const status = await runWatch(
     { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
@@ -472,7 +476,7 @@ it('runWatch (library): a PATCH whose answer was lost is taken from the budget: 
       sleep: async () => undefined,
     },
   );
-  expect(patched).toBe(true);
+  expect(patched()).toBe(true);
   // Before, the budget was left whole (1) and nothing counted as spent: the next heal could start another.
   expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });

@@ -1,37 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../../helpers/cli.js';
+import { serverThatMustNotBeCalled } from '../../helpers/unanswering-server.js';
 
 /**
  * Review: Node fires a timer longer than 2^31 - 1 ms (about 24.8 days) after 1 ms, so `watch --interval 25d` became
  * a loop calling the services without pause. Every duration that waits is refused beyond 24 days, before any call.
  */
-let url: string;
-let cwd: string;
-const seen: string[] = [];
-const server = createServer((req, res) => {
-  seen.push(`${req.method} ${req.url}`);
-  res.writeHead(500).end();
-});
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cwd = await mkdtemp(path.join(tmpdir(), 'scrapeform-durations-'));
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await rm(cwd, { recursive: true, force: true });
-});
-
-const env = () => ({
-  SCRAPERAPI_API_KEY: 'duration-test-key',
-  SCRAPEFORM_PARSER_URL: url,
-  SCRAPEFORM_PIPELINE_URL: url,
-});
+const server = serverThatMustNotBeCalled('scrapeform-durations-', 'duration-test-key');
+const { seen } = server;
+const env = server.env;
 
 describe('durations longer than a timer can wait are usage errors', () => {
   it.each([
@@ -47,14 +24,14 @@ describe('durations longer than a timer can wait are usage errors', () => {
     ],
   ])('%j', async (argv, message) => {
     seen.length = 0;
-    const run = await runScrapeform(argv, { env: env(), cwd });
+    const run = await runScrapeform(argv, { env: env(), cwd: server.cwd() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`error: ${message}`);
     expect(seen).toEqual([]);
   });
 
   it('24 days is still a duration, and an unreadable one says so', async () => {
-    const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env(), cwd });
+    const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env(), cwd: server.cwd() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('error: --interval: cannot read "soon" as a duration');
     // A wait of nothing: apply made its calls and then failed every wait at once (review).
@@ -64,14 +41,17 @@ describe('durations longer than a timer can wait are usage errors', () => {
       ['watch', '--interval', '0ms'],
     ]) {
       seen.length = 0;
-      const zero = await runScrapeform(argv, { env: env(), cwd });
+      const zero = await runScrapeform(argv, { env: env(), cwd: server.cwd() });
       expect([zero.code, zero.stderr.split('\n')[0]]).toEqual([
         1,
         `error: ${argv.at(-2)}: ${argv.at(-1)} is too short (at least 1 ms)`,
       ]);
       expect(seen).toEqual([]);
     }
-    const state = await runScrapeform(['plan'], { env: { ...env(), SCRAPEFORM_STATE_TIMEOUT: '25d' }, cwd });
+    const state = await runScrapeform(['plan'], {
+      env: { ...env(), SCRAPEFORM_STATE_TIMEOUT: '25d' },
+      cwd: server.cwd(),
+    });
     expect(state.stderr).toContain(
       'error: SCRAPEFORM_STATE_TIMEOUT: 25d is longer than the 24 days a timer can wait',
     );
