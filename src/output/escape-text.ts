@@ -20,6 +20,15 @@ export function printable(text: string): string {
   return text.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * A value as JSON on one line, printable: JSON.stringify escapes C0 controls but leaves C1 controls and bidi
+ * overrides raw. `undefined` (which has no JSON) stays undefined, for the caller to say how it shows.
+ */
+export function printableJson(value: unknown): string | undefined {
+  const json = JSON.stringify(value) as string | undefined;
+  return json === undefined ? undefined : printable(json);
+}
+
 /** A value in double quotes, with quotes and backslashes inside escaped, and printable (see above). */
 export function quoted(text: string): string {
   return `"${printable(text.replace(/["\\]/g, (c) => `\\${c}`))}"`;

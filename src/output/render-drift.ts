@@ -1,7 +1,7 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
 import { markdownText, tableCode } from './escape-markdown.js';
-import { printable } from './escape-text.js';
+import { printable, printableJson } from './escape-text.js';
 import { formatCount } from '../format-count.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
@@ -107,14 +107,8 @@ function describe(change: DriftChange): string {
     case 'add':
       return `field ${printable(change.field)} added${change.parent ? ' (a parent)' : ''}`;
     case 'edit':
-      return `${printable(change.key)}: ${value(change.state)} (state) -> ${value(change.live)} (live)`;
+      return `${printable(change.key)}: ${printableJson(change.state) ?? 'unset'} (state) -> ${printableJson(change.live) ?? 'unset'} (live)`;
   }
-}
-
-/** A project value as JSON, printable: JSON.stringify leaves C1 controls and bidi overrides raw. */
-function value(v: unknown): string {
-  const json = JSON.stringify(v) as string | undefined;
-  return json === undefined ? 'unset' : printable(json);
 }
 
 function cost(c: DriftCost): string {
