@@ -1,10 +1,13 @@
 /**
  * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
- * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, and the Unicode
- * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source").
+ * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, the Unicode
+ * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source"), and the
+ * characters that show as nothing (soft hyphen, zero-width space, joiners, word joiner, invisible operators, byte
+ * order mark), with which two names that differ look the same.
  */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- these characters are what it finds
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 const ANY_UNSAFE = new RegExp(UNSAFE.source);
 
