@@ -291,6 +291,44 @@ describe('renderers of command output', () => {
     expect(renderOutput('test', 'human', [], plain)).toBe('No expect blocks to run.');
   });
 
+  it('status, jobs and output tables print live values printable: no line forged, nothing cleared', () => {
+    const forged = 'x\u001b[2J\r\nproject.fake  1  ok\u202e';
+    const shown = 'x\\u001b[2J\\r\\nproject.fake  1  ok\\u202e';
+    expect(
+      renderOutput(
+        'status',
+        'human',
+        [
+          {
+            address: 'project.p',
+            id: 7,
+            status: forged,
+            drift: false,
+            lastJob: { id: forged, status: forged },
+          },
+        ],
+        plain,
+      ).split('\n'),
+    ).toEqual([
+      `address    id  version  status${' '.repeat(shown.length - 6)}  drift  schedule  next run  last job`,
+      `project.p  7            ${shown}                             ${shown} ${shown} (? done, ? failed)`,
+    ]);
+    const jobs = renderOutput(
+      'jobs',
+      'human',
+      { address: 'project.p', jobs: [{ id: forged, status: 'Done' }] },
+      plain,
+    );
+    expect(jobs.split('\n')[1]).toBe(
+      `${shown}  Done    -              -        -         -       -     -       -`,
+    );
+    const ids = {
+      parsers: { [forged]: { address: `parser.${forged}`, id: 'p-1', version: 0 } },
+      projects: {},
+    };
+    expect(renderOutput('ids', 'human', ids, plain).split('\n')[1]).toBe(`parser.${shown}  p-1  0`);
+  });
+
   it('managed ids, sorted by address whatever order state holds them in', () => {
     const ids = managedIds(state);
     expect(Object.keys(ids.parsers)).toEqual(['books', 'news']);
