@@ -5,6 +5,7 @@ import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
 import { addApiFlags, addLockFlags, environmentOptions, openServicesFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
+import { printable } from '../output/escape-text.js';
 
 interface ImportFlags extends ApiFlags {
   out?: string;
@@ -35,14 +36,14 @@ export function registerImport(program: Command, run: RunCommand): void {
           ...(only !== undefined ? { only } : {}),
           env: ctx.io.env,
           ...environmentOptions(flags),
-          onSkip: (message) => ctx.log(ctx.colors.yellow(message)),
-          onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${file}.`),
+          onSkip: (message) => ctx.log(ctx.colors.yellow(printable(message))),
+          onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${printable(file)}.`),
         }),
       );
       ctx.print(
         imported.length === 0
           ? 'Nothing to import: every live object is managed or declared.'
-          : imported.map((p) => `imported ${p.address} -> ${p.file}`).join('\n'),
+          : imported.map((p) => `imported ${printable(p.address)} -> ${printable(p.file)}`).join('\n'),
       );
       if (imported.some((p) => p.resource.kind === 'Parser')) {
         ctx.log(

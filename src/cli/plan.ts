@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkRegenerations } from '../plan/approval.js';
 import { renderSavedPlan } from '../plan/save-plan.js';
+import { renderUnmanaged } from '../output/render-unmanaged.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
 import { renderOutput } from '../output/render-output.js';
 import type { RenderFormat } from '../output/render-output.js';
@@ -60,12 +61,7 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
       ctx.log(`Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`);
     }
     if (flags.showUnmanaged === true) {
-      const list = listUnmanaged(live, state, ws.manifests);
-      ctx.log(
-        list.length === 0
-          ? 'No unmanaged objects.'
-          : `Unmanaged (never touched):\n${list.map((l) => `  ${l}`).join('\n')}`,
-      );
+      ctx.log(renderUnmanaged(listUnmanaged(live, state, ws.manifests)));
     }
     checkRegenerations(plan, maxRegenerations);
     if (flags.detailedExitcode === true) return plan.status === 'changes' ? 'changes' : 'no-changes';

@@ -6,8 +6,7 @@ import { createColors } from '../output/colors.js';
 import { renderDiagnostic } from '../output/render-diagnostics.js';
 import { using } from '../workspace/open-workspace.js';
 import { startWatchEndpoint } from '../workspace/watch-endpoint.js';
-import { leftNames, newWatchStatus, runWatch } from '../workspace/watch-loop.js';
-import type { WatchEvent } from '../workspace/watch-loop.js';
+import { newWatchStatus, runWatch } from '../workspace/watch-loop.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import {
@@ -21,6 +20,7 @@ import {
 } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 import { stopOnSignals } from './stop-signals.js';
+import { watchEventLines } from './watch-log.js';
 
 interface WatchFlags extends ApiFlags {
   interval: string;
@@ -121,7 +121,9 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
               ...(poll !== undefined
                 ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }
                 : {}),
-              onEvent: (event) => logEvent(ctx, event),
+              onEvent: (event) => {
+                for (const line of watchEventLines(event, ctx.colors)) ctx.log(line);
+              },
             },
             status,
           );
@@ -145,57 +147,6 @@ function parseListen(text: string): { host: string; port: number } {
     });
   return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port };
 }
-
-function logEvent(ctx: CommandContext, event: WatchEvent): void {
-  const { yellow, red, green } = ctx.colors;
-  switch (event.type) {
-    case 'checked': {
-      const r = event.report;
-      ctx.log(
-        r.status === 'no_drift'
-          ? `watch: no drift (${r.summary.objects} managed)`
-          : yellow(
-              `watch: drift in ${r.summary.drifted} of ${r.summary.objects}: ${r.drift.map((d) => `${d.address} (${d.message})`).join('; ')}`,
-            ),
-      );
-      for (const warning of r.warnings) ctx.log(yellow(`warning: ${warning}`));
-      break;
-    }
-    case 'healed': {
-      const results = event.outcome.result?.results ?? [];
-      ctx.log(
-        results.length === 0
-          ? 'watch: heal: the plan had nothing to send'
-          : green(
-              `watch: healed ${results.map((r) => `${r.address}${r.ok ? '' : ` (failed: ${r.error?.message ?? ''})`}`).join(', ')}; ${event.regenerations} regeneration(s)`,
-            ),
-      );
-      break;
-    }
-    case 'heal-left':
-      ctx.log(
-        yellow(
-          `watch: not healed, destructive (apply --allow-destroy makes them): ${leftNames(event.changes)}`,
-        ),
-      );
-      break;
-    case 'heal-skipped':
-      ctx.log(yellow(`watch: not healed: ${event.reason}`));
-      break;
-    case 'failed':
-      ctx.log(
-        red(`watch: run failed: ${event.error instanceof Error ? event.error.message : String(event.error)}`),
-      );
-      break;
-    case 'notified':
-      ctx.log(`watch: notified (${event.status})`);
-      break;
-    case 'notify-failed':
-      ctx.log(yellow(`watch: the notification failed: ${event.error}`));
-      break;
-  }
-}
-
 /**
  * `--notify` (or SCRAPEFORM_NOTIFY_URL), checked before the watch starts and never shown: chat webhook URLs carry
  * their secret. One with a user name or password was accepted, and fetch then refused every post with an error

@@ -5,7 +5,7 @@ import { isPlaceholderDescription } from '../model/vocabulary.js';
 import type { ParserDefinition } from '../state/model.js';
 import { diffValues } from './diff-values.js';
 import { diffInputEntries, inputEntries, INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
-import { printable, quoted } from './escape-text.js';
+import { printable, printableJson, quoted } from './escape-text.js';
 import { byCodeUnit } from '../code-unit-order.js';
 
 /** `+` added, `-` removed, `~` changed, `→` renamed, ` ` shown for context (unchanged). */
@@ -185,7 +185,7 @@ function fieldLine(fc: FieldChange): DetailLine {
 
 /** A value as JSON on one line, whole: never cut (a reviewer approves every character of it). */
 function showValue(value: unknown): string {
-  return value === undefined ? '(none)' : printable(JSON.stringify(value));
+  return printableJson(value) ?? '(none)';
 }
 
 function optional(text: string | undefined): string {

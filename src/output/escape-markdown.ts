@@ -25,6 +25,14 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${value}${pad}${fence}`;
 }
 
+/**
+ * A value as a code span in a GFM table cell: a `|` ends the cell even inside a code span, so it is
+ * backslash-escaped; GitHub takes the backslash out before it reads the span, which then shows the `|` alone.
+ */
+export function tableCode(text: string): string {
+  return markdownCode(text).replace(/\|/g, '\\|');
+}
+
 /** A value inside raw HTML (the `<summary>` of a details block): entities only, on one line. */
 export function htmlText(text: string): string {
   return printable(text).replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);

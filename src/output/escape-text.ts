@@ -1,10 +1,13 @@
 /**
  * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
- * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, and the Unicode
- * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source").
+ * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, the Unicode
+ * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source"), and the
+ * characters that show as nothing (soft hyphen, zero-width space, joiners, word joiner, invisible operators, byte
+ * order mark), with which two names that differ look the same.
  */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- these characters are what it finds
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 const ANY_UNSAFE = new RegExp(UNSAFE.source);
 
@@ -18,6 +21,15 @@ export function printable(text: string): string {
   // Most text has nothing to escape: one scan without the replace's callback machinery.
   if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A value as JSON on one line, printable: JSON.stringify escapes C0 controls but leaves C1 controls and bidi
+ * overrides raw. `undefined` (which has no JSON) stays undefined, for the caller to say how it shows.
+ */
+export function printableJson(value: unknown): string | undefined {
+  const json = JSON.stringify(value) as string | undefined;
+  return json === undefined ? undefined : printable(json);
 }
 
 /** A value in double quotes, with quotes and backslashes inside escaped, and printable (see above). */

@@ -1,6 +1,8 @@
 import type { ApplyResult, ChangeResult } from '../apply/apply-model.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
+import { markdownCode, tableCode } from './escape-markdown.js';
+import { printable } from './escape-text.js';
 import type { Colors } from './colors.js';
 import { renderChecks } from './render-checks.js';
 import { renderResultDiffsHuman } from './render-result-diffs.js';
@@ -14,7 +16,10 @@ export interface ApplyReport {
   resultDiffs: ResultDiff[];
 }
 
-/** The apply result for people: a line per object, failures with their hint, then the expect checks. */
+/**
+ * The apply result for people: a line per object, failures with their hint, then the expect checks. Names, ids and
+ * service texts are printable (escape-text.ts), as in the plan.
+ */
 export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const { result, checks } = report;
   if (result === undefined) return '';
@@ -22,19 +27,23 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const { ok, stopped, notStarted, failed } = sortResults(result);
   const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(result)}.`)];
   for (const r of ok) {
-    lines.push(`  ${green('✓')} ${r.address} ${r.action}${where(r)}`);
+    lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
     lines.push(...warningLines(r.warnings, colors));
   }
   for (const r of stopped) {
-    lines.push(`  ${yellow('■')} ${r.address} ${r.action}${where(r)}: ${r.error?.message ?? 'interrupted'}`);
+    lines.push(
+      `  ${yellow('■')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'interrupted')}`,
+    );
     lines.push(...warningLines(r.warnings, colors));
   }
   for (const r of failed) {
-    lines.push(`  ${red('✗')} ${r.address} ${r.action}${where(r)}: ${r.error?.message ?? 'failed'}`);
-    if (r.error?.hint !== undefined) lines.push(`      hint: ${r.error.hint}`);
+    lines.push(
+      `  ${red('✗')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'failed')}`,
+    );
+    if (r.error?.hint !== undefined) lines.push(`      hint: ${printable(r.error.hint)}`);
     lines.push(...warningLines(r.warnings, colors));
   }
-  for (const r of notStarted) lines.push(`  ${dim('-')} ${r.address} ${r.action}: not started`);
+  for (const r of notStarted) lines.push(`  ${dim('-')} ${printable(r.address)} ${r.action}: not started`);
   if (result.interrupted)
     lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
   if (checks.length > 0) lines.push('', `Expect checks:\n${renderChecks(checks, colors)}`);
@@ -85,11 +94,13 @@ function countsText(result: ApplyResult): string {
 
 /** ` ID version N`: the object a change made or acts on, when it has one. */
 function where(r: ChangeResult): string {
-  return r.id !== null ? ` ${r.id}${r.version !== undefined ? ` version ${r.version}` : ''}` : '';
+  return r.id !== null
+    ? ` ${printable(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
+    : '';
 }
 
 function warningLines(warnings: readonly string[] | undefined, colors: Colors): string[] {
-  return (warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${w}`);
+  return (warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${printable(w)}`);
 }
 
 /** The apply result as JSON (`apply --json`): status, one entry per change, and the expect checks. */
@@ -112,7 +123,8 @@ export function renderApplyJson(report: ApplyReport): string {
 /**
  * The apply report as Markdown (`apply --markdown-report FILE`), for CI to post on the merged pull request: what was
  * applied, what failed, the expect checks, and what each regeneration did to the data. Every value from manifests
- * or the service sits in a code span or block, so it stays text.
+ * or the service sits in a code span (escape-markdown.ts, as in the Markdown plan) or a code block of printable
+ * lines, so it stays text and no bidi override reorders it.
  */
 export function renderApplyMarkdown(report: ApplyReport): string {
   const { result, checks, resultDiffs } = report;
@@ -121,14 +133,14 @@ export function renderApplyMarkdown(report: ApplyReport): string {
   const { failed } = sortResults(result);
   const object = (r: ChangeResult): string =>
     r.id !== null
-      ? ` ${codeSpan(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
+      ? ` ${tableCode(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
       : '';
   const outcome = (r: ChangeResult): string =>
     r.ok
       ? `ok${object(r)}`
       : r.skipped === true
         ? 'not started'
-        : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${codeSpan(r.error?.message ?? 'failed')}`;
+        : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
   const lines = [
     `### scrapeform apply: ${outcomeWord(result, failed.length)}`,
     '',
@@ -136,21 +148,21 @@ export function renderApplyMarkdown(report: ApplyReport): string {
     '',
     '| object | action | result |',
     '| --- | --- | --- |',
-    ...result.results.map((r) => `| ${codeSpan(r.address)} | ${r.action} | ${outcome(r)} |`),
+    ...result.results.map((r) => `| ${tableCode(r.address)} | ${r.action} | ${outcome(r)} |`),
   ];
   if (checks.length > 0) {
     const bad = checks.filter((c) => !c.ok);
     lines.push('', `**Expect checks:** ${checks.length - bad.length} of ${checks.length} passed.`);
     for (const c of bad)
       lines.push(
-        `- ${codeSpan(c.address)} ${codeSpan(c.url)}: ${codeSpan(c.error ?? c.mismatches.map((m) => m.path).join(', '))}`,
+        `- ${markdownCode(c.address)} ${markdownCode(c.url)}: ${markdownCode(c.error ?? c.mismatches.map((m) => m.path).join(', '))}`,
       );
   }
   for (const d of resultDiffs) {
-    lines.push('', `#### Data: ${codeSpan(d.address)}, version ${d.from.version} -> ${d.to.version}`);
+    lines.push('', `#### Data: ${markdownCode(d.address)}, version ${d.from.version} -> ${d.to.version}`);
     for (const field of d.missing)
       lines.push(
-        `> [!WARNING]\n> Likely regression: ${codeSpan(field)} had a value before and is missing from every example now.`,
+        `> [!WARNING]\n> Likely regression: ${markdownCode(field)} had a value before and is missing from every example now.`,
       );
     lines.push(
       '',
@@ -165,14 +177,6 @@ export function renderApplyMarkdown(report: ApplyReport): string {
 }
 
 const PLAIN = createColors(false);
-
-/** A code span that no backtick in the text can close early, with line breaks folded. */
-function codeSpan(text: string): string {
-  const flat = text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${flat.startsWith('`') || flat.endsWith('`') ? ` ${flat} ` : flat}${fence}`;
-}
 
 /** A fenced block longer than any backtick run inside it, so `</details>` or a fence in a value stays text. */
 function codeBlock(text: string): string {

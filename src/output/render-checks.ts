@@ -1,19 +1,20 @@
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Colors } from './colors.js';
+import { printable, printableJson } from './escape-text.js';
 
-/** Expect checks, a line each, with a field-by-field diff of expected against actual on failure. */
+/** Expect checks, a line each (addresses, URLs, paths and values printable: escape-text.ts), with a field-by-field diff of expected against actual on failure. */
 export function renderChecks(results: readonly ExpectCheckResult[], colors: Colors): string {
   const lines: string[] = [];
   for (const r of results) {
     const mark = r.ok ? colors.green('✓') : colors.red('✗');
     lines.push(
-      `${mark} ${r.address} ${r.url}${r.version !== undefined ? colors.dim(` (version ${r.version})`) : ''}`,
+      `${mark} ${printable(r.address)} ${printable(r.url)}${r.version !== undefined ? colors.dim(` (version ${r.version})`) : ''}`,
     );
-    if (r.error !== undefined) lines.push(`    ${colors.red(r.error)}`);
+    if (r.error !== undefined) lines.push(`    ${colors.red(printable(r.error))}`);
     for (const m of r.mismatches) {
-      const got = m.reason === 'missing' ? 'missing' : JSON.stringify(m.actual);
+      const got = m.reason === 'missing' ? 'missing' : (printableJson(m.actual) ?? 'undefined');
       lines.push(
-        `    ${m.path || '(result)'}: expected ${JSON.stringify(m.expected)}${m.reason === 'no match' ? ' (pattern)' : ''}, got ${got}`,
+        `    ${printable(m.path) || '(result)'}: expected ${printableJson(m.expected) ?? 'undefined'}${m.reason === 'no match' ? ' (pattern)' : ''}, got ${got}`,
       );
     }
   }

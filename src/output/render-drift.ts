@@ -1,5 +1,7 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
+import { markdownText, tableCode } from './escape-markdown.js';
+import { printable, printableJson } from './escape-text.js';
 import { formatCount } from '../format-count.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
@@ -17,10 +19,13 @@ export function renderDriftJson(report: DriftReport): string {
   return JSON.stringify(toDriftJson(report), null, 2);
 }
 
-/** `scrapeform drift`: per object what moved, and what reverting or accepting it costs. */
+/**
+ * `scrapeform drift`: per object what moved, and what reverting or accepting it costs. Names and values come from
+ * the live services (a field renamed by hand may hold anything): each is printable (escape-text.ts), as in a plan.
+ */
 export function renderDriftHuman(report: DriftReport, colors: Colors): string {
   const { bold, dim, yellow, red } = colors;
-  const warnings = report.warnings.map((w) => yellow(`warning: ${w}`));
+  const warnings = report.warnings.map((w) => yellow(`warning: ${printable(w)}`));
   if (report.status === 'no_drift') {
     return [
       `No drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.`,
@@ -35,13 +40,15 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
   ];
   for (const entry of report.drift) {
     const mark = entry.drift === 'deleted' ? red('-') : yellow('~');
-    lines.push(`  ${mark} ${bold(entry.address)} ${dim(`(${String(entry.id)})`)}  ${entry.message}`);
+    lines.push(
+      `  ${mark} ${bold(printable(entry.address))} ${dim(`(${printable(String(entry.id))})`)}  ${printable(entry.message)}`,
+    );
     for (const change of entry.changes) lines.push(`      ${describe(change)}`);
     lines.push(
-      `      ${dim('revert:')} ${cost(entry.revert)}${entry.revert.requests.length > 0 ? dim(` (${entry.revert.requests.map((r) => `${r.method} ${r.path}`).join(', ')})`) : ''}${entry.revert.note !== undefined ? dim(`; ${entry.revert.note}`) : ''}`,
+      `      ${dim('revert:')} ${cost(entry.revert)}${entry.revert.requests.length > 0 ? dim(` (${entry.revert.requests.map((r) => `${r.method} ${printable(r.path)}`).join(', ')})`) : ''}${entry.revert.note !== undefined ? dim(`; ${printable(entry.revert.note)}`) : ''}`,
     );
     lines.push(
-      `      ${dim('accept:')} ${entry.accept.possible ? cost(entry.accept) : 'not possible'}${entry.accept.note !== undefined ? dim(`; ${entry.accept.note}`) : ''}`,
+      `      ${dim('accept:')} ${entry.accept.possible ? cost(entry.accept) : 'not possible'}${entry.accept.note !== undefined ? dim(`; ${printable(entry.accept.note)}`) : ''}`,
     );
   }
   lines.push(
@@ -53,15 +60,17 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
   return lines.join('\n');
 }
 
-/** `drift --markdown`: a table for an issue or a pull-request comment. */
+/**
+ * `drift --markdown`: a table for an issue or a pull-request comment. Every live value is escaped (escape-markdown.ts)
+ * as in the Markdown plan: a name holding `</details>`, an image link or `@everyone` stays text in its cell.
+ */
 export function renderDriftMarkdown(report: DriftReport): string {
   if (report.status === 'no_drift') {
     return `### scrapeform drift\n\nNo drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.\n`;
   }
-  const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const rows = report.drift.map(
     (d) =>
-      `| \`${d.address}\` | ${cell(d.message)} | ${cell(cost(d.revert))} | ${d.accept.possible ? cell(cost(d.accept)) : 'not possible'} |`,
+      `| ${tableCode(d.address)} | ${markdownText(d.message)} | ${cost(d.revert)} | ${d.accept.possible ? cost(d.accept) : 'not possible'} |`,
   );
   return [
     '### scrapeform drift',
@@ -73,18 +82,18 @@ export function renderDriftMarkdown(report: DriftReport): string {
     ...rows,
     '',
     `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. **Accept all** (\`scrapeform drift --accept\`): ${cost(report.summary.accept)}.`,
-    ...report.warnings.map((w) => `\n> ${cell(w)}`),
+    ...report.warnings.map((w) => `\n> ${markdownText(w)}`),
     '',
   ].join('\n');
 }
 
-/** A one-paragraph summary, as a chat message (`watch --notify`). */
+/** A one-paragraph summary, as a chat message (`watch --notify`): a line per object, its values printable. */
 export function renderDriftText(report: DriftReport): string {
   if (report.status === 'no_drift')
     return `scrapeform: no drift (${report.summary.objects} managed ${plural(report.summary.objects, 'object')})`;
   return [
     `scrapeform: ${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform`,
-    ...report.drift.map((d) => `• ${d.address}: ${d.message}`),
+    ...report.drift.map((d) => `• ${printable(d.address)}: ${printable(d.message)}`),
     `Revert: ${cost(report.summary.revert)}. Accept: ${cost(report.summary.accept)}.`,
   ].join('\n');
 }
@@ -92,13 +101,13 @@ export function renderDriftText(report: DriftReport): string {
 function describe(change: DriftChange): string {
   switch (change.change) {
     case 'rename':
-      return `field ${change.from} renamed to ${change.to}`;
+      return `field ${printable(change.from)} renamed to ${printable(change.to)}`;
     case 'remove':
-      return `field ${change.field} removed`;
+      return `field ${printable(change.field)} removed`;
     case 'add':
-      return `field ${change.field} added${change.parent ? ' (a parent)' : ''}`;
+      return `field ${printable(change.field)} added${change.parent ? ' (a parent)' : ''}`;
     case 'edit':
-      return `${change.key}: ${JSON.stringify(change.state) ?? 'unset'} (state) -> ${JSON.stringify(change.live) ?? 'unset'} (live)`;
+      return `${printable(change.key)}: ${printableJson(change.state) ?? 'unset'} (state) -> ${printableJson(change.live) ?? 'unset'} (live)`;
   }
 }
 

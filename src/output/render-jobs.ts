@@ -1,4 +1,5 @@
 import type { LiveJob } from '../api/live.js';
+import { printable } from './escape-text.js';
 import { renderTable } from './render-table.js';
 
 /** The jobs of one project (`scrapeform jobs`). */
@@ -30,7 +31,7 @@ export function renderJobsTable(jobs: readonly LiveJob[]): string {
 }
 
 export function renderJobsHuman(view: JobsView): string {
-  return view.jobs.length === 0 ? `${view.address} has no jobs yet.` : renderJobsTable(view.jobs);
+  return view.jobs.length === 0 ? `${printable(view.address)} has no jobs yet.` : renderJobsTable(view.jobs);
 }
 
 export function renderJobsJson(view: JobsView): string {

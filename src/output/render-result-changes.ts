@@ -1,3 +1,5 @@
+import { printable, printableJson } from './escape-text.js';
+
 /** One leaf value of an example result that differs between two versions. */
 export interface ResultChange {
   url: string;
@@ -39,6 +41,12 @@ function flatten(value: unknown, prefix = '', out = new Map<string, unknown>()):
   return out;
 }
 
+/** A scraped value as JSON, printable: a page can hold any character (escape-text.ts). */
+function shown(value: unknown): string {
+  return printableJson(value) ?? 'undefined';
+}
+
+/** The changes for people, per URL; URLs, paths and values are printable. */
 export function renderResultChanges(changes: readonly ResultChange[], from: number, to: number): string {
   if (changes.length === 0) return `No differences in example_result between versions ${from} and ${to}.`;
   const lines: string[] = [`example_result, version ${from} -> ${to}:`];
@@ -46,11 +54,12 @@ export function renderResultChanges(changes: readonly ResultChange[], from: numb
   for (const c of changes) {
     if (c.url !== url) {
       url = c.url;
-      lines.push(`  ${url}`);
+      lines.push(`  ${printable(url)}`);
     }
-    if (c.change === 'added') lines.push(`    + ${c.path}: ${JSON.stringify(c.to)}`);
-    else if (c.change === 'removed') lines.push(`    - ${c.path}: ${JSON.stringify(c.from)}`);
-    else lines.push(`    ~ ${c.path}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`);
+    const path = printable(c.path);
+    if (c.change === 'added') lines.push(`    + ${path}: ${shown(c.to)}`);
+    else if (c.change === 'removed') lines.push(`    - ${path}: ${shown(c.from)}`);
+    else lines.push(`    ~ ${path}: ${shown(c.from)} -> ${shown(c.to)}`);
   }
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import type { Colors } from './colors.js';
+import { printable } from './escape-text.js';
 import { renderResultChanges } from './render-result-changes.js';
 import type { ResultChange } from './render-result-changes.js';
 
@@ -16,8 +17,8 @@ export interface ResultDiff {
 export function renderResultDiffsHuman(diffs: readonly ResultDiff[], colors: Colors): string {
   const lines: string[] = [];
   for (const d of diffs) {
-    const where = d.from.id === d.to.id ? '' : ` (new parser ${d.to.id})`;
-    lines.push(`${colors.bold(d.address)}${where}`);
+    const where = d.from.id === d.to.id ? '' : ` (new parser ${printable(d.to.id)})`;
+    lines.push(`${colors.bold(printable(d.address))}${where}`);
     lines.push(
       ...renderResultChanges(d.changes, d.from.version, d.to.version)
         .split('\n')
@@ -25,7 +26,7 @@ export function renderResultDiffsHuman(diffs: readonly ResultDiff[], colors: Col
     );
     for (const field of d.missing) {
       lines.push(
-        `  ${colors.red('likely regression:')} ${field} had a value before and is missing from every example now`,
+        `  ${colors.red('likely regression:')} ${printable(field)} had a value before and is missing from every example now`,
       );
     }
   }

@@ -1,3 +1,4 @@
+import type { LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
@@ -8,25 +9,22 @@ import { recoverIntents } from './recover-intents.js';
  * Live objects state does not manage and no plan would adopt: scrapeform never touches them
  * (`plan --show-unmanaged`). An object sharing the name of a managed one is listed (it is not adopted: the name is
  * taken), so a duplicate is never hidden; an object whose name a manifest declares for an address state does not
- * hold yet is the one the plan adopts, and is not.
+ * hold yet is the one the plan adopts, and is not. The objects are returned as the services list them: their names
+ * are the services', so renderUnmanaged (output/) makes them printable.
  */
 export function listUnmanaged(
   live: LiveSnapshot,
   rawState: State,
   desired: { parsers: readonly DesiredParser[]; projects: readonly DesiredProject[] },
-): string[] {
+): { parsers: LiveParserSummary[]; projects: LiveProject[] } {
   const state = recoverIntents(rawState, live).state;
   const managed = managedIds(state);
   const toAdopt = (list: readonly (DesiredParser | DesiredProject)[]): Set<string> =>
     new Set(list.filter((d) => state.resources[d.address] === undefined).map((d) => d.name));
   const parserNames = toAdopt(desired.parsers);
   const projectNames = toAdopt(desired.projects);
-  return [
-    ...live.parsers
-      .filter((p) => !managed.has(p.id) && !parserNames.has(p.name))
-      .map((p) => `parser "${p.name}" (${p.id}, version ${p.version}, ${p.status})`),
-    ...live.projects
-      .filter((p) => !managed.has(String(p.id)) && !projectNames.has(p.name ?? ''))
-      .map((p) => `project "${p.name ?? ''}" (${p.id})`),
-  ];
+  return {
+    parsers: live.parsers.filter((p) => !managed.has(p.id) && !parserNames.has(p.name)),
+    projects: live.projects.filter((p) => !managed.has(String(p.id)) && !projectNames.has(p.name ?? '')),
+  };
 }

@@ -2,6 +2,7 @@ import type { ApplyEvent } from '../apply/apply-model.js';
 import { ScrapeformError } from '../errors.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
+import { printable } from '../output/escape-text.js';
 import { renderDriftText, toDriftJson } from '../output/render-drift.js';
 import type { ApprovalItem } from '../plan/approval.js';
 import type { DriftReport } from '../plan/drift.js';
@@ -155,7 +156,7 @@ export async function runWatch(
         failingSince = status.failures - 1;
         await post(
           {
-            text: `scrapeform watch: the drift check failed: ${status.lastError}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
+            text: `scrapeform watch: the drift check failed: ${printable(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
             failing: { error: status.lastError },
           },
           options,
@@ -321,9 +322,9 @@ async function notify(
     heal === undefined
       ? ''
       : (heal.skipped !== undefined
-          ? `\nNot healed: ${heal.skipped}`
+          ? `\nNot healed: ${printable(heal.skipped)}`
           : heal.applied.length + heal.failed.length > 0
-            ? `\nHealed: ${heal.applied.join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
+            ? `\nHealed: ${heal.applied.map(printable).join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.map(printable).join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
             : '') + (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left)}` : '');
   const recoveredText =
     recovered === undefined
@@ -377,5 +378,5 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** `parser.a (delete), project.b (archive)`: what a heal left. */
 export function leftNames(left: readonly ApprovalItem[]): string {
-  return left.map((c) => `${c.address} (${c.action})`).join(', ');
+  return left.map((c) => `${printable(c.address)} (${c.action})`).join(', ');
 }

@@ -481,13 +481,13 @@ describe('the pull-request comment', () => {
     expect(comments[0]?.body).toMatch(/new plan\n$/);
   });
 
-  it('the header shows no bidirectional control from a workspace or directory name raw', async () => {
+  it('the header shows no bidirectional control or zero-width character from a workspace or directory name raw', async () => {
     const { comments } = await comment(
       { code: '2', md: 'plan\n' },
-      { WORKSPACE: 'prod\u202etset', DIRECTORY: 'a\u2066b\u2069\u2028c\u0085' },
+      { WORKSPACE: 'prod\u202etset', DIRECTORY: 'a\u2066b\u2069\u2028c\u0085\u200b' },
     );
     expect(comments[0]?.body.split('\n')[1]).toBe(
-      '**scrapeform** · workspace `prod?tset` · directory `a?b??c?` · commit 0123456789abcdef0123456789abcdef01234567',
+      '**scrapeform** · workspace `prod?tset` · directory `a?b??c??` · commit 0123456789abcdef0123456789abcdef01234567',
     );
   });
 
@@ -505,12 +505,12 @@ describe('the pull-request comment', () => {
     const { comments } = await comment(
       {
         code: '1',
-        err: 'error: manifests/a\u202eyaml.b:2:1: name "x\u2066y\u2069"\n\u001b[31mred\u001b[0m\tend\n',
+        err: 'error: manifests/a\u202eyaml.b:2:1: name "x\u2066y\u2069\ufeff"\n\u001b[31mred\u001b[0m\tend\n',
       },
       {},
     );
     expect(comments[0]?.body).toContain(
-      '```text\nerror: manifests/a\\u202eyaml.b:2:1: name "x\\u2066y\\u2069"\n\\u001b[31mred\\u001b[0m\tend\n\n```\n',
+      '```text\nerror: manifests/a\\u202eyaml.b:2:1: name "x\\u2066y\\u2069\\ufeff"\n\\u001b[31mred\\u001b[0m\tend\n\n```\n',
     );
   });
 

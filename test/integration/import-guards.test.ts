@@ -34,6 +34,22 @@ describe('import guards', () => {
     return { dir, scrapeform, state };
   }
 
+  it('prints live names printable in its messages: a parser named to clear the screen and forge a line cannot', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform } = await workspace(h);
+    const created = await h.raw('POST', '/parsers', {
+      api_key: EMULATOR_KEY,
+      name: 'x\u001b[2J\r\nimported ok\u202e',
+      urls: [BOOK],
+    });
+    expect(created.status).toBeLessThan(300);
+    const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
+    const output = imported.stdout + imported.stderr;
+    // eslint-disable-next-line no-control-regex -- the characters that must not reach the terminal raw
+    expect(output).not.toMatch(/[\u001b\r\u202e]/);
+    expect(output).toContain('x\\u001b[2J\\r\\nimported ok\\u202e');
+  });
+
   it('never imports over an address state holds: a second live object of that name is passed over', async () => {
     h = await startTestEmulator();
     const { dir, scrapeform, state } = await workspace(h);

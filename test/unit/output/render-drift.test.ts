@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createColors } from '../../../src/output/colors.js';
+import { renderDriftText } from '../../../src/output/render-drift.js';
 import { renderMetrics } from '../../../src/output/render-metrics.js';
 import { formatsOf, renderOutput } from '../../../src/output/render-output.js';
 import type { DriftReport } from '../../../src/plan/drift.js';
@@ -108,5 +109,73 @@ describe('drift renderers', () => {
         lastRunOk: true,
       }),
     ).toMatchSnapshot();
+  });
+});
+
+describe('drift renderers with a hostile live field name', () => {
+  // A field renamed through the API: the service takes any name, control characters and bidi overrides included.
+  const name =
+    'x\u001b[2K\r</details>\n## All good @everyone ![t](http://localhost/p) <img src=x> \u202eevil `code` | cell';
+  const shown =
+    'x\\u001b[2K\\r</details>\\n## All good @everyone ![t](http://localhost/p) <img src=x> \\u202eevil `code` | cell';
+  const [books] = report.drift;
+  if (books === undefined) throw new Error('fixture');
+  const hostile: DriftReport = {
+    ...report,
+    summary: { ...report.summary, drifted: 1 },
+    drift: [
+      {
+        ...books,
+        message: `version moved from 0 to 1 outside scrapeform: field price renamed to ${name}`,
+        changes: [{ change: 'rename', from: 'price', to: name }],
+        revert: { ...books.revert, requests: [{ method: 'PATCH', path: '/parsers/p-1/1\u202e' }] },
+      },
+    ],
+    warnings: [`live name ${name}`],
+  };
+
+  it('in the terminal, escaped as the plan escapes it: no line forged, nothing cleared or reordered', () => {
+    expect(renderOutput('drift', 'human', hostile, plain).split('\n')).toEqual([
+      'Drift: 1 of 3 managed objects changed outside scrapeform',
+      '',
+      `  ~ parser.books (p-1)  version moved from 0 to 1 outside scrapeform: field price renamed to ${shown}`,
+      `      field price renamed to ${shown}`,
+      '      revert: 1 call, no regeneration, 0 credits (PATCH /parsers/p-1/1\\u202e)',
+      '      accept: free, no call',
+      '',
+      'Revert all (scrapeform apply): 2 calls, no regeneration, 0 credits',
+      'Accept all (scrapeform drift --accept): free, no call',
+      `warning: live name ${shown}`,
+    ]);
+  });
+
+  it('in Markdown, text: no HTML, heading, image, mention, bidi override or table cell escapes', () => {
+    // Markdown shows `\\u001b` as `\u001b`; the word joiner after `@` stops the mention.
+    const text = String.raw`x\\u001b\[2K\\r&lt;/details&gt;\\n## All good @`.concat(
+      '\u2060',
+      String.raw`everyone \!\[t\](http://localhost/p) &lt;img src=x&gt; \\u202eevil \`code\` \| cell`,
+    );
+    expect(renderOutput('drift', 'markdown', hostile, plain).split('\n')).toEqual([
+      '### scrapeform drift',
+      '',
+      '1 of 3 managed objects changed outside scrapeform.',
+      '',
+      '| object | what moved | revert | accept |',
+      '| --- | --- | --- | --- |',
+      `| \`parser.books\` | version moved from 0 to 1 outside scrapeform: field price renamed to ${text} | 1 call, no regeneration, 0 credits | free, no call |`,
+      '',
+      '**Revert all** (`scrapeform apply`): 2 calls, no regeneration, 0 credits. **Accept all** (`scrapeform drift --accept`): free, no call.',
+      '',
+      `> live name ${text}`,
+      '',
+    ]);
+  });
+
+  it('in a notification, on its lines', () => {
+    expect(renderDriftText(hostile).split('\n')).toEqual([
+      'scrapeform: 1 of 3 managed objects changed outside scrapeform',
+      `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${shown}`,
+      'Revert: 2 calls, no regeneration, 0 credits. Accept: free, no call.',
+    ]);
   });
 });

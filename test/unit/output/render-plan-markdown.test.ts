@@ -437,6 +437,27 @@ describe('bidirectional controls (Trojan Source) in the Markdown plan', () => {
   });
 });
 
+describe('zero-width characters in names', () => {
+  it('are escaped in the terminal and Markdown plans, so two names cannot look identical', () => {
+    const names = ['books', 'bo\u200boks', 'boo\u200cks', 'book\u200ds', 'b\u2060ooks', '\ufeffbooks'];
+    const plan = buildPlan({
+      parsers: names.map((n) => parser(n, [{ name: 'title', description: 'T' }])),
+      projects: [],
+      state: emptyState(),
+      live: { parsers: [], details: {}, projects: [] },
+    });
+    const human = renderPlan(plan, createColors(false));
+    const markdown = renderPlanMarkdown(plan);
+    expect(human).not.toMatch(/[\u200b-\u200d\u2060\ufeff]/);
+    expect(markdown).not.toMatch(/[\u200b-\u200d\u2060\ufeff]/);
+    const shown = ['books', 'bo\\u200boks', 'boo\\u200cks', 'book\\u200ds', 'b\\u2060ooks', '\\ufeffbooks'];
+    for (const name of shown) {
+      expect(human).toContain(`+ parser.${name}  create`);
+      expect(markdown).toContain(`<details><summary><code>parser.${name}</code> <b>create</b>`);
+    }
+  });
+});
+
 describe('list entries are whole unless the comment limit needs room, and any cut is counted', () => {
   /** Parser `q` recorded with `n` fields of long names, declared with none of them: one long breaking entry. */
   function removesMany(

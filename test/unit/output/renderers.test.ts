@@ -163,6 +163,87 @@ describe('renderers of command output', () => {
     );
   });
 
+  it('apply with names and scraped values holding bidi and C1 controls: escaped as the plan escapes them', () => {
+    // Manifest names may hold bidi characters; scraped values and service texts anything.
+    const rlo = '\u202e';
+    const report: ApplyReport = {
+      result: {
+        interrupted: false,
+        state: result.state,
+        results: [
+          {
+            address: `parser.books${rlo}fdp.exe`,
+            action: 'create',
+            ok: false,
+            calls: [],
+            id: `p-1${rlo}`,
+            error: { code: 'apply.generation-failed', message: `FAILED: ${rlo}x\n|y`, hint: `see ${rlo}` },
+            warnings: [`name ${rlo}\u0085`],
+          },
+        ],
+      },
+      checks: [
+        {
+          address: `parser.books${rlo}fdp.exe`,
+          url: `https://books.example/${rlo}a.html`,
+          ok: false,
+          version: 0,
+          mismatches: [{ path: `pr${rlo}ice`, expected: 'x', actual: `\u009b2J${rlo}`, reason: 'different' }],
+          startedAt: '2026-11-23T08:00:00.000Z',
+          durationMs: 1,
+        },
+      ],
+      resultDiffs: [
+        {
+          address: `parser.books${rlo}fdp.exe`,
+          from: { id: 'p-1', version: 0 },
+          to: { id: 'p-1', version: 1 },
+          changes: [
+            {
+              url: `https://books.example/${rlo}a.html`,
+              path: `ti${rlo}tle`,
+              change: 'changed',
+              from: `\u0085${rlo}`,
+              to: 'B',
+            },
+          ],
+          missing: [`ti${rlo}tle`],
+        },
+      ],
+    };
+    const human = renderOutput('apply', 'human', report, plain);
+    expect(human.split('\n')).toEqual([
+      '',
+      'Apply finished with failures: 0 applied, 1 failed.',
+      '  ✗ parser.books\\u202efdp.exe create p-1\\u202e: FAILED: \\u202ex\\n|y',
+      '      hint: see \\u202e',
+      '      warning: name \\u202e\\u0085',
+      '',
+      'Expect checks:',
+      '✗ parser.books\\u202efdp.exe https://books.example/\\u202ea.html (version 0)',
+      '    pr\\u202eice: expected "x", got "\\u009b2J\\u202e"',
+      '1 of 1 checks failed',
+      '',
+      'What the regenerations changed in the data:',
+      'parser.books\\u202efdp.exe',
+      '  example_result, version 0 -> 1:',
+      '    https://books.example/\\u202ea.html',
+      '      ~ ti\\u202etle: "\\u0085\\u202e" -> "B"',
+      '  likely regression: ti\\u202etle had a value before and is missing from every example now',
+    ]);
+    const markdown = renderOutput('apply', 'markdown', report, plain);
+    expect(markdown).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(markdown).toContain(
+      '| `parser.books\\u202efdp.exe` | create | failed `p-1\\u202e`: `FAILED: \\u202ex\\n\\|y` |\n',
+    );
+    expect(markdown).toContain(
+      '- `parser.books\\u202efdp.exe` `https://books.example/\\u202ea.html`: `pr\\u202eice`\n',
+    );
+    expect(markdown).toContain('#### Data: `parser.books\\u202efdp.exe`, version 0 -> 1\n');
+    expect(markdown).toContain('> Likely regression: `ti\\u202etle` had a value before');
+    expect(markdown).toContain('      ~ ti\\u202etle: "\\u0085\\u202e" -> "B"\n');
+  });
+
   it('apply with nothing to do prints nothing for people and a no_changes envelope as JSON', () => {
     const report: ApplyReport = { result: undefined, checks: [], resultDiffs: [] };
     expect(renderOutput('apply', 'human', report, plain)).toBe('');
@@ -208,6 +289,44 @@ describe('renderers of command output', () => {
     expect(xml).toMatchSnapshot();
     expect(xml).toContain('name="https://books.example/b.html?q=&quot;x&quot;&amp;y=&lt;1&gt;"');
     expect(renderOutput('test', 'human', [], plain)).toBe('No expect blocks to run.');
+  });
+
+  it('status, jobs and output tables print live values printable: no line forged, nothing cleared', () => {
+    const forged = 'x\u001b[2J\r\nproject.fake  1  ok\u202e';
+    const shown = 'x\\u001b[2J\\r\\nproject.fake  1  ok\\u202e';
+    expect(
+      renderOutput(
+        'status',
+        'human',
+        [
+          {
+            address: 'project.p',
+            id: 7,
+            status: forged,
+            drift: false,
+            lastJob: { id: forged, status: forged },
+          },
+        ],
+        plain,
+      ).split('\n'),
+    ).toEqual([
+      `address    id  version  status${' '.repeat(shown.length - 6)}  drift  schedule  next run  last job`,
+      `project.p  7            ${shown}                             ${shown} ${shown} (? done, ? failed)`,
+    ]);
+    const jobs = renderOutput(
+      'jobs',
+      'human',
+      { address: 'project.p', jobs: [{ id: forged, status: 'Done' }] },
+      plain,
+    );
+    expect(jobs.split('\n')[1]).toBe(
+      `${shown}  Done    -              -        -         -       -     -       -`,
+    );
+    const ids = {
+      parsers: { [forged]: { address: `parser.${forged}`, id: 'p-1', version: 0 } },
+      projects: {},
+    };
+    expect(renderOutput('ids', 'human', ids, plain).split('\n')[1]).toBe(`parser.${shown}  p-1  0`);
   });
 
   it('managed ids, sorted by address whatever order state holds them in', () => {

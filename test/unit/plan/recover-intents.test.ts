@@ -123,7 +123,10 @@ describe('a create an interrupted apply sent is recovered from its intent, not a
       },
     ]);
     expect(refreshState(state, live)?.resources['parser.books']).toEqual(halfReplaced);
-    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([]);
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual({
+      parsers: [],
+      projects: [],
+    });
   });
 
   it('a parser of that name that was there before the POST is never taken for the one created', () => {
@@ -629,7 +632,10 @@ describe('an interrupted replace whose new parser FAILED is tried again without 
       '/parsers/p-new',
       '/parsers/p-old',
     ]);
-    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([]);
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual({
+      parsers: [],
+      projects: [],
+    });
   });
 });
 
@@ -647,13 +653,17 @@ describe('a live parser sharing a managed parser name is shown, never hidden', (
           'live parser p-orphan ("books", version 0, FINISHED) has this parser\'s name but is not managed by scrapeform (an interrupted apply may have created it); it is left alone: delete it, or import it under another name',
       },
     ]);
-    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual([
-      'parser "books" (p-orphan, version 0, FINISHED)',
-    ]);
+    expect(listUnmanaged(live, state, { parsers: [books], projects: [] })).toEqual({
+      parsers: [summary('p-orphan', 'books', 0)],
+      projects: [],
+    });
   });
 
   it('the one a plan adopts is not listed as unmanaged', () => {
     const live = snapshot([summary('p-found', 'books', 3)]);
-    expect(listUnmanaged(live, stateWith({}, undefined), { parsers: [books], projects: [] })).toEqual([]);
+    expect(listUnmanaged(live, stateWith({}, undefined), { parsers: [books], projects: [] })).toEqual({
+      parsers: [],
+      projects: [],
+    });
   });
 });
