@@ -4,7 +4,7 @@ import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
 import { plannedRequests } from './plan-json.js';
 import type { StateIdentity } from '../state/model.js';
-import type { Plan, PlanTarget } from './model.js';
+import type { Plan, PlanTarget, ResourceChange } from './model.js';
 
 function describeTarget(target: PlanTarget): string {
   const where = `${target.parsers} and ${target.projects}`;
@@ -46,8 +46,22 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
   return moved;
 }
 
-/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
-export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
+/** Whether a change deletes a parser or archives a project: a delete, an archive, a replace (its old parser goes). */
+function destroys(change: ResourceChange): boolean {
+  return change.destructive || plannedRequests(change).some((r) => r.method === 'DELETE');
+}
+
+/**
+ * A saved plan applies only to the state and live versions it was computed from (DESIGN section 4), and makes no
+ * call a fresh plan would not. `protectedNow` holds the addresses `lifecycle.prevent_destroy` protects now
+ * (record-protection.ts, protectedAddresses).
+ */
+export function refuseStalePlan(
+  saved: Plan,
+  fresh: Plan,
+  state: { lineage: string; serial: number },
+  protectedNow: ReadonlySet<string>,
+): void {
   const moved = targetMoved(saved, fresh.fingerprint.target);
   if (saved.fingerprint.state_lineage !== state.lineage)
     moved.push('the state is another one (lineage differs)');
@@ -67,20 +81,27 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
   // What approval reads (destructive, regenerations, the counts) must be what scrapeform plans, not what the file
   // says: a file edited and given a new digest could otherwise mark a delete as not destructive and be applied
   // without --allow-destroy, or hide regenerations from --max-regenerations. A change a fresh plan makes the same
-  // way must carry the same marks; one it does not make (the plan was made with --reassert or --accept-unknown,
-  // which a fresh plan here does not have) must at least be marked destructive when it deletes or archives.
+  // way must carry the same marks. A delete, archive or replace goes ahead only when a fresh plan makes it too, and
+  // never of an object prevent_destroy protects now: the manifest may have been restored with the protection since
+  // the plan was saved (a fresh plan then has nothing to do), and a deleted parser cannot be brought back.
   const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   for (const change of saved.resource_changes) {
     const now = planned.get(change.address);
-    if (now !== undefined && now.action === change.action) {
+    if (destroys(change) && protectedNow.has(change.address)) {
+      moved.push(
+        `${change.address}: the saved plan ${change.action}s it, and lifecycle.prevent_destroy protects it now`,
+      );
+    } else if (now !== undefined && now.action === change.action) {
       for (const key of ['destructive', 'regenerates'] as const) {
         if (change[key] !== now[key])
           moved.push(
             `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
           );
       }
-    } else if (!change.destructive && plannedRequests(change).some((r) => r.method === 'DELETE')) {
-      moved.push(`${change.address}: the saved plan deletes or archives without marking it destructive`);
+    } else if (destroys(change)) {
+      moved.push(
+        `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
+      );
     }
   }
   if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))

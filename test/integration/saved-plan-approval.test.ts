@@ -238,3 +238,28 @@ fields:
     await expectConverged(['--workspace', 'staging'], staging);
   });
 });
+
+describe('a saved delete of an object the manifests protect again (review: saved plans and prevent_destroy)', () => {
+  it('is refused as stale with nothing sent, and the parser keeps its id', async () => {
+    await manifests({ 'keep.yaml': parser('keep-me') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    const before = JSON.parse(await readFile(stateFile(), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
+    await rmManifest('keep.yaml');
+    expect((await scrapeform(['plan', '--out', 'del.json'])).code).toBe(0);
+    await manifests({ 'keep.yaml': parser('keep-me', 'lifecycle: { prevent_destroy: true }\n') });
+    await expectConverged();
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'del.json', '--auto-approve', '--allow-destroy']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: refusing the saved plan: parser.keep-me: the saved plan deletes it, and lifecycle.prevent_destroy protects it now',
+    );
+    expect(sentCalls()).toEqual([]);
+    await expectConverged();
+    const after = JSON.parse(await readFile(stateFile(), 'utf8')) as typeof before;
+    expect(after.resources['parser.keep-me']?.id).toBe(before.resources['parser.keep-me']?.id);
+  });
+});
