@@ -2,7 +2,8 @@ import { ScrapeformError } from '../errors.js';
 import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
-import { plannedRequests } from './plan-json.js';
+import { changeRecord, plannedRequests } from './plan-json.js';
+import type { PlannedRequest } from './plan-json.js';
 import type { StateIdentity } from '../state/model.js';
 import type { Plan, PlanTarget, ResourceChange } from './model.js';
 
@@ -92,12 +93,13 @@ export function refuseStalePlan(
         `${change.address}: the saved plan ${change.action}s it, and lifecycle.prevent_destroy protects it now`,
       );
     } else if (now !== undefined && now.action === change.action) {
-      for (const key of ['destructive', 'regenerates'] as const) {
+      for (const key of ['destructive', 'regenerates', 'id'] as const) {
         if (change[key] !== now[key])
           moved.push(
             `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
           );
       }
+      moved.push(...otherCalls(change, now));
     } else if (destroys(change)) {
       moved.push(
         `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
@@ -112,4 +114,38 @@ export function refuseStalePlan(
       details: { moved },
     });
   }
+}
+
+/** One call as a message names it. */
+const call = (r: PlannedRequest): string => `${r.method} ${r.path}`;
+
+/**
+ * What a change a fresh plan makes with the same action does otherwise: other calls (the manifests changed since the
+ * plan was saved, or the file was edited and its digest computed again), or another record for state. A parser
+ * update's bodies follow `--reassert` and `--accept-unknown`, which a fresh plan here does not have: only its calls'
+ * paths (the parser and its versions) are compared, and parsing checked its bodies against the definition it records.
+ */
+function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
+  const bodies = !(saved.kind === 'Parser' && saved.action === 'update');
+  const sent = (c: ResourceChange): PlannedRequest[] =>
+    plannedRequests(c).map((r) => (bodies ? r : { ...r, body: undefined }));
+  const [ours, theirs] = [sent(saved), sent(fresh)];
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(ours.length, theirs.length); i++) {
+    const [a, b] = [ours[i], theirs[i]];
+    if (stable(a) === stable(b)) continue;
+    const why =
+      a === undefined
+        ? `a fresh plan also sends ${call(b as PlannedRequest)}`
+        : b === undefined
+          ? `${call(a)}, which a fresh plan does not send`
+          : call(a) === call(b)
+            ? `${call(a)} with another body`
+            : `${call(a)}, where a fresh plan sends ${call(b)}`;
+    out.push(`${saved.address}: the saved plan makes other calls than a fresh plan (${why})`);
+    break;
+  }
+  if (bodies && stable(changeRecord(saved)) !== stable(changeRecord(fresh)))
+    out.push(`${saved.address}: the saved plan records another definition than a fresh plan`);
+  return out;
 }

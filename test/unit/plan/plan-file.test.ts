@@ -213,6 +213,17 @@ describe('the saved plan carries a digest of its own content', () => {
     });
   });
 
+  it('refuses a parser update whose regenerates is not what its calls do (add or modify fields)', async () => {
+    const text = await savedAndEdited('history', (plan) => {
+      plan.resource_changes[0].regenerates = false;
+      plan.resource_changes[0].record.generates = false;
+      plan.summary.regenerations -= 1;
+    });
+    expect(failure(() => parseSavedPlan(text, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].regenerates is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+  });
+
   it('still names the key of a damaged or edited change before checking the digest', async () => {
     const text = await savedAndEdited('history', (plan) => {
       plan.resource_changes[0].requests[0].path = '/parsers/b0000000-0000-4000-8000-000000000001/7';

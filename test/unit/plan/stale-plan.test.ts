@@ -223,4 +223,76 @@ describe('refuseStalePlan', () => {
         'refusing the saved plan: project.b: the saved plan archives it, and lifecycle.prevent_destroy protects it now',
     });
   });
+
+  describe('a change a fresh plan makes with the same action must make the same calls (an edited file, digest recomputed)', () => {
+    const withChanges = (changes: Plan['resource_changes']): Plan => ({
+      ...planAt('L', 3, {}),
+      status: 'changes' as const,
+      summary: summarise(changes),
+      resource_changes: changes,
+    });
+    const remove = (id: string): Plan['resource_changes'][number] =>
+      ({
+        address: 'parser.b',
+        kind: 'Parser',
+        name: 'b',
+        action: 'delete',
+        id,
+        reasons: ['no manifest declares it any more'],
+        regenerates: false,
+        destructive: true,
+        field_changes: [],
+        breaking: [],
+      }) as Plan['resource_changes'][number];
+
+    it("refuses a delete carrying another parser's id", () => {
+      const fresh = withChanges([remove('p-b')]);
+      expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+      expect(
+        failure(() => refuseStalePlan(withChanges([remove('p-a')]), fresh, { lineage: 'L', serial: 3 })),
+      ).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: parser.b: the saved plan has id p-a, a fresh plan p-b; parser.b: the saved plan makes other calls than a fresh plan (DELETE /parsers/p-a, where a fresh plan sends DELETE /parsers/p-b)',
+      });
+    });
+
+    it('refuses a project update whose PATCH body or recorded definition is not what a fresh plan sends', () => {
+      const definition = {
+        projectType: 'urls',
+        projectInput: { type: 'list', list: ['https://books.example/a.html'] },
+        scrapingInterval: 'daily',
+      };
+      const update = (
+        changed: Record<string, unknown>,
+        recorded = definition,
+      ): Plan['resource_changes'][number] =>
+        ({
+          address: 'project.c',
+          kind: 'Project',
+          name: 'c',
+          action: 'update',
+          id: 7,
+          reasons: ['changed: scrapingInterval'],
+          changed,
+          definition: recorded,
+          regenerates: false,
+          destructive: false,
+          field_changes: [],
+          breaking: [],
+        }) as Plan['resource_changes'][number];
+      const fresh = withChanges([update({ scrapingInterval: 'daily' })]);
+      expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+      const body = withChanges([update({ scrapingInterval: 'daily', projectType: 'google_search' })]);
+      expect(failure(() => refuseStalePlan(body, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+        'refusing the saved plan: project.c: the saved plan makes other calls than a fresh plan (PATCH /api/projects/7 with another body)',
+      );
+      const recorded = withChanges([
+        update({ scrapingInterval: 'daily' }, { ...definition, scrapingInterval: 'weekly' }),
+      ]);
+      expect(failure(() => refuseStalePlan(recorded, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+        'refusing the saved plan: project.c: the saved plan records another definition than a fresh plan',
+      );
+    });
+  });
 });
