@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { sameStateLocation } from '../model/state-location.js';
 import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
@@ -35,7 +36,10 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
   }
   if (here.state === undefined) return moved;
   if (made?.state !== undefined) {
-    if (stable(made.state) !== stable(here.state))
+    if (
+      made.state.workspace !== here.state.workspace ||
+      !sameStateLocation(made.state.location, here.state.location)
+    )
       moved.push(
         `it was made for ${describeState(made.state)}, and this run is for ${describeState(here.state)}`,
       );
@@ -64,7 +68,16 @@ export function refuseStalePlan(
   protectedNow: ReadonlySet<string>,
 ): void {
   const moved = targetMoved(saved, fresh.fingerprint.target);
-  if (saved.fingerprint.state_lineage !== state.lineage)
+  // Every state not written yet has lineage "": one written since is the same state when the target says so.
+  if (
+    saved.fingerprint.state_lineage === '' &&
+    state.lineage !== '' &&
+    saved.fingerprint.target?.state !== undefined
+  )
+    moved.push(
+      `the state was created since the plan was saved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`,
+    );
+  else if (saved.fingerprint.state_lineage !== state.lineage)
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)
     moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);

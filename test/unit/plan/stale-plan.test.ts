@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarise } from '../../../src/plan/build-plan.js';
 import type { Plan } from '../../../src/plan/model.js';
@@ -145,6 +146,22 @@ describe('refuseStalePlan', () => {
       ).toBe(
         'refusing the saved plan: it was made for https://aiparser.example and http://127.0.0.1:8780, and this run is for http://127.0.0.1:8780 and http://127.0.0.1:8780',
       );
+    });
+
+    it('a state file named by a relative path at plan time and an absolute one at apply time is the same state', () => {
+      const absolute = forState(
+        'staging',
+        `${process.cwd().split(path.sep).join('/')}/.scrapeform/staging/state.json`,
+      );
+      expect(() => refuseStalePlan(staging, absolute, empty)).not.toThrow();
+      expect(() => refuseStalePlan(absolute, staging, empty)).not.toThrow();
+    });
+
+    it('a plan saved before any state existed, applied once the same state was written, says the state was created since', () => {
+      expect(failure(() => refuseStalePlan(staging, staging, { lineage: 'L', serial: 1 }))).toEqual({
+        code: 'apply.plan-stale',
+        message: 'refusing the saved plan: the state was created since the plan was saved (serial 0 -> 1)',
+      });
     });
 
     it('a saved plan keeps the state it records (one without it is read as before: the fixtures)', () => {
