@@ -20,3 +20,14 @@ export function workspaceStatePath(file: string, workspace: string): string {
   if (workspace === DEFAULT_WORKSPACE) return file;
   return path.join(path.dirname(file), workspace, path.basename(file));
 }
+
+/**
+ * Whether two state locations (StateIdentity) are one state: a file's relative path (as plan records it) is read
+ * against the working directory, so `.scrapeform/state.json` and its absolute path are the same file; a database
+ * (`postgres://HOST:PORT/DATABASE`) is compared as it is.
+ */
+export function sameStateLocation(a: string, b: string): boolean {
+  const resolved = (location: string): string =>
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : path.resolve(location);
+  return resolved(a) === resolved(b);
+}

@@ -82,7 +82,8 @@ export function parsePlanFile(text: string, file: string): Plan {
       (stable(c.record) !== stable(derived.record) ? `${at}.record` : undefined) ??
       (stable(c.value_changes) !== stable(derived.value_changes) ? `${at}.value_changes` : undefined) ??
       (typed.kind === 'Parser' && typed.action === 'update'
-        ? fieldNotRecorded(typed.waves, typed.definition, `${at}.requests`)
+        ? (fieldNotRecorded(typed.waves, typed.definition, `${at}.requests`) ??
+          (typed.regenerates !== typed.waves.some(generates) ? `${at}.regenerates` : undefined))
         : undefined);
     if (edited !== undefined) {
       throw unreadable(
@@ -117,6 +118,11 @@ function fieldNotRecorded(
     }
   }
   return undefined;
+}
+
+/** Whether a PATCH's operations start a generation: it adds or modifies a field (diff-fields.ts, regenerates). */
+function generates(wave: FieldOperations): boolean {
+  return (wave.add_fields?.length ?? 0) + (wave.modify_fields?.length ?? 0) > 0;
 }
 
 /** The path of the first request that differs from what the change plans, if any. */

@@ -1,10 +1,11 @@
+import { REDACTED } from '../api/redact.js';
 import { PROJECT_FIELDS, projectFieldRule } from '../model/project-fields.js';
 import { projectPath, PROJECTS_PATH } from '../model/wire.js';
 import type { ProjectState } from '../state/model.js';
 import { FREE } from './drift-report.js';
 import type { DriftChange, ObjectDrift } from './drift-report.js';
 import type { LiveIndex } from './plan-context.js';
-import { sameJson } from './plan-context.js';
+import { sameJson, stable } from './plan-context.js';
 
 export function projectDrift(
   address: string,
@@ -66,6 +67,17 @@ export function projectDrift(
     changes.flatMap((c) => (c.change === 'edit' ? [[c.key, c.state] as const] : [])),
   );
   const renamed = changes.some((c) => c.change === 'edit' && c.key === 'name');
+  // A value the service holds with the API key in it is read as *** (transport.ts, withoutKey): accepted, the
+  // manifest and state would say ***, the next plan would match the redacted live value, and the key would stay.
+  const keyed =
+    live.keyRedacted === true
+      ? changes.flatMap((c) => (c.change === 'edit' && stable(c.live).includes(REDACTED) ? [c.key] : []))
+      : [];
+  const refused = renamed
+    ? 'a new name is a new address: rename the manifest by hand'
+    : keyed.length > 0
+      ? `${keyed.join(', ')} ${keyed.length === 1 ? 'holds' : 'hold'} the API key (shown as ${REDACTED}), which scrapeform never writes to manifests or state; take the key out of it in the service (the next plan then puts back the manifest's value), or revert with apply`
+      : undefined;
   return {
     ...common,
     drift: 'edited',
@@ -78,11 +90,11 @@ export function projectDrift(
     },
     accept: {
       ...FREE,
-      possible: !renamed,
+      possible: refused === undefined,
       placeholders: [],
-      ...(renamed ? { note: 'a new name is a new address: rename the manifest by hand' } : {}),
+      ...(refused !== undefined ? { note: refused } : {}),
     },
-    ...(renamed
+    ...(refused !== undefined
       ? {}
       : {
           accepted: {

@@ -21,3 +21,20 @@ export function recordProtection(
   }
   return resources === undefined ? undefined : { ...state, resources };
 }
+
+/**
+ * The addresses `lifecycle.prevent_destroy` protects now: a declared object as its manifest says, one no manifest
+ * declares as state recorded it when it was last applied (as the planner reads them, plan-context.ts isPrevented).
+ */
+export function protectedAddresses(
+  state: State,
+  declared: readonly (DesiredParser | DesiredProject)[],
+): Set<string> {
+  const addresses = new Set<string>(
+    declared.filter((object) => object.preventDestroy).map((object) => object.address),
+  );
+  const named = new Set<string>(declared.map((object) => object.address));
+  for (const [address, recorded] of Object.entries(state.resources))
+    if (recorded.preventDestroy === true && !named.has(address)) addresses.add(address);
+  return addresses;
+}

@@ -1,10 +1,12 @@
 import { ScrapeformError } from '../errors.js';
+import { sameStateLocation } from '../model/state-location.js';
 import { summarise } from './build-plan.js';
 import { postsNewObject } from './model.js';
 import { stable } from './plan-context.js';
-import { plannedRequests } from './plan-json.js';
+import { changeRecord, plannedRequests } from './plan-json.js';
+import type { PlannedRequest } from './plan-json.js';
 import type { StateIdentity } from '../state/model.js';
-import type { Plan, PlanTarget } from './model.js';
+import type { Plan, PlanTarget, ResourceChange } from './model.js';
 
 function describeTarget(target: PlanTarget): string {
   const where = `${target.parsers} and ${target.projects}`;
@@ -34,7 +36,10 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
   }
   if (here.state === undefined) return moved;
   if (made?.state !== undefined) {
-    if (stable(made.state) !== stable(here.state))
+    if (
+      made.state.workspace !== here.state.workspace ||
+      !sameStateLocation(made.state.location, here.state.location)
+    )
       moved.push(
         `it was made for ${describeState(made.state)}, and this run is for ${describeState(here.state)}`,
       );
@@ -46,10 +51,33 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
   return moved;
 }
 
-/** A saved plan applies only to the state and live versions it was computed from (DESIGN section 4). */
-export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: string; serial: number }): void {
+/** Whether a change deletes a parser or archives a project: a delete, an archive, a replace (its old parser goes). */
+function destroys(change: ResourceChange): boolean {
+  return change.destructive || plannedRequests(change).some((r) => r.method === 'DELETE');
+}
+
+/**
+ * A saved plan applies only to the state and live versions it was computed from (DESIGN section 4), and makes no
+ * call a fresh plan would not. `protectedNow` holds the addresses `lifecycle.prevent_destroy` protects now
+ * (record-protection.ts, protectedAddresses).
+ */
+export function refuseStalePlan(
+  saved: Plan,
+  fresh: Plan,
+  state: { lineage: string; serial: number },
+  protectedNow: ReadonlySet<string>,
+): void {
   const moved = targetMoved(saved, fresh.fingerprint.target);
-  if (saved.fingerprint.state_lineage !== state.lineage)
+  // Every state not written yet has lineage "": one written since is the same state when the target says so.
+  if (
+    saved.fingerprint.state_lineage === '' &&
+    state.lineage !== '' &&
+    saved.fingerprint.target?.state !== undefined
+  )
+    moved.push(
+      `the state was created since the plan was saved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`,
+    );
+  else if (saved.fingerprint.state_lineage !== state.lineage)
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)
     moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
@@ -67,20 +95,28 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
   // What approval reads (destructive, regenerations, the counts) must be what scrapeform plans, not what the file
   // says: a file edited and given a new digest could otherwise mark a delete as not destructive and be applied
   // without --allow-destroy, or hide regenerations from --max-regenerations. A change a fresh plan makes the same
-  // way must carry the same marks; one it does not make (the plan was made with --reassert or --accept-unknown,
-  // which a fresh plan here does not have) must at least be marked destructive when it deletes or archives.
+  // way must carry the same marks. A delete, archive or replace goes ahead only when a fresh plan makes it too, and
+  // never of an object prevent_destroy protects now: the manifest may have been restored with the protection since
+  // the plan was saved (a fresh plan then has nothing to do), and a deleted parser cannot be brought back.
   const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   for (const change of saved.resource_changes) {
     const now = planned.get(change.address);
-    if (now !== undefined && now.action === change.action) {
-      for (const key of ['destructive', 'regenerates'] as const) {
+    if (destroys(change) && protectedNow.has(change.address)) {
+      moved.push(
+        `${change.address}: the saved plan ${change.action}s it, and lifecycle.prevent_destroy protects it now`,
+      );
+    } else if (now !== undefined && now.action === change.action) {
+      for (const key of ['destructive', 'regenerates', 'id'] as const) {
         if (change[key] !== now[key])
           moved.push(
             `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
           );
       }
-    } else if (!change.destructive && plannedRequests(change).some((r) => r.method === 'DELETE')) {
-      moved.push(`${change.address}: the saved plan deletes or archives without marking it destructive`);
+      moved.push(...otherCalls(change, now));
+    } else if (destroys(change)) {
+      moved.push(
+        `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
+      );
     }
   }
   if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))
@@ -91,4 +127,38 @@ export function refuseStalePlan(saved: Plan, fresh: Plan, state: { lineage: stri
       details: { moved },
     });
   }
+}
+
+/** One call as a message names it. */
+const call = (r: PlannedRequest): string => `${r.method} ${r.path}`;
+
+/**
+ * What a change a fresh plan makes with the same action does otherwise: other calls (the manifests changed since the
+ * plan was saved, or the file was edited and its digest computed again), or another record for state. A parser
+ * update's bodies follow `--reassert` and `--accept-unknown`, which a fresh plan here does not have: only its calls'
+ * paths (the parser and its versions) are compared, and parsing checked its bodies against the definition it records.
+ */
+function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
+  const bodies = !(saved.kind === 'Parser' && saved.action === 'update');
+  const sent = (c: ResourceChange): PlannedRequest[] =>
+    plannedRequests(c).map((r) => (bodies ? r : { ...r, body: undefined }));
+  const [ours, theirs] = [sent(saved), sent(fresh)];
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(ours.length, theirs.length); i++) {
+    const [a, b] = [ours[i], theirs[i]];
+    if (stable(a) === stable(b)) continue;
+    const why =
+      a === undefined
+        ? `a fresh plan also sends ${call(b as PlannedRequest)}`
+        : b === undefined
+          ? `${call(a)}, which a fresh plan does not send`
+          : call(a) === call(b)
+            ? `${call(a)} with another body`
+            : `${call(a)}, where a fresh plan sends ${call(b)}`;
+    out.push(`${saved.address}: the saved plan makes other calls than a fresh plan (${why})`);
+    break;
+  }
+  if (bodies && stable(changeRecord(saved)) !== stable(changeRecord(fresh)))
+    out.push(`${saved.address}: the saved plan records another definition than a fresh plan`);
+  return out;
 }

@@ -11,7 +11,7 @@ import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
 import { refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
-import { recordProtection } from '../plan/record-protection.js';
+import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
 import { refreshState } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
@@ -89,15 +89,15 @@ export async function applyWorkspace(
         },
       );
     });
+    const declared = [...ws.manifests.parsers, ...ws.manifests.projects];
     let plan = fresh.plan;
     if (options.savedPlan !== undefined) {
-      refuseStalePlan(options.savedPlan, fresh.plan, fresh.state);
+      refuseStalePlan(options.savedPlan, fresh.plan, fresh.state, protectedAddresses(fresh.state, declared));
       plan = options.savedPlan;
     }
     // Versions a previous run left generating and that have finished since are recorded before any call (none is
     // needed), and so is each declared object's prevent_destroy: a manifest deleted later does not lift it. Then the
     // moves of `moved:` hints: the plan's changes are at the new addresses.
-    const declared = [...ws.manifests.parsers, ...ws.manifests.projects];
     const refreshed = refreshState(fresh.state, fresh.live) ?? fresh.state;
     const protectedState = recordProtection(refreshed, declared) ?? refreshed;
     const moved = moveState(protectedState, plan.moved ?? []);

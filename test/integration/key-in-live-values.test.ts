@@ -118,4 +118,31 @@ describe('the API key inside a value the service holds', () => {
     };
     expect(Object.keys(state.resources)).toEqual(['project.plain']);
   });
+
+  it('is never accepted by drift --accept: the project is refused whole, its manifest and state as they were', async () => {
+    await writeFile(path.join(dir, 'hooky.yaml'), MANIFEST);
+    expect((await scrapeform(['apply', dir, '--auto-approve'])).code).toBe(0);
+    const [project] = await h.projects.list();
+    const edited = await h.raw('PATCH', `/api/projects/${project?.id}?${q}`, {
+      projectInput: { type: 'list', list: [`https://books.example/p?${q}`] },
+      scrapingInterval: 'daily',
+    });
+    expect(edited.status).toBe(200);
+    const before = await everyFileText(dir);
+
+    const shown = await scrapeform(['drift', dir]);
+    expect(shown.code).toBe(4);
+    expect(shown.stdout).toContain('https://books.example/p?api_key=***');
+    const accepted = await scrapeform(['drift', dir, '--accept']);
+    expect(accepted.code).toBe(4);
+    expect(accepted.stderr).toContain(
+      "not accepted: project.hooky: projectInput holds the API key (shown as ***), which scrapeform never writes to manifests or state; take the key out of it in the service (the next plan then puts back the manifest's value), or revert with apply",
+    );
+    expect(accepted.stderr).not.toContain('accepted project.hooky\n');
+    expect(await everyFileText(dir)).toBe(before);
+    // Still a change: apply puts the manifest's input back, and the key leaves the service.
+    const plan = await scrapeform(['plan', dir, '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('projectInput');
+  });
 });

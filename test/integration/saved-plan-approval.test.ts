@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
-import { parseSavedPlan } from '../../src/plan/plan-file.js';
+import { parsePlanFile, parseSavedPlan } from '../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../src/plan/save-plan.js';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
@@ -236,5 +236,66 @@ fields:
     expect(applied.code, applied.stderr).toBe(0);
     expect(sentCalls()).toEqual(['POST /parsers']);
     await expectConverged(['--workspace', 'staging'], staging);
+  });
+});
+
+describe('a saved delete of an object the manifests protect again (review: saved plans and prevent_destroy)', () => {
+  it('is refused as stale with nothing sent, and the parser keeps its id', async () => {
+    await manifests({ 'keep.yaml': parser('keep-me') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    const before = JSON.parse(await readFile(stateFile(), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
+    await rmManifest('keep.yaml');
+    expect((await scrapeform(['plan', '--out', 'del.json'])).code).toBe(0);
+    await manifests({ 'keep.yaml': parser('keep-me', 'lifecycle: { prevent_destroy: true }\n') });
+    await expectConverged();
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'del.json', '--auto-approve', '--allow-destroy']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: refusing the saved plan: parser.keep-me: the saved plan deletes it, and lifecycle.prevent_destroy protects it now',
+    );
+    expect(sentCalls()).toEqual([]);
+    await expectConverged();
+    const after = JSON.parse(await readFile(stateFile(), 'utf8')) as typeof before;
+    expect(after.resources['parser.keep-me']?.id).toBe(before.resources['parser.keep-me']?.id);
+  });
+});
+
+describe('a saved plan edited to delete another parser, its digest computed again (review: tampered plans)', () => {
+  it('is refused as stale with nothing sent: both parsers stay live and managed', async () => {
+    await manifests({ 'a.yaml': parser('tamp-a'), 'b.yaml': parser('tamp-b') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    const ids = (
+      JSON.parse(await readFile(stateFile(), 'utf8')) as { resources: Record<string, { id: string }> }
+    ).resources;
+    const [a, b] = [ids['parser.tamp-a']?.id ?? '', ids['parser.tamp-b']?.id ?? ''];
+    await rmManifest('b.yaml');
+    expect((await scrapeform(['plan', '--out', 'del.json'])).code).toBe(0);
+    const plan = JSON.parse(await readFile(path.join(dir, 'del.json'), 'utf8')) as {
+      resource_changes: { id: string; requests: { path: string }[] }[];
+      digest?: string;
+    };
+    delete plan.digest;
+    const [remove] = plan.resource_changes;
+    if (remove === undefined) throw new Error('expected the delete of tamp-b');
+    remove.id = a;
+    for (const r of remove.requests) r.path = r.path.replace(b, a);
+    await writeFile(
+      path.join(dir, 'del.json'),
+      renderSavedPlan(parsePlanFile(JSON.stringify(plan), 'del.json')),
+    );
+
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'del.json', '--auto-approve', '--allow-destroy']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `error: refusing the saved plan: parser.tamp-b: the saved plan has id ${a}, a fresh plan ${b}; parser.tamp-b: the saved plan makes other calls than a fresh plan (DELETE /parsers/${a}, where a fresh plan sends DELETE /parsers/${b})`,
+    );
+    expect(sentCalls()).toEqual([]);
+    await manifests({ 'b.yaml': parser('tamp-b') });
+    await expectConverged();
   });
 });

@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ScrapeformError } from '../../../src/errors.js';
 import { renderPlanJson } from '../../../src/output/render-plan-json.js';
-import type { Plan } from '../../../src/plan/model.js';
 import { parsePlanFile, parseSavedPlan } from '../../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../../src/plan/save-plan.js';
-import { refuseStalePlan } from '../../../src/plan/stale-plan.js';
-import { summarise } from '../../../src/plan/build-plan.js';
+import { failure } from '../../helpers/failure.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
 const NAMES = ['fresh', 'history', 'failures'] as const;
@@ -24,16 +21,6 @@ async function edited(name: string, edit: (plan: Edited) => void): Promise<strin
   const plan = JSON.parse(await fixture(name)) as Edited;
   edit(plan);
   return JSON.stringify(plan, null, 2);
-}
-
-function failure(run: () => unknown): { code: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ScrapeformError) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a ScrapeformError');
 }
 
 describe('parsePlanFile', () => {
@@ -226,194 +213,23 @@ describe('the saved plan carries a digest of its own content', () => {
     });
   });
 
+  it('refuses a parser update whose regenerates is not what its calls do (add or modify fields)', async () => {
+    const text = await savedAndEdited('history', (plan) => {
+      plan.resource_changes[0].regenerates = false;
+      plan.resource_changes[0].record.generates = false;
+      plan.summary.regenerations -= 1;
+    });
+    expect(failure(() => parseSavedPlan(text, 'plan.json')).message).toBe(
+      'the saved plan plan.json was edited: resource_changes[0].regenerates is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
+    );
+  });
+
   it('still names the key of a damaged or edited change before checking the digest', async () => {
     const text = await savedAndEdited('history', (plan) => {
       plan.resource_changes[0].requests[0].path = '/parsers/b0000000-0000-4000-8000-000000000001/7';
     });
     expect(failure(() => parseSavedPlan(text, 'plan.json')).message).toBe(
       'the saved plan plan.json was edited: resource_changes[0].requests[0] is not what scrapeform plans for the rest of resource_changes[0] (parser.books-product)',
-    );
-  });
-});
-
-describe('refuseStalePlan', () => {
-  const planAt = (lineage: string, serial: number, live: Record<string, string>): Plan => ({
-    format_version: 1,
-    status: 'no_changes',
-    summary: {
-      create: 0,
-      update: 0,
-      replace: 0,
-      delete: 0,
-      archive: 0,
-      adopt: 0,
-      regenerations: 0,
-      estimated_credits: 0,
-    },
-    resource_changes: [],
-    drift: [],
-    warnings: [],
-    fingerprint: { state_lineage: lineage, state_serial: serial, live },
-  });
-
-  it('accepts a plan whose state and live versions have not moved', () => {
-    const saved = planAt('L', 3, { 'parser.a': 'p-1@2' });
-    expect(() =>
-      refuseStalePlan(saved, planAt('L', 3, { 'parser.a': 'p-1@2' }), { lineage: 'L', serial: 3 }),
-    ).not.toThrow();
-  });
-
-  it('lists everything that moved', () => {
-    const saved = planAt('L', 3, { 'parser.a': 'p-1@2', 'project.b': '7#abc' });
-    const fresh = planAt('L', 4, { 'parser.a': 'p-1@3' });
-    expect(failure(() => refuseStalePlan(saved, fresh, { lineage: 'L', serial: 4 }))).toEqual({
-      code: 'apply.plan-stale',
-      message:
-        'refusing the saved plan: the state moved (serial 3 -> 4); parser.a moved (p-1@2 -> p-1@3); project.b moved (7#abc -> gone)',
-    });
-    expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'M', serial: 3 })).message).toBe(
-      'refusing the saved plan: the state is another one (lineage differs)',
-    );
-  });
-
-  it('a create a fresh plan no longer makes (a list shows what an earlier run created) is stale: no second object', () => {
-    const create = {
-      address: 'parser.a',
-      kind: 'Parser',
-      name: 'a',
-      action: 'create',
-      id: null,
-      reasons: ['unconfirmed create: …'],
-      definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
-      regenerates: true,
-      destructive: false,
-      field_changes: [],
-      breaking: [],
-    } as Plan['resource_changes'][number];
-    const saved = {
-      ...planAt('L', 3, {}),
-      status: 'changes' as const,
-      summary: summarise([create]),
-      resource_changes: [create],
-    };
-    expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
-    expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
-      code: 'apply.plan-stale',
-      message: 'refusing the saved plan: parser.a: the saved plan creates it and a fresh plan no longer does',
-    });
-  });
-
-  describe('the workspace and state a plan was made for', () => {
-    const services = {
-      environment: null,
-      parsers: 'http://127.0.0.1:8780',
-      projects: 'http://127.0.0.1:8780',
-    };
-    const forState = (workspace: string, location: string, lineage = ''): Plan => ({
-      ...planAt(lineage, 0, {}),
-      fingerprint: {
-        state_lineage: lineage,
-        state_serial: 0,
-        live: {},
-        target: { ...services, state: { workspace, location } },
-      },
-    });
-    const staging = forState('staging', '.scrapeform/staging/state.json');
-    const production = forState('production', '.scrapeform/production/state.json');
-    const empty = { lineage: '', serial: 0 };
-
-    it('a plan saved for one workspace is refused in another, even when neither state exists yet', () => {
-      expect(() => refuseStalePlan(staging, staging, empty)).not.toThrow();
-      expect(failure(() => refuseStalePlan(staging, production, empty))).toEqual({
-        code: 'apply.plan-stale',
-        message:
-          'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace production (state .scrapeform/production/state.json)',
-      });
-      // Another state of the same workspace name (another database, another file).
-      const elsewhere = forState('staging', 'postgres://db.internal:5432/scrapeform');
-      expect(failure(() => refuseStalePlan(staging, elsewhere, empty)).message).toBe(
-        'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace staging (state postgres://db.internal:5432/scrapeform)',
-      );
-    });
-
-    it('a plan saved before the state was recorded: its lineage ties it to a written state; with none, it is refused', () => {
-      const older = (lineage: string, target?: typeof services): Plan => ({
-        ...planAt(lineage, 3, {}),
-        fingerprint: {
-          state_lineage: lineage,
-          state_serial: 3,
-          live: {},
-          ...(target !== undefined ? { target } : {}),
-        },
-      });
-      const written = forState('production', '.scrapeform/production/state.json', 'L');
-      written.fingerprint.state_serial = 3;
-      expect(() => refuseStalePlan(older('L', services), written, { lineage: 'L', serial: 3 })).not.toThrow();
-      expect(() => refuseStalePlan(older('L'), written, { lineage: 'L', serial: 3 })).not.toThrow();
-      const notYet = forState('production', '.scrapeform/production/state.json');
-      notYet.fingerprint.state_serial = 3;
-      expect(failure(() => refuseStalePlan(older('', services), notYet, { lineage: '', serial: 3 }))).toEqual(
-        {
-          code: 'apply.plan-stale',
-          message:
-            'refusing the saved plan: it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to workspace production (state .scrapeform/production/state.json)',
-        },
-      );
-      // Services still compared as before: the state is compared beside them, not instead.
-      const otherServices = { ...services, parsers: 'https://aiparser.example' };
-      expect(
-        failure(() => refuseStalePlan(older('L', otherServices), written, { lineage: 'L', serial: 3 }))
-          .message,
-      ).toBe(
-        'refusing the saved plan: it was made for https://aiparser.example and http://127.0.0.1:8780, and this run is for http://127.0.0.1:8780 and http://127.0.0.1:8780',
-      );
-    });
-
-    it('a saved plan keeps the state it records (one without it is read as before: the fixtures)', () => {
-      const text = renderSavedPlan(staging);
-      expect(parseSavedPlan(text, 'plan.json').fingerprint.target?.state).toEqual({
-        workspace: 'staging',
-        location: '.scrapeform/staging/state.json',
-      });
-    });
-  });
-
-  it('what approval reads must be what a fresh plan says: an edited file given a new digest is refused', () => {
-    const remove = {
-      address: 'parser.a',
-      kind: 'Parser',
-      name: 'a',
-      action: 'delete',
-      id: 'p-1',
-      reasons: ['no manifest declares it any more'],
-      regenerates: false,
-      destructive: true,
-      field_changes: [],
-      breaking: [],
-    } as Plan['resource_changes'][number];
-    const fresh = {
-      ...planAt('L', 3, { 'parser.a': 'p-1@2' }),
-      status: 'changes' as const,
-      summary: summarise([remove]),
-      resource_changes: [remove],
-    };
-    expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
-    // A delete marked not destructive would go through without --allow-destroy.
-    const unmarked = { ...remove, destructive: false };
-    const forged = { ...fresh, summary: summarise([unmarked]), resource_changes: [unmarked] };
-    expect(failure(() => refuseStalePlan(forged, fresh, { lineage: 'L', serial: 3 })).message).toBe(
-      'refusing the saved plan: parser.a: the saved plan has destructive false, a fresh plan true',
-    );
-    // Counts that are not its changes' (a regeneration hidden from --max-regenerations).
-    const miscounted = { ...fresh, summary: { ...fresh.summary, delete: 0 } };
-    expect(failure(() => refuseStalePlan(miscounted, fresh, { lineage: 'L', serial: 3 })).message).toBe(
-      'refusing the saved plan: its summary does not count its own changes',
-    );
-    // A delete a fresh plan does not make (of a parser its manifest still declares) must at least ask approval.
-    const unplanned = { ...planAt('L', 3, { 'parser.a': 'p-1@2' }), status: 'changes' as const };
-    expect(() => refuseStalePlan(fresh, unplanned, { lineage: 'L', serial: 3 })).not.toThrow();
-    expect(failure(() => refuseStalePlan(forged, unplanned, { lineage: 'L', serial: 3 })).message).toBe(
-      'refusing the saved plan: parser.a: the saved plan deletes or archives without marking it destructive',
     );
   });
 });

@@ -1,0 +1,315 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { summarise } from '../../../src/plan/build-plan.js';
+import type { Plan } from '../../../src/plan/model.js';
+import { parseSavedPlan } from '../../../src/plan/plan-file.js';
+import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { refuseStalePlan as refuseWith } from '../../../src/plan/stale-plan.js';
+import { failure } from '../../helpers/failure.js';
+
+/** The check with no object protected by prevent_destroy unless `protectedNow` names it. */
+const refuseStalePlan = (
+  saved: Plan,
+  fresh: Plan,
+  state: { lineage: string; serial: number },
+  protectedNow: readonly string[] = [],
+): void => refuseWith(saved, fresh, state, new Set(protectedNow));
+
+describe('refuseStalePlan', () => {
+  const planAt = (lineage: string, serial: number, live: Record<string, string>): Plan => ({
+    format_version: 1,
+    status: 'no_changes',
+    summary: {
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      archive: 0,
+      adopt: 0,
+      regenerations: 0,
+      estimated_credits: 0,
+    },
+    resource_changes: [],
+    drift: [],
+    warnings: [],
+    fingerprint: { state_lineage: lineage, state_serial: serial, live },
+  });
+
+  it('accepts a plan whose state and live versions have not moved', () => {
+    const saved = planAt('L', 3, { 'parser.a': 'p-1@2' });
+    expect(() =>
+      refuseStalePlan(saved, planAt('L', 3, { 'parser.a': 'p-1@2' }), { lineage: 'L', serial: 3 }),
+    ).not.toThrow();
+  });
+
+  it('lists everything that moved', () => {
+    const saved = planAt('L', 3, { 'parser.a': 'p-1@2', 'project.b': '7#abc' });
+    const fresh = planAt('L', 4, { 'parser.a': 'p-1@3' });
+    expect(failure(() => refuseStalePlan(saved, fresh, { lineage: 'L', serial: 4 }))).toEqual({
+      code: 'apply.plan-stale',
+      message:
+        'refusing the saved plan: the state moved (serial 3 -> 4); parser.a moved (p-1@2 -> p-1@3); project.b moved (7#abc -> gone)',
+    });
+    expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'M', serial: 3 })).message).toBe(
+      'refusing the saved plan: the state is another one (lineage differs)',
+    );
+  });
+
+  it('a create a fresh plan no longer makes (a list shows what an earlier run created) is stale: no second object', () => {
+    const create = {
+      address: 'parser.a',
+      kind: 'Parser',
+      name: 'a',
+      action: 'create',
+      id: null,
+      reasons: ['unconfirmed create: …'],
+      definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
+      regenerates: true,
+      destructive: false,
+      field_changes: [],
+      breaking: [],
+    } as Plan['resource_changes'][number];
+    const saved = {
+      ...planAt('L', 3, {}),
+      status: 'changes' as const,
+      summary: summarise([create]),
+      resource_changes: [create],
+    };
+    expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
+    expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
+      code: 'apply.plan-stale',
+      message: 'refusing the saved plan: parser.a: the saved plan creates it and a fresh plan no longer does',
+    });
+  });
+
+  describe('the workspace and state a plan was made for', () => {
+    const services = {
+      environment: null,
+      parsers: 'http://127.0.0.1:8780',
+      projects: 'http://127.0.0.1:8780',
+    };
+    const forState = (workspace: string, location: string, lineage = ''): Plan => ({
+      ...planAt(lineage, 0, {}),
+      fingerprint: {
+        state_lineage: lineage,
+        state_serial: 0,
+        live: {},
+        target: { ...services, state: { workspace, location } },
+      },
+    });
+    const staging = forState('staging', '.scrapeform/staging/state.json');
+    const production = forState('production', '.scrapeform/production/state.json');
+    const empty = { lineage: '', serial: 0 };
+
+    it('a plan saved for one workspace is refused in another, even when neither state exists yet', () => {
+      expect(() => refuseStalePlan(staging, staging, empty)).not.toThrow();
+      expect(failure(() => refuseStalePlan(staging, production, empty))).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace production (state .scrapeform/production/state.json)',
+      });
+      // Another state of the same workspace name (another database, another file).
+      const elsewhere = forState('staging', 'postgres://db.internal:5432/scrapeform');
+      expect(failure(() => refuseStalePlan(staging, elsewhere, empty)).message).toBe(
+        'refusing the saved plan: it was made for workspace staging (state .scrapeform/staging/state.json), and this run is for workspace staging (state postgres://db.internal:5432/scrapeform)',
+      );
+    });
+
+    it('a plan saved before the state was recorded: its lineage ties it to a written state; with none, it is refused', () => {
+      const older = (lineage: string, target?: typeof services): Plan => ({
+        ...planAt(lineage, 3, {}),
+        fingerprint: {
+          state_lineage: lineage,
+          state_serial: 3,
+          live: {},
+          ...(target !== undefined ? { target } : {}),
+        },
+      });
+      const written = forState('production', '.scrapeform/production/state.json', 'L');
+      written.fingerprint.state_serial = 3;
+      expect(() => refuseStalePlan(older('L', services), written, { lineage: 'L', serial: 3 })).not.toThrow();
+      expect(() => refuseStalePlan(older('L'), written, { lineage: 'L', serial: 3 })).not.toThrow();
+      const notYet = forState('production', '.scrapeform/production/state.json');
+      notYet.fingerprint.state_serial = 3;
+      expect(failure(() => refuseStalePlan(older('', services), notYet, { lineage: '', serial: 3 }))).toEqual(
+        {
+          code: 'apply.plan-stale',
+          message:
+            'refusing the saved plan: it was saved by an earlier scrapeform, which did not record the workspace and state it was made for, before any state existed, so nothing ties it to workspace production (state .scrapeform/production/state.json)',
+        },
+      );
+      // Services still compared as before: the state is compared beside them, not instead.
+      const otherServices = { ...services, parsers: 'https://aiparser.example' };
+      expect(
+        failure(() => refuseStalePlan(older('L', otherServices), written, { lineage: 'L', serial: 3 }))
+          .message,
+      ).toBe(
+        'refusing the saved plan: it was made for https://aiparser.example and http://127.0.0.1:8780, and this run is for http://127.0.0.1:8780 and http://127.0.0.1:8780',
+      );
+    });
+
+    it('a state file named by a relative path at plan time and an absolute one at apply time is the same state', () => {
+      const absolute = forState(
+        'staging',
+        `${process.cwd().split(path.sep).join('/')}/.scrapeform/staging/state.json`,
+      );
+      expect(() => refuseStalePlan(staging, absolute, empty)).not.toThrow();
+      expect(() => refuseStalePlan(absolute, staging, empty)).not.toThrow();
+    });
+
+    it('a plan saved before any state existed, applied once the same state was written, says the state was created since', () => {
+      expect(failure(() => refuseStalePlan(staging, staging, { lineage: 'L', serial: 1 }))).toEqual({
+        code: 'apply.plan-stale',
+        message: 'refusing the saved plan: the state was created since the plan was saved (serial 0 -> 1)',
+      });
+    });
+
+    it('a saved plan keeps the state it records (one without it is read as before: the fixtures)', () => {
+      const text = renderSavedPlan(staging);
+      expect(parseSavedPlan(text, 'plan.json').fingerprint.target?.state).toEqual({
+        workspace: 'staging',
+        location: '.scrapeform/staging/state.json',
+      });
+    });
+  });
+
+  it('what approval reads must be what a fresh plan says: an edited file given a new digest is refused', () => {
+    const remove = {
+      address: 'parser.a',
+      kind: 'Parser',
+      name: 'a',
+      action: 'delete',
+      id: 'p-1',
+      reasons: ['no manifest declares it any more'],
+      regenerates: false,
+      destructive: true,
+      field_changes: [],
+      breaking: [],
+    } as Plan['resource_changes'][number];
+    const fresh = {
+      ...planAt('L', 3, { 'parser.a': 'p-1@2' }),
+      status: 'changes' as const,
+      summary: summarise([remove]),
+      resource_changes: [remove],
+    };
+    expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+    // A delete marked not destructive would go through without --allow-destroy.
+    const unmarked = { ...remove, destructive: false };
+    const forged = { ...fresh, summary: summarise([unmarked]), resource_changes: [unmarked] };
+    expect(failure(() => refuseStalePlan(forged, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: parser.a: the saved plan has destructive false, a fresh plan true',
+    );
+    // Counts that are not its changes' (a regeneration hidden from --max-regenerations).
+    const miscounted = { ...fresh, summary: { ...fresh.summary, delete: 0 } };
+    expect(failure(() => refuseStalePlan(miscounted, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+      'refusing the saved plan: its summary does not count its own changes',
+    );
+    // A delete a fresh plan does not make (its manifest was restored since) is refused, marked or not.
+    const unplanned = { ...planAt('L', 3, { 'parser.a': 'p-1@2' }), status: 'changes' as const };
+    for (const saved of [fresh, forged])
+      expect(failure(() => refuseStalePlan(saved, unplanned, { lineage: 'L', serial: 3 }))).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: parser.a: the saved plan deletes it, and a fresh plan makes no change to it',
+      });
+  });
+
+  it('never deletes, archives or replaces an object prevent_destroy protects now, whatever a fresh plan makes', () => {
+    const archive = {
+      address: 'project.b',
+      kind: 'Project',
+      name: 'b',
+      action: 'archive',
+      id: 7,
+      reasons: ['no manifest declares it any more'],
+      regenerates: false,
+      destructive: true,
+      field_changes: [],
+      breaking: [],
+    } as Plan['resource_changes'][number];
+    const saved = {
+      ...planAt('L', 3, { 'project.b': '7#abc' }),
+      status: 'changes' as const,
+      summary: summarise([archive]),
+      resource_changes: [archive],
+    };
+    expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
+    expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 }, ['project.b']))).toEqual({
+      code: 'apply.plan-stale',
+      message:
+        'refusing the saved plan: project.b: the saved plan archives it, and lifecycle.prevent_destroy protects it now',
+    });
+  });
+
+  describe('a change a fresh plan makes with the same action must make the same calls (an edited file, digest recomputed)', () => {
+    const withChanges = (changes: Plan['resource_changes']): Plan => ({
+      ...planAt('L', 3, {}),
+      status: 'changes' as const,
+      summary: summarise(changes),
+      resource_changes: changes,
+    });
+    const remove = (id: string): Plan['resource_changes'][number] =>
+      ({
+        address: 'parser.b',
+        kind: 'Parser',
+        name: 'b',
+        action: 'delete',
+        id,
+        reasons: ['no manifest declares it any more'],
+        regenerates: false,
+        destructive: true,
+        field_changes: [],
+        breaking: [],
+      }) as Plan['resource_changes'][number];
+
+    it("refuses a delete carrying another parser's id", () => {
+      const fresh = withChanges([remove('p-b')]);
+      expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+      expect(
+        failure(() => refuseStalePlan(withChanges([remove('p-a')]), fresh, { lineage: 'L', serial: 3 })),
+      ).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: parser.b: the saved plan has id p-a, a fresh plan p-b; parser.b: the saved plan makes other calls than a fresh plan (DELETE /parsers/p-a, where a fresh plan sends DELETE /parsers/p-b)',
+      });
+    });
+
+    it('refuses a project update whose PATCH body or recorded definition is not what a fresh plan sends', () => {
+      const definition = {
+        projectType: 'urls',
+        projectInput: { type: 'list', list: ['https://books.example/a.html'] },
+        scrapingInterval: 'daily',
+      };
+      const update = (
+        changed: Record<string, unknown>,
+        recorded = definition,
+      ): Plan['resource_changes'][number] =>
+        ({
+          address: 'project.c',
+          kind: 'Project',
+          name: 'c',
+          action: 'update',
+          id: 7,
+          reasons: ['changed: scrapingInterval'],
+          changed,
+          definition: recorded,
+          regenerates: false,
+          destructive: false,
+          field_changes: [],
+          breaking: [],
+        }) as Plan['resource_changes'][number];
+      const fresh = withChanges([update({ scrapingInterval: 'daily' })]);
+      expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
+      const body = withChanges([update({ scrapingInterval: 'daily', projectType: 'google_search' })]);
+      expect(failure(() => refuseStalePlan(body, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+        'refusing the saved plan: project.c: the saved plan makes other calls than a fresh plan (PATCH /api/projects/7 with another body)',
+      );
+      const recorded = withChanges([
+        update({ scrapingInterval: 'daily' }, { ...definition, scrapingInterval: 'weekly' }),
+      ]);
+      expect(failure(() => refuseStalePlan(recorded, fresh, { lineage: 'L', serial: 3 })).message).toBe(
+        'refusing the saved plan: project.c: the saved plan records another definition than a fresh plan',
+      );
+    });
+  });
+});
