@@ -1,5 +1,5 @@
 import type { Plan, ResourceChange } from '../plan/model.js';
-import { adoptsLiveObject } from '../plan/model.js';
+import { adoptsLiveObject, describesPartialPlan } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
@@ -34,12 +34,16 @@ const NOTICE_RESERVE = 200;
 export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE): string {
   const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
+  out.add(['### scrapeform plan', '', `**${summarisePlan(plan)}**`, '', ''].join('\n'));
+  // What a partial plan leaves out, right under the summary: not folded away among the other warnings.
+  out.addList({
+    head: '> [!NOTE]\n',
+    items: plan.warnings.filter(describesPartialPlan).map((w) => ({ lead: '> - ', text: w })),
+    more: (left) => `> - _…and ${left} more_\n`,
+    tail: '\n',
+  });
   out.add(
     [
-      '### scrapeform plan',
-      '',
-      `**${summarisePlan(plan)}**`,
-      '',
       ...runLines(plan),
       '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -106,7 +110,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
 
   out.addList({
     head: '<details><summary>Warnings</summary>\n\n',
-    items: plan.warnings.map((w) => ({ lead: '- ', text: w })),
+    items: plan.warnings.filter((w) => !describesPartialPlan(w)).map((w) => ({ lead: '- ', text: w })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n</details>\n\n',
   });
