@@ -208,11 +208,11 @@ function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
 }
 
 /**
- * A detail line in a diff block: every line starts with a sign of ours (`!` for a change, a space for context),
- * so no value can close the fence.
+ * A detail line in a diff block: every line starts with a sign of ours (`!` for a change, `→` for a rename as in the
+ * terminal plan, left uncoloured as a free change, a space for context), so no value can close the fence.
  */
 function diffLine(detail: DetailLine): string {
-  const sign = detail.sign === '~' || detail.sign === '→' ? '!' : detail.sign;
+  const sign = detail.sign === '~' ? '!' : detail.sign;
   return `${sign}${detail.depth === 1 ? '   ' : ' '}${detail.text}`;
 }
 
