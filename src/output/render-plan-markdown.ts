@@ -1,8 +1,10 @@
 import type { Plan, ResourceChange } from '../plan/model.js';
-import { adoptsLiveObject } from '../plan/model.js';
+import { adoptsLiveObject, describesPartialPlan } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
+import { BoundedText } from './bounded-markdown.js';
+import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { printable } from './escape-text.js';
 import { describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
@@ -19,11 +21,6 @@ export const COMMENT_HEADER_RESERVE = 1_024;
 
 /** Room always kept for the last line that says what was cut. */
 const NOTICE_RESERVE = 200;
-/**
- * A list entry's text is whole unless the list does not fit the comment. Then the longest entries are shortened,
- * each no more than needed and never below this, so one long reason cannot push every other entry out.
- */
-const ITEM_TEXT_MIN = 400;
 
 /**
  * The plan as a pull-request comment: the summary table first, destructive changes and adoptions called out
@@ -37,12 +34,16 @@ const ITEM_TEXT_MIN = 400;
 export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE): string {
   const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
+  out.add(['### scrapeform plan', '', `**${summarisePlan(plan)}**`, '', ''].join('\n'));
+  // What a partial plan leaves out, right under the summary: not folded away among the other warnings.
+  out.addList({
+    head: '> [!NOTE]\n',
+    items: plan.warnings.filter(describesPartialPlan).map((w) => ({ lead: '> - ', text: w })),
+    more: (left) => `> - _…and ${left} more_\n`,
+    tail: '\n',
+  });
   out.add(
     [
-      '### scrapeform plan',
-      '',
-      `**${summarisePlan(plan)}**`,
-      '',
       ...runLines(plan),
       '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -54,14 +55,20 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
 
   const destructive = plan.resource_changes.filter((c) => c.destructive);
   const n = destructive.length;
+  // Room for naming every change that regenerates should its details be cut (costly, and named nowhere else).
+  const giveBack = out.setAside(
+    costlyIndexRoom(plan.resource_changes.filter((c) => !c.destructive && c.regenerates)),
+  );
   out.addList({
     head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
-    items: destructive.map((c) => ({
-      lead: `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}: `,
+    items: destructive.map((c) => {
       // What consumers lose (a replace's new parser id, a delete's versions, an archive that cannot be undone) is
       // said here once, as the terminal plan says it, not again in the breaking list below.
-      text: [...c.reasons, ...c.breaking].join('; '),
-    })),
+      const text = [...c.reasons, ...c.breaking].join('; ');
+      // The id once: a delete's reason already names it.
+      const id = c.id !== null && text.includes(String(c.id)) ? '' : idText(c);
+      return { lead: `> - ${changeName(c)}${id}: `, text, compact: `> - ${changeName(c)}${idText(c)}` };
+    }),
     more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,
     tail: '\n',
   });
@@ -103,27 +110,38 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
 
   out.addList({
     head: '<details><summary>Warnings</summary>\n\n',
-    items: plan.warnings.map((w) => ({ lead: '- ', text: w })),
+    items: plan.warnings.filter((w) => !describesPartialPlan(w)).map((w) => ({ lead: '- ', text: w })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n</details>\n\n',
   });
 
-  const ordered = [...plan.resource_changes].sort((x, y) => Number(y.destructive) - Number(x.destructive));
+  giveBack();
+  // Destructive changes first, then those that regenerate (they cost credits), then the free ones.
+  const rank = (c: ResourceChange): number => (c.destructive ? 0 : c.regenerates ? 1 : 2);
+  const ordered = [...plan.resource_changes].sort((x, y) => rank(x) - rank(y));
   const blocks = ordered.map((change) => ({
     bare: renderChangeBlock(change, false),
     full: renderChangeBlock(change, true),
   }));
+  // The changes whose details are cut are named in a list after the details, but for the destructive ones (listed,
+  // or counted, above). Room for those that regenerate is kept as details are added: each is named before any free one.
+  const unnamed = (from: number): ResourceChange[] => ordered.slice(from).filter((c) => !c.destructive);
+  const index = (from: number): BoundedList => notShownList(unnamed(from));
+  const indexRoom = (from: number): number =>
+    from >= ordered.length ? 0 : costlyIndexRoom(unnamed(from).filter((c) => c.regenerates));
   // A change's request bodies are put in only while every later change still fits without its own: a long body
   // (an input list of thousands) never pushes another change out of the comment.
-  let later = blocks.reduce((n, b) => n + b.bare.length, 0);
+  let later = blocks.reduce((sum, b) => sum + b.bare.length, 0);
   let shown = 0;
   for (const block of blocks) {
     later -= block.bare.length;
     const part = out.fits(block.full.length + later) ? block.full : block.bare;
-    if (!out.add(part)) break;
+    if (!out.fits(part.length + indexRoom(shown + 1))) break;
+    out.add(part);
     shown++;
   }
   out.cutChanges += ordered.length - shown;
+  if (shown < ordered.length) out.addList(index(shown));
 
   let text = out.text;
   const { cutChanges, cutItems, shortenedItems } = out;
@@ -140,89 +158,6 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
     text += `\n_…${listed} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
   }
   return text;
-}
-
-/** A list entry: its lead (Markdown of ours, already escaped) and its text (a user or service value, raw). */
-interface ListItem {
-  lead: string;
-  text: string;
-}
-
-/** Text that never grows past its limit: what does not fit is counted instead. */
-class BoundedText {
-  text = '';
-  cutChanges = 0;
-  cutItems = 0;
-  shortenedItems = 0;
-
-  constructor(private readonly limit: number) {}
-
-  fits(length: number): boolean {
-    return this.text.length + length <= this.limit;
-  }
-
-  add(part: string): boolean {
-    if (!this.fits(part.length)) return false;
-    this.text += part;
-    return true;
-  }
-
-  /**
-   * A list with its heading. Every entry whole when they all fit; else every entry, the longest texts shortened to
-   * the longest length at which they all fit (not below ITEM_TEXT_MIN); else entries shortened to that minimum
-   * while they fit, then a line counting the rest.
-   */
-  addList(list: { head: string; items: ListItem[]; more: (left: number) => string; tail: string }): void {
-    const { items } = list;
-    if (items.length === 0) return;
-    const keep = list.tail.length + list.more(items.length).length;
-    if (this.text.length + list.head.length + keep > this.limit) {
-      this.cutItems += items.length;
-      return;
-    }
-    // The room the loop below allows: it keeps the tail and a line counting the rest free to the end.
-    const room = this.limit - this.text.length - list.head.length - keep;
-    const size = (cap: number): number => items.reduce((n, item) => n + renderItem(item, cap).length, 0);
-    const longest = Math.max(...items.map((item) => item.text.length));
-    let cap = longest;
-    if (size(longest) > room) {
-      cap = ITEM_TEXT_MIN;
-      if (size(ITEM_TEXT_MIN) <= room) {
-        // The longest cap at which every entry still fits: no entry loses more than the limit needs.
-        let tooLong = longest;
-        while (tooLong - cap > 1) {
-          const middle = Math.floor((cap + tooLong) / 2);
-          if (size(middle) <= room) cap = middle;
-          else tooLong = middle;
-        }
-      }
-    }
-    this.text += list.head;
-    let i = 0;
-    for (const item of items) {
-      const line = renderItem(item, cap);
-      if (this.text.length + line.length + keep > this.limit) break;
-      this.text += line;
-      if (item.text.length > cap) this.shortenedItems++;
-      i++;
-    }
-    const left = items.length - i;
-    if (left > 0) {
-      this.text += list.more(left);
-      this.cutItems += left;
-    }
-    this.text += list.tail;
-  }
-}
-
-/** One list entry on its line, its text cut to `cap` characters, saying how many more there were. */
-function renderItem(item: ListItem, cap: number): string {
-  if (item.text === '') return `${item.lead}\n`;
-  if (item.text.length <= cap) return `${item.lead}${markdownText(item.text)}\n`;
-  // Never split a surrogate pair: half a character would show as a replacement sign.
-  const end = /[\ud800-\udbff]/.test(item.text.charAt(cap - 1)) ? cap - 1 : cap;
-  const left = item.text.length - end;
-  return `${item.lead}${markdownText(item.text.slice(0, end))}… _(${formatCount(left)} more ${left === 1 ? 'character' : 'characters'} cut to fit the comment limit)_\n`;
 }
 
 /**
@@ -273,12 +208,39 @@ function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
 }
 
 /**
- * A detail line in a diff block: every line starts with a sign of ours (`!` for a change, a space for context),
- * so no value can close the fence.
+ * A detail line in a diff block: every line starts with a sign of ours (`!` for a change, `→` for a rename as in the
+ * terminal plan, left uncoloured as a free change, a space for context), so no value can close the fence.
  */
 function diffLine(detail: DetailLine): string {
-  const sign = detail.sign === '~' || detail.sign === '→' ? '!' : detail.sign;
+  const sign = detail.sign === '~' ? '!' : detail.sign;
   return `${sign}${detail.depth === 1 ? '   ' : ' '}${detail.text}`;
+}
+
+/**
+ * The changes whose details were cut, but for the destructive ones (the list above names them): those that
+ * regenerate first, then the free ones, each on a line of its own, the last cut first should even this not fit.
+ */
+function notShownList(changes: ResourceChange[]): BoundedList {
+  return {
+    head: '**Not shown in detail** (cut to fit the comment limit)\n\n',
+    items: changes.map((c) => ({ lead: `- ${changeName(c)}`, text: '' })),
+    more: (left) =>
+      `- _…and ${left} more ${left === 1 ? 'change' : 'changes'} not named here: \`scrapeform show\` on the saved plan (the Action's \`plan-file\`) lists every one_\n`,
+    tail: '\n',
+  };
+}
+
+/** The room notShownList takes to name `changes` (those that regenerate), with a line counting any others. */
+function costlyIndexRoom(changes: ResourceChange[]): number {
+  if (changes.length === 0) return 0;
+  const list = notShownList(changes);
+  const entries = list.items.reduce((sum, item) => sum + item.lead.length + 1, 0);
+  return list.head.length + entries + list.more(1_000_000).length + list.tail.length;
+}
+
+/** A change's address and action, and whether it regenerates, as the lists name it. */
+function changeName(change: ResourceChange): string {
+  return `${markdownCode(change.address)} **${change.action}**${change.regenerates ? ' (regenerates)' : ''}`;
 }
 
 function idText(change: ResourceChange): string {

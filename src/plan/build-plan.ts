@@ -6,6 +6,7 @@ import type { DesiredParser, DesiredProject, Narrowing } from '../model/desired.
 import type { State } from '../state/model.js';
 import {
   CREDITS_PER_GENERATION,
+  NO_PATH_SELECTS,
   PARTIAL_PLAN_WARNING,
   PLAN_FORMAT_VERSION,
   postsNewObject,
@@ -211,7 +212,7 @@ export function buildPlan(input: PlanInput): Plan {
       .sort(byCodeUnit);
     if (undeclared.length > 0)
       warnings.push(
-        `${undeclared.join(', ')}: state manages ${undeclared.length === 1 ? 'it' : 'them'} and no manifest of the environment declares ${undeclared.length === 1 ? 'it' : 'them'} any more, so no path selects ${undeclared.length === 1 ? 'it' : 'them'}; a plan without paths deletes or archives ${undeclared.length === 1 ? 'it' : 'them'}`,
+        `${undeclared.join(', ')}: state manages ${undeclared.length === 1 ? 'it' : 'them'} and no manifest of the environment declares ${undeclared.length === 1 ? 'it' : 'them'} any more, ${NO_PATH_SELECTS} ${undeclared.length === 1 ? 'it' : 'them'}; a plan without paths deletes or archives ${undeclared.length === 1 ? 'it' : 'them'}`,
       );
   }
   // Creates an interrupted run sent but never recorded are ours, with the definition sent (apply records them

@@ -291,6 +291,14 @@ export interface Plan {
  */
 export const PARTIAL_PLAN_WARNING = 'partial plan:';
 
+/** What the warning of a plan narrowed by paths says of objects state holds that no manifest declares (build-plan.ts). */
+export const NO_PATH_SELECTS = 'so no path selects';
+
+/** A warning that says what a partial plan leaves out: the Markdown plan shows it under its summary line. */
+export function describesPartialPlan(warning: string): boolean {
+  return warning.startsWith(PARTIAL_PLAN_WARNING) || warning.includes(NO_PATH_SELECTS);
+}
+
 /** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */
 export const ADOPTED_REASON = 'adopted:';
 

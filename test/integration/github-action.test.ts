@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,31 +12,18 @@ import { buildPlan } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot } from '../../src/plan/model.js';
 import type { State } from '../../src/state/model.js';
 import { runScrapeform } from '../helpers/cli.js';
+import {
+  ACTIONS_BOT,
+  PR_AUTHOR,
+  readAction,
+  runActionStep,
+  runCommentScript,
+} from '../helpers/github-action.js';
+import type { Comment, Step, User, Viewer } from '../helpers/github-action.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WORKFLOW = path.join(ROOT, 'examples/github-actions/.github/workflows/scrapeform.yml');
 const run = promisify(execFile);
-
-interface Step {
-  id?: string;
-  name?: string;
-  if?: string;
-  run?: string;
-  uses?: string;
-  shell?: string;
-  env?: Record<string, string>;
-  with?: Record<string, string>;
-}
-
-interface Action {
-  runs: { using: string; steps: Step[] };
-  inputs: Record<string, { default?: string }>;
-  outputs: Record<string, unknown>;
-}
-
-async function readAction(): Promise<Action> {
-  return parse(await readFile(path.join(ROOT, 'action.yml'), 'utf8')) as Action;
-}
 
 /** action-validator (the Rust validator compiled to WebAssembly, installed from npm) on a file. */
 async function actionValidator(file: string): Promise<{ code: number; output: string }> {
@@ -112,51 +99,7 @@ describe('the action steps, run', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-action-run-'));
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
-
-  async function runStep(
-    id: string,
-    env: Record<string, string>,
-  ): Promise<{ code: number; stdout: string; stderr: string; output: string; args: string }> {
-    const action = await readAction();
-    const step = action.runs.steps.find((s) => s.id === id || s.name === id);
-    if (step?.run === undefined) throw new Error(`no step ${id}`);
-    const bin = path.join(dir, 'bin');
-    await mkdir(bin, { recursive: true });
-    // A stand-in that records its arguments and answers like scrapeform plan would.
-    await writeFile(
-      path.join(bin, 'scrapeform'),
-      `#!/usr/bin/env bash\nprintf '%s\\n' "$@" > "${dir}/args"\nexec node "${path.join(dir, 'fake.mjs')}" "$@"\n`,
-      { mode: 0o755 },
-    );
-    const output = path.join(dir, `output-${id}`);
-    await writeFile(output, '');
-    try {
-      const result = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
-        cwd: dir,
-        env: {
-          PATH: `${bin}:${process.env.PATH ?? ''}`,
-          GITHUB_OUTPUT: output,
-          GITHUB_STEP_SUMMARY: path.join(dir, 'summary'),
-          ...env,
-        },
-      });
-      return {
-        code: 0,
-        ...result,
-        output: await readFile(output, 'utf8'),
-        args: await readFile(path.join(dir, 'args'), 'utf8').catch(() => ''),
-      };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return {
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-        output: await readFile(output, 'utf8'),
-        args: await readFile(path.join(dir, 'args'), 'utf8').catch(() => ''),
-      };
-    }
-  }
+  const runStep = (id: string, env: Record<string, string>) => runActionStep(dir, id, env);
 
   it('an unknown mode or a flag that is not true/false fails the step, naming it', async () => {
     const bad = await runStep('mode', { MODE: 'destroy', BOOLEANS: 'comment=true' });
@@ -271,99 +214,12 @@ describe('the pull-request comment', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-comment-'));
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
-
-  interface User {
-    login: string;
-    id: number;
-    type: 'Bot' | 'User';
-  }
-
-  interface Comment {
-    id: number;
-    body: string;
-    user?: User;
-  }
-
-  /** Who GITHUB_TOKEN posts as (REST `user` of its comments; GraphQL `viewer` gives its login and id). */
-  const ACTIONS_BOT: User = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
-  const PR_AUTHOR: User = { login: 'pr-author', id: 1001, type: 'User' };
-
-  /** The token's identity as GraphQL's viewer answers it, or the error it answers with. */
-  type Viewer = { login: string; databaseId: number } | Error;
-
-  async function comment(
+  const comment = (
     files: { code: string; md?: string; err?: string },
     env: Record<string, string>,
     existing: Comment[] = [],
     token: { user: User; viewer?: Viewer } = { user: ACTIONS_BOT },
-  ): Promise<{ comments: Comment[]; labels: string[]; updated: number[]; warnings: string[] }> {
-    const action = await readAction();
-    const script = action.runs.steps.find((s) => s.uses?.startsWith('actions/github-script@'))?.with?.script;
-    if (script === undefined) throw new Error('no comment step');
-    await writeFile(path.join(dir, 'plan.code'), `${files.code}\n`);
-    await writeFile(path.join(dir, 'plan.md'), files.md ?? '');
-    await writeFile(path.join(dir, 'plan.err'), files.err ?? '');
-    const comments = existing.map((c) => ({ ...c }));
-    const labels: string[] = [];
-    const updated: number[] = [];
-    const warnings: string[] = [];
-    const rest = {
-      issues: {
-        listComments: async () => ({ data: comments }),
-        updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
-          updated.push(comment_id);
-          const found = comments.find((c) => c.id === comment_id);
-          if (found) found.body = body;
-        },
-        createComment: async ({ body }: { body: string }) => {
-          comments.push({ id: comments.length + 100, body, user: token.user });
-        },
-        addLabels: async ({ labels: added }: { labels: string[] }) => {
-          labels.push(...added);
-        },
-        removeLabel: async () => {
-          throw Object.assign(new Error('Label does not exist'), { status: 404 });
-        },
-      },
-    };
-    const viewer = token.viewer ?? { login: token.user.login, databaseId: token.user.id };
-    const github = {
-      rest,
-      paginate: async (method: () => Promise<{ data: Comment[] }>) => (await method()).data,
-      graphql: async (query: string) => {
-        if (!/^\s*query\s*\{\s*viewer\s*\{\s*login\s+databaseId\s*\}\s*\}\s*$/.test(query))
-          throw new Error(`unexpected query ${query}`);
-        if (viewer instanceof Error) throw viewer;
-        return { viewer };
-      },
-    };
-    const core = { warning: (message: string) => warnings.push(message) };
-    const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      OUT_DIR: dir,
-      WORKSPACE: 'production',
-      DIRECTORY: 'scrapers',
-      COMMIT: '0123456789abcdef0123456789abcdef01234567',
-      DESTRUCTIVE: 'false',
-      DESTRUCTIVE_LABEL: '',
-      ...env,
-    });
-    try {
-      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
-        ...args: string[]
-      ) => (...values: unknown[]) => Promise<void>;
-      await new AsyncFunction('github', 'context', 'core', 'require', script)(
-        github,
-        context,
-        core,
-        createRequire(import.meta.url),
-      );
-    } finally {
-      process.env = saved;
-    }
-    return { comments, labels, updated, warnings };
-  }
+  ) => runCommentScript(dir, files, env, existing, token);
 
   it('names the workspace, directory and commit, and updates only its own workspace and directory', async () => {
     const other: Comment = { id: 1, body: '<!-- scrapeform-plan staging:scrapers -->\nstaging plan' };

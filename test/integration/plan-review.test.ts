@@ -98,7 +98,7 @@ describe('a reviewed plan against the emulator', () => {
     const markdown = renderPlanMarkdown(plan);
     for (const [text, changed, renamed] of [
       [human, '~', '→'],
-      [markdown, '!', '!'],
+      [markdown, '!', '→'],
     ] as const) {
       expect(text).toContain(`${changed} scrapingInterval: "30 2 * * *" -> "15 1 * * *"`);
       expect(text).toContain(

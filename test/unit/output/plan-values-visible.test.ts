@@ -231,7 +231,7 @@ describe('every changed value visible, old and new (issue 15)', () => {
       '    … and 4 more added, 2 more removed',
       '! urls: ["https://books.example/a.html"] -> ["https://books.example/a.html","https://books.example/c.html"]',
       '! scraper_params: {"render":false} -> {"country_code":"de","render":true}',
-      '! renamed subtitle -> headline (free, immediate)',
+      '→ renamed subtitle -> headline (free, immediate)',
       '+ books.title (selector h3 a): "Title of one book"',
       '+ apiParams.country_code: "us"',
       '<details><summary>Body of <code>PATCH /api/projects/7</code></summary>',
@@ -288,6 +288,16 @@ describe('every changed value visible, old and new (issue 15)', () => {
     const backHuman = renderPlan(back, plain);
     expect(backHuman).toContain(block('project.nightly'));
     expect(backHuman).toContain(block('parser.books'));
+  });
+
+  it("in the Markdown diff a rename reads as a rename (the terminal plan's `→`), apart from a change (`!`)", () => {
+    expect(markdown).toContain(
+      [
+        '! title: selector h1 -> h1.title',
+        '! price: description "Price" -> "Price including tax, as a number without currency sign"',
+        '→ renamed subtitle -> headline (free, immediate)',
+      ].join('\n'),
+    );
   });
 
   it('human plan (snapshot)', () => {

@@ -44,64 +44,6 @@ function planOfQ(recorded: DesiredField[], declared: DesiredField[], reassert: s
   });
 }
 
-/** 260 parsers in state and live, none declared any more: 260 deletes. */
-function twoHundredSixtyDeletes() {
-  const state = emptyState();
-  const live: LiveSnapshot = { parsers: [], details: {}, projects: [] };
-  for (let i = 0; i < 260; i++) {
-    const name = `catalogue-product-page-parser-number-${String(i).padStart(3, '0')}`;
-    const id = `4f3c2b1a-${String(i).padStart(4, '0')}-4e5f-8a9b-0c1d2e3f4a5b`;
-    state.resources[`parser.${name}`] = {
-      kind: 'Parser',
-      id,
-      name,
-      version: 3,
-      definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
-      descriptionsKnown: true,
-    };
-    live.parsers.push(summary(id, name, 3));
-  }
-  return buildPlan({ parsers: [], projects: [], state, live });
-}
-
-describe('the Markdown plan fits a pull-request comment', () => {
-  it('260 deletes: the whole comment, with the room the Action keeps for its header, is under 65,536 characters', () => {
-    const plan = twoHundredSixtyDeletes();
-    expect(plan.summary.delete).toBe(260);
-    const markdown = renderPlanMarkdown(plan);
-    expect(markdown.length + COMMENT_HEADER_RESERVE).toBeLessThanOrEqual(MARKDOWN_LIMIT);
-    // Each delete is listed once, in the destructive list: no second "breaking" list repeats them.
-    const first = plan.resource_changes[0]?.address ?? '';
-    expect(markdown.split(`\`${first}\` **delete**`)).toHaveLength(2);
-    expect(markdown).not.toContain('Breaking for consumers');
-    expect(markdown).toContain('**260 destructive changes**');
-    // Each entry says what cannot be undone, so not all 260 fit: the rest are counted, never dropped silently.
-    const listed = markdown.split('\n').filter((l) => l.startsWith('> - `'));
-    expect(listed.length).toBeGreaterThan(200);
-    for (const line of listed) expect(line).toMatch(/\) is deleted with all its versions$/);
-    expect(markdown).toContain(`> - _…and ${260 - listed.length} more destructive changes_\n`);
-    expect(markdown).toMatch(
-      new RegExp(
-        `_…\\d+ more changes and ${260 - listed.length} list entries cut to fit the comment limit; run \`scrapeform plan\` for the full plan\\._\\n$`,
-      ),
-    );
-  });
-
-  it('a destructive list longer than the comment is itself cut, with a count, and stays under the limit', () => {
-    const plan = twoHundredSixtyDeletes();
-    const markdown = renderPlanMarkdown(plan, 12_000);
-    expect(markdown.length).toBeLessThanOrEqual(12_000);
-    const listed = markdown.split('\n').filter((l) => l.startsWith('> - `')).length;
-    expect(listed).toBeGreaterThan(10);
-    expect(markdown).toContain(`> - _…and ${260 - listed} more destructive changes_`);
-    expect(markdown).toContain(
-      `260 more changes and ${260 - listed} list entries cut to fit the comment limit`,
-    );
-    // The cut never leaves an open details block.
-    expect(markdown.split('<details>').length).toBe(markdown.split('</details>').length);
-  });
-});
-
 describe('request bodies in the Markdown plan', () => {
   it('a body too long for the comment is left out, saying so, and pushes no other change out', () => {
     const list = Array.from({ length: 3_000 }, (_, i) => `https://books.example/catalogue/page-${i}.html`);
@@ -382,7 +324,7 @@ describe('what cannot be undone, in the Markdown plan as in the terminal plan', 
       [
         '> [!WARNING]',
         '> **2 destructive changes** (need `--allow-destroy`):',
-        '> - `parser.del-me` **delete** (`p-del`): no manifest declares it any more; parser del-me (p-del) is deleted with all its versions',
+        '> - `parser.del-me` **delete**: no manifest declares it any more; parser del-me (p-del) is deleted with all its versions',
         '> - `project.archive-me` **archive** (`1`): no manifest declares it any more; archive cannot be undone through the API',
         '',
         '',

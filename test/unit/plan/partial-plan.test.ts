@@ -88,5 +88,20 @@ describe('a plan narrowed by paths given with --env', () => {
     expect(narrowed.warnings[0]).toBe(
       'partial plan: only the objects declared under teams/a (paths given); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
     );
+    // In a pull request, right under the summary line, with the objects whose deletes no path selects: not in the
+    // collapsed warnings.
+    const markdown = renderPlanMarkdown(narrowed);
+    expect(markdown).toContain(
+      [
+        '**Plan: 1 to create (1 regeneration, ~30,000 credits).**',
+        '',
+        '> [!NOTE]',
+        '> - partial plan: only the objects declared under teams/a (paths given); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
+        '> - parser.retired, project.old-crawl: state manages them and no manifest of the environment declares them any more, so no path selects them; a plan without paths deletes or archives them',
+        '',
+        '| adopt |',
+      ].join('\n'),
+    );
+    expect(markdown).not.toContain('<summary>Warnings</summary>');
   });
 });

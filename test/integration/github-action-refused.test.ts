@@ -1,0 +1,65 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runActionStep, runCommentScript } from '../helpers/github-action.js';
+
+const REFUSAL = [
+  'Saved the plan to scrapeform-plan.json; apply it exactly with: scrapeform apply --plan scrapeform-plan.json',
+  'error: the plan regenerates 4 parsers (~120,000 credits), more than --max-regenerations 1',
+  '  hint: split the change, or raise --max-regenerations after checking the cost',
+  '',
+].join('\n');
+
+/** `plan` exits 3 after writing the whole plan when it regenerates more than max-regenerations. */
+describe('a plan refused for max-regenerations, in the Action', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-action-refused-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('the job summary and outputs carry the plan, the refusal on top, and the step after still fails', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+writeFileSync(process.argv[process.argv.indexOf('--out') + 1], JSON.stringify({ resource_changes: [
+  { destructive: true, reasons: ['urls changed'] },
+] }));
+console.log('### scrapeform plan\\n\\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**');
+process.stderr.write(${JSON.stringify(REFUSAL)});
+process.exit(3);
+`,
+    );
+    const out = path.join(dir, 'out');
+    const result = await runActionStep(dir, 'plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '1',
+      OUT_DIR: out,
+    });
+    expect(result.code).toBe(0);
+    expect(result.output).toContain('has-changes=true\ndestructive=true\nadopts=false\n');
+    expect(result.output).toContain('**Plan: 4 to replace (4 regenerations, ~120,000 credits).**');
+    expect(await readFile(path.join(dir, 'summary'), 'utf8')).toBe(
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`\`text\n${REFUSAL}\`\`\`\`\n\n### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n`,
+    );
+    const fail = await runActionStep(dir, 'Fail when the plan failed', { OUT_DIR: out });
+    expect(fail.code).toBe(3);
+  });
+
+  it('the comment shows the plan under the refusal, and a destructive one gets the label', async () => {
+    const md = '### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n';
+    const { comments, labels } = await runCommentScript(
+      dir,
+      { code: '3', md, err: REFUSAL },
+      { DESTRUCTIVE: 'true', DESTRUCTIVE_LABEL: 'scrapeform-destructive' },
+    );
+    // The destructive mark, the header, then the refusal over the plan.
+    expect(comments[0]?.body.split('\n')[1]).toBe('<!-- scrapeform-destructive -->');
+    expect(comments[0]?.body.split('\n').slice(3).join('\n')).toBe(
+      `\n### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${REFUSAL}\n\`\`\`\n\n${md}`,
+    );
+    expect(labels).toEqual(['scrapeform-destructive']);
+  });
+});
