@@ -147,11 +147,16 @@ function describeExpected(expected: string): string {
   return `a ${expected}`;
 }
 
+/**
+ * A value as a message quotes it. A long text is cut before the word that crosses its end: a key inside a value
+ * (a token in a URL) is taken out of messages only whole (loadManifests), and a cut one would stay half shown.
+ */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 57)}...` : value}"`;
+  if (typeof value === 'string')
+    return `"${value.length > 60 ? `${value.slice(0, 57).replace(/[\p{L}\p{N}_%-]+$/u, '')}...` : value}"`;
   return `${typeof value} ${String(value)}`;
 }
 
