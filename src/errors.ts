@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'cli.interrupted',
   'cli.unknown-address',
   'cli.usage',
+  'config.api-key-env',
   'config.api-key-file',
   'config.endpoint',
   'config.missing-api-key',
