@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'config.api-key-file',
   'config.endpoint',
   'config.missing-api-key',
+  'config.proxy',
   'config.timeout',
   'demo.failed',
   'diff.no-results',
