@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
+import { ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
+import { REDACTED } from '../secret-forms.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
 import { DEFAULT_PIPELINE_URL } from './projects-client.js';
 import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
@@ -81,8 +83,16 @@ function resolveTimeout(options: ApiConfigOptions): number {
 }
 
 async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Promise<string> {
+  // `--api-key-env "$SCRAPERAPI_API_KEY"` is an easy slip: what was given where a name or a path goes is shown
+  // only when it is no key (`shown`), and a value that is no variable name is never shown.
+  const keys = [DEFAULT_API_KEY_ENV, options.apiKeyEnv].map((n) =>
+    n !== undefined ? options.env[n]?.trim() : '',
+  );
+  const shown = (given: string): string =>
+    given.trim() !== '' && keys.includes(given.trim()) ? REDACTED : given;
   if (options.apiKeyFile !== undefined) {
-    const warning = await checkKeyFileMode(options.apiKeyFile);
+    const file = shown(options.apiKeyFile);
+    const warning = await checkKeyFileMode(options.apiKeyFile, file);
     if (warning !== undefined) warnings.push(warning);
     let text: string;
     try {
@@ -90,18 +100,26 @@ async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Pro
     } catch (error) {
       throw new ScrapeformError(
         'config.api-key-file',
-        `cannot read the API key file ${options.apiKeyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot read the API key file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       );
     }
     const key = text.trim();
-    if (key === '')
-      throw new ScrapeformError('config.api-key-file', `the API key file ${options.apiKeyFile} is empty`);
+    if (key === '') throw new ScrapeformError('config.api-key-file', `the API key file ${file} is empty`);
     return key;
   }
   const name = options.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
+  if (!ENVIRONMENT_VARIABLE_NAME.test(name)) {
+    throw new ScrapeformError(
+      'config.api-key-env',
+      '--api-key-env takes the name of an environment variable, and what was given is none (not shown: it may be the key itself)',
+      {
+        hint: 'give the name of the variable that holds the key, such as SCRAPERAPI_PROD_KEY, never the key',
+      },
+    );
+  }
   const key = options.env[name]?.trim();
   if (key === undefined || key === '') {
-    throw new ScrapeformError('config.missing-api-key', `no API key: ${name} is not set`, {
+    throw new ScrapeformError('config.missing-api-key', `no API key: ${shown(name)} is not set`, {
       hint: `set ${DEFAULT_API_KEY_ENV}, or pass --api-key-env NAME (another variable) or --api-key-file PATH`,
     });
   }
@@ -112,7 +130,7 @@ async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Pro
  * As ssh does for private keys: a key file that group or others may read or change is worth a warning (not an
  * error: the key is still used). Windows has no such mode bits.
  */
-async function checkKeyFileMode(file: string): Promise<string | undefined> {
+async function checkKeyFileMode(file: string, shown: string): Promise<string | undefined> {
   if (process.platform === 'win32') return undefined;
   let mode: number;
   try {
@@ -121,8 +139,8 @@ async function checkKeyFileMode(file: string): Promise<string | undefined> {
     return undefined; // reading it reports the problem
   }
   if ((mode & 0o077) === 0) return undefined;
-  const shown = (mode & 0o777).toString(8).padStart(4, '0');
-  return `the API key file ${file} is accessible by group or others (mode ${shown}): run chmod 600 ${file}`;
+  const mode8 = (mode & 0o777).toString(8).padStart(4, '0');
+  return `the API key file ${shown} is accessible by group or others (mode ${mode8}): run chmod 600 ${shown}`;
 }
 
 function endpoint(env: Readonly<Record<string, string | undefined>>, name: string, fallback: string): string {

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
+import { ScrapeformError } from '../errors.js';
+import { readableUrl } from '../model/state-url.js';
 
 /** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
 export function proxyConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -14,8 +16,9 @@ export function proxyConfigured(env: Readonly<Record<string, string | undefined>
  * the CPU a call costs through fetch (deadlines are try-signal.ts's either way).
  */
 export function createDispatcher(env: Readonly<Record<string, string | undefined>>): Dispatcher {
-  const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;
   const pick = (name: string): string | undefined => env[name.toLowerCase()] ?? env[name];
+  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY']) checkProxy(env, name);
+  const { EnvHttpProxyAgent } = createRequire(import.meta.url)('undici') as typeof Undici;
   return new EnvHttpProxyAgent({
     httpProxy: pick('HTTP_PROXY') ?? '',
     httpsProxy: pick('HTTPS_PROXY') ?? pick('HTTP_PROXY') ?? '',
@@ -25,4 +28,39 @@ export function createDispatcher(env: Readonly<Record<string, string | undefined
     headersTimeout: 60_000,
     bodyTimeout: 120_000,
   });
+}
+
+/**
+ * A proxy variable undici cannot use is a mistake in the configuration, said before any call with the proxy shown
+ * as doctor shows it: a URL without a scheme (`user:pass@host:3128`) or with a `/` or `#` in a password not
+ * percent-encoded made undici throw from inside its constructor, reported as a bug in scrapeform.
+ */
+function checkProxy(env: Readonly<Record<string, string | undefined>>, name: string): void {
+  const written = env[name.toLowerCase()] !== undefined ? name.toLowerCase() : name;
+  const value = env[written];
+  if (value === undefined || value === '') return;
+  const url = readableUrl(value);
+  if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')) return;
+  throw new ScrapeformError('config.proxy', `${written} is not a proxy URL: ${proxyShown(value)}`, {
+    hint: 'write http://HOST:PORT, or http://USER:PASSWORD@HOST:PORT with a /, #, @ or : in them percent-encoded (%2F, %23, %40, %3A)',
+  });
+}
+
+/**
+ * A proxy URL as scrapeform shows it (doctor, errors): its user name and password replaced by ***; one that cannot
+ * be read keeps only what follows its last `@` (and its scheme, when it has one).
+ */
+export function proxyShown(proxy: string): string {
+  const url = readableUrl(proxy);
+  if (url !== undefined) {
+    if (url.username !== '' || url.password !== '') {
+      url.username = '***';
+      url.password = '';
+    }
+    return url.toString();
+  }
+  const at = proxy.lastIndexOf('@');
+  if (at < 0) return proxy;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(proxy)?.[0] ?? '';
+  return `${scheme}***@${proxy.slice(at + 1)}`;
 }

@@ -1,3 +1,4 @@
+import { secretsRemover, withoutSecrets } from '../secret-forms.js';
 import type { Diagnostic } from './diagnostic.js';
 import { yaml } from './yaml-library.js';
 import type { WrittenConfig } from './schemas.js';
@@ -90,14 +91,60 @@ function lineOf(starts: readonly number[], offset: number): number {
   return low;
 }
 
+/** A key variable that is set, and its value (trimmed). */
+export interface KeyValue {
+  name: string;
+  value: string;
+}
+
 /**
- * Which of these keys an object's declared values hold, as they are or URL-encoded (its place left out): one
- * reading of the object for any number of keys.
+ * The values of the key variables that are set, long enough to be told from ordinary text: what no declared value
+ * may hold, and what no message may quote.
  */
+export function keysSet(
+  names: ReadonlySet<string>,
+  env: Readonly<Record<string, string | undefined>>,
+): KeyValue[] {
+  return (
+    [...names]
+      // Trimmed as the CLI trims a key it reads (api/config.ts): a key with a newline after it is still the key.
+      .map((name) => ({ name, value: (env[name] ?? '').trim() }))
+      .filter(({ value }) => value.length >= MIN_KEY_LENGTH_IN_VALUES)
+  );
+}
+
+/**
+ * Which of these keys a value holds, in any form a text may quote it (plain, URL-encoded, JSON-escaped), in a
+ * string or the name of a key: one reading of the value when it holds none.
+ */
+export function keysHeld<K extends { value: string }>(value: unknown, keys: readonly K[]): K[] {
+  if (keys.length === 0 || !secretsRemover(keys.map((k) => k.value))(value).held) return [];
+  return keys.length === 1 ? [...keys] : keys.filter((k) => secretsRemover([k.value])(value).held);
+}
+
+/**
+ * Diagnostics whose texts (message, hint, path) quote no key: a value that fails a check is quoted by its message,
+ * and such a value may be a key (a var file's, a variable's); the messages reach the terminal, CI logs and the
+ * comment the GitHub Action posts.
+ */
+export function diagnosticsWithoutKeys(
+  diagnostics: readonly Diagnostic[],
+  keys: readonly string[],
+): Diagnostic[] {
+  if (keys.length === 0) return [...diagnostics];
+  const clean = (text: string): string => withoutSecrets(text, keys);
+  return diagnostics.map((d) => ({
+    ...d,
+    message: clean(d.message),
+    path: clean(d.path),
+    ...(d.hint !== undefined ? { hint: clean(d.hint) } : {}),
+  }));
+}
+
+/** Which of these keys an object's declared values hold (its place left out). */
 export function valuesDeclared<K extends { value: string }>(object: DeclaredObject, keys: readonly K[]): K[] {
   const { source: _source, ...declared } = object;
-  const text = JSON.stringify(declared);
-  return keys.filter(({ value }) => [value, encodeURIComponent(value)].some((form) => text.includes(form)));
+  return keysHeld(declared, keys);
 }
 
 /** An object as loaded, with the place it is declared. */
@@ -106,35 +153,34 @@ export interface DeclaredObject {
   source: { file: string; line: number; column: number };
 }
 
+/** How a declared value holding the value of a key variable is refused, at the object's place. */
+export function keyInValue(
+  address: string,
+  found: readonly KeyValue[],
+  place: { file: string; line: number; column: number },
+): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'manifest.api-key-in-value',
+    file: place.file,
+    line: place.line,
+    column: place.column,
+    path: '',
+    message: `${address} holds the value of ${found.map((k) => k.name).join(', ')} (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
+    hint: 'take the key out of the manifests, the variables and the var files (a webhook that needs a secret should read it from its own service)',
+  };
+}
+
 /**
  * A declared value holding the value of a key variable that is set (reached through a variable, a var file or a
- * default), at the object's place: the same refusal as a reference, for a key that arrives some other way.
+ * default), at the object's place: the same refusal as a reference, for a key that arrives some other way. An
+ * object with other problems is refused as it is read (load-file.ts), never reaching here.
  */
-export function keyValues(
-  objects: readonly DeclaredObject[],
-  names: ReadonlySet<string>,
-  env: Readonly<Record<string, string | undefined>>,
-): Diagnostic[] {
-  const keys = [...names]
-    // Trimmed as the CLI trims a key it reads (api/config.ts): a key with a newline after it is still the key.
-    .map((name) => ({ name, value: (env[name] ?? '').trim() }))
-    .filter(({ value }) => value.length >= MIN_KEY_LENGTH_IN_VALUES);
-  if (keys.length === 0) return [];
+export function keyValues(objects: readonly DeclaredObject[], keys: readonly KeyValue[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const object of objects) {
-    const { source } = object;
     const found = valuesDeclared(object, keys);
-    if (found.length === 0) continue;
-    out.push({
-      severity: 'error',
-      code: 'manifest.api-key-in-value',
-      file: source.file,
-      line: source.line,
-      column: source.column,
-      path: '',
-      message: `${object.address} holds the value of ${found.map((k) => k.name).join(', ')} (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes`,
-      hint: 'take the key out of the manifests, the variables and the var files (a webhook that needs a secret should read it from its own service)',
-    });
+    if (found.length > 0) out.push(keyInValue(object.address, found, object.source));
   }
   return out;
 }

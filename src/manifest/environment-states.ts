@@ -45,7 +45,12 @@ export function sharedStates(
           ? `${read.shown}\0${workspace}`
           : path.resolve(workspaceStatePath(location, workspace));
     // A URL is shown without its password (a state: written as ${VARIABLE} holds it once expanded).
-    const shown = read.kind === 'file' ? location : redactUrl(location.trim());
+    const shown =
+      read.kind === 'file'
+        ? location
+        : read.kind === 'postgres-not-url'
+          ? 'postgres: without //'
+          : redactUrl(location.trim());
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);

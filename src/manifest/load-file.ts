@@ -2,6 +2,8 @@ import { yaml } from './yaml-library.js';
 import type { DesiredParser, DesiredProject, ManifestSource, SourceOrigin } from '../model/desired.js';
 import { hasErrors } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
+import { keyInValue, keysHeld } from './check-key-values.js';
+import type { KeyValue } from './check-key-values.js';
 import { evaluateForEach, hasForEach } from './for-each.js';
 import type { ForEachElement } from './for-each.js';
 import { interpolateDocument } from './interpolate.js';
@@ -43,6 +45,8 @@ export interface LoadContext {
   /** The folder each file was read from, by file; for an input file a template writes, that template's. */
   roots?: ReadonlyMap<string, string>;
   templates: TemplateRegistry;
+  /** The values of the key variables that are set (check-key-values.ts, keysSet): no declared value holds one. */
+  keys?: readonly KeyValue[];
 }
 
 /** Keys only a scrapeform manifest has; a document with none of them and no `kind` is another tool's file. */
@@ -205,6 +209,11 @@ function loadInstance(
       origin.push(...built.origin);
     }
   }
+  // A key is refused at its object whatever else is wrong there (the messages that quote it lose it in
+  // loadManifests): the object with another problem would never reach the check of loaded objects.
+  const keys = keysHeld(merged, context.keys ?? []);
+  if (keys.length > 0)
+    problems.push(keyInValue(address ?? `this ${kind}`, keys, { file: source.file, ...locate(source, []) }));
   const schema = kind === 'Parser' ? ParserManifestSchema : ProjectManifestSchema;
   let result: ReturnType<typeof schema.safeParse> | undefined;
   if (!blocked || data.extends === undefined) {

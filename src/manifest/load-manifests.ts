@@ -3,7 +3,13 @@ import { yaml } from './yaml-library.js';
 import { hasErrors, sortDiagnostics } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
 import { checkMoves } from './check-moves.js';
-import { keyReferences, keyValues, keyVariables } from './check-key-values.js';
+import {
+  diagnosticsWithoutKeys,
+  keyReferences,
+  keysSet,
+  keyValues,
+  keyVariables,
+} from './check-key-values.js';
 import { discoverManifestFiles, narrowFiles } from './discover-files.js';
 import type { Environment } from './interpolate.js';
 import { loadObjectDocument, writtenKind } from './load-file.js';
@@ -68,6 +74,19 @@ export interface LoadedManifests {
 export async function loadManifests(options: LoadManifestsOptions): Promise<LoadedManifests> {
   const selected = selectEnvironment(options);
   const projectFile = selected.project?.file;
+  // A key must never reach a declared value: a reference to a key variable is refused where it is written (by
+  // the interpolation of each document kept as a manifest, and in the project file, whose values reach manifests
+  // through variables), a key's value wherever it came from (as each object is read, and below); and no message
+  // quotes a key, whatever value it is about.
+  const keyNames = keyVariables(selected.project?.config);
+  const keys = keysSet(keyNames, options.env);
+  const finish = (found: Diagnostic[]): Diagnostic[] =>
+    sortDiagnostics(
+      diagnosticsWithoutKeys(
+        withoutRepeats(found),
+        keys.map((k) => k.value),
+      ),
+    );
   const { files, roots, diagnostics } = await discoverManifestFiles(selected.paths, {
     exclude: selected.exclude,
     projectFile,
@@ -89,7 +108,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   };
   // Without a usable project file or environment nothing is expanded: every reference would be a false alarm.
   if (hasErrors(selected.diagnostics)) {
-    const sorted = sortDiagnostics(diagnostics);
+    const sorted = finish(diagnostics);
     return { parsers: [], projects: [], diagnostics: sorted, valid: false, ...base };
   }
   // The edge of the manifest layer: the clock is read here at most, and everything below is handed `now`.
@@ -101,10 +120,6 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   // is read, so the YAML of 2,000 files is never held at once (bench/validate: peak memory).
   const deferred: { source: SourceDocument; root: string; order: number }[] = [];
   const loadedByOrder: { order: number; loaded: LoadedObject<DesiredParser | DesiredProject>[] }[] = [];
-  // A key must never reach a declared value: a reference to a key variable is refused where it is written (by
-  // the interpolation of each document kept as a manifest, and in the project file, whose values reach manifests
-  // through variables), a key's value wherever it came from (below).
-  const keyNames = keyVariables(selected.project?.config);
   const scope = {
     env: options.env,
     variables: selected.variables,
@@ -131,7 +146,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       const plain = readPlainYaml(text.text);
       const loaded =
         plain !== undefined
-          ? loadPlainFile(file, plain, { scope, now, root, templates: noTemplates })
+          ? loadPlainFile(file, plain, { scope, now, root, keys, templates: noTemplates })
           : undefined;
       if (loaded !== undefined) {
         loadedByOrder.push({ order: order++, loaded });
@@ -147,7 +162,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
       } else if (mayExtend(source)) {
         deferred.push({ source, root, order: order++ });
       } else {
-        const context = { scope, now, root, roots, templates: noTemplates };
+        const context = { scope, now, root, roots, keys, templates: noTemplates };
         loadedByOrder.push({ order: order++, loaded: loadObjectDocument(source, context, diagnostics) });
       }
     }
@@ -156,7 +171,7 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   for (const { source, root, order: at } of deferred) {
     loadedByOrder.push({
       order: at,
-      loaded: loadObjectDocument(source, { scope, now, root, roots, templates }, diagnostics),
+      loaded: loadObjectDocument(source, { scope, now, root, roots, keys, templates }, diagnostics),
     });
   }
   const parsers: LoadedObject<DesiredParser>[] = [];
@@ -169,18 +184,20 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
   }
   diagnostics.push(...duplicateNames('Parser', parsers), ...duplicateNames('Project', projects));
   diagnostics.push(...checkMoves([...parsers, ...projects].map((o) => o.value)));
-  // A value is looked at only when no reference explains it: one problem, told once, at the reference.
+  // A value is looked at only when no reference explains it: one problem, told once, at the reference (an
+  // object with another problem was checked as it was read).
   diagnostics.push(...references);
-  diagnostics.push(
-    ...(diagnostics.some((d) => d.code === 'manifest.api-key-reference')
-      ? []
-      : keyValues(
-          [...parsers, ...projects].map((o) => o.value),
-          keyNames,
-          options.env,
-        )),
+  const referenced = diagnostics.some((d) => d.code === 'manifest.api-key-reference');
+  if (!referenced)
+    diagnostics.push(
+      ...keyValues(
+        [...parsers, ...projects].map((o) => o.value),
+        keys,
+      ),
+    );
+  const sorted = finish(
+    referenced ? diagnostics.filter((d) => d.code !== 'manifest.api-key-in-value') : diagnostics,
   );
-  const sorted = sortDiagnostics(withoutRepeats(diagnostics));
   return {
     parsers: parsers.map((p) => p.value),
     projects: projects.map((p) => p.value),

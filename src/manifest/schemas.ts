@@ -6,6 +6,7 @@ import {
   ScraperParamsSchema,
 } from './parser-schema.js';
 import { ProjectManifestSchema, SCHEDULE_JSON_SCHEMA } from './project-schema.js';
+import { ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
 import { API_VERSION, HttpUrlSchema, IDENTIFIER, ResourceNameSchema } from './schema-parts.js';
 
 /**
@@ -136,7 +137,6 @@ export const VariableSchema = z
   })
   .describe('A typed variable, read as ${var.NAME} in manifests.');
 
-const ENV_VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export const EnvironmentSchema = z
@@ -168,7 +168,7 @@ export const EnvironmentSchema = z
     workspace: z.string().min(1).optional().describe('Workspace in a database state backend.'),
     apiKeyEnv: z
       .string()
-      .regex(ENV_VARIABLE_NAME, {
+      .regex(ENVIRONMENT_VARIABLE_NAME, {
         error: 'must be the name of an environment variable, such as SCRAPERAPI_PROD_KEY',
       })
       .optional()

@@ -118,6 +118,18 @@ function invalidValue(
   values: string[],
 ): Diagnostic {
   const input = valueAt(data, path);
+  if (input === undefined) {
+    // A literal left out (`kind: Config` in scrapeform.yaml) is missing, as any required key is.
+    const key = String(path[path.length - 1] ?? '');
+    return {
+      severity: 'error',
+      code: 'manifest.missing-key',
+      ...place(source.place(path)),
+      path: formatKeyPath(path),
+      message: `missing required key "${key}"`,
+      hint: values.length === 1 ? `write ${key}: ${values[0]}` : `one of ${values.join(', ')}`,
+    };
+  }
   const near = typeof input === 'string' ? suggestNearest(input, values) : undefined;
   return {
     severity: 'error',
@@ -147,11 +159,17 @@ function describeExpected(expected: string): string {
   return `a ${expected}`;
 }
 
+/**
+ * A value as a message quotes it. A long text is cut before the word that crosses its end: a key inside a value
+ * (a token in a URL) is taken out of messages only whole (loadManifests), and a cut one would stay half shown.
+ */
 export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
-  if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 57)}...` : value}"`;
+  if (typeof value === 'string')
+    return `"${value.length > 60 ? `${value.slice(0, 57).replace(/[\p{L}\p{N}_%-]+$/u, '')}...` : value}"`;
   return `${typeof value} ${String(value)}`;
 }
 

@@ -9,17 +9,24 @@ export type StateLocationKind =
   | { kind: 'postgres'; url: string }
   | { kind: 'file'; path: string }
   /** A URL of another scheme: no backend keeps state there, and it must not become a file named after it. */
-  | { kind: 'other-url'; shown: string };
+  | { kind: 'other-url'; shown: string }
+  /**
+   * `postgres:` or `postgresql:` without `//` (`postgres:sf:pw@host/db`): a URL mistyped, never shown (its password
+   * cannot be told apart) nor made a file named after it.
+   */
+  | { kind: 'postgres-not-url' };
 
 /**
  * A `postgres://` or `postgresql://` URL (the scheme in any case, around it spaces a pasted secret brings) is a
  * database; any other `scheme://` is a URL no backend keeps state in (refused, rather than written to a file whose
- * name holds the password); anything else is a file path, as written.
+ * name holds the password), and so is `postgres:` without `//`; anything else is a file path, as written (`./` before
+ * a file whose name starts with `postgres:`).
  */
 export function readStateLocation(location: string): StateLocationKind {
   const trimmed = location.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed);
-  if (scheme === null) return { kind: 'file', path: location };
+  if (scheme === null)
+    return /^postgres(ql)?:/i.test(trimmed) ? { kind: 'postgres-not-url' } : { kind: 'file', path: location };
   const name = (scheme[1] ?? '').toLowerCase();
   if (name === 'postgres' || name === 'postgresql')
     return { kind: 'postgres', url: `${name}${trimmed.slice(name.length)}` };

@@ -126,3 +126,6 @@ export const DEFAULT_CONCURRENCY = 4;
 
 /** Read calls (one parser's details, one project's jobs) in flight at once: reads change nothing, so more. */
 export const READ_CONCURRENCY = 8;
+
+/** The name of an environment variable as a shell exports it: what `apiKeyEnv` and `--api-key-env` take. */
+export const ENVIRONMENT_VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -28,5 +28,13 @@ export function createStateBackend(
         `the state location ${where.shown} is a URL no state backend reads: state is kept in a file or in PostgreSQL (postgres:// or postgresql://)`,
         { hint: 'give a postgres:// URL, or the path of a state file' },
       );
+    case 'postgres-not-url':
+      throw new ScrapeformError(
+        'cli.usage',
+        'the state location starts with postgres: but is not a URL (not shown: it may hold a password): a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+        {
+          hint: 'write // after postgres: (percent-encode a /, # or @ in the password), or ./ before the path of a state file of that name',
+        },
+      );
   }
 }

@@ -1,3 +1,4 @@
+import { proxyShown } from '../api/dispatcher.js';
 import type { DoctorCheck, DoctorReport } from '../output/render-doctor.js';
 
 /* Checks of this machine rather than of a service: its clock against the services' and the proxy its calls take. */
@@ -37,11 +38,11 @@ export function proxyRoute(
     const proxy = target.protocol === 'https:' ? (httpsProxy ?? httpProxy) : httpProxy;
     if (proxy === null || proxy === '') return 'direct';
     if (bypassed(target, noProxy)) return 'direct (NO_PROXY)';
-    return `via ${hideCredentials(proxy)}`;
+    return `via ${proxyShown(proxy)}`;
   };
   return {
-    httpProxy: httpProxy !== null ? hideCredentials(httpProxy) : null,
-    httpsProxy: httpsProxy !== null ? hideCredentials(httpsProxy) : null,
+    httpProxy: httpProxy !== null ? proxyShown(httpProxy) : null,
+    httpsProxy: httpsProxy !== null ? proxyShown(httpsProxy) : null,
     noProxy,
     route: { parsers: route(parserUrl), projects: route(pipelineUrl) },
   };
@@ -62,17 +63,4 @@ function bypassed(target: URL, noProxy: string | null): boolean {
         (host.startsWith('.') ? name.endsWith(host) || name === host.slice(1) : name === host)
       );
     });
-}
-
-function hideCredentials(proxy: string): string {
-  try {
-    const url = new URL(proxy);
-    if (url.username !== '' || url.password !== '') {
-      url.username = '***';
-      url.password = '';
-    }
-    return url.toString();
-  } catch {
-    return '(unreadable proxy URL)';
-  }
 }

@@ -6,7 +6,8 @@ import type { TransportEvent } from '../api/transport-contract.js';
 import { MIN_KEY_LENGTH_IN_DATA } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
-import { valuesDeclared } from '../manifest/check-key-values.js';
+import { diagnosticsWithoutKeys, valuesDeclared } from '../manifest/check-key-values.js';
+import type { Diagnostic } from '../manifest/diagnostic.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { selectEnvironment } from '../manifest/project-file.js';
@@ -197,13 +198,28 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const manifests = await reloadManifests();
   if (!manifests.valid) {
     throw new ScrapeformError('manifest.invalid', 'the manifests have errors; nothing was sent', {
-      details: { diagnostics: manifests.diagnostics },
+      details: { diagnostics: await withoutRunKey(manifests, options) },
       hint: 'fix the problems above (scrapeform validate checks offline)',
     });
   }
   const config = await resolveApiConfig(withEnvironment(options, manifests.environment));
   refuseKeyInManifests(manifests, config.apiKey);
   return { manifests, reloadManifests, ...(await openServices(options, manifests.environment, config)) };
+}
+
+/**
+ * The diagnostics of manifests that have errors, quoting the run's key nowhere: loadManifests takes out the value
+ * of every key variable, and this the key read some other way (`--api-key-file`, `--api-key-env`), when it can be
+ * read: the manifest errors come first, whether or not there is a key.
+ */
+async function withoutRunKey(manifests: LoadedManifests, options: WorkspaceOptions): Promise<Diagnostic[]> {
+  const apiKey = await resolveApiConfig(withEnvironment(options, manifests.environment)).then(
+    (config) => config.apiKey,
+    () => '',
+  );
+  return apiKey.length < MIN_KEY_LENGTH_IN_DATA
+    ? manifests.diagnostics
+    : diagnosticsWithoutKeys(manifests.diagnostics, [apiKey]);
 }
 
 /**

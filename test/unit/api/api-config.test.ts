@@ -97,6 +97,39 @@ describe('resolveApiConfig', () => {
     );
   });
 
+  it('refuses an --api-key-env that is no variable name without showing it: it may be the key itself', async () => {
+    const key = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
+    const refused = async (options: Parameters<typeof resolveApiConfig>[0]) => {
+      const error = (await resolveApiConfig(options).catch((e: unknown) => e)) as ScrapeformError;
+      expect(error).toBeInstanceOf(ScrapeformError);
+      return [error.code, error.message, error.hint];
+    };
+    expect(await refused({ env: { SCRAPERAPI_API_KEY: key }, apiKeyEnv: key })).toEqual([
+      'config.api-key-env',
+      '--api-key-env takes the name of an environment variable, and what was given is none (not shown: it may be the key itself)',
+      'give the name of the variable that holds the key, such as SCRAPERAPI_PROD_KEY, never the key',
+    ]);
+    expect((await refused({ env: {}, apiKeyEnv: 'my key' }))[0]).toBe('config.api-key-env');
+    // A name that is the key: not set, and said without it.
+    const letters = 'abcdefabcdefabcdefabcdefabcdefab';
+    expect(await refused({ env: { SCRAPERAPI_API_KEY: letters }, apiKeyEnv: letters })).toEqual([
+      'config.missing-api-key',
+      'no API key: *** is not set',
+      'set SCRAPERAPI_API_KEY, or pass --api-key-env NAME (another variable) or --api-key-file PATH',
+    ]);
+  });
+
+  it('does not show an --api-key-file path that is the key', async () => {
+    const key = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
+    const error = (await resolveApiConfig({ env: { SCRAPERAPI_API_KEY: key }, apiKeyFile: key }).catch(
+      (e: unknown) => e,
+    )) as ScrapeformError;
+    expect([error.code, error.message]).toEqual([
+      'config.api-key-file',
+      'cannot read the API key file ***: ENOENT',
+    ]);
+  });
+
   it('rejects an endpoint that is not an http(s) URL', async () => {
     await expect(
       resolveApiConfig({ env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PIPELINE_URL: 'ftp://x' } }),

@@ -27,6 +27,7 @@ const RANK: Record<string, number> = {
   'code-unit-order.ts': 0,
   'version.ts': 0,
   'package-root.ts': 0,
+  'secret-forms.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -147,3 +147,84 @@ describe('a key never reaches a declared value', () => {
     ]);
   });
 });
+
+describe('no message quotes a key', () => {
+  /** A realistic key: 32 hex digits, as ScraperAPI gives them. */
+  const KEY = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
+
+  it('refuses the key in an object with other problems, and quotes it in none of their messages', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  ptype: { type: string, default: urls }
+  sn: { type: string, default: "1" }
+  tok: { type: string, default: a }
+`,
+      'p.yaml': `kind: Parser
+name: kp
+urls: [https://books.example/a]
+scraper_params:
+  device_type: \${SCRAPER_TOKEN}
+  session_number: \${var.sn}
+fields:
+  title:
+    description: t
+    type: \${var.tok}
+expect:
+  - url: https://books.example/a
+    result: { title: "~\${var.tok}(" }
+`,
+      'q.yaml': `kind: Project
+name: kq
+projectType: \${var.ptype}
+projectInput: { type: list, list: [https://books.example/a] }
+`,
+    });
+    const vars = await project({ 'vars.yaml': `ptype: ${KEY}\nsn: ${KEY}\ntok: ${KEY}\n` });
+    const refused = (address: string): string =>
+      `manifest.api-key-in-value ${address} holds the value of SCRAPERAPI_API_KEY (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes`;
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: { SCRAPERAPI_API_KEY: `${KEY}\n`, SCRAPER_TOKEN: KEY },
+      varFiles: [path.join(vars, 'vars.yaml')],
+    });
+    expect(loaded.diagnostics.map(show(dir))).toEqual([
+      `p.yaml:1:1 ${refused('parser.kp')}`,
+      'p.yaml:5:16 manifest.invalid-value must be one of desktop, mobile; got "***"',
+      'p.yaml:6:19 manifest.wrong-type expected a number, got "***"',
+      'p.yaml:10:11 manifest.invalid-value must be one of string, number, array; got "***"',
+      'p.yaml:13:22 manifest.expect-pattern "~***(" is not a valid regular expression: Unterminated group',
+      `q.yaml:1:1 ${refused('project.kq')}`,
+      expect.stringMatching(/^q\.yaml:3:14 manifest\.invalid-value must be one of urls, .*; got "\*\*\*"$/),
+    ]);
+    expect(JSON.stringify(loaded.diagnostics)).not.toContain(KEY);
+  });
+
+  it('takes every form of the key out of every message, and cuts no long value inside one', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  n: { type: number, default: 1 }
+  m: { type: number, default: 1 }
+`,
+      'p.yaml': `kind: Parser
+name: kp
+urls: [https://books.example/a]
+fields:
+  title: { description: t }
+`,
+    });
+    const vars = await project({
+      'vars.yaml': `n: https://hooks.example/in?token=${KEY}&more=1\nm: ${encodeURIComponent(`${KEY}/`)}\n`,
+    });
+    const loaded = await loadManifests({
+      paths: [dir],
+      env: { SCRAPERAPI_API_KEY: `${KEY}/` },
+      varFiles: [path.join(vars, 'vars.yaml')],
+    });
+    expect(loaded.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+      'config.variable-type variable "n" is declared number, got "https://hooks.example/in?token=..."',
+      'config.variable-type variable "m" is declared number, got "***"',
+    ]);
+  });
+});

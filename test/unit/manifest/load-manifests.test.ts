@@ -2,9 +2,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
 import { suggestNearest } from '../../../src/manifest/suggest.js';
+import { describeValue } from '../../../src/manifest/zod-diagnostics.js';
+import { tempProjects } from '../../helpers/temp-projects.js';
 
 const VALID = path.resolve(import.meta.dirname, '../../fixtures/valid');
 const EXAMPLES = path.resolve(import.meta.dirname, '../../../examples');
+const project = tempProjects('scrapeform-load-');
 
 describe('loadManifests', () => {
   it('walks folders, skips hidden folders and node_modules, and accepts empty files', async () => {
@@ -101,5 +104,16 @@ describe('suggestNearest', () => {
 
   it('suggests nothing for a word unlike any known one', () => {
     expect(suggestNearest('javascript', ['render', 'premium'])).toBeUndefined();
+  });
+});
+
+describe('a key left out', () => {
+  it('is said to be missing, never "got undefined undefined"', async () => {
+    const dir = await project({ 'scrapeform.yaml': 'variables:\n  a: { type: string, default: x }\n' });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics.map((d) => [d.line, d.column, d.code, d.path, d.message, d.hint])).toEqual([
+      [1, 1, 'manifest.missing-key', 'kind', 'missing required key "kind"', 'write kind: Config'],
+    ]);
+    expect(describeValue(undefined)).toBe('nothing');
   });
 });

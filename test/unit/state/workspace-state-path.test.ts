@@ -61,6 +61,30 @@ describe('what a state location names (review: a pasted URL became a file named 
     );
   });
 
+  it.each([
+    'postgres:sf:PgS3cret@127.0.0.1/db',
+    ' PostgreSQL:/sf:PgS3cret@127.0.0.1/db',
+    'postgres:PgS3cret',
+  ])('%j (postgres: without //) is refused, not made a file, and its password is not shown', (location) => {
+    const refused = (() => {
+      try {
+        createStateBackend(location);
+      } catch (error) {
+        return error as ScrapeformError;
+      }
+      return undefined;
+    })();
+    expect([refused?.code, refused?.message, refused?.hint]).toEqual([
+      'cli.usage',
+      'the state location starts with postgres: but is not a URL (not shown: it may hold a password): a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+      'write // after postgres: (percent-encode a /, # or @ in the password), or ./ before the path of a state file of that name',
+    ]);
+  });
+
+  it('./postgres:… is a file of that name', () => {
+    expect(createStateBackend('./postgres:old.json').location).toBe('./postgres:old.json');
+  });
+
   it('a path stays a path, as written', () => {
     expect(createStateBackend(path.join('ops', 'state.json')).location).toBe(path.join('ops', 'state.json'));
   });
