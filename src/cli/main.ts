@@ -3,6 +3,7 @@ import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
+import { printable } from '../output/escape-text.js';
 import { VERSION } from '../version.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
@@ -128,6 +129,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   return exitCodeFor(status);
 }
 
+function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
+
 function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
   if (error instanceof CommanderError) {
     // Help and version exit 0; usage mistakes were already printed by commander.
@@ -139,8 +144,10 @@ function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
       ctx.log(renderDiagnostics(diagnostics as Diagnostic[], { colors: ctx.colors }));
       ctx.log(countDiagnostics(diagnostics as Diagnostic[]));
     }
-    ctx.log(`${ctx.colors.red('error:')} ${error.message}`);
-    if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${error.hint}`);
+    // Messages quote paths, names and the services' own texts: each line is printed printable, so none can clear
+    // the screen or forge a line (a message may hold line breaks of its own).
+    ctx.log(`${ctx.colors.red('error:')} ${printableLines(error.message)}`);
+    if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(error.hint)}`);
     return error instanceof ScrapeformError ? error.status : 'error';
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
