@@ -5,6 +5,7 @@ import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import { literalValue } from '../manifest/interpolate.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser } from '../manifest/parser-schema.js';
+import { ParserManifestSchema } from '../manifest/parser-schema.js';
 import { ProjectManifestSchema } from '../manifest/project-schema.js';
 import type { WrittenProject } from '../manifest/project-schema.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
@@ -77,6 +78,11 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
   const key = referenceKey(written);
   if (key !== undefined)
     return `skipped parser "${details.name}" (${details.id}): its field "${key}" has \${ in its name, which a manifest key cannot hold`;
+  // As for a project: the service allows what a manifest does not (a name holding a control character), and such a
+  // manifest, written and recorded, made every later plan fail.
+  const checked = ParserManifestSchema.safeParse(written);
+  if (!checked.success)
+    return `skipped parser "${details.name}" (${details.id}): ${cannotHold(checked.error.issues)}`;
   const file = path.join(out, `parser-${slug(details.name)}.yaml`);
   const desired = normaliseParser(written, { file, line: 1, column: 1 });
   const names = desired.fields.map((f) => f.name);
@@ -195,12 +201,7 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
   const key = referenceKey(written);
   if (key !== undefined) return skip(`the key "${key}" has \${ in it, which a manifest key cannot hold`);
   const checked = ProjectManifestSchema.safeParse(written);
-  if (!checked.success) {
-    const [issue] = checked.error.issues;
-    return skip(
-      `a value a manifest cannot hold (${issue !== undefined ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'})`,
-    );
-  }
+  if (!checked.success) return skip(cannotHold(checked.error.issues));
   const file = path.join(out, `project-${slug(name)}.yaml`);
   const desired = normaliseProject(written, { file, line: 1, column: 1 });
   return {
@@ -243,4 +244,10 @@ function slug(name: string): string {
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'unnamed'
   );
+}
+
+/** Why a manifest cannot declare an object as the service holds it: the first problem its schema finds. */
+function cannotHold(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const [issue] = issues;
+  return `a value a manifest cannot hold (${issue !== undefined ? `${issue.path.map(String).join('.')}: ${issue.message}` : 'invalid'})`;
 }

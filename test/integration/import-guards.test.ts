@@ -50,6 +50,41 @@ describe('import guards', () => {
     expect(output).toContain('x\\u001b[2J\\r\\nimported ok\\u202e');
   });
 
+  it('passes over a parser or project a manifest cannot declare as the service holds it: the next plan still loads', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const parser = await h.raw('POST', '/parsers', {
+      api_key: EMULATOR_KEY,
+      name: 'bad\u0007parser',
+      urls: [BOOK],
+    });
+    const project = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'bad\u0007project',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'weekly',
+    });
+    const good = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'good',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'weekly',
+    });
+    expect([parser.status, project.status, good.status]).toEqual([201, 201, 201]);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the parser's generation (20 ms) is over
+    const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
+    expect(imported.code).toBe(0);
+    const why = 'a value a manifest cannot hold (name: must not hold control characters (NUL, escape, …))';
+    expect(imported.stderr.split('\n').sort()).toEqual([
+      '',
+      `skipped parser "bad\\u0007parser" (${(parser.body as { id: string }).id}): ${why}`,
+      `skipped project "bad\\u0007project" (${(project.body as { id: number }).id}): ${why}`,
+    ]);
+    expect(await readdir(path.join(dir, 'imported'))).toEqual(['project-good.yaml']);
+    expect(Object.keys((await state()).resources)).toEqual(['project.good']);
+    // Before, the parser's manifest was written and recorded: every later plan failed on it.
+    const plan = await scrapeform(['plan', path.join(dir, 'imported')]);
+    expect(plan.code, plan.stderr).toBe(0);
+  });
+
   it('never imports over an address state holds: a second live object of that name is passed over', async () => {
     h = await startTestEmulator();
     const { dir, scrapeform, state } = await workspace(h);
