@@ -7,7 +7,7 @@ import { BoundedText } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { printable } from './escape-text.js';
-import { describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
+import { describeExpectChecks, describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
@@ -249,6 +249,7 @@ function idText(change: ResourceChange): string {
 
 /** The project-runs line (describeProjectRuns) and the blank line after it, or nothing. */
 function runLines(plan: Plan): string[] {
-  const runs = describeProjectRuns(plan);
-  return runs !== undefined ? [markdownText(runs), ''] : [];
+  return [describeProjectRuns(plan), describeExpectChecks(plan)].flatMap((line) =>
+    line !== undefined ? [markdownText(line), ''] : [],
+  );
 }

@@ -92,12 +92,26 @@ export function summarisePlan(plan: Plan): string {
   return `Plan: ${parts.join(', ')}${costs}.`;
 }
 
+/**
+ * The line under the summary when apply will run `expect` checks after its calls (one parse a URL, which the
+ * service may charge): named here since the plan's changes do not list them. Undefined when there are none.
+ */
+export function describeExpectChecks(plan: Plan): string | undefined {
+  const checks = plan.expect_checks ?? [];
+  if (checks.length === 0) return undefined;
+  const pages = checks.reduce((sum, c) => sum + c.urls.length, 0);
+  const each = checks.map((c) => `${c.address} (${c.urls.length})`).join(', ');
+  return `Expect checks: after its calls apply parses ${pages} ${pages === 1 ? 'page' : 'pages'} with ${checks.length === 1 ? 'the parser' : `${checks.length} parsers`} it changed, one parse call each (the service may charge them; none with --no-wait): ${each}.`;
+}
+
 /** The plan for a person at a terminal or in a CI log, Terraform-style. */
 export function renderPlan(plan: Plan, colors: Colors): string {
   const lines: string[] = [];
   lines.push(colors.bold(summarisePlan(plan)));
   const runs = describeProjectRuns(plan);
   if (runs !== undefined) lines.push(colors.dim(runs));
+  const checks = describeExpectChecks(plan);
+  if (checks !== undefined) lines.push(colors.dim(printable(checks)));
   if (plan.drift.length > 0) {
     lines.push('', colors.yellow('Drift: changed outside scrapeform'));
     for (const d of plan.drift)

@@ -13,7 +13,7 @@ import {
   UNCONFIRMED_PATCH_REASON,
   UNCONFIRMED_REASON,
 } from './model.js';
-import type { DriftEntry, LiveSnapshot, Plan, ResourceChange } from './model.js';
+import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange } from './model.js';
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
@@ -320,7 +320,24 @@ export function buildPlan(input: PlanInput): Plan {
     warnings,
     fingerprint: { state_lineage: input.state.lineage, state_serial: input.state.serial, live: fingerprint },
     ...(moves.moves.length > 0 ? { moved: moves.moves } : {}),
+    ...expectChecks(changes, input.parsers),
   };
+}
+
+/**
+ * The checks apply will run after its calls: the `expect` URLs of every declared parser a change acts on (apply
+ * checks each one whose change succeeds, a record with no call included; not with --no-wait).
+ */
+function expectChecks(
+  changes: readonly ResourceChange[],
+  parsers: readonly DesiredParser[],
+): { expect_checks?: PlannedExpectCheck[] } {
+  const byAddress = new Map(parsers.map((p) => [p.address as string, p]));
+  const checks = changes.flatMap((c) => {
+    const expect = c.kind === 'Parser' ? (byAddress.get(c.address)?.expect ?? []) : [];
+    return expect.length > 0 ? [{ address: c.address, urls: expect.map((e) => e.url) }] : [];
+  });
+  return checks.length > 0 ? { expect_checks: checks } : {};
 }
 
 /** The plan's counts, from its changes: also how a saved plan's summary is checked (stale-plan.ts). */

@@ -283,6 +283,17 @@ export interface Plan {
   fingerprint: PlanFingerprint;
   /** State entries moved by `moved:` hints (no call); absent when there are none. */
   moved?: PlannedMove[];
+  /** What apply checks after its calls (the parsers' `expect` blocks); absent when nothing will be checked. */
+  expect_checks?: PlannedExpectCheck[];
+}
+
+/**
+ * The `expect` checks apply runs once its changes are made: each URL of a changed parser's `expect` block is parsed
+ * (one call each, which the service may charge), so a reviewer sees them with the calls the plan lists.
+ */
+export interface PlannedExpectCheck {
+  address: string;
+  urls: string[];
 }
 
 /**

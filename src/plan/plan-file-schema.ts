@@ -160,6 +160,7 @@ export const PlanFileSchema = z.object({
       }),
     )
     .optional(),
+  expect_checks: z.array(z.object({ address: z.string(), urls: z.array(z.string()) })).optional(),
 });
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 export type ChangeFile = z.infer<typeof ResourceChangeSchema>;

@@ -20,6 +20,7 @@ import type {
   Plan,
   PlanFingerprint,
   PlanSummary,
+  PlannedExpectCheck,
   PlannedMove,
   ResourceChange,
 } from './model.js';
@@ -110,6 +111,8 @@ export interface PlanJson {
   fingerprint: PlanFingerprint;
   /** State entries `moved:` hints move (no call); absent when there are none, so older plans read the same. */
   moved?: PlannedMove[];
+  /** The `expect` checks apply runs after its calls (one parse per URL); absent when there are none. */
+  expect_checks?: PlannedExpectCheck[];
 }
 
 /** The exact calls a change makes, in order: what the plan shows and what apply sends. */
@@ -269,5 +272,6 @@ export function toPlanJson(plan: Plan): PlanJson {
     warnings: plan.warnings,
     fingerprint: plan.fingerprint,
     ...(plan.moved !== undefined && plan.moved.length > 0 ? { moved: plan.moved } : {}),
+    ...(plan.expect_checks !== undefined ? { expect_checks: plan.expect_checks } : {}),
   };
 }
