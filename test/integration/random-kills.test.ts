@@ -184,7 +184,7 @@ async function expectConverged(wanted: Stage): Promise<void> {
     const { plan, live, state } = await planWorkspace(ws);
     expect(plan.resource_changes.map((c) => `${c.address} ${c.action}`)).toEqual([]);
     expect(plan.drift).toEqual([]);
-    expect(listUnmanaged(live, state, ws.manifests)).toEqual([]);
+    expect(listUnmanaged(live, state, ws.manifests)).toEqual({ parsers: [], projects: [] });
   } finally {
     await ws.close();
   }
