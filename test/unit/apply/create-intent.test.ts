@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/api-error.js';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import { applyPlan } from '../../../src/apply/apply-plan.js';
+import { summarise } from '../../../src/plan/build-plan.js';
 import { recoverIntents } from '../../../src/plan/recover-intents.js';
 import type {
   ParserCreate,
@@ -45,16 +46,7 @@ function planOf(change: ResourceChange): Plan {
   return {
     format_version: 1,
     status: 'changes',
-    summary: {
-      create: 0,
-      update: 0,
-      replace: 0,
-      delete: 0,
-      archive: 0,
-      adopt: 0,
-      regenerations: 0,
-      estimated_credits: 0,
-    },
+    summary: summarise([]),
     resource_changes: [change],
     drift: [],
     warnings: [],

@@ -19,20 +19,18 @@ describe('refuseStalePlan', () => {
   const planAt = (lineage: string, serial: number, live: Record<string, string>): Plan => ({
     format_version: 1,
     status: 'no_changes',
-    summary: {
-      create: 0,
-      update: 0,
-      replace: 0,
-      delete: 0,
-      archive: 0,
-      adopt: 0,
-      regenerations: 0,
-      estimated_credits: 0,
-    },
+    summary: summarise([]),
     resource_changes: [],
     drift: [],
     warnings: [],
     fingerprint: { state_lineage: lineage, state_serial: serial, live },
+  });
+  /** A plan of these changes (status and summary theirs), against state L at serial 3. */
+  const withChanges = (changes: Plan['resource_changes'], live: Record<string, string> = {}): Plan => ({
+    ...planAt('L', 3, live),
+    status: 'changes' as const,
+    summary: summarise(changes),
+    resource_changes: changes,
   });
 
   it('accepts a plan whose state and live versions have not moved', () => {
@@ -69,12 +67,7 @@ describe('refuseStalePlan', () => {
       field_changes: [],
       breaking: [],
     } as Plan['resource_changes'][number];
-    const saved = {
-      ...planAt('L', 3, {}),
-      status: 'changes' as const,
-      summary: summarise([create]),
-      resource_changes: [create],
-    };
+    const saved = withChanges([create]);
     expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
     expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
       code: 'apply.plan-stale',
@@ -186,12 +179,7 @@ describe('refuseStalePlan', () => {
       field_changes: [],
       breaking: [],
     } as Plan['resource_changes'][number];
-    const fresh = {
-      ...planAt('L', 3, { 'parser.a': 'p-1@2' }),
-      status: 'changes' as const,
-      summary: summarise([remove]),
-      resource_changes: [remove],
-    };
+    const fresh = withChanges([remove], { 'parser.a': 'p-1@2' });
     expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
     // A delete marked not destructive would go through without --allow-destroy.
     const unmarked = { ...remove, destructive: false };
@@ -227,12 +215,7 @@ describe('refuseStalePlan', () => {
       field_changes: [],
       breaking: [],
     } as Plan['resource_changes'][number];
-    const saved = {
-      ...planAt('L', 3, { 'project.b': '7#abc' }),
-      status: 'changes' as const,
-      summary: summarise([archive]),
-      resource_changes: [archive],
-    };
+    const saved = withChanges([archive], { 'project.b': '7#abc' });
     expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
     expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 }, ['project.b']))).toEqual({
       code: 'apply.plan-stale',
@@ -242,12 +225,6 @@ describe('refuseStalePlan', () => {
   });
 
   describe('a change a fresh plan makes with the same action must make the same calls (an edited file, digest recomputed)', () => {
-    const withChanges = (changes: Plan['resource_changes']): Plan => ({
-      ...planAt('L', 3, {}),
-      status: 'changes' as const,
-      summary: summarise(changes),
-      resource_changes: changes,
-    });
     const remove = (id: string): Plan['resource_changes'][number] =>
       ({
         address: 'parser.b',
