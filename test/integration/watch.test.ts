@@ -7,23 +7,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { runWatch } from '../../src/workspace/watch-loop.js';
-import { ApiError } from '../../src/api/api-error.js';
-import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
-import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
 import { heldByLiveProcess } from '../helpers/state.js';
-import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { BOOK_FIELDS } from '../helpers/converged-books.js';
+import { bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness;
 beforeAll(async () => {
   h = await startTestEmulator({ generationDelayMs: 5 });
 });
 afterAll(async () => h.emulator.close());
-
-const FIELDS = `  title: { description: Book title, selector: h1 }
-  price: { description: Price including tax, type: number }
-`;
 
 /** Resolves once `check` holds, looking again every 20 ms (gives up after 20 s with what was seen). */
 async function until<T>(what: string, check: () => T | undefined | false, seen: () => string): Promise<T> {
@@ -33,15 +25,6 @@ async function until<T>(what: string, check: () => T | undefined | false, seen: 
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`${what} never happened; stderr so far:\n${seen()}`);
-}
-
-/** A fresh emulator account and workspace with the books parser applied: the workspace and the parser's id. */
-async function convergedBooks(): Promise<{ ws: TestWorkspace; id: string }> {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
-  await ws.converge();
-  return { ws, id: String((await ws.state()).resources['parser.books']?.id) };
 }
 
 /** The address of the watch's /healthz and /metrics, once it says it. */
@@ -80,35 +63,9 @@ function startWatch(ws: TestWorkspace, extra: string[], heal = true) {
   return { child, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
-/** One run of a library watch that heals with no regeneration allowed: its status, notifications and events. */
-async function healOnce(
-  ws: TestWorkspace,
-  manifests: LoadedManifests,
-): Promise<{ status: WatchStatus; posted: WatchDriftNotification[]; events: string[] }> {
-  const posted: WatchDriftNotification[] = [];
-  const events: string[] = [];
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as WatchDriftNotification);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-      onEvent: (e) => events.push(e.type),
-    },
-  );
-  return { status, posted, events };
-}
-
 it('watch --interval 1s --heal: two runs around an out-of-band rename, /metrics, a notification, SIGTERM exits 0 with the lock released', async () => {
   const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
   await ws.converge();
   const id = String((await ws.state()).resources['parser.books']?.id);
 
@@ -224,7 +181,7 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
 
 it('watch --heal waiting for a lock another run holds stops on SIGTERM, not after --lock-timeout', async () => {
   const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
   await ws.converge();
   const id = String((await ws.state()).resources['parser.books']?.id);
   // Held by a live process of this machine (this one): not stale, so the heal waits for it.
@@ -246,109 +203,10 @@ it('watch --heal waiting for a lock another run holds stops on SIGTERM, not afte
   }
 }, 30_000);
 
-it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
-  const { ws, id } = await convergedBooks();
-  await h.parsers.update(id, 0, { remove_fields: ['price'] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const { status, posted, events } = await healOnce(ws, manifests);
-  expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
-  expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
-  expect(posted[0]?.heal?.skipped).toContain('regenerate');
-  expect(posted[0]?.text).toContain('Not healed:');
-  expect((await h.parsers.get(id)).version).toBe(1);
-});
-
-it('runWatch (library): a check that starts failing is notified once, and the first run that works again says so', async () => {
-  const { ws } = await convergedBooks();
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const posted: Record<string, unknown>[] = [];
-  let runs = 0;
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 900_000,
-      maxRuns: 5,
-      signal: new AbortController().signal,
-      // Runs 2 and 3 fail (a bad commit in the checkout, a key revoked: the check cannot run); 1, 4 and 5 work.
-      reloadManifests: async () => {
-        runs++;
-        if (runs === 2 || runs === 3) throw new Error(`manifests/books.yaml:3:1 broken in run ${runs}`);
-        return manifests;
-      },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-    },
-  );
-  expect(status).toMatchObject({ runs: 5, failures: 2, lastRunOk: true });
-  // Run 1 finds no drift (nothing to say); run 2 starts failing; run 3 fails again (said already); run 4 works
-  // again (said, with the drift it reads: none); run 5 is as run 4.
-  expect(posted).toEqual([
-    {
-      text: 'scrapeform watch: the drift check failed: manifests/books.yaml:3:1 broken in run 2\nNo drift can be seen until it works again; the next run is in 15m 00s.',
-      failing: { error: 'manifests/books.yaml:3:1 broken in run 2' },
-    },
-    expect.objectContaining({
-      recovered: { failures: 2 },
-      drift: expect.objectContaining({ status: 'no_drift' }),
-    }),
-  ]);
-  expect(String(posted[1]?.text)).toMatch(
-    /^scrapeform watch: the drift check works again \(after 2 failed runs\)\.\n/,
-  );
-});
-
-it('runWatch (library): a heal refused for an adoption is skipped, not a failed run; a stop ends a notification that hangs', async () => {
-  const { ws, id } = await convergedBooks();
-  // A live parser no state manages, now declared as it is: the heal's plan adopts it, which needs --allow-adopt.
-  // (With other urls it would be a replace: destructive, so left out of the heal and the rest healed.)
-  await h.parsers.create({
-    name: 'books-extra',
-    urls: [BOOK_A, BOOK_B],
-    fields: [
-      { name: 'title', description: 'Book title', selector: 'h1' },
-      { name: 'price', description: 'Price including tax', type: 'number' },
-    ],
-  });
-  await ws.write({
-    'books.yaml': bookParser(FIELDS),
-    'extra.yaml': bookParser(FIELDS).replace('name: books', 'name: books-extra'),
-  });
-  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const events: string[] = [];
-  const stop = new AbortController();
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: stop.signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
-      notifyUrl: 'http://127.0.0.1:9/hangs',
-      // An endpoint that never answers: only the stop ends the post.
-      fetch: (_url, init) =>
-        new Promise((_resolve, reject) => {
-          init?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
-          setTimeout(() => stop.abort(), 50);
-        }),
-      sleep: async () => undefined,
-      onEvent: (e) => events.push(e.type === 'failed' ? String(e.error) : e.type),
-    },
-  );
-  // Before, the post waited out its 10 s timeout: this test's own timeout fails it.
-  expect(events).toEqual(['checked', 'heal-skipped', 'notify-failed']);
-  expect(status).toMatchObject({ runs: 1, failures: 0, heals: 0 });
-  expect((await h.parsers.get(id)).fields.map((f) => f.name)).toContain('cost');
-}, 5_000);
-
 it('watch --heal with deletes pending besides a rename by hand: the rename is healed, the deletes are left, reported and not sent', async () => {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
-  const named = (name: string): string => bookParser(FIELDS).replace('name: books', `name: ${name}`);
+  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
   await ws.write({
     'cat-gb.yaml': named('cat-gb'),
     'hand-1.yaml': named('hand-1'),
@@ -395,167 +253,10 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
   ]);
 });
 
-/**
- * A converged workspace with a field removed by hand (a heal adds it back: one regeneration), its manifests, and a
- * parsers client whose PATCH lands and then ends as `landed` says (its answer, or a throw).
- */
-async function fieldRemovedByHand(
-  landed: (answer: Awaited<ReturnType<EmulatorHarness['parsers']['update']>>, id: string) => Promise<unknown>,
-): Promise<{
-  ws: TestWorkspace;
-  manifests: LoadedManifests;
-  parsers: EmulatorHarness['parsers'];
-  patched: () => boolean;
-}> {
-  const { ws, id } = await convergedBooks();
-  await h.parsers.update(id, 0, { remove_fields: ['price'] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  let patched = false;
-  const parsers = new Proxy(h.parsers, {
-    get: (target, key) =>
-      key === 'update'
-        ? async (...args: Parameters<typeof target.update>) => {
-            const answer = await target.update(...args);
-            patched = true;
-            return landed(answer, id);
-          }
-        : (Reflect.get(target, key, target) as unknown),
-  });
-  return { ws, manifests, parsers, patched: () => patched };
-}
-
-it('runWatch (library): a regeneration a heal started is taken from the budget also when the apply then fails (a state write)', async () => {
-  // Every state write fails once the heal's PATCH is answered: the apply throws after its generation started.
-  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (answer) => answer);
-  const backend = new Proxy(ws.backend, {
-    get: (target, key) => {
-      if (key === 'write' && patched()) return async () => Promise.reject(new Error('disk full'));
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
-  const events: string[] = [];
-  const status = await runWatch(
-    { clients: { ...ws.clients, parsers }, backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
-      sleep: async () => undefined,
-      pollMinMs: 5,
-      pollMaxMs: 20,
-      onEvent: (e) => events.push(e.type),
-    },
-  );
-  expect(patched()).toBe(true);
-  expect(events).toEqual(['checked', 'failed']);
-  expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
-});
-
-it('runWatch (library): a PATCH whose answer was lost is taken from the budget: its generation may have started', async () => {
-  // The heal's PATCH lands (the generation starts) and its answer is lost on the way back.
-  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (_answer, id) => {
-    throw new ApiError({
-      code: 'api.network',
-      status: 0,
-      method: 'PATCH',
-      url: `${h.emulator.url}/parsers/${id}/1`,
-      retryable: false,
-      secrets: [],
-      cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
-    });
-  });
-  const status = await runWatch(
-    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
-      sleep: async () => undefined,
-    },
-  );
-  expect(patched()).toBe(true);
-  // Before, the budget was left whole (1) and nothing counted as spent: the next heal could start another.
-  expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
-});
-
-it('runWatch (library): the notification of a heal says which deletes it left', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  const named = (name: string): string => bookParser(FIELDS).replace('name: books', `name: ${name}`);
-  await ws.write({ 'books.yaml': bookParser(FIELDS), 'hand-1.yaml': named('hand-1') });
-  await ws.converge();
-  const id = String((await ws.state()).resources['parser.books']?.id);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
-  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const { status, posted, events } = await healOnce(ws, manifests);
-  expect(events).toEqual(['checked', 'heal-left', 'healed', 'checked', 'notified']);
-  expect(status).toMatchObject({
-    drifted: 0,
-    heals: 1,
-    notHealed: [{ address: 'parser.hand-1', action: 'delete' }],
-  });
-  expect(posted[0]?.heal).toMatchObject({
-    applied: ['parser.books'],
-    left: [{ address: 'parser.hand-1', action: 'delete' }],
-  });
-  expect(posted[0]?.text).toContain('\nNot healed, destructive: parser.hand-1 (delete)');
-  expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([
-    ['parser.hand-1', 'delete'],
-  ]);
-});
-
-it('runWatch (library) without heal reads the manifests again at every run: an ignore_changes added there counts from the next run', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  const project = `kind: Project
-name: nightly
-projectType: urls
-projectInput: { type: list, list: ['${BOOK_A}'] }
-scrapingInterval: daily
-notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
-`;
-  await ws.write({ 'nightly.yaml': project });
-  await ws.converge();
-  const id = Number((await ws.state()).resources['project.nightly']?.id);
-  await h.raw('PATCH', `/api/projects/${id}?api_key=${EMULATOR_KEY}`, { scrapingInterval: 'weekly' });
-  const folder = path.join(ws.dir, 'manifests');
-  let reads = 0;
-  const drifted: number[] = [];
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 2,
-      signal: new AbortController().signal,
-      reloadManifests: async () => {
-        reads++;
-        // Between the two runs, the checkout moves on: the schedule is left to the service from now on.
-        if (reads === 2)
-          await writeFile(
-            path.join(folder, 'nightly.yaml'),
-            `${project}lifecycle: { ignore_changes: [scrapingInterval] }\n`,
-          );
-        return loadManifests({ paths: [folder], env: {} });
-      },
-      sleep: async () => undefined,
-      onEvent: (e) => {
-        if (e.type === 'checked') drifted.push(e.report.drift.length);
-      },
-    },
-  );
-  expect(reads).toBe(2);
-  expect(drifted).toEqual([1, 0]);
-  expect(status).toMatchObject({ runs: 2, failures: 0 });
-});
-
 it('watch without --heal: manifests that turn invalid are reported with their place, and the check goes on with the last valid ones', async () => {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
-  await ws.write({ 'books.yaml': bookParser(FIELDS) });
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
   await ws.converge();
   const { child, stderr, exited } = startWatch(ws, [], false);
   try {
@@ -566,7 +267,10 @@ it('watch without --heal: manifests that turn invalid are reported with their pl
       () => stderr(),
     );
     const file = path.join(ws.dir, 'manifests', 'books.yaml');
-    await writeFile(file, bookParser(FIELDS).replace('  title:', '  title:\n    descriptio: oops\n  other:'));
+    await writeFile(
+      file,
+      bookParser(BOOK_FIELDS).replace('  title:', '  title:\n    descriptio: oops\n  other:'),
+    );
     await until(
       'the manifests reported',
       () => stderr().includes('watch: the manifests have errors; checking with the last valid ones: '),
