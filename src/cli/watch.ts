@@ -89,7 +89,12 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
         // goes on with the last valid ones, so a watch that only notifies is not silenced by them.
         let lastValid = ws.manifests;
         const readManifests = async (): Promise<LoadedManifests> => {
-          const loaded = await loadManifests({ paths, env: ctx.io.env, ...environmentOptions(flags) });
+          // The workspace's own reading (the environment's paths, variables and var files), whose diagnostics
+          // quote the run's key nowhere.
+          const loaded = await (
+            ws.reloadManifests ??
+            (() => loadManifests({ paths, env: ctx.io.env, ...environmentOptions(flags) }))
+          )();
           if (loaded.valid) {
             lastValid = loaded;
             return loaded;

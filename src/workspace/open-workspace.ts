@@ -71,8 +71,9 @@ export interface Services extends OpenState {
 export interface Workspace extends Services {
   manifests: LoadedManifests;
   /**
-   * Reads the manifests again with the options they were read with (set by openWorkspace): `drift --accept`
-   * checks that its edits made them declare the live values before it records those in state.
+   * Reads the manifests again with the options they were read with (set by openWorkspace), diagnostics quoting
+   * the run's key nowhere: `drift --accept` checks that its edits made them declare the live values before it
+   * records those in state, and `watch` reads them at every run.
    */
   reloadManifests?: () => Promise<LoadedManifests>;
 }
@@ -204,7 +205,19 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   }
   const config = await resolveApiConfig(withEnvironment(options, manifests.environment));
   refuseKeyInManifests(manifests, config.apiKey);
-  return { manifests, reloadManifests, ...(await openServices(options, manifests.environment, config)) };
+  // Read again later (watch, at every run), their diagnostics quote the run's key nowhere either: a bad commit's
+  // `${VAR}` holding a key given by --api-key-env or --api-key-file reached the log, /healthz and the notification.
+  const reloadWithoutKey = async (): Promise<LoadedManifests> => {
+    const reloaded = await reloadManifests();
+    return reloaded.valid || config.apiKey.length < MIN_KEY_LENGTH_IN_DATA
+      ? reloaded
+      : { ...reloaded, diagnostics: diagnosticsWithoutKeys(reloaded.diagnostics, [config.apiKey]) };
+  };
+  return {
+    manifests,
+    reloadManifests: reloadWithoutKey,
+    ...(await openServices(options, manifests.environment, config)),
+  };
 }
 
 /**
