@@ -1,3 +1,4 @@
+import { REDACTED } from '../api/redact.js';
 import { CREDITS_PER_GENERATION, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserPath, PARSERS_PATH } from '../model/wire.js';
 import type { FieldOperations } from '../model/wire.js';
@@ -167,6 +168,15 @@ export function parserDrift(
       accepted: acceptedState,
     };
   }
+  // A field name the service holds with the API key in it is read as *** (transport.ts, withoutKey): accepted, the
+  // manifest and state would say ***, the next plan would match the redacted live name, and the key would stay.
+  const keyed =
+    details.keyRedacted === true || summary.keyRedacted === true
+      ? changes.flatMap((c) => {
+          const name = c.change === 'rename' ? c.to : c.change === 'add' ? c.field : '';
+          return name.includes(REDACTED) ? [name] : [];
+        })
+      : [];
   return {
     ...common,
     ...versions,
@@ -183,16 +193,24 @@ export function parserDrift(
         body: fieldOperationsBody(ops),
       })),
     },
-    accept: {
-      ...FREE,
-      possible: true,
-      placeholders,
-      ...(placeholders.length > 0
+    accept:
+      keyed.length > 0
         ? {
-            note: 'the service does not return descriptions: new fields get a placeholder validate warns about',
+            ...FREE,
+            possible: false,
+            placeholders: [],
+            note: `field ${keyed.join(', ')} ${keyed.length === 1 ? 'holds' : 'hold'} the API key (shown as ${REDACTED}), which scrapeform never writes to manifests or state; take the key out of the field's name in the service, or revert with apply`,
           }
-        : {}),
-    },
-    accepted: acceptedState,
+        : {
+            ...FREE,
+            possible: true,
+            placeholders,
+            ...(placeholders.length > 0
+              ? {
+                  note: 'the service does not return descriptions: new fields get a placeholder validate warns about',
+                }
+              : {}),
+          },
+    ...(keyed.length > 0 ? {} : { accepted: acceptedState }),
   };
 }

@@ -145,4 +145,26 @@ describe('the API key inside a value the service holds', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('projectInput');
   });
+
+  it('is never accepted in a parser field name either: the parser is refused whole, its manifest and state as they were', async () => {
+    await writeFile(
+      path.join(dir, 'books.yaml'),
+      `kind: Parser\nname: books\nurls: ["${BOOK}"]\nfields:\n  title: { description: Title, selector: h1 }\n  price: { description: Price, type: number }\n`,
+    );
+    expect((await scrapeform(['apply', dir, '--auto-approve'])).code).toBe(0);
+    const [parser] = await h.parsers.list();
+    await h.parsers.update(String(parser?.id), 0, {
+      rename_fields: [{ name: 'price', new_name: `p_${EMULATOR_KEY}` }],
+    });
+    const before = await everyFileText(dir);
+    const accepted = await scrapeform(['drift', dir, '--accept']);
+    expect(accepted.code).toBe(4);
+    expect(accepted.stderr).toContain(
+      "not accepted: parser.books: field p_*** holds the API key (shown as ***), which scrapeform never writes to manifests or state; take the key out of the field's name in the service, or revert with apply",
+    );
+    // Before, the manifest and state took the field as p_***, and the next plan said "No changes".
+    expect(await everyFileText(dir)).toBe(before);
+    const plan = await scrapeform(['plan', dir, '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+  });
 });
