@@ -101,12 +101,24 @@ export function refuseStalePlan(
   const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   for (const change of saved.resource_changes) {
     const now = planned.get(change.address);
+    // Whatever a fresh plan makes of it, a change acts on the object this run sees at its address: an edited file
+    // could otherwise send a PATCH (or a DELETE) to another parser's id.
+    const seen = objectIdOf(fresh.fingerprint.live[change.address]);
+    if (change.id !== null && seen !== undefined && String(change.id) !== seen)
+      moved.push(
+        `${change.address}: the saved plan acts on ${String(change.id)}, and the object there is ${seen}`,
+      );
     if (destroys(change) && protectedNow.has(change.address)) {
       moved.push(
         `${change.address}: the saved plan ${change.action}s it, and lifecycle.prevent_destroy protects it now`,
       );
     } else if (now !== undefined && now.action === change.action) {
-      for (const key of ['destructive', 'regenerates', 'id'] as const) {
+      // (The id against a fresh plan's when the fingerprint does not say it, so it is said once.)
+      for (const key of [
+        'destructive',
+        'regenerates',
+        ...(seen === undefined ? (['id'] as const) : []),
+      ] as const) {
         if (change[key] !== now[key])
           moved.push(
             `${change.address}: the saved plan has ${key} ${String(change[key])}, a fresh plan ${String(now[key])}`,
@@ -127,6 +139,13 @@ export function refuseStalePlan(
       details: { moved },
     });
   }
+}
+
+/** The id in a fingerprint entry: `ID@VERSION` for a parser, `ID#DIGEST` for a project. */
+function objectIdOf(entry: string | undefined): string | undefined {
+  if (entry === undefined) return undefined;
+  const cut = Math.max(entry.lastIndexOf('@'), entry.lastIndexOf('#'));
+  return cut > 0 ? entry.slice(0, cut) : undefined;
 }
 
 /** One call as a message names it. */

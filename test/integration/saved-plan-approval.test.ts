@@ -292,7 +292,7 @@ describe('a saved plan edited to delete another parser, its digest computed agai
     const refused = await scrapeform(['apply', '--plan', 'del.json', '--auto-approve', '--allow-destroy']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      `error: refusing the saved plan: parser.tamp-b: the saved plan has id ${a}, a fresh plan ${b}; parser.tamp-b: the saved plan makes other calls than a fresh plan (DELETE /parsers/${a}, where a fresh plan sends DELETE /parsers/${b})`,
+      `error: refusing the saved plan: parser.tamp-b: the saved plan acts on ${a}, and the object there is ${b}; parser.tamp-b: the saved plan makes other calls than a fresh plan (DELETE /parsers/${a}, where a fresh plan sends DELETE /parsers/${b})`,
     );
     expect(sentCalls()).toEqual([]);
     await manifests({ 'b.yaml': parser('tamp-b') });

@@ -251,6 +251,38 @@ describe('refuseStalePlan', () => {
       });
     });
 
+    it("refuses any change carrying an id other than the object's at its address, though a fresh plan makes none", () => {
+      // A project update, edited to PATCH another project: a fresh plan (nothing to change) has no change to compare
+      // it with, but it sees project.b as 7.
+      const update = {
+        address: 'project.b',
+        kind: 'Project',
+        name: 'b',
+        action: 'update',
+        id: 9,
+        reasons: ['changed: scrapingInterval'],
+        changed: { scrapingInterval: 'daily' },
+        definition: { scrapingInterval: 'daily' },
+        regenerates: false,
+        destructive: false,
+        field_changes: [],
+        breaking: [],
+      } as unknown as Plan['resource_changes'][number];
+      const live = { 'project.b': '7#abc' };
+      expect(
+        failure(() =>
+          refuseStalePlan(withChanges([update], live), planAt('L', 3, live), { lineage: 'L', serial: 3 }),
+        ),
+      ).toEqual({
+        code: 'apply.plan-stale',
+        message: 'refusing the saved plan: project.b: the saved plan acts on 9, and the object there is 7',
+      });
+      const ours = { ...update, id: 7 } as Plan['resource_changes'][number];
+      expect(() =>
+        refuseStalePlan(withChanges([ours], live), planAt('L', 3, live), { lineage: 'L', serial: 3 }),
+      ).not.toThrow();
+    });
+
     it('refuses a project update whose PATCH body or recorded definition is not what a fresh plan sends', () => {
       const definition = {
         projectType: 'urls',
