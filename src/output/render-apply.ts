@@ -70,11 +70,16 @@ function sortResults(
   >;
   for (const r of result.results) {
     if (r.ok) sorted.ok.push(r);
-    else if (r.skipped === true) sorted.notStarted.push(r);
+    else if (notStarted(r)) sorted.notStarted.push(r);
     else if (r.error?.code === 'apply.interrupted') sorted.stopped.push(r);
     else sorted.failed.push(r);
   }
   return sorted;
+}
+
+/** Not started: Ctrl-C came first, or came just before the change's first call (no call of its own was made). */
+function notStarted(r: ChangeResult): boolean {
+  return r.skipped === true || (r.error?.code === 'apply.interrupted' && r.calls.length === 0);
 }
 
 function outcomeWord(result: ApplyResult, failed: number): string {
@@ -138,7 +143,7 @@ export function renderApplyMarkdown(report: ApplyReport): string {
   const outcome = (r: ChangeResult): string =>
     r.ok
       ? `ok${object(r)}`
-      : r.skipped === true
+      : notStarted(r)
         ? 'not started'
         : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
   const lines = [

@@ -261,6 +261,33 @@ describe('renderers of command output', () => {
     expect(JSON.parse(renderOutput('apply', 'json', report, plain)).status).toBe('interrupted');
   });
 
+  it("Ctrl-C just before a change's first call: counted not started, not stopped while in progress", () => {
+    const interrupted: ApplyResult = {
+      ...result,
+      interrupted: true,
+      results: [
+        {
+          address: 'project.x',
+          action: 'create',
+          ok: false,
+          calls: [],
+          id: null,
+          error: {
+            code: 'apply.interrupted',
+            message: 'interrupted before this call; state holds what was done',
+          },
+        },
+      ],
+    };
+    const report: ApplyReport = { result: interrupted, checks: [], resultDiffs: [] };
+    const human = renderOutput('apply', 'human', report, plain).split('\n');
+    expect(human[1]).toBe('Apply interrupted: 0 applied, 1 not started, 0 failed.');
+    expect(human).toContain('  - project.x create: not started');
+    expect(renderOutput('apply', 'markdown', report, plain)).toContain(
+      '| `project.x` | create | not started |',
+    );
+  });
+
   it('status, human and JSON', () => {
     expect(renderOutput('status', 'human', rows, plain)).toMatchSnapshot();
     expect(renderOutput('status', 'json', rows, plain)).toMatchSnapshot();
