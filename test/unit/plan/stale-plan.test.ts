@@ -25,6 +25,15 @@ describe('refuseStalePlan', () => {
     warnings: [],
     fingerprint: { state_lineage: lineage, state_serial: serial, live },
   });
+  /** A change as the planner makes it: these fields over a free, non-destructive one with no field changes. */
+  const changeOf = (fields: Record<string, unknown>): Plan['resource_changes'][number] =>
+    ({
+      regenerates: false,
+      destructive: false,
+      field_changes: [],
+      breaking: [],
+      ...fields,
+    }) as unknown as Plan['resource_changes'][number];
   /** A plan of these changes (status and summary theirs), against state L at serial 3. */
   const withChanges = (changes: Plan['resource_changes'], live: Record<string, string> = {}): Plan => ({
     ...planAt('L', 3, live),
@@ -54,7 +63,7 @@ describe('refuseStalePlan', () => {
   });
 
   it('a create a fresh plan no longer makes (a list shows what an earlier run created) is stale: no second object', () => {
-    const create = {
+    const create = changeOf({
       address: 'parser.a',
       kind: 'Parser',
       name: 'a',
@@ -63,10 +72,7 @@ describe('refuseStalePlan', () => {
       reasons: ['unconfirmed create: …'],
       definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
       regenerates: true,
-      destructive: false,
-      field_changes: [],
-      breaking: [],
-    } as Plan['resource_changes'][number];
+    });
     const saved = withChanges([create]);
     expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
     expect(failure(() => refuseStalePlan(saved, planAt('L', 3, {}), { lineage: 'L', serial: 3 }))).toEqual({
@@ -167,18 +173,15 @@ describe('refuseStalePlan', () => {
   });
 
   it('what approval reads must be what a fresh plan says: an edited file given a new digest is refused', () => {
-    const remove = {
+    const remove = changeOf({
       address: 'parser.a',
       kind: 'Parser',
       name: 'a',
       action: 'delete',
       id: 'p-1',
       reasons: ['no manifest declares it any more'],
-      regenerates: false,
       destructive: true,
-      field_changes: [],
-      breaking: [],
-    } as Plan['resource_changes'][number];
+    });
     const fresh = withChanges([remove], { 'parser.a': 'p-1@2' });
     expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
     // A delete marked not destructive would go through without --allow-destroy.
@@ -203,18 +206,15 @@ describe('refuseStalePlan', () => {
   });
 
   it('never deletes, archives or replaces an object prevent_destroy protects now, whatever a fresh plan makes', () => {
-    const archive = {
+    const archive = changeOf({
       address: 'project.b',
       kind: 'Project',
       name: 'b',
       action: 'archive',
       id: 7,
       reasons: ['no manifest declares it any more'],
-      regenerates: false,
       destructive: true,
-      field_changes: [],
-      breaking: [],
-    } as Plan['resource_changes'][number];
+    });
     const saved = withChanges([archive], { 'project.b': '7#abc' });
     expect(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 })).not.toThrow();
     expect(failure(() => refuseStalePlan(saved, saved, { lineage: 'L', serial: 3 }, ['project.b']))).toEqual({
@@ -226,18 +226,15 @@ describe('refuseStalePlan', () => {
 
   describe('a change a fresh plan makes with the same action must make the same calls (an edited file, digest recomputed)', () => {
     const remove = (id: string): Plan['resource_changes'][number] =>
-      ({
+      changeOf({
         address: 'parser.b',
         kind: 'Parser',
         name: 'b',
         action: 'delete',
         id,
         reasons: ['no manifest declares it any more'],
-        regenerates: false,
         destructive: true,
-        field_changes: [],
-        breaking: [],
-      }) as Plan['resource_changes'][number];
+      });
 
     it("refuses a delete carrying another parser's id", () => {
       const fresh = withChanges([remove('p-b')]);
@@ -254,7 +251,7 @@ describe('refuseStalePlan', () => {
     it("refuses any change carrying an id other than the object's at its address, though a fresh plan makes none", () => {
       // A project update, edited to PATCH another project: a fresh plan (nothing to change) has no change to compare
       // it with, but it sees project.b as 7.
-      const update = {
+      const update = changeOf({
         address: 'project.b',
         kind: 'Project',
         name: 'b',
@@ -263,11 +260,7 @@ describe('refuseStalePlan', () => {
         reasons: ['changed: scrapingInterval'],
         changed: { scrapingInterval: 'daily' },
         definition: { scrapingInterval: 'daily' },
-        regenerates: false,
-        destructive: false,
-        field_changes: [],
-        breaking: [],
-      } as unknown as Plan['resource_changes'][number];
+      });
       const live = { 'project.b': '7#abc' };
       expect(
         failure(() =>
@@ -293,7 +286,7 @@ describe('refuseStalePlan', () => {
         changed: Record<string, unknown>,
         recorded = definition,
       ): Plan['resource_changes'][number] =>
-        ({
+        changeOf({
           address: 'project.c',
           kind: 'Project',
           name: 'c',
@@ -302,11 +295,7 @@ describe('refuseStalePlan', () => {
           reasons: ['changed: scrapingInterval'],
           changed,
           definition: recorded,
-          regenerates: false,
-          destructive: false,
-          field_changes: [],
-          breaking: [],
-        }) as Plan['resource_changes'][number];
+        });
       const fresh = withChanges([update({ scrapingInterval: 'daily' })]);
       expect(() => refuseStalePlan(fresh, fresh, { lineage: 'L', serial: 3 })).not.toThrow();
       const body = withChanges([update({ scrapingInterval: 'daily', projectType: 'google_search' })]);
