@@ -31,12 +31,12 @@ export function detailChange(change: ResourceChange): DetailLine[] {
   if (change.kind === 'Project') {
     if (change.action === 'create') return projectCreateLines(change);
     if (change.action === 'update') return projectUpdateLines(change);
-    return change.field_changes.map(fieldLine);
+    return change.field_changes.map((fc) => fieldLine(fc));
   }
   if (change.action === 'create')
-    return [...parserLines(change.definition), ...change.field_changes.map(fieldLine)];
+    return [...parserLines(change.definition), ...change.field_changes.map((fc) => fieldLine(fc))];
   if (change.action === 'replace' && !change.finishing) return parserReplaceLines(change);
-  return change.field_changes.map(fieldLine);
+  return change.field_changes.map((fc) => fieldLine(fc));
 }
 
 const line = (sign: DetailSign, text: string, depth: 0 | 1 = 0): DetailLine => ({ sign, text, depth });
@@ -56,7 +56,8 @@ function parserLines(definition: ParserDefinition): DetailLine[] {
  */
 function parserReplaceLines(change: ParserReplace): DetailLine[] {
   const old = change.replaced;
-  if (old === undefined) return [...parserLines(change.definition), ...change.field_changes.map(fieldLine)];
+  if (old === undefined)
+    return [...parserLines(change.definition), ...change.field_changes.map((fc) => fieldLine(fc))];
   const now = change.definition;
   const urls =
     old.urls === undefined
@@ -74,7 +75,7 @@ function parserReplaceLines(change: ParserReplace): DetailLine[] {
     old.unchanged.length > 0
       ? [line(' ', `fields unchanged: ${old.unchanged.map((n) => printable(n)).join(', ')}`)]
       : [];
-  return [urls, params, ...old.field_changes.map(fieldLine), ...unchanged];
+  return [urls, params, ...old.field_changes.map((fc) => fieldLine(fc, true)), ...unchanged];
 }
 
 function sortedParams(params: object): [string, unknown][] {
@@ -150,8 +151,11 @@ function inputUpdateLines(before: readonly string[], after: readonly string[]): 
   ];
 }
 
-/** One field of a parser: added with its whole definition, removed, renamed, or modified old -> new. */
-function fieldLine(fc: FieldChange): DetailLine {
+/**
+ * One field of a parser: added with its whole definition, removed, renamed, or modified old -> new. In a replace
+ * (`replacing`) a rename is no PATCH of its own: the new parser is made whole, generation included.
+ */
+function fieldLine(fc: FieldChange, replacing = false): DetailLine {
   const note = fc.note !== undefined ? ` (${printable(fc.note)})` : '';
   const field = printable(fc.field);
   switch (fc.change) {
@@ -160,7 +164,10 @@ function fieldLine(fc: FieldChange): DetailLine {
     case 'remove':
       return line('-', `${field}${note}`);
     case 'rename':
-      return line('→', `renamed ${printable(fc.from ?? '?')} -> ${field} (free, immediate)${note}`);
+      return line(
+        '→',
+        `renamed ${printable(fc.from ?? '?')} -> ${field} (${replacing ? 'in the new parser' : 'free, immediate'})${note}`,
+      );
     case 'modify': {
       const parts: string[] = [];
       const before = fc.before;

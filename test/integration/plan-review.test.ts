@@ -109,7 +109,7 @@ describe('a reviewed plan against the emulator', () => {
       expect(text).toContain(
         `${changed} scraper_params: {"render":false} -> {"country_code":"de","render":true}`,
       );
-      expect(text).toContain(`${renamed} renamed subtitle -> headline (free, immediate)`);
+      expect(text).toContain(`${renamed} renamed subtitle -> headline (in the new parser)`);
       expect(text).toContain(`${changed} price: description "Price" -> "Price including tax"`);
       expect(text).toContain('+ heading (selector h1): "Shelf name"');
       expect(text).toContain('+ scrapingInterval: "0 6 * * 1"');

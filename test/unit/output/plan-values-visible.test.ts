@@ -178,7 +178,7 @@ describe('every changed value visible, old and new (issue 15)', () => {
     expect(books).toContain(
       '~ price: description "Price" -> "Price including tax, as a number without currency sign"',
     );
-    expect(books).toContain('→ renamed subtitle -> headline (free, immediate)');
+    expect(books).toContain('→ renamed subtitle -> headline (in the new parser)');
     expect(books).toContain('- isbn');
     expect(books).toContain('- reviews.author');
     expect(books).toContain('+ reviews.rating (number): "Stars from 1 to 5"');
@@ -231,7 +231,7 @@ describe('every changed value visible, old and new (issue 15)', () => {
       '    … and 4 more added, 2 more removed',
       '! urls: ["https://books.example/a.html"] -> ["https://books.example/a.html","https://books.example/c.html"]',
       '! scraper_params: {"render":false} -> {"country_code":"de","render":true}',
-      '→ renamed subtitle -> headline (free, immediate)',
+      '→ renamed subtitle -> headline (in the new parser)',
       '+ books.title (selector h3 a): "Title of one book"',
       '+ apiParams.country_code: "us"',
       '<details><summary>Body of <code>PATCH /api/projects/7</code></summary>',
@@ -295,7 +295,7 @@ describe('every changed value visible, old and new (issue 15)', () => {
       [
         '! title: selector h1 -> h1.title',
         '! price: description "Price" -> "Price including tax, as a number without currency sign"',
-        '→ renamed subtitle -> headline (free, immediate)',
+        '→ renamed subtitle -> headline (in the new parser)',
       ].join('\n'),
     );
   });
