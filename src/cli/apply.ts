@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_GENERATING } from '../apply/apply-model.js';
 import type { ApplyEvent } from '../apply/apply-model.js';
-import { formatDuration, parseDuration } from '../duration.js';
+import { formatDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { ApplyReport } from '../output/render-apply.js';
@@ -23,6 +23,7 @@ import {
   addSelectionFlags,
   durationFlag,
   openFromFlags,
+  durationFromEnv,
   pollIntervalFromEnv,
   selectionOf,
   wholeNumber,
@@ -99,6 +100,9 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
   const format = flags.json === true ? 'json' : 'human';
   if (flags.plan !== undefined) refuseSelectionWithSavedPlan(flags);
   const savedPlan = flags.plan !== undefined ? await readSavedPlan(flags.plan) : undefined;
+  // Read before anything is opened: an unreadable one is a usage error.
+  const polling = pollingFromEnv(ctx.io.env);
+  const stateWindow = stateWindowFromEnv(ctx.io.env);
 
   const controller = new AbortController();
   const stopListening = stopOnSignals(
@@ -131,8 +135,8 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         noWait: flags.wait === false,
         signal: controller.signal,
         onEvent: shown.onEvent,
-        ...pollingFromEnv(ctx.io.env),
-        ...stateWindowFromEnv(ctx.io.env),
+        ...polling,
+        ...stateWindow,
       }),
     );
     shown.stop();
@@ -229,8 +233,7 @@ function pollingFromEnv(env: Readonly<Record<string, string | undefined>>): {
 function stateWindowFromEnv(env: Readonly<Record<string, string | undefined>>): {
   stateWriteWindowMs?: number;
 } {
-  const value = env.SCRAPEFORM_STATE_WRITE_WINDOW;
-  const ms = value !== undefined ? parseDuration(value) : undefined;
+  const ms = durationFromEnv(env, 'SCRAPEFORM_STATE_WRITE_WINDOW', 0);
   return ms === undefined ? {} : { stateWriteWindowMs: ms };
 }
 

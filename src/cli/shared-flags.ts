@@ -277,8 +277,20 @@ function lockWaitOf(
   };
 }
 
-/** SCRAPEFORM_POLL_INTERVAL in ms (for the emulator and tests), or undefined to follow the defaults. */
+/**
+ * A duration setting of the environment (for the emulator and tests), or undefined when unset: an unreadable one is a
+ * usage error before any call, as a flag's is (it was ignored, and the defaults followed unsaid).
+ */
+export function durationFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  least: number,
+): number | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : durationFlag(value, name, '20ms or 1s', least);
+}
+
+/** SCRAPEFORM_POLL_INTERVAL in ms, or undefined to follow the defaults. */
 export function pollIntervalFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const value = env.SCRAPEFORM_POLL_INTERVAL;
-  return value !== undefined ? parseDuration(value) : undefined;
+  return durationFromEnv(env, 'SCRAPEFORM_POLL_INTERVAL', 1);
 }

@@ -34,6 +34,22 @@ describe('durations longer than a timer can wait are usage errors', () => {
     const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env(), cwd: server.cwd() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('error: --interval: cannot read "soon" as a duration');
+    // The settings for tests were ignored when unreadable (review): a usage error now, before any call.
+    for (const [name, value] of [
+      ['SCRAPEFORM_POLL_INTERVAL', 'abc'],
+      ['SCRAPEFORM_STATE_WRITE_WINDOW', '-5'],
+    ] as const) {
+      seen.length = 0;
+      const bad = await runScrapeform(['apply', '--auto-approve'], {
+        env: { ...env(), [name]: value },
+        cwd: server.cwd(),
+      });
+      expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([
+        1,
+        `error: ${name}: cannot read "${value}" as a duration`,
+      ]);
+      expect(seen).toEqual([]);
+    }
     // A wait of nothing: apply made its calls and then failed every wait at once (review).
     for (const argv of [
       ['apply', '--wait-timeout', '0'],
