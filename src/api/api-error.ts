@@ -170,11 +170,6 @@ const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
  * Whether a failed call certainly never reached the service (a refused connection, a host that does not resolve),
  * unlike one whose answer was lost (a timeout, a connection reset, a 5xx): a create that failed so did not land.
  */
-/** A failure that may have landed all the same: no answer (the request may have gone out), or a 5xx. */
-export function mayHaveLanded(error: unknown): error is ApiError {
-  return error instanceof ApiError && ((error.status === 0 && !neverSent(error)) || error.status >= 500);
-}
-
 export function neverSent(error: unknown): boolean {
   if (!(error instanceof ApiError) || error.status !== 0 || error.code === 'api.timeout') return false;
   let cause: unknown = error.cause;
@@ -184,6 +179,11 @@ export function neverSent(error: unknown): boolean {
     cause = cause.cause;
   }
   return false;
+}
+
+/** A failure that may have landed all the same: no answer (the request may have gone out), or a 5xx. */
+export function mayHaveLanded(error: unknown): error is ApiError {
+  return error instanceof ApiError && ((error.status === 0 && !neverSent(error)) || error.status >= 500);
 }
 
 /** A request timeout as messages say it: `30 s`, or `1500 ms`. */
