@@ -85,12 +85,11 @@ export function noteCall(
   ctx.emit({ type: 'call', address: change.address, method: line.method, path: line.path, status });
 }
 
-export function abortIfInterrupted(ctx: HandlerContext): void {
-  if (ctx.options.signal?.aborted === true) {
-    throw new ScrapeformError(
-      'apply.interrupted',
-      'interrupted before this call; state holds what was done',
-      { status: 'error' },
-    );
-  }
+/** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */
+export function abortIfInterrupted(
+  ctx: HandlerContext,
+  message = 'interrupted before this call; state holds what was done',
+): void {
+  if (ctx.options.signal?.aborted === true)
+    throw new ScrapeformError('apply.interrupted', message, { status: 'error' });
 }

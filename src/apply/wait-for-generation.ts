@@ -6,6 +6,7 @@ import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
+import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 
@@ -74,12 +75,14 @@ export async function waitForGeneration(
     // so a run killed now finds it by name, and the record is written in the next coalesced write (50 ms); the
     // write here made every create of a wave of short generations queue behind the others' (bench/scale.js).
     if (change.action !== 'create') await ctx.store.durable();
+    // Ctrl-C stops the wait; state already records the version as pending. The call that started the generation
+    // was answered, so this says so (not "before this call": nothing would seem made, the generation paid for).
+    const stopped = `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`;
     for (;;) {
-      // Ctrl-C stops the wait; state already records the version as pending.
-      stopWaitIfInterrupted(ctx, id, version);
+      abortIfInterrupted(ctx, stopped);
       const due = Math.min(ctx.now() + delay, deadline);
       const listed = await ctx.poller.look(id, version, due, started);
-      stopWaitIfInterrupted(ctx, id, version);
+      abortIfInterrupted(ctx, stopped);
       seen = await sightingOf(ctx, id, version, listed);
       if (seen === undefined) {
         // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
@@ -244,17 +247,4 @@ function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext,
 export function withoutPending(state: ParserState): ParserState {
   const { pending: _pending, ...rest } = state;
   return rest;
-}
-
-/**
- * Ctrl-C during a wait: the call that started the generation was answered, so this says so (not "before this
- * call", which read as if nothing had been created while the generation was already paid for).
- */
-function stopWaitIfInterrupted(ctx: HandlerContext, id: string, version: number): void {
-  if (ctx.options.signal?.aborted !== true) return;
-  throw new ScrapeformError(
-    'apply.interrupted',
-    `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`,
-    { status: 'error' },
-  );
 }
