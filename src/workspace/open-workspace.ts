@@ -209,9 +209,9 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   // `${VAR}` holding a key given by --api-key-env or --api-key-file reached the log, /healthz and the notification.
   const reloadWithoutKey = async (): Promise<LoadedManifests> => {
     const reloaded = await reloadManifests();
-    return reloaded.valid || config.apiKey.length < MIN_KEY_LENGTH_IN_DATA
+    return reloaded.valid
       ? reloaded
-      : { ...reloaded, diagnostics: diagnosticsWithoutKeys(reloaded.diagnostics, [config.apiKey]) };
+      : { ...reloaded, diagnostics: withoutKey(reloaded.diagnostics, config.apiKey) };
   };
   return {
     manifests,
@@ -230,9 +230,14 @@ async function withoutRunKey(manifests: LoadedManifests, options: WorkspaceOptio
     (config) => config.apiKey,
     () => '',
   );
+  return withoutKey(manifests.diagnostics, apiKey);
+}
+
+/** Diagnostics quoting this key nowhere; one too short to be told from ordinary text (a test's) is not looked for. */
+function withoutKey(diagnostics: readonly Diagnostic[], apiKey: string): Diagnostic[] {
   return apiKey.length < MIN_KEY_LENGTH_IN_DATA
-    ? manifests.diagnostics
-    : diagnosticsWithoutKeys(manifests.diagnostics, [apiKey]);
+    ? [...diagnostics]
+    : diagnosticsWithoutKeys(diagnostics, [apiKey]);
 }
 
 /**
