@@ -113,9 +113,10 @@ export async function runWatch(
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
   let notified = '';
-  // Failed runs in a row since the last that succeeded, once the first was notified (a watch that cannot check,
-  // with a key revoked or the service down, must not look like one that found nothing).
-  let failingSince: number | undefined;
+  // Runs failed in a row since the last that succeeded: the first is notified, and the next run that succeeds says
+  // how many (a watch that cannot check, its key revoked or the service down, must not look like one that found
+  // nothing). Counted apart from status.failures, which also counts heals that failed in runs that succeeded.
+  let failedRuns = 0;
   for (let run = 1; !options.signal.aborted; run++) {
     try {
       const read = options.heal?.loadManifests ?? options.reloadManifests;
@@ -138,8 +139,8 @@ export async function runWatch(
       delete status.lastError;
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
       const madeCalls = heal !== undefined && heal.applied.length + heal.failed.length > 0;
-      const recovered = failingSince !== undefined ? { failures: status.failures - failingSince } : undefined;
-      failingSince = undefined;
+      const recovered = failedRuns > 0 ? { failures: failedRuns } : undefined;
+      failedRuns = 0;
       if (signature !== notified || madeCalls || recovered !== undefined) {
         // The first run reports only drift; later runs also report drift that went away.
         if (found.status === 'drift' || notified !== '' || madeCalls || recovered !== undefined)
@@ -152,8 +153,7 @@ export async function runWatch(
       status.lastRunOk = false;
       status.lastError = error instanceof Error ? error.message : String(error);
       options.onEvent?.({ type: 'failed', error });
-      if (failingSince === undefined) {
-        failingSince = status.failures - 1;
+      if (++failedRuns === 1) {
         await post(
           {
             text: `scrapeform watch: the drift check failed: ${printable(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
