@@ -24,8 +24,9 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const { result, checks } = report;
   if (result === undefined) return '';
   const { green, red, yellow, dim, bold } = colors;
-  const { ok, stopped, notStarted, failed } = sortResults(result);
-  const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(result)}.`)];
+  const sorted = sortResults(result);
+  const { ok, stopped, notStarted, failed } = sorted;
+  const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(sorted)}.`)];
   for (const r of ok) {
     lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
     lines.push(...warningLines(r.warnings, colors));
@@ -61,13 +62,10 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
  * generating, an update between two PATCHes); not started; failed. An interrupted apply counted the first two as
  * failed, which read as if nothing had been made.
  */
-function sortResults(
-  result: ApplyResult,
-): Record<'ok' | 'stopped' | 'notStarted' | 'failed', ChangeResult[]> {
-  const sorted = { ok: [], stopped: [], notStarted: [], failed: [] } as Record<
-    'ok' | 'stopped' | 'notStarted' | 'failed',
-    ChangeResult[]
-  >;
+type SortedResults = Record<'ok' | 'stopped' | 'notStarted' | 'failed', ChangeResult[]>;
+
+function sortResults(result: ApplyResult): SortedResults {
+  const sorted: SortedResults = { ok: [], stopped: [], notStarted: [], failed: [] };
   for (const r of result.results) {
     if (r.ok) sorted.ok.push(r);
     else if (notStarted(r)) sorted.notStarted.push(r);
@@ -87,8 +85,7 @@ function outcomeWord(result: ApplyResult, failed: number): string {
 }
 
 /** `2 applied, 1 failed`; after Ctrl-C also what it stopped and what it never started, when any. */
-function countsText(result: ApplyResult): string {
-  const { ok, stopped, notStarted, failed } = sortResults(result);
+function countsText({ ok, stopped, notStarted, failed }: SortedResults): string {
   return [
     `${ok.length} applied`,
     ...(stopped.length > 0 ? [`${stopped.length} stopped while in progress`] : []),
@@ -135,7 +132,7 @@ export function renderApplyMarkdown(report: ApplyReport): string {
   const { result, checks, resultDiffs } = report;
   if (result === undefined)
     return '### scrapeform apply\n\nNo changes: the live services already matched the manifests.\n';
-  const { failed } = sortResults(result);
+  const sorted = sortResults(result);
   const object = (r: ChangeResult): string =>
     r.id !== null
       ? ` ${tableCode(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
@@ -147,9 +144,9 @@ export function renderApplyMarkdown(report: ApplyReport): string {
         ? 'not started'
         : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
   const lines = [
-    `### scrapeform apply: ${outcomeWord(result, failed.length)}`,
+    `### scrapeform apply: ${outcomeWord(result, sorted.failed.length)}`,
     '',
-    `${countsText(result)}.`,
+    `${countsText(sorted)}.`,
     '',
     '| object | action | result |',
     '| --- | --- | --- |',
