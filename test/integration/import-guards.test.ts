@@ -18,7 +18,8 @@ describe('import guards', () => {
     h = undefined;
   });
 
-  async function workspace(harness: EmulatorHarness) {
+  /** A folder with its own state file, and the CLI run there against this emulator (with `env` besides). */
+  async function workspace(harness: EmulatorHarness, env: Record<string, string> = {}) {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-import-guards-'));
     const stateFile = path.join(dir, 'state.json');
     const scrapeform = (args: string[]) =>
@@ -27,6 +28,7 @@ describe('import guards', () => {
           SCRAPERAPI_API_KEY: EMULATOR_KEY,
           SCRAPEFORM_PARSER_URL: harness.emulator.url,
           SCRAPEFORM_PIPELINE_URL: harness.emulator.url,
+          ...env,
         },
         cwd: dir,
       });
@@ -185,18 +187,8 @@ describe('import guards', () => {
 
   it('writes a live ${ as $${, so the next load reads the value back instead of expanding it', async () => {
     h = await startTestEmulator();
-    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-import-guards-'));
-    const stateFile = path.join(dir, 'state.json');
     // HOME set, as in every shell: expanded, ${HOME} would read as /root and the next plan PATCH every value.
-    const scrapeform = (args: string[]) =>
-      runScrapeform([...args, '--state', stateFile], {
-        env: {
-          SCRAPERAPI_API_KEY: EMULATOR_KEY,
-          SCRAPEFORM_PARSER_URL: h?.emulator.url,
-          SCRAPEFORM_PIPELINE_URL: h?.emulator.url,
-          HOME: '/root',
-        },
-      });
+    const { dir, scrapeform } = await workspace(h, { HOME: '/root' });
     const made = await h.raw('POST', `/api/projects?${q}`, {
       name: 'crawl-${HOME}',
       projectInput: { type: 'list', list: [`${BOOK}?q=\${HOME}`, `${BOOK}?q=\${HOME:-x}&r=$\${y}`] },
