@@ -83,7 +83,7 @@ describe('import guards', () => {
     expect(await readdir(path.join(dir, 'imported'))).toEqual(['project-good.yaml']);
     expect(Object.keys((await state()).resources)).toEqual(['project.good']);
     // Before, the parser's manifest was written and recorded: every later plan failed on it.
-    const plan = await scrapeform(['plan', path.join(dir, 'imported')]);
+    const plan = await scrapeform(['plan', path.join(dir, 'imported'), '--detailed-exitcode']);
     expect(plan.code, plan.stderr).toBe(0);
   });
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import type { State } from '../../src/state/model.js';
@@ -67,4 +67,17 @@ it('Ctrl-C while two created parsers generate and a third waits: each is summed 
     `| \`parser.p1\` | create | stopped \`${made[0]}\`: \`interrupted while version 0`,
   );
   expect(report).toContain('| `parser.p3` | create | not started |');
+
+  // The next apply waits for the two generations (no second POST) and creates p3; a plan after it is empty.
+  h.emulator.clock.advance(61_000);
+  h.emulator.setFaults({ generationDelayMs: 0 });
+  const env = emulatorEnv(h.emulator.url, EMULATOR_KEY);
+  const again = await runBuiltCli(['apply', '--auto-approve'], { cwd: dir, env, exitWithinMs: 30_000 });
+  expect(again.code, again.stderr).toBe(0);
+  expect((await h.parsers.list()).map((p) => p.name).sort()).toEqual(['p1', 'p2', 'p3']);
+  const plan = await runBuiltCli(['plan', '--detailed-exitcode'], { cwd: dir, env, exitWithinMs: 30_000 });
+  expect([plan.code, plan.stdout.split('\n')[0]]).toEqual([
+    0,
+    'No changes. The live services match the manifests.',
+  ]);
 }, 60_000);

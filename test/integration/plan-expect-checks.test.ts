@@ -51,5 +51,7 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
   expect(applied.stdout).toContain('Expect checks:');
   const again = await scrapeform(['plan', dir, '--json']);
   expect(again.code).toBe(0);
-  expect(JSON.parse(again.stdout)).not.toHaveProperty('expect_checks');
+  const empty = JSON.parse(again.stdout) as Record<string, unknown>;
+  expect(empty.status).toBe('no_changes');
+  expect(empty).not.toHaveProperty('expect_checks');
 });
