@@ -361,6 +361,24 @@ setInterval(() => {}, 1000);`;
       expect(result.hung, `scrapeform ${args.join(' ')} did not exit`).toBeUndefined();
       expect(result.code, `scrapeform ${args.join(' ')}: ${result.stderr}`).toBe(code);
     }
+    // watch (--heal takes the lock while it heals) ends on SIGTERM after a run, its connection closed.
+    const watch = spawn(
+      process.execPath,
+      [BUILT_CLI, 'watch', '--heal', '--interval', '1s', '--listen', '127.0.0.1:0'],
+      { cwd: dir, env },
+    );
+    let watchLog = '';
+    watch.stderr.on('data', (d: Buffer) => (watchLog += d.toString()));
+    const watchExit = new Promise<number | null>((resolve) => watch.on('close', resolve));
+    try {
+      for (let i = 0; i < 500 && !watchLog.includes('watch: no drift'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(watchLog).toContain('watch: no drift (2 managed)');
+      watch.kill('SIGTERM');
+      expect(await watchExit).toBe(0);
+    } finally {
+      watch.kill('SIGKILL');
+    }
     // A command that fails on a held lock releases its connection too.
     const holder = new PostgresStateBackend(databaseUrl, 'commands-exit');
     const lock = await holder.lock('test holder');
