@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
+import { credentialsHidden } from '../model/state-url.js';
 import { ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
 import { REDACTED } from '../secret-forms.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
@@ -147,7 +148,7 @@ function endpoint(env: Readonly<Record<string, string | undefined>>, name: strin
   const value = env[name]?.trim();
   if (value === undefined || value === '') return fallback;
   // Shown without what could be a user name and password, even when it is no URL at all.
-  const shown = value.replace(/^([^/@]*\/\/)?[^/@]*@/, '$1***@');
+  const shown = credentialsHidden(value);
   let url: URL;
   try {
     url = new URL(value);

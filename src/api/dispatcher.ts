@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { ScrapeformError } from '../errors.js';
-import { readableUrl } from '../model/state-url.js';
+import { credentialsHidden, readableUrl } from '../model/state-url.js';
 
 /** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
 export function proxyConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
@@ -41,26 +41,7 @@ function checkProxy(env: Readonly<Record<string, string | undefined>>, name: str
   if (value === undefined || value === '') return;
   const url = readableUrl(value);
   if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')) return;
-  throw new ScrapeformError('config.proxy', `${written} is not a proxy URL: ${proxyShown(value)}`, {
+  throw new ScrapeformError('config.proxy', `${written} is not a proxy URL: ${credentialsHidden(value)}`, {
     hint: 'write http://HOST:PORT, or http://USER:PASSWORD@HOST:PORT with a /, #, @ or : in them percent-encoded (%2F, %23, %40, %3A)',
   });
-}
-
-/**
- * A proxy URL as scrapeform shows it (doctor, errors): its user name and password replaced by ***; one that cannot
- * be read keeps only what follows its last `@` (and its scheme, when it has one).
- */
-export function proxyShown(proxy: string): string {
-  const url = readableUrl(proxy);
-  if (url !== undefined) {
-    if (url.username !== '' || url.password !== '') {
-      url.username = '***';
-      url.password = '';
-    }
-    return url.toString();
-  }
-  const at = proxy.lastIndexOf('@');
-  if (at < 0) return proxy;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(proxy)?.[0] ?? '';
-  return `${scheme}***@${proxy.slice(at + 1)}`;
 }

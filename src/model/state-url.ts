@@ -83,3 +83,23 @@ function redactUnparsed(url: string): string {
   );
   return `${scheme}${user}${hostAndPath}`;
 }
+
+/**
+ * A URL given for a proxy or a service endpoint as scrapeform shows it (doctor, errors): its user name and password
+ * replaced by ***; one that cannot be read (a `/` or a space in a password not percent-encoded) keeps only what
+ * follows its last `@` (and its scheme, when it has one).
+ */
+export function credentialsHidden(written: string): string {
+  const url = readableUrl(written);
+  if (url !== undefined) {
+    // As written when there is nothing to hide: the reader finds the text they gave.
+    if (url.username === '' && url.password === '') return written;
+    url.username = '***';
+    url.password = '';
+    return url.toString();
+  }
+  const at = written.lastIndexOf('@');
+  if (at < 0) return written;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(written)?.[0] ?? '';
+  return `${scheme}***@${written.slice(at + 1)}`;
+}

@@ -1,4 +1,4 @@
-import { proxyShown } from '../api/dispatcher.js';
+import { credentialsHidden } from '../model/state-url.js';
 import type { DoctorCheck, DoctorReport } from '../output/render-doctor.js';
 
 /* Checks of this machine rather than of a service: its clock against the services' and the proxy its calls take. */
@@ -38,11 +38,11 @@ export function proxyRoute(
     const proxy = target.protocol === 'https:' ? (httpsProxy ?? httpProxy) : httpProxy;
     if (proxy === null || proxy === '') return 'direct';
     if (bypassed(target, noProxy)) return 'direct (NO_PROXY)';
-    return `via ${proxyShown(proxy)}`;
+    return `via ${credentialsHidden(proxy)}`;
   };
   return {
-    httpProxy: httpProxy !== null ? proxyShown(httpProxy) : null,
-    httpsProxy: httpsProxy !== null ? proxyShown(httpsProxy) : null,
+    httpProxy: httpProxy !== null ? credentialsHidden(httpProxy) : null,
+    httpsProxy: httpsProxy !== null ? credentialsHidden(httpsProxy) : null,
     noProxy,
     route: { parsers: route(parserUrl), projects: route(pipelineUrl) },
   };

@@ -139,14 +139,16 @@ describe('resolveApiConfig', () => {
   it.each([
     [
       'http://gwuser:GwS3cret@127.0.0.1:8080',
-      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080',
+      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080/',
     ],
     [
       'http://gwuser@127.0.0.1:8080',
-      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080',
+      'SCRAPEFORM_PARSER_URL must not hold a user name or password: http://***@127.0.0.1:8080/',
     ],
     // Not a URL at all (a space in the host): still shown without what could be a password.
     ['http://gw:S3c ret@bad host', 'SCRAPEFORM_PARSER_URL is not a URL: http://***@bad host'],
+    // A `/` in the password, not percent-encoded: the URL reads `gw` as the host and fails on its port.
+    ['https://gw:S3c/ret@gateway.example', 'SCRAPEFORM_PARSER_URL is not a URL: https://***@gateway.example'],
   ])('refuses an endpoint with credentials without showing them: %s', async (value, message) => {
     const error = (await resolveApiConfig({
       env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PARSER_URL: value },
