@@ -41,12 +41,16 @@ export function detailChange(change: ResourceChange): DetailLine[] {
 
 const line = (sign: DetailSign, text: string, depth: 0 | 1 = 0): DetailLine => ({ sign, text, depth });
 
-/** A parser's own settings as a create sends them. */
+/**
+ * A parser's own settings as a create sends them. scraper_params only when some are set: as Terraform shows only
+ * the attributes set, `{}` on every create is noise to read past (a replace shows params it takes away, `-> {}`).
+ */
 function parserLines(definition: ParserDefinition): DetailLine[] {
-  return [
-    line('+', `urls: ${showValue(definition.urls)}`),
-    line('+', `scraper_params: ${showValue(definition.scraperParams)}`),
-  ];
+  const params =
+    Object.keys(definition.scraperParams).length > 0
+      ? [line('+', `scraper_params: ${showValue(definition.scraperParams)}`)]
+      : [];
+  return [line('+', `urls: ${showValue(definition.urls)}`), ...params];
 }
 
 /**
