@@ -57,7 +57,7 @@ interface ChangeCommon {
   input_summary?: string;
   /**
    * For an object made by for_each or built on templates: where its values come from (manifest, element,
-   * templates with file:line). Shown by the human and Markdown plans only; the public plan JSON leaves it out.
+   * templates with file:line). In the public plan JSON too, so a saved plan shown or applied names it as plan did.
    */
   origin?: string;
 }

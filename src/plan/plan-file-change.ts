@@ -15,6 +15,7 @@ export function typedChange(c: ChangeFile, damaged: (message: string) => Scrapef
     address: c.address,
     name: c.name,
     reasons: c.reasons,
+    ...(c.origin !== undefined ? { origin: c.origin } : {}),
     regenerates: c.regenerates,
     destructive: c.destructive,
     field_changes: c.field_changes,

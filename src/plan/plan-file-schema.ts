@@ -105,6 +105,8 @@ const ResourceChangeSchema = z.object({
   id: z.union([z.string(), z.int(), z.null()]),
   action: z.enum(['create', 'update', 'replace', 'delete', 'archive', 'adopt', 'record', 'forget']),
   reasons: z.array(z.string()),
+  // Absent in plans saved before it was part of the format, and for objects written out in one manifest.
+  origin: z.string().optional(),
   regenerates: z.boolean(),
   destructive: z.boolean(),
   requests: z.array(PlannedRequestSchema),

@@ -87,6 +87,12 @@ export interface ResourceChangeJson {
   id: string | number | null;
   action: Action;
   reasons: string[];
+  /**
+   * For an object made by for_each or built on templates: where its values come from (manifest, element,
+   * templates with file:line, paths as the manifests were given). Shown under the change as `# from`; absent for
+   * an object written out in one manifest, and in plans saved before it was part of the format.
+   */
+  origin?: string;
   regenerates: boolean;
   destructive: boolean;
   requests: PlannedRequest[];
@@ -221,6 +227,7 @@ export function toResourceChangeJson(change: ResourceChange): ResourceChangeJson
     id: change.id,
     action: change.action,
     reasons: change.reasons,
+    ...(change.origin !== undefined ? { origin: change.origin } : {}),
     regenerates: change.regenerates,
     destructive: change.destructive,
     requests: plannedRequests(change),

@@ -26,7 +26,8 @@ async function examples(): Promise<{ parsers: DesiredParser[]; projects: Desired
     env: {},
   });
   if (!loaded.valid) throw new Error(JSON.stringify(loaded.diagnostics));
-  // Sources hold absolute paths, which differ between machines; the plan JSON never shows them.
+  // Sources hold absolute paths, which differ between machines; the plan JSON shows them only as the origin of an
+  // object made by for_each or templates, which these examples do not use.
   return { parsers: loaded.parsers, projects: loaded.projects };
 }
 

@@ -176,6 +176,22 @@ describe('the saved plan carries a digest of its own content', () => {
     }
   });
 
+  it('keeps where a change comes from (origin); a plan saved without origins still reads', async () => {
+    // The fixtures are plans of objects written out in one manifest: as a plan saved before origin was in the format.
+    const older = parsePlanFile(await fixture('fresh'), 'fresh.json');
+    expect(older.resource_changes.filter((c) => c.origin !== undefined)).toEqual([]);
+    const origin = 'odd\u001bdir/books.yaml:1, ParserTemplate "product" at templates/product.yaml:1';
+    const saved = renderSavedPlan({
+      ...older,
+      resource_changes: older.resource_changes.map((c, i) => (i === 0 ? { ...c, origin } : c)),
+    });
+    const read = parseSavedPlan(saved, 'plan.json');
+    expect(read.resource_changes.map((c) => c.origin)).toEqual(
+      older.resource_changes.map((_, i) => (i === 0 ? origin : undefined)),
+    );
+    expect(renderSavedPlan(read)).toBe(saved);
+  });
+
   it('refuses an edit the checks of the rest of the plan cannot see (a project body and record edited alike)', async () => {
     const text = await savedAndEdited('fresh', (plan) => {
       const project = plan.resource_changes.find((c: Edited) => c.kind === 'Project');

@@ -196,4 +196,11 @@ describe('toResourceChangeJson', () => {
     );
     expect(Object.keys(summarised).at(-1)).toBe('input_summary');
   });
+
+  it('writes origin after reasons, only for a change that has one', () => {
+    const origin = 'teams/nightly.yaml:1, ProjectTemplate "nightly" at templates/crawl.yaml:1';
+    const json = toResourceChangeJson(project({ action: 'archive', id: 7, origin }));
+    expect(Object.keys(json).slice(5, 8)).toEqual(['reasons', 'origin', 'regenerates']);
+    expect(json.origin).toBe(origin);
+  });
 });
