@@ -8,6 +8,7 @@ import { addApiFlags, environmentOptions, openServicesFromFlags, wholeNumber } f
 import type { ApiFlags } from './shared-flags.js';
 import { managedParser } from '../workspace/managed-address.js';
 import { parserScrapingParams } from '../workspace/parser-scraping-params.js';
+import { renderJson } from '../output/render-json.js';
 
 interface ParseFlags extends ApiFlags {
   version?: string;
@@ -75,7 +76,7 @@ export function registerParse(program: Command, run: RunCommand): void {
           ...declared.params,
           ...params,
         });
-        ctx.print(JSON.stringify(result, null, 2));
+        ctx.print(renderJson(result));
         return 'ok';
       } finally {
         await services.close();

@@ -1,4 +1,5 @@
 import type { Colors } from './colors.js';
+import { renderJson } from './render-json.js';
 
 /** One thing `doctor` looked at: `fail` means scrapeform cannot work with what it saw. */
 export interface DoctorCheck {
@@ -69,5 +70,5 @@ export function renderDoctorHuman(report: DoctorReport, colors: Colors): string 
 }
 
 export function renderDoctorJson(report: DoctorReport): string {
-  return JSON.stringify(report, null, 2);
+  return renderJson(report);
 }

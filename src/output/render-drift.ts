@@ -3,6 +3,7 @@ import type { Colors } from './colors.js';
 import { markdownText, tableCode } from './escape-markdown.js';
 import { printable, printableJson } from './escape-text.js';
 import { formatCount } from '../format-count.js';
+import { renderJson } from './render-json.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
 export function toDriftJson(report: DriftReport): Record<string, unknown> {
@@ -16,7 +17,7 @@ export function toDriftJson(report: DriftReport): Record<string, unknown> {
 }
 
 export function renderDriftJson(report: DriftReport): string {
-  return JSON.stringify(toDriftJson(report), null, 2);
+  return renderJson(toDriftJson(report));
 }
 
 /**
