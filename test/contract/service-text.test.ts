@@ -65,6 +65,18 @@ describe('run --wait: the progress of the new job', () => {
   });
 });
 
+describe('cancel: the status the service answers', () => {
+  it('is printed printable', async () => {
+    nock(PIPELINE_ORIGIN)
+      .delete('/api/projects/522/jobs/9')
+      .query(keyQuery)
+      .reply(200, { status: `Cancelled${HOSTILE}` });
+    const run = await scrapeform(nightly, ['cancel', 'nightly', '9']);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toBe(`Job 9 of nightly: Cancelled${SHOWN} (items already in flight finish first).\n`);
+  });
+});
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
