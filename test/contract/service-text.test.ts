@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
-import { stateOf } from '../helpers/state.js';
+import { parserState, stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import type { State } from '../../src/state/model.js';
 
@@ -74,6 +74,65 @@ describe('cancel: the status the service answers', () => {
     const run = await scrapeform(nightly, ['cancel', 'nightly', '9']);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.stdout).toBe(`Job 9 of nightly: Cancelled${SHOWN} (items already in flight finish first).\n`);
+  });
+});
+
+describe('parse: JSON that gives back the exact data, and warnings printable', () => {
+  const details = {
+    name: 'books',
+    status: 'FINISHED',
+    error: null,
+    generated_at: null,
+    fields: [{ name: 'title', type: 'text' }],
+    version: 0,
+  };
+
+  it('writes C1 controls, DEL and bidi overrides in the result as \\u escapes; JSON.parse reads the same string', async () => {
+    const parser = nock(PARSER_ORIGIN);
+    parser.get('/parsers/p-1/0').query(keyQuery).reply(200, details);
+    parser
+      .get('/parse/p-1/0')
+      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 0, result: { title: HOSTILE, [HOSTILE]: 1 } });
+    const state = stateOf({ 'parser.books': parserState({ definition: null }) });
+    const run = await scrapeform(state, ['parse', 'books', 'https://books.example/a.html', '--version', '0']);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toBe(
+      [
+        '{',
+        '  "parser": "p-1",',
+        '  "version": 0,',
+        '  "result": {',
+        `    "title": "${SHOWN}",`,
+        `    "${SHOWN}": 1`,
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(run.stdout)).toEqual({
+      parser: 'p-1',
+      version: 0,
+      result: { title: HOSTILE, [HOSTILE]: 1 },
+    });
+  });
+
+  it('prints a warning that names the parser printable', async () => {
+    const address = `parser.books${HOSTILE}`;
+    const parser = nock(PARSER_ORIGIN);
+    parser.get('/parsers/p-1/0').query(keyQuery).reply(200, details);
+    parser
+      .get('/parse/p-1/0')
+      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 0, result: {} });
+    const state = stateOf({
+      [address]: parserState({ definition: null, unknown: { scraperParams: true } }),
+    });
+    const run = await scrapeform(state, ['parse', address, 'https://books.example/a.html', '--version', '0']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `warning: the scraping parameters of parser.books${SHOWN} were never seen (the service does not return them) and no manifest declares them: none are sent; pass --render or --param if the page needs them\n`,
+    );
   });
 });
 
