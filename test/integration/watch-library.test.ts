@@ -299,3 +299,47 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
   expect(drifted).toEqual([1, 0]);
   expect(status).toMatchObject({ runs: 2, failures: 0 });
 });
+
+it('runWatch (library): names and errors in the notification text cannot mention anyone or hide a link in chat; the structured parts stay exact', async () => {
+  const { ws, id } = await convergedBooks(h);
+  const renamed = '<!channel> <https://evil|click> & co';
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: renamed }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const error = 'key revoked by <@U123> in <#C123>, ask <!here>';
+  const posted: Record<string, unknown>[] = [];
+  let runs = 0;
+  await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 900_000,
+      maxRuns: 2,
+      signal: new AbortController().signal,
+      // Run 1 fails with an error quoting mentions; run 2 works again and finds the field renamed by hand.
+      reloadManifests: async () => {
+        if (++runs === 1) throw new Error(error);
+        return manifests;
+      },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+    },
+  );
+  expect(posted[0]).toEqual({
+    text: 'scrapeform watch: the drift check failed: key revoked by &lt;@U123&gt; in &lt;#C123&gt;, ask &lt;!here&gt;\nNo drift can be seen until it works again; the next run is in 15m 00s.',
+    failing: { error },
+  });
+  const shown = '&lt;!channel&gt; &lt;https://evil|click&gt; &amp; co';
+  expect(String(posted[1]?.text).split('\n')).toEqual([
+    'scrapeform watch: the drift check works again (after 1 failed run).',
+    'scrapeform: 1 of 1 managed object changed outside scrapeform',
+    `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${shown}`,
+    expect.stringMatching(/^Revert: /),
+  ]);
+  expect(posted[1]).toMatchObject({
+    recovered: { failures: 1 },
+    drift: { drift: [{ changes: [{ change: 'rename', from: 'price', to: renamed }] }] },
+  });
+});
