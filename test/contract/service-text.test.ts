@@ -136,6 +136,26 @@ describe('parse: JSON that gives back the exact data, and warnings printable', (
   });
 });
 
+describe('apply: the progress lines in a log', () => {
+  it("print a failed call's error, quoting the service's answer, printable", async () => {
+    const dir = await project({
+      'nightly.yaml':
+        'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
+    });
+    const service = nock(PIPELINE_ORIGIN);
+    service.get('/api/projects').query(keyQuery).reply(200, []);
+    service.post('/api/projects').query(keyQuery).reply(400, { error: HOSTILE });
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve'], {
+      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `project.nightly  failed: POST ${PIPELINE_ORIGIN}/api/projects?api_key=***: 400: ${SHOWN}\n`,
+    );
+    expect(run.stdout).toContain(`400: ${SHOWN}`);
+  });
+});
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
