@@ -5,6 +5,7 @@ import type { ApplyEvent } from '../apply/apply-model.js';
 import { formatDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
+import { printable } from '../output/escape-text.js';
 import type { ApplyReport } from '../output/render-apply.js';
 import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
@@ -167,8 +168,11 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
  */
 function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; stop: () => void } {
   const { dim, green, red, yellow } = ctx.colors;
+  // A generation's status, a failure's error and the ids in a path are the services' own text (an error quotes
+  // the answer's body): printable, so none can drive the terminal or forge a line, on a live line or in a log.
   const paint = (status: string): string =>
-    status === 'FINISHED' ? green(status) : status === 'FAILED' ? red(status) : yellow(status);
+    status === 'FINISHED' ? green(status) : status === 'FAILED' ? red(status) : yellow(printable(status));
+  const failure = (error: string | undefined): string => printable(error ?? '');
   const ci = ctx.io.env.CI !== undefined && ctx.io.env.CI !== '' && ctx.io.env.CI !== 'false';
   if (ctx.io.stderrIsTTY && !ci) {
     const live = new LiveProgress((text) => ctx.io.stderr.write(text), ctx.colors);
@@ -181,7 +185,7 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
       onEvent: (event) => {
         if (event.type === 'start') set(event.address, dim(event.action));
         if (event.type === 'call')
-          set(event.address, dim(`${event.method} ${event.path} -> ${event.status}`));
+          set(event.address, dim(`${event.method} ${printable(event.path)} -> ${event.status}`));
         if (event.type === 'generation') {
           set(
             event.address,
@@ -195,8 +199,8 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
             event.ok
               ? `${last.get(event.address) ?? ''}  ${green('✓')}`
               : event.stopped === true
-                ? yellow(`stopped: ${event.error ?? ''}`)
-                : red(`failed: ${event.error ?? ''}`),
+                ? yellow(`stopped: ${failure(event.error)}`)
+                : red(`failed: ${failure(event.error)}`),
           );
         }
       },
@@ -206,14 +210,14 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
   return {
     onEvent: (event) => {
       if (event.type === 'call')
-        ctx.log(dim(`${event.address}  ${event.method} ${event.path} -> ${event.status}`));
+        ctx.log(dim(`${event.address}  ${event.method} ${printable(event.path)} -> ${event.status}`));
       if (event.type === 'generation')
         ctx.log(
           `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,
         );
       if (event.type === 'done' && !event.ok)
         ctx.log(
-          `${event.address}  ${event.stopped === true ? yellow('stopped') : red('failed')}: ${event.error ?? ''}`,
+          `${event.address}  ${event.stopped === true ? yellow('stopped') : red('failed')}: ${failure(event.error)}`,
         );
     },
     stop: () => undefined,

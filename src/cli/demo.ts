@@ -14,6 +14,7 @@ import { openWorkspace } from '../workspace/open-workspace.js';
 import type { Workspace } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { CommandContext, RunCommand } from './io.js';
+import { renderJson } from '../output/render-json.js';
 
 /** examples/quickstart in the installed package. */
 const QUICKSTART = path.join(PACKAGE_ROOT, 'examples', 'quickstart');
@@ -134,7 +135,7 @@ async function demo(ctx: CommandContext, generationDelayMs: number): Promise<'ok
       'https://books.example/catalogue/soumission_998/index.html',
       current.manifests.parsers.find((p) => p.address === 'parser.books-product')?.scraperParams,
     );
-    ctx.print(indent(JSON.stringify(parsed, null, 2)));
+    ctx.print(indent(renderJson(parsed)));
 
     step('5. edit: rename availability to stock, sharpen the price description, add the UPC');
     const edited = original

@@ -5,6 +5,7 @@ import type { RunCommand } from './io.js';
 import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 import { diffResults, renderResultChanges } from '../output/render-result-changes.js';
+import { renderJson } from '../output/render-json.js';
 
 export function registerDiffResults(program: Command, run: RunCommand): void {
   const command = program
@@ -35,8 +36,7 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
             }
           }
           const changes = diffResults(before.exampleResult ?? [], after.exampleResult ?? []);
-          if (flags.json === true)
-            ctx.print(JSON.stringify({ address: parser.address, from, to, changes }, null, 2));
+          if (flags.json === true) ctx.print(renderJson({ address: parser.address, from, to, changes }));
           else ctx.print(renderResultChanges(changes, from, to));
           return 'ok';
         } finally {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable } from '../output/escape-text.js';
 import { renderOutput } from '../output/render-output.js';
 import type { RenderFormat } from '../output/render-output.js';
 import { acceptDrift } from '../workspace/accept-drift.js';
@@ -47,13 +48,15 @@ async function drift(ctx: CommandContext, paths: string[], flags: DriftFlags): P
     }
     const outcome = await acceptDrift(ws, { targets });
     ctx.print(renderOutput('drift', format, outcome.report, ctx.stdoutColors));
-    for (const address of outcome.accepted) ctx.log(ctx.colors.green(`accepted ${address}`));
-    for (const file of outcome.files) ctx.log(`rewrote ${file}`);
-    for (const line of outcome.skipped) ctx.log(ctx.colors.yellow(`not accepted: ${line}`));
+    // Why an object was not accepted may quote a live field name (and addresses and paths may hold anything):
+    // printable, as the drift report prints them.
+    for (const address of outcome.accepted) ctx.log(ctx.colors.green(`accepted ${printable(address)}`));
+    for (const file of outcome.files) ctx.log(`rewrote ${printable(file)}`);
+    for (const line of outcome.skipped) ctx.log(ctx.colors.yellow(`not accepted: ${printable(line)}`));
     if (outcome.placeholders.length > 0) {
       ctx.log(
         ctx.colors.yellow(
-          `The service does not return descriptions: ${outcome.placeholders.join(', ')} ${outcome.placeholders.length === 1 ? 'has' : 'have'} a placeholder that validate warns about until you describe ${outcome.placeholders.length === 1 ? 'it' : 'them'}.`,
+          `The service does not return descriptions: ${outcome.placeholders.map(printable).join(', ')} ${outcome.placeholders.length === 1 ? 'has' : 'have'} a placeholder that validate warns about until you describe ${outcome.placeholders.length === 1 ? 'it' : 'them'}.`,
         ),
       );
     }

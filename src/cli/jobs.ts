@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable } from '../output/escape-text.js';
 import { renderOutput } from '../output/render-output.js';
 import { using } from '../workspace/open-workspace.js';
 import { cancelProjectJob, listProjectJobs } from '../workspace/project-jobs.js';
@@ -35,7 +36,8 @@ export function registerJobs(program: Command, run: RunCommand): void {
         cancelProjectJob(services, address, jobId),
       );
       ctx.print(
-        `Job ${jobId} of ${address}: ${answer.status ?? 'cancel requested'} (items already in flight finish first).`,
+        // The status is the service's answer: printable, as every live value a terminal shows.
+        `Job ${printable(jobId)} of ${printable(address)}: ${printable(answer.status ?? 'cancel requested')} (items already in flight finish first).`,
       );
       return 'ok';
     }),

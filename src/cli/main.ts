@@ -3,7 +3,7 @@ import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
-import { printable } from '../output/escape-text.js';
+import { printableLines } from '../output/escape-text.js';
 import { VERSION } from '../version.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
@@ -127,10 +127,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return exitCodeFor(failureStatus(error, ctx ?? createContext(io, { color: 'never' })));
   }
   return exitCodeFor(status);
-}
-
-function printableLines(text: string): string {
-  return text.split('\n').map(printable).join('\n');
 }
 
 function failureStatus(error: unknown, ctx: CommandContext): RunStatus {

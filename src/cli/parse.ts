@@ -8,6 +8,8 @@ import { addApiFlags, environmentOptions, openServicesFromFlags, wholeNumber } f
 import type { ApiFlags } from './shared-flags.js';
 import { managedParser } from '../workspace/managed-address.js';
 import { parserScrapingParams } from '../workspace/parser-scraping-params.js';
+import { printable } from '../output/escape-text.js';
+import { renderJson } from '../output/render-json.js';
 
 interface ParseFlags extends ApiFlags {
   version?: string;
@@ -43,7 +45,8 @@ export function registerParse(program: Command, run: RunCommand): void {
           state,
           parser.address,
         );
-        for (const warning of declared.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
+        // Warnings name the parser as state records it, which may be a live name: printable.
+        for (const warning of declared.warnings) ctx.log(ctx.colors.yellow(`warning: ${printable(warning)}`));
         // Details may carry no version (API-NOTES): the latest is then the one the list gives, else the one state
         // records, as plan reads them.
         const listed =
@@ -75,7 +78,7 @@ export function registerParse(program: Command, run: RunCommand): void {
           ...declared.params,
           ...params,
         });
-        ctx.print(JSON.stringify(result, null, 2));
+        ctx.print(renderJson(result));
         return 'ok';
       } finally {
         await services.close();

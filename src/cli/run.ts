@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { printable, quoted } from '../output/escape-text.js';
 import { renderJobsTable } from '../output/render-jobs.js';
 import { using } from '../workspace/open-workspace.js';
 import { isJobFailed, runProject } from '../workspace/project-jobs.js';
@@ -23,12 +24,17 @@ export function registerRun(program: Command, run: RunCommand): void {
             timeoutMs,
             timeoutLabel: flags.waitTimeout,
             pollMs: pollIntervalFromEnv(ctx.io.env) ?? 1000,
-            onStarted: () => ctx.log(`${address}: started (scheduledAt now).`),
-            onProgress: (job, status) => ctx.log(`${address}  job ${job?.id ?? '-'}  ${status}`),
+            // Job ids and statuses are the service's own text (job records are undocumented, API-NOTES): printable,
+            // so an answer cannot clear the screen or forge a progress line.
+            onStarted: () => ctx.log(`${printable(address)}: started (scheduledAt now).`),
+            onProgress: (job, status) =>
+              ctx.log(
+                `${printable(address)}  job ${printable(String(job?.id ?? '-'))}  ${printable(status)}`,
+              ),
             onUnknownStatus: (status) =>
               ctx.log(
                 ctx.colors.yellow(
-                  `warning: job status "${status}" is not one scrapeform knows; waiting as if it were still running`,
+                  `warning: job status ${quoted(status)} is not one scrapeform knows; waiting as if it were still running`,
                 ),
               ),
           }),

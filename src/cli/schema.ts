@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { manifestJsonSchema } from '../manifest/json-schema.js';
 import type { RunCommand } from './io.js';
+import { renderJson } from '../output/render-json.js';
 
 export function registerSchema(program: Command, run: RunCommand): void {
   program
@@ -8,7 +9,7 @@ export function registerSchema(program: Command, run: RunCommand): void {
     .description('print the manifest JSON Schema (for editors)')
     .action(async () =>
       run(async (ctx) => {
-        ctx.print(JSON.stringify(manifestJsonSchema(), null, 2));
+        ctx.print(renderJson(manifestJsonSchema()));
         return 'ok';
       }),
     );

@@ -15,6 +15,7 @@ import {
   stateOptions,
 } from './shared-flags.js';
 import type { EnvironmentFlags } from './shared-flags.js';
+import { renderJson } from '../output/render-json.js';
 
 interface StateFlags extends EnvironmentFlags {
   state?: string;
@@ -31,7 +32,7 @@ export function registerState(program: Command, run: RunCommand): void {
   ).action(async (flags: StateFlags) =>
     run(async (ctx) => {
       const state = await using(openStateFromFlags(ctx, flags), ({ backend }) => backend.read());
-      ctx.print(JSON.stringify(state, null, 2));
+      ctx.print(renderJson(state));
       return 'ok';
     }),
   );

@@ -7,6 +7,7 @@ import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { addEnvironmentFlags, environmentOptions } from './environment-flags.js';
 import type { EnvironmentFlags } from './environment-flags.js';
+import { renderJson } from '../output/render-json.js';
 
 export function registerValidate(program: Command, run: RunCommand): void {
   const command = program
@@ -33,27 +34,23 @@ async function validate(
   const environments = loaded.environments ?? [];
   if (json) {
     ctx.print(
-      JSON.stringify(
-        {
-          valid: loaded.valid,
-          files: loaded.files,
-          parsers: [...new Set(loaded.parsers.map((p) => p.address))],
-          projects: [...new Set(loaded.projects.map((p) => p.address))],
-          ...(environments.length > 0
-            ? {
-                environments: Object.fromEntries(
-                  environments.map((e) => [
-                    e.name,
-                    { parsers: e.parsers.map((p) => p.address), projects: e.projects.map((p) => p.address) },
-                  ]),
-                ),
-              }
-            : {}),
-          diagnostics: loaded.diagnostics,
-        },
-        null,
-        2,
-      ),
+      renderJson({
+        valid: loaded.valid,
+        files: loaded.files,
+        parsers: [...new Set(loaded.parsers.map((p) => p.address))],
+        projects: [...new Set(loaded.projects.map((p) => p.address))],
+        ...(environments.length > 0
+          ? {
+              environments: Object.fromEntries(
+                environments.map((e) => [
+                  e.name,
+                  { parsers: e.parsers.map((p) => p.address), projects: e.projects.map((p) => p.address) },
+                ]),
+              ),
+            }
+          : {}),
+        diagnostics: loaded.diagnostics,
+      }),
     );
     return loaded.valid ? 'ok' : 'error';
   }

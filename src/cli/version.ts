@@ -3,6 +3,7 @@ import { PLAN_FORMAT_VERSION } from '../plan/model.js';
 import { STATE_FORMAT_VERSION } from '../state/model.js';
 import { VERSION } from '../version.js';
 import type { RunCommand } from './io.js';
+import { renderJson } from '../output/render-json.js';
 
 /** `scrapeform version`: what a bug report or a CI log needs, as text or JSON. */
 export function registerVersion(program: Command, run: RunCommand): void {
@@ -21,7 +22,7 @@ export function registerVersion(program: Command, run: RunCommand): void {
         };
         ctx.print(
           flags.json === true
-            ? JSON.stringify(facts, null, 2)
+            ? renderJson(facts)
             : `scrapeform ${facts.version} (Node.js ${facts.node}, ${facts.platform}; plan format ${facts.plan_format_version}, state format ${facts.state_format_version})`,
         );
         return 'ok';

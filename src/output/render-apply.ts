@@ -7,6 +7,7 @@ import type { Colors } from './colors.js';
 import { renderChecks } from './render-checks.js';
 import { renderResultDiffsHuman } from './render-result-diffs.js';
 import type { ResultDiff } from './render-result-diffs.js';
+import { renderJson } from './render-json.js';
 
 /** What apply ended with: the results of the calls (none when there was nothing to do) and the expect checks. */
 export interface ApplyReport {
@@ -108,18 +109,14 @@ function warningLines(warnings: readonly string[] | undefined, colors: Colors): 
 /** The apply result as JSON (`apply --json`): status, one entry per change, and the expect checks. */
 export function renderApplyJson(report: ApplyReport): string {
   const { result, checks } = report;
-  if (result === undefined) return JSON.stringify({ status: 'no_changes', results: [] }, null, 2);
+  if (result === undefined) return renderJson({ status: 'no_changes', results: [] });
   const failed = result.results.some((r) => !r.ok);
-  return JSON.stringify(
-    {
-      status: result.interrupted ? 'interrupted' : failed ? 'failed' : 'applied',
-      results: result.results,
-      checks,
-      result_changes: report.resultDiffs,
-    },
-    null,
-    2,
-  );
+  return renderJson({
+    status: result.interrupted ? 'interrupted' : failed ? 'failed' : 'applied',
+    results: result.results,
+    checks,
+    result_changes: report.resultDiffs,
+  });
 }
 
 /**

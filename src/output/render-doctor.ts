@@ -1,4 +1,6 @@
 import type { Colors } from './colors.js';
+import { printable } from './escape-text.js';
+import { renderJson } from './render-json.js';
 
 /** One thing `doctor` looked at: `fail` means scrapeform cannot work with what it saw. */
 export interface DoctorCheck {
@@ -38,7 +40,10 @@ export interface DoctorReport {
 
 const MARK: Record<DoctorCheck['status'], string> = { ok: '✓', warn: '!', fail: '✗', skipped: '-' };
 
-/** The doctor report for people: one line per check, then the readings and the proxy route. */
+/**
+ * The doctor report for people: one line per check, then the readings and the proxy route. Messages quote what the
+ * services answered (ids, statuses, error bodies): printable (escape-text.ts).
+ */
 export function renderDoctorHuman(report: DoctorReport, colors: Colors): string {
   const paint = (status: DoctorCheck['status'], text: string): string =>
     status === 'ok'
@@ -51,12 +56,14 @@ export function renderDoctorHuman(report: DoctorReport, colors: Colors): string 
   const width = Math.max(...report.checks.map((c) => c.name.length));
   const lines = [
     colors.bold('Checks (read-only: no credits spent)'),
-    ...report.checks.map((c) => `  ${paint(c.status, MARK[c.status])} ${c.name.padEnd(width)}  ${c.message}`),
+    ...report.checks.map(
+      (c) => `  ${paint(c.status, MARK[c.status])} ${c.name.padEnd(width)}  ${printable(c.message)}`,
+    ),
     '',
     colors.bold('Readings of the real services (docs/real-services.md)'),
     ...report.readings.map(
       (r) =>
-        `  ${r.seen === true ? colors.yellow('seen    ') : r.seen === false ? colors.dim('not seen') : colors.dim('unknown ')} ${r.name}: ${r.message}`,
+        `  ${r.seen === true ? colors.yellow('seen    ') : r.seen === false ? colors.dim('not seen') : colors.dim('unknown ')} ${r.name}: ${printable(r.message)}`,
     ),
     '',
     `Proxy: parsers ${report.proxy.route.parsers}, projects ${report.proxy.route.projects}`,
@@ -69,5 +76,5 @@ export function renderDoctorHuman(report: DoctorReport, colors: Colors): string 
 }
 
 export function renderDoctorJson(report: DoctorReport): string {
-  return JSON.stringify(report, null, 2);
+  return renderJson(report);
 }

@@ -1,8 +1,10 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
+import { chatText } from './escape-chat.js';
 import { markdownText, tableCode } from './escape-markdown.js';
 import { printable, printableJson } from './escape-text.js';
 import { formatCount } from '../format-count.js';
+import { renderJson } from './render-json.js';
 
 /** The public drift JSON (`drift --json`, and the `drift` of a watch notification): what accept records is internal. */
 export function toDriftJson(report: DriftReport): Record<string, unknown> {
@@ -16,7 +18,7 @@ export function toDriftJson(report: DriftReport): Record<string, unknown> {
 }
 
 export function renderDriftJson(report: DriftReport): string {
-  return JSON.stringify(toDriftJson(report), null, 2);
+  return renderJson(toDriftJson(report));
 }
 
 /**
@@ -87,13 +89,16 @@ export function renderDriftMarkdown(report: DriftReport): string {
   ].join('\n');
 }
 
-/** A one-paragraph summary, as a chat message (`watch --notify`): a line per object, its values printable. */
+/**
+ * A one-paragraph summary, as a chat message (`watch --notify`): a line per object, its values escaped for chat
+ * (escape-chat.ts), so a live name cannot mention a channel or hide a link.
+ */
 export function renderDriftText(report: DriftReport): string {
   if (report.status === 'no_drift')
     return `scrapeform: no drift (${report.summary.objects} managed ${plural(report.summary.objects, 'object')})`;
   return [
     `scrapeform: ${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform`,
-    ...report.drift.map((d) => `• ${printable(d.address)}: ${printable(d.message)}`),
+    ...report.drift.map((d) => `• ${chatText(d.address)}: ${chatText(d.message)}`),
     `Revert: ${cost(report.summary.revert)}. Accept: ${cost(report.summary.accept)}.`,
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 import type { LiveJob } from '../api/live.js';
 import { printable } from './escape-text.js';
 import { renderTable } from './render-table.js';
+import { renderJson } from './render-json.js';
 
 /** The jobs of one project (`scrapeform jobs`). */
 export interface JobsView {
@@ -35,5 +36,5 @@ export function renderJobsHuman(view: JobsView): string {
 }
 
 export function renderJobsJson(view: JobsView): string {
-  return JSON.stringify(view.jobs, null, 2);
+  return renderJson(view.jobs);
 }

@@ -1,6 +1,7 @@
 import type { State } from '../state/model.js';
 import { renderTable } from './render-table.js';
 import { byCodeUnit } from '../code-unit-order.js';
+import { renderJson } from './render-json.js';
 
 /** `scrapeform output`: ids and versions of what state manages, keyed by name, for consumers. */
 export interface ManagedIds {
@@ -27,5 +28,5 @@ export function renderManagedIdsHuman(ids: ManagedIds): string {
 }
 
 export function renderManagedIdsJson(ids: ManagedIds): string {
-  return JSON.stringify(ids, null, 2);
+  return renderJson(ids);
 }

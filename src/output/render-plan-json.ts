@@ -1,7 +1,8 @@
 import type { Plan } from '../plan/model.js';
 import { toPlanJson } from '../plan/plan-json.js';
+import { renderJson } from './render-json.js';
 
 /** The public plan format (`format_version` 1), as `plan --json` prints it and `plan --out` saves it. */
 export function renderPlanJson(plan: Plan): string {
-  return JSON.stringify(toPlanJson(plan), null, 2);
+  return renderJson(toPlanJson(plan));
 }

@@ -6,7 +6,7 @@ import type { DetailLine } from './change-details.js';
 import { BoundedText } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
-import { printable } from './escape-text.js';
+import { renderJson } from './render-json.js';
 import { describeExpectChecks, describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
@@ -189,14 +189,14 @@ function renderChangeBlock(change: ResourceChange, bodies: boolean): string {
     for (const r of bodies ? withBody : []) {
       // JSON.stringify escapes line breaks inside strings, so every line starts with a space, a quote, a bracket or
       // a brace: no value can close the fence or start HTML. It leaves bidirectional controls raw, which GitHub
-      // would show reordering the text around them (Trojan Source): each line is made printable as the terminal's
-      // layoutJson does, and `\u202e` read back as JSON is the same character, so the body is still what is sent.
+      // would show reordering the text around them (Trojan Source): renderJson writes them as escapes, and `\u202e`
+      // read back as JSON is the same character, so the body is still what is sent.
       lines.push(
         '',
         `<details><summary>Body of <code>${htmlText(`${r.method} ${r.path}`)}</code></summary>`,
         '',
         '```json',
-        ...JSON.stringify(r.body, null, 2).split('\n').map(printable),
+        ...renderJson(r.body).split('\n'),
         '```',
         '',
         '</details>',

@@ -1,5 +1,6 @@
 import { formatDuration } from '../duration.js';
 import { renderTable } from './render-table.js';
+import { renderJson } from './render-json.js';
 
 /** One managed object as `scrapeform status` shows it. */
 export interface StatusRow {
@@ -38,13 +39,11 @@ export function renderStatusHuman(rows: readonly StatusRow[]): string {
 }
 
 export function renderStatusJson(rows: readonly StatusRow[]): string {
-  return JSON.stringify(
+  return renderJson(
     rows.map(({ generatingForMs, ...row }) =>
       generatingForMs !== undefined
         ? { ...row, status: `${row.status} ${formatDuration(generatingForMs)}` }
         : row,
     ),
-    null,
-    2,
   );
 }

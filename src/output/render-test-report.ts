@@ -1,6 +1,7 @@
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Colors } from './colors.js';
 import { renderChecks } from './render-checks.js';
+import { renderJson } from './render-json.js';
 
 /** `scrapeform test` for people. */
 export function renderTestReportHuman(results: readonly ExpectCheckResult[], colors: Colors): string {
@@ -8,5 +9,5 @@ export function renderTestReportHuman(results: readonly ExpectCheckResult[], col
 }
 
 export function renderTestReportJson(results: readonly ExpectCheckResult[]): string {
-  return JSON.stringify({ passed: results.every((r) => r.ok), results }, null, 2);
+  return renderJson({ passed: results.every((r) => r.ok), results });
 }

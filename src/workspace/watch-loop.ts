@@ -2,6 +2,7 @@ import type { ApplyEvent } from '../apply/apply-model.js';
 import { ScrapeformError } from '../errors.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
+import { chatText } from '../output/escape-chat.js';
 import { printable } from '../output/escape-text.js';
 import { renderDriftText, toDriftJson } from '../output/render-drift.js';
 import type { ApprovalItem } from '../plan/approval.js';
@@ -49,6 +50,7 @@ export type WatchEvent =
 /**
  * The JSON posted to `--notify`: a Slack-style `text` and the structured drift (the `drift --json` format); or, when
  * the check starts failing, `text` and `failing` (no drift was read). The first run that succeeds after it says so.
+ * The names and messages in `text` are escaped for chat (escape-chat.ts); the other keys carry them exactly.
  */
 export type WatchNotification = WatchDriftNotification | WatchFailingNotification;
 
@@ -156,7 +158,7 @@ export async function runWatch(
       if (++failedRuns === 1) {
         await post(
           {
-            text: `scrapeform watch: the drift check failed: ${printable(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
+            text: `scrapeform watch: the drift check failed: ${chatText(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
             failing: { error: status.lastError },
           },
           options,
@@ -322,10 +324,11 @@ async function notify(
     heal === undefined
       ? ''
       : (heal.skipped !== undefined
-          ? `\nNot healed: ${printable(heal.skipped)}`
+          ? `\nNot healed: ${chatText(heal.skipped)}`
           : heal.applied.length + heal.failed.length > 0
-            ? `\nHealed: ${heal.applied.map(printable).join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.map(printable).join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
-            : '') + (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left)}` : '');
+            ? `\nHealed: ${heal.applied.map(chatText).join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.map(chatText).join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
+            : '') +
+        (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left, chatText)}` : '');
   const recoveredText =
     recovered === undefined
       ? ''
@@ -376,7 +379,10 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `parser.a (delete), project.b (archive)`: what a heal left. */
-export function leftNames(left: readonly ApprovalItem[]): string {
-  return left.map((c) => `${printable(c.address)} (${c.action})`).join(', ');
+/** `parser.a (delete), project.b (archive)`: what a heal left; addresses escaped for where they go (a log, a chat). */
+export function leftNames(
+  left: readonly ApprovalItem[],
+  escape: (text: string) => string = printable,
+): string {
+  return left.map((c) => `${escape(c.address)} (${c.action})`).join(', ');
 }

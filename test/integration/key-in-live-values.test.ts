@@ -50,6 +50,17 @@ describe('the API key inside a value the service holds', () => {
     await h.emulator.close();
   });
 
+  /** The books parser applied, then its field price renamed by hand in the service. */
+  async function applyBooksWithPriceRenamed(name: string): Promise<void> {
+    await writeFile(
+      path.join(dir, 'books.yaml'),
+      `kind: Parser\nname: books\nurls: ["${BOOK}"]\nfields:\n  title: { description: Title, selector: h1 }\n  price: { description: Price, type: number }\n`,
+    );
+    expect((await scrapeform(['apply', dir, '--auto-approve'])).code).toBe(0);
+    const [parser] = await h.parsers.list();
+    await h.parsers.update(String(parser?.id), 0, { rename_fields: [{ name: 'price', new_name: name }] });
+  }
+
   it('is shown as *** in every plan and report, replaced by the declared value, and never written', async () => {
     await writeFile(path.join(dir, 'hooky.yaml'), MANIFEST);
     expect((await scrapeform(['apply', dir, '--auto-approve'])).code).toBe(0);
@@ -147,15 +158,7 @@ describe('the API key inside a value the service holds', () => {
   });
 
   it('is never accepted in a parser field name either: the parser is refused whole, its manifest and state as they were', async () => {
-    await writeFile(
-      path.join(dir, 'books.yaml'),
-      `kind: Parser\nname: books\nurls: ["${BOOK}"]\nfields:\n  title: { description: Title, selector: h1 }\n  price: { description: Price, type: number }\n`,
-    );
-    expect((await scrapeform(['apply', dir, '--auto-approve'])).code).toBe(0);
-    const [parser] = await h.parsers.list();
-    await h.parsers.update(String(parser?.id), 0, {
-      rename_fields: [{ name: 'price', new_name: `p_${EMULATOR_KEY}` }],
-    });
+    await applyBooksWithPriceRenamed(`p_${EMULATOR_KEY}`);
     const before = await everyFileText(dir);
     const accepted = await scrapeform(['drift', dir, '--accept']);
     expect(accepted.code).toBe(4);
@@ -166,5 +169,14 @@ describe('the API key inside a value the service holds', () => {
     expect(await everyFileText(dir)).toBe(before);
     const plan = await scrapeform(['plan', dir, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
+  });
+
+  it('the reason it is not accepted names the live field printable', async () => {
+    await applyBooksWithPriceRenamed(`p_${EMULATOR_KEY}\u001b[2J\u009b31m\u202e`);
+    const accepted = await scrapeform(['drift', dir, '--accept']);
+    expect(accepted.code).toBe(4);
+    expect(accepted.stderr).toBe(
+      "not accepted: parser.books: field p_***\\u001b[2J\\u009b31m\\u202e holds the API key (shown as ***), which scrapeform never writes to manifests or state; take the key out of the field's name in the service, or revert with apply\n",
+    );
   });
 });

@@ -44,6 +44,40 @@ async function healOnce(
   return { status, posted, events };
 }
 
+/**
+ * `maxRuns` runs of a library watch without heal that notifies, each failing with the error `failure` gives for its
+ * number (the manifests could not be read), or working when it gives none: its status and notifications.
+ */
+async function watchFailing(
+  ws: TestWorkspace,
+  maxRuns: number,
+  failure: (run: number) => string | undefined,
+): Promise<{ status: WatchStatus; posted: Record<string, unknown>[] }> {
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: Record<string, unknown>[] = [];
+  let runs = 0;
+  const status = await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 900_000,
+      maxRuns,
+      signal: new AbortController().signal,
+      reloadManifests: async () => {
+        const error = failure(++runs);
+        if (error !== undefined) throw new Error(error);
+        return manifests;
+      },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+    },
+  );
+  return { status, posted };
+}
+
 it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
   const { ws, id } = await convergedBooks(h);
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
@@ -58,28 +92,9 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
 
 it('runWatch (library): a check that starts failing is notified once, and the first run that works again says so', async () => {
   const { ws } = await convergedBooks(h);
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const posted: Record<string, unknown>[] = [];
-  let runs = 0;
-  const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 900_000,
-      maxRuns: 5,
-      signal: new AbortController().signal,
-      // Runs 2 and 3 fail (a bad commit in the checkout, a key revoked: the check cannot run); 1, 4 and 5 work.
-      reloadManifests: async () => {
-        runs++;
-        if (runs === 2 || runs === 3) throw new Error(`manifests/books.yaml:3:1 broken in run ${runs}`);
-        return manifests;
-      },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-    },
+  // Runs 2 and 3 fail (a bad commit in the checkout, a key revoked: the check cannot run); 1, 4 and 5 work.
+  const { status, posted } = await watchFailing(ws, 5, (run) =>
+    run === 2 || run === 3 ? `manifests/books.yaml:3:1 broken in run ${run}` : undefined,
   );
   expect(status).toMatchObject({ runs: 5, failures: 2, lastRunOk: true });
   // Run 1 finds no drift (nothing to say); run 2 starts failing; run 3 fails again (said already); run 4 works
@@ -298,4 +313,28 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
   expect(reads).toBe(2);
   expect(drifted).toEqual([1, 0]);
   expect(status).toMatchObject({ runs: 2, failures: 0 });
+});
+
+it('runWatch (library): names and errors in the notification text cannot mention anyone or hide a link in chat; the structured parts stay exact', async () => {
+  const { ws, id } = await convergedBooks(h);
+  const renamed = '<!channel> <https://evil|click> & co';
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: renamed }] });
+  const error = 'key revoked by <@U123> in <#C123>, ask <!here>';
+  // Run 1 fails with an error quoting mentions; run 2 works again and finds the field renamed by hand.
+  const { posted } = await watchFailing(ws, 2, (run) => (run === 1 ? error : undefined));
+  expect(posted[0]).toEqual({
+    text: 'scrapeform watch: the drift check failed: key revoked by &lt;@U123&gt; in &lt;#C123&gt;, ask &lt;!here&gt;\nNo drift can be seen until it works again; the next run is in 15m 00s.',
+    failing: { error },
+  });
+  const shown = '&lt;!channel&gt; &lt;https://evil|click&gt; &amp; co';
+  expect(String(posted[1]?.text).split('\n')).toEqual([
+    'scrapeform watch: the drift check works again (after 1 failed run).',
+    'scrapeform: 1 of 1 managed object changed outside scrapeform',
+    `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${shown}`,
+    expect.stringMatching(/^Revert: /),
+  ]);
+  expect(posted[1]).toMatchObject({
+    recovered: { failures: 1 },
+    drift: { drift: [{ changes: [{ change: 'rename', from: 'price', to: renamed }] }] },
+  });
 });

@@ -171,10 +171,11 @@ describe('drift renderers with a hostile live field name', () => {
     ]);
   });
 
-  it('in a notification, on its lines', () => {
+  it('in a notification, on its lines, its tags as text for chat', () => {
+    const chat = shown.replace('</details>', '&lt;/details&gt;').replace('<img src=x>', '&lt;img src=x&gt;');
     expect(renderDriftText(hostile).split('\n')).toEqual([
       'scrapeform: 1 of 3 managed objects changed outside scrapeform',
-      `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${shown}`,
+      `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${chat}`,
       'Revert: 2 calls, no regeneration, 0 credits. Accept: free, no call.',
     ]);
   });
