@@ -148,7 +148,7 @@ export class ParsersClient {
 
   /**
    * One PATCH based on `baseVersion` with only the operations given. 200 means applied at once (rename/remove
-   * only); 202 means the new version is generating. A PATCH with no operation is refused before sending: what the
+   * only); 202, or any PATCH that adds or modifies a field, means the new version is generating. A PATCH with no operation is refused before sending: what the
    * service does with one is unknown (API-NOTES).
    */
   async update(
@@ -179,7 +179,10 @@ export class ParsersClient {
       },
       ParserVersionSchema,
     );
-    return { id: data.id ?? id, version: data.version, ready: status === 200 };
+    // Any add or modify regenerates (seed 1: 202). A 200 to one is no proof the version is ready: read as ready, apply
+    // would report a generation that may still fail as done, and record it as applied without waiting.
+    const regenerates = body.add_fields !== undefined || body.modify_fields !== undefined;
+    return { id: data.id ?? id, version: data.version, ready: status === 200 && !regenerates, status };
   }
 
   /** Deletes the parser and all its versions; 204 (200 tolerated). */

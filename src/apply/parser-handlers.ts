@@ -126,13 +126,7 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
     const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
       ctx.clients.parsers.update(id, version, ops),
     );
-    noteCall(
-      ctx,
-      change,
-      result,
-      { method: 'PATCH', path: parserPath(id, version) },
-      updated.ready ? 200 : 202,
-    );
+    noteCall(ctx, change, result, { method: 'PATCH', path: parserPath(id, version) }, updated.status);
     version = updated.version;
     await ctx.store.commit((state) => {
       const current = state.resources[change.address] as ParserState | undefined;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
@@ -21,14 +21,17 @@ const parserManifest = (name: string) =>
   `kind: Parser\nname: ${name}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`;
 
 function apply(extra: string[] = []) {
-  return runScrapeform(['apply', '--auto-approve', ...extra, dir], {
-    env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+  return runScrapeform(
+    ['apply', '--auto-approve', '--state', path.join(dir, '.scrapeform', 'state.json'), ...extra, dir],
+    {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
     },
-    cwd: dir,
-  });
+  );
 }
 
 describe('apply: answers that must stop or hold back paid calls', () => {
@@ -51,5 +54,76 @@ describe('apply: answers that must stop or hold back paid calls', () => {
     expect(run.stderr).toContain(`parser.b  failed: ${held}`);
     expect(run.stderr).toContain(`parser.c  failed: ${held}`);
     expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
+
+/** A state holding parser.a (id p-1) FINISHED at `version` with only its title field. */
+async function writeParserState(version: number): Promise<void> {
+  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  const state = {
+    format_version: 1,
+    serial: 1,
+    lineage: 'hostile-answers',
+    resources: {
+      'parser.a': {
+        kind: 'Parser',
+        id: 'p-1',
+        name: 'a',
+        version,
+        definition: {
+          urls: ['https://books.example/a.html'],
+          scraperParams: {},
+          fields: [{ name: 'title', description: 'Book title' }],
+        },
+        descriptionsKnown: true,
+      },
+    },
+  };
+  await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
+}
+
+const listed = (version: number, status = 'FINISHED', error: string | null = null) => [
+  { id: 'p-1', name: 'a', status, error, generated_at: null, version },
+];
+const details = (version: number) => ({
+  name: 'a',
+  status: 'FINISHED',
+  version,
+  fields: [{ name: 'title', type: 'text' }],
+  example_result: [],
+});
+
+describe('apply: a PATCH answer that does not say what the docs say', () => {
+  it('a 200 to a PATCH that adds a field: apply still waits for the generation, and reports its failure', async () => {
+    await writeParserState(1);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `${parserManifest('a')}  price: { description: Price, type: number }\n`,
+    );
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+    let patches = 0;
+    nock(PARSER_ORIGIN)
+      .patch('/parsers/p-1/1')
+      .reply(() => {
+        patches++;
+        return [200, { id: 'p-1', version: 2 }];
+      });
+    // The service generates version 2 all the same, and it fails.
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1/2')
+      .query(keyQuery)
+      .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
+      .persist();
+    const run = await apply();
+    expect(patches).toBe(1);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Apply finished with failures: 0 applied, 1 failed.');
+    expect(run.stdout).toContain('GenerationError: no price found');
+    // State still holds version 1 as the last one applied, and version 2 as FAILED.
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    expect([state.resources['parser.a'].version, state.resources['parser.a'].failed?.version]).toEqual([
+      1, 2,
+    ]);
   });
 });
