@@ -148,8 +148,8 @@ export class ParsersClient {
 
   /**
    * One PATCH based on `baseVersion` with only the operations given. 200 means applied at once (rename/remove
-   * only); 202, or any PATCH that adds or modifies a field, means the new version is generating. A PATCH with no operation is refused before sending: what the
-   * service does with one is unknown (API-NOTES).
+   * only); 202, or any PATCH that adds or modifies a field, means the new version is generating. A PATCH with no
+   * operation is refused before sending: what the service does with one is unknown (API-NOTES).
    */
   async update(
     id: string,
@@ -167,21 +167,30 @@ export class ParsersClient {
         },
       );
     }
-    const { status, data } = await this.transport.requestJson(
-      {
-        method: 'PATCH',
-        url: this.url('parsers', id, baseVersion),
-        body,
-        keyIn: 'body',
-        expect: [200, 202],
-        idempotent: false,
-        signal,
-      },
-      ParserVersionSchema,
-    );
-    // Any add or modify regenerates (seed 1: 202). A 200 to one is no proof the version is ready: read as ready, apply
-    // would report a generation that may still fail as done, and record it as applied without waiting.
+    const request: TransportRequest = {
+      method: 'PATCH',
+      url: this.url('parsers', id, baseVersion),
+      body,
+      keyIn: 'body',
+      expect: [200, 202],
+      idempotent: false,
+      signal,
+    };
+    const response = await this.transport.request(request);
+    const data = this.transport.check(request, response, response.body, ParserVersionSchema);
+    // A PATCH makes a new version past its base (seed 1). An answer that says otherwise cannot be recorded: taken as
+    // it is, apply would wait on a version that finished long ago and record the change as applied to it.
+    if (data.version <= baseVersion) {
+      throw this.transport.badResponse(
+        request,
+        response,
+        `the answer gives version ${data.version}, not past version ${baseVersion} the PATCH was based on; what it made is unknown, and the next plan reads the parser to find out (nothing is sent again meanwhile)`,
+      );
+    }
+    // Any add or modify regenerates (seed 1: 202). A 200 to one is no proof the version is ready: read as ready,
+    // apply would report a generation that may still fail as done, and record it as applied without waiting.
     const regenerates = body.add_fields !== undefined || body.modify_fields !== undefined;
+    const { status } = response;
     return { id: data.id ?? id, version: data.version, ready: status === 200 && !regenerates, status };
   }
 

@@ -126,4 +126,46 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
       1, 2,
     ]);
   });
+
+  it.each([1, 0])(
+    'a PATCH answered with version %i, not past its base: not recorded as applied, and the next apply takes the version it made without a second PATCH',
+    async (answered) => {
+      await writeParserState(1);
+      await writeFile(
+        path.join(dir, 'a.yaml'),
+        `${parserManifest('a')}  price: { description: Price, type: number }\n`,
+      );
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+      nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+      let patches = 0;
+      nock(PARSER_ORIGIN)
+        .patch('/parsers/p-1/1')
+        .reply(() => {
+          patches++;
+          return [202, { id: 'p-1', version: answered }];
+        })
+        .persist();
+      const run = await apply();
+      expect(patches).toBe(1);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        `unexpected response from PATCH /parsers/p-1/1: the answer gives version ${answered}, not past version 1 the PATCH was based on; what it made is unknown, and the next plan reads the parser to find out (nothing is sent again meanwhile)`,
+      );
+      const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      expect(state.resources['parser.a'].version).toBe(1);
+      expect(state.resources['parser.a'].definition.fields).toHaveLength(1);
+      expect(state.resources['parser.a'].patching.from).toBe(1);
+
+      // The service did make version 2: the next apply records it as this PATCH's, and sends nothing.
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
+      const again = await apply();
+      expect(patches).toBe(1);
+      expect(again.code).toBe(0);
+      const after = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      expect(after.resources['parser.a'].version).toBe(2);
+      expect(after.resources['parser.a'].patching).toBeUndefined();
+    },
+  );
 });
