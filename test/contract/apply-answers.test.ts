@@ -169,3 +169,34 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
     },
   );
 });
+
+describe('test: answers that must stop paid parses', () => {
+  it('a 403 to a parse (exhausted credits): the other expect checks send no parse, and say why', async () => {
+    await writeParserState(1);
+    const urls = ['a', 'b', 'c'].map((n) => `https://books.example/${n}.html`);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `${parserManifest('a')}expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: T }\n`).join('')}`,
+    );
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+    let parses = 0;
+    nock(PARSER_ORIGIN)
+      .get('/parse/p-1')
+      .query(true)
+      .reply(() => {
+        parses++;
+        return [403, 'You have exhausted the API Credits available in this monthly cycle.'];
+      })
+      .persist();
+    const run = await runScrapeform(['test', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
+      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+      cwd: dir,
+    });
+    expect(parses).toBe(1);
+    expect(run.code).toBe(1);
+    const held =
+      'not parsed: the service refused a parse of parser.a (HTTP 403), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard';
+    expect(run.stdout).toContain(`✗ parser.a ${urls[1]}\n    ${held}`);
+    expect(run.stdout).toContain(`✗ parser.a ${urls[2]}\n    ${held}`);
+  });
+});
