@@ -322,7 +322,7 @@ describe('apply records a create intent before its POST', () => {
           seen.push(backend.writes.at(-1));
           // Ctrl-C while the first PATCH is in flight: the second is never sent.
           controller.abort();
-          return { id: 'p-1', version: 3, ready: true, status: 200 };
+          return { id: 'p-1', version: 3, ready: true };
         },
       };
       const result = await applyPlan({
