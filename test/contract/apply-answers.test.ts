@@ -200,3 +200,41 @@ describe('test: answers that must stop paid parses', () => {
     expect(run.stdout).toContain(`✗ parser.a ${urls[2]}\n    ${held}`);
   });
 });
+
+describe('apply: a create answered as done, in a shape that cannot be read', () => {
+  it.each([
+    [201, { version: 0 }],
+    [201, { id: null, version: 0 }],
+    [201, { id: 42, version: 0 }],
+    [201, '<html>created</html>'],
+  ])(
+    '%i %j: the parser is found by name and recorded in the same run, never created twice',
+    async (status, body) => {
+      await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      let posts = 0;
+      nock(PARSER_ORIGIN)
+        .post('/parsers')
+        .reply(() => {
+          posts++;
+          return [status, body];
+        })
+        .persist();
+      const made = [
+        { id: 'p-9', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 0 },
+      ];
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, made).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details(0)).persist();
+      const run = await apply();
+      expect(posts).toBe(1);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('✓ parser.a create p-9 version 0');
+      const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      expect([state.resources['parser.a'].id, state.resources['parser.a'].version, state.intents]).toEqual([
+        'p-9',
+        0,
+        undefined,
+      ]);
+    },
+  );
+});

@@ -229,6 +229,35 @@ it('runWatch (library): a PATCH whose answer was lost is taken from the budget: 
   expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 
+it('runWatch (library): a PATCH answered 202 with a body that cannot be read is taken from the budget: it landed', async () => {
+  // The heal's PATCH lands and the service says so (202), but its body is not the {id, version} expected.
+  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (_answer, id) => {
+    throw new ApiError({
+      code: 'api.bad-response',
+      status: 202,
+      method: 'PATCH',
+      url: `${h.emulator.url}/parsers/${id}/1`,
+      body: '<html>Accepted</html>',
+      retryable: false,
+      secrets: [],
+      message: 'unexpected response from PATCH: field (body): Invalid input',
+    });
+  });
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
+      sleep: async () => undefined,
+    },
+  );
+  expect(patched()).toBe(true);
+  // Before, the budget was left whole (1): the next heal could start another generation.
+  expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
+});
+
 it('runWatch (library): the notification of a heal says which deletes it left', async () => {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
