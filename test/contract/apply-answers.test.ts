@@ -170,6 +170,35 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
   );
 });
 
+describe('apply: a wait read from an answer about another version', () => {
+  it('details asked for the new version that answer the old one FINISHED are not its end: apply waits for the new one', async () => {
+    await writeParserState(1);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `${parserManifest('a')}  price: { description: Price, type: number }\n`,
+    );
+    // The list lags at version 1 throughout.
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1)).persist();
+    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+    nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(202, { id: 'p-1', version: 2 });
+    // The details ignore the version asked for at first, answering the latest they know; then version 2 FAILS.
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).times(2).reply(200, details(1));
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1/2')
+      .query(keyQuery)
+      .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
+      .persist();
+    const run = await apply();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ parser.a update p-1 version 2: parser.a: version 2 FAILED: GenerationError: no price found',
+    );
+    expect(run.stdout).toContain(
+      'version 2 of p-1 is not found yet (its details answer for version 1): read as not visible yet, waiting for it',
+    );
+  });
+});
+
 describe('test: answers that must stop paid parses', () => {
   it('a 403 to a parse (exhausted credits): the other expect checks send no parse, and say why', async () => {
     await writeParserState(1);
