@@ -72,8 +72,9 @@ export class ParsersClient {
   /**
    * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
-   * response. A FINISHED version without `fields` is a bad response too: read as "no fields", it would plan every
-   * declared field as an add (issue 13). A version still generating, or failed, may have none.
+   * response. A FINISHED version without `fields` (or with an empty list) is a bad response too: read as "no
+   * fields", it would plan every declared field as an add (issue 13). A version still generating, or failed, may
+   * have none.
    */
   async get(
     id: string,
@@ -100,7 +101,13 @@ export class ParsersClient {
         'the answer has no version and none was asked for or listed; nothing is planned from it',
       );
     }
-    if (status === 'FINISHED' && (data.fields === undefined || data.fields === null)) {
+    // An empty list too: the seed fills `fields` when a generation succeeds and empties it when one fails, so a
+    // FINISHED version listing none is an answer that left them out, and read as "no fields" it would send every
+    // declared field again as add_fields (a paid regeneration).
+    if (
+      status === 'FINISHED' &&
+      (data.fields === undefined || data.fields === null || data.fields.length === 0)
+    ) {
       throw this.transport.badResponse(
         request,
         response,

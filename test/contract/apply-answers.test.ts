@@ -170,6 +170,27 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
   );
 });
 
+describe('plan: details that would plan a paid change from nothing', () => {
+  it('a FINISHED version moved outside scrapeform whose details list no fields: no add_fields of every field', async () => {
+    await writeParserState(1);
+    await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2));
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1')
+      .query(keyQuery)
+      .reply(200, { ...details(2), fields: [] });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
+      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('add_fields');
+    expect(run.stderr).toContain(
+      'unexpected response from GET /parsers/p-1: version 2 is FINISHED but the answer has no fields; nothing is planned from it',
+    );
+  });
+});
+
 describe('apply: a wait read from an answer about another version', () => {
   it('details asked for the new version that answer the old one FINISHED are not its end: apply waits for the new one', async () => {
     await writeParserState(1);
