@@ -10,6 +10,7 @@ import type {
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
+import { ScrapeformError } from '../errors.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
@@ -26,7 +27,7 @@ export const PROJECT_HANDLERS = {
     });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
-    const held = checkTaken(change, result, ctx, change.definition, created, undefined);
+    const { held, notTaken } = checkTaken(change, result, ctx, change.definition, created, undefined);
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
         kind: 'Project',
@@ -39,6 +40,7 @@ export const PROJECT_HANDLERS = {
       };
       clearIntent(state, change.address);
     });
+    refuseScheduleNotTaken(change, created, notTaken);
   },
   update: async (change: ProjectUpdate, result, ctx) => {
     let answer: LiveProject | undefined;
@@ -51,7 +53,7 @@ export const PROJECT_HANDLERS = {
       200,
     );
     const before = ctx.store.current.resources[change.address];
-    const held = checkTaken(
+    const { held, notTaken } = checkTaken(
       change,
       result,
       ctx,
@@ -68,6 +70,7 @@ export const PROJECT_HANDLERS = {
         ...(held !== undefined ? { held } : {}),
       };
     });
+    refuseScheduleNotTaken(change, answer, notTaken);
   },
   archive: async (change: ProjectArchive, result, ctx) => {
     // Archive cannot be undone: state is written first, which checks that the lock is still this run's.
@@ -102,7 +105,8 @@ export const PROJECT_HANDLERS = {
  * Reads the service's answer to a create or PATCH: a field it reports with another value than the one sent did
  * not take (issue 13; the skill file lists only some fields as updatable). Each is warned about once, and state
  * keeps what the service holds (`held`), so the next plan does not send the same value again and again. A field
- * the answer leaves out says nothing either way. Returns the fields held, or undefined when none is.
+ * the answer leaves out says nothing either way. Returns the fields held (undefined when none is), and those this
+ * answer did not take.
  */
 function checkTaken(
   change: ProjectCreate | ProjectUpdate,
@@ -111,8 +115,9 @@ function checkTaken(
   sent: Record<string, unknown>,
   answer: LiveProject | undefined,
   before: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
+): { held: Record<string, unknown> | undefined; notTaken: string[] } {
   const held: Record<string, unknown> = { ...before };
+  const notTaken: string[] = [];
   for (const [key, value] of Object.entries(sent)) {
     const rule = projectFieldRule(key);
     const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
@@ -121,9 +126,35 @@ function checkTaken(
       continue;
     }
     held[key] = reported;
+    notTaken.push(key);
     const message = `${key} was sent as ${stable(value)} but the service answered ${stable(reported)}; state records what the service holds, and plan does not send it again until the manifest changes`;
     (result.warnings ??= []).push(message);
     ctx.emit({ type: 'warning', address: change.address, message });
   }
-  return Object.keys(held).length > 0 ? held : undefined;
+  return { held: Object.keys(held).length > 0 ? held : undefined, notTaken };
+}
+
+/** The fields that say when a project runs: each run is paid per page. */
+const SCHEDULING = ['schedulingEnabled', 'scrapingInterval'];
+
+/**
+ * A schedule the service did not take is no warning to pass over: the project runs when the manifest says it
+ * must not (the service default is a weekly run, API-NOTES), or more often, each run paid. State records it (the
+ * call was made); the change fails, so CI does not report the apply as done.
+ */
+function refuseScheduleNotTaken(
+  change: ProjectCreate | ProjectUpdate,
+  answer: LiveProject | undefined,
+  notTaken: readonly string[],
+): void {
+  const schedule = notTaken.filter((key) => SCHEDULING.includes(key));
+  if (schedule.length === 0 || answer === undefined) return;
+  const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);
+  throw new ScrapeformError(
+    'apply.schedule-not-taken',
+    `project ${String(answer.id)} was ${change.action === 'create' ? 'created' : 'updated'}, but the service reports ${reported.join(', ')}, not the schedule the manifest asks for (${schedule.map((key) => `${key} = ${stable(change.definition[key] ?? null)}`).join(', ')}): it may run, at the price of its pages, when the manifest says it must not`,
+    {
+      hint: "check the project's schedule in the ScraperAPI dashboard and disable it there if it is wrong (or archive the project); state records the project, and plan does not send the same value again",
+    },
+  );
 }

@@ -288,3 +288,39 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
     },
   );
 });
+
+describe('apply: a project the service schedules against the manifest', () => {
+  it('a create answered with a weekly schedule, when the manifest asks for none: the apply fails and says what to do', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const scheduled = {
+      id: 7,
+      name: 'once',
+      schedulingEnabled: true,
+      scrapingInterval: 'weekly',
+      projectType: 'urls',
+    };
+    let posts = 0;
+    nock(PIPELINE_ORIGIN)
+      .post('/api/projects')
+      .query(keyQuery)
+      .reply(() => {
+        posts++;
+        return [201, scheduled];
+      });
+    const run = await apply();
+    expect(posts).toBe(1);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.once create 7: project 7 was created, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false): it may run, at the price of its pages, when the manifest says it must not',
+    );
+    expect(run.stdout).toContain("hint: check the project's schedule in the ScraperAPI dashboard");
+    // The project is recorded: the next apply neither creates it again nor sends the same value again.
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [scheduled]);
+    const again = await apply();
+    expect([posts, again.code]).toEqual([1, 0]);
+  });
+});
