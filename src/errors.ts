@@ -12,6 +12,7 @@ export type FailureStatus = 'error' | 'input-needed' | 'interrupted';
 export const ERROR_CODES = [
   'api.empty-patch',
   'apply.adopt-not-approved',
+  'apply.archive-unconfirmed',
   'apply.create-unconfirmed',
   'apply.credits-refused',
   'apply.destroy-not-approved',

@@ -10,6 +10,7 @@ import type {
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
+import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
@@ -84,6 +85,7 @@ export const PROJECT_HANDLERS = {
       204,
       [404],
     );
+    if (result.calls.at(-1)?.status === 404) await confirmGone(ctx, change);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ProjectAdopt, _result, ctx) => {
@@ -132,6 +134,27 @@ function checkTaken(
     ctx.emit({ type: 'warning', address: change.address, message });
   }
   return { held: Object.keys(held).length > 0 ? held : undefined, notTaken };
+}
+
+/**
+ * A 404 to an archive is read as "already gone" only once a read by id says so too: an answer is never proof of
+ * absence by itself (DESIGN section 2), and a project dropped from state while the service still holds it keeps
+ * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
+ */
+async function confirmGone(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
+  try {
+    await ctx.clients.projects.get(change.id, ctx.options.signal);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return;
+    throw error;
+  }
+  throw new ScrapeformError(
+    'apply.archive-unconfirmed',
+    `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
+    {
+      hint: 'state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers 404)',
+    },
+  );
 }
 
 /** The fields that say when a project runs: each run is paid per page. */

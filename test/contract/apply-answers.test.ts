@@ -324,3 +324,56 @@ describe('apply: a project the service schedules against the manifest', () => {
     expect([posts, again.code]).toEqual([1, 0]);
   });
 });
+
+describe('apply: an archive answered 404', () => {
+  /** State holding project.nightly (id 7), which no manifest declares any more (another project is declared). */
+  async function archiveWorkspace(): Promise<void> {
+    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+    const nightly = { kind: 'Project', id: 7, name: 'nightly', definition: { name: 'nightly' } };
+    const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
+    await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
+    await writeFile(
+      path.join(dir, 'other.yaml'),
+      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+  }
+  const nightly = {
+    id: 7,
+    name: 'nightly',
+    schedulingEnabled: true,
+    scrapingInterval: 'daily',
+    projectType: 'urls',
+  };
+  const other = {
+    id: 8,
+    name: 'other',
+    schedulingEnabled: false,
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://books.example/'] },
+  };
+
+  it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
+    await archiveWorkspace();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, nightly);
+    const run = await apply(['--allow-destroy', '--allow-adopt']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.nightly archive 7: the service answered 404 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
+    );
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    expect(state.resources['project.nightly']?.id).toBe(7);
+  });
+
+  it('and a read by id answering 404 too: gone, dropped from state', async () => {
+    await archiveWorkspace();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    const run = await apply(['--allow-destroy', '--allow-adopt']);
+    expect(run.code).toBe(0);
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    expect(state.resources['project.nightly']).toBeUndefined();
+  });
+});
