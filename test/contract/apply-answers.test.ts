@@ -377,3 +377,40 @@ describe('apply: an archive answered 404', () => {
     expect(state.resources['project.nightly']).toBeUndefined();
   });
 });
+
+describe('plan: project ids a number cannot hold', () => {
+  it('a string id beyond the safe integers is a bad response: two such ids read as one would send an archive to the other project', async () => {
+    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+    // As recorded from an earlier read of "9007199254740993", rounded to the nearest number.
+    const nightly = {
+      kind: 'Project',
+      id: 9007199254740992,
+      name: 'nightly',
+      definition: { name: 'nightly' },
+    };
+    const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
+    await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
+    await writeFile(
+      path.join(dir, 'other.yaml'),
+      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [
+        { id: '9007199254740993', name: 'nightly' },
+        { id: '9007199254740992', name: 'someone-elses' },
+      ]);
+    const unmatched: string[] = [];
+    const noMatch = (req: { method?: string; path?: string }) => unmatched.push(`${req.method} ${req.path}`);
+    nock.emitter.on('no match', noMatch);
+    const run = await apply(['--allow-destroy']).finally(() =>
+      nock.emitter.removeListener('no match', noMatch),
+    );
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'unexpected response from GET /api/projects: field 0.id: a numeric id too large to be read exactly',
+    );
+  });
+});
