@@ -170,8 +170,16 @@ function refuseScheduleNotTaken(
   answer: LiveProject | undefined,
   notTaken: readonly string[],
 ): void {
-  const schedule = notTaken.filter((key) => SCHEDULING.includes(key));
-  if (schedule.length === 0 || answer === undefined) return;
+  if (answer === undefined) return;
+  // Another spelling of the same schedule (`DAILY`) runs no more than asked: warned about, as any field not taken.
+  const spelled = (value: unknown): unknown =>
+    typeof value === 'string' ? value.trim().toLowerCase() : value;
+  const schedule = notTaken.filter(
+    (key) =>
+      SCHEDULING.includes(key) &&
+      spelled(projectFieldRule(key)?.read(answer)) !== spelled(change.definition[key] ?? null),
+  );
+  if (schedule.length === 0) return;
   const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);
   throw new ScrapeformError(
     'apply.schedule-not-taken',

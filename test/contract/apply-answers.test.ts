@@ -325,6 +325,23 @@ describe('apply: a project the service schedules against the manifest', () => {
   });
 });
 
+describe('apply: a schedule reported in another spelling', () => {
+  it('DAILY for daily is no schedule against the manifest: a warning, not a failure', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const created = { id: 9, name: 'nightly', schedulingEnabled: true, scrapingInterval: 'DAILY' };
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    const run = await apply();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'warning: scrapingInterval was sent as "daily" but the service answered "DAILY"',
+    );
+  });
+});
+
 describe('apply: an archive answered 404', () => {
   /** State holding project.nightly (id 7), which no manifest declares any more (another project is declared). */
   async function archiveWorkspace(): Promise<void> {
