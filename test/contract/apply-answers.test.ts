@@ -4,7 +4,7 @@ import path from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 useNock();
 
@@ -17,37 +17,46 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
+const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+
+/** Answers `answer` to every request `interceptor` matches, and counts them. */
+function counted(interceptor: nock.Interceptor, answer: [number, unknown]): { n: number } {
+  const seen = { n: 0 };
+  interceptor
+    .reply(() => {
+      seen.n++;
+      return answer;
+    })
+    .persist();
+  return seen;
+}
+
 const parserManifest = (name: string) =>
   `kind: Parser\nname: ${name}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`;
 
 function apply(extra: string[] = []) {
-  return runScrapeform(
-    ['apply', '--auto-approve', '--state', path.join(dir, '.scrapeform', 'state.json'), ...extra, dir],
-    {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
-      cwd: dir,
+  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), ...extra, dir], {
+    env: {
+      SCRAPERAPI_API_KEY: SENTINEL_KEY,
+      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-  );
+    cwd: dir,
+  });
 }
 
 describe('apply: answers that must stop or hold back paid calls', () => {
   it('a 403 to a create (exhausted credits): no further paid call is sent, and each one held back says why', async () => {
     for (const n of ['a', 'b', 'c']) await writeFile(path.join(dir, `${n}.yaml`), parserManifest(n));
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []).persist();
-    let posts = 0;
-    nock(PARSER_ORIGIN)
-      .post('/parsers')
-      .reply(() => {
-        posts++;
-        return [403, 'You have exhausted the API Credits available in this monthly cycle.'];
-      })
-      .persist();
+    const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [
+      403,
+      'You have exhausted the API Credits available in this monthly cycle.',
+    ]);
     const run = await apply(['--concurrency', '1']);
-    expect(posts).toBe(1);
+    expect(posts.n).toBe(1);
     expect(run.code).toBe(1);
     const held =
       'not sent: the service refused the paid call of parser.a (HTTP 403), so no further paid call (a parser create or regeneration, a project create) was made';
@@ -93,35 +102,43 @@ const details = (version: number) => ({
   example_result: [],
 });
 
+/**
+ * parser.a at version 1 (title) in state and live, and a manifest that adds `price`: one PATCH, which regenerates.
+ * The list is read by the plan (and by every poll, when `listLags`: it stays at version 1).
+ */
+/** Version 2 of parser.a, read by number, FAILED. */
+function version2Fails(): void {
+  nock(PARSER_ORIGIN)
+    .get('/parsers/p-1/2')
+    .query(keyQuery)
+    .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
+    .persist();
+}
+
+async function priceAdded(listLags = false): Promise<void> {
+  await writeParserState(1);
+  await writeFile(
+    path.join(dir, 'a.yaml'),
+    `${parserManifest('a')}  price: { description: Price, type: number }\n`,
+  );
+  const list = nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+  if (listLags) list.persist();
+  nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+}
+
 describe('apply: a PATCH answer that does not say what the docs say', () => {
   it('a 200 to a PATCH that adds a field: apply still waits for the generation, and reports its failure', async () => {
-    await writeParserState(1);
-    await writeFile(
-      path.join(dir, 'a.yaml'),
-      `${parserManifest('a')}  price: { description: Price, type: number }\n`,
-    );
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
-    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
-    let patches = 0;
-    nock(PARSER_ORIGIN)
-      .patch('/parsers/p-1/1')
-      .reply(() => {
-        patches++;
-        return [200, { id: 'p-1', version: 2 }];
-      });
+    await priceAdded();
+    const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/1'), [200, { id: 'p-1', version: 2 }]);
     // The service generates version 2 all the same, and it fails.
-    nock(PARSER_ORIGIN)
-      .get('/parsers/p-1/2')
-      .query(keyQuery)
-      .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
-      .persist();
+    version2Fails();
     const run = await apply();
-    expect(patches).toBe(1);
+    expect(patches.n).toBe(1);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Apply finished with failures: 0 applied, 1 failed.');
     expect(run.stdout).toContain('GenerationError: no price found');
     // State still holds version 1 as the last one applied, and version 2 as FAILED.
-    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    const state = await readState();
     expect([state.resources['parser.a'].version, state.resources['parser.a'].failed?.version]).toEqual([
       1, 2,
     ]);
@@ -130,28 +147,18 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
   it.each([1, 0])(
     'a PATCH answered with version %i, not past its base: not recorded as applied, and the next apply takes the version it made without a second PATCH',
     async (answered) => {
-      await writeParserState(1);
-      await writeFile(
-        path.join(dir, 'a.yaml'),
-        `${parserManifest('a')}  price: { description: Price, type: number }\n`,
-      );
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
-      nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
-      let patches = 0;
-      nock(PARSER_ORIGIN)
-        .patch('/parsers/p-1/1')
-        .reply(() => {
-          patches++;
-          return [202, { id: 'p-1', version: answered }];
-        })
-        .persist();
+      await priceAdded();
+      const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/1'), [
+        202,
+        { id: 'p-1', version: answered },
+      ]);
       const run = await apply();
-      expect(patches).toBe(1);
+      expect(patches.n).toBe(1);
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(
         `unexpected response from PATCH /parsers/p-1/1: the answer gives version ${answered}, not past version 1 the PATCH was based on; what it made is unknown, and the next plan reads the parser to find out (nothing is sent again meanwhile)`,
       );
-      const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      const state = await readState();
       expect(state.resources['parser.a'].version).toBe(1);
       expect(state.resources['parser.a'].definition.fields).toHaveLength(1);
       expect(state.resources['parser.a'].patching.from).toBe(1);
@@ -161,9 +168,9 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
       const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
       nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
       const again = await apply();
-      expect(patches).toBe(1);
+      expect(patches.n).toBe(1);
       expect(again.code).toBe(0);
-      const after = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      const after = await readState();
       expect(after.resources['parser.a'].version).toBe(2);
       expect(after.resources['parser.a'].patching).toBeUndefined();
     },
@@ -193,22 +200,12 @@ describe('plan: details that would plan a paid change from nothing', () => {
 
 describe('apply: a wait read from an answer about another version', () => {
   it('details asked for the new version that answer the old one FINISHED are not its end: apply waits for the new one', async () => {
-    await writeParserState(1);
-    await writeFile(
-      path.join(dir, 'a.yaml'),
-      `${parserManifest('a')}  price: { description: Price, type: number }\n`,
-    );
     // The list lags at version 1 throughout.
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1)).persist();
-    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+    await priceAdded(true);
     nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(202, { id: 'p-1', version: 2 });
     // The details ignore the version asked for at first, answering the latest they know; then version 2 FAILS.
     nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).times(2).reply(200, details(1));
-    nock(PARSER_ORIGIN)
-      .get('/parsers/p-1/2')
-      .query(keyQuery)
-      .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
-      .persist();
+    version2Fails();
     const run = await apply();
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
@@ -229,20 +226,15 @@ describe('test: answers that must stop paid parses', () => {
       `${parserManifest('a')}expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: T }\n`).join('')}`,
     );
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
-    let parses = 0;
-    nock(PARSER_ORIGIN)
-      .get('/parse/p-1')
-      .query(true)
-      .reply(() => {
-        parses++;
-        return [403, 'You have exhausted the API Credits available in this monthly cycle.'];
-      })
-      .persist();
+    const parses = counted(nock(PARSER_ORIGIN).get('/parse/p-1').query(true), [
+      403,
+      'You have exhausted the API Credits available in this monthly cycle.',
+    ]);
     const run = await runScrapeform(['test', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
       env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
       cwd: dir,
     });
-    expect(parses).toBe(1);
+    expect(parses.n).toBe(1);
     expect(run.code).toBe(1);
     const held =
       'not parsed: the service refused a parse of parser.a (HTTP 403), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard';
@@ -262,24 +254,17 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
     async (status, body) => {
       await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
       nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
-      let posts = 0;
-      nock(PARSER_ORIGIN)
-        .post('/parsers')
-        .reply(() => {
-          posts++;
-          return [status, body];
-        })
-        .persist();
+      const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [status, body]);
       const made = [
         { id: 'p-9', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 0 },
       ];
       nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, made).persist();
       nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details(0)).persist();
       const run = await apply();
-      expect(posts).toBe(1);
+      expect(posts.n).toBe(1);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('✓ parser.a create p-9 version 0');
-      const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+      const state = await readState();
       expect([state.resources['parser.a'].id, state.resources['parser.a'].version, state.intents]).toEqual([
         'p-9',
         0,
@@ -303,16 +288,9 @@ describe('apply: a project the service schedules against the manifest', () => {
       scrapingInterval: 'weekly',
       projectType: 'urls',
     };
-    let posts = 0;
-    nock(PIPELINE_ORIGIN)
-      .post('/api/projects')
-      .query(keyQuery)
-      .reply(() => {
-        posts++;
-        return [201, scheduled];
-      });
+    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery), [201, scheduled]);
     const run = await apply();
-    expect(posts).toBe(1);
+    expect(posts.n).toBe(1);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
       '✗ project.once create 7: project 7 was created, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false): it may run, at the price of its pages, when the manifest says it must not',
@@ -321,7 +299,7 @@ describe('apply: a project the service schedules against the manifest', () => {
     // The project is recorded: the next apply neither creates it again nor sends the same value again.
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [scheduled]);
     const again = await apply();
-    expect([posts, again.code]).toEqual([1, 0]);
+    expect([posts.n, again.code]).toEqual([1, 0]);
   });
 });
 
@@ -342,18 +320,19 @@ describe('apply: a schedule reported in another spelling', () => {
   });
 });
 
+/** State holding project.nightly (id `id`), which no manifest declares any more (another project is declared). */
+async function nightlyDropped(id = 7): Promise<void> {
+  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  const nightly = { kind: 'Project', id, name: 'nightly', definition: { name: 'nightly' } };
+  const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
+  await writeFile(statePath(), JSON.stringify(state));
+  await writeFile(
+    path.join(dir, 'other.yaml'),
+    'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+  );
+}
+
 describe('apply: an archive answered 404', () => {
-  /** State holding project.nightly (id 7), which no manifest declares any more (another project is declared). */
-  async function archiveWorkspace(): Promise<void> {
-    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
-    const nightly = { kind: 'Project', id: 7, name: 'nightly', definition: { name: 'nightly' } };
-    const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
-    await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
-    await writeFile(
-      path.join(dir, 'other.yaml'),
-      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
-  }
   const nightly = {
     id: 7,
     name: 'nightly',
@@ -370,7 +349,7 @@ describe('apply: an archive answered 404', () => {
   };
 
   it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
-    await archiveWorkspace();
+    await nightlyDropped();
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
     nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
     nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, nightly);
@@ -379,38 +358,26 @@ describe('apply: an archive answered 404', () => {
     expect(run.stdout).toContain(
       '✗ project.nightly archive 7: the service answered 404 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
     );
-    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    const state = await readState();
     expect(state.resources['project.nightly']?.id).toBe(7);
   });
 
   it('and a read by id answering 404 too: gone, dropped from state', async () => {
-    await archiveWorkspace();
+    await nightlyDropped();
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
     nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
     nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
     const run = await apply(['--allow-destroy', '--allow-adopt']);
     expect(run.code).toBe(0);
-    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform', 'state.json'), 'utf8'));
+    const state = await readState();
     expect(state.resources['project.nightly']).toBeUndefined();
   });
 });
 
 describe('plan: project ids a number cannot hold', () => {
   it('a string id beyond the safe integers is a bad response: two such ids read as one would send an archive to the other project', async () => {
-    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
     // As recorded from an earlier read of "9007199254740993", rounded to the nearest number.
-    const nightly = {
-      kind: 'Project',
-      id: 9007199254740992,
-      name: 'nightly',
-      definition: { name: 'nightly' },
-    };
-    const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
-    await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
-    await writeFile(
-      path.join(dir, 'other.yaml'),
-      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
+    await nightlyDropped(9007199254740992);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(keyQuery)
@@ -418,12 +385,7 @@ describe('plan: project ids a number cannot hold', () => {
         { id: '9007199254740993', name: 'nightly' },
         { id: '9007199254740992', name: 'someone-elses' },
       ]);
-    const unmatched: string[] = [];
-    const noMatch = (req: { method?: string; path?: string }) => unmatched.push(`${req.method} ${req.path}`);
-    nock.emitter.on('no match', noMatch);
-    const run = await apply(['--allow-destroy']).finally(() =>
-      nock.emitter.removeListener('no match', noMatch),
-    );
+    const { result: run, unmatched } = await withUnmatched(() => apply(['--allow-destroy']));
     expect(unmatched).toEqual([]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
