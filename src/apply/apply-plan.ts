@@ -108,7 +108,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         ctx.emit({ type: 'done', address: change.address, ok: true });
       } catch (error) {
         result.error = describeError(error);
-        if (spends(change) && error instanceof ApiError && [402, 403].includes(error.status))
+        if (spends(change) && error instanceof ApiError && refusesPayment(error))
           refusal ??= { address: change.address, error };
         ctx.emit({
           type: 'done',
@@ -171,6 +171,11 @@ export function handlerFor(change: ResourceChange): Handler<ResourceChange> {
 /** Whether a change makes a paid call: a parser create or regeneration, or a project create (its runs). */
 function spends(change: ResourceChange): boolean {
   return change.regenerates || (change.kind === 'Project' && postsNewObject(change));
+}
+
+/** A 402, or 403, to the call that pays (a POST or PATCH), not to a read around it (a poll, a list). */
+function refusesPayment(error: ApiError): boolean {
+  return [402, 403].includes(error.status) && (error.method === 'POST' || error.method === 'PATCH');
 }
 
 /** Why a paid change was not started: an earlier one was refused for credits or access. */
