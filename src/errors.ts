@@ -12,7 +12,9 @@ export type FailureStatus = 'error' | 'input-needed' | 'interrupted';
 export const ERROR_CODES = [
   'api.empty-patch',
   'apply.adopt-not-approved',
+  'apply.archive-unconfirmed',
   'apply.create-unconfirmed',
+  'apply.credits-refused',
   'apply.destroy-not-approved',
   'apply.generation-failed',
   'apply.interrupted',
@@ -20,6 +22,7 @@ export const ERROR_CODES = [
   'apply.plan-stale',
   'apply.plan-unreadable',
   'apply.recreate-not-approved',
+  'apply.schedule-not-taken',
   'apply.wait-timeout',
   'cancel.not-running',
   'cancel.unknown-job',

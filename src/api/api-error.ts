@@ -181,9 +181,18 @@ export function neverSent(error: unknown): boolean {
   return false;
 }
 
-/** A failure that may have landed all the same: no answer (the request may have gone out), or a 5xx. */
+/**
+ * A failure that may have landed all the same: no answer (the request may have gone out), a 5xx, or a success
+ * (2xx) whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, so a create is
+ * looked for by name and a PATCH counted as a generation started, as after a lost answer.
+ */
 export function mayHaveLanded(error: unknown): error is ApiError {
-  return error instanceof ApiError && ((error.status === 0 && !neverSent(error)) || error.status >= 500);
+  return (
+    error instanceof ApiError &&
+    ((error.status === 0 && !neverSent(error)) ||
+      error.status >= 500 ||
+      (error.status >= 200 && error.status < 300))
+  );
 }
 
 /** A request timeout as messages say it: `30 s`, or `1500 ms`. */

@@ -45,7 +45,7 @@ export interface ParserVersionRef {
 }
 
 export interface ParserUpdateResult extends ParserVersionRef {
-  /** 200: applied at once (rename/remove only). 202: the new version is generating. */
+  /** Applied at once: a 200 to renames and removes only. Otherwise the new version is generating. */
   ready: boolean;
 }
 

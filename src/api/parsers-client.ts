@@ -72,8 +72,9 @@ export class ParsersClient {
   /**
    * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
-   * response. A FINISHED version without `fields` is a bad response too: read as "no fields", it would plan every
-   * declared field as an add (issue 13). A version still generating, or failed, may have none.
+   * response. A FINISHED version without `fields` (or with an empty list) is a bad response too: read as "no
+   * fields", it would plan every declared field as an add (issue 13). A version still generating, or failed, may
+   * have none.
    */
   async get(
     id: string,
@@ -100,7 +101,13 @@ export class ParsersClient {
         'the answer has no version and none was asked for or listed; nothing is planned from it',
       );
     }
-    if (status === 'FINISHED' && (data.fields === undefined || data.fields === null)) {
+    // An empty list too: the seed fills `fields` when a generation succeeds and empties it when one fails, so a
+    // FINISHED version listing none is an answer that left them out, and read as "no fields" it would send every
+    // declared field again as add_fields (a paid regeneration).
+    if (
+      status === 'FINISHED' &&
+      (data.fields === undefined || data.fields === null || data.fields.length === 0)
+    ) {
       throw this.transport.badResponse(
         request,
         response,
@@ -148,8 +155,8 @@ export class ParsersClient {
 
   /**
    * One PATCH based on `baseVersion` with only the operations given. 200 means applied at once (rename/remove
-   * only); 202 means the new version is generating. A PATCH with no operation is refused before sending: what the
-   * service does with one is unknown (API-NOTES).
+   * only); 202, or any PATCH that adds or modifies a field, means the new version is generating. A PATCH with no
+   * operation is refused before sending: what the service does with one is unknown (API-NOTES).
    */
   async update(
     id: string,
@@ -167,19 +174,30 @@ export class ParsersClient {
         },
       );
     }
-    const { status, data } = await this.transport.requestJson(
-      {
-        method: 'PATCH',
-        url: this.url('parsers', id, baseVersion),
-        body,
-        keyIn: 'body',
-        expect: [200, 202],
-        idempotent: false,
-        signal,
-      },
-      ParserVersionSchema,
-    );
-    return { id: data.id ?? id, version: data.version, ready: status === 200 };
+    const request: TransportRequest = {
+      method: 'PATCH',
+      url: this.url('parsers', id, baseVersion),
+      body,
+      keyIn: 'body',
+      expect: [200, 202],
+      idempotent: false,
+      signal,
+    };
+    const response = await this.transport.request(request);
+    const data = this.transport.check(request, response, response.body, ParserVersionSchema);
+    // A PATCH makes a new version past its base (seed 1). An answer that says otherwise cannot be recorded: taken as
+    // it is, apply would wait on a version that finished long ago and record the change as applied to it.
+    if (data.version <= baseVersion) {
+      throw this.transport.badResponse(
+        request,
+        response,
+        `the answer gives version ${data.version}, not past version ${baseVersion} the PATCH was based on; what it made is unknown, and the next plan reads the parser to find out (nothing is sent again meanwhile)`,
+      );
+    }
+    // Any add or modify regenerates (seed 1: 202). A 200 to one is no proof the version is ready: read as ready,
+    // apply would report a generation that may still fail as done, and record it as applied without waiting.
+    const regenerates = body.add_fields !== undefined || body.modify_fields !== undefined;
+    return { id: data.id ?? id, version: data.version, ready: response.status === 200 && !regenerates };
   }
 
   /** Deletes the parser and all its versions; 204 (200 tolerated). */

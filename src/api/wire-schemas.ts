@@ -53,8 +53,18 @@ export const ParseResultSchema = z.looseObject({
   result: z.record(z.string(), z.unknown()).nullable(),
 });
 
-/** Project ids are numbers (API-NOTES); a numeric string is accepted and read as a number. */
-export const ProjectIdSchema = z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)]);
+/**
+ * Project ids are numbers (API-NOTES); a numeric string is accepted and read as a number, only where a number holds
+ * it exactly: two longer ids would read as one, and a PATCH or an archive of one would go to the other.
+ */
+export const ProjectIdSchema = z.union([
+  z.int(),
+  z
+    .string()
+    .regex(/^\d+$/)
+    .transform(Number)
+    .refine(Number.isSafeInteger, 'a numeric id too large to be read exactly'),
+]);
 
 export const ProjectSchema = z.looseObject({
   id: ProjectIdSchema,

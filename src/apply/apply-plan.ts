@@ -1,6 +1,7 @@
 import { ApiError } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
+import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
 import { indexLive } from '../plan/plan-context.js';
 import { Permits } from '../worker-pool.js';
@@ -48,6 +49,10 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const generations = new Permits(Math.max(1, options.maxGenerating ?? DEFAULT_MAX_GENERATING));
   // A function, read when asked: the signal changes while apply awaits.
   const interrupted = (): boolean => options.signal?.aborted === true;
+  // The first paid call the account refused (402, or the 403 ScraperAPI answers for exhausted credits): no paid
+  // call starts after it, since each would be refused the same way or, on a service that counts differently,
+  // spend what the account was about to run out of.
+  let refusal: { address: string; error: ApiError } | undefined;
   const hooks =
     options.hooks !== undefined
       ? new HookRunner(options.hooks, options.plan.resource_changes, generations.limit, calls, interrupted)
@@ -91,6 +96,11 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
         return;
       }
+      if (refusal !== undefined && spends(change)) {
+        result.error = refusedSpending(refusal);
+        ctx.emit({ type: 'done', address: change.address, ok: false, error: result.error.message });
+        return;
+      }
       ctx.emit({ type: 'start', address: change.address, action: change.action });
       try {
         await handlerFor(change)(change, result, ctx);
@@ -98,6 +108,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         ctx.emit({ type: 'done', address: change.address, ok: true });
       } catch (error) {
         result.error = describeError(error);
+        if (spends(change) && error instanceof ApiError && refusesPayment(error))
+          refusal ??= { address: change.address, error };
         ctx.emit({
           type: 'done',
           address: change.address,
@@ -154,6 +166,25 @@ export function handlerFor(change: ResourceChange): Handler<ResourceChange> {
   const handler = byAction[change.action];
   if (handler === undefined) throw new Error(`no handler for ${change.kind} ${change.action}`);
   return handler as Handler<ResourceChange>;
+}
+
+/** Whether a change makes a paid call: a parser create or regeneration, or a project create (its runs). */
+function spends(change: ResourceChange): boolean {
+  return change.regenerates || (change.kind === 'Project' && postsNewObject(change));
+}
+
+/** A 402, or 403, to the call that pays (a POST or PATCH), not to a read around it (a poll, a list). */
+function refusesPayment(error: ApiError): boolean {
+  return [402, 403].includes(error.status) && (error.method === 'POST' || error.method === 'PATCH');
+}
+
+/** Why a paid change was not started: an earlier one was refused for credits or access. */
+function refusedSpending(refusal: { address: string; error: ApiError }): ChangeResult['error'] & object {
+  return {
+    code: 'apply.credits-refused',
+    message: `not sent: the service refused the paid call of ${refusal.address} (HTTP ${refusal.error.status}), so no further paid call (a parser create or regeneration, a project create) was made`,
+    hint: 'check the credits and plan of the account in the ScraperAPI dashboard, then apply again: state holds what was done',
+  };
 }
 
 function describeError(error: unknown): { code: string; message: string; hint?: string } {

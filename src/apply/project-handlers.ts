@@ -10,6 +10,8 @@ import type {
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
+import { ApiError } from '../api/api-error.js';
+import { ScrapeformError } from '../errors.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
@@ -26,7 +28,7 @@ export const PROJECT_HANDLERS = {
     });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
-    const held = checkTaken(change, result, ctx, change.definition, created, undefined);
+    const { held, notTaken } = checkTaken(change, result, ctx, change.definition, created, undefined);
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
         kind: 'Project',
@@ -39,6 +41,7 @@ export const PROJECT_HANDLERS = {
       };
       clearIntent(state, change.address);
     });
+    refuseScheduleNotTaken(change, created, notTaken);
   },
   update: async (change: ProjectUpdate, result, ctx) => {
     let answer: LiveProject | undefined;
@@ -51,7 +54,7 @@ export const PROJECT_HANDLERS = {
       200,
     );
     const before = ctx.store.current.resources[change.address];
-    const held = checkTaken(
+    const { held, notTaken } = checkTaken(
       change,
       result,
       ctx,
@@ -68,6 +71,7 @@ export const PROJECT_HANDLERS = {
         ...(held !== undefined ? { held } : {}),
       };
     });
+    refuseScheduleNotTaken(change, answer, notTaken);
   },
   archive: async (change: ProjectArchive, result, ctx) => {
     // Archive cannot be undone: state is written first, which checks that the lock is still this run's.
@@ -81,6 +85,7 @@ export const PROJECT_HANDLERS = {
       204,
       [404],
     );
+    if (result.calls.at(-1)?.status === 404) await confirmGone(ctx, change);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ProjectAdopt, _result, ctx) => {
@@ -102,7 +107,8 @@ export const PROJECT_HANDLERS = {
  * Reads the service's answer to a create or PATCH: a field it reports with another value than the one sent did
  * not take (issue 13; the skill file lists only some fields as updatable). Each is warned about once, and state
  * keeps what the service holds (`held`), so the next plan does not send the same value again and again. A field
- * the answer leaves out says nothing either way. Returns the fields held, or undefined when none is.
+ * the answer leaves out says nothing either way. Returns the fields held (undefined when none is), and those this
+ * answer did not take.
  */
 function checkTaken(
   change: ProjectCreate | ProjectUpdate,
@@ -111,8 +117,9 @@ function checkTaken(
   sent: Record<string, unknown>,
   answer: LiveProject | undefined,
   before: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
+): { held: Record<string, unknown> | undefined; notTaken: string[] } {
   const held: Record<string, unknown> = { ...before };
+  const notTaken: string[] = [];
   for (const [key, value] of Object.entries(sent)) {
     const rule = projectFieldRule(key);
     const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
@@ -121,9 +128,64 @@ function checkTaken(
       continue;
     }
     held[key] = reported;
+    notTaken.push(key);
     const message = `${key} was sent as ${stable(value)} but the service answered ${stable(reported)}; state records what the service holds, and plan does not send it again until the manifest changes`;
     (result.warnings ??= []).push(message);
     ctx.emit({ type: 'warning', address: change.address, message });
   }
-  return Object.keys(held).length > 0 ? held : undefined;
+  return { held: Object.keys(held).length > 0 ? held : undefined, notTaken };
+}
+
+/**
+ * A 404 to an archive is read as "already gone" only once a read by id says so too: an answer is never proof of
+ * absence by itself (DESIGN section 2), and a project dropped from state while the service still holds it keeps
+ * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
+ */
+async function confirmGone(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
+  try {
+    await ctx.clients.projects.get(change.id, ctx.options.signal);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return;
+    throw error;
+  }
+  throw new ScrapeformError(
+    'apply.archive-unconfirmed',
+    `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
+    {
+      hint: 'state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers 404)',
+    },
+  );
+}
+
+/** The fields that say when a project runs: each run is paid per page. */
+const SCHEDULING = ['schedulingEnabled', 'scrapingInterval'];
+
+/**
+ * A schedule the service did not take is no warning to pass over: the project runs when the manifest says it
+ * must not (the service default is a weekly run, API-NOTES), or more often, each run paid. State records it (the
+ * call was made); the change fails, so CI does not report the apply as done.
+ */
+function refuseScheduleNotTaken(
+  change: ProjectCreate | ProjectUpdate,
+  answer: LiveProject | undefined,
+  notTaken: readonly string[],
+): void {
+  if (answer === undefined) return;
+  // Another spelling of the same schedule (`DAILY`) runs no more than asked: warned about, as any field not taken.
+  const spelled = (value: unknown): unknown =>
+    typeof value === 'string' ? value.trim().toLowerCase() : value;
+  const schedule = notTaken.filter(
+    (key) =>
+      SCHEDULING.includes(key) &&
+      spelled(projectFieldRule(key)?.read(answer)) !== spelled(change.definition[key] ?? null),
+  );
+  if (schedule.length === 0) return;
+  const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);
+  throw new ScrapeformError(
+    'apply.schedule-not-taken',
+    `project ${String(answer.id)} was ${change.action === 'create' ? 'created' : 'updated'}, but the service reports ${reported.join(', ')}, not the schedule the manifest asks for (${schedule.map((key) => `${key} = ${stable(change.definition[key] ?? null)}`).join(', ')}): it may run, at the price of its pages, when the manifest says it must not`,
+    {
+      hint: "check the project's schedule in the ScraperAPI dashboard and disable it there if it is wrong (or archive the project); state records the project, and plan does not send the same value again",
+    },
+  );
 }

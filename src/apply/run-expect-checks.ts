@@ -53,6 +53,9 @@ export async function runExpectChecks(
     latestFinished || recordedIds.length === 0
       ? new Map<string, LiveParserSummary>()
       : new Map((await clients.parsers.list(signal)).map((p) => [p.id, p]));
+  // A parse the account refused (402, or the 403 ScraperAPI answers for exhausted credits): each parse is paid, so
+  // none is sent after it; every check left says why instead.
+  let refused: string | undefined;
   for (const parser of parsers) {
     const recorded = state.resources[parser.address];
     const latest = recorded?.kind === 'Parser' ? listed.get(recorded.id) : undefined;
@@ -71,13 +74,13 @@ export async function runExpectChecks(
         startedAt,
         durationMs: Math.max(0, clock.elapsedMs() - start),
       });
-      if (recorded?.kind !== 'Parser' || notReady !== undefined) {
+      if (recorded?.kind !== 'Parser' || notReady !== undefined || refused !== undefined) {
         results.push({
           address: parser.address,
           url: check.url,
           ok: false,
           mismatches: [],
-          error: notReady ?? 'not applied yet: no parser to run',
+          error: refused ?? notReady ?? 'not applied yet: no parser to run',
           ...timing(),
         });
         continue;
@@ -101,6 +104,8 @@ export async function runExpectChecks(
         });
       } catch (error) {
         const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+        if (error instanceof ApiError && [402, 403].includes(error.status))
+          refused = `not parsed: the service refused a parse of ${parser.address} (HTTP ${error.status}), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard`;
         results.push({
           address: parser.address,
           url: check.url,

@@ -41,6 +41,14 @@ interface Sighting {
 }
 
 /**
+ * A look that did not find the version: its details answered 404, or answered for another version (a service that
+ * ignores the version asked for and answers its latest, the old one): `answered` is that version.
+ */
+interface Unseen {
+  answered?: number;
+}
+
+/**
  * Polls the version until it leaves GENERATING (the first look after `pollMinMs`, then every twentieth of the time
  * already waited, up to `pollMaxMs`, and once generations of this apply have finished, every fine gap around the
  * time the shortest of them took: GenerationPoller), records the outcome in state, and throws for FAILED (with the
@@ -64,7 +72,7 @@ export async function waitForGeneration(
   const deadline = started + (ctx.options.waitTimeoutMs ?? 15 * 60_000);
   let delay = min;
   let last = '';
-  let seen: Sighting | undefined;
+  let seen: Sighting | Unseen;
   let warned = false;
   let unseenWarned = false;
   ctx.calls.give();
@@ -84,14 +92,15 @@ export async function waitForGeneration(
       const listed = await ctx.poller.look(id, version, due, started);
       abortIfInterrupted(ctx, stopped);
       seen = await sightingOf(ctx, id, version, listed);
-      if (seen === undefined) {
+      if (!('status' in seen)) {
         // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
         // answer is never proof of absence by itself). Looked at again until the deadline, as a generation is.
         if (!unseenWarned) {
           unseenWarned = true;
-          warn(change, result, ctx, notVisibleYet(id, version));
+          warn(change, result, ctx, notVisibleYet(id, version, seen.answered));
         }
-        if (ctx.now() >= deadline) throw notVisibleAfter(change, id, version, ctx.now() - started);
+        if (ctx.now() >= deadline)
+          throw notVisibleAfter(change, id, version, ctx.now() - started, seen.answered);
         delay = nextDelay(ctx.now() - started, min, max);
         continue;
       }
@@ -127,7 +136,7 @@ export async function waitForGeneration(
   } finally {
     await ctx.calls.take(true);
   }
-  const outcome = seen;
+  const outcome = seen as Sighting;
   result.version = version;
   result.status = outcome.status;
   await ctx.store.commit((state) => {
@@ -176,7 +185,7 @@ async function sightingOf(
   id: string,
   version: number,
   listed: LiveParserSummary | undefined,
-): Promise<Sighting | undefined> {
+): Promise<Sighting | Unseen> {
   if (listed !== undefined && listed.version === version) {
     const error = listed.error ?? null;
     if (!(listed.status === 'FAILED' && error === null)) return { status: listed.status, error };
@@ -186,10 +195,13 @@ async function sightingOf(
       () => ctx.clients.parsers.get(id, version, ctx.options.signal),
       true,
     );
+    // Details of another version say nothing of this one: their FINISHED would end the wait on a version that may
+    // still fail.
+    if (details.version !== version) return { answered: details.version };
     return { status: details.status, error: details.error };
   } catch (error) {
     // The version this apply just made (a create's or a PATCH's): a 404 means "not visible yet", not "gone".
-    if (error instanceof ApiError && error.status === 404) return undefined;
+    if (error instanceof ApiError && error.status === 404) return {};
     throw error;
   }
 }
@@ -199,8 +211,8 @@ function nextDelay(waited: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Math.round(waited * POLL_GROWTH)));
 }
 
-function notVisibleYet(id: string, version: number): string {
-  return `version ${version} of ${id} is not found yet (the service answers 404 right after it was made): read as not visible yet, waiting for it`;
+function notVisibleYet(id: string, version: number, answered: number | undefined): string {
+  return `version ${version} of ${id} is not found yet (${answered === undefined ? 'the service answers 404 right after it was made' : `its details answer for version ${answered}`}): read as not visible yet, waiting for it`;
 }
 
 /**
@@ -212,10 +224,12 @@ function notVisibleAfter(
   id: string,
   version: number,
   waited: number,
+  answered: number | undefined,
 ): ScrapeformError {
+  const how = answered === undefined ? 'answers 404 for it' : `answers for version ${answered} instead`;
   return new ScrapeformError(
     'apply.wait-timeout',
-    `${change.address}: version ${version} of ${id} was made but the service still answers 404 for it after ${Math.round(waited / 1000)}s (not visible yet)`,
+    `${change.address}: version ${version} of ${id} was made but the service still ${how} after ${Math.round(waited / 1000)}s (not visible yet)`,
     {
       hint: `the call that made it was answered and recorded: state keeps it, pending. Run plan later to see it appear and finish, or raise --wait-timeout${postsNewObject(change) ? `; plan does not create it again while the service answers 404 for it unless you pass --recreate ${change.address} (after checking the service that it does not exist)` : ''}`,
     },

@@ -104,10 +104,11 @@ function readProjectInput(live: Readonly<Record<string, unknown>>): unknown {
  * neither key is there, so a webhook dropped from a manifest is still sent as null.
  */
 function readWebhook(live: Readonly<Record<string, unknown>>): unknown {
-  if (live.webhookOutput !== undefined) return webhookOf(live.webhookOutput);
+  if (live.webhookOutput !== undefined && live.webhookOutput !== null) return webhookOf(live.webhookOutput);
+  // `webhookOutput: null` beside a webhook `projectOutput` is a key always sent, empty: the webhook is the other one.
   const output = live.projectOutput as Record<string, unknown> | null | undefined;
-  if (output === undefined || output === null || output.type !== 'webhook') return undefined;
-  return webhookOf(output);
+  if (output !== undefined && output !== null && output.type === 'webhook') return webhookOf(output);
+  return live.webhookOutput === null ? null : undefined;
 }
 
 function webhookOf(value: unknown): unknown {

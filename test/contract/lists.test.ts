@@ -14,6 +14,7 @@ import {
   PIPELINE_ORIGIN,
   SENTINEL_KEY,
   useNock,
+  withUnmatched,
 } from '../helpers/api.js';
 
 useNock();
@@ -251,14 +252,12 @@ describe('lists: paging', () => {
         .get('/api/projects')
         .query(keyQuery)
         .reply(200, { data: [project(1), project(2)], total: 3, per_page: 2, current: 1 });
-      const unmatched: string[] = [];
-      const noMatch = (req: { method?: string; path?: string }) =>
-        unmatched.push(`${req.method} ${req.path}`);
-      nock.emitter.on('no match', noMatch);
-      const run = await runScrapeform(['apply', '--auto-approve', dir], {
-        env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
-        cwd: dir,
-      }).finally(() => nock.emitter.removeListener('no match', noMatch));
+      const { result: run, unmatched } = await withUnmatched(() =>
+        runScrapeform(['apply', '--auto-approve', dir], {
+          env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
+          cwd: dir,
+        }),
+      );
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(
         'the answer says the list holds 3 but 2 were read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it',

@@ -341,6 +341,7 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
   it.each([
     ['without a fields key', undefined],
     ['with fields null', null],
+    ['with an empty fields list (the seed empties it only for a FAILED one)', []],
   ])('a FINISHED version %s is a bad response, never "no fields"', async (_case, fields) => {
     service()
       .get('/parsers/p-1/3')

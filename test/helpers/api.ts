@@ -53,3 +53,17 @@ export function useNock(): void {
     expect(pending).toEqual([]);
   });
 }
+
+/** Runs `work` and returns what it returned with the requests no interceptor matched (method and path): sent, unplanned. */
+export async function withUnmatched<T>(work: () => Promise<T>): Promise<{ result: T; unmatched: string[] }> {
+  const unmatched: string[] = [];
+  const noMatch = (req: { method?: string; path?: string }): void => {
+    unmatched.push(`${req.method} ${req.path}`);
+  };
+  nock.emitter.on('no match', noMatch);
+  try {
+    return { result: await work(), unmatched };
+  } finally {
+    nock.emitter.removeListener('no match', noMatch);
+  }
+}

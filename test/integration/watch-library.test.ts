@@ -216,6 +216,23 @@ it('runWatch (library): a regeneration a heal started is taken from the budget a
   expect(status).toMatchObject({ failures: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 
+/** One run of a library watch that heals with a budget of one regeneration, through the parsers client given. */
+async function healWithBudgetOfOne(
+  healed: Pick<Awaited<ReturnType<typeof fieldRemovedByHand>>, 'ws' | 'manifests' | 'parsers'>,
+): Promise<WatchStatus> {
+  const { ws, manifests, parsers } = healed;
+  return runWatch(
+    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
+      sleep: async () => undefined,
+    },
+  );
+}
+
 it('runWatch (library): a PATCH whose answer was lost is taken from the budget: its generation may have started', async () => {
   // The heal's PATCH lands (the generation starts) and its answer is lost on the way back.
   const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (_answer, id) => {
@@ -229,18 +246,29 @@ it('runWatch (library): a PATCH whose answer was lost is taken from the budget: 
       cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
     });
   });
-  const status = await runWatch(
-    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 1,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 1, loadManifests: async () => manifests },
-      sleep: async () => undefined,
-    },
-  );
+  const status = await healWithBudgetOfOne({ ws, manifests, parsers });
   expect(patched()).toBe(true);
   // Before, the budget was left whole (1) and nothing counted as spent: the next heal could start another.
+  expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
+});
+
+it('runWatch (library): a PATCH answered 202 with a body that cannot be read is taken from the budget: it landed', async () => {
+  // The heal's PATCH lands and the service says so (202), but its body is not the {id, version} expected.
+  const { ws, manifests, parsers, patched } = await fieldRemovedByHand(async (_answer, id) => {
+    throw new ApiError({
+      code: 'api.bad-response',
+      status: 202,
+      method: 'PATCH',
+      url: `${h.emulator.url}/parsers/${id}/1`,
+      body: '<html>Accepted</html>',
+      retryable: false,
+      secrets: [],
+      message: 'unexpected response from PATCH: field (body): Invalid input',
+    });
+  });
+  const status = await healWithBudgetOfOne({ ws, manifests, parsers });
+  expect(patched()).toBe(true);
+  // Before, the budget was left whole (1): the next heal could start another generation.
   expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 

@@ -208,6 +208,23 @@ describe('project fields the service does not echo', () => {
     ).toEqual([{ webhookOutput: null }]);
   });
 
+  it('a webhook dropped from the manifest is sent as null when the answer says webhookOutput null beside a webhook projectOutput', () => {
+    const plain = { ...nightly, webhookOutput: undefined };
+    const live = sparse({
+      webhookOutput: null,
+      projectOutput: { type: 'webhook', url: 'https://hooks.example/b' },
+    });
+    const plan = planProjects(recorded(), live, plain);
+    // Before, the null was read as "no webhook": nothing was sent, and results kept going to the webhook.
+    expect(
+      plan.resource_changes.map((c) =>
+        c.kind === 'Project' && c.action === 'update' ? c.changed : c.action,
+      ),
+    ).toEqual([{ webhookOutput: null }]);
+    // And a webhook still declared is no change, nor a warning that it did not take.
+    expect(planProjects(recorded(), live).resource_changes).toEqual([]);
+  });
+
   it('a key the plan does not compare (a status, a last-run time) does not move the fingerprint a saved plan is held to', () => {
     const first = planProjects(recorded(), sparse({ status: 'idle', lastRunAt: '2026-11-26T01:00:00Z' }));
     const later = planProjects(recorded(), sparse({ status: 'running', lastRunAt: '2026-11-26T02:00:00Z' }));

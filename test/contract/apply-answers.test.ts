@@ -1,0 +1,395 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-hostile-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
+const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+
+/** Answers `answer` to every request `interceptor` matches, and counts them. */
+function counted(interceptor: nock.Interceptor, answer: [number, unknown]): { n: number } {
+  const seen = { n: 0 };
+  interceptor
+    .reply(() => {
+      seen.n++;
+      return answer;
+    })
+    .persist();
+  return seen;
+}
+
+const parserManifest = (name: string) =>
+  `kind: Parser\nname: ${name}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`;
+
+function apply(extra: string[] = []) {
+  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), ...extra, dir], {
+    env: {
+      SCRAPERAPI_API_KEY: SENTINEL_KEY,
+      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+    },
+    cwd: dir,
+  });
+}
+
+describe('apply: answers that must stop or hold back paid calls', () => {
+  it('a 403 to a create (exhausted credits): no further paid call is sent, and each one held back says why', async () => {
+    for (const n of ['a', 'b', 'c']) await writeFile(path.join(dir, `${n}.yaml`), parserManifest(n));
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []).persist();
+    const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [
+      403,
+      'You have exhausted the API Credits available in this monthly cycle.',
+    ]);
+    const run = await apply(['--concurrency', '1']);
+    expect(posts.n).toBe(1);
+    expect(run.code).toBe(1);
+    const held =
+      'not sent: the service refused the paid call of parser.a (HTTP 403), so no further paid call (a parser create or regeneration, a project create) was made';
+    expect(run.stderr).toContain(`parser.b  failed: ${held}`);
+    expect(run.stderr).toContain(`parser.c  failed: ${held}`);
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
+
+/** A state holding parser.a (id p-1) FINISHED at `version` with only its title field. */
+async function writeParserState(version: number): Promise<void> {
+  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  const state = {
+    format_version: 1,
+    serial: 1,
+    lineage: 'hostile-answers',
+    resources: {
+      'parser.a': {
+        kind: 'Parser',
+        id: 'p-1',
+        name: 'a',
+        version,
+        definition: {
+          urls: ['https://books.example/a.html'],
+          scraperParams: {},
+          fields: [{ name: 'title', description: 'Book title' }],
+        },
+        descriptionsKnown: true,
+      },
+    },
+  };
+  await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
+}
+
+const listed = (version: number, status = 'FINISHED', error: string | null = null) => [
+  { id: 'p-1', name: 'a', status, error, generated_at: null, version },
+];
+const details = (version: number) => ({
+  name: 'a',
+  status: 'FINISHED',
+  version,
+  fields: [{ name: 'title', type: 'text' }],
+  example_result: [],
+});
+
+/**
+ * parser.a at version 1 (title) in state and live, and a manifest that adds `price`: one PATCH, which regenerates.
+ * The list is read by the plan (and by every poll, when `listLags`: it stays at version 1).
+ */
+/** Version 2 of parser.a, read by number, FAILED. */
+function version2Fails(): void {
+  nock(PARSER_ORIGIN)
+    .get('/parsers/p-1/2')
+    .query(keyQuery)
+    .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
+    .persist();
+}
+
+async function priceAdded(listLags = false): Promise<void> {
+  await writeParserState(1);
+  await writeFile(
+    path.join(dir, 'a.yaml'),
+    `${parserManifest('a')}  price: { description: Price, type: number }\n`,
+  );
+  const list = nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+  if (listLags) list.persist();
+  nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+}
+
+describe('apply: a PATCH answer that does not say what the docs say', () => {
+  it('a 200 to a PATCH that adds a field: apply still waits for the generation, and reports its failure', async () => {
+    await priceAdded();
+    const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/1'), [200, { id: 'p-1', version: 2 }]);
+    // The service generates version 2 all the same, and it fails.
+    version2Fails();
+    const run = await apply();
+    expect(patches.n).toBe(1);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Apply finished with failures: 0 applied, 1 failed.');
+    expect(run.stdout).toContain('GenerationError: no price found');
+    // State still holds version 1 as the last one applied, and version 2 as FAILED.
+    const state = await readState();
+    expect([state.resources['parser.a'].version, state.resources['parser.a'].failed?.version]).toEqual([
+      1, 2,
+    ]);
+  });
+
+  it.each([1, 0])(
+    'a PATCH answered with version %i, not past its base: not recorded as applied, and the next apply takes the version it made without a second PATCH',
+    async (answered) => {
+      await priceAdded();
+      const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/1'), [
+        202,
+        { id: 'p-1', version: answered },
+      ]);
+      const run = await apply();
+      expect(patches.n).toBe(1);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        `unexpected response from PATCH /parsers/p-1/1: the answer gives version ${answered}, not past version 1 the PATCH was based on; what it made is unknown, and the next plan reads the parser to find out (nothing is sent again meanwhile)`,
+      );
+      const state = await readState();
+      expect(state.resources['parser.a'].version).toBe(1);
+      expect(state.resources['parser.a'].definition.fields).toHaveLength(1);
+      expect(state.resources['parser.a'].patching.from).toBe(1);
+
+      // The service did make version 2: the next apply records it as this PATCH's, and sends nothing.
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
+      const again = await apply();
+      expect(patches.n).toBe(1);
+      expect(again.code).toBe(0);
+      const after = await readState();
+      expect(after.resources['parser.a'].version).toBe(2);
+      expect(after.resources['parser.a'].patching).toBeUndefined();
+    },
+  );
+});
+
+describe('plan: details that would plan a paid change from nothing', () => {
+  it('a FINISHED version moved outside scrapeform whose details list no fields: no add_fields of every field', async () => {
+    await writeParserState(1);
+    await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2));
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1')
+      .query(keyQuery)
+      .reply(200, { ...details(2), fields: [] });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
+      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('add_fields');
+    expect(run.stderr).toContain(
+      'unexpected response from GET /parsers/p-1: version 2 is FINISHED but the answer has no fields; nothing is planned from it',
+    );
+  });
+});
+
+describe('apply: a wait read from an answer about another version', () => {
+  it('details asked for the new version that answer the old one FINISHED are not its end: apply waits for the new one', async () => {
+    // The list lags at version 1 throughout.
+    await priceAdded(true);
+    nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(202, { id: 'p-1', version: 2 });
+    // The details ignore the version asked for at first, answering the latest they know; then version 2 FAILS.
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).times(2).reply(200, details(1));
+    version2Fails();
+    const run = await apply();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ parser.a update p-1 version 2: parser.a: version 2 FAILED: GenerationError: no price found',
+    );
+    expect(run.stdout).toContain(
+      'version 2 of p-1 is not found yet (its details answer for version 1): read as not visible yet, waiting for it',
+    );
+  });
+});
+
+describe('test: answers that must stop paid parses', () => {
+  it('a 403 to a parse (exhausted credits): the other expect checks send no parse, and say why', async () => {
+    await writeParserState(1);
+    const urls = ['a', 'b', 'c'].map((n) => `https://books.example/${n}.html`);
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `${parserManifest('a')}expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: T }\n`).join('')}`,
+    );
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+    const parses = counted(nock(PARSER_ORIGIN).get('/parse/p-1').query(true), [
+      403,
+      'You have exhausted the API Credits available in this monthly cycle.',
+    ]);
+    const run = await runScrapeform(['test', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
+      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+      cwd: dir,
+    });
+    expect(parses.n).toBe(1);
+    expect(run.code).toBe(1);
+    const held =
+      'not parsed: the service refused a parse of parser.a (HTTP 403), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard';
+    expect(run.stdout).toContain(`✗ parser.a ${urls[1]}\n    ${held}`);
+    expect(run.stdout).toContain(`✗ parser.a ${urls[2]}\n    ${held}`);
+  });
+});
+
+describe('apply: a create answered as done, in a shape that cannot be read', () => {
+  it.each([
+    [201, { version: 0 }],
+    [201, { id: null, version: 0 }],
+    [201, { id: 42, version: 0 }],
+    [201, '<html>created</html>'],
+  ])(
+    '%i %j: the parser is found by name and recorded in the same run, never created twice',
+    async (status, body) => {
+      await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [status, body]);
+      const made = [
+        { id: 'p-9', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 0 },
+      ];
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, made).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details(0)).persist();
+      const run = await apply();
+      expect(posts.n).toBe(1);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('✓ parser.a create p-9 version 0');
+      const state = await readState();
+      expect([state.resources['parser.a'].id, state.resources['parser.a'].version, state.intents]).toEqual([
+        'p-9',
+        0,
+        undefined,
+      ]);
+    },
+  );
+});
+
+describe('apply: a project the service schedules against the manifest', () => {
+  it('a create answered with a weekly schedule, when the manifest asks for none: the apply fails and says what to do', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const scheduled = {
+      id: 7,
+      name: 'once',
+      schedulingEnabled: true,
+      scrapingInterval: 'weekly',
+      projectType: 'urls',
+    };
+    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery), [201, scheduled]);
+    const run = await apply();
+    expect(posts.n).toBe(1);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.once create 7: project 7 was created, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false): it may run, at the price of its pages, when the manifest says it must not',
+    );
+    expect(run.stdout).toContain("hint: check the project's schedule in the ScraperAPI dashboard");
+    // The project is recorded: the next apply neither creates it again nor sends the same value again.
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [scheduled]);
+    const again = await apply();
+    expect([posts.n, again.code]).toEqual([1, 0]);
+  });
+});
+
+describe('apply: a schedule reported in another spelling', () => {
+  it('DAILY for daily is no schedule against the manifest: a warning, not a failure', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const created = { id: 9, name: 'nightly', schedulingEnabled: true, scrapingInterval: 'DAILY' };
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    const run = await apply();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'warning: scrapingInterval was sent as "daily" but the service answered "DAILY"',
+    );
+  });
+});
+
+/** State holding project.nightly (id `id`), which no manifest declares any more (another project is declared). */
+async function nightlyDropped(id = 7): Promise<void> {
+  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  const nightly = { kind: 'Project', id, name: 'nightly', definition: { name: 'nightly' } };
+  const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
+  await writeFile(statePath(), JSON.stringify(state));
+  await writeFile(
+    path.join(dir, 'other.yaml'),
+    'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+  );
+}
+
+describe('apply: an archive answered 404', () => {
+  const nightly = {
+    id: 7,
+    name: 'nightly',
+    schedulingEnabled: true,
+    scrapingInterval: 'daily',
+    projectType: 'urls',
+  };
+  const other = {
+    id: 8,
+    name: 'other',
+    schedulingEnabled: false,
+    projectType: 'urls',
+    projectInput: { type: 'list', list: ['https://books.example/'] },
+  };
+
+  it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, nightly);
+    const run = await apply(['--allow-destroy', '--allow-adopt']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.nightly archive 7: the service answered 404 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
+    );
+    const state = await readState();
+    expect(state.resources['project.nightly']?.id).toBe(7);
+  });
+
+  it('and a read by id answering 404 too: gone, dropped from state', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    const run = await apply(['--allow-destroy', '--allow-adopt']);
+    expect(run.code).toBe(0);
+    const state = await readState();
+    expect(state.resources['project.nightly']).toBeUndefined();
+  });
+});
+
+describe('plan: project ids a number cannot hold', () => {
+  it('a string id beyond the safe integers is a bad response: two such ids read as one would send an archive to the other project', async () => {
+    // As recorded from an earlier read of "9007199254740993", rounded to the nearest number.
+    await nightlyDropped(9007199254740992);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [
+        { id: '9007199254740993', name: 'nightly' },
+        { id: '9007199254740992', name: 'someone-elses' },
+      ]);
+    const { result: run, unmatched } = await withUnmatched(() => apply(['--allow-destroy']));
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'unexpected response from GET /api/projects: field 0.id: a numeric id too large to be read exactly',
+    );
+  });
+});
