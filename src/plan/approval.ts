@@ -1,6 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
-import { adoptsLiveObject, recreatesUnseen, resendsUnconfirmed } from './model.js';
+import { adoptsLiveObject, recreatesUnseen, recreatesVanished, resendsUnconfirmed } from './model.js';
 import { formatCount } from '../format-count.js';
 
 export interface ApprovalFlags {
@@ -133,13 +133,15 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
  */
 export function checkRecreates(plan: Plan, recreate: readonly string[], saved = false): void {
   const waiting = plan.resource_changes.filter(
-    (c) => (resendsUnconfirmed(c) || recreatesUnseen(c)) && !recreate.includes(c.address),
+    (c) =>
+      (resendsUnconfirmed(c) || recreatesUnseen(c) || recreatesVanished(c)) && !recreate.includes(c.address),
   );
   if (waiting.length === 0) return;
   const unconfirmed = waiting.filter(resendsUnconfirmed);
   const creates = unconfirmed.filter((c) => c.action !== 'update').map((c) => c.address);
   const patches = unconfirmed.filter((c) => c.action === 'update').map((c) => c.address);
-  const unseen = waiting.filter((c) => !resendsUnconfirmed(c)).map((c) => c.address);
+  const unseen = waiting.filter(recreatesUnseen).map((c) => c.address);
+  const vanished = waiting.filter(recreatesVanished).map((c) => c.address);
   const what = [
     ...(creates.length > 0
       ? [
@@ -154,6 +156,11 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
     ...(unseen.length > 0
       ? [
           `creates again ${unseen.length === 1 ? 'an object' : `${unseen.length} objects`} scrapeform created that the service has not shown since (it answers 404, which may only mean not visible yet) (${unseen.join(', ')})`,
+        ]
+      : []),
+    ...(vanished.length > 0
+      ? [
+          `creates again ${vanished.length === 1 ? 'an object' : `${vanished.length} objects`} of a kind the service shows none of, which a key of another account or another service's URL reads like (${vanished.join(', ')})`,
         ]
       : []),
   ];
@@ -171,7 +178,7 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
     {
       status: 'input-needed',
       details: { addresses: waiting.map((c) => c.address) },
-      hint: `apply again later: ${later}, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
+      hint: `${vanished.length === waiting.length ? 'check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan shows the objects again and creates nothing; after checking the account that they do not exist' : `apply again later: ${later}`}, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
     },
   );
 }

@@ -22,6 +22,7 @@ import { planMoves } from './plan-moves.js';
 import { planProject } from './plan-project.js';
 import { latestVersions } from './latest-versions.js';
 import { expectedPatchVersion, recoverIntents } from './recover-intents.js';
+import { vanishedAgain, vanishedKinds } from './vanished.js';
 
 export { projectPayload } from './plan-project.js';
 export { stable } from './plan-context.js';
@@ -252,6 +253,16 @@ export function buildPlan(input: PlanInput): Plan {
   ]);
   const desiredParsers = new Map<string, DesiredParser>(input.parsers.map((p) => [p.address, p]));
   const patchesUnconfirmed = unconfirmedPatches(state, ctx.index, recovered.unconfirmedPatches);
+  const vanished = vanishedKinds(state, ctx.index);
+  const warnedVanished = new Set<'Parser' | 'Project'>();
+  const heldBack = (change: ResourceChange): ResourceChange =>
+    vanishedAgain(
+      unconfirmedAgain(change, recovered.unconfirmed, warnings),
+      state,
+      vanished,
+      warnedVanished,
+      warnings,
+    );
   for (const address of [...parserAddresses].sort()) {
     if (!selected(address)) continue;
     const recorded = state.resources[address];
@@ -262,11 +273,7 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Parser' ? recorded : undefined,
     );
     if (change === undefined) continue;
-    const flagged = unconfirmedPatchAgain(
-      unconfirmedAgain(change, recovered.unconfirmed, warnings),
-      patchesUnconfirmed,
-      warnings,
-    );
+    const flagged = unconfirmedPatchAgain(heldBack(change), patchesUnconfirmed, warnings);
     changes.push(withMove(withOrigin(flagged, desiredParsers.get(address))));
     warnings.push(...affectedExpectChecks(change, desiredParsers.get(address)));
   }
@@ -288,11 +295,7 @@ export function buildPlan(input: PlanInput): Plan {
       recorded?.kind === 'Project' ? recorded : undefined,
     );
     if (change !== undefined)
-      changes.push(
-        withMove(
-          withOrigin(unconfirmedAgain(change, recovered.unconfirmed, warnings), desiredProjects.get(address)),
-        ),
-      );
+      changes.push(withMove(withOrigin(heldBack(change), desiredProjects.get(address))));
   }
 
   for (const address of options.acceptUnknown ?? []) {

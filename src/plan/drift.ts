@@ -9,6 +9,7 @@ import { knownVersions, parserDrift } from './parser-drift.js';
 import { indexLive } from './plan-context.js';
 import { projectDrift } from './project-drift.js';
 import { unseenStory } from './unseen-create.js';
+import { vanishedKinds, vanishedStory } from './vanished.js';
 import { latestVersions } from './latest-versions.js';
 
 // The report's shape and the rename reading are public under this module's name (src/index.ts, workspace/, output/).
@@ -87,6 +88,11 @@ export function detectDrift(input: DriftInput): DriftReport {
     kept(address) &&
     (input.targets === undefined || input.targets.length === 0 || input.targets.includes(address));
   const addresses = Object.keys(input.state.resources).filter(selected).sort();
+  const vanished = vanishedKinds(input.state, index);
+  for (const gone of vanished.values())
+    warnings.push(
+      `${gone.story}; drift --accept keeps them in state and in the manifests (check the key and the account first)`,
+    );
   for (const address of addresses) {
     const recorded = input.state.resources[address];
     if (recorded === undefined) continue;
@@ -106,6 +112,21 @@ export function detectDrift(input: DriftInput): DriftReport {
           possible: false,
           placeholders: [],
           note: `kept in state: a 404 so soon after its create may only mean it is not visible yet; run drift again later, or check the service and pass apply --recreate ${address}`,
+        },
+      });
+      continue;
+    }
+    const none = found?.drift === 'deleted' ? vanishedStory(recorded, vanished) : undefined;
+    if (found !== undefined && none !== undefined) {
+      // Every object of its kind answering 404 at once reads like another account: reported, but --accept does not
+      // drop it from state nor its document from the manifests.
+      drift.push({
+        ...found,
+        accept: {
+          ...FREE,
+          possible: false,
+          placeholders: [],
+          note: `kept in state and in the manifests: ${none}; check the key and the service URLs, and if every one was deleted, remove their documents by hand`,
         },
       });
       continue;

@@ -353,6 +353,17 @@ export function recreatesUnseen(change: ResourceChange): boolean {
   return change.reasons.some((reason) => reason.startsWith(UNSEEN_REASON));
 }
 
+/** How the planner starts the reason of a create again of an object whose whole kind the service shows none of. */
+export const VANISHED_REASON = 'none shown:';
+
+/**
+ * Whether a change creates again an object state records when the service shows none of the objects of its kind
+ * (vanished.ts): apply sends it only with `--recreate` for its address (approval.ts).
+ */
+export function recreatesVanished(change: ResourceChange): boolean {
+  return change.reasons.some((reason) => reason.startsWith(VANISHED_REASON));
+}
+
 /** A change whose apply POSTs a new object (and so records an intent first). */
 export type PostingChange = ProjectCreate | ParserCreate | ParserReplace;
 

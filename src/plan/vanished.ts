@@ -1,0 +1,92 @@
+import type { State } from '../state/model.js';
+import {
+  postsNewObject,
+  recreatesUnseen,
+  recreatesVanished,
+  resendsUnconfirmed,
+  VANISHED_REASON,
+} from './model.js';
+import type { ResourceChange } from './model.js';
+import type { LiveIndex } from './plan-context.js';
+import { unseenStory } from './unseen-create.js';
+
+type Kind = 'Parser' | 'Project';
+
+/** What a service shows of the objects state records, when it shows none of them: said in the plan and drift. */
+export interface Vanished {
+  kind: Kind;
+  /** How many objects of the kind state records, every one answering 404. */
+  count: number;
+  /** One sentence: what the service shows and what reads that way. */
+  story: string;
+}
+
+/** The least number of objects of a kind whose all going at once reads as another account rather than deletions. */
+export const VANISHED_AT_LEAST = 2;
+
+/**
+ * Per kind, when the service shows none of the objects of that kind state records (two or more): no list shows
+ * any of them, and each answered 404 when read by id. Deleted by hand one by one, objects go one plan at a time; all
+ * of them at once is what a key of another account (or the endpoint of another service, or of a test server) reads
+ * like, and taking it as deletions creates every one again: duplicates, a parser's at the price of a generation
+ * (DESIGN section 2: an answer is never proof of absence by itself). So the plan says so, and apply creates them
+ * again only with `--recreate` for each address, as for a create it could not confirm (approval.ts).
+ */
+export function vanishedKinds(state: State, index: LiveIndex): Map<Kind, Vanished> {
+  const out = new Map<Kind, Vanished>();
+  for (const kind of ['Parser', 'Project'] as const) {
+    const recorded = Object.values(state.resources).filter((r) => r.kind === kind);
+    if (recorded.length < VANISHED_AT_LEAST) continue;
+    const shown = recorded.some((r) =>
+      r.kind === 'Parser'
+        ? [r.id, r.replacing?.oldId, ...(r.replacing?.also ?? [])].some(
+            (id) => id !== undefined && index.parserById.has(id),
+          )
+        : index.projectById.has(r.id),
+    );
+    if (shown) continue;
+    out.set(kind, { kind, count: recorded.length, story: storyOf(kind, recorded.length) });
+  }
+  return out;
+}
+
+function storyOf(kind: Kind, count: number): string {
+  const what = kind === 'Parser' ? 'parsers' : 'projects';
+  const endpoint = kind === 'Parser' ? 'SCRAPEFORM_PARSER_URL' : 'SCRAPEFORM_PIPELINE_URL';
+  return `the service shows none of the ${count} ${what} state records (no list shows them, and each answers 404 when read by id): a key of another account, or ${endpoint} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
+}
+
+/**
+ * A create again, at an address state records, of an object whose kind vanished whole (vanishedKinds) says so
+ * first: apply sends it only with `--recreate` for its address. An object already held back for another reason
+ * (unconfirmed, not seen since its create) keeps that reason alone. The warning is given once per kind.
+ */
+export function vanishedAgain(
+  change: ResourceChange,
+  state: State,
+  vanished: ReadonlyMap<Kind, Vanished>,
+  warned: Set<Kind>,
+  warnings: string[],
+): ResourceChange {
+  const gone = vanished.get(change.kind);
+  if (gone === undefined || !postsNewObject(change) || state.resources[change.address] === undefined)
+    return change;
+  if (recreatesVanished(change) || recreatesUnseen(change) || resendsUnconfirmed(change)) return change;
+  if (!warned.has(change.kind)) {
+    warned.add(change.kind);
+    warnings.push(
+      `${gone.story}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes ${gone.count} duplicates${change.kind === 'Parser' ? ', each a paid generation' : ''})`,
+    );
+  }
+  const reason = `${VANISHED_REASON} ${gone.story}; apply creates it again only with --recreate ${change.address}`;
+  return { ...change, reasons: [reason, ...change.reasons] };
+}
+
+/** Whether a recorded object that answers 404 belongs to a kind that vanished whole: why drift keeps it in state. */
+export function vanishedStory(
+  recorded: State['resources'][string],
+  vanished: ReadonlyMap<Kind, Vanished>,
+): string | undefined {
+  if (unseenStory(recorded) !== undefined) return undefined;
+  return vanished.get(recorded.kind)?.story;
+}

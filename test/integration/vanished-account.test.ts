@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { tempProjects } from '../helpers/temp-projects.js';
+import { BOOK_A, BOOK_B } from '../helpers/workspace.js';
+
+/**
+ * A CI job given the key of another account (here: the URL of another service, which answers the same way) sees
+ * none of the objects state records. It must not create them all again: plan says why, apply refuses with exit 3
+ * and sends nothing, drift --accept changes neither state nor the manifests. Only --recreate for each address
+ * creates them, and the plan after that is empty.
+ */
+let home: EmulatorHarness;
+let other: EmulatorHarness;
+beforeAll(async () => {
+  [home, other] = await Promise.all([
+    startTestEmulator({ generationDelayMs: 5 }),
+    startTestEmulator({ generationDelayMs: 5 }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([home.emulator.close(), other.emulator.close()]);
+});
+
+const project = tempProjects('scrapeform-vanished-');
+const parser = (name: string, url: string): string => `kind: Parser
+name: ${name}
+urls: ['${url}']
+fields:
+  title: { description: Title from the main heading, selector: h1 }
+`;
+const FILES = { 'books.yaml': parser('books', BOOK_A), 'velvet.yaml': parser('velvet', BOOK_B) };
+
+it('a key that sees none of the parsers state records: nothing is created until --recreate names each', async () => {
+  const dir = await project(FILES);
+  const on = (h: EmulatorHarness) => (args: string[]) =>
+    runBuiltCli([...args, '--state', 'state.json'], {
+      cwd: dir,
+      env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      exitWithinMs: 30_000,
+    });
+  const applied = await on(home)(['apply', '.', '--auto-approve']);
+  expect(applied.code, applied.stderr).toBe(0);
+  const stateBefore = await readFile(path.join(dir, 'state.json'), 'utf8');
+
+  const plan = await on(other)(['plan', '.', '--json']);
+  expect(plan.code, plan.stderr).toBe(0);
+  const json = JSON.parse(plan.stdout) as {
+    warnings: string[];
+    resource_changes: { address: string; action: string; reasons: string[] }[];
+  };
+  expect(json.resource_changes.map((c) => [c.address, c.action, c.reasons[0]?.split(':')[0]])).toEqual([
+    ['parser.books', 'create', 'none shown'],
+    ['parser.velvet', 'create', 'none shown'],
+  ]);
+  expect(json.warnings).toEqual([
+    'the service shows none of the 2 parsers state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PARSER_URL set to another service, reads this way, as does deleting every one of them outside scrapeform; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates, each a paid generation)',
+  ]);
+
+  const refused = await on(other)(['apply', '.', '--auto-approve']);
+  expect(refused.code).toBe(3);
+  expect(refused.stderr).toContain(
+    "error: not applied: the plan creates again 2 objects of a kind the service shows none of, which a key of another account or another service's URL reads like (parser.books, parser.velvet); nothing was sent\n",
+  );
+  expect(other.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
+
+  const accepted = await on(other)(['drift', '.', '--accept']);
+  expect(accepted.stdout + accepted.stderr).toContain(
+    'drift --accept keeps them in state and in the manifests',
+  );
+  expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toBe(stateBefore);
+  expect(await readFile(path.join(dir, 'books.yaml'), 'utf8')).toBe(FILES['books.yaml']);
+  expect(await readFile(path.join(dir, 'velvet.yaml'), 'utf8')).toBe(FILES['velvet.yaml']);
+  expect(other.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
+
+  // Back on the right account, nothing is missing: the plan is empty.
+  const back = await on(home)(['plan', '.', '--json']);
+  expect((JSON.parse(back.stdout) as { status: string }).status).toBe('no_changes');
+
+  // Checked, and wanted there: named one by one, they are created, and the plan after is empty.
+  const recreated = await on(other)([
+    'apply',
+    '.',
+    '--auto-approve',
+    '--recreate',
+    'parser.books',
+    '--recreate',
+    'parser.velvet',
+  ]);
+  expect(recreated.code, recreated.stderr).toBe(0);
+  expect(other.emulator.requestLog.filter((r) => r.method === 'POST').length).toBe(2);
+  const again = await on(other)(['plan', '.', '--json']);
+  expect(again.code, again.stderr).toBe(0);
+  expect((JSON.parse(again.stdout) as { status: string }).status).toBe('no_changes');
+});

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveParserSummary } from '../../../src/api/live.js';
+import type { ScrapeformError } from '../../../src/errors.js';
+import { checkRecreates } from '../../../src/plan/approval.js';
+import { buildPlan } from '../../../src/plan/build-plan.js';
+import { detectDrift } from '../../../src/plan/drift.js';
+import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
+import { projectPayload } from '../../../src/plan/plan-project.js';
+import type { ParserDefinition, ParserState, ProjectState, State } from '../../../src/state/model.js';
+import { desiredParser, desiredProject } from '../../helpers/desired.js';
+import { liveProject } from '../../helpers/live.js';
+import { parserState, stateOf } from '../../helpers/state.js';
+
+/**
+ * A key of another account (or the URL of another service) answers for none of the objects state records: no list
+ * shows them and each read by id answers 404. Taken as deletions, the plan would create every one again (paid
+ * duplicates). When the service shows none of two or more objects of a kind, the plan says so and apply creates
+ * them again only with --recreate for each address; drift --accept keeps them.
+ */
+const fields = [{ name: 'title', description: 'Book title' }];
+const books = desiredParser('books', fields, { urls: ['https://books.example/a.html'] });
+const music = desiredParser('music', fields, { urls: ['https://books.example/b.html'] });
+const definitionOf = (urls: string[]): ParserDefinition => ({ urls, scraperParams: {}, fields });
+const parser = (id: string, name: string, urls: string[]): ParserState =>
+  parserState({ id, name, definition: definitionOf(urls) });
+const nightly = desiredProject('nightly', {
+  projectInput: { type: 'list', list: ['https://books.example/1.html'] },
+});
+const weekly = desiredProject('weekly', {
+  projectInput: { type: 'list', list: ['https://books.example/2.html'] },
+});
+const project = (id: number, desired: typeof nightly): ProjectState => ({
+  kind: 'Project',
+  id,
+  name: desired.name,
+  definition: projectPayload(desired),
+});
+const state: State = stateOf({
+  'parser.books': parser('p-1', 'books', books.urls),
+  'parser.music': parser('p-2', 'music', music.urls),
+  'project.nightly': project(7, nightly),
+  'project.weekly': project(8, weekly),
+});
+const empty: LiveSnapshot = { parsers: [], details: {}, projects: [] };
+const summary = (id: string, name: string): LiveParserSummary => ({
+  id,
+  name,
+  status: 'FINISHED',
+  error: null,
+  generated_at: null,
+  version: 0,
+});
+
+function refusal(plan: Plan, recreate: string[] = []): ScrapeformError | undefined {
+  try {
+    checkRecreates(plan, recreate);
+    return undefined;
+  } catch (error) {
+    return error as ScrapeformError;
+  }
+}
+
+const PARSERS_STORY =
+  'the service shows none of the 2 parsers state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PARSER_URL set to another service, reads this way, as does deleting every one of them outside scrapeform';
+const PROJECTS_STORY =
+  'the service shows none of the 2 projects state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PIPELINE_URL set to another service, reads this way, as does deleting every one of them outside scrapeform';
+
+describe('the service shows none of the objects of a kind state records', () => {
+  it('every create again says why first, with one warning per kind, and apply refuses it without --recreate', () => {
+    const plan = buildPlan({ parsers: [books, music], projects: [nightly, weekly], state, live: empty });
+    expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons])).toEqual([
+      [
+        'parser.books',
+        'create',
+        [
+          `none shown: ${PARSERS_STORY}; apply creates it again only with --recreate parser.books`,
+          'deleted outside scrapeform: created again',
+        ],
+      ],
+      [
+        'parser.music',
+        'create',
+        [
+          `none shown: ${PARSERS_STORY}; apply creates it again only with --recreate parser.music`,
+          'deleted outside scrapeform: created again',
+        ],
+      ],
+      [
+        'project.nightly',
+        'create',
+        [
+          `none shown: ${PROJECTS_STORY}; apply creates it again only with --recreate project.nightly`,
+          'archived outside scrapeform: created again',
+        ],
+      ],
+      [
+        'project.weekly',
+        'create',
+        [
+          `none shown: ${PROJECTS_STORY}; apply creates it again only with --recreate project.weekly`,
+          'archived outside scrapeform: created again',
+        ],
+      ],
+    ]);
+    expect(plan.warnings).toEqual([
+      `${PARSERS_STORY}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates, each a paid generation)`,
+      `${PROJECTS_STORY}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates)`,
+    ]);
+    const refused = refusal(plan);
+    expect(refused?.code).toBe('apply.recreate-not-approved');
+    expect(refused?.status).toBe('input-needed');
+    expect(refused?.message).toBe(
+      "not applied: the plan creates again 4 objects of a kind the service shows none of, which a key of another account or another service's URL reads like (parser.books, parser.music, project.nightly, project.weekly); nothing was sent",
+    );
+    expect(refused?.hint).toBe(
+      'check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan shows the objects again and creates nothing; after checking the account that they do not exist, pass --recreate parser.books --recreate parser.music --recreate project.nightly --recreate project.weekly; to apply the rest meanwhile, pass --exclude parser.books --exclude parser.music --exclude project.nightly --exclude project.weekly',
+    );
+    expect(refusal(plan, ['parser.books', 'parser.music'])?.message).toContain(
+      '(project.nightly, project.weekly); nothing was sent',
+    );
+    expect(
+      refusal(plan, ['parser.books', 'parser.music', 'project.nightly', 'project.weekly']),
+    ).toBeUndefined();
+  });
+
+  it('a partial plan holds back the creates it selects, since the whole kind is gone', () => {
+    const plan = buildPlan({
+      parsers: [books, music],
+      projects: [],
+      state,
+      live: empty,
+      options: { targets: ['parser.music'] },
+    });
+    expect(plan.resource_changes.map((c) => c.reasons[0])).toEqual([
+      `none shown: ${PARSERS_STORY}; apply creates it again only with --recreate parser.music`,
+    ]);
+    expect(refusal(plan)?.code).toBe('apply.recreate-not-approved');
+  });
+
+  it('one object of the kind still shown: the others were deleted, and are created again as before', () => {
+    const plan = buildPlan({
+      parsers: [books, music],
+      projects: [nightly, weekly],
+      state,
+      live: { parsers: [summary('p-2', 'music')], details: {}, projects: [liveProject(8, 'weekly')] },
+    });
+    const creates = plan.resource_changes.filter((c) => c.action === 'create');
+    expect(creates.map((c) => [c.address, c.reasons])).toEqual([
+      ['parser.books', ['deleted outside scrapeform: created again']],
+      ['project.nightly', ['archived outside scrapeform: created again']],
+    ]);
+    expect(plan.warnings).toEqual([]);
+    expect(refusal(plan)).toBeUndefined();
+  });
+
+  it('the old parser of a replace under way still shown counts as shown', () => {
+    const replacing: State = stateOf({
+      'parser.books': { ...parser('p-new', 'books', books.urls), replacing: { oldId: 'p-old' } },
+      'parser.music': parser('p-2', 'music', music.urls),
+    });
+    const plan = buildPlan({
+      parsers: [books, music],
+      projects: [],
+      state: replacing,
+      live: { parsers: [summary('p-old', 'books')], details: {}, projects: [] },
+    });
+    expect(plan.warnings.some((w) => w.startsWith('the service shows none'))).toBe(false);
+    expect(refusal(plan, ['parser.books'])).toBeUndefined();
+  });
+
+  it('a single object of a kind gone is a deletion, as before: nothing tells it apart from another account', () => {
+    const plan = buildPlan({
+      parsers: [books],
+      projects: [],
+      state: stateOf({ 'parser.books': parser('p-1', 'books', books.urls) }),
+      live: empty,
+    });
+    expect(plan.resource_changes.map((c) => c.reasons)).toEqual([
+      ['deleted outside scrapeform: created again'],
+    ]);
+    expect(refusal(plan)).toBeUndefined();
+  });
+
+  it('an object no manifest declares any more is forgotten, with no call, and counts towards the kind', () => {
+    const plan = buildPlan({
+      parsers: [books],
+      projects: [],
+      state: stateOf({
+        'parser.books': parser('p-1', 'books', books.urls),
+        'parser.music': parser('p-2', 'music', music.urls),
+      }),
+      live: empty,
+    });
+    expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons[0]])).toEqual([
+      [
+        'parser.books',
+        'create',
+        `none shown: ${PARSERS_STORY}; apply creates it again only with --recreate parser.books`,
+      ],
+      ['parser.music', 'forget', 'deleted outside scrapeform'],
+    ]);
+  });
+
+  it('drift reports them deleted, and --accept keeps them in state and in the manifests', () => {
+    const report = detectDrift({ state, live: empty });
+    expect(report.drift.map((d) => [d.address, d.drift, d.accept.possible])).toEqual([
+      ['parser.books', 'deleted', false],
+      ['parser.music', 'deleted', false],
+      ['project.nightly', 'deleted', false],
+      ['project.weekly', 'deleted', false],
+    ]);
+    expect(report.drift[0]?.accept.note).toBe(
+      `kept in state and in the manifests: ${PARSERS_STORY}; check the key and the service URLs, and if every one was deleted, remove their documents by hand`,
+    );
+    expect(report.warnings).toEqual([
+      `${PARSERS_STORY}; drift --accept keeps them in state and in the manifests (check the key and the account first)`,
+      `${PROJECTS_STORY}; drift --accept keeps them in state and in the manifests (check the key and the account first)`,
+    ]);
+    expect(report.summary.accept).toEqual({ calls: 0, regenerations: 0, credits: 0 });
+  });
+});
