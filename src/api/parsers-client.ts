@@ -58,6 +58,7 @@ export class ParsersClient {
       { method: 'GET', url: this.url('parsers'), keyIn: 'query', expect: [200], idempotent: true, signal },
       ParserListItemSchema,
       'parsers',
+      { idOf: (p) => p.id },
     );
     // A generation's error text is the service's: shown, recorded in state and plans, so never with the key in it.
     return items.map((item) =>

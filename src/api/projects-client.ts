@@ -1,5 +1,5 @@
 import type { LiveJob, LiveProject } from './live.js';
-import { MAX_LIST_PAGES, readList } from './read-list.js';
+import { readList } from './read-list.js';
 import { PIPELINE_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
@@ -56,6 +56,7 @@ export class ProjectsClient {
       this.call('GET', this.url('projects'), { signal }),
       ProjectSchema,
       'projects',
+      { idOf: (p) => p.id },
     );
     return items.map((item) => this.live(item));
   }
@@ -109,8 +110,7 @@ export class ProjectsClient {
       this.call('GET', this.url('projects', id, 'jobs'), { signal }),
       JobSchema,
       'jobs',
-      MAX_LIST_PAGES,
-      false,
+      { totalChecked: false },
     );
     // Printed whole by `jobs --json`: a results link with the key in it is printed without it.
     return this.transport.redactAnswer(jobs);

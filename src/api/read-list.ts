@@ -14,6 +14,19 @@ export const MAX_LIST_PAGES = 1000;
  */
 const ITEM_KEYS = ['data', 'items', 'results'] as const;
 
+export interface ListOptions<T> {
+  /** Pages fetched at most (MAX_LIST_PAGES). */
+  maxPages?: number;
+  /**
+   * Whether a stated total larger than what was read is an error. Yes for the lists an absence plans from (an
+   * object left out would be created again); a project's jobs plan nothing, and a `total` or `count` there may
+   * count what the list does not hold (every job, not the recent ones).
+   */
+  totalChecked?: boolean;
+  /** An object's identity: listed again, it is kept once. */
+  idOf?: (item: T) => unknown;
+}
+
 /** How the answer says where the next page is. */
 type NextPage =
   { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
@@ -49,22 +62,21 @@ const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
  * server that ignores the page parameter), an identical page in a row, a "has more" without a way to get it, or
  * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (TOTAL_KEYS)
  * larger than the objects read once no further page is given (paging of a shape not read here): a partial list is
- * never returned, since an object it left out would be created again.
+ * never returned, since an object it left out would be created again. With `idOf`, an object listed again (paging
+ * while objects are added moves one onto the next page) is kept once, the first time: read twice, it would be two
+ * objects of one name, an adoption refused as ambiguous or a create that landed reported as failed; the stated
+ * total is then compared with the objects read once, so a duplicate that stands for one left out is still found.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
   first: TransportRequest,
   itemSchema: S,
   resourceKey: string,
-  maxPages: number = MAX_LIST_PAGES,
-  /**
-   * Whether a stated total larger than what was read is an error. Yes for the lists an absence plans from (an
-   * object left out would be created again); a project's jobs plan nothing, and a `total` or `count` there may
-   * count what the list does not hold (every job, not the recent ones).
-   */
-  totalChecked = true,
+  options: ListOptions<z.output<S>> = {},
 ): Promise<z.output<S>[]> {
+  const { maxPages = MAX_LIST_PAGES, totalChecked = true, idOf } = options;
   const items: z.output<S>[] = [];
+  const ids = new Set<unknown>();
   const asked = new Set<string>();
   let request = first;
   let previousBody: string | undefined;
@@ -73,7 +85,14 @@ export async function readList<S extends z.ZodType>(
     const response = await transport.request(request);
     const { list, path, envelope } = findItems(transport, request, response, resourceKey);
     const read = transport.check(request, response, list, z.array(itemSchema), path);
-    items.push(...read);
+    for (const item of read) {
+      if (idOf !== undefined) {
+        const id = idOf(item);
+        if (ids.has(id)) continue;
+        ids.add(id);
+      }
+      items.push(item);
+    }
     const onPage = read.length;
     // Where paging may be said: the envelope and its paging objects, looked through once per page.
     const sources = envelope !== undefined ? pagingSources(envelope) : undefined;

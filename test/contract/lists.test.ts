@@ -216,6 +216,41 @@ describe('lists: paging', () => {
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
 
+  it('an object listed again on a later page (objects added while paging) is one object, kept once', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], next: 2 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('b'), parser('c')], next: null });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [project(7), { ...project(7), id: '7' }, project(8)]);
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([7, 8]);
+  });
+
+  it('a stated total is compared with the objects read once: a repeat that stands for one left out is an error', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], total: 3, limit: 2, offset: 0 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, offset: '2' })
+      .reply(200, { data: [parser('b')], total: 3, limit: 2, offset: 2 });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain(
+      'the answer says the list holds 3 but 2 were read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it',
+    );
+  });
+
   it.each([
     ['total', { data: [parser('a'), parser('b')], total: 3 }],
     ['meta.total_count', { results: [parser('a'), parser('b')], meta: { total_count: 3 } }],
@@ -353,7 +388,7 @@ describe('lists: paging', () => {
       },
       JobSchema,
       'jobs',
-      3,
+      { maxPages: 3 },
     ).catch((e: unknown) => e)) as ApiError;
     expect(error.code).toBe('api.pagination');
     expect(error.message).toContain('still more pages after 3; the list is incomplete');
