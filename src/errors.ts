@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'apply.create-unconfirmed',
   'apply.credits-refused',
   'apply.destroy-not-approved',
+  'apply.forget-not-approved',
   'apply.generation-failed',
   'apply.interrupted',
   'apply.not-approved',

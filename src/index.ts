@@ -61,7 +61,13 @@ export { planWorkspace } from './workspace/plan-workspace.js';
 export type { PlannedWorkspace } from './workspace/plan-workspace.js';
 export { applyWorkspace } from './workspace/apply-workspace.js';
 export type { ApplyWorkspaceOptions, ApplyWorkspaceOutcome } from './workspace/apply-workspace.js';
-export { decideApproval, refusalError, checkRegenerations, checkRecreates } from './plan/approval.js';
+export {
+  decideApproval,
+  refusalError,
+  checkRegenerations,
+  checkRecreates,
+  checkForgets,
+} from './plan/approval.js';
 export type { ApprovalDecision, ApprovalFlags } from './plan/approval.js';
 export { readStatus } from './workspace/read-status.js';
 export { runDoctor } from './workspace/run-doctor.js';

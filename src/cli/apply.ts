@@ -37,6 +37,7 @@ interface ApplyFlags extends ApiFlags, SelectionFlags {
   allowDestroy?: boolean;
   allowAdopt?: boolean;
   recreate?: string[];
+  forget?: string[];
   concurrency: string;
   maxGenerating: string;
   waitTimeout: string;
@@ -61,6 +62,11 @@ export function registerApply(program: Command, run: RunCommand): void {
     .option(
       '--recreate <address>',
       'send again a create or PATCH an earlier apply could not confirm and no answer shows yet, or create again an object scrapeform created and has not seen since that answers 404 (repeatable; check the service first)',
+      collect,
+    )
+    .option(
+      '--forget <address>',
+      'drop from state an object no manifest declares, held back because the service shows none of its kind (repeatable; check the account first)',
       collect,
     )
     .option(
@@ -120,6 +126,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         allowDestroy: flags.allowDestroy === true,
         allowAdopt: flags.allowAdopt === true,
         recreate: flags.recreate ?? [],
+        forget: flags.forget ?? [],
         autoApprove: flags.autoApprove === true,
         ...(ctx.interactive
           ? { confirm: async (plan, decision) => confirm(renderApprovalQuestion(plan, decision)) }

@@ -1,6 +1,12 @@
 import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
-import { adoptsLiveObject, recreatesUnseen, recreatesVanished, resendsUnconfirmed } from './model.js';
+import {
+  adoptsLiveObject,
+  forgetsVanished,
+  recreatesUnseen,
+  recreatesVanished,
+  resendsUnconfirmed,
+} from './model.js';
 import { formatCount } from '../format-count.js';
 
 export interface ApprovalFlags {
@@ -179,6 +185,27 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
       status: 'input-needed',
       details: { addresses: waiting.map((c) => c.address) },
       hint: `${vanished.length === waiting.length ? 'check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan shows the objects again and creates nothing; after checking the account that they do not exist' : `apply again later: ${later}`}, pass ${waiting.map((c) => `--recreate ${c.address}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${waiting.map((c) => `--exclude ${c.address}`).join(' ')}`,
+    },
+  );
+}
+
+/**
+ * `--forget ADDRESS`: when the service shows none of the objects of a kind state records (vanished.ts), an object
+ * of that kind no manifest declares any more is dropped from state only for the addresses named. With a key of
+ * another account the object is still live (a project runs on its schedule, paid per page), and once dropped from
+ * state nothing would manage it. Refused with exit 3 and nothing sent; a person's yes does not cover it.
+ */
+export function checkForgets(plan: Plan, forget: readonly string[], saved = false): void {
+  const waiting = plan.resource_changes.filter((c) => forgetsVanished(c) && !forget.includes(c.address));
+  if (waiting.length === 0) return;
+  const addresses = waiting.map((c) => c.address);
+  throw new ScrapeformError(
+    'apply.forget-not-approved',
+    `not applied: the plan drops from state ${waiting.length === 1 ? 'an object' : `${waiting.length} objects`} no manifest declares, of a kind the service shows none of, which a key of another account or another service's URL reads like (${addresses.join(', ')}); nothing was sent`,
+    {
+      status: 'input-needed',
+      details: { addresses },
+      hint: `check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan deletes or archives ${waiting.length === 1 ? 'it' : 'them'} instead; after checking the account that ${waiting.length === 1 ? 'it is' : 'they are'} gone, pass ${addresses.map((a) => `--forget ${a}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${addresses.map((a) => `--exclude ${a}`).join(' ')}`,
     },
   );
 }

@@ -44,6 +44,8 @@ export interface PlanOptions {
    * right address.
    */
   recreate?: readonly string[];
+  /** apply's `--forget`: as `recreate`, checked against the plan by approval.ts (checkForgets). */
+  forget?: readonly string[];
   /**
    * Paths named with `--env` (loadManifests' `narrowedTo`): only the objects declared in files under them are
    * planned, a partial plan as with `--target`; nothing else is changed, deleted or archived.

@@ -361,7 +361,15 @@ export const VANISHED_REASON = 'none shown:';
  * (vanished.ts): apply sends it only with `--recreate` for its address (approval.ts).
  */
 export function recreatesVanished(change: ResourceChange): boolean {
-  return change.reasons.some((reason) => reason.startsWith(VANISHED_REASON));
+  return change.action !== 'forget' && change.reasons.some((reason) => reason.startsWith(VANISHED_REASON));
+}
+
+/**
+ * Whether a change drops from state an object no manifest declares when the service shows none of the objects of
+ * its kind (vanished.ts): apply drops it only with `--forget` for its address (approval.ts).
+ */
+export function forgetsVanished(change: ResourceChange): boolean {
+  return change.action === 'forget' && change.reasons.some((reason) => reason.startsWith(VANISHED_REASON));
 }
 
 /** A change whose apply POSTs a new object (and so records an intent first). */

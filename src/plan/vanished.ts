@@ -1,5 +1,6 @@
 import type { State } from '../state/model.js';
 import {
+  forgetsVanished,
   postsNewObject,
   recreatesUnseen,
   recreatesVanished,
@@ -57,9 +58,12 @@ function storyOf(kind: Kind, count: number): string {
 }
 
 /**
- * A create again, at an address state records, of an object whose kind vanished whole (vanishedKinds) says so
- * first: apply sends it only with `--recreate` for its address. An object already held back for another reason
- * (unconfirmed, not seen since its create) keeps that reason alone. The warning is given once per kind.
+ * A change of an object state records, of a kind that vanished whole (vanishedKinds), says so first: a create
+ * again, which apply sends only with `--recreate` for its address, and a forget (no manifest declares it any more),
+ * which apply makes only with `--forget` for its address: dropped from state with another account's key, the real
+ * object (a project runs on its schedule, paid per page) would go on unmanaged. An object already held back for
+ * another reason (unconfirmed, not seen since its create) keeps that reason alone. The warning is given once per
+ * kind.
  */
 export function vanishedAgain(
   change: ResourceChange,
@@ -69,16 +73,20 @@ export function vanishedAgain(
   warnings: string[],
 ): ResourceChange {
   const gone = vanished.get(change.kind);
-  if (gone === undefined || !postsNewObject(change) || state.resources[change.address] === undefined)
-    return change;
-  if (recreatesVanished(change) || recreatesUnseen(change) || resendsUnconfirmed(change)) return change;
+  const forgets = change.action === 'forget';
+  if (gone === undefined || state.resources[change.address] === undefined) return change;
+  if (!forgets && !postsNewObject(change)) return change;
+  if (forgetsVanished(change) || recreatesVanished(change)) return change;
+  if (recreatesUnseen(change) || resendsUnconfirmed(change)) return change;
   if (!warned.has(change.kind)) {
     warned.add(change.kind);
     warnings.push(
-      `${gone.story}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes ${gone.count} duplicates${change.kind === 'Parser' ? ', each a paid generation' : ''})`,
+      `${gone.story}; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate${change.kind === 'Parser' ? ' and pays a generation' : ''}, and one dropped from state goes on unmanaged)`,
     );
   }
-  const reason = `${VANISHED_REASON} ${gone.story}; apply creates it again only with --recreate ${change.address}`;
+  const reason = forgets
+    ? `${VANISHED_REASON} ${gone.story}; apply drops it from state only with --forget ${change.address}`
+    : `${VANISHED_REASON} ${gone.story}; apply creates it again only with --recreate ${change.address}`;
   return { ...change, reasons: [reason, ...change.reasons] };
 }
 

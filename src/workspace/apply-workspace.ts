@@ -5,7 +5,13 @@ import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import type { ResultDiff } from '../output/render-result-diffs.js';
-import { checkRecreates, checkRegenerations, decideApproval, refusalError } from '../plan/approval.js';
+import {
+  checkForgets,
+  checkRecreates,
+  checkRegenerations,
+  decideApproval,
+  refusalError,
+} from '../plan/approval.js';
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
@@ -48,6 +54,8 @@ export interface ApplyWorkspaceOptions extends ApprovalFlags, Pick<ApplyOptions,
   maxRegenerations?: number;
   /** `--recreate`: addresses whose unconfirmed earlier create may be sent again (approval.ts, checkRecreates). */
   recreate?: readonly string[];
+  /** `--forget`: addresses of a kind the service shows none of that may be dropped from state (checkForgets). */
+  forget?: readonly string[];
 }
 
 export interface ApplyWorkspaceOutcome {
@@ -73,7 +81,10 @@ export async function applyWorkspace(
   try {
     const stale = ws.backend.staleLockBroken;
     if (stale !== undefined) options.onStaleLock?.(stale);
-    const recreate = options.recreate !== undefined ? { recreate: options.recreate } : {};
+    const recreate = {
+      ...(options.recreate !== undefined ? { recreate: options.recreate } : {}),
+      ...(options.forget !== undefined ? { forget: options.forget } : {}),
+    };
     const fresh = await planWorkspace(
       ws,
       options.savedPlan !== undefined ? recreate : { ...options.selection, ...recreate },
@@ -109,6 +120,7 @@ export async function applyWorkspace(
     }
     checkRegenerations(plan, options.maxRegenerations);
     checkRecreates(plan, options.recreate ?? [], options.savedPlan !== undefined);
+    checkForgets(plan, options.forget ?? [], options.savedPlan !== undefined);
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
       managed: new Set(Object.keys(moved.resources)),

@@ -67,7 +67,7 @@ async function readAndPlan(
 }
 
 /**
- * `--target`, `--exclude`, `--reassert`, `--accept-unknown` and `--recreate` must name something declared or managed: a typo would otherwise plan
+ * `--target`, `--exclude`, `--reassert`, `--accept-unknown`, `--recreate` and `--forget` must name something declared or managed: a typo would otherwise plan
  * nothing (or everything) and say "No changes" (as `terraform plan -target` with an unknown address is an error).
  */
 function checkSelection(options: PlanOptions, known: readonly string[]): void {
@@ -78,6 +78,7 @@ function checkSelection(options: PlanOptions, known: readonly string[]): void {
       ['--reassert', options.reassert],
       ['--accept-unknown', options.acceptUnknown],
       ['--recreate', options.recreate],
+      ['--forget', options.forget],
     ] as const
   ).flatMap(([flag, addresses]) =>
     (addresses ?? []).filter((a) => !known.includes(a)).map((a) => ({ flag, a })),

@@ -303,6 +303,7 @@ function skipReason(error: unknown): string | undefined {
     case 'apply.destroy-not-approved':
     case 'apply.adopt-not-approved':
     case 'apply.recreate-not-approved':
+    case 'apply.forget-not-approved':
     case 'apply.not-approved':
       return error.message;
     case 'plan.unknown-address':

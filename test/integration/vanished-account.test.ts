@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
@@ -57,7 +57,7 @@ it('a key that sees none of the parsers state records: nothing is created until 
     ['parser.velvet', 'create', 'none shown'],
   ]);
   expect(json.warnings).toEqual([
-    'the service shows none of the 2 parsers state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PARSER_URL set to another service, reads this way, as does deleting every one of them outside scrapeform; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates, each a paid generation)',
+    'the service shows none of the 2 parsers state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PARSER_URL set to another service, reads this way, as does deleting every one of them outside scrapeform; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate and pays a generation, and one dropped from state goes on unmanaged)',
   ]);
 
   const refused = await on(other)(['apply', '.', '--auto-approve']);
@@ -94,5 +94,52 @@ it('a key that sees none of the parsers state records: nothing is created until 
   expect(other.emulator.requestLog.filter((r) => r.method === 'POST').length).toBe(2);
   const again = await on(other)(['plan', '.', '--json']);
   expect(again.code, again.stderr).toBe(0);
+  expect((JSON.parse(again.stdout) as { status: string }).status).toBe('no_changes');
+});
+
+const projectFile = (name: string, url: string): string => `kind: Project
+name: ${name}
+projectType: urls
+projectInput: { type: list, list: ['${url}'] }
+scrapingInterval: daily
+`;
+
+it('manifests removed to archive their projects, applied with a key that sees none of them: state keeps them', async () => {
+  const dir = await project({
+    'nightly.yaml': projectFile('nightly', BOOK_A),
+    'weekly.yaml': projectFile('weekly', BOOK_B),
+  });
+  const on = (h: EmulatorHarness) => (args: string[]) =>
+    runBuiltCli([...args, '--state', 'state.json'], {
+      cwd: dir,
+      env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+      exitWithinMs: 30_000,
+    });
+  const applied = await on(home)(['apply', '.', '--auto-approve']);
+  expect(applied.code, applied.stderr).toBe(0);
+  // Seen by a list since their create, as the next plan of the right account does.
+  expect((await on(home)(['apply', '.', '--auto-approve'])).code).toBe(0);
+  const stateBefore = await readFile(path.join(dir, 'state.json'), 'utf8');
+  await rm(path.join(dir, 'nightly.yaml'));
+  await rm(path.join(dir, 'weekly.yaml'));
+  await writeFile(path.join(dir, 'atlas.yaml'), parser('atlas', BOOK_A));
+  const writesBefore = other.emulator.requestLog.filter((r) => r.method !== 'GET').length;
+
+  const refused = await on(other)(['apply', '.', '--auto-approve', '--allow-destroy']);
+  expect(refused.code).toBe(3);
+  expect(refused.stderr).toContain(
+    "error: not applied: the plan drops from state 2 objects no manifest declares, of a kind the service shows none of, which a key of another account or another service's URL reads like (project.nightly, project.weekly); nothing was sent\n",
+  );
+  expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toBe(stateBefore);
+  expect(other.emulator.requestLog.filter((r) => r.method !== 'GET').length).toBe(writesBefore);
+
+  // With the right key, the plan archives them, as the pull request meant.
+  const archived = await on(home)(['apply', '.', '--auto-approve', '--allow-destroy']);
+  expect(archived.code, archived.stderr).toBe(0);
+  expect(home.emulator.requestLog.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([
+    '/api/projects/1?api_key=***',
+    '/api/projects/2?api_key=***',
+  ]);
+  const again = await on(home)(['plan', '.', '--json']);
   expect((JSON.parse(again.stdout) as { status: string }).status).toBe('no_changes');
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary } from '../../../src/api/live.js';
 import type { ScrapeformError } from '../../../src/errors.js';
-import { checkRecreates } from '../../../src/plan/approval.js';
+import { checkForgets, checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { detectDrift } from '../../../src/plan/drift.js';
 import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
@@ -50,6 +50,15 @@ const summary = (id: string, name: string): LiveParserSummary => ({
   generated_at: null,
   version: 0,
 });
+
+function forgetRefusal(plan: Plan, forget: string[] = []): ScrapeformError | undefined {
+  try {
+    checkForgets(plan, forget);
+    return undefined;
+  } catch (error) {
+    return error as ScrapeformError;
+  }
+}
 
 function refusal(plan: Plan, recreate: string[] = []): ScrapeformError | undefined {
   try {
@@ -103,8 +112,8 @@ describe('the service shows none of the objects of a kind state records', () => 
       ],
     ]);
     expect(plan.warnings).toEqual([
-      `${PARSERS_STORY}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates, each a paid generation)`,
-      `${PROJECTS_STORY}; apply refuses to create them again without --recreate for each address (check the key and the account first: if they exist there, that makes 2 duplicates)`,
+      `${PARSERS_STORY}; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate and pays a generation, and one dropped from state goes on unmanaged)`,
+      `${PROJECTS_STORY}; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate, and one dropped from state goes on unmanaged)`,
     ]);
     const refused = refusal(plan);
     expect(refused?.code).toBe('apply.recreate-not-approved');
@@ -181,7 +190,7 @@ describe('the service shows none of the objects of a kind state records', () => 
     expect(refusal(plan)).toBeUndefined();
   });
 
-  it('an object no manifest declares any more is forgotten, with no call, and counts towards the kind', () => {
+  it('an object no manifest declares any more is dropped from state only with --forget, as the creates are held', () => {
     const plan = buildPlan({
       parsers: [books],
       projects: [],
@@ -197,8 +206,41 @@ describe('the service shows none of the objects of a kind state records', () => 
         'create',
         `none shown: ${PARSERS_STORY}; apply creates it again only with --recreate parser.books`,
       ],
-      ['parser.music', 'forget', 'deleted outside scrapeform'],
+      [
+        'parser.music',
+        'forget',
+        `none shown: ${PARSERS_STORY}; apply drops it from state only with --forget parser.music`,
+      ],
     ]);
+    expect(refusal(plan, ['parser.books'])).toBeUndefined();
+    const refused = forgetRefusal(plan);
+    expect(refused?.code).toBe('apply.forget-not-approved');
+    expect(refused?.status).toBe('input-needed');
+    expect(refused?.message).toBe(
+      "not applied: the plan drops from state an object no manifest declares, of a kind the service shows none of, which a key of another account or another service's URL reads like (parser.music); nothing was sent",
+    );
+    expect(refused?.hint).toBe(
+      'check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan deletes or archives it instead; after checking the account that it is gone, pass --forget parser.music; to apply the rest meanwhile, pass --exclude parser.music',
+    );
+    expect(forgetRefusal(plan, ['parser.music'])).toBeUndefined();
+  });
+
+  it('a plan of forgets alone warns too: every manifest of the kind removed, with the key of another account', () => {
+    const plan = buildPlan({ parsers: [], projects: [], state, live: empty });
+    expect(plan.resource_changes.map((c) => [c.action, c.reasons[0]?.split(':')[0]])).toEqual([
+      ['forget', 'none shown'],
+      ['forget', 'none shown'],
+      ['forget', 'none shown'],
+      ['forget', 'none shown'],
+    ]);
+    expect(plan.warnings).toEqual([
+      `${PARSERS_STORY}; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate and pays a generation, and one dropped from state goes on unmanaged)`,
+      `${PROJECTS_STORY}; apply creates none of them again without --recreate ADDR, and drops none from state without --forget ADDR, for each address (check the key and the account first: if they exist there, a create again makes a duplicate, and one dropped from state goes on unmanaged)`,
+    ]);
+    expect(forgetRefusal(plan)?.message).toContain(
+      '4 objects no manifest declares, of a kind the service shows none of',
+    );
+    expect(refusal(plan)).toBeUndefined();
   });
 
   it('drift reports them deleted, and --accept keeps them in state and in the manifests', () => {
