@@ -107,8 +107,9 @@ export const PROJECT_HANDLERS = {
  * Reads the service's answer to a create or PATCH: a field it reports with another value than the one sent did
  * not take (issue 13; the skill file lists only some fields as updatable). Each is warned about once, and state
  * keeps what the service holds (`held`), so the next plan does not send the same value again and again. A field
- * the answer leaves out says nothing either way. Returns the fields held (undefined when none is), and those this
- * answer did not take.
+ * the answer leaves out says nothing either way. A schedule not taken is not held (refuseScheduleNotTaken): every
+ * apply sends it again, a free PATCH, and fails while the service runs the project against the manifest. Returns
+ * the fields held (undefined when none is), and those this answer did not take.
  */
 function checkTaken(
   change: ProjectCreate | ProjectUpdate,
@@ -127,8 +128,12 @@ function checkTaken(
       delete held[key];
       continue;
     }
-    held[key] = reported;
     notTaken.push(key);
+    if (scheduleDiffers(key, reported, value)) {
+      delete held[key];
+      continue;
+    }
+    held[key] = reported;
     const message = `${key} was sent as ${stable(value)} but the service answered ${stable(reported)}; state records what the service holds, and plan does not send it again until the manifest changes`;
     (result.warnings ??= []).push(message);
     ctx.emit({ type: 'warning', address: change.address, message });
@@ -161,9 +166,20 @@ async function confirmGone(ctx: HandlerContext, change: ProjectArchive): Promise
 const SCHEDULING = ['schedulingEnabled', 'scrapingInterval'];
 
 /**
+ * Whether a value the service reports for a scheduling field runs the project otherwise than the one sent. Another
+ * spelling of the same schedule (`DAILY`) runs no more than asked: warned about and held, as any field not taken.
+ */
+function scheduleDiffers(key: string, reported: unknown, sent: unknown): boolean {
+  const spelled = (value: unknown): unknown =>
+    typeof value === 'string' ? value.trim().toLowerCase() : value;
+  return SCHEDULING.includes(key) && spelled(reported) !== spelled(sent ?? null);
+}
+
+/**
  * A schedule the service did not take is no warning to pass over: the project runs when the manifest says it
- * must not (the service default is a weekly run, API-NOTES), or more often, each run paid. State records it (the
- * call was made); the change fails, so CI does not report the apply as done.
+ * must not (the service default is a weekly run, API-NOTES), or more often, each run paid. State records the
+ * project (the call was made) but not that schedule, so every later apply sends it again and fails the same way
+ * while it lasts: CI never reports the apply as done while the project runs against the manifest.
  */
 function refuseScheduleNotTaken(
   change: ProjectCreate | ProjectUpdate,
@@ -171,13 +187,8 @@ function refuseScheduleNotTaken(
   notTaken: readonly string[],
 ): void {
   if (answer === undefined) return;
-  // Another spelling of the same schedule (`DAILY`) runs no more than asked: warned about, as any field not taken.
-  const spelled = (value: unknown): unknown =>
-    typeof value === 'string' ? value.trim().toLowerCase() : value;
-  const schedule = notTaken.filter(
-    (key) =>
-      SCHEDULING.includes(key) &&
-      spelled(projectFieldRule(key)?.read(answer)) !== spelled(change.definition[key] ?? null),
+  const schedule = notTaken.filter((key) =>
+    scheduleDiffers(key, projectFieldRule(key)?.read(answer), change.definition[key]),
   );
   if (schedule.length === 0) return;
   const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);
@@ -185,7 +196,7 @@ function refuseScheduleNotTaken(
     'apply.schedule-not-taken',
     `project ${String(answer.id)} was ${change.action === 'create' ? 'created' : 'updated'}, but the service reports ${reported.join(', ')}, not the schedule the manifest asks for (${schedule.map((key) => `${key} = ${stable(change.definition[key] ?? null)}`).join(', ')}): it may run, at the price of its pages, when the manifest says it must not`,
     {
-      hint: "check the project's schedule in the ScraperAPI dashboard and disable it there if it is wrong (or archive the project); state records the project, and plan does not send the same value again",
+      hint: "check the project's schedule in the ScraperAPI dashboard and disable it there if it is wrong (or archive the project); state records the project, and every apply sends the schedule again (a free PATCH) and fails like this until the service takes it",
     },
   );
 }

@@ -296,10 +296,38 @@ describe('apply: a project the service schedules against the manifest', () => {
       '✗ project.once create 7: project 7 was created, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false): it may run, at the price of its pages, when the manifest says it must not',
     );
     expect(run.stdout).toContain("hint: check the project's schedule in the ScraperAPI dashboard");
-    // The project is recorded: the next apply neither creates it again nor sends the same value again.
+    // The project is recorded, not created again; the schedule is not: the next apply sends it again (a free
+    // PATCH) and fails the same way while the service runs the project against the manifest.
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [scheduled]);
+    const patched: unknown[] = [];
+    nock(PIPELINE_ORIGIN)
+      .patch('/api/projects/7')
+      .query(keyQuery)
+      .reply((_uri, body) => {
+        patched.push(body);
+        return [200, scheduled];
+      });
     const again = await apply();
-    expect([posts.n, again.code]).toEqual([1, 0]);
+    expect(posts.n).toBe(1);
+    expect(patched).toEqual([{ schedulingEnabled: false }]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain(
+      '✗ project.once update 7: project 7 was updated, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false)',
+    );
+    // Once the service runs it as the manifest says, the apply is done and the plan empty.
+    const taken = { ...scheduled, schedulingEnabled: false };
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
+    expect((await apply()).code).toBe(0);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
+    const plan = await runScrapeform(['plan', '--json', '--state', statePath(), dir], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    expect((JSON.parse(plan.stdout) as { status: string }).status).toBe('no_changes');
   });
 });
 
