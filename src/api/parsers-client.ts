@@ -30,6 +30,11 @@ export interface KnownParser {
   version?: number;
   /** The list's name, when the details answer has none. */
   name?: string;
+  /**
+   * This version may rightly have no fields: state records it with none (a manifest that declares none, applied as
+   * a PATCH removing them all), or nothing is planned from the answer (a look at its status, a diff shown).
+   */
+  fieldless?: boolean;
 }
 
 /**
@@ -73,9 +78,9 @@ export class ParsersClient {
   /**
    * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
-   * response. A FINISHED version without `fields` (or with an empty list) is a bad response too: read as "no
-   * fields", it would plan every declared field as an add (issue 13). A version still generating, or failed, may
-   * have none.
+   * response. A FINISHED version without `fields` (or with an empty list, unless `known.fieldless`) is a bad
+   * response too: read as "no fields", it would plan every declared field as an add (issue 13). A version still
+   * generating, or failed, may have none.
    */
   async get(
     id: string,
@@ -107,7 +112,9 @@ export class ParsersClient {
     // declared field again as add_fields (a paid regeneration).
     if (
       status === 'FINISHED' &&
-      (data.fields === undefined || data.fields === null || data.fields.length === 0)
+      (data.fields === undefined ||
+        data.fields === null ||
+        (data.fields.length === 0 && known.fieldless !== true))
     ) {
       throw this.transport.badResponse(
         request,

@@ -91,7 +91,7 @@ export async function waitForGeneration(
       const due = Math.min(ctx.now() + delay, deadline);
       const listed = await ctx.poller.look(id, version, due, started);
       abortIfInterrupted(ctx, stopped);
-      seen = await sightingOf(ctx, id, version, listed);
+      seen = await sightingOf(ctx, generation, listed);
       if (!('status' in seen)) {
         // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
         // answer is never proof of absence by itself). Looked at again until the deadline, as a generation is.
@@ -182,17 +182,21 @@ export async function waitForGeneration(
  */
 async function sightingOf(
   ctx: HandlerContext,
-  id: string,
-  version: number,
+  generation: Generation,
   listed: LiveParserSummary | undefined,
 ): Promise<Sighting | Unseen> {
+  const { id, version } = generation;
   if (listed !== undefined && listed.version === version) {
     const error = listed.error ?? null;
     if (!(listed.status === 'FAILED' && error === null)) return { status: listed.status, error };
   }
   try {
     const details = await ctx.calls.with(
-      () => ctx.clients.parsers.get(id, version, ctx.options.signal),
+      () =>
+        ctx.clients.parsers.get(id, version, ctx.options.signal, {
+          // A version made to declare no fields finishes with none.
+          fieldless: generation.definition.fields.length === 0,
+        }),
       true,
     );
     // Details of another version say nothing of this one: their FINISHED would end the wait on a version that may

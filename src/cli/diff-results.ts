@@ -24,8 +24,9 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
         try {
           const parser = managedParser(await services.backend.read(), address);
           const [before, after] = await Promise.all([
-            services.clients.parsers.get(parser.id, from),
-            services.clients.parsers.get(parser.id, to),
+            // Shown, not planned from: a version with no fields is shown as such.
+            services.clients.parsers.get(parser.id, from, undefined, { fieldless: true }),
+            services.clients.parsers.get(parser.id, to, undefined, { fieldless: true }),
           ]);
           for (const details of [before, after]) {
             if (details.exampleResult === null) {

@@ -29,10 +29,7 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
   const { bold, dim, yellow, red } = colors;
   const warnings = report.warnings.map((w) => yellow(`warning: ${printable(w)}`));
   if (report.status === 'no_drift') {
-    return [
-      `No drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.`,
-      ...warnings,
-    ].join('\n');
+    return [noDrift(report.summary.objects), ...warnings].join('\n');
   }
   const lines = [
     bold(
@@ -68,7 +65,7 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
  */
 export function renderDriftMarkdown(report: DriftReport): string {
   if (report.status === 'no_drift') {
-    return `### scrapeform drift\n\nNo drift: the ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} match state.\n`;
+    return `### scrapeform drift\n\n${noDrift(report.summary.objects)}\n`;
   }
   const rows = report.drift.map(
     (d) =>
@@ -123,4 +120,11 @@ function cost(c: DriftCost): string {
 
 function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
+}
+
+/** `No drift: the 3 managed objects match state.`, or `the managed object matches` for one. */
+function noDrift(objects: number): string {
+  return objects === 1
+    ? 'No drift: the managed object matches state.'
+    : `No drift: the ${objects} managed ${plural(objects, 'object')} match state.`;
 }

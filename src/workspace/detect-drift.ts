@@ -9,7 +9,7 @@ import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
-import { servicesUsed, summaryOf, unless404 } from './read-live.js';
+import { fieldlessOf, servicesUsed, summaryOf, unless404 } from './read-live.js';
 
 export interface DetectDriftOptions {
   /** Only these addresses; all that state manages when empty. */
@@ -67,6 +67,7 @@ async function readLiveForDrift(
 ): Promise<LiveSnapshot> {
   // Only the services state records objects of are called (issue 13: a key may reach one service only).
   const used = servicesUsed({ parsers: [], projects: [] }, state);
+  const fieldless = fieldlessOf(state);
   const [listed, listedProjects] = await Promise.all([
     used.parsers ? clients.parsers.list(signal) : Promise.resolve([]),
     used.projects ? clients.projects.list(signal) : Promise.resolve([]),
@@ -80,7 +81,9 @@ async function readLiveForDrift(
   );
   await forEachLimited(missing, READ_CONCURRENCY, async (resource) => {
     if (resource.kind === 'Parser') {
-      const found = await unless404(() => clients.parsers.get(resource.id, undefined, signal));
+      const found = await unless404(() =>
+        clients.parsers.get(resource.id, undefined, signal, { fieldless: fieldless(resource.id) }),
+      );
       if (found !== undefined) parsers.push(summaryOf(found));
     } else {
       const found = await unless404(() => clients.projects.get(resource.id, signal));
@@ -93,13 +96,16 @@ async function readLiveForDrift(
   await forEachLimited(reads.details, READ_CONCURRENCY, async (id) => {
     const summary = listedById.get(id);
     details[id] = await clients.parsers.get(id, undefined, signal, {
+      fieldless: fieldless(id),
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
   });
   const previous: Record<string, LiveParserDetails> = {};
   await forEachLimited(reads.previous, READ_CONCURRENCY, async (ref) => {
     // Only a hint to tell a rename: an old version the service no longer answers for leaves it untold.
-    const read = await clients.parsers.get(ref.id, ref.version, signal).catch(() => undefined);
+    const read = await clients.parsers
+      .get(ref.id, ref.version, signal, { fieldless: fieldless(ref.id) })
+      .catch(() => undefined);
     if (read !== undefined) previous[ref.id] = read;
   });
   return { parsers, details, projects, previous };

@@ -47,6 +47,7 @@ export async function readLive(
   signal?: AbortSignal,
 ): Promise<LiveSnapshot> {
   const used = servicesUsed(declared, state);
+  const fieldless = fieldlessOf(state, declared.parsers);
   const [parserList, projectList] = await Promise.all([
     used.parsers ? clients.parsers.list(signal) : Promise.resolve([]),
     used.projects ? clients.projects.list(signal) : Promise.resolve([]),
@@ -62,11 +63,16 @@ export async function readLive(
   for (const recorded of recordedOf<ParserState>(state, 'Parser')) {
     if (listedParsers.has(recorded.id)) continue;
     const version = recorded.pending?.version ?? recorded.version ?? undefined;
-    unlisted.set(recorded.id, { name: recorded.name, ...(version !== undefined ? { version } : {}) });
+    unlisted.set(recorded.id, {
+      name: recorded.name,
+      fieldless: fieldless(recorded.id, recorded.name),
+      ...(version !== undefined ? { version } : {}),
+    });
   }
   // The parsers a half-done replace still has to delete are not in state as resources of their own, and a failed
   // new parser of an earlier attempt is as recent as any create: looked up by id too, never taken as gone unread.
-  for (const id of replacedIds(state)) if (!listedParsers.has(id) && !unlisted.has(id)) unlisted.set(id, {});
+  for (const id of replacedIds(state))
+    if (!listedParsers.has(id) && !unlisted.has(id)) unlisted.set(id, { fieldless: fieldless(id) });
   await forEachLimited([...unlisted], READ_CONCURRENCY, async ([id, known]) => {
     const found = await unless404(() => clients.parsers.get(id, undefined, signal, known));
     if (found === undefined) return;
@@ -91,6 +97,7 @@ export async function readLive(
     // What the list said is the fallback for details that leave out their version or name (API-NOTES).
     const summary = listed.get(id);
     const read = await clients.parsers.get(id, undefined, signal, {
+      fieldless: fieldless(id, summary?.name),
       ...(summary !== undefined ? { version: summary.version, name: summary.name } : {}),
     });
     // Versions only go up. Details below a version this state saw or made took the list's version for want of
@@ -106,7 +113,7 @@ export async function readLive(
     ] as const) {
       if (floor === undefined || read.version >= floor) continue;
       const atFloor = await unlessStatus(absent, () =>
-        clients.parsers.get(id, floor, signal, { name: read.name }),
+        clients.parsers.get(id, floor, signal, { name: read.name, fieldless: fieldless(id, read.name) }),
       );
       if (atFloor !== undefined) {
         details[id] = atFloor;
@@ -124,7 +131,9 @@ export async function readLive(
     READ_CONCURRENCY,
     async (ref) => {
       // Only a hint: a service that no longer answers for an old version leaves the rename untold, as before.
-      const read = await clients.parsers.get(ref.id, ref.version, signal).catch(() => undefined);
+      const read = await clients.parsers
+        .get(ref.id, ref.version, signal, { fieldless: fieldless(ref.id) })
+        .catch(() => undefined);
       if (read !== undefined) previous[ref.id] = read;
     },
   );
@@ -191,3 +200,22 @@ async function unlessStatus<T>(statuses: readonly number[], call: () => Promise<
 
 /** A parser found by id, as the list would have shown it (the planner reads details newer than a list the same way). */
 export { summaryOf };
+
+/**
+ * Whether a parser's versions may rightly list no fields (KnownParser.fieldless): state records one with none (a
+ * manifest declaring none, applied as a PATCH removing them all: finished, pending or being sent), or a manifest
+ * declares none under its name (an adoption). For any other, a FINISHED version listing none is an answer that
+ * left them out.
+ */
+export function fieldlessOf(
+  state: State,
+  declared: readonly DesiredParser[] = [],
+): (id: string, name?: string) => boolean {
+  const ids = new Set<string>();
+  for (const recorded of recordedOf<ParserState>(state, 'Parser')) {
+    const definitions = [recorded.definition, recorded.pending?.definition, recorded.patching?.definition];
+    if (definitions.some((d) => d !== null && d !== undefined && d.fields.length === 0)) ids.add(recorded.id);
+  }
+  const names = new Set(declared.filter((p) => p.fields.length === 0).map((p) => p.name));
+  return (id, name) => ids.has(id) || (name !== undefined && names.has(name));
+}

@@ -79,7 +79,9 @@ export async function readResultBaseline(
     version = current.version;
   } else return undefined;
   try {
-    const details = await call(() => clients.parsers.get(change.id, version, signal, { version }));
+    const details = await call(() =>
+      clients.parsers.get(change.id, version, signal, { version, fieldless: true }),
+    );
     if (details.exampleResult === null) return undefined;
     return { address: change.address, id: change.id, version, exampleResult: details.exampleResult };
   } catch {
@@ -103,7 +105,7 @@ export async function diffResultAfterApply(
   if (!done.ok || done.status !== 'FINISHED' || version === undefined || done.id === null) return undefined;
   const id = String(done.id);
   try {
-    const after = await call(() => clients.parsers.get(id, version, signal, { version }));
+    const after = await call(() => clients.parsers.get(id, version, signal, { version, fieldless: true }));
     if (after.exampleResult === null) return undefined;
     return {
       address: baseline.address,

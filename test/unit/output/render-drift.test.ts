@@ -85,6 +85,14 @@ describe('drift renderers', () => {
         plain,
       ),
     ).toBe('No drift: the 3 managed objects match state.');
+    expect(
+      renderOutput(
+        'drift',
+        'human',
+        { ...report, status: 'no_drift', drift: [], summary: { ...report.summary, drifted: 0, objects: 1 } },
+        plain,
+      ),
+    ).toBe('No drift: the managed object matches state.');
   });
 
   it('JSON leaves out what accept records (internal)', () => {
