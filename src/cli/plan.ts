@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkRegenerations } from '../plan/approval.js';
-import { renderSavedPlan } from '../plan/save-plan.js';
+import { renderSavedPlan } from '../output/render-saved-plan.js';
 import { renderUnmanaged } from '../output/render-unmanaged.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
 import { renderOutput } from '../output/render-output.js';

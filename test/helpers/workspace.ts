@@ -10,7 +10,7 @@ import { refreshState } from '../../src/plan/refresh-state.js';
 import type { PlanOptions } from '../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../src/plan/model.js';
 import { parsePlanFile } from '../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../src/output/render-saved-plan.js';
 import { renderPlanJson } from '../../src/output/render-plan-json.js';
 import type { LiveProject } from '../../src/api/live.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
 import { parsePlanFile, parseSavedPlan } from '../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../src/output/render-saved-plan.js';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';

@@ -6,7 +6,7 @@ import { renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js'
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { Plan } from '../../../src/plan/model.js';
 import { parseSavedPlan } from '../../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
 import { toPlanJson } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';

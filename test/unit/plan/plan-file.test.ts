@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderPlanJson } from '../../../src/output/render-plan-json.js';
 import { parsePlanFile, parseSavedPlan } from '../../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
 import { failure } from '../../helpers/failure.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
@@ -174,6 +174,22 @@ describe('the saved plan carries a digest of its own content', () => {
       expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(`${renderPlanJson(parseSavedPlan(saved, `${name}.json`))}\n`).toBe(text);
     }
+  });
+
+  it('is plan --json byte for byte: bidi and C1 characters escaped, read back as they were, the digest still valid', async () => {
+    const fresh = parsePlanFile(await fixture('fresh'), 'fresh.json');
+    const name = 'rev\u202eersed\u009b31m';
+    const plan = {
+      ...fresh,
+      resource_changes: fresh.resource_changes.map((c, i) => (i === 0 ? { ...c, origin: name } : c)),
+    };
+    const saved = renderSavedPlan(plan);
+    expect(saved).not.toMatch(/[\u202e\u009b]/);
+    expect(saved).toContain('rev\\u202eersed\\u009b31m');
+    const { digest: _digest, ...content } = JSON.parse(saved) as Record<string, unknown>;
+    expect(saved.startsWith(renderPlanJson(plan).slice(0, -2))).toBe(true);
+    expect(JSON.stringify(content, null, 2)).toBe(JSON.stringify(JSON.parse(renderPlanJson(plan)), null, 2));
+    expect(parseSavedPlan(saved, 'plan.json').resource_changes[0]?.origin).toBe(name);
   });
 
   it('keeps where a change comes from (origin); a plan saved without origins still reads', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredProject } from '../../../src/model/desired.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import { parseSavedPlan } from '../../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
 import { moveState, planMoves } from '../../../src/plan/plan-moves.js';
 import { emptyState } from '../../../src/state/model.js';
 import type { State } from '../../../src/state/model.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { summarise } from '../../../src/plan/build-plan.js';
 import type { Plan } from '../../../src/plan/model.js';
 import { parseSavedPlan } from '../../../src/plan/plan-file.js';
-import { renderSavedPlan } from '../../../src/plan/save-plan.js';
+import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
 import { refuseStalePlan as refuseWith } from '../../../src/plan/stale-plan.js';
 import { failure } from '../../helpers/failure.js';
 
