@@ -266,9 +266,9 @@ function notVisibleAfter(
 }
 
 /**
- * The end of a wait whose last look the service did not answer within one request try of the deadline. Worded
- * as a wait-timeout from what was last seen, so the next step is the same: a version last seen working is
- * pending in state, and one never seen is kept as not visible yet (notVisibleAfter's hint).
+ * The end of a wait whose last look the service did not answer within one request try of the deadline, told
+ * from what the looks before it saw. The next step is a wait-timeout's: the version is pending in state, and one
+ * the service answered 404 for is kept as not visible yet (notVisibleAfter's hint).
  */
 function lastLookUnanswered(
   change: ResourceChange,
@@ -279,17 +279,20 @@ function lastLookUnanswered(
 ): ScrapeformError {
   const { id, version } = generation;
   const given = `the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout; given up after ${Math.round(waited / 1000)}s)`;
-  if (seen !== undefined && 'status' in seen) {
-    return new ScrapeformError(
-      'apply.wait-timeout',
-      `${change.address}: version ${version} was still ${seen.status} when last seen, and ${given}`,
-      { hint: WAIT_TIMEOUT_HINT },
-    );
+  if (seen === undefined || 'status' in seen) {
+    const last =
+      seen === undefined
+        ? `version ${version} of ${id} was made, and no look at it was answered`
+        : `version ${version} was still ${seen.status} when last seen`;
+    return new ScrapeformError('apply.wait-timeout', `${change.address}: ${last}: ${given}`, {
+      hint: WAIT_TIMEOUT_HINT,
+    });
   }
-  const notYet = notVisibleAfter(change, id, version, waited, seen?.answered);
+  const how = seen.answered === undefined ? '404' : `for version ${seen.answered}`;
+  const notYet = notVisibleAfter(change, id, version, waited, seen.answered);
   return new ScrapeformError(
     'apply.wait-timeout',
-    `${change.address}: version ${version} of ${id} was made but not seen yet, and ${given}`,
+    `${change.address}: version ${version} of ${id} was made, and looks at it were answered ${how} so far (not visible yet): ${given}`,
     notYet.hint !== undefined ? { hint: notYet.hint } : {},
   );
 }

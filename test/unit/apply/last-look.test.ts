@@ -21,7 +21,7 @@ describe('the last look of a wait', () => {
     expect(only?.error).toEqual({
       code: 'apply.wait-timeout',
       message:
-        'parser.p0: version 0 was still GENERATING when last seen, and the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
+        'parser.p0: version 0 was still GENERATING when last seen: the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
       hint: HINT,
     });
     // The look at 1000 got no answer; none came after it, and it was called off rather than left running.
@@ -56,7 +56,7 @@ describe('the last look of a wait', () => {
     const error = result.results[0]?.error;
     expect(error?.code).toBe('apply.wait-timeout');
     expect(error?.message).toBe(
-      'parser.p0: version 0 of id-0 was made but not seen yet, and the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
+      'parser.p0: version 0 of id-0 was made, and looks at it were answered 404 so far (not visible yet): the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
     );
     expect(error?.hint).toContain('state keeps it, pending');
     expect(error?.hint).toContain('unless you pass --recreate parser.p0');
@@ -72,7 +72,7 @@ describe('the last look of a wait', () => {
     const result = await apply(time, clients, creates(2), { concurrency: 2, waitTimeoutMs: 2000 });
     expect(result.results.map((r) => r.error?.code)).toEqual(['apply.wait-timeout', 'apply.wait-timeout']);
     expect(result.results[1]?.error?.message).toBe(
-      'parser.p1: version 0 was still GENERATING when last seen, and the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
+      'parser.p1: version 0 was still GENERATING when last seen: the service did not answer the last look in time (it had 1 s, one request timeout, past --wait-timeout; given up after 3s)',
     );
     // Two waiters are looked at through the list alone; no details read is sent after the cut, and the list nobody
     // waits for any more is called off.
