@@ -4,6 +4,7 @@ import { ProjectsClient } from './projects-client.js';
 import { createConnectionPools } from './send-request.js';
 import { createDispatcher, proxyConfigured } from './dispatcher.js';
 import { Transport } from './transport.js';
+import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
 import type { TransportOptions } from './transport-contract.js';
 
 export interface ApiClients {
@@ -14,6 +15,11 @@ export interface ApiClients {
    * made by createApiClients have them; a plan made with clients put together by hand records no target.
    */
   endpoints?: { parsers: string; projects: string };
+  /**
+   * The deadline of one request try (`--timeout`), as the transport applies it; DEFAULT_TIMEOUT_MS when left out.
+   * A wait gives the look it makes at its deadline this long (LookCutoff).
+   */
+  timeoutMs?: number;
   /** Closes the keep-alive connections so the process can exit. */
   close(): Promise<void>;
 }
@@ -31,9 +37,10 @@ export function createApiClients(
   const { env, ...transportOptions } = options;
   const dispatcher = proxyConfigured(env) ? createDispatcher(env) : undefined;
   const pools = dispatcher === undefined ? createConnectionPools() : undefined;
+  const timeoutMs = transportOptions.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const transport = new Transport({
-    ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
     ...transportOptions,
+    timeoutMs,
     apiKey: config.apiKey,
     ...(dispatcher !== undefined ? { dispatcher } : {}),
     ...(pools !== undefined ? { pools } : {}),
@@ -42,6 +49,7 @@ export function createApiClients(
     parsers: new ParsersClient(transport, config.parserUrl),
     projects: new ProjectsClient(transport, config.pipelineUrl),
     endpoints: { parsers: endpointShown(config.parserUrl), projects: endpointShown(config.pipelineUrl) },
+    timeoutMs,
     // The command is over: what is still in flight was given up (a try past its deadline). destroy, not close:
     // close waits for it, and a proxy that never answers a tunnel held the process 300 s (undici's own bound).
     close: async () => {

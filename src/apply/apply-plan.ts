@@ -39,8 +39,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     options.sleep !== undefined ? (ms) => ({ done: sleep(ms), cancel: () => undefined }) : realAlarm;
   const calls = new Permits(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
   const poller = new GenerationPoller(
-    // A poll is a call like any other (--concurrency), taken ahead of changes not yet started.
-    () => calls.with(() => options.clients.parsers.list(options.signal), true),
+    // A poll is a call like any other (--concurrency), taken ahead of changes not yet started. Its signal aborts on
+    // Ctrl-C too (the poller's own).
+    (signal) => calls.with(() => options.clients.parsers.list(signal), true),
     now,
     alarm,
     options.pollMinMs ?? DEFAULT_POLL_MIN_MS,
@@ -64,6 +65,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     emit: options.onEvent ?? (() => undefined),
     sleep,
     now,
+    alarm,
     calls,
     poller,
     ...(options.live !== undefined ? { planned: indexLive(options.live) } : {}),

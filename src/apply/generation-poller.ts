@@ -76,28 +76,54 @@ export class GenerationPoller {
   /** The longest of `running`: the time a generation takes is longer than this (when all take about as long). */
   private longestRunningMs = Number.NEGATIVE_INFINITY;
   private listing: Promise<void> | undefined;
+  /** Calls off the list under way: nobody waits for it any more, or Ctrl-C. */
+  private listCall: AbortController | undefined;
   private alarm: { at: number; cancel: () => void } | undefined;
   private closed = false;
 
   constructor(
-    private readonly list: () => Promise<LiveParserSummary[]>,
+    private readonly list: (signal: AbortSignal) => Promise<LiveParserSummary[]>,
     private readonly now: () => number,
     private readonly setAlarm: Alarm,
     private readonly minGapMs: number,
-    signal?: AbortSignal,
+    private readonly interrupt?: AbortSignal,
   ) {
     // Ctrl-C answers every look at once, so waiters stop without waiting for their next poll.
-    signal?.addEventListener('abort', () => this.answerAll(), { once: true });
+    interrupt?.addEventListener(
+      'abort',
+      () => {
+        this.answerAll();
+        this.listCall?.abort(interrupt.reason);
+      },
+      { once: true },
+    );
   }
 
   /**
    * What the list shows for `id` once a list read after now and at or after `due` (or earlier: done, or at a fine
-   * look near its predicted finish). `started` is when the generation started.
+   * look near its predicted finish). `started` is when the generation started. When `signal` aborts (the wait
+   * gave up: LookCutoff) the look is answered `undefined` at once and the others go on; a list that nobody waits
+   * for any more is called off.
    */
-  look(id: string, version: number, due: number, started: number): Promise<LiveParserSummary | undefined> {
-    if (this.closed) return Promise.resolve(undefined);
+  look(
+    id: string,
+    version: number,
+    due: number,
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<LiveParserSummary | undefined> {
+    if (this.closed || signal?.aborted === true) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      this.waiters.add({ id, version, due, since: this.now(), started, resolve });
+      const waiter: Waiter = { id, version, due, since: this.now(), started, resolve };
+      if (signal !== undefined) {
+        const leave = (): void => this.leave(waiter);
+        signal.addEventListener('abort', leave, { once: true });
+        waiter.resolve = (listed) => {
+          signal.removeEventListener('abort', leave);
+          resolve(listed);
+        };
+      }
+      this.waiters.add(waiter);
       this.schedule();
     });
   }
@@ -114,12 +140,30 @@ export class GenerationPoller {
     this.schedule();
   }
 
-  /** Calls off the alarm and answers every look (apply is over). */
+  /** Calls off the alarm and any list under way, and answers every look (apply is over). */
   close(): void {
     this.closed = true;
     this.alarm?.cancel();
     this.alarm = undefined;
+    this.listCall?.abort();
     this.answerAll();
+  }
+
+  /**
+   * A waiter that gave up: answered at once. The others keep their looks, and the list under way goes on for
+   * them; with none left, no alarm or list is kept for nobody (each would keep the process alive, a list for up to
+   * four tries of `--timeout`).
+   */
+  private leave(waiter: Waiter): void {
+    if (!this.waiters.delete(waiter)) return;
+    waiter.resolve(undefined);
+    if (this.waiters.size > 0) {
+      this.schedule();
+      return;
+    }
+    this.alarm?.cancel();
+    this.alarm = undefined;
+    this.listCall?.abort();
   }
 
   private answerAll(): void {
@@ -205,6 +249,7 @@ export class GenerationPoller {
 
   /** One look, set for `scheduledAt` (a timer may fire a ms before it). */
   private async poll(scheduledAt: number): Promise<void> {
+    if (this.waiters.size === 0) return;
     const at = this.now();
     // Those due now and those due within half a gap are answered by this one read, not one just after it.
     const dueBy = at + this.minGapMs / 2;
@@ -222,11 +267,16 @@ export class GenerationPoller {
     this.lastListAt = at;
     this.lookedUntil = lookedAt;
     let byId: Map<string, LiveParserSummary>;
+    const call = new AbortController();
+    this.listCall = call;
+    if (this.interrupt?.aborted === true) call.abort(this.interrupt.reason);
     try {
-      byId = new Map((await this.list()).map((p) => [p.id, p]));
+      byId = new Map((await this.list(call.signal)).map((p) => [p.id, p]));
     } catch {
       // A failed list (after the transport's retries): those due read their details, which report the error.
       byId = new Map();
+    } finally {
+      if (this.listCall === call) this.listCall = undefined;
     }
     for (const waiter of this.waiters) {
       if (waiter.since > at) continue;

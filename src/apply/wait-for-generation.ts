@@ -1,6 +1,7 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, formatTimeout } from '../api/api-error.js';
 import type { LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
+import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -9,6 +10,7 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
+import { LookCutoff, LookGivenUp } from './look-cutoff.js';
 
 /** Common causes of a FAILED generation (seed 1, States and transitions). */
 export const FAILED_GENERATION_CAUSES =
@@ -26,6 +28,10 @@ export const DEFAULT_POLL_MAX_MS = 15_000;
  * cheap because one list call serves every waiting parser (GenerationPoller), so they can be this frequent.
  */
 const POLL_GROWTH = 0.05;
+
+/** What to do after a wait that ended with the version still working: it is pending in state. */
+const WAIT_TIMEOUT_HINT =
+  'the calls were made and recorded; run plan later to see it finish, or raise --wait-timeout';
 
 /** The version of a parser to wait for, and the definition state records once it is FINISHED. */
 export interface Generation {
@@ -69,10 +75,14 @@ export async function waitForGeneration(
   const min = ctx.options.pollMinMs ?? DEFAULT_POLL_MIN_MS;
   const max = Math.max(min, ctx.options.pollMaxMs ?? DEFAULT_POLL_MAX_MS);
   const started = ctx.now();
-  const deadline = started + (ctx.options.waitTimeoutMs ?? 15 * 60_000);
+  const waitMs = ctx.options.waitTimeoutMs ?? 15 * 60_000;
+  const deadline = started + waitMs;
+  // The look made at the deadline gets one request try; one still in flight then is given up (LookCutoff).
+  const lastLookMs = ctx.clients.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const cut = new LookCutoff(waitMs + lastLookMs, ctx.alarm, ctx.options.signal);
   let delay = min;
   let last = '';
-  let seen: Sighting | Unseen;
+  let seen: Sighting | Unseen | undefined;
   let warned = false;
   let unseenWarned = false;
   ctx.calls.give();
@@ -86,12 +96,24 @@ export async function waitForGeneration(
     // Ctrl-C stops the wait; state already records the version as pending. The call that started the generation
     // was answered, so this says so (not "before this call": nothing would seem made, the generation paid for).
     const stopped = `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`;
+    const unanswered = (): ScrapeformError =>
+      lastLookUnanswered(change, generation, ctx.now() - started, lastLookMs, seen);
     for (;;) {
       abortIfInterrupted(ctx, stopped);
       const due = Math.min(ctx.now() + delay, deadline);
-      const listed = await ctx.poller.look(id, version, due, started);
+      const listed = await ctx.poller.look(id, version, due, started, cut.signal);
       abortIfInterrupted(ctx, stopped);
-      seen = await sightingOf(ctx, generation, listed);
+      try {
+        // A look given up at the cut answers undefined, and its details are not read (sightingOf).
+        seen = await sightingOf(ctx, generation, listed, cut);
+      } catch (error) {
+        // A read given up at the cut: the service did not answer in time (unless Ctrl-C came too, which wins).
+        if (error instanceof LookGivenUp) {
+          abortIfInterrupted(ctx, stopped);
+          throw unanswered();
+        }
+        throw error;
+      }
       if (!('status' in seen)) {
         // Not visible yet: a service read from replicas may answer 404 for what it just made (DESIGN section 2: an
         // answer is never proof of absence by itself). Looked at again until the deadline, as a generation is.
@@ -126,14 +148,13 @@ export async function waitForGeneration(
         throw new ScrapeformError(
           'apply.wait-timeout',
           `${change.address}: version ${version} still ${seen.status} after ${Math.round((ctx.now() - started) / 1000)}s`,
-          {
-            hint: 'the calls were made and recorded; run plan later to see it finish, or raise --wait-timeout',
-          },
+          { hint: WAIT_TIMEOUT_HINT },
         );
       }
       delay = nextDelay(ctx.now() - started, min, max);
     }
   } finally {
+    cut.cancel();
     await ctx.calls.take(true);
   }
   const outcome = seen as Sighting;
@@ -184,6 +205,7 @@ async function sightingOf(
   ctx: HandlerContext,
   generation: Generation,
   listed: LiveParserSummary | undefined,
+  cut: LookCutoff,
 ): Promise<Sighting | Unseen> {
   const { id, version } = generation;
   if (listed !== undefined && listed.version === version) {
@@ -191,13 +213,19 @@ async function sightingOf(
     if (!(listed.status === 'FAILED' && error === null)) return { status: listed.status, error };
   }
   try {
-    const details = await ctx.calls.with(
-      () =>
-        ctx.clients.parsers.get(id, version, ctx.options.signal, {
-          // A version made to declare no fields finishes with none.
-          fieldless: generation.definition.fields.length === 0,
-        }),
-      true,
+    // The cut's signal aborts on Ctrl-C too, as the interrupt alone did; a read whose permit comes after the cut
+    // is not sent.
+    const details = await cut.bound(
+      ctx.calls.with(
+        () =>
+          cut.signal.aborted
+            ? Promise.reject(new LookGivenUp())
+            : ctx.clients.parsers.get(id, version, cut.signal, {
+                // A version made to declare no fields finishes with none.
+                fieldless: generation.definition.fields.length === 0,
+              }),
+        true,
+      ),
     );
     // Details of another version say nothing of this one: their FINISHED would end the wait on a version that may
     // still fail.
@@ -237,6 +265,38 @@ function notVisibleAfter(
     {
       hint: `the call that made it was answered and recorded: state keeps it, pending. Run plan later to see it appear and finish, or raise --wait-timeout${postsNewObject(change) ? `; plan does not create it again while the service answers 404 for it unless you pass --recreate ${change.address} (after checking the service that it does not exist)` : ''}`,
     },
+  );
+}
+
+/**
+ * The end of a wait whose last look the service did not answer within one request try of the deadline, told
+ * from what the looks before it saw. The next step is a wait-timeout's: the version is pending in state, and one
+ * the service answered 404 for is kept as not visible yet (notVisibleAfter's hint).
+ */
+function lastLookUnanswered(
+  change: ResourceChange,
+  generation: Generation,
+  waited: number,
+  lastLookMs: number,
+  seen: Sighting | Unseen | undefined,
+): ScrapeformError {
+  const { id, version } = generation;
+  const given = `the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout; given up after ${Math.round(waited / 1000)}s)`;
+  if (seen === undefined || 'status' in seen) {
+    const last =
+      seen === undefined
+        ? `version ${version} of ${id} was made, and no look at it was answered`
+        : `version ${version} was still ${seen.status} when last seen`;
+    return new ScrapeformError('apply.wait-timeout', `${change.address}: ${last}: ${given}`, {
+      hint: WAIT_TIMEOUT_HINT,
+    });
+  }
+  const how = seen.answered === undefined ? '404' : `for version ${seen.answered}`;
+  const notYet = notVisibleAfter(change, id, version, waited, seen.answered);
+  return new ScrapeformError(
+    'apply.wait-timeout',
+    `${change.address}: version ${version} of ${id} was made, and looks at it were answered ${how} so far (not visible yet): ${given}`,
+    notYet.hint !== undefined ? { hint: notYet.hint } : {},
   );
 }
 

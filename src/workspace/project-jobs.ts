@@ -1,6 +1,10 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, formatTimeout } from '../api/api-error.js';
 import { newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
+import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
+import { realAlarm } from '../apply/generation-poller.js';
+import type { Alarm } from '../apply/generation-poller.js';
+import { LookCutoff, LookGivenUp } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
@@ -106,8 +110,8 @@ export async function runProject(
   );
   await services.clients.projects.startNow(project.id);
   options.onStarted?.();
-  const listAfterStart = (): Promise<LiveJob[]> =>
-    services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+  const listAfterStart = (signal: AbortSignal): Promise<LiveJob[]> =>
+    services.clients.projects.listJobs(project.id, signal).catch((error: unknown) => {
       throw new ScrapeformError(
         'run.jobs-unreadable',
         `${project.address} was started (scheduledAt now), but its jobs could not be listed to follow the new one: ${messageOf(error)}`,
@@ -118,30 +122,52 @@ export async function runProject(
         },
       );
     });
-  const deadline = now() + (options.timeoutMs ?? 30 * 60_000);
+  const waitMs = options.timeoutMs ?? 30 * 60_000;
+  const deadline = now() + waitMs;
+  const within = options.timeoutLabel ?? `${Math.round(waitMs / 1000)}s`;
+  // As apply's wait: the list made at the deadline gets one request try, and one still unanswered then is given
+  // up (LookCutoff). Timed as the deadline is: a real timer, or the injected sleep with an injected clock (a sleep
+  // alone, which tests pass to skip the waits between lists, would end it at once).
+  const lastLookMs = services.clients.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const alarm: Alarm =
+    options.now !== undefined && options.sleep !== undefined
+      ? (ms) => ({ done: sleep(ms), cancel: () => undefined })
+      : realAlarm;
+  const cut = new LookCutoff(waitMs + lastLookMs, alarm);
   let job: LiveJob | undefined;
   let shown = '';
   const warned = new Set<string>();
-  for (;;) {
-    // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
-    job = newestJob((await listAfterStart()).filter((j) => !before.has(String(j.id))));
-    const status = job?.status ?? 'waiting to start';
-    if (status !== shown) {
-      options.onProgress?.(job, status);
-      shown = status;
-      if (job !== undefined && normaliseJobStatus(job.status) === 'unknown' && !warned.has(status)) {
-        warned.add(status);
-        options.onUnknownStatus?.(status);
+  try {
+    for (;;) {
+      let jobs: LiveJob[];
+      try {
+        jobs = await cut.bound(listAfterStart(cut.signal));
+      } catch (error) {
+        if (!(error instanceof LookGivenUp)) throw error;
+        throw new ScrapeformError(
+          'run.wait-timeout',
+          `${address}: the job did not end within ${within} (last seen: ${shown || 'nothing yet'}): the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout)`,
+        );
       }
+      // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
+      job = newestJob(jobs.filter((j) => !before.has(String(j.id))));
+      const status = job?.status ?? 'waiting to start';
+      if (status !== shown) {
+        options.onProgress?.(job, status);
+        shown = status;
+        if (job !== undefined && normaliseJobStatus(job.status) === 'unknown' && !warned.has(status)) {
+          warned.add(status);
+          options.onUnknownStatus?.(status);
+        }
+      }
+      if (job !== undefined && isJobFinished(job)) return { address: project.address, job };
+      if (now() >= deadline) break;
+      await sleep(Math.min(options.pollMs ?? 1000, Math.max(0, deadline - now())));
     }
-    if (job !== undefined && isJobFinished(job)) return { address: project.address, job };
-    if (now() >= deadline) break;
-    await sleep(Math.min(options.pollMs ?? 1000, Math.max(0, deadline - now())));
+  } finally {
+    cut.cancel();
   }
-  throw new ScrapeformError(
-    'run.wait-timeout',
-    `${address}: the job did not end within ${options.timeoutLabel ?? `${Math.round((options.timeoutMs ?? 0) / 1000)}s`}`,
-  );
+  throw new ScrapeformError('run.wait-timeout', `${address}: the job did not end within ${within}`);
 }
 
 function messageOf(error: unknown): string {

@@ -15,15 +15,19 @@ const keyQuery = { api_key: SENTINEL_KEY };
 const unreadableJobs = [{ jobId: 'a1', state: 'RUNNING' }];
 const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 200: unexpected response from GET /api/projects/522/jobs: field 0.id: Invalid input`;
 
-/** The managed project 522 in state, and clients that talk to nock. */
-function services(): Services {
-  const api = createTestApi();
+/** The managed project 522 in state, and clients that talk to nock (with `timeoutMs`, the request timeout). */
+function services(timeoutMs?: number): Services {
+  const api = createTestApi(timeoutMs !== undefined ? { timeoutMs } : {});
   return {
     backend: {
       read: async () =>
         stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
     },
-    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
+    clients: {
+      projects: api.projects,
+      parsers: api.parsers,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    } as unknown as ApiClients,
     warnings: [],
     close: async () => undefined,
   } as unknown as Services;
@@ -76,6 +80,22 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
       `project.nightly was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${UNREADABLE}`,
     );
     expect(error.hint).toBe('scrapeform run nightly without --wait starts it without listing its jobs');
+    nock.cleanAll();
+  });
+
+  it('with --wait, a job list the service does not answer is given up one request timeout past --wait-timeout', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    // Held far past the cut: each try times out after 500 ms and the transport tries again, five times in all.
+    // Before, the wait lasted through them all and ended with run.jobs-unreadable.
+    service().get('/api/projects/522/jobs').query(keyQuery).times(5).delay(60_000).reply(200, []);
+    const error = await refusal(
+      runProject(services(500), 'nightly', { wait: true, timeoutMs: 100, timeoutLabel: '100ms' }),
+    );
+    expect(error.code).toBe('run.wait-timeout');
+    expect(error.message).toBe(
+      'nightly: the job did not end within 100ms (last seen: nothing yet): the service did not answer the last look in time (it had 500 ms, one request timeout, past --wait-timeout)',
+    );
     nock.cleanAll();
   });
 });

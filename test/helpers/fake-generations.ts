@@ -51,15 +51,44 @@ export function fakeService(
     notFoundMs?: number;
     createMs?: number;
     listMs?: number;
+    /** How long a details read takes; it answers with the status at its end. */
+    getMs?: number;
+    /** From this time on reads (lists and details) get no answer: each hangs until its signal aborts. */
+    silentFromMs?: number;
+    /** The clients' request timeout (`--timeout`): how long a wait gives its last look. */
+    timeoutMs?: number;
   },
 ): {
   clients: ApiClients;
   parsers: FakeParser[];
-  counts: { create: number; list: number; get: number; getTimes: number[] };
+  counts: { create: number; list: number; get: number; getTimes: number[]; calledOff: number };
   inFlight: { max: number };
 } {
   const parsers: FakeParser[] = [];
-  const counts = { create: 0, list: 0, get: 0, getTimes: [] as number[] };
+  const counts = { create: 0, list: 0, get: 0, getTimes: [] as number[], calledOff: 0 };
+  // A read the service does not answer: it ends only when its signal aborts, failing as the transport's would.
+  const silence = (method: 'GET', url: string, signal: AbortSignal | undefined): Promise<never> =>
+    new Promise((_, reject) =>
+      signal?.addEventListener(
+        'abort',
+        () => {
+          counts.calledOff++;
+          reject(
+            new ApiError({
+              code: 'api.network',
+              status: 0,
+              method,
+              url,
+              retryable: false,
+              secrets: [],
+              message: 'aborted',
+            }),
+          );
+        },
+        { once: true },
+      ),
+    );
+  const silent = (): boolean => options.silentFromMs !== undefined && time.now >= options.silentFromMs;
   const inFlight = { max: 0 };
   const status = (p: FakeParser): string => (time.now >= p.finishesAt ? 'FINISHED' : 'GENERATING');
   const service = {
@@ -77,16 +106,19 @@ export function fakeService(
       parsers.push(parser);
       return { id: parser.id, version: 0 };
     },
-    async list(): Promise<LiveParserSummary[]> {
+    async list(signal?: AbortSignal): Promise<LiveParserSummary[]> {
       if (options.listMs !== undefined) await time.sleep(options.listMs);
       counts.list++;
+      if (silent()) return silence('GET', 'https://parsers.test/parsers', signal);
       return parsers
         .filter((p) => time.now >= p.createdAt + (options.listLagMs ?? 0))
         .map((p) => ({ id: p.id, name: p.name, status: status(p), error: null, version: 0 }));
     },
-    async get(id: string, version: number): Promise<LiveParserDetails> {
+    async get(id: string, version: number, signal?: AbortSignal): Promise<LiveParserDetails> {
       counts.get++;
       counts.getTimes.push(time.now);
+      if (silent()) return silence('GET', `https://parsers.test/parsers/${id}/${version}`, signal);
+      if (options.getMs !== undefined) await time.sleep(options.getMs);
       const parser = parsers.find((p) => p.id === id);
       if (parser === undefined) throw new Error(`no parser ${id}`);
       if (time.now < parser.createdAt + (options.notFoundMs ?? 0))
@@ -116,6 +148,7 @@ export function fakeService(
     parsers: service,
     projects: {},
     close: async () => undefined,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   } as unknown as ApiClients;
   return { clients, parsers, counts, inFlight };
 }

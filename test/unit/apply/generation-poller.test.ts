@@ -194,3 +194,83 @@ describe('GenerationPoller: fine looks near the predicted finish', () => {
     expect(lists).toEqual([6000]);
   });
 });
+
+describe('GenerationPoller: a waiter that gives up (its wait reached its cut)', () => {
+  /** A list that answers only when the test says, or fails once called off; each call's signal is kept. */
+  function unanswered() {
+    const clock = new FakeClock();
+    const signals: AbortSignal[] = [];
+    let answer: (listed: LiveParserSummary[]) => void = () => undefined;
+    const list = (signal: AbortSignal): Promise<LiveParserSummary[]> => {
+      signals.push(signal);
+      return new Promise((resolve, reject) => {
+        answer = resolve;
+        signal.addEventListener('abort', () => reject(new Error('called off')), { once: true });
+      });
+    };
+    const poller = new GenerationPoller(list, () => clock.now, clock.alarm, 250);
+    const answers: Record<string, { at: number; status: string | undefined }> = {};
+    const look = (id: string, due: number, signal?: AbortSignal): void => {
+      void poller.look(id, 0, due, 0, signal).then((listed) => {
+        answers[id] = { at: clock.now, status: listed?.status };
+      });
+    };
+    const finished = (id: string): LiveParserSummary => ({
+      id,
+      name: id,
+      version: 0,
+      error: null,
+      status: 'FINISHED',
+    });
+    return {
+      clock,
+      signals,
+      answer: (listed: LiveParserSummary[]) => answer(listed),
+      poller,
+      answers,
+      look,
+      finished,
+    };
+  }
+
+  it('is answered at once; the others keep the list under way and get its answer', async () => {
+    const { clock, signals, answer, answers, look, finished } = unanswered();
+    const gaveUp = new AbortController();
+    look('a', 1000, gaveUp.signal);
+    look('b', 1000);
+    await clock.advance(1500);
+    expect(signals).toHaveLength(1);
+    gaveUp.abort();
+    await settle();
+    expect(answers).toEqual({ a: { at: 1500, status: undefined } });
+    expect(signals[0]?.aborted).toBe(false);
+    answer([finished('a'), finished('b')]);
+    await settle();
+    expect(answers.b).toEqual({ at: 1500, status: 'FINISHED' });
+  });
+
+  it('the last to give up calls off the list under way, and no list is read for nobody', async () => {
+    const { clock, signals, answers, look } = unanswered();
+    const [a, b] = [new AbortController(), new AbortController()];
+    look('a', 1000, a.signal);
+    look('b', 1000, b.signal);
+    await clock.advance(1500);
+    a.abort();
+    await settle();
+    expect(signals[0]?.aborted).toBe(false);
+    b.abort();
+    await settle();
+    // Nobody waits for it: a list left running would keep the process alive for up to four tries of --timeout.
+    expect(signals[0]?.aborted).toBe(true);
+    expect(answers.b).toEqual({ at: 1500, status: undefined });
+    // Two waiters that give up before they are due leave no alarm behind either: nothing is listed at 3000.
+    const [c, d] = [new AbortController(), new AbortController()];
+    look('c', 3000, c.signal);
+    look('d', 3000, d.signal);
+    await clock.advance(2000);
+    c.abort();
+    d.abort();
+    await clock.advance(10_000);
+    expect(signals).toHaveLength(1);
+  });
+});

@@ -1,0 +1,102 @@
+import { MAX_TIMER_MS } from '../duration.js';
+import type { Alarm } from './generation-poller.js';
+
+/** What a look bounded by a LookCutoff rejects with once the cut passed first. */
+export class LookGivenUp extends Error {
+  constructor() {
+    super('the look was given up at the end of its wait');
+    this.name = 'LookGivenUp';
+  }
+}
+
+/**
+ * When a wait gives up the look it has in flight. Its deadline is checked between looks only, and one look (a
+ * read through the transport: up to four tries of `--timeout` and their backoff) that starts just before it
+ * against a slow or hanging service ran minutes past it, and so did a CI job that relied on `--wait-timeout`.
+ * The cut comes one request try after the deadline (the caller passes how far off it is): the look made at the
+ * deadline still gets one try's time, a try that fails at once still gets a retry, and the wait ends within
+ * `--wait-timeout` plus `--timeout`, both settings the user chose.
+ *
+ * `signal` aborts at the cut and on `interrupt` (Ctrl-C), so a read takes one signal, as before it took the
+ * interrupt; `passed` tells the cut from Ctrl-C. Timed by `alarm`: a real timer, or an injected sleep, which is
+ * what a fake clock moves (a real timer would never fire in a fake-clock test, or fire in real time).
+ * `cancel()` calls it off once the wait is over, so nothing of it keeps the process alive.
+ */
+export class LookCutoff {
+  private readonly controller = new AbortController();
+  private alarm: ReturnType<Alarm> | undefined;
+  private reached = false;
+  /** The bounded looks still in flight, each rejected when the cut passes. */
+  private readonly bounded = new Set<() => void>();
+  private readonly onInterrupt: (() => void) | undefined;
+
+  constructor(
+    ms: number,
+    private readonly setAlarm: Alarm,
+    private readonly interrupt?: AbortSignal,
+  ) {
+    if (interrupt?.aborted === true) this.controller.abort(interrupt.reason);
+    else if (interrupt !== undefined) {
+      const onInterrupt = (): void => this.controller.abort(interrupt.reason);
+      this.onInterrupt = onInterrupt;
+      interrupt.addEventListener('abort', onInterrupt, { once: true });
+    }
+    this.arm(Math.max(0, ms));
+  }
+
+  /** Aborts at the cut or on Ctrl-C: the signal to read with. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Whether the cut passed (not Ctrl-C). */
+  get passed(): boolean {
+    return this.reached;
+  }
+
+  /**
+   * `look`, or a LookGivenUp rejection once the cut passes first: a look waiting for a `--concurrency` permit is
+   * given up too, not only one whose request is under way. What the look does after that is let go (its
+   * request, given `signal`, is called off), its failure included.
+   */
+  bound<T>(look: Promise<T>): Promise<T> {
+    if (this.reached) {
+      look.catch(() => undefined);
+      return Promise.reject(new LookGivenUp());
+    }
+    return new Promise<T>((resolve, reject) => {
+      const cut = (): void => reject(new LookGivenUp());
+      this.bounded.add(cut);
+      look.then(resolve, reject).finally(() => this.bounded.delete(cut));
+    });
+  }
+
+  /** The wait is over: the timer goes, and Ctrl-C no longer reaches this. */
+  cancel(): void {
+    const alarm = this.alarm;
+    this.alarm = undefined;
+    alarm?.cancel();
+    if (this.onInterrupt !== undefined) this.interrupt?.removeEventListener('abort', this.onInterrupt);
+  }
+
+  /**
+   * A timer waits at most MAX_TIMER_MS (a longer one fires at once): a cut further off (a library caller's wait
+   * beyond what the CLI accepts) is reached in steps. Counted down, not read from a clock, so an injected sleep
+   * that returns at once cannot make this loop.
+   */
+  private arm(ms: number): void {
+    const step = Math.min(ms, MAX_TIMER_MS);
+    const alarm = this.setAlarm(step);
+    this.alarm = alarm;
+    void alarm.done.then(() => {
+      // Cancelled: an injected sleep cannot be called off, and its late wake-up changes nothing.
+      if (this.alarm !== alarm) return;
+      if (ms > step) return this.arm(ms - step);
+      this.reached = true;
+      // The bounded looks first: a read the abort calls off then fails too, and that is not its outcome.
+      for (const cut of [...this.bounded]) cut();
+      this.bounded.clear();
+      this.controller.abort(new LookGivenUp());
+    });
+  }
+}
