@@ -195,6 +195,16 @@ export function mayHaveLanded(error: unknown): error is ApiError {
   );
 }
 
+/**
+ * A refusal to pay: a 402, or the 403 ScraperAPI answers for exhausted credits (its docs; a 403 may also be a plan
+ * without access). After one, a paid call (a generation, a project create, a parse) is not sent again in the run:
+ * it would be refused the same way or, on a service that counts otherwise, spend what the account was running
+ * out of.
+ */
+export function refusesPayment(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.status === 402 || error.status === 403);
+}
+
 /** A request timeout as messages say it: `30 s`, or `1500 ms`. */
 export function formatTimeout(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;

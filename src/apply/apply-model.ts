@@ -90,6 +90,8 @@ export interface ApplyResult {
   results: ChangeResult[];
   state: State;
   interrupted: boolean;
+  /** The first paid call the account refused (402/403): no paid call was made after it, expect checks included. */
+  paymentRefused?: { address: string; status: number };
 }
 
 /** Runs `work` as one call: holding a `--concurrency` permit. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, refusesPayment } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import { postsNewObject } from '../plan/model.js';
@@ -110,8 +110,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         ctx.emit({ type: 'done', address: change.address, ok: true });
       } catch (error) {
         result.error = describeError(error);
-        if (spends(change) && error instanceof ApiError && refusesPayment(error))
-          refusal ??= { address: change.address, error };
+        if (spends(change) && refusesPaidCall(error)) refusal ??= { address: change.address, error };
         ctx.emit({
           type: 'done',
           address: change.address,
@@ -148,7 +147,14 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   }
   const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));
   results.sort((a, b) => (order.get(a.address) ?? 0) - (order.get(b.address) ?? 0));
-  return { results, state: store.current, interrupted: options.signal?.aborted === true };
+  return {
+    results,
+    state: store.current,
+    interrupted: options.signal?.aborted === true,
+    ...(refusal !== undefined
+      ? { paymentRefused: { address: refusal.address, status: refusal.error.status } }
+      : {}),
+  };
 }
 
 /** Every kind and action has its handler: a missing one is a type error here. */
@@ -176,8 +182,8 @@ function spends(change: ResourceChange): boolean {
 }
 
 /** A 402, or 403, to the call that pays (a POST or PATCH), not to a read around it (a poll, a list). */
-function refusesPayment(error: ApiError): boolean {
-  return [402, 403].includes(error.status) && (error.method === 'POST' || error.method === 'PATCH');
+function refusesPaidCall(error: unknown): error is ApiError {
+  return refusesPayment(error) && (error.method === 'POST' || error.method === 'PATCH');
 }
 
 /** Why a paid change was not started: an earlier one was refused for credits or access. */

@@ -147,6 +147,9 @@ export async function createWithIntent<T extends { id: string | number; name?: s
 ): Promise<T> {
   // The intent this create's takes the place of: an earlier run's unconfirmed create, sent again (`--recreate`).
   let earlier: CreateIntent | undefined;
+  // Whether the POST was reached: a failure before it (the list of that name, read when the plan's is not at hand)
+  // sent nothing, whatever its status, and an intent recorded ahead is taken back when apply ends (settleIntents).
+  let posting = false;
   try {
     return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
@@ -161,13 +164,16 @@ export async function createWithIntent<T extends { id: string | number; name?: s
             const intent = state.intents?.[change.address];
             if (intent !== undefined) intent.sent = sent;
           });
+          posting = true;
           return;
         }
         earlier = ctx.store.current.intents?.[change.address];
         await recordIntent(ctx, change.address, { ...intentAt(ctx.store.current, change, before), sent });
+        posting = true;
       },
     });
   } catch (error) {
+    if (!posting) throw error;
     const unconfirmed = error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed';
     // Sent, and nothing says it did not land (a budget of regenerations counts it: watch-loop.ts).
     if (unconfirmed || mayHaveLanded(error))

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, refusesPayment } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
@@ -43,6 +43,8 @@ export async function runExpectChecks(
   /** Ctrl-C: the check under way is called off and no other starts. */
   signal?: AbortSignal,
   latestFinished = false,
+  /** The paid call apply saw refused (402/403): no parse is sent, each check says why. */
+  paymentRefused?: { address: string; status: number },
 ): Promise<ExpectCheckResult[]> {
   const results: ExpectCheckResult[] = [];
   const recordedIds = parsers.flatMap((p) => {
@@ -55,7 +57,10 @@ export async function runExpectChecks(
       : new Map((await clients.parsers.list(signal)).map((p) => [p.id, p]));
   // A parse the account refused (402, or the 403 ScraperAPI answers for exhausted credits): each parse is paid, so
   // none is sent after it; every check left says why instead.
-  let refused: string | undefined;
+  let refused: string | undefined =
+    paymentRefused !== undefined
+      ? `not parsed: the service refused the paid call of ${paymentRefused.address} (HTTP ${paymentRefused.status}) during the apply, so no parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard`
+      : undefined;
   for (const parser of parsers) {
     const recorded = state.resources[parser.address];
     const latest = recorded?.kind === 'Parser' ? listed.get(recorded.id) : undefined;
@@ -104,7 +109,7 @@ export async function runExpectChecks(
         });
       } catch (error) {
         const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
-        if (error instanceof ApiError && [402, 403].includes(error.status))
+        if (refusesPayment(error))
           refused = `not parsed: the service refused a parse of ${parser.address} (HTTP ${error.status}), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard`;
         results.push({
           address: parser.address,

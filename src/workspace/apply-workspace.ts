@@ -169,7 +169,15 @@ export async function applyWorkspace(
     const checks =
       result.interrupted || options.noWait === true
         ? []
-        : await runExpectChecks(ws.clients, toCheck, result.state, undefined, options.signal, true);
+        : await runExpectChecks(
+            ws.clients,
+            toCheck,
+            result.state,
+            undefined,
+            options.signal,
+            true,
+            result.paymentRefused,
+          );
     return {
       plan,
       result,

@@ -66,6 +66,62 @@ describe('apply: answers that must stop or hold back paid calls', () => {
   });
 });
 
+describe('apply: the refusal of a paid call holds back the expect checks, and only a paid call counts', () => {
+  it('a 402 to a create: the expect checks of a change that succeeded send no parse, and say why', async () => {
+    // parser.a (p-1) at version 1 with title and upc; the manifest drops upc (a free PATCH) and checks a page.
+    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+    const definition = {
+      urls: ['https://books.example/a.html'],
+      scraperParams: {},
+      fields: [
+        { name: 'title', description: 'Book title' },
+        { name: 'upc', description: 'UPC' },
+      ],
+    };
+    const resources = {
+      'parser.a': { kind: 'Parser', id: 'p-1', name: 'a', version: 1, definition, descriptionsKnown: true },
+    };
+    await writeFile(
+      statePath(),
+      JSON.stringify({ format_version: 1, serial: 1, lineage: 'refused', resources }),
+    );
+    await writeFile(
+      path.join(dir, 'a.yaml'),
+      `${parserManifest('a')}expect:\n  - url: https://books.example/a.html\n    result: { title: ~\\S }\n`,
+    );
+    await writeFile(path.join(dir, 'b.yaml'), parserManifest('b'));
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1)).persist();
+    nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(200, { id: 'p-1', version: 2 });
+    const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [402, 'Payment Required']);
+    // No parse is mocked: one sent would fail as unmatched, with another message than the one checked.
+    const run = await apply(['--concurrency', '1']);
+    expect(posts.n).toBe(1);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'not parsed: the service refused the paid call of parser.b (HTTP 402) during the apply, so no parse (each is paid) was sent',
+    );
+  });
+
+  it('a 403 to a look at a generation (a read, not a paid call): the next create is still sent', async () => {
+    for (const n of ['a', 'b']) await writeFile(path.join(dir, `${n}.yaml`), parserManifest(n));
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN)
+      .get(/^\/parsers\/p-/)
+      .query(true)
+      .reply(403, 'Forbidden')
+      .persist();
+    let n = 0;
+    nock(PARSER_ORIGIN)
+      .post('/parsers')
+      .reply(() => [201, { id: `p-${++n}`, version: 0, status: 'GENERATING' }])
+      .persist();
+    // One generation at a time: parser.b's create starts only once parser.a's wait has ended on the 403.
+    const run = await apply(['--concurrency', '1', '--max-generating', '1']);
+    expect(n).toBe(2);
+    expect(run.stdout + run.stderr).not.toContain('refused the paid call');
+  });
+});
+
 /** A state holding parser.a (id p-1) FINISHED at `version` with only its title field. */
 async function writeParserState(version: number): Promise<void> {
   await mkdir(path.join(dir, '.scrapeform'), { recursive: true });

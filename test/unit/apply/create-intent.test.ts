@@ -193,6 +193,30 @@ describe('apply records a create intent before its POST', () => {
     });
   });
 
+  it('a list before the POST answered 200 but unreadable: nothing was sent, so no lost POST is reported', async () => {
+    const unreadable = apiFailure('api.bad-response', 200, {
+      method: 'GET',
+      message: 'unexpected response from GET /parsers',
+    });
+    const backend = memoryBackend(empty);
+    const fake = clients(async () => ({ id: 'p-1', version: 0 }), backend);
+    (fake.clients.parsers as unknown as { list: () => Promise<never[]> }).list = async () =>
+      Promise.reject(unreadable);
+    const events: string[] = [];
+    const result = await applyPlan({
+      plan: planOf(create),
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      onEvent: (event) => events.push(event.type),
+    });
+    expect(result.results[0]?.error?.code).toBe('api.bad-response');
+    expect(fake.calls).toEqual([]);
+    // A POST that may have landed would count against watch's budget of regenerations; none was sent.
+    expect(events).not.toContain('call-unanswered');
+    expect((await backend.read()).intents).toBeUndefined();
+  });
+
   it('a refused connection never sent the POST: not ambiguous, no list read, the intent goes', async () => {
     const refusedConnection = apiFailure('api.network', 0, {
       retryable: true,
