@@ -47,6 +47,8 @@ export interface ParserVersionRef {
 export interface ParserUpdateResult extends ParserVersionRef {
   /** Applied at once: a 200 to renames and removes only. Otherwise the new version is generating. */
   ready: boolean;
+  /** The status the service answered (200 or 202), as reports show it. */
+  status: number;
 }
 
 export interface ParseResult {

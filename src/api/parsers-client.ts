@@ -205,7 +205,12 @@ export class ParsersClient {
     // Any add or modify regenerates (seed 1: 202). A 200 to one is no proof the version is ready: read as ready,
     // apply would report a generation that may still fail as done, and record it as applied without waiting.
     const regenerates = body.add_fields !== undefined || body.modify_fields !== undefined;
-    return { id: data.id ?? id, version: data.version, ready: response.status === 200 && !regenerates };
+    return {
+      id: data.id ?? id,
+      version: data.version,
+      ready: response.status === 200 && !regenerates,
+      status: response.status,
+    };
   }
 
   /** Deletes the parser and all its versions; 204 (200 tolerated). */

@@ -82,9 +82,17 @@ export function noteCall(
   result: ChangeResult,
   line: CallLine,
   status: number,
+  generates?: boolean,
 ): void {
   result.calls.push({ method: line.method, path: line.path, status });
-  ctx.emit({ type: 'call', address: change.address, method: line.method, path: line.path, status });
+  ctx.emit({
+    type: 'call',
+    address: change.address,
+    method: line.method,
+    path: line.path,
+    status,
+    ...(generates !== undefined ? { generates } : {}),
+  });
 }
 
 /** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */

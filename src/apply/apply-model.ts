@@ -21,7 +21,15 @@ export const DEFAULT_MAX_GENERATING = 16;
 /** Something the CLI shows while apply runs. */
 export type ApplyEvent =
   | { type: 'start'; address: string; action: ResourceChange['action'] }
-  | { type: 'call'; address: string; method: string; path: string; status: number }
+  | {
+      type: 'call';
+      address: string;
+      method: string;
+      path: string;
+      status: number;
+      /** Set when the status alone does not say it: the call started a generation (a 200 to a PATCH adding a field). */
+      generates?: boolean;
+    }
   /** A POST or PATCH that may have landed though it failed (no answer, a 5xx): a generation may have started. */
   | { type: 'call-unanswered'; address: string; method: 'POST' | 'PATCH' }
   | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }

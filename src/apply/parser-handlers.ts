@@ -126,14 +126,15 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
     const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
       ctx.clients.parsers.update(id, version, ops),
     );
-    // Noted as the docs have it: 202 when the version generates (whatever the service answered: a 200 to an add
-    // generates all the same), so what counts regenerations (watch's budget) counts it.
+    // Noted with the status the service answered, and whether the version generates (a 200 to an add generates
+    // all the same), so what counts regenerations (watch's budget) counts it.
     noteCall(
       ctx,
       change,
       result,
       { method: 'PATCH', path: parserPath(id, version) },
-      updated.ready ? 200 : 202,
+      updated.status,
+      !updated.ready,
     );
     version = updated.version;
     await ctx.store.commit((state) => {

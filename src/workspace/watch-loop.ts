@@ -289,10 +289,11 @@ async function healOnce(
 
 /**
  * A call of a regenerating change that started a generation: a parser's create (version 0 generates) or a PATCH
- * the service answered 202 (generating). A PATCH answered 200 (renames and removes) made its version at once.
+ * that generates (apply says so: a 202, or a 200 to a PATCH adding or modifying a field). A PATCH of renames and
+ * removes answered 200 made its version at once.
  */
 function startsGeneration(call: Extract<ApplyEvent, { type: 'call' }>): boolean {
-  return call.method === 'POST' || (call.method === 'PATCH' && call.status === 202);
+  return call.generates ?? (call.method === 'POST' || (call.method === 'PATCH' && call.status === 202));
 }
 
 /** Why a heal was not made, when the apply refused it: the budget and consent working, not a failed run. */

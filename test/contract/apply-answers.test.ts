@@ -193,6 +193,8 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Apply finished with failures: 0 applied, 1 failed.');
     expect(run.stdout).toContain('GenerationError: no price found');
+    // Reported as the service answered it (a 200), though apply waited for it as for a 202.
+    expect(run.stderr).toContain('PATCH /parsers/p-1/1 -> 200');
     // State still holds version 1 as the last one applied, and version 2 as FAILED.
     const state = await readState();
     expect([state.resources['parser.a'].version, state.resources['parser.a'].failed?.version]).toEqual([

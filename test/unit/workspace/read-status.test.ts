@@ -6,6 +6,13 @@ import { parserState, stateOf } from '../../helpers/state.js';
 import type { Services } from '../../../src/workspace/open-workspace.js';
 import { readStatus } from '../../../src/workspace/read-status.js';
 
+/** A parser's definition as state records it (what status reads of it: nothing but its shape). */
+const BOOKS = {
+  urls: ['https://books.example/a.html'],
+  scraperParams: {},
+  fields: [{ name: 'title', description: 'Book title' }],
+};
+
 /** Services that answer with one project as given, and no jobs. */
 function servicesWith(live: LiveProject): Services {
   const state: State = stateOf({
@@ -68,7 +75,7 @@ describe('status of an object the service answers 404 for', () => {
   it('shows one seen live since its create as missing, deleted or archived outside scrapeform', async () => {
     const rows = await readStatus(
       servicesWithout({
-        'parser.books': parserState({ definition: {} as never }),
+        'parser.books': parserState({ definition: BOOKS }),
         'project.weekly': { kind: 'Project', id: 9, name: 'weekly', definition: {} },
       }),
     );
@@ -82,9 +89,9 @@ describe('status of an object the service answers 404 for', () => {
     const rows = await readStatus(
       servicesWithout({
         'parser.books': parserState({
-          definition: {} as never,
+          definition: BOOKS,
           version: null,
-          pending: { version: 0, definition: {} as never },
+          pending: { version: 0, definition: BOOKS },
         }),
         'project.weekly': {
           kind: 'Project',
