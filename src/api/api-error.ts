@@ -246,3 +246,21 @@ function causes(error: unknown): Error[] {
   for (let e = error; e instanceof Error && chain.length < 6; e = e.cause) chain.push(e);
   return chain;
 }
+
+/** The call's answer, or undefined when the service says 404: the one answer that means "gone". */
+export async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
+  return unlessStatus([404], call);
+}
+
+/** The call's answer, or undefined when the service answers one of `statuses`; any other failure is thrown. */
+export async function unlessStatus<T>(
+  statuses: readonly number[],
+  call: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError && statuses.includes(error.status)) return undefined;
+    throw error;
+  }
+}

@@ -10,7 +10,7 @@ import type {
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
-import { ApiError } from '../api/api-error.js';
+import { unless404 } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
@@ -147,12 +147,7 @@ function checkTaken(
  * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
  */
 async function confirmGone(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
-  try {
-    await ctx.clients.projects.get(change.id, ctx.options.signal);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return;
-    throw error;
-  }
+  if ((await unless404(() => ctx.clients.projects.get(change.id, ctx.options.signal))) === undefined) return;
   throw new ScrapeformError(
     'apply.archive-unconfirmed',
     `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,

@@ -45,10 +45,19 @@ export function redactUrl(url: string): string {
   const parsed = readableUrl(url);
   if (parsed === undefined) return redactUnparsed(url);
   if (parsed.password !== '') parsed.password = '***';
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, '***');
-  }
+  hideSecretParameters(parsed);
   return parsed.toString();
+}
+
+/** Query parameters named like a secret (`?password=`, `?token=`, `?api_key=`) set to ***; whether any was. */
+function hideSecretParameters(url: URL): boolean {
+  let hidden = false;
+  for (const name of [...url.searchParams.keys()]) {
+    if (!SECRET_PARAMETER.test(name)) continue;
+    url.searchParams.set(name, '***');
+    hidden = true;
+  }
+  return hidden;
 }
 
 /**
@@ -86,17 +95,20 @@ function redactUnparsed(url: string): string {
 
 /**
  * A URL given for a proxy or a service endpoint as scrapeform shows it (doctor, errors): its user name and password
- * replaced by ***; one that cannot be read (a `/` or a space in a password not percent-encoded) keeps only what
- * follows its last `@` (and its scheme, when it has one).
+ * replaced by *** (a proxy's user name may be a key), and query parameters named like a secret, as redactUrl hides
+ * them; one that cannot be read (a `/` or a space in a password not percent-encoded) keeps only what follows its
+ * last `@` (and its scheme, when it has one).
  */
 export function credentialsHidden(written: string): string {
   const url = readableUrl(written);
   if (url !== undefined) {
+    const signedIn = url.username !== '' || url.password !== '';
+    if (signedIn) {
+      url.username = '***';
+      url.password = '';
+    }
     // As written when there is nothing to hide: the reader finds the text they gave.
-    if (url.username === '' && url.password === '') return written;
-    url.username = '***';
-    url.password = '';
-    return url.toString();
+    return hideSecretParameters(url) || signedIn ? url.toString() : written;
   }
   const at = written.lastIndexOf('@');
   if (at < 0) return written;

@@ -9,7 +9,8 @@ import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
-import { fieldlessOf, servicesUsed, summaryOf, unless404 } from './read-live.js';
+import { unless404 } from '../api/api-error.js';
+import { fieldlessOf, servicesUsed, summaryOf } from './read-live.js';
 
 export interface DetectDriftOptions {
   /** Only these addresses; all that state manages when empty. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { unless404, unlessStatus } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
 import type { LiveParserDetails } from '../api/live.js';
@@ -181,21 +181,6 @@ function recordedOf<R extends ParserState | ProjectState>(state: State, kind: R[
     out.push(resource as R);
   }
   return out;
-}
-
-/** The call's answer, or undefined when the service says 404: the one answer that means "gone". */
-export async function unless404<T>(call: () => Promise<T>): Promise<T | undefined> {
-  return unlessStatus([404], call);
-}
-
-/** The call's answer, or undefined when the service answers one of `statuses`; any other failure is thrown. */
-async function unlessStatus<T>(statuses: readonly number[], call: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof ApiError && statuses.includes(error.status)) return undefined;
-    throw error;
-  }
 }
 
 /** A parser found by id, as the list would have shown it (the planner reads details newer than a list the same way). */

@@ -164,7 +164,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
       rename_fields: [{ name: 'subtitle', new_name: 'headline' }],
       remove_fields: ['old'],
     });
-    expect(result).toEqual({ id: 'p-1', version: 4, ready: true });
+    expect(result).toEqual({ id: 'p-1', version: 4, ready: true, status: 200 });
   });
 
   it('update: 202 means the new version is generating', async () => {
@@ -179,7 +179,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
       add_fields: [{ name: 'isbn', description: 'ISBN', type: 'string' }],
       modify_fields: [{ name: 'price', description: 'Price incl. tax', type: 'number' }],
     });
-    expect(result).toEqual({ id: 'p-1', version: 5, ready: false });
+    expect(result).toEqual({ id: 'p-1', version: 5, ready: false, status: 202 });
   });
 
   it('update: refuses a PATCH with no operation, and sends nothing', async () => {

@@ -117,7 +117,7 @@ describe('states and transitions (seed 1)', () => {
       rename_fields: [{ name: 'reviews', new_name: 'comments' }],
       remove_fields: ['price'],
     });
-    expect(result).toEqual({ id, version: 1, ready: true });
+    expect(result).toEqual({ id, version: 1, ready: true, status: 200 });
     const v1 = await h.parsers.get(id, 1);
     expect(v1.status).toBe('FINISHED');
     expect(v1.fields.map((f) => f.name)).toEqual(['title', 'comments', 'comments.author', 'comments.rating']);
@@ -141,7 +141,7 @@ describe('states and transitions (seed 1)', () => {
       add_fields: [{ name: 'availability', description: 'Stock availability text' }],
       modify_fields: [{ name: 'price', description: 'Price as printed', type: 'string' }],
     });
-    expect(result).toEqual({ id, version: 1, ready: false });
+    expect(result).toEqual({ id, version: 1, ready: false, status: 202 });
     expect((await h.parsers.get(id)).status).toBe('GENERATING');
     expect((await h.parsers.list())[0]?.version).toBe(1);
     expect(credits()).toBe(before - 30_000);
