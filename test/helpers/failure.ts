@@ -10,3 +10,14 @@ export function failure(run: () => unknown): { code: string; message: string } {
   }
   throw new Error('expected a ScrapeformError');
 }
+
+/** The ScrapeformError `run` throws, or undefined when it throws nothing (anything else it throws fails the test). */
+export function thrown(run: () => unknown): ScrapeformError | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ScrapeformError) return error;
+    throw error;
+  }
+}

@@ -26,6 +26,14 @@ afterAll(async () => {
 });
 
 const project = tempProjects('scrapeform-vanished-');
+
+/** The built CLI in `dir` against the service of `h`, with the state file of the workspace. */
+const cliIn = (dir: string) => (h: EmulatorHarness) => (args: string[]) =>
+  runBuiltCli([...args, '--state', 'state.json'], {
+    cwd: dir,
+    env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
+    exitWithinMs: 30_000,
+  });
 const parser = (name: string, url: string): string => `kind: Parser
 name: ${name}
 urls: ['${url}']
@@ -36,12 +44,7 @@ const FILES = { 'books.yaml': parser('books', BOOK_A), 'velvet.yaml': parser('ve
 
 it('a key that sees none of the parsers state records: nothing is created until --recreate names each', async () => {
   const dir = await project(FILES);
-  const on = (h: EmulatorHarness) => (args: string[]) =>
-    runBuiltCli([...args, '--state', 'state.json'], {
-      cwd: dir,
-      env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
-      exitWithinMs: 30_000,
-    });
+  const on = cliIn(dir);
   const applied = await on(home)(['apply', '.', '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
   const stateBefore = await readFile(path.join(dir, 'state.json'), 'utf8');
@@ -109,12 +112,7 @@ it('manifests removed to archive their projects, applied with a key that sees no
     'nightly.yaml': projectFile('nightly', BOOK_A),
     'weekly.yaml': projectFile('weekly', BOOK_B),
   });
-  const on = (h: EmulatorHarness) => (args: string[]) =>
-    runBuiltCli([...args, '--state', 'state.json'], {
-      cwd: dir,
-      env: emulatorEnv(h.emulator.url, EMULATOR_KEY),
-      exitWithinMs: 30_000,
-    });
+  const on = cliIn(dir);
   const applied = await on(home)(['apply', '.', '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
   // Seen by a list since their create, as the next plan of the right account does.

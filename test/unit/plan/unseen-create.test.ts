@@ -8,6 +8,7 @@ import { projectPayload } from '../../../src/plan/plan-project.js';
 import { refreshState } from '../../../src/plan/refresh-state.js';
 import type { ParserDefinition, ParserState, ProjectState, State } from '../../../src/state/model.js';
 import { parserState } from '../../helpers/state.js';
+import { thrown } from '../../helpers/failure.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
 import { liveProject } from '../../helpers/live.js';
 
@@ -56,14 +57,8 @@ function summary(id: string, version: number, status = 'FINISHED'): LiveParserSu
   return { id, name: 'books', status, error: null, generated_at: null, version };
 }
 
-function refusal(plan: Plan, recreate: string[] = []): ScrapeformError | undefined {
-  try {
-    checkRecreates(plan, recreate);
-    return undefined;
-  } catch (error) {
-    return error as ScrapeformError;
-  }
-}
+const refusal = (plan: Plan, recreate: string[] = []): ScrapeformError | undefined =>
+  thrown(() => checkRecreates(plan, recreate));
 
 const PARSER_REASON =
   'not seen since its create: parser p-1 was created by scrapeform and never seen FINISHED since, and the service answers 404 for it (it may not be visible yet); apply creates it again only with --recreate parser.books';

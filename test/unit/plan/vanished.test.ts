@@ -7,6 +7,7 @@ import { detectDrift } from '../../../src/plan/drift.js';
 import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import { projectPayload } from '../../../src/plan/plan-project.js';
 import type { ParserDefinition, ParserState, ProjectState, State } from '../../../src/state/model.js';
+import { thrown } from '../../helpers/failure.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';
 import { liveProject } from '../../helpers/live.js';
 import { parserState, stateOf } from '../../helpers/state.js';
@@ -51,23 +52,11 @@ const summary = (id: string, name: string): LiveParserSummary => ({
   version: 0,
 });
 
-function forgetRefusal(plan: Plan, forget: string[] = []): ScrapeformError | undefined {
-  try {
-    checkForgets(plan, forget);
-    return undefined;
-  } catch (error) {
-    return error as ScrapeformError;
-  }
-}
+const forgetRefusal = (plan: Plan, forget: string[] = []): ScrapeformError | undefined =>
+  thrown(() => checkForgets(plan, forget));
 
-function refusal(plan: Plan, recreate: string[] = []): ScrapeformError | undefined {
-  try {
-    checkRecreates(plan, recreate);
-    return undefined;
-  } catch (error) {
-    return error as ScrapeformError;
-  }
-}
+const refusal = (plan: Plan, recreate: string[] = []): ScrapeformError | undefined =>
+  thrown(() => checkRecreates(plan, recreate));
 
 const PARSERS_STORY =
   'the service shows none of the 2 parsers state records (no list shows them, and each answers 404 when read by id): a key of another account, or SCRAPEFORM_PARSER_URL set to another service, reads this way, as does deleting every one of them outside scrapeform';
