@@ -86,11 +86,15 @@ function redactUnparsed(url: string): string {
   const userinfo = at >= 0 ? rest.slice(0, at) : '';
   const colon = userinfo.indexOf(':');
   const user = colon >= 0 ? `${userinfo.slice(0, colon)}:***@` : userinfo !== '' ? `${userinfo}@` : '';
-  const hostAndPath = afterAt.replace(
+  return `${scheme}${user}${secretParametersHidden(afterAt)}`;
+}
+
+/** In text that could not be read as a URL: the values of query parameters named like a secret, as ***. */
+function secretParametersHidden(text: string): string {
+  return text.replace(
     /([?&][^=&#]*(?:pass|secret|token|key)[^=&#]*=)[^&#]*/gi,
     (_match, name: string) => `${name}***`,
   );
-  return `${scheme}${user}${hostAndPath}`;
 }
 
 /**
@@ -111,7 +115,7 @@ export function credentialsHidden(written: string): string {
     return hideSecretParameters(url) || signedIn ? url.toString() : written;
   }
   const at = written.lastIndexOf('@');
-  if (at < 0) return written;
+  if (at < 0) return secretParametersHidden(written);
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(written)?.[0] ?? '';
-  return `${scheme}***@${written.slice(at + 1)}`;
+  return `${scheme}***@${secretParametersHidden(written.slice(at + 1))}`;
 }

@@ -149,6 +149,11 @@ describe('resolveApiConfig', () => {
     ['http://gw:S3c ret@bad host', 'SCRAPEFORM_PARSER_URL is not a URL: http://***@bad host'],
     // A `/` in the password, not percent-encoded: the URL reads `gw` as the host and fails on its port.
     ['https://gw:S3c/ret@gateway.example', 'SCRAPEFORM_PARSER_URL is not a URL: https://***@gateway.example'],
+    // No scheme, the key in a query parameter: not a URL, and the key not shown.
+    [
+      'parsers.example.com/api?api_key=S3cretKey0123456789',
+      'SCRAPEFORM_PARSER_URL is not a URL: parsers.example.com/api?api_key=***',
+    ],
   ])('refuses an endpoint with credentials without showing them: %s', async (value, message) => {
     const error = (await resolveApiConfig({
       env: { SCRAPERAPI_API_KEY: 'k', SCRAPEFORM_PARSER_URL: value },

@@ -16,6 +16,10 @@ describe('URLs as scrapeform shows them', () => {
     ],
     ['https://u:p@gateway.example/?token=S3cret', 'https://***@gateway.example/?token=***'],
     ['https://gw:S3c/ret@gateway.example', 'https://***@gateway.example'],
+    // Not URLs (no scheme): what follows the last @, and a secret parameter hidden all the same.
+    ['parsers.example.com/api?api_key=S3cret', 'parsers.example.com/api?api_key=***'],
+    ['proxy.example.com:8080?token=S3cret&x=1', 'proxy.example.com:8080?token=***&x=1'],
+    ['gw:S3c ret@bad host?key=S3cret', '***@bad host?key=***'],
   ])('credentialsHidden(%s)', (written, shown) => {
     expect(credentialsHidden(written)).toBe(shown);
   });
