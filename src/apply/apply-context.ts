@@ -17,7 +17,7 @@ export interface HandlerContext {
   emit: (event: ApplyEvent) => void;
   sleep: (ms: number) => Promise<void>;
   now: () => number;
-  /** A sleep that can be called off, on the same clock as `sleep` (a wait's cut: LookCutoff). */
+  /** The timer of a wait's cut (LookCutoff): a real one, or the injected sleep with an injected clock. */
   alarm: Alarm;
   /** Calls in flight (`--concurrency`): a handler holds one, and gives it back while it waits for a generation. */
   calls: Permits;

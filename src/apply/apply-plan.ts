@@ -34,9 +34,14 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const results: ChangeResult[] = [];
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  // An injected sleep (tests) drives the poller too; it cannot be called off, which only costs a stale wake-up.
+  // An injected sleep (tests) drives the poller too; it cannot be called off, which only costs a stale wake-up of
+  // at most one poll gap (15 s).
   const alarm: Alarm =
     options.sleep !== undefined ? (ms) => ({ done: sleep(ms), cancel: () => undefined }) : realAlarm;
+  // The wait's cut (LookCutoff) is as long as --wait-timeout (15 min by default): from an injected sleep only with an
+  // injected clock too (a fake clock's test). A sleep alone (a caller's own, real) would leave a timer that cannot
+  // be called off, keeping the process up for the whole wait after apply returned; a real timer is called off.
+  const cutAlarm: Alarm = options.sleep !== undefined && options.now !== undefined ? alarm : realAlarm;
   const calls = new Permits(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
   const poller = new GenerationPoller(
     // A poll is a call like any other (--concurrency), taken ahead of changes not yet started. Its signal aborts on
@@ -65,7 +70,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     emit: options.onEvent ?? (() => undefined),
     sleep,
     now,
-    alarm,
+    alarm: cutAlarm,
     calls,
     poller,
     ...(options.live !== undefined ? { planned: indexLive(options.live) } : {}),

@@ -88,16 +88,15 @@ export class GenerationPoller {
     private readonly minGapMs: number,
     private readonly interrupt?: AbortSignal,
   ) {
-    // Ctrl-C answers every look at once, so waiters stop without waiting for their next poll.
-    interrupt?.addEventListener(
-      'abort',
-      () => {
-        this.answerAll();
-        this.listCall?.abort(interrupt.reason);
-      },
-      { once: true },
-    );
+    // Ctrl-C answers every look at once, so waiters stop without waiting for their next poll. Taken off at close:
+    // watch passes one signal to apply after apply, and a listener left on it would keep each apply's poller.
+    interrupt?.addEventListener('abort', this.onInterrupt, { once: true });
   }
+
+  private readonly onInterrupt = (): void => {
+    this.answerAll();
+    this.listCall?.abort(this.interrupt?.reason);
+  };
 
   /**
    * What the list shows for `id` once a list read after now and at or after `due` (or earlier: done, or at a fine
@@ -142,6 +141,7 @@ export class GenerationPoller {
 
   /** Calls off the alarm and any list under way, and answers every look (apply is over). */
   close(): void {
+    this.interrupt?.removeEventListener('abort', this.onInterrupt);
     this.closed = true;
     this.alarm?.cancel();
     this.alarm = undefined;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
 import type { LiveParserSummary } from '../../../src/api/live.js';
 import { FINE_LOOK_MIN_MS, GenerationPoller } from '../../../src/apply/generation-poller.js';
 import type { Alarm } from '../../../src/apply/generation-poller.js';
@@ -272,5 +273,26 @@ describe('GenerationPoller: a waiter that gives up (its wait reached its cut)', 
     d.abort();
     await clock.advance(10_000);
     expect(signals).toHaveLength(1);
+  });
+});
+
+describe('the interrupt signal', () => {
+  it('holds no listener of a poller once it is closed: watch passes one signal to apply after apply', () => {
+    const interrupt = new AbortController();
+    const clock = new FakeClock();
+    const pollers = Array.from(
+      { length: 12 },
+      () =>
+        new GenerationPoller(
+          async () => [],
+          () => clock.now,
+          clock.alarm,
+          250,
+          interrupt.signal,
+        ),
+    );
+    expect(getEventListeners(interrupt.signal, 'abort')).toHaveLength(12);
+    for (const poller of pollers) poller.close();
+    expect(getEventListeners(interrupt.signal, 'abort')).toHaveLength(0);
   });
 });

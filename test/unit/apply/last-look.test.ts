@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeTime, apply, creates, fakeService } from '../../helpers/fake-generations.js';
+import type { ApiClients } from '../../../src/api/create-clients.js';
+import { applyPlan } from '../../../src/apply/apply-plan.js';
+import { emptyState } from '../../../src/state/model.js';
+import { FakeTime, apply, creates, fakeService, memoryBackend } from '../../helpers/fake-generations.js';
 import type { ParserState } from '../../../src/state/model.js';
 
 // A wait ends by its deadline plus one request try (--timeout), even when the service stops answering its looks:
@@ -78,5 +81,42 @@ describe('the last look of a wait', () => {
     // waits for any more is called off.
     expect(counts.get).toBe(0);
     expect(counts.calledOff).toBe(1);
+  });
+});
+
+describe('the timer of the cut', () => {
+  it('is never a sleep passed without a clock: that timer could not be called off after apply returned', async () => {
+    // A caller's own sleep (real, here recorded and shortened) and the real clock: the cut's 15 min 30 s (the default
+    // wait plus one request try) must be a real timer, called off when the wait ends, not a sleep that runs on.
+    const slept: number[] = [];
+    const clients = {
+      parsers: {
+        list: async () => [],
+        create: async () => ({ id: 'id-0', version: 0 }),
+        get: async (id: string, version: number) => ({
+          id,
+          name: 'p0',
+          version,
+          status: 'FINISHED',
+          fields: [{ name: 'title', type: 'text' }],
+        }),
+      },
+      projects: {},
+      close: async () => undefined,
+    } as unknown as ApiClients;
+    const result = await applyPlan({
+      plan: creates(1),
+      clients,
+      backend: memoryBackend,
+      state: emptyState(''),
+      live: { parsers: [], projects: [] },
+      sleep: async (ms) => {
+        slept.push(ms);
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+      pollMinMs: 1,
+    });
+    expect(result.results[0]).toMatchObject({ ok: true, status: 'FINISHED' });
+    expect(slept.filter((ms) => ms >= 15 * 60_000)).toEqual([]);
   });
 });
