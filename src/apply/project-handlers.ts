@@ -129,7 +129,7 @@ function checkTaken(
       continue;
     }
     notTaken.push(key);
-    if (scheduleDiffers(key, reported, value)) {
+    if (answer !== undefined && scheduleDiffers(key, reported, value, answer)) {
       delete held[key];
       continue;
     }
@@ -162,11 +162,14 @@ const SCHEDULING = ['schedulingEnabled', 'scrapingInterval'];
 
 /**
  * Whether a value the service reports for a scheduling field runs the project otherwise than the one sent. Another
- * spelling of the same schedule (`DAILY`) runs no more than asked: warned about and held, as any field not taken.
+ * spelling of the same schedule (`DAILY`) runs no more than asked, and neither does any interval while the answer
+ * says scheduling is off: warned about and held, as any field not taken.
  */
-function scheduleDiffers(key: string, reported: unknown, sent: unknown): boolean {
+function scheduleDiffers(key: string, reported: unknown, sent: unknown, answer: LiveProject): boolean {
   const spelled = (value: unknown): unknown =>
     typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (key === 'scrapingInterval' && projectFieldRule('schedulingEnabled')?.read(answer) === false)
+    return false;
   return SCHEDULING.includes(key) && spelled(reported) !== spelled(sent ?? null);
 }
 
@@ -183,7 +186,7 @@ function refuseScheduleNotTaken(
 ): void {
   if (answer === undefined) return;
   const schedule = notTaken.filter((key) =>
-    scheduleDiffers(key, projectFieldRule(key)?.read(answer), change.definition[key]),
+    scheduleDiffers(key, projectFieldRule(key)?.read(answer), change.definition[key], answer),
   );
   if (schedule.length === 0) return;
   const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);

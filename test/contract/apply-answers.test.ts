@@ -389,6 +389,23 @@ describe('apply: a project the service schedules against the manifest', () => {
   });
 });
 
+describe('apply: an interval not taken while scheduling is off', () => {
+  it('weekly for daily with schedulingEnabled false runs nothing: a warning, not a failure', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: paused\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\nschedulingEnabled: false\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const created = { id: 11, name: 'paused', schedulingEnabled: false, scrapingInterval: 'weekly' };
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    const run = await apply();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'warning: scrapingInterval was sent as "daily" but the service answered "weekly"',
+    );
+  });
+});
+
 describe('apply: a schedule reported in another spelling', () => {
   it('DAILY for daily is no schedule against the manifest: a warning, not a failure', async () => {
     await writeFile(
