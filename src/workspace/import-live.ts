@@ -82,7 +82,17 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       const details = await services.clients.parsers.get(summary.id, undefined, undefined, {
         version: summary.version,
         name: summary.name,
+        // Read as it is, then skipped below: one parser listing none must not fail the import of the others.
+        fieldless: true,
       });
+      if (details.status === 'FINISHED' && details.fields.length === 0) {
+        // A parser with no fields (scrapeform makes one from `fields: {}`) cannot be told from an answer that left
+        // them out: imported as declaring none, a later answer listing them would plan removing every one.
+        options.onSkip?.(
+          `skipped parser "${summary.name}" (${summary.id}): its version ${details.version} is FINISHED with no fields, which cannot be told from an answer that left them out; declare it by hand (fields: {} and adopt: true) if it really has none`,
+        );
+        continue;
+      }
       if (summary.keyRedacted === true || details.keyRedacted === true) {
         options.onSkip?.(keySkipped(`parser "${summary.name}" (${summary.id})`));
         continue;

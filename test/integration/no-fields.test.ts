@@ -45,8 +45,15 @@ it('a manifest that removes every field: applied, then plan, drift and an adopti
   expect(drift.code, drift.stderr).toBe(0);
   expect((JSON.parse(drift.stdout) as { status: string }).status).toBe('no_drift');
 
-  // State lost: the manifest that declares no fields adopts the parser as it is, with no call.
+  // State lost: import skips it, saying why (an answer with no fields cannot be told from one that left them out),
+  // and imports nothing over it; the manifest that declares no fields adopts the parser as it is, with no call.
   await rm(path.join(dir, 'state.json'));
+  const imported = await cli(['import', '--out', 'imported']);
+  expect(imported.code, imported.stderr).toBe(0);
+  expect(imported.stdout + imported.stderr).toContain(
+    'is FINISHED with no fields, which cannot be told from an answer that left them out; declare it by hand (fields: {} and adopt: true) if it really has none',
+  );
+  await rm(path.join(dir, 'state.json'), { force: true });
   await writeFile(path.join(dir, 'bare.yaml'), manifest(' {}', 'adopt: true\n'));
   const adopted = await cli(['apply', '.', '--auto-approve']);
   expect(adopted.code, adopted.stderr).toBe(0);
