@@ -119,8 +119,13 @@ export async function applyWorkspace(
       return { plan, checks: [], resultDiffs: [] };
     }
     checkRegenerations(plan, options.maxRegenerations);
-    checkRecreates(plan, options.recreate ?? [], options.savedPlan !== undefined);
-    checkForgets(plan, options.forget ?? [], options.savedPlan !== undefined);
+    // A saved plan is checked as it was saved, and by what a fresh plan says of the same changes now: a plan saved
+    // before the service stopped showing an object (or by an older build) carries no reason to hold it back.
+    const saved = options.savedPlan !== undefined;
+    for (const held of saved ? [plan, sameChanges(fresh.plan, plan)] : [plan]) {
+      checkRecreates(held, options.recreate ?? [], saved);
+      checkForgets(held, options.forget ?? [], saved);
+    }
     const decision = decideApproval(plan, options, {
       // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
       managed: new Set(Object.keys(moved.resources)),
@@ -187,4 +192,13 @@ export async function applyWorkspace(
   } finally {
     await lock.release();
   }
+}
+
+/** The fresh plan's changes at the addresses and with the actions of the saved plan: what applying it does now. */
+function sameChanges(fresh: Plan, saved: Plan): Plan {
+  const actions = new Map(saved.resource_changes.map((c) => [c.address, c.action]));
+  return {
+    ...fresh,
+    resource_changes: fresh.resource_changes.filter((c) => actions.get(c.address) === c.action),
+  };
 }

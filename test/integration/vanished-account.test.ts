@@ -6,6 +6,7 @@ import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import { BOOK_A, BOOK_B } from '../helpers/workspace.js';
+import { digestOf } from '../../src/plan/save-plan.js';
 
 /**
  * A CI job given the key of another account (here: the URL of another service, which answers the same way) sees
@@ -140,4 +141,53 @@ it('manifests removed to archive their projects, applied with a key that sees no
   ]);
   const again = await on(home)(['plan', '.', '--json']);
   expect((JSON.parse(again.stdout) as { status: string }).status).toBe('no_changes');
+});
+
+it('a saved plan whose forgets carry no none-shown reason (an older build) is held back by what a fresh plan says', async () => {
+  const OTHER_KEY = 'other-account-key-5d2a';
+  const h = await startTestEmulator({ generationDelayMs: 5, apiKeys: [EMULATOR_KEY, OTHER_KEY] });
+  try {
+    const dir = await project({
+      'nightly.yaml': projectFile('nightly', BOOK_A),
+      'weekly.yaml': projectFile('weekly', BOOK_B),
+    });
+    const as = (key: string) => (args: string[]) =>
+      runBuiltCli([...args, '--state', 'state.json'], {
+        cwd: dir,
+        env: emulatorEnv(h.emulator.url, key),
+        exitWithinMs: 30_000,
+      });
+    expect((await as(EMULATOR_KEY)(['apply', '.', '--auto-approve'])).code).toBe(0);
+    expect((await as(EMULATOR_KEY)(['apply', '.', '--auto-approve'])).code).toBe(0);
+    await rm(path.join(dir, 'nightly.yaml'));
+    await rm(path.join(dir, 'weekly.yaml'));
+    await writeFile(path.join(dir, 'atlas.yaml'), parser('atlas', BOOK_A));
+    // The other account's key, same service: both projects answer 404, so the plan forgets them, held back.
+    const planned = await as(OTHER_KEY)(['plan', '.', '--out', 'plan.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    // As a build before the guard saved it: the reasons without `none shown:`, the digest made again.
+    const file = path.join(dir, 'plan.json');
+    const { digest: _old, ...content } = JSON.parse(await readFile(file, 'utf8')) as {
+      digest: string;
+      resource_changes: { action: string; reasons: string[] }[];
+    };
+    for (const c of content.resource_changes)
+      c.reasons = c.reasons.filter((r) => !r.startsWith('none shown:'));
+    expect(content.resource_changes.filter((c) => c.action === 'forget')).toHaveLength(2);
+    await writeFile(
+      file,
+      `${JSON.stringify({ ...content, digest: digestOf(JSON.stringify(content, null, 2)) }, null, 2)}\n`,
+    );
+    const stateBefore = await readFile(path.join(dir, 'state.json'), 'utf8');
+
+    const applied = await as(OTHER_KEY)(['apply', '.', '--plan', 'plan.json', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(3);
+    expect(applied.stderr).toContain(
+      'error: not applied: the plan drops from state 2 objects no manifest declares',
+    );
+    expect(applied.stderr).toContain('plan again with --exclude project.nightly --exclude project.weekly');
+    expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toBe(stateBefore);
+  } finally {
+    await h.emulator.close();
+  }
 });
