@@ -2,6 +2,7 @@ import { ScrapeformError } from '../errors.js';
 import type { Plan } from './model.js';
 import {
   adoptsLiveObject,
+  forgetsUnseen,
   forgetsVanished,
   recreatesUnseen,
   recreatesVanished,
@@ -190,22 +191,42 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
 }
 
 /**
- * `--forget ADDRESS`: when the service shows none of the objects of a kind state records (vanished.ts), an object
- * of that kind no manifest declares any more is dropped from state only for the addresses named. With a key of
- * another account the object is still live (a project runs on its schedule, paid per page), and once dropped from
- * state nothing would manage it. Refused with exit 3 and nothing sent; a person's yes does not cover it.
+ * `--forget ADDRESS`: an object no manifest declares any more is dropped from state only for the addresses named
+ * when the service's 404 for it may not mean it is gone: when the service shows none of the objects of its kind
+ * state records (vanished.ts: a key of another account reads so), or when scrapeform created it and has not seen
+ * it since (unseen-create.ts: not visible yet). Such an object may still be live (a project runs on its schedule,
+ * paid per page), and once dropped from state nothing would manage it. Refused with exit 3 and nothing sent; a
+ * person's yes does not cover it.
  */
 export function checkForgets(plan: Plan, forget: readonly string[], saved = false): void {
-  const waiting = plan.resource_changes.filter((c) => forgetsVanished(c) && !forget.includes(c.address));
+  const waiting = plan.resource_changes.filter(
+    (c) => (forgetsVanished(c) || forgetsUnseen(c)) && !forget.includes(c.address),
+  );
   if (waiting.length === 0) return;
   const addresses = waiting.map((c) => c.address);
+  const vanished = waiting.filter(forgetsVanished).map((c) => c.address);
+  const unseen = waiting.filter((c) => !forgetsVanished(c)).map((c) => c.address);
+  const objects = (n: number): string => (n === 1 ? 'an object' : `${n} objects`);
+  const what = [
+    ...(vanished.length > 0
+      ? [
+          `drops from state ${objects(vanished.length)} no manifest declares, of a kind the service shows none of, which a key of another account or another service's URL reads like (${vanished.join(', ')})`,
+        ]
+      : []),
+    ...(unseen.length > 0
+      ? [
+          `drops from state ${objects(unseen.length)} no manifest declares that scrapeform created and the service has not shown since (it answers 404, which may only mean not visible yet) (${unseen.join(', ')})`,
+        ]
+      : []),
+  ];
+  const one = waiting.length === 1;
   throw new ScrapeformError(
     'apply.forget-not-approved',
-    `not applied: the plan drops from state ${waiting.length === 1 ? 'an object' : `${waiting.length} objects`} no manifest declares, of a kind the service shows none of, which a key of another account or another service's URL reads like (${addresses.join(', ')}); nothing was sent`,
+    `not applied: the plan ${what.join(', and ')}; nothing was sent`,
     {
       status: 'input-needed',
       details: { addresses },
-      hint: `check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan deletes or archives ${waiting.length === 1 ? 'it' : 'them'} instead; after checking the account that ${waiting.length === 1 ? 'it is' : 'they are'} gone, pass ${addresses.map((a) => `--forget ${a}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${addresses.map((a) => `--exclude ${a}`).join(' ')}`,
+      hint: `${vanished.length > 0 ? `check the key (SCRAPERAPI_API_KEY) and the service URLs first: with the right ones, the plan deletes or archives ${one ? 'it' : 'them'} instead` : `apply again later: once the service shows ${one ? 'it' : 'them'}, the plan deletes or archives ${one ? 'it' : 'them'} instead`}; after checking the account that ${one ? 'it is' : 'they are'} gone, pass ${addresses.map((a) => `--forget ${a}`).join(' ')}; to apply the rest meanwhile, ${saved ? 'plan again with' : 'pass'} ${addresses.map((a) => `--exclude ${a}`).join(' ')}`,
     },
   );
 }

@@ -23,6 +23,7 @@ import { planProject } from './plan-project.js';
 import { latestVersions } from './latest-versions.js';
 import { expectedPatchVersion, recoverIntents } from './recover-intents.js';
 import { vanishedAgain, vanishedKinds } from './vanished.js';
+import { unseenForget } from './unseen-create.js';
 
 export { projectPayload } from './plan-project.js';
 export { stable } from './plan-context.js';
@@ -258,11 +259,15 @@ export function buildPlan(input: PlanInput): Plan {
   const vanished = vanishedKinds(state, ctx.index);
   const warnedVanished = new Set<'Parser' | 'Project'>();
   const heldBack = (change: ResourceChange): ResourceChange =>
-    vanishedAgain(
-      unconfirmedAgain(change, recovered.unconfirmed, warnings),
+    unseenForget(
+      vanishedAgain(
+        unconfirmedAgain(change, recovered.unconfirmed, warnings),
+        state,
+        vanished,
+        warnedVanished,
+        warnings,
+      ),
       state,
-      vanished,
-      warnedVanished,
       warnings,
     );
   for (const address of [...parserAddresses].sort()) {

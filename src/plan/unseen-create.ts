@@ -1,5 +1,6 @@
-import type { ParserState, ProjectState } from '../state/model.js';
-import { UNSEEN_REASON } from './model.js';
+import type { ParserState, ProjectState, State } from '../state/model.js';
+import { forgetsUnseen, forgetsVanished, UNSEEN_REASON } from './model.js';
+import type { ResourceChange } from './model.js';
 import type { Context } from './plan-context.js';
 
 /**
@@ -39,4 +40,22 @@ export function unseenStory(recorded: ParserState | ProjectState): string | unde
   }
   if (recorded.unseenSince === undefined) return undefined;
   return `project ${recorded.id} was created by scrapeform at ${recorded.unseenSince} and no list or read has shown it since`;
+}
+
+/**
+ * The forget (no manifest declares it any more) of an object this state created and has not seen live since, which
+ * the service answers 404 for: it may only not be visible yet, and then it runs on (a project on its schedule,
+ * paid per page) with nothing managing it once dropped from state. It says so first, and in a warning: apply drops
+ * it only with `--forget` for its address (approval.ts). One already held back (none shown) keeps that reason.
+ */
+export function unseenForget(change: ResourceChange, state: State, warnings: string[]): ResourceChange {
+  if (change.action !== 'forget' || forgetsVanished(change) || forgetsUnseen(change)) return change;
+  const recorded = state.resources[change.address];
+  const story = recorded !== undefined ? unseenStory(recorded) : undefined;
+  if (story === undefined) return change;
+  warnings.push(
+    `${change.address}: ${story}; no manifest declares it any more, and the service answers 404 for it, which so soon after a create may only mean it is not visible yet: apply refuses to drop it from state without --forget ${change.address} (check the service first: if it exists, archive or delete it there, or declare it again)`,
+  );
+  const reason = `${UNSEEN_REASON} ${story}, and the service answers 404 for it (it may not be visible yet); apply drops it from state only with --forget ${change.address}`;
+  return { ...change, reasons: [reason, ...change.reasons] };
 }

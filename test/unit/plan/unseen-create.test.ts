@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserSummary } from '../../../src/api/live.js';
 import type { ScrapeformError } from '../../../src/errors.js';
-import { checkRecreates } from '../../../src/plan/approval.js';
+import { checkForgets, checkRecreates } from '../../../src/plan/approval.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
 import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import { projectPayload } from '../../../src/plan/plan-project.js';
@@ -150,6 +150,52 @@ describe('a 404 for an object this state created and never saw live since', () =
       live: { parsers: [summary('p-1', 0)], details: {}, projects: [liveProject(7, 'nightly')] },
     });
     expect(plan.status).toBe('no_changes');
+  });
+});
+
+describe('a 404 for an object not seen since its create, whose manifest is gone', () => {
+  it('is dropped from state only with --forget: it may be live, and would run on with nothing managing it', () => {
+    const plan = buildPlan({
+      parsers: [],
+      projects: [],
+      state: stateOf({ 'project.nightly': project({ unseenSince: CREATED_AT }) }),
+      live: empty,
+    });
+    expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons])).toEqual([
+      [
+        'project.nightly',
+        'forget',
+        [
+          `not seen since its create: project 7 was created by scrapeform at ${CREATED_AT} and no list or read has shown it since, and the service answers 404 for it (it may not be visible yet); apply drops it from state only with --forget project.nightly`,
+          'archived outside scrapeform',
+        ],
+      ],
+    ]);
+    expect(plan.warnings).toEqual([
+      `project.nightly: project 7 was created by scrapeform at ${CREATED_AT} and no list or read has shown it since; no manifest declares it any more, and the service answers 404 for it, which so soon after a create may only mean it is not visible yet: apply refuses to drop it from state without --forget project.nightly (check the service first: if it exists, archive or delete it there, or declare it again)`,
+    ]);
+    // Not a create: --recreate has nothing to say of it.
+    expect(refusal(plan)).toBeUndefined();
+    const refused = thrown(() => checkForgets(plan, []));
+    expect(refused?.code).toBe('apply.forget-not-approved');
+    expect(refused?.message).toBe(
+      'not applied: the plan drops from state an object no manifest declares that scrapeform created and the service has not shown since (it answers 404, which may only mean not visible yet) (project.nightly); nothing was sent',
+    );
+    expect(refused?.hint).toBe(
+      'apply again later: once the service shows it, the plan deletes or archives it instead; after checking the account that it is gone, pass --forget project.nightly; to apply the rest meanwhile, pass --exclude project.nightly',
+    );
+    expect(thrown(() => checkForgets(plan, ['project.nightly']))).toBeUndefined();
+  });
+
+  it('one seen live since is forgotten as before: a deletion outside scrapeform', () => {
+    const plan = buildPlan({
+      parsers: [],
+      projects: [],
+      state: stateOf({ 'project.nightly': project() }),
+      live: empty,
+    });
+    expect(plan.resource_changes.map((c) => c.reasons)).toEqual([['archived outside scrapeform']]);
+    expect(thrown(() => checkForgets(plan, []))).toBeUndefined();
   });
 });
 
