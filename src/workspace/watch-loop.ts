@@ -104,7 +104,7 @@ export interface WatchOptions {
 /**
  * `scrapeform watch`: drift detection on an interval, reading without the lock; with `heal`, an apply of the
  * manifests (under the lock, only while it applies) bounded by the regeneration budget, never destructive. Posts a
- * notification when the drift seen changes or a heal made calls. Returns when `signal` aborts. `status` is updated
+ * notification when the drift seen changes, or a heal applied something or failed otherwise than the run before. Returns when `signal` aborts. `status` is updated
  * in place so an HTTP endpoint can show it while the loop runs.
  */
 export async function runWatch(
@@ -115,6 +115,9 @@ export async function runWatch(
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
   let notified = '';
+  // What the last heal could not do, as notified: the same failures again (a service that keeps refusing what the
+  // heal sends) are not posted at every run, only when they change, or with a heal that did something.
+  let healFailed = '[]';
   // Runs failed in a row since the last that succeeded: the first is notified, and the next run that succeeds says
   // how many (a watch that cannot check, its key revoked or the service down, must not look like one that found
   // nothing). Counted apart from status.failures, which also counts heals that failed in runs that succeeded.
@@ -140,7 +143,11 @@ export async function runWatch(
       status.lastRunOk = true;
       delete status.lastError;
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
-      const madeCalls = heal !== undefined && heal.applied.length + heal.failed.length > 0;
+      const failedNow = JSON.stringify(heal?.failed ?? []);
+      const madeCalls =
+        heal !== undefined &&
+        (heal.applied.length > 0 || (heal.failed.length > 0 && failedNow !== healFailed));
+      healFailed = failedNow;
       const recovered = failedRuns > 0 ? { failures: failedRuns } : undefined;
       failedRuns = 0;
       if (signature !== notified || madeCalls || recovered !== undefined) {

@@ -366,3 +366,51 @@ it('runWatch (library): names and errors in the notification text cannot mention
     drift: { drift: [{ changes: [{ change: 'rename', from: 'price', to: renamed }] }] },
   });
 });
+
+it('runWatch (library): a heal the service refuses the same way at every run is notified once, not at every run', async () => {
+  // The service keeps a paused project scheduled: its list and reads say schedulingEnabled true, and it answers every
+  // PATCH so. Each run heals (a free PATCH) and fails the same way (apply.schedule-not-taken).
+  const ws = await TestWorkspace.create(h);
+  await ws.write({
+    'paused.yaml': `kind: Project\nname: paused\nprojectType: urls\nprojectInput: { type: list, list: ['${BOOK_A}'] }\nschedulingEnabled: false\n`,
+  });
+  await ws.converge();
+  const scheduled = <T extends { schedulingEnabled?: unknown }>(p: T): T => ({
+    ...p,
+    schedulingEnabled: true,
+  });
+  let patches = 0;
+  const projects = new Proxy(h.projects, {
+    get: (target, key) => {
+      if (key === 'list') return async () => (await target.list()).map(scheduled);
+      if (key === 'get') return async (id: number) => scheduled(await target.get(id));
+      if (key === 'update')
+        return async (...args: Parameters<typeof target.update>) => {
+          patches++;
+          return scheduled(await target.update(...args));
+        };
+      return Reflect.get(target, key, target) as unknown;
+    },
+  });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const posted: WatchDriftNotification[] = [];
+  const status = await runWatch(
+    { clients: { ...ws.clients, projects }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 3,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as WatchDriftNotification);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+    },
+  );
+  expect(patches).toBe(3);
+  expect(status).toMatchObject({ runs: 3, failures: 3 });
+  expect(posted).toHaveLength(1);
+  expect(posted[0]?.heal?.failed[0]).toContain('not the schedule the manifest asks for');
+});
