@@ -190,11 +190,18 @@ function refuseScheduleNotTaken(
   );
   if (schedule.length === 0) return;
   const reported = schedule.map((key) => `${key} = ${stable(projectFieldRule(key)?.read(answer))}`);
+  // Scheduling reported off where it was asked on runs less than asked: no page is paid for, but none is scraped.
+  const runsLess = schedule.every(
+    (key) => key === 'schedulingEnabled' && projectFieldRule(key)?.read(answer) === false,
+  );
+  const outcome = runsLess
+    ? 'it does not run on the schedule the manifest asks for'
+    : 'it may run, at the price of its pages, when the manifest says it must not';
   throw new ScrapeformError(
     'apply.schedule-not-taken',
-    `project ${String(answer.id)} was ${change.action === 'create' ? 'created' : 'updated'}, but the service reports ${reported.join(', ')}, not the schedule the manifest asks for (${schedule.map((key) => `${key} = ${stable(change.definition[key] ?? null)}`).join(', ')}): it may run, at the price of its pages, when the manifest says it must not`,
+    `project ${String(answer.id)} was ${change.action === 'create' ? 'created' : 'updated'}, but the service reports ${reported.join(', ')}, not the schedule the manifest asks for (${schedule.map((key) => `${key} = ${stable(change.definition[key] ?? null)}`).join(', ')}): ${outcome}`,
     {
-      hint: "check the project's schedule in the ScraperAPI dashboard and disable it there if it is wrong (or archive the project); state records the project, and every apply sends the schedule again (a free PATCH) and fails like this until the service takes it",
+      hint: `check the project's schedule in the ScraperAPI dashboard and ${runsLess ? 'enable' : 'disable'} it there if it is wrong${runsLess ? '' : ' (or archive the project)'}; state records the project, and every apply sends the schedule again (a free PATCH) and fails like this until the service takes it`,
     },
   );
 }

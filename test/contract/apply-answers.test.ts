@@ -389,6 +389,26 @@ describe('apply: a project the service schedules against the manifest', () => {
   });
 });
 
+describe('apply: scheduling reported off where the manifest asks for a schedule', () => {
+  it('fails, saying the project does not run as asked (no page is paid for, none is scraped)', async () => {
+    await writeFile(
+      path.join(dir, 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const created = { id: 12, name: 'nightly', schedulingEnabled: false, scrapingInterval: 'daily' };
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    const run = await apply();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.nightly create 12: project 12 was created, but the service reports schedulingEnabled = false, not the schedule the manifest asks for (schedulingEnabled = true): it does not run on the schedule the manifest asks for',
+    );
+    expect(run.stdout).toContain(
+      "hint: check the project's schedule in the ScraperAPI dashboard and enable it there",
+    );
+  });
+});
+
 describe('apply: an interval not taken while scheduling is off', () => {
   it('weekly for daily with schedulingEnabled false runs nothing: a warning, not a failure', async () => {
     await writeFile(
