@@ -66,7 +66,7 @@ export function registerApply(program: Command, run: RunCommand): void {
     )
     .option(
       '--forget <address>',
-      'drop from state an object no manifest declares, held back because the service shows none of its kind (repeatable; check the account first)',
+      'drop from state an object no manifest declares, held back because the service shows none of its kind or has not shown it since its create (repeatable; check the account first)',
       collect,
     )
     .option(
