@@ -7,7 +7,7 @@ import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-model.js';
 import type { Permits } from '../worker-pool.js';
 import type { StateStore } from './state-store.js';
 import type { CreateIntent } from '../state/model.js';
-import type { Alarm, GenerationPoller } from './generation-poller.js';
+import type { GenerationPoller } from './generation-poller.js';
 
 /** What every handler gets: the clients, the state store, the options, and where events go. */
 export interface HandlerContext {
@@ -17,8 +17,6 @@ export interface HandlerContext {
   emit: (event: ApplyEvent) => void;
   sleep: (ms: number) => Promise<void>;
   now: () => number;
-  /** The timer of a wait's cut (LookCutoff): a real one, or the injected sleep with an injected clock. */
-  alarm: Alarm;
   /** Calls in flight (`--concurrency`): a handler holds one, and gives it back while it waits for a generation. */
   calls: Permits;
   /** Looks at every waiting generation with one list call per interval. */

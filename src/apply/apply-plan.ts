@@ -14,7 +14,7 @@ import { DEFAULT_MAX_GENERATING } from './apply-model.js';
 import type { ApplyOptions, ApplyResult, ChangeResult } from './apply-model.js';
 import { HookRunner } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
-import { GenerationPoller, realAlarm } from './generation-poller.js';
+import { GenerationPoller, realAlarm, sleepAlarm } from './generation-poller.js';
 import type { Alarm } from './generation-poller.js';
 import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
 
@@ -35,13 +35,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // An injected sleep (tests) drives the poller too; it cannot be called off, which only costs a stale wake-up of
-  // at most one poll gap (15 s).
-  const alarm: Alarm =
-    options.sleep !== undefined ? (ms) => ({ done: sleep(ms), cancel: () => undefined }) : realAlarm;
-  // The wait's cut (LookCutoff) is as long as --wait-timeout (15 min by default): from an injected sleep only with an
-  // injected clock too (a fake clock's test). A sleep alone (a caller's own, real) would leave a timer that cannot
-  // be called off, keeping the process up for the whole wait after apply returned; a real timer is called off.
-  const cutAlarm: Alarm = options.sleep !== undefined && options.now !== undefined ? alarm : realAlarm;
+  // at most one poll gap (15 s). A wait's cut chooses its own timer (waitCutoff).
+  const alarm: Alarm = options.sleep !== undefined ? sleepAlarm(sleep) : realAlarm;
   const calls = new Permits(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
   const poller = new GenerationPoller(
     // A poll is a call like any other (--concurrency), taken ahead of changes not yet started. Its signal aborts on
@@ -70,7 +65,6 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     emit: options.onEvent ?? (() => undefined),
     sleep,
     now,
-    alarm: cutAlarm,
     calls,
     poller,
     ...(options.live !== undefined ? { planned: indexLive(options.live) } : {}),

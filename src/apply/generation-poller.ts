@@ -33,6 +33,11 @@ export const realAlarm: Alarm = (ms) => {
   return { done, cancel: () => clearTimeout(timer) };
 };
 
+/** The alarm of an injected sleep (tests): it cannot be called off, so its late wake-up must change nothing. */
+export function sleepAlarm(sleep: (ms: number) => Promise<void>): Alarm {
+  return (ms) => ({ done: sleep(ms), cancel: () => undefined });
+}
+
 interface Waiter {
   id: string;
   version: number;
@@ -143,9 +148,7 @@ export class GenerationPoller {
   close(): void {
     this.interrupt?.removeEventListener('abort', this.onInterrupt);
     this.closed = true;
-    this.alarm?.cancel();
-    this.alarm = undefined;
-    this.listCall?.abort();
+    this.stopLooking();
     this.answerAll();
   }
 
@@ -157,10 +160,12 @@ export class GenerationPoller {
   private leave(waiter: Waiter): void {
     if (!this.waiters.delete(waiter)) return;
     waiter.resolve(undefined);
-    if (this.waiters.size > 0) {
-      this.schedule();
-      return;
-    }
+    if (this.waiters.size > 0) this.schedule();
+    else this.stopLooking();
+  }
+
+  /** No look is left to make: the alarm and the list under way go (either would keep the process alive). */
+  private stopLooking(): void {
     this.alarm?.cancel();
     this.alarm = undefined;
     this.listCall?.abort();

@@ -1,4 +1,7 @@
+import { formatTimeout } from '../api/api-error.js';
+import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
 import { MAX_TIMER_MS } from '../duration.js';
+import { realAlarm, sleepAlarm } from './generation-poller.js';
 import type { Alarm } from './generation-poller.js';
 
 /** What a look bounded by a LookCutoff rejects with once the cut passed first. */
@@ -99,4 +102,28 @@ export class LookCutoff {
       this.controller.abort(new LookGivenUp());
     });
   }
+}
+
+/**
+ * The cut of a wait of `waitMs`: its deadline plus one request try (`timeoutMs`, the clients' `--timeout`), timed
+ * by the injected sleep only when the clock is injected too (a fake clock's test). A sleep alone (a test skipping
+ * the gaps between looks, or a caller's own, real) would end the wait at once, or leave a timer as long as the wait
+ * that cannot be called off, keeping the process up after it ended; a real timer is called off.
+ */
+export function waitCutoff(
+  waitMs: number,
+  timeoutMs: number | undefined,
+  injected: { sleep?: ((ms: number) => Promise<void>) | undefined; now?: (() => number) | undefined },
+  interrupt?: AbortSignal,
+): { cut: LookCutoff; lastLookMs: number } {
+  const lastLookMs = timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const alarm =
+    injected.sleep !== undefined && injected.now !== undefined ? sleepAlarm(injected.sleep) : realAlarm;
+  return { cut: new LookCutoff(waitMs + lastLookMs, alarm, interrupt), lastLookMs };
+}
+
+/** Why a wait ended at its cut, as its error says it: the last look had one request try past the deadline. */
+export function lastLookUnanswered(lastLookMs: number, waitedMs?: number): string {
+  const waited = waitedMs !== undefined ? `; given up after ${Math.round(waitedMs / 1000)}s` : '';
+  return `the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout${waited})`;
 }

@@ -1,7 +1,6 @@
-import { ApiError, formatTimeout } from '../api/api-error.js';
+import { ApiError } from '../api/api-error.js';
 import type { LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
-import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -10,7 +9,8 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
-import { LookCutoff, LookGivenUp } from './look-cutoff.js';
+import { lastLookUnanswered, LookGivenUp, waitCutoff } from './look-cutoff.js';
+import type { LookCutoff } from './look-cutoff.js';
 
 /** Common causes of a FAILED generation (seed 1, States and transitions). */
 export const FAILED_GENERATION_CAUSES =
@@ -78,8 +78,7 @@ export async function waitForGeneration(
   const waitMs = ctx.options.waitTimeoutMs ?? 15 * 60_000;
   const deadline = started + waitMs;
   // The look made at the deadline gets one request try; one still in flight then is given up (LookCutoff).
-  const lastLookMs = ctx.clients.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const cut = new LookCutoff(waitMs + lastLookMs, ctx.alarm, ctx.options.signal);
+  const { cut, lastLookMs } = waitCutoff(waitMs, ctx.clients.timeoutMs, ctx.options, ctx.options.signal);
   let delay = min;
   let last = '';
   let seen: Sighting | Unseen | undefined;
@@ -97,7 +96,7 @@ export async function waitForGeneration(
     // was answered, so this says so (not "before this call": nothing would seem made, the generation paid for).
     const stopped = `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`;
     const unanswered = (): ScrapeformError =>
-      lastLookUnanswered(change, generation, ctx.now() - started, lastLookMs, seen);
+      givenUpAtCut(change, generation, ctx.now() - started, lastLookMs, seen);
     for (;;) {
       abortIfInterrupted(ctx, stopped);
       const due = Math.min(ctx.now() + delay, deadline);
@@ -273,7 +272,7 @@ function notVisibleAfter(
  * from what the looks before it saw. The next step is a wait-timeout's: the version is pending in state, and one
  * the service answered 404 for is kept as not visible yet (notVisibleAfter's hint).
  */
-function lastLookUnanswered(
+function givenUpAtCut(
   change: ResourceChange,
   generation: Generation,
   waited: number,
@@ -281,7 +280,7 @@ function lastLookUnanswered(
   seen: Sighting | Unseen | undefined,
 ): ScrapeformError {
   const { id, version } = generation;
-  const given = `the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout; given up after ${Math.round(waited / 1000)}s)`;
+  const given = lastLookUnanswered(lastLookMs, waited);
   if (seen === undefined || 'status' in seen) {
     const last =
       seen === undefined

@@ -1,5 +1,5 @@
 import { ScrapeformError } from '../errors.js';
-import type { Plan } from './model.js';
+import type { Plan, ResourceChange } from './model.js';
 import {
   adoptsLiveObject,
   forgetsUnseen,
@@ -130,6 +130,16 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
   }
 }
 
+/** A change apply makes only when `--recreate` names its address (checkRecreates). */
+export function needsRecreate(change: ResourceChange): boolean {
+  return resendsUnconfirmed(change) || recreatesUnseen(change) || recreatesVanished(change);
+}
+
+/** A change apply makes only when `--forget` names its address (checkForgets). */
+export function needsForget(change: ResourceChange): boolean {
+  return forgetsVanished(change) || forgetsUnseen(change);
+}
+
 /**
  * `--recreate ADDRESS`: a call that may have landed already is sent again only for the addresses named: a create
  * an earlier apply sent and could not confirm, which no list shows yet (a list can lag behind a create); a PATCH
@@ -139,10 +149,7 @@ export function checkRegenerations(plan: Plan, max: number | undefined): void {
  * exit 3 and nothing sent; a person's yes does not cover it: only the address, named after checking the service.
  */
 export function checkRecreates(plan: Plan, recreate: readonly string[], saved = false): void {
-  const waiting = plan.resource_changes.filter(
-    (c) =>
-      (resendsUnconfirmed(c) || recreatesUnseen(c) || recreatesVanished(c)) && !recreate.includes(c.address),
-  );
+  const waiting = plan.resource_changes.filter((c) => needsRecreate(c) && !recreate.includes(c.address));
   if (waiting.length === 0) return;
   const unconfirmed = waiting.filter(resendsUnconfirmed);
   const creates = unconfirmed.filter((c) => c.action !== 'update').map((c) => c.address);
@@ -199,9 +206,7 @@ export function checkRecreates(plan: Plan, recreate: readonly string[], saved = 
  * person's yes does not cover it.
  */
 export function checkForgets(plan: Plan, forget: readonly string[], saved = false): void {
-  const waiting = plan.resource_changes.filter(
-    (c) => (forgetsVanished(c) || forgetsUnseen(c)) && !forget.includes(c.address),
-  );
+  const waiting = plan.resource_changes.filter((c) => needsForget(c) && !forget.includes(c.address));
   if (waiting.length === 0) return;
   const addresses = waiting.map((c) => c.address);
   const vanished = waiting.filter(forgetsVanished).map((c) => c.address);

@@ -1,5 +1,6 @@
 import type { ParserState, ProjectState, State } from '../state/model.js';
-import { forgetsUnseen, forgetsVanished, UNSEEN_REASON } from './model.js';
+import { needsForget } from './approval.js';
+import { UNSEEN_REASON } from './model.js';
 import type { ResourceChange } from './model.js';
 import type { Context } from './plan-context.js';
 
@@ -49,7 +50,7 @@ export function unseenStory(recorded: ParserState | ProjectState): string | unde
  * it only with `--forget` for its address (approval.ts). One already held back (none shown) keeps that reason.
  */
 export function unseenForget(change: ResourceChange, state: State, warnings: string[]): ResourceChange {
-  if (change.action !== 'forget' || forgetsVanished(change) || forgetsUnseen(change)) return change;
+  if (change.action !== 'forget' || needsForget(change)) return change;
   const recorded = state.resources[change.address];
   const story = recorded !== undefined ? unseenStory(recorded) : undefined;
   if (story === undefined) return change;

@@ -1,12 +1,6 @@
 import type { State } from '../state/model.js';
-import {
-  forgetsVanished,
-  postsNewObject,
-  recreatesUnseen,
-  recreatesVanished,
-  resendsUnconfirmed,
-  VANISHED_REASON,
-} from './model.js';
+import { needsForget, needsRecreate } from './approval.js';
+import { postsNewObject, VANISHED_REASON } from './model.js';
 import type { ResourceChange } from './model.js';
 import type { LiveIndex } from './plan-context.js';
 import { unseenStory } from './unseen-create.js';
@@ -76,8 +70,7 @@ export function vanishedAgain(
   const forgets = change.action === 'forget';
   if (gone === undefined || state.resources[change.address] === undefined) return change;
   if (!forgets && !postsNewObject(change)) return change;
-  if (forgetsVanished(change) || recreatesVanished(change)) return change;
-  if (recreatesUnseen(change) || resendsUnconfirmed(change)) return change;
+  if (needsRecreate(change) || needsForget(change)) return change;
   if (!warned.has(change.kind)) {
     warned.add(change.kind);
     warnings.push(

@@ -1,10 +1,7 @@
-import { ApiError, formatTimeout } from '../api/api-error.js';
+import { ApiError } from '../api/api-error.js';
 import { newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
-import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
-import { realAlarm } from '../apply/generation-poller.js';
-import type { Alarm } from '../apply/generation-poller.js';
-import { LookCutoff, LookGivenUp } from '../apply/look-cutoff.js';
+import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
@@ -126,14 +123,8 @@ export async function runProject(
   const deadline = now() + waitMs;
   const within = options.timeoutLabel ?? `${Math.round(waitMs / 1000)}s`;
   // As apply's wait: the list made at the deadline gets one request try, and one still unanswered then is given
-  // up (LookCutoff). Timed as the deadline is: a real timer, or the injected sleep with an injected clock (a sleep
-  // alone, which tests pass to skip the waits between lists, would end it at once).
-  const lastLookMs = services.clients.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const alarm: Alarm =
-    options.now !== undefined && options.sleep !== undefined
-      ? (ms) => ({ done: sleep(ms), cancel: () => undefined })
-      : realAlarm;
-  const cut = new LookCutoff(waitMs + lastLookMs, alarm);
+  // up (LookCutoff).
+  const { cut, lastLookMs } = waitCutoff(waitMs, services.clients.timeoutMs, options);
   let job: LiveJob | undefined;
   let shown = '';
   const warned = new Set<string>();
@@ -146,7 +137,7 @@ export async function runProject(
         if (!(error instanceof LookGivenUp)) throw error;
         throw new ScrapeformError(
           'run.wait-timeout',
-          `${address}: the job did not end within ${within} (last seen: ${shown || 'nothing yet'}): the service did not answer the last look in time (it had ${formatTimeout(lastLookMs)}, one request timeout, past --wait-timeout)`,
+          `${address}: the job did not end within ${within} (last seen: ${shown || 'nothing yet'}): ${lastLookUnanswered(lastLookMs)}`,
         );
       }
       // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
