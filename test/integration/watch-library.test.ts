@@ -18,18 +18,23 @@ beforeAll(async () => {
 });
 afterAll(async () => h.emulator.close());
 
-/** One run of a library watch that heals with no regeneration allowed: its status, notifications and events. */
-async function healOnce(
+/**
+ * `runs` runs (one by default) of a library watch that heals with no regeneration allowed, through the clients of
+ * the workspace or those given: its status, notifications and events.
+ */
+async function watchHeal(
   ws: TestWorkspace,
   manifests: LoadedManifests,
+  runs = 1,
+  clients = ws.clients,
 ): Promise<{ status: WatchStatus; posted: WatchDriftNotification[]; events: string[] }> {
   const posted: WatchDriftNotification[] = [];
   const events: string[] = [];
   const status = await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    { clients, backend: ws.backend, warnings: [], close: async () => undefined },
     {
       intervalMs: 60_000,
-      maxRuns: 1,
+      maxRuns: runs,
       signal: new AbortController().signal,
       heal: { maxRegenerations: 0, loadManifests: async () => manifests },
       notifyUrl: 'http://127.0.0.1:9/never-called',
@@ -82,7 +87,7 @@ it('runWatch (library): a heal that needs a regeneration beyond the budget is sk
   const { ws, id } = await convergedBooks(h);
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const { status, posted, events } = await healOnce(ws, manifests);
+  const { status, posted, events } = await watchHeal(ws, manifests);
   expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
   expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
   expect(posted[0]?.heal?.skipped).toContain('regenerate');
@@ -282,7 +287,7 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const { status, posted, events } = await healOnce(ws, manifests);
+  const { status, posted, events } = await watchHeal(ws, manifests);
   expect(events).toEqual(['checked', 'heal-left', 'healed', 'checked', 'notified']);
   expect(status).toMatchObject({
     drifted: 0,
@@ -393,22 +398,7 @@ it('runWatch (library): a heal the service refuses the same way at every run is 
     },
   });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const posted: WatchDriftNotification[] = [];
-  const status = await runWatch(
-    { clients: { ...ws.clients, projects }, backend: ws.backend, warnings: [], close: async () => undefined },
-    {
-      intervalMs: 60_000,
-      maxRuns: 3,
-      signal: new AbortController().signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
-      notifyUrl: 'http://127.0.0.1:9/never-called',
-      fetch: async (_url, init) => {
-        posted.push(JSON.parse(String(init?.body)) as WatchDriftNotification);
-        return new Response(null, { status: 200 });
-      },
-      sleep: async () => undefined,
-    },
-  );
+  const { status, posted } = await watchHeal(ws, manifests, 3, { ...ws.clients, projects });
   expect(patches).toBe(3);
   expect(status).toMatchObject({ runs: 3, failures: 3 });
   expect(posted).toHaveLength(1);
