@@ -1,5 +1,6 @@
 // The CLI as users run it: `tsc` builds dist/ (the library, its types and source maps), then this bundles the
-// command line from src/cli/bin.ts into dist/cli/bin.cjs and lazily loaded chunks in dist/cli/chunks/, one per
+// command line from src/cli/bin.ts into dist/cli/main.cjs (loaded by the bin, dist/cli/bin.cjs, from src/cli/entry.ts,
+// through a code cache: src/cli/code-cache.ts) and lazily loaded chunks in dist/cli/chunks/, one per
 // command module as in cli/main.ts. Why: Node 20 has no module compile cache, and `validate` of one file loaded 142
 // modules, 95 of them zod's (70 locale modules its entry re-exports and scrapeform never uses). Bundled, zod keeps
 // only what is used and the rest is a few files. The other dependencies inside are listed in BUNDLED; the rest are
@@ -29,13 +30,18 @@ const isExternal = (id) => {
 };
 
 export default defineConfig({
-  input: 'src/cli/bin.ts',
+  // main.cjs: the command line (bin.ts); bin.cjs, the package's bin: a few lines that load main.cjs through the code
+  // cache of src/cli/code-cache.ts (Node 20 has no compile cache of its own; entry.ts).
+  input: { main: 'src/cli/bin.ts', bin: 'src/cli/entry.ts' },
   platform: 'node',
   external: isExternal,
   output: {
     dir: 'dist/cli',
     format: 'cjs',
-    entryFileNames: 'bin.cjs',
+    entryFileNames: '[name].cjs',
+    // import('pg') and import('node:readline/promises') become require() in a promise: the code cache compiles the
+    // bundle's files without an import() callback (Node 20's default loader for one is experimental and warns).
+    dynamicImportInCjs: false,
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     // No source map: its sources would point into node_modules/zod, which the package does not ship. The bundle
     // is not minified and marks each module's region with its source path (`//#region src/...`).

@@ -47,6 +47,17 @@ describe('the published package', () => {
     expect(missing).toEqual([]);
   });
 
+  it('does not ship the code cache the bin writes beside itself (made on the machine that runs it)', async () => {
+    // One run of the bin makes at least its entry for main.cjs.
+    await run(process.execPath, [path.join(ROOT, 'dist/cli/bin.cjs'), '--version'], {
+      env: { PATH: process.env.PATH },
+    });
+    expect(await readdir(path.join(ROOT, 'dist/cli/code-cache'))).toContain('main.cjs.cache');
+    const files = await packedFiles();
+    expect(files.filter((f) => f.includes('code-cache/'))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/cli/bin.cjs', 'dist/cli/main.cjs']));
+  });
+
   it('exports the JSON Schema as scrapeform/schema.json', async () => {
     // A package can import itself by name through its exports, as a dependent project would.
     const resolved = createRequire(path.join(ROOT, 'package.json')).resolve('scrapeform/schema.json');
@@ -64,11 +75,14 @@ describe('the published package', () => {
     const folder = path.join(ROOT, 'dist/cli');
     const chunks = (await readdir(path.join(folder, 'chunks'))).map((f) => `chunks/${f}`);
     const imported = new Set<string>();
-    for (const file of ['bin.cjs', ...chunks]) {
+    for (const file of ['bin.cjs', 'main.cjs', ...chunks]) {
       const text = await readFile(path.join(folder, file), 'utf8');
       // The bundle is CommonJS: require("x"), import("x"), and createRequire(…)("x") or its .resolve("x").
       for (const m of text.matchAll(/(?:\brequire\(|\bimport\(|\.href\)(?:\.resolve)?\()"([^"]+)"/g))
         imported.add(m[1] ?? '');
+      // No import(): the bin's code cache compiles these files without an import() callback (code-cache.ts).
+      const imports = text.split('\n').filter((l) => /\bimport\(/.test(l) && !/^\s*(?:\*|\/\/)/.test(l));
+      expect(imports, file).toEqual([]);
       // The locales zod's entry re-exports stay out (its English messages are what scrapeform shows).
       expect(text, file).not.toContain('Ungültige Eingabe');
     }
