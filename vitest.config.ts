@@ -11,5 +11,6 @@ export default defineConfig({
     // on two cores roughly halves the wall time without starving them.
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
+    globalSetup: ['test/helpers/temp-root.ts'],
   },
 });
