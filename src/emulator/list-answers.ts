@@ -73,7 +73,27 @@ export function listedVersion<V extends { version: number; createdAt: string }>(
   now: number,
   quirks: Quirks,
 ): V | undefined {
-  const lag = quirks.has('lagging-list') ? quirks.settings.versionLagMs : 0;
+  return shownVersion(versions, now, quirks.has('lagging-list') ? quirks.settings.versionLagMs : 0);
+}
+
+/**
+ * lagging-list with `detailsLagMs`: the version `GET /parsers/{id}` answers with, the latest created at least
+ * `detailsLagMs` ago, as a replica lagging behind a PATCH would (a version below one a client saw: versions only go
+ * up, so that client reads it as lag, never as the parser moved back).
+ */
+export function detailsVersion<V extends { version: number; createdAt: string }>(
+  versions: readonly V[],
+  now: number,
+  quirks: Quirks,
+): V | undefined {
+  return shownVersion(versions, now, quirks.has('lagging-list') ? quirks.settings.detailsLagMs : 0);
+}
+
+function shownVersion<V extends { version: number; createdAt: string }>(
+  versions: readonly V[],
+  now: number,
+  lag: number,
+): V | undefined {
   const shown = versions.filter((v, i) => i === 0 || lag === 0 || now - Date.parse(v.createdAt) >= lag);
   return shown.reduce<V | undefined>((a, b) => (a === undefined || b.version > a.version ? b : a), undefined);
 }

@@ -6,7 +6,7 @@ import { applyOperations, readOperations, recompile } from './field-operations.j
 import type { PageFetcher } from './fetcher.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
-import { answerList, foundYet, listedVersion, listedYet } from './list-answers.js';
+import { answerList, detailsVersion, foundYet, listedVersion, listedYet } from './list-answers.js';
 import { describeFailure, ParserGeneration } from './parser-generation.js';
 import { latestOf, reportedStatus } from './parser-records.js';
 import type { StoredParser, StoredVersion } from './parser-records.js';
@@ -142,8 +142,11 @@ export class ParserService {
   private details(req: EmulatorRequest, id: string, version: string | undefined): EmulatorResponse {
     const account = this.queryAccount(req);
     const parser = this.find(account, id);
-    const stored = version === undefined ? latestOf(parser) : this.versionOf(parser, version);
     const now = this.options.clock.now();
+    const stored =
+      version === undefined
+        ? (detailsVersion(parser.versions, now, this.options.quirks) ?? latestOf(parser))
+        : this.versionOf(parser, version);
     // lagging-list with notFoundMs: a parser, or a version asked for by number, made a moment ago is not found yet.
     if (!foundYet(parser.createdAt, now, this.options.quirks))
       throw new HttpError(404, `parser ${id} not found`);

@@ -28,6 +28,11 @@ export interface QuirkSettings {
    */
   versionLagMs: number;
   /**
+   * lagging-list: emulated ms before a parser's new version shows in `GET /parsers/{id}` (latest) answers; until
+   * then they show the latest version older than that, as a replica lagging behind would. 0 (the default): at once.
+   */
+  detailsLagMs: number;
+  /**
    * lagging-list: emulated ms during which `GET` by id of a new parser, parser version or project answers 404 (as a
    * service read from replicas may right after a create); 0, the default, finds it at once.
    */
@@ -46,6 +51,7 @@ export interface QuirkSettings {
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   listLagMs: 2000,
   versionLagMs: 0,
+  detailsLagMs: 0,
   notFoundMs: 0,
   pageSize: 2,
   pageStyle: 'has-more',
@@ -108,7 +114,7 @@ export class Quirks {
 
 /**
  * Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "versionLagMs": 0,
- * "notFoundMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
+ * "detailsLagMs": 0, "notFoundMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
  */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
@@ -126,6 +132,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
     } else if (
       key === 'listLagMs' ||
       key === 'versionLagMs' ||
+      key === 'detailsLagMs' ||
       key === 'notFoundMs' ||
       key === 'queuedMs' ||
       key === 'pageSize'
@@ -141,7 +148,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
     } else {
       throw new HttpError(
         400,
-        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, notFoundMs, pageSize, pageStyle, queuedMs`,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs`,
       );
     }
   }

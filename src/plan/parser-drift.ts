@@ -9,6 +9,7 @@ import type { DriftChange, ObjectDrift } from './drift-report.js';
 import { outOfBandRenames, reconcileLiveFields, topMost } from './live-fields.js';
 import type { LiveSnapshot } from './model.js';
 import type { LiveIndex } from './plan-context.js';
+import { laggingVersion } from './lagging-version.js';
 import { unknownAfterDrift } from './unknown-values.js';
 
 /**
@@ -75,6 +76,13 @@ export function parserDrift(
     };
   }
   if (knownVersions(recorded).includes(summary.version)) return undefined;
+  const lag = laggingVersion(recorded, summary.version);
+  if (lag !== undefined) {
+    warnings.push(
+      `${address}: ${lag.story}; not drift: run drift again once the service shows version ${lag.awaited} again`,
+    );
+    return undefined;
+  }
   const versions = { state_version: recorded.version, live_version: summary.version };
   const details = live.details[recorded.id];
   if (details === undefined || details.status === 'GENERATING' || summary.status === 'GENERATING') {

@@ -9,6 +9,7 @@ import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js'
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
+import { laggingVersion } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
@@ -138,6 +139,14 @@ export function planParser(
   }
   ctx.fingerprint[address] = `${live.id}@${live.version}`;
   noteKeyRedacted(ctx, address, live);
+  // Below a version state records as existing: a lagging answer, on whose strength nothing is sent.
+  const lag = laggingVersion(recorded, live.version);
+  if (lag !== undefined) {
+    ctx.warnings.push(
+      `${address}: ${lag.story}; nothing is planned for it until the service shows version ${lag.awaited} again`,
+    );
+    return undefined;
+  }
 
   if (recorded.replacing !== undefined) {
     const finishing = finishReplace(ctx, address, desired, recorded, live);

@@ -103,7 +103,8 @@ export async function readLive(
     // Versions only go up. Details below a version this state saw or made took the list's version for want of
     // their own (a list lagging behind it): that version is read by its number, so the plan neither reports the
     // parser moved back nor bases a PATCH on an older version (which would drop the change made since). A 404
-    // for it keeps what the latest read said.
+    // for it keeps what the latest read said: a replica lagging behind, which the planner, drift and status read
+    // as such (plan/lagging-version.ts), sending nothing for the parser until the service shows that version.
     // The version a lost PATCH answer may have made is looked for first; it may not exist, so a 400 for it (a
     // service that answers an unknown version so) is read as a 404. Then the one state surely saw or was told of.
     const { known, maybe } = seen.get(id) ?? {};

@@ -7,6 +7,7 @@ import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { readLive } from './read-live.js';
 import { unseenStory } from '../plan/unseen-create.js';
+import { laggingVersion } from '../plan/lagging-version.js';
 import { byCodeUnit } from '../code-unit-order.js';
 
 export type { StatusRow } from '../output/render-status.js';
@@ -41,12 +42,19 @@ export async function readStatus(services: Services, now: () => number = Date.no
         return;
       }
       const known = [r.version, r.pending?.version, r.failed?.version];
+      // Below a version state records: an answer lagging behind, as plan and drift read it, never drift.
+      const lag = laggingVersion(r, live.version);
       const row: StatusRow = {
         address,
         id: r.id,
         version: live.version,
-        status: live.status === 'FAILED' ? `FAILED: ${live.error ?? ''}` : live.status,
-        drift: !known.includes(live.version),
+        status:
+          lag !== undefined
+            ? `LAGGING (shows version ${live.version}, below version ${lag.awaited} that state records: not visible yet)`
+            : live.status === 'FAILED'
+              ? `FAILED: ${live.error ?? ''}`
+              : live.status,
+        drift: lag === undefined && !known.includes(live.version),
       };
       if (parserStatusKind(live.status) === 'working') {
         const details = await services.clients.parsers.get(r.id, live.version);

@@ -382,7 +382,7 @@ describe('choosing quirks', () => {
       status: 400,
       body: {
         error:
-          'unknown quirk setting pages; known: quirks, listLagMs, versionLagMs, notFoundMs, pageSize, pageStyle, queuedMs',
+          'unknown quirk setting pages; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs',
       },
     });
     expect((await harness.raw('DELETE', '/_emulator/quirks')).body).toMatchObject({ quirks: [] });

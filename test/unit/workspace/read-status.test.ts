@@ -108,3 +108,52 @@ describe('status of an object the service answers 404 for', () => {
     ]);
   });
 });
+
+describe('status of a parser the service shows below a version state records', () => {
+  it('shows it lagging behind, never as drift (plan and drift read it so)', async () => {
+    // A free rename answered 200 recorded version 1; a replica still shows version 0, and answers 404 for version 1.
+    const v0 = {
+      id: 'p-1',
+      name: 'books',
+      version: 0,
+      status: 'FINISHED',
+      error: null,
+      createdAt: '2026-11-26T10:00:00.000Z',
+      generatedAt: '2026-11-26T10:00:00.000Z',
+      exampleResult: null,
+      fields: [{ name: 'subtitle', type: 'text' }],
+    };
+    const services = {
+      backend: {
+        read: async () => stateOf({ 'parser.books': parserState({ definition: BOOKS, version: 1 }) }),
+      },
+      clients: {
+        projects: { list: async () => [], listJobs: async () => [] },
+        parsers: {
+          list: async () => [{ ...v0, generated_at: v0.generatedAt }],
+          get: async (_id: string, version?: number) => {
+            if (version === 1)
+              throw new ApiError({
+                code: 'api.not-found',
+                status: 404,
+                method: 'GET',
+                url: 'http://127.0.0.1/parsers/p-1/1',
+                retryable: false,
+                secrets: [],
+              });
+            return v0;
+          },
+        },
+      },
+    } as unknown as Services;
+    const rows = await readStatus(services);
+    expect(rows.map((r) => [r.address, r.version, r.status, r.drift])).toEqual([
+      [
+        'parser.books',
+        0,
+        'LAGGING (shows version 0, below version 1 that state records: not visible yet)',
+        false,
+      ],
+    ]);
+  });
+});

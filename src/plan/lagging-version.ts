@@ -1,0 +1,30 @@
+import type { ParserState } from '../state/model.js';
+
+/**
+ * The highest version of a parser that state records as existing: the recorded one (seen FINISHED, or answered
+ * ready at once by a PATCH's 200: renames, removes, description edits) and one seen FAILED. A pending version is
+ * only announced; a list or details not showing it yet is unconfirmedPatches' case (build-plan.ts).
+ */
+function versionStateSaw(recorded: ParserState): number | undefined {
+  const saw = Math.max(recorded.version ?? -1, recorded.failed?.version ?? -1);
+  return saw >= 0 ? saw : undefined;
+}
+
+/**
+ * Versions only go up: a service showing a parser below a version state records as existing answers from a replica
+ * lagging behind, and an answer is never proof by itself (DESIGN). It is neither a change made outside scrapeform
+ * (drift) nor a version to base a PATCH on (which would drop what the newer one changed, and may pay a
+ * regeneration for it). Says why for a warning, with the version to wait for; undefined when the version is not
+ * below one state saw.
+ */
+export function laggingVersion(
+  recorded: ParserState,
+  liveVersion: number,
+): { story: string; awaited: number } | undefined {
+  const saw = versionStateSaw(recorded);
+  if (saw === undefined || liveVersion >= saw) return undefined;
+  return {
+    story: `the service shows version ${liveVersion} of parser ${recorded.id}, below version ${saw} that state records (versions only go up: an answer lagging behind, not a change made outside scrapeform)`,
+    awaited: saw,
+  };
+}
