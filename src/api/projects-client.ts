@@ -1,3 +1,5 @@
+import { READ_CONCURRENCY } from '../model/vocabulary.js';
+import { forEachLimited } from '../worker-pool.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
 import { PIPELINE_SERVICE } from './transport-contract.js';
@@ -49,7 +51,13 @@ export class ProjectsClient {
     return this.transport.withoutKey(foldProject(project));
   }
 
-  /** Every project, whatever the list's wrapping and paging (see readList). */
+  /**
+   * Every project, whatever the list's wrapping and paging (see readList), each with its name. The seed shows no
+   * project answer, so a list may hold only ids (and a type): a project listed without a name is read by id
+   * (READ_CONCURRENCY at a time), since projects are adopted, created and recovered by name, and one left nameless
+   * would be taken as no project of that name: a duplicate created beside it. One whose read gives no name either
+   * (or answers 404 right after the list showed it) is an `api.bad-response`: nothing is planned from the list.
+   */
   async list(signal?: AbortSignal): Promise<LiveProject[]> {
     const items = await readList(
       this.transport,
@@ -58,7 +66,13 @@ export class ProjectsClient {
       'projects',
       { idOf: (p) => p.id },
     );
-    return items.map((item) => this.live(item));
+    const projects = items.map((item) => this.live(item));
+    const nameless = projects.flatMap((p, at) => (p.name === undefined ? [at] : []));
+    await forEachLimited(nameless, READ_CONCURRENCY, async (at) => {
+      const listed = projects[at] as LiveProject;
+      projects[at] = { ...listed, ...(await this.named(listed.id, signal)) };
+    });
+    return projects;
   }
 
   async get(id: number, signal?: AbortSignal): Promise<LiveProject> {
@@ -67,6 +81,22 @@ export class ProjectsClient {
       ProjectSchema,
     );
     return this.live(data);
+  }
+
+  /** A project the list showed without a name, read by id: with its name, or an `api.bad-response`. */
+  private async named(id: number, signal: AbortSignal | undefined): Promise<LiveProject> {
+    const request = this.call('GET', this.url('projects', id), { signal, expect: [...SUCCESS, 404] });
+    const response = await this.transport.request(request);
+    const unusable = (why: string): Error =>
+      this.transport.badResponse(
+        request,
+        response,
+        `the project list shows project ${id} without a name, and ${why}; projects are adopted and created by name, so no project is adopted or created from this list, and nothing was sent`,
+      );
+    if (response.status === 404) throw unusable('reading it by id answered 404');
+    const read = this.transport.check(request, response, response.body, ProjectSchema);
+    if (read.name === undefined) throw unusable('reading it by id gives no name either');
+    return this.live(read);
   }
 
   /** Never retried here: after an ambiguous failure the caller lists by name to see whether it landed. */

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import type { Transport } from './transport.js';
+import { findNextPage, listTotal, pagingSources } from './list-paging.js';
+import type { NextPage } from './list-paging.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
 /** Pages fetched for one list at most; a list that goes on longer is reported, not cut short. */
@@ -27,45 +29,20 @@ export interface ListOptions<T> {
   idOf?: (item: T) => unknown;
 }
 
-/** How the answer says where the next page is. */
-type NextPage =
-  { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
-
-/** Keys naming the next page (a URL, a page number or a cursor); Laravel's paginator says `next_page_url`. */
-const NEXT_KEYS = ['next', 'next_page', 'nextPage', 'next_page_url', 'nextPageUrl'] as const;
-/** Keys naming the page just read, and the last page (or the number of pages). */
-const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
-const LAST_PAGE_KEYS = [
-  'total_pages',
-  'totalPages',
-  'last_page',
-  'lastPage',
-  'page_count',
-  'pageCount',
-] as const;
-/** Keys stating how many objects the whole list holds. */
-const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
-/** Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`). */
-const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
-
 /**
  * Reads a whole list: a bare array, or an object holding the array (see ITEM_KEYS), following further pages when
- * the answer says there are more. Paging is read from the envelope and from its `meta`, `pagination`, `paging`
- * and `links` objects, in this order:
- * - a next page (NEXT_KEYS): a URL (absolute, or relative to the page just read), a page number (sent as `page`),
- *   or any other string taken as a cursor (sent as `cursor`); null, false or "" mean no more;
- * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
- * - a page number with the last page or the number of pages (LAST_PAGE_KEYS): asks for the next page while there
- *   is one;
- * - `offset` with a total (TOTAL_KEYS) beyond what was read: asks for the next `offset`.
+ * the answer says, or does not rule out, that there are more. Paging is read from the envelope, from its `meta`,
+ * `pagination`, `paging` and `links` objects, and from the `Link` and `X-Total-Count` headers (list-paging.ts says
+ * in what order). A bare array with neither header is the whole list, read in one call.
  * Further pages go with the same key placement, and only to the list's own origin. A page asked for twice (a
  * server that ignores the page parameter), an identical page in a row, a "has more" without a way to get it, or
- * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (TOTAL_KEYS)
- * larger than the objects read once no further page is given (paging of a shape not read here): a partial list is
- * never returned, since an object it left out would be created again. With `idOf`, an object listed again (paging
- * while objects are added moves one onto the next page) is kept once, the first time: read twice, it would be two
- * objects of one name, an adoption refused as ambiguous or a create that landed reported as failed; the stated
- * total is then compared with the objects read once, so a duplicate that stands for one left out is still found.
+ * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (in the body
+ * or in `X-Total-Count`) larger than the objects read once no further page is given (paging of a shape not read
+ * here): a partial list is never returned, since an object it left out would be created again. With `idOf`, an
+ * object listed again (paging while objects are added moves one onto the next page) is kept once, the first time:
+ * read twice, it would be two objects of one name, an adoption refused as ambiguous or a create that landed
+ * reported as failed; the stated total is then compared with the objects read once, so a duplicate that stands for
+ * one left out is still found.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
@@ -80,6 +57,7 @@ export async function readList<S extends z.ZodType>(
   const asked = new Set<string>();
   let request = first;
   let previousBody: string | undefined;
+  let firstPage: number | undefined;
   for (let page = 1; ; page++) {
     asked.add(pageKey(request));
     const response = await transport.request(request);
@@ -94,13 +72,22 @@ export async function readList<S extends z.ZodType>(
       items.push(item);
     }
     const onPage = read.length;
-    // Where paging may be said: the envelope and its paging objects, looked through once per page.
-    const sources = envelope !== undefined ? pagingSources(envelope) : undefined;
-    const next =
-      sources !== undefined ? findNextPage(transport, request, response, sources, onPage) : undefined;
+    firstPage ??= onPage;
+    // Where paging may be said: the envelope and its paging objects, and the answer's headers.
+    const sources = envelope !== undefined ? pagingSources(envelope) : [];
+    const total = listTotal(sources, response);
+    const next = findNextPage(transport, {
+      request,
+      response,
+      sources,
+      onPage,
+      readSoFar: items.length,
+      firstPage,
+      total,
+      whole: totalChecked,
+    });
     if (next === undefined) {
-      const total = sources !== undefined && totalChecked ? statedTotal(sources) : undefined;
-      if (total !== undefined && total > items.length) {
+      if (totalChecked && total !== undefined && total > items.length) {
         throw transport.badResponse(
           request,
           response,
@@ -163,79 +150,6 @@ function findItems(
   );
 }
 
-function findNextPage(
-  transport: Transport,
-  request: TransportRequest,
-  response: TransportResponse,
-  sources: Record<string, unknown>[],
-  onPage: number,
-): NextPage | undefined {
-  for (const source of sources) {
-    for (const key of NEXT_KEYS) {
-      const value = source[key];
-      if (value === undefined || value === null || value === false || value === '') continue;
-      if (typeof value === 'number' && Number.isInteger(value)) {
-        return { kind: 'query', name: 'page', value: String(value) };
-      }
-      if (typeof value === 'string') {
-        if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
-        if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
-        return { kind: 'query', name: 'cursor', value };
-      }
-      throw transport.badResponse(
-        request,
-        response,
-        `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
-        'api.pagination',
-      );
-    }
-  }
-  const hasMore = firstOf(sources, ['has_more', 'hasMore']);
-  const page = readCount(firstOf(sources, PAGE_KEYS));
-  if (hasMore === true) {
-    if (page !== undefined) return { kind: 'query', name: 'page', value: String(page + 1) };
-    throw transport.badResponse(
-      request,
-      response,
-      'the answer says it has more but gives no next page or page number; the list is incomplete and nothing is planned from it',
-      'api.pagination',
-    );
-  }
-  if (hasMore === false) return undefined;
-  const last = readCount(firstOf(sources, LAST_PAGE_KEYS));
-  if (page !== undefined && last !== undefined && page < last) {
-    return { kind: 'query', name: 'page', value: String(page + 1) };
-  }
-  // Offset paging: this page starts at `offset` and holds `onPage` of the `total`.
-  const offset = readCount(firstOf(sources, ['offset']));
-  const total = statedTotal(sources);
-  if (offset !== undefined && total !== undefined && onPage > 0 && offset + onPage < total) {
-    return { kind: 'query', name: 'offset', value: String(offset + onPage) };
-  }
-  return undefined;
-}
-
-/** The envelope, then the objects inside it where paging may be reported. */
-function pagingSources(envelope: Record<string, unknown>): Record<string, unknown>[] {
-  const inside = PAGING_OBJECTS.map((key) => envelope[key]).filter(
-    (value): value is Record<string, unknown> =>
-      value !== null && typeof value === 'object' && !Array.isArray(value),
-  );
-  return [envelope, ...inside];
-}
-
-/** The first value under one of `keys`, looking through `sources` in order. */
-function firstOf(sources: Record<string, unknown>[], keys: readonly string[]): unknown {
-  for (const source of sources)
-    for (const key of keys) if (source[key] !== undefined && source[key] !== null) return source[key];
-  return undefined;
-}
-
-/** How many objects the answer says the whole list holds, if it says. */
-function statedTotal(sources: Record<string, unknown>[]): number | undefined {
-  return readCount(firstOf(sources, TOTAL_KEYS));
-}
-
 function nextRequest(
   transport: Transport,
   first: TransportRequest,
@@ -275,10 +189,4 @@ function pageKey(request: TransportRequest): string {
   const url = pageUrl(request);
   url.searchParams.sort();
   return url.toString();
-}
-
-function readCount(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
-  return undefined;
 }

@@ -68,7 +68,9 @@ export const ProjectIdSchema = z.union([
 
 export const ProjectSchema = z.looseObject({
   id: ProjectIdSchema,
-  name: z.string().optional(),
+  // A list may leave it out (the seed shows no project answer): ProjectsClient.list reads such a project by id.
+  // A null one reads as absent.
+  name: z.preprocess((value) => value ?? undefined, z.string().optional()),
   schedulingEnabled: z.boolean().optional(),
   scrapingInterval: z.string().nullable().optional(),
   scheduledAt: z.string().nullable().optional(),

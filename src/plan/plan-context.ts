@@ -27,6 +27,11 @@ export interface LiveIndex {
   parsersByName: Map<string, LiveParserSummary[]>;
   projectById: Map<number, LiveProject>;
   projectsByName: Map<string, LiveProject[]>;
+  /**
+   * Live projects with no name (ProjectsClient.list reads a nameless listed one by id for its name; a snapshot
+   * built otherwise may still hold one): no project may be adopted or created by name while one is unmanaged.
+   */
+  namelessProjects: LiveProject[];
 }
 
 export function indexLive(live: {
@@ -55,6 +60,7 @@ export function indexLive(live: {
     parsersByName: byName(live.parsers, (p) => p.name),
     projectById: byId(live.projects, (p) => p.id),
     projectsByName: byName(live.projects, (p) => p.name),
+    namelessProjects: live.projects.filter((p) => p.name === undefined),
   };
 }
 

@@ -68,7 +68,13 @@ export function recoverIntents(
         ? parserCandidates(intent, live.parsers, managed)
         : projectCandidates(intent, live.projects, managed);
     const [only] = landed;
-    if (landed.length === 1 && only !== undefined) {
+    // A project shown without a name may be the one it made: none is taken, and sending it again needs --recreate.
+    const nameless = intent.kind === 'Project' ? namelessCandidates(intent, live.projects, managed) : [];
+    if (nameless.length > 0) {
+      notes.push(
+        `${address}: an interrupted apply sent a create of "${intent.name}", and the service shows ${nameless.length === 1 ? 'a project' : 'projects'} without a name that ${nameless.length === 1 ? 'is' : 'are'} not managed (${nameless.map((o) => String(o.id)).join(', ')}); scrapeform cannot tell whether one is the project it made and takes none`,
+      );
+    } else if (landed.length === 1 && only !== undefined) {
       resources[address] =
         intent.kind === 'Parser'
           ? recoveredParser(intent, only as LiveParserSummary)
@@ -83,8 +89,7 @@ export function recoverIntents(
         `${address}: recovered ${intent.kind === 'Parser' ? 'parser' : 'project'} ${String(only.id)}, created by an apply that was interrupted before it recorded it (found by name; the definition sent was recorded before the POST)`,
       );
       continue;
-    }
-    if (landed.length > 1) {
+    } else if (landed.length > 1) {
       notes.push(
         `${address}: an interrupted apply sent a create of "${intent.name}", and ${landed.length} live ${intent.kind === 'Parser' ? 'parsers' : 'projects'} of that name are not managed (${landed.map((o) => String(o.id)).join(', ')}); scrapeform cannot tell which it made and takes none: delete the extra ones`,
       );
@@ -93,7 +98,8 @@ export function recoverIntents(
     // POST went out (apply gave up confirming it, or a run was killed after sending it) may have landed: sending it
     // again needs --recreate.
     const sentAt = intent.unconfirmed ?? intent.sent;
-    if (landed.length === 0 && sentAt !== undefined) unconfirmed.set(address, sentAt);
+    if ((landed.length === 0 || nameless.length > 0) && sentAt !== undefined)
+      unconfirmed.set(address, sentAt);
     left[address] = intent;
   }
   if (!changed) return { state, notes, unconfirmed, unconfirmedPatches: patched.unconfirmed };
@@ -137,6 +143,16 @@ function projectCandidates(
 ): LiveProject[] {
   const before = new Set(intent.before ?? []);
   return projects.filter((p) => p.name === intent.name && !managed.has(String(p.id)) && !before.has(p.id));
+}
+
+/** Unmanaged projects, not there before the POST, shown without a name: any of them may be the one it made. */
+function namelessCandidates(
+  intent: ProjectCreateIntent,
+  projects: readonly LiveProject[],
+  managed: Set<string>,
+): LiveProject[] {
+  const before = new Set(intent.before ?? []);
+  return projects.filter((p) => p.name === undefined && !managed.has(String(p.id)) && !before.has(p.id));
 }
 
 /** As apply records a parser it just created: no version known FINISHED yet, the one generating pending. */

@@ -394,3 +394,158 @@ describe('lists: paging', () => {
     expect(error.message).toContain('still more pages after 3; the list is incomplete');
   });
 });
+
+/** The error of a list that could not be read whole. */
+async function listError(read: () => Promise<unknown>): Promise<ApiError> {
+  return (await read().then(
+    () => {
+      throw new Error('the list was read as complete');
+    },
+    (e: unknown) => e,
+  )) as ApiError;
+}
+
+describe('lists: paging the answer does not rule out is followed or refused, never read as the end', () => {
+  it('a bare array with no paging headers is the whole list, read in one call', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [project(1), project(2)]);
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('follows an RFC 8288 Link header rel="next" (bare array pages), relative or absolute, with X-Total-Count', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [project(1)], {
+        link: `<${PIPELINE_ORIGIN}/api/projects?page=2>; rel="next", <${PIPELINE_ORIGIN}/api/projects?page=3>; rel="last"`,
+        'x-total-count': '3',
+      });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, [project(2)], { link: '</api/projects?page=3>; rel=next', 'x-total-count': '3' });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '3' })
+      .reply(200, [project(3)], { link: '</api/projects?page=1>; rel="first prev"', 'x-total-count': '3' });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
+  });
+
+  it('an X-Total-Count larger than the bare array, with no Link to the rest, is an error', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [project(1)], { 'x-total-count': '2' });
+    const error = await listError(() => createTestApi().projects.list());
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toBe(
+      `GET ${PIPELINE_ORIGIN}/api/projects?api_key=***: 200: unexpected response from GET /api/projects: the answer says the list holds 2 but 1 was read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
+    );
+  });
+
+  it('a Link rel="next" on another origin is not followed: the key would go with it', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [project(1)], { link: '<https://elsewhere.test/api/projects?page=2>; rel="next"' });
+    const error = await listError(() => createTestApi().projects.list());
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain(
+      'the next page is on another origin (https://elsewhere.test/api/projects?page=2); not followed, so the key was not sent there',
+    );
+  });
+
+  it('a full page (per_page) with a page number and no total or next: the next page is read, and a short one ends the list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, per_page: 2 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], page: 2, per_page: 2 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a page short of its per_page ends the list in one call', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], page: 1, per_page: 2 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a']);
+  });
+
+  it('a page number with no size, total or next: pages are read until an empty one', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c'), parser('d')], page: 2 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '3' })
+      .reply(200, { data: [], page: 3 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a page number with a total and no last page: pages are read until the total', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1), project(2)], page: 1, total: 3 });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [project(3)], page: 2, total: 3 });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
+  });
+
+  it('offset and limit with a full page and no total: the next offset is read, and a short page ends the list', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { projects: [project(1), project(2)], offset: 0, limit: 2 });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, offset: '2' })
+      .reply(200, { projects: [project(3)], offset: 2, limit: 2 });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
+  });
+
+  it('a full page whose server ignores the page asked for is an error, not the whole list', async () => {
+    const same = { data: [parser('a'), parser('b')], page: 1, per_page: 2 };
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, same);
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, same);
+    const error = await listError(() => createTestApi().parsers.list());
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain('the same page came back twice while paging');
+  });
+
+  it('a full page stating its size but no page number, offset, total or next is an error', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { projects: [project(1), project(2)], limit: 2 });
+    const error = await listError(() => createTestApi().projects.list());
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toBe(
+      `GET ${PIPELINE_ORIGIN}/api/projects?api_key=***: 200: unexpected response from GET /api/projects: the page is full (2 of at most 2) and the answer gives no total, next page, page number or offset; the list may go on, so it is incomplete and nothing is planned from it`,
+    );
+  });
+
+  it('an explicit "no next page" ends the list without another call', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, per_page: 2, links: { next: null } });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+});

@@ -175,6 +175,33 @@ describe('a create an interrupted apply sent is recovered from its intent, not a
     });
   });
 
+  it('a project shown without a name is not taken as absent: nothing is recovered, adopted or created', () => {
+    const payload = projectPayload(nightly);
+    const sent = '2026-11-26T02:00:00.000Z';
+    const state = stateWith(
+      {},
+      { 'project.nightly': { kind: 'Project', name: 'nightly', definition: payload, before: [], sent } },
+    );
+    const { name: _name, ...nameless } = liveProject(41, 'nightly');
+    const live = snapshot([], [nameless]);
+    const recovered = recoverIntents(state, live);
+    expect(recovered.state).toBe(state);
+    expect(recovered.unconfirmed).toEqual(new Map([['project.nightly', sent]]));
+    expect(recovered.notes).toEqual([
+      'project.nightly: an interrupted apply sent a create of "nightly", and the service shows a project without a name that is not managed (41); scrapeform cannot tell whether one is the project it made and takes none',
+    ]);
+    let refused: ScrapeformError | undefined;
+    try {
+      buildPlan({ parsers: [], projects: [nightly], state: stateWith({}, undefined), live });
+    } catch (error) {
+      refused = error as ScrapeformError;
+    }
+    expect([refused?.code, refused?.message]).toEqual([
+      'plan.invalid',
+      'project.nightly: the service shows project 41 without a name, so scrapeform cannot tell whether "nightly" exists; it is neither adopted nor created (nothing is sent)',
+    ]);
+  });
+
   it('an intent whose create was recorded after all is dropped', () => {
     const state = stateWith({ 'parser.books': { ...old, id: 'p-new' } }, { 'parser.books': createIntent });
     expect(recoverIntents(state, snapshot([summary('p-new', 'books', 0)])).state.intents).toBeUndefined();

@@ -1,0 +1,186 @@
+import type { Transport } from './transport.js';
+import type { TransportRequest, TransportResponse } from './transport-contract.js';
+
+/*
+ * Where a list answer says its next page is (read-list.ts follows it). Neither service documents paging
+ * (API-NOTES), so the common forms are read, and an answer that leaves the end in doubt is asked once more or
+ * refused, never read as the whole list: an object on a page not read would be created again (DESIGN: "an answer
+ * is never proof of absence by itself").
+ */
+
+/** How the answer says where the next page is. */
+export type NextPage =
+  { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
+
+/** Keys naming the next page (a URL, a page number or a cursor); Laravel's paginator says `next_page_url`. */
+const NEXT_KEYS = ['next', 'next_page', 'nextPage', 'next_page_url', 'nextPageUrl'] as const;
+/** Keys naming the page just read, and the last page (or the number of pages). */
+const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
+const LAST_PAGE_KEYS = [
+  'total_pages',
+  'totalPages',
+  'last_page',
+  'lastPage',
+  'page_count',
+  'pageCount',
+] as const;
+/** Keys stating how many objects a page holds at most. */
+const PAGE_SIZE_KEYS = ['per_page', 'perPage', 'page_size', 'pageSize', 'limit'] as const;
+/** Keys stating how many objects the whole list holds. */
+const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
+/** Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`). */
+const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
+
+/** What one page of a list said, as findNextPage reads it. */
+export interface ListPage {
+  request: TransportRequest;
+  response: TransportResponse;
+  /** The envelope and its paging objects (pagingSources); none for a bare array. */
+  sources: Record<string, unknown>[];
+  /** Objects on this page, and on every page read so far (an object listed again counted once). */
+  onPage: number;
+  readSoFar: number;
+  /** Objects on the first page: the page size when the answer states none. */
+  firstPage: number;
+  /** The list's stated total (listTotal). */
+  total: number | undefined;
+  /** Whether the list must be read whole (ListOptions.totalChecked): a full page that cannot be followed is refused. */
+  whole: boolean;
+}
+
+/**
+ * The next page, or undefined at the end of the list. Read in this order:
+ * - a next page in the body (NEXT_KEYS): a URL (absolute, or relative to the page just read), a page number (sent
+ *   as `page`), or any other string taken as a cursor (sent as `cursor`); null, false or "" say there is none;
+ * - an RFC 8288 `Link` header with `rel="next"` (GitHub's and many others' paging of bare arrays); a `Link`
+ *   header without one says there is none;
+ * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
+ * - a page number with the last page or the number of pages (LAST_PAGE_KEYS): the next page while there is one;
+ * - a page number or an `offset` with neither: the next page (`page + 1`, or `offset` plus the objects read) while
+ *   the stated total is not reached, or, with no total, while the page is full (PAGE_SIZE_KEYS; with no size
+ *   stated, as long as the first page). An empty or shorter page is the last: a full page is no proof of the end.
+ * A full page that states its size but no page number, offset, next page or total cannot be followed: an
+ * `api.pagination` error for a list that must be read whole.
+ */
+export function findNextPage(transport: Transport, page: ListPage): NextPage | undefined {
+  const { request, response, sources, onPage } = page;
+  let endSaid = false;
+  for (const source of sources) {
+    for (const key of NEXT_KEYS) {
+      if (!(key in source)) continue;
+      const value = source[key];
+      if (value === undefined || value === null || value === false || value === '') {
+        endSaid = true;
+        continue;
+      }
+      if (typeof value === 'number' && Number.isInteger(value)) {
+        return { kind: 'query', name: 'page', value: String(value) };
+      }
+      if (typeof value === 'string') {
+        if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
+        if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
+        return { kind: 'query', name: 'cursor', value };
+      }
+      throw transport.badResponse(
+        request,
+        response,
+        `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
+        'api.pagination',
+      );
+    }
+  }
+  const links = linkHeader(response);
+  if (links !== undefined) {
+    const next = links.get('next');
+    if (next !== undefined) return { kind: 'url', url: next };
+    endSaid = true;
+  }
+  const hasMore = firstOf(sources, ['has_more', 'hasMore']);
+  const number = readCount(firstOf(sources, PAGE_KEYS));
+  if (hasMore === true) {
+    if (number !== undefined) return { kind: 'query', name: 'page', value: String(number + 1) };
+    throw transport.badResponse(
+      request,
+      response,
+      'the answer says it has more but gives no next page or page number; the list is incomplete and nothing is planned from it',
+      'api.pagination',
+    );
+  }
+  if (hasMore === false || endSaid) return undefined;
+  const last = readCount(firstOf(sources, LAST_PAGE_KEYS));
+  if (number !== undefined && last !== undefined) {
+    return number < last ? { kind: 'query', name: 'page', value: String(number + 1) } : undefined;
+  }
+  // Nothing says where the list ends: the stated total, else a page shorter than a full one, does.
+  const offset = readCount(firstOf(sources, ['offset']));
+  if (offset === undefined && number === undefined) {
+    const size = readCount(firstOf(sources, PAGE_SIZE_KEYS));
+    if (page.whole && page.total === undefined && size !== undefined && size > 0 && onPage >= size) {
+      throw transport.badResponse(
+        request,
+        response,
+        `the page is full (${onPage} of at most ${size}) and the answer gives no total, next page, page number or offset; the list may go on, so it is incomplete and nothing is planned from it`,
+        'api.pagination',
+      );
+    }
+    return undefined;
+  }
+  if (onPage === 0) return undefined;
+  const more =
+    page.total !== undefined
+      ? (offset !== undefined ? offset + onPage : page.readSoFar) < page.total
+      : onPage >= (readCount(firstOf(sources, PAGE_SIZE_KEYS)) ?? page.firstPage);
+  if (!more) return undefined;
+  return offset !== undefined
+    ? { kind: 'query', name: 'offset', value: String(offset + onPage) }
+    : { kind: 'query', name: 'page', value: String((number ?? 0) + 1) };
+}
+
+/** The envelope, then the objects inside it where paging may be reported. */
+export function pagingSources(envelope: Record<string, unknown>): Record<string, unknown>[] {
+  const inside = PAGING_OBJECTS.map((key) => envelope[key]).filter(
+    (value): value is Record<string, unknown> =>
+      value !== null && typeof value === 'object' && !Array.isArray(value),
+  );
+  return [envelope, ...inside];
+}
+
+/**
+ * How many objects the answer says the whole list holds, if it says: in the body (TOTAL_KEYS), else in an
+ * `X-Total-Count` header (the usual companion of `Link` paging, and of bare arrays).
+ */
+export function listTotal(
+  sources: Record<string, unknown>[],
+  response: TransportResponse,
+): number | undefined {
+  return readCount(firstOf(sources, TOTAL_KEYS)) ?? readCount(response.headers.get('x-total-count')?.trim());
+}
+
+/** The first value under one of `keys`, looking through `sources` in order. */
+function firstOf(sources: Record<string, unknown>[], keys: readonly string[]): unknown {
+  for (const source of sources)
+    for (const key of keys) if (source[key] !== undefined && source[key] !== null) return source[key];
+  return undefined;
+}
+
+/**
+ * The targets of an RFC 8288 `Link` header by relation (`<url>; rel="next", <url>; rel="last"`), or undefined
+ * when the answer has none. A relation may list several names (`rel="next last"`); the first link of a name wins.
+ */
+function linkHeader(response: TransportResponse): Map<string, string> | undefined {
+  const header = response.headers.get('link');
+  if (header === null || header.trim() === '') return undefined;
+  const links = new Map<string, string>();
+  for (const match of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,<]*)*)/g)) {
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(match[2] ?? '');
+    const names = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    for (const name of names) if (name !== '' && !links.has(name)) links.set(name, match[1] ?? '');
+  }
+  return links;
+}
+
+function readCount(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
+}
