@@ -95,6 +95,7 @@ export type {
   WatchOptions,
   WatchStatus,
 } from './workspace/watch-loop.js';
+export type { LeftChange } from './workspace/heal-selection.js';
 export { startWatchEndpoint } from './workspace/watch-endpoint.js';
 export type { WatchEndpoint } from './workspace/watch-endpoint.js';
 export { waitingForLock } from './state/lock-wait.js';

@@ -1,6 +1,6 @@
 import type { Colors } from '../output/colors.js';
 import { printable } from '../output/escape-text.js';
-import { leftNames } from '../workspace/watch-loop.js';
+import { leftLines } from '../workspace/heal-selection.js';
 import type { WatchEvent } from '../workspace/watch-loop.js';
 
 /**
@@ -32,11 +32,11 @@ export function watchEventLines(event: WatchEvent, colors: Colors): string[] {
       ];
     }
     case 'heal-left':
-      return [
-        yellow(
-          `watch: not healed, destructive (apply --allow-destroy makes them): ${leftNames(event.changes)}`,
-        ),
-      ];
+      return leftLines(event.changes, {
+        destructive: 'watch: not healed, destructive (apply --allow-destroy makes them)',
+        'regeneration-budget':
+          'watch: not healed, beyond the regeneration budget (--max-regenerations raises it)',
+      }).map((line) => yellow(line));
     case 'heal-skipped':
       return [yellow(`watch: not healed: ${printable(event.reason)}`)];
     case 'failed':

@@ -9,6 +9,8 @@ export interface WatchMetrics {
   regenerationsLeft?: number;
   lastRunAt?: number;
   lastRunOk?: boolean;
+  /** The changes the last heal left out, each with why (undefined before a heal). */
+  notHealed?: readonly { reason: 'destructive' | 'regeneration-budget' }[];
 }
 
 /** `watch`'s /metrics in the Prometheus text exposition format (version 0.0.4). */
@@ -55,5 +57,19 @@ export function renderMetrics(m: WatchMetrics): string {
       'Regenerations heals may still start (--max-regenerations).',
       m.regenerationsLeft,
     ),
+    ...notHealedMetric(m.notHealed),
   ].join('\n')}\n`;
+}
+
+/** One series per reason, 0 included, once a heal ran: an alert on the budget needs its series before it is hit. */
+function notHealedMetric(left: WatchMetrics['notHealed']): string[] {
+  if (left === undefined) return [];
+  const name = 'scrapeform_not_healed_changes';
+  return [
+    `# HELP ${name} Changes the last heal left out: destructive, or regenerations beyond the budget.`,
+    `# TYPE ${name} gauge`,
+    ...(['destructive', 'regeneration-budget'] as const).map(
+      (reason) => `${name}{reason="${reason}"} ${left.filter((c) => c.reason === reason).length}`,
+    ),
+  ];
 }

@@ -12,8 +12,8 @@ export interface WatchEndpoint {
 
 /**
  * The small HTTP endpoint of `watch`: `/healthz` (200 while the last run succeeded or none ran yet, 503 after a
- * failed one, with the status as JSON, and `not_healed`: the destructive changes the last heal left) and `/metrics`
- * (Prometheus text). Nothing else, and only GET.
+ * failed one, with the status as JSON, and `not_healed`: what the last heal left out, destructive or over its
+ * regeneration budget) and `/metrics` (Prometheus text). Nothing else, and only GET.
  */
 export async function startWatchEndpoint(
   listen: { host: string; port: number },
@@ -39,7 +39,8 @@ export async function startWatchEndpoint(
           failures: current.failures,
           last_run: current.lastRunAt === undefined ? null : new Date(current.lastRunAt).toISOString(),
           ...(current.lastError !== undefined ? { last_error: current.lastError } : {}),
-          // What the last heal left: it never deletes, replaces or archives, so these wait for an apply.
+          // What the last heal left: it never deletes, replaces or archives, nor regenerates beyond its budget, so
+          // these wait for an apply (or a larger --max-regenerations).
           ...(current.notHealed !== undefined ? { not_healed: current.notHealed } : {}),
         }),
       );

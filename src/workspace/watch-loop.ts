@@ -1,15 +1,15 @@
 import type { ApplyEvent } from '../apply/apply-model.js';
-import { ScrapeformError } from '../errors.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
 import { chatText } from '../output/escape-chat.js';
-import { printable } from '../output/escape-text.js';
 import { renderDriftText, toDriftJson } from '../output/render-drift.js';
-import type { ApprovalItem } from '../plan/approval.js';
 import type { DriftReport } from '../plan/drift.js';
 import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
+import { skipReason, startsGeneration } from './heal-outcome.js';
+import { leftLines, leftOutOfHeal } from './heal-selection.js';
+import type { LeftChange } from './heal-selection.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
 import { formatCount } from '../format-count.js';
@@ -32,8 +32,11 @@ export interface WatchStatus {
   lastRunOk?: boolean;
   lastError?: string;
   lastReport?: DriftReport;
-  /** The deletes, replaces and archives the last heal left (a heal never makes them); undefined before a heal. */
-  notHealed?: ApprovalItem[];
+  /**
+   * What the last heal left out: the deletes, replaces and archives (a heal never makes them) and the regenerations
+   * beyond the budget; undefined before a heal.
+   */
+  notHealed?: LeftChange[];
 }
 
 /** What one run did, for the caller to show (the library never prints). */
@@ -41,8 +44,8 @@ export type WatchEvent =
   | { type: 'checked'; report: DriftReport }
   | { type: 'healed'; outcome: ApplyWorkspaceOutcome; regenerations: number }
   | { type: 'heal-skipped'; reason: string }
-  /** Destructive changes of the plan a heal leaves out and does not make (at every heal that has any). */
-  | { type: 'heal-left'; changes: ApprovalItem[] }
+  /** Changes of the plan a heal leaves out and does not make, destructive or over budget (at every heal that has any). */
+  | { type: 'heal-left'; changes: LeftChange[] }
   | { type: 'failed'; error: unknown }
   | { type: 'notified'; status: number }
   | { type: 'notify-failed'; error: string };
@@ -67,8 +70,8 @@ export interface WatchDriftNotification {
   heal?: {
     applied: string[];
     failed: string[];
-    /** The deletes, replaces and archives the plan also has: left, not made. */
-    left: ApprovalItem[];
+    /** The deletes, replaces and archives the plan also has, and its regenerations beyond the budget: left, not made. */
+    left: LeftChange[];
     regenerations: number;
     credits: number;
     skipped?: string;
@@ -212,9 +215,8 @@ async function check(
 
 /**
  * One apply of the manifests, auto-approved but never destructive, within the regeneration budget left. The
- * deletes, replaces and archives of the plan are left out of it, as `--exclude` leaves an address out, and
- * reported; the rest is applied. A plan that needs more regenerations than are left is not applied: the drift
- * stays, reported.
+ * deletes, replaces and archives of the plan, and its regenerations beyond the budget (heal-selection.ts), are left
+ * out of it, as `--exclude` leaves an address out, and reported; the rest is applied.
  */
 async function healOnce(
   services: Services,
@@ -224,14 +226,13 @@ async function healOnce(
 ): Promise<NonNullable<WatchDriftNotification['heal']>> {
   const ws = { ...services, manifests };
   // Planned once without the lock, only to know what to leave out. The apply plans again under the lock and still
-  // refuses any destructive change, so one that appears in between is refused (and the heal skipped), never made.
+  // refuses any destructive change, or more regenerations than the budget, so one that appears in between is
+  // refused (and the heal skipped), never made.
   const { plan } = await planWorkspace(ws, {}, { signal: options.signal });
-  const left = plan.resource_changes
-    .filter((c) => c.destructive)
-    .map((c): ApprovalItem => ({ address: c.address, action: c.action }));
+  const budget = status.regenerationsLeft ?? 0;
+  const left = leftOutOfHeal(plan.resource_changes, budget);
   status.notHealed = left;
   if (left.length > 0) options.onEvent?.({ type: 'heal-left', changes: left });
-  const budget = status.regenerationsLeft ?? 0;
   // Counted as the calls are answered, not from the outcome: an apply that throws after generations started (the
   // lock lost, a state write failed) has spent them all the same.
   // A POST or PATCH whose answer was lost (or a 5xx) counts too: the service may have started its generation.
@@ -294,34 +295,10 @@ async function healOnce(
   }
 }
 
-/**
- * A call of a regenerating change that started a generation: a parser's create (version 0 generates) or a PATCH
- * that generates (apply says so: a 202, or a 200 to a PATCH adding or modifying a field). A PATCH of renames and
- * removes answered 200 made its version at once.
- */
-function startsGeneration(call: Extract<ApplyEvent, { type: 'call' }>): boolean {
-  return call.generates ?? (call.method === 'POST' || (call.method === 'PATCH' && call.status === 202));
-}
-
-/** Why a heal was not made, when the apply refused it: the budget and consent working, not a failed run. */
-function skipReason(error: unknown): string | undefined {
-  if (!(error instanceof ScrapeformError)) return undefined;
-  switch (error.code) {
-    case 'plan.too-many-regenerations':
-    case 'apply.destroy-not-approved':
-    case 'apply.adopt-not-approved':
-    case 'apply.recreate-not-approved':
-    case 'apply.forget-not-approved':
-    case 'apply.not-approved':
-      return error.message;
-    case 'plan.unknown-address':
-      // The heal selects only by the addresses it leaves out: one of them went from state and the manifests
-      // between its two plans (an apply meanwhile).
-      return 'the plan changed while healing (another apply?); the next run heals';
-    default:
-      return undefined;
-  }
-}
+const LEFT_IN_CHAT = {
+  destructive: 'Not healed, destructive',
+  'regeneration-budget': 'Not healed, beyond the regeneration budget (--max-regenerations)',
+} as const;
 
 async function notify(
   report: DriftReport,
@@ -337,7 +314,9 @@ async function notify(
           : heal.applied.length + heal.failed.length > 0
             ? `\nHealed: ${heal.applied.map(chatText).join(', ') || 'nothing'}${heal.failed.length > 0 ? `; failed: ${heal.failed.map(chatText).join('; ')}` : ''} (${formatCount(heal.credits)} credits)`
             : '') +
-        (heal.left.length > 0 ? `\nNot healed, destructive: ${leftNames(heal.left, chatText)}` : '');
+        leftLines(heal.left, LEFT_IN_CHAT, chatText)
+          .map((line) => `\n${line}`)
+          .join('');
   const recoveredText =
     recovered === undefined
       ? ''
@@ -386,12 +365,4 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-/** `parser.a (delete), project.b (archive)`: what a heal left; addresses escaped for where they go (a log, a chat). */
-export function leftNames(
-  left: readonly ApprovalItem[],
-  escape: (text: string) => string = printable,
-): string {
-  return left.map((c) => `${escape(c.address)} (${c.action})`).join(', ');
 }

@@ -19,14 +19,15 @@ beforeAll(async () => {
 afterAll(async () => h.emulator.close());
 
 /**
- * `runs` runs (one by default) of a library watch that heals with no regeneration allowed, through the clients of
- * the workspace or those given: its status, notifications and events.
+ * `runs` runs (one by default) of a library watch that heals with no regeneration allowed (or `maxRegenerations`),
+ * through the clients of the workspace or those given: its status, notifications and events.
  */
 async function watchHeal(
   ws: TestWorkspace,
   manifests: LoadedManifests,
   runs = 1,
   clients = ws.clients,
+  maxRegenerations = 0,
 ): Promise<{ status: WatchStatus; posted: WatchDriftNotification[]; events: string[] }> {
   const posted: WatchDriftNotification[] = [];
   const events: string[] = [];
@@ -36,7 +37,7 @@ async function watchHeal(
       intervalMs: 60_000,
       maxRuns: runs,
       signal: new AbortController().signal,
-      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      heal: { maxRegenerations, loadManifests: async () => manifests },
       notifyUrl: 'http://127.0.0.1:9/never-called',
       fetch: async (_url, init) => {
         posted.push(JSON.parse(String(init?.body)) as WatchDriftNotification);
@@ -83,16 +84,93 @@ async function watchFailing(
   return { status, posted };
 }
 
-it('runWatch (library): a heal that needs a regeneration beyond the budget is skipped and said so; fetch and sleep injected', async () => {
+it('runWatch (library): a regeneration beyond the budget is left out and said so, and the free heal beside it is made; fetch and sleep injected', async () => {
   const { ws, id } = await convergedBooks(h);
+  await ws.write({
+    'books.yaml': bookParser(BOOK_FIELDS),
+    'ign.yaml': `kind: Project\nname: ign\nprojectType: urls\nprojectInput: { type: list, list: ['${BOOK_A}'] }\noutput_format: JSON\n`,
+  });
+  await ws.converge();
+  const project = Number((await ws.state()).resources['project.ign']?.id);
+  // Reverting the removed field needs an add (a regeneration, beyond the budget of 0); the project, a free PATCH.
   await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  await h.projects.update(project, { output_format: 'CSV' });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
-  const { status, posted, events } = await watchHeal(ws, manifests);
-  expect(events).toEqual(['checked', 'heal-skipped', 'notified']);
-  expect(status).toMatchObject({ objects: 1, drifted: 1, runs: 1, failures: 0, heals: 0, creditsSpent: 0 });
-  expect(posted[0]?.heal?.skipped).toContain('regenerate');
-  expect(posted[0]?.text).toContain('Not healed:');
+  const { status, posted, events } = await watchHeal(ws, manifests, 2);
+  const left = [
+    { address: 'parser.books', action: 'update', reason: 'regeneration-budget', credits: 30_000 },
+  ];
+  // Run 2 finds the parser's drift alone, as run 1 left it: nothing new to post.
+  expect(events).toEqual([
+    'checked',
+    'heal-left',
+    'healed',
+    'checked',
+    'notified',
+    'checked',
+    'heal-left',
+    'healed',
+  ]);
+  expect(status).toMatchObject({
+    objects: 2,
+    drifted: 1,
+    runs: 2,
+    failures: 0,
+    heals: 1,
+    creditsSpent: 0,
+    regenerationsLeft: 0,
+    notHealed: left,
+  });
+  expect(posted).toHaveLength(1);
+  expect(posted[0]?.heal).toEqual({
+    applied: ['project.ign'],
+    failed: [],
+    left,
+    regenerations: 0,
+    credits: 0,
+  });
+  expect(String(posted[0]?.text).split('\n').slice(-2)).toEqual([
+    'Healed: project.ign (0 credits)',
+    'Not healed, beyond the regeneration budget (--max-regenerations): parser.books (update, ~30,000 credits)',
+  ]);
+  expect((await h.projects.get(project)).output_format).toBe('JSON');
   expect((await h.parsers.get(id)).version).toBe(1);
+});
+
+it('runWatch (library): with a budget for some of the regenerations, those first in plan order are made and the rest left', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({ 'books.yaml': named('books'), 'cat-gb.yaml': named('cat-gb') });
+  await ws.converge();
+  const ids = (await ws.state()).resources;
+  for (const address of ['parser.books', 'parser.cat-gb'])
+    await h.parsers.update(String(ids[address]?.id), 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const { status, posted } = await watchHeal(ws, manifests, 2, ws.clients, 1);
+  const left = [
+    { address: 'parser.cat-gb', action: 'update', reason: 'regeneration-budget', credits: 30_000 },
+  ];
+  expect(status).toMatchObject({
+    drifted: 1,
+    heals: 1,
+    creditsSpent: 30_000,
+    regenerationsLeft: 0,
+    notHealed: left,
+  });
+  expect(posted[0]?.heal).toEqual({
+    applied: ['parser.books'],
+    failed: [],
+    left,
+    regenerations: 1,
+    credits: 30_000,
+  });
+  expect(String(posted[0]?.text)).toContain(
+    '\nNot healed, beyond the regeneration budget (--max-regenerations): parser.cat-gb (update, ~30,000 credits)',
+  );
+  expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([
+    ['parser.cat-gb', 'update'],
+  ]);
 });
 
 it('runWatch (library): a check that starts failing is notified once, and the first run that works again says so', async () => {
@@ -292,11 +370,11 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   expect(status).toMatchObject({
     drifted: 0,
     heals: 1,
-    notHealed: [{ address: 'parser.hand-1', action: 'delete' }],
+    notHealed: [{ address: 'parser.hand-1', action: 'delete', reason: 'destructive' }],
   });
   expect(posted[0]?.heal).toMatchObject({
     applied: ['parser.books'],
-    left: [{ address: 'parser.hand-1', action: 'delete' }],
+    left: [{ address: 'parser.hand-1', action: 'delete', reason: 'destructive' }],
   });
   expect(posted[0]?.text).toContain('\nNot healed, destructive: parser.hand-1 (delete)');
   expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([

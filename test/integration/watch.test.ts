@@ -229,8 +229,8 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
     );
     const health = (await (await fetch(`${endpoint}/healthz`)).json()) as Record<string, unknown>;
     expect(health.not_healed).toEqual([
-      { address: 'parser.hand-1', action: 'delete' },
-      { address: 'parser.hand-2', action: 'delete' },
+      { address: 'parser.hand-1', action: 'delete', reason: 'destructive' },
+      { address: 'parser.hand-2', action: 'delete', reason: 'destructive' },
     ]);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -251,6 +251,48 @@ it('watch --heal with deletes pending besides a rename by hand: the rename is he
     ['parser.hand-1', 'delete'],
     ['parser.hand-2', 'delete'],
   ]);
+});
+
+it('watch --heal with a regeneration beyond the budget besides a project edited by hand: the project is healed, the parser left and said so in the log and /healthz', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  await ws.write({
+    'cat-gb.yaml': bookParser(BOOK_FIELDS).replace('name: books', 'name: cat-gb'),
+    'ign.yaml': `kind: Project\nname: ign\nprojectType: urls\nprojectInput: { type: list, list: ['https://books.example/catalogue/page-1.html'] }\noutput_format: JSON\n`,
+  });
+  await ws.converge();
+  const ids = (await ws.state()).resources;
+  const catId = String(ids['parser.cat-gb']?.id);
+  const projectId = Number(ids['project.ign']?.id);
+  // Putting price back needs an add (a regeneration; the budget is 0); putting the output format back, a free PATCH.
+  await h.parsers.update(catId, 0, { remove_fields: ['price'] });
+  await h.projects.update(projectId, { output_format: 'CSV' });
+
+  const { child, stderr, stdout, exited } = startWatch(ws, []);
+  try {
+    const endpoint = await endpointOf(stderr);
+    await until('the heal', () => stderr().includes('watch: healed project.ign; 0 regeneration(s)'), stderr);
+    const health = (await (await fetch(`${endpoint}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: 'ok', drifted: 1 });
+    expect(health.not_healed).toEqual([
+      { address: 'parser.cat-gb', action: 'update', reason: 'regeneration-budget', credits: 30_000 },
+    ]);
+    const metrics = await (await fetch(`${endpoint}/metrics`)).text();
+    expect(metrics).toContain(
+      'scrapeform_not_healed_changes{reason="destructive"} 0\nscrapeform_not_healed_changes{reason="regeneration-budget"} 1\n',
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  expect(stdout()).toBe('');
+  expect(stderr()).toContain(
+    'watch: not healed, beyond the regeneration budget (--max-regenerations raises it): parser.cat-gb (update, ~30,000 credits)',
+  );
+  expect(stderr()).not.toContain('more than --max-regenerations');
+  expect((await h.projects.get(projectId)).output_format).toBe('JSON');
+  expect((await h.parsers.get(catId)).fields.map((f) => f.name)).toEqual(['title']);
 });
 
 it('watch without --heal: manifests that turn invalid are reported with their place, and the check goes on with the last valid ones', async () => {

@@ -41,11 +41,24 @@ describe('watch log lines', () => {
     ]);
     expect(
       watchEventLines(
-        { type: 'heal-left', changes: [{ address: `parser.${forged}`, action: 'delete' }] },
+        {
+          type: 'heal-left',
+          changes: [
+            { address: `parser.${forged}`, action: 'delete', reason: 'destructive' },
+            { address: 'parser.b', action: 'update', reason: 'regeneration-budget', credits: 30_000 },
+            {
+              address: `parser.${forged}2`,
+              action: 'create',
+              reason: 'regeneration-budget',
+              credits: 30_000,
+            },
+          ],
+        },
         plain,
       ),
     ).toEqual([
       `watch: not healed, destructive (apply --allow-destroy makes them): parser.${shown} (delete)`,
+      `watch: not healed, beyond the regeneration budget (--max-regenerations raises it): parser.b (update, ~30,000 credits), parser.${shown}2 (create, ~30,000 credits)`,
     ]);
   });
 });

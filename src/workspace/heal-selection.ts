@@ -1,0 +1,66 @@
+import { formatCount } from '../format-count.js';
+import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
+import { printable } from '../output/escape-text.js';
+import type { ResourceChange } from '../plan/model.js';
+
+/** A change of the plan a `watch --heal` leaves out of its apply (as `--exclude` would), and why. */
+export interface LeftChange {
+  address: string;
+  action: string;
+  /**
+   * `destructive`: a delete, replace or archive, which a heal never makes (`apply --allow-destroy` does);
+   * `regeneration-budget`: a regeneration beyond what is left of `--max-regenerations`.
+   */
+  reason: 'destructive' | 'regeneration-budget';
+  /** With `regeneration-budget`: the credits its regeneration would cost. */
+  credits?: number;
+}
+
+/**
+ * What a heal leaves out of a plan, so the rest is applied: every destructive change, and the regenerating changes
+ * beyond the `budget` of regenerations left. Those that fit are the first in plan order (parsers by address), so
+ * the same plan and budget always heal the same parsers; one left out does not hold back the free heals (a rename
+ * back, a project PATCH) beside it.
+ */
+export function leftOutOfHeal(changes: readonly ResourceChange[], budget: number): LeftChange[] {
+  let fitting = budget;
+  return changes.flatMap((c): LeftChange[] => {
+    if (c.destructive) return [{ address: c.address, action: c.action, reason: 'destructive' }];
+    if (!c.regenerates) return [];
+    if (fitting > 0) {
+      fitting--;
+      return [];
+    }
+    return [
+      {
+        address: c.address,
+        action: c.action,
+        reason: 'regeneration-budget',
+        credits: CREDITS_PER_GENERATION,
+      },
+    ];
+  });
+}
+
+/** The words before each reason's list of changes, in a log line or a chat message. */
+export type LeftLabels = Record<LeftChange['reason'], string>;
+
+/**
+ * One line per reason a heal left changes for: `${label}: parser.a (delete), parser.b (update, ~30,000 credits)`.
+ * Addresses are escaped for where they go (a log, a chat).
+ */
+export function leftLines(
+  left: readonly LeftChange[],
+  labels: LeftLabels,
+  escape: (text: string) => string = printable,
+): string[] {
+  return (['destructive', 'regeneration-budget'] as const).flatMap((reason) => {
+    const changes = left.filter((c) => c.reason === reason);
+    if (changes.length === 0) return [];
+    const names = changes.map(
+      (c) =>
+        `${escape(c.address)} (${c.action}${c.credits !== undefined ? `, ~${formatCount(c.credits)} credits` : ''})`,
+    );
+    return [`${labels[reason]}: ${names.join(', ')}`];
+  });
+}
