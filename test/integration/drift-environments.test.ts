@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ParsersClient } from '../../src/api/parsers-client.js';
+import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
@@ -23,6 +24,7 @@ variables:
 environments:
   staging:
     paths: [m]
+    exclude: [m/prod-*.yaml]
     variables: { suffix: stg }
     state: .scrapeform/staging.json
   prod:
@@ -38,6 +40,19 @@ urls: [${BOOK}]
 fields:
   title: { description: Book title, selector: h1 }
   price: { description: Price including tax, type: number }
+`;
+/** Two projects only prod reads: one's interval written with a reference, the other's as a value. */
+const PROD_CRAWLS = `kind: Project
+name: crawl-\${var.suffix}
+projectType: urls
+projectInput: { type: list, list: ['${BOOK}'] }
+scrapingInterval: \${var.interval}
+---
+kind: Project
+name: other-\${var.suffix}
+projectType: urls
+projectInput: { type: list, list: ['${BOOK}'] }
+scrapingInterval: daily
 `;
 const STAGING_ONLY = `kind: Parser
 name: solo-\${var.suffix}
@@ -71,6 +86,8 @@ describe('drift --accept with environments that share manifests', () => {
         SCRAPEFORM_POLL_INTERVAL: '10ms',
       },
     });
+  const prodProjects = (): ProjectsClient =>
+    new ProjectsClient(new Transport({ apiKey: PROD_KEY, retry: { maxRetries: 0 } }), h.emulator.url);
   const idIn = async (env: string, address: string): Promise<string> =>
     String(
       (
@@ -159,5 +176,34 @@ describe('drift --accept with environments that share manifests', () => {
     expect(accepted.stderr).toContain('accepted parser.solo-stg');
     expect(await readFile(path.join(dir, 'm', 'staging-only.yaml'), 'utf8')).toContain('  cost:');
     await noChanges('staging');
+  });
+
+  it('the report marks not possible what --accept refuses (a value written with a reference), and its summary says so', async () => {
+    await writeFile(path.join(dir, 'm', 'prod-crawls.yaml'), PROD_CRAWLS);
+    await converge();
+    for (const address of ['project.crawl-prd', 'project.other-prd'])
+      await prodProjects().update(Number(await idIn('prod', address)), { scrapingInterval: 'weekly' });
+
+    const report = await scrapeform(['drift', '--env', 'prod', '--json']);
+    expect(report.code, report.stderr).toBe(4);
+    const why = `scrapingInterval at ${path.join('m', 'prod-crawls.yaml')}:5:19 is written with a reference`;
+    const entries = (JSON.parse(report.stdout) as DriftJson).drift;
+    expect(entries.map((d) => [d.address, d.accept.possible])).toEqual([
+      ['project.crawl-prd', false],
+      ['project.other-prd', true],
+    ]);
+    expect(entries[0]?.accept.note).toContain(why);
+    const human = await scrapeform(['drift', '--env', 'prod']);
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Accept (scrapeform drift --accept): 1 of 2 can be accepted, free, no call',
+    );
+
+    const run = await scrapeform(['drift', '--env', 'prod', '--accept']);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain('accepted project.other-prd\n');
+    expect(run.stderr).toContain(`not accepted: project.crawl-prd: ${why}`);
+    const text = await readFile(path.join(dir, 'm', 'prod-crawls.yaml'), 'utf8');
+    expect(text).toContain('scrapingInterval: ${var.interval}');
+    expect(text).toContain('scrapingInterval: weekly');
   });
 });
