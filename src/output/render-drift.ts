@@ -80,7 +80,7 @@ export function renderDriftMarkdown(report: DriftReport): string {
     '| --- | --- | --- | --- |',
     ...rows,
     '',
-    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. ${acceptAll(report, '**Accept all** (\`scrapeform drift --accept\`)', '**Accept** (\`scrapeform drift --accept\`)')}.`,
+    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. ${acceptAll(report, '**Accept all** (`scrapeform drift --accept`)', '**Accept** (`scrapeform drift --accept`)')}.`,
     ...report.warnings.map((w) => `\n> ${markdownText(w)}`),
     '',
   ].join('\n');
