@@ -16,6 +16,7 @@ describe('environmentsReading', () => {
       'nested/scrapeform.yaml': 'kind: Config\n',
     });
     const config = {
+      kind: 'Config' as const,
       environments: {
         staging: { paths: ['m', 'only'] },
         prod: { paths: ['m'], exclude: ['m/prod-*.yaml'] },
