@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   'import.duplicate-name',
   'import.file-exists',
   'import.out-not-read',
+  'import.out-shared',
   'manifest.invalid',
   'manifest.api-key-in-value',
   'parse.failed-version',

@@ -11,6 +11,7 @@ interface ImportFlags extends ApiFlags {
   out?: string;
   filter?: string;
   only?: string;
+  allowSharedOut?: boolean;
 }
 
 export function registerImport(program: Command, run: RunCommand): void {
@@ -22,7 +23,11 @@ export function registerImport(program: Command, run: RunCommand): void {
       'folder to write the manifests to, one the environment reads with --env (default: its first path, else .)',
     )
     .option('--filter <glob>', 'only objects whose name matches, such as "books-*"')
-    .option('--only <service>', 'import from one service only, never calling the other: parsers or projects');
+    .option('--only <service>', 'import from one service only, never calling the other: parsers or projects')
+    .option(
+      '--allow-shared-out',
+      'with --env, write into a folder other environments read too (their next plans then create what was imported)',
+    );
   addLockFlags(addApiFlags(command)).action(async (flags: ImportFlags) =>
     run(async (ctx) => {
       if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
@@ -34,6 +39,7 @@ export function registerImport(program: Command, run: RunCommand): void {
           ...(flags.out !== undefined ? { out: flags.out } : {}),
           ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
           ...(only !== undefined ? { only } : {}),
+          ...(flags.allowSharedOut === true ? { allowSharedOut: true } : {}),
           env: ctx.io.env,
           ...environmentOptions(flags),
           onSkip: (message) => ctx.log(ctx.colors.yellow(printable(message))),

@@ -19,6 +19,8 @@ import { loadPlainFile } from './load-plain.js';
 import { narrowedSelects } from '../model/desired.js';
 import type { DesiredParser, DesiredProject, Narrowing } from '../model/desired.js';
 import { environmentNames, selectEnvironment } from './project-file.js';
+import { otherEnvironments } from './environment-reach.js';
+import type { EnvironmentReach } from './environment-reach.js';
 import type { EnvironmentSettings } from './project-file.js';
 import { TEMPLATE_KINDS } from './schemas.js';
 import type { ManifestKind, TemplateKind } from './schemas.js';
@@ -61,6 +63,11 @@ export interface LoadedManifests {
   /** The project file read, if any. */
   projectFile?: string;
   /**
+   * The other environments of scrapeform.yaml (what each reads), when one was chosen and there are others:
+   * `drift --accept` leaves alone a document one of them reads too.
+   */
+  otherEnvironments?: EnvironmentReach[];
+  /**
    * Paths named with `--env`: every object of the environment is loaded (and checked), but only these, declared
    * in files under the paths, are planned; plan leaves every other object alone, as with `--target`.
    */
@@ -101,9 +108,14 @@ export async function loadManifests(options: LoadManifestsOptions): Promise<Load
         })
       : undefined;
   diagnostics.push(...(narrowing?.diagnostics ?? []));
+  const others =
+    selected.settings !== undefined && selected.project !== undefined
+      ? otherEnvironments(selected.project.config, selected.project.folder, selected.settings.name)
+      : [];
   const base = {
     files,
     ...(selected.settings !== undefined ? { environment: selected.settings } : {}),
+    ...(others.length > 0 ? { otherEnvironments: others } : {}),
     ...(projectFile !== undefined ? { projectFile } : {}),
   };
   // Without a usable project file or environment nothing is expanded: every reference would be a false alarm.

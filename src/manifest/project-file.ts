@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { isWithin } from './discover-files.js';
 import { sharedStates, stateLocation } from './environment-states.js';
+import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
 import { readManifestFile } from './read-manifest-file.js';
@@ -263,7 +264,9 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
       ...(environment.pipelineUrl !== undefined ? { pipelineUrl: environment.pipelineUrl } : {}),
     };
   }
-  const own = (environment?.paths ?? ['.']).map((p) => inProject(project.folder, p));
+  const reach =
+    environment !== undefined ? environmentReach(name as string, environment, project.folder) : undefined;
+  const own = reach?.paths ?? [inProject(project.folder, '.')];
   if (environment !== undefined && narrowed.length > 0) {
     // Paths narrow the environment, never replace it: a folder only prod reads stays prod's, a file the
     // environment excludes stays excluded (load-manifests.ts), and templates elsewhere are still read.
@@ -283,9 +286,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     selected.paths = own;
     selected.narrowing = narrowed;
   } else selected.paths = narrowed.length > 0 ? narrowed : own;
-  if (environment?.exclude !== undefined && environment.exclude.length > 0) {
-    selected.exclude = { folder: project.folder, patterns: environment.exclude };
-  }
+  selected.exclude = reach?.exclude;
   const declared = new Map(Object.entries(config.variables ?? {}).map(([n, v]) => [n, v.type] as const));
   for (const [variable, declaration] of Object.entries(config.variables ?? {})) {
     if (declaration.default !== undefined) selected.variables.set(variable, declaration.default);
@@ -375,9 +376,4 @@ function isFolder(folder: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A path scrapeform.yaml writes: relative to its folder, or absolute as written. */
-function inProject(folder: string, written: string): string {
-  return path.isAbsolute(written) ? written : path.join(folder, written);
 }

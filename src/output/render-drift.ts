@@ -53,7 +53,7 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
   lines.push(
     '',
     `Revert all (scrapeform apply): ${cost(report.summary.revert)}`,
-    `Accept all (scrapeform drift --accept): ${cost(report.summary.accept)}`,
+    acceptAll(report, 'Accept all (scrapeform drift --accept)', 'Accept (scrapeform drift --accept)'),
     ...warnings,
   );
   return lines.join('\n');
@@ -80,7 +80,7 @@ export function renderDriftMarkdown(report: DriftReport): string {
     '| --- | --- | --- | --- |',
     ...rows,
     '',
-    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. **Accept all** (\`scrapeform drift --accept\`): ${cost(report.summary.accept)}.`,
+    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. ${acceptAll(report, '**Accept all** (`scrapeform drift --accept`)', '**Accept** (`scrapeform drift --accept`)')}.`,
     ...report.warnings.map((w) => `\n> ${markdownText(w)}`),
     '',
   ].join('\n');
@@ -96,8 +96,19 @@ export function renderDriftText(report: DriftReport): string {
   return [
     `scrapeform: ${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform`,
     ...report.drift.map((d) => `• ${chatText(d.address)}: ${chatText(d.message)}`),
-    `Revert: ${cost(report.summary.revert)}. Accept: ${cost(report.summary.accept)}.`,
+    `Revert: ${cost(report.summary.revert)}. ${acceptAll(report, 'Accept', 'Accept')}.`,
   ].join('\n');
+}
+
+/**
+ * What accepting the whole report does: its cost when every object can be accepted, else how many can (the
+ * others say why on their own line), so the summary never promises what `--accept` then refuses.
+ */
+function acceptAll(report: DriftReport, all: string, some: string): string {
+  const possible = report.drift.filter((d) => d.accept.possible).length;
+  if (possible === report.drift.length) return `${all}: ${cost(report.summary.accept)}`;
+  if (possible === 0) return `${some}: nothing can be accepted (see each object)`;
+  return `${some}: ${possible} of ${report.drift.length} can be accepted, ${cost(report.summary.accept)}`;
 }
 
 function describe(change: DriftChange): string {

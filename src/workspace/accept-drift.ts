@@ -1,13 +1,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { editManifestText } from '../manifest/edit-manifest.js';
-import type { ManifestEdit, ManifestTarget } from '../manifest/edit-manifest.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
-import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
+import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { projectPayload } from '../plan/build-plan.js';
 import { sameJson } from '../plan/plan-context.js';
-import { PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
-import { parentOf } from '../plan/diff-fields.js';
+import { manifestEdits, manifestTarget, templateTexts } from './accept-checks.js';
+import type { AcceptCandidate } from './accept-checks.js';
 import type { DriftReport, ObjectDrift } from '../plan/drift.js';
 import type { ResourceState } from '../state/model.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
@@ -39,7 +38,8 @@ export interface AcceptedDrift {
  * again, rewrites the manifests it can (field names, nesting, project keys; a deleted object's document goes) with
  * the yaml Document API so comments stay, reads them again, and records the live shape in state only for the
  * objects whose manifests now declare it, so the next plan is empty. An object any of whose edits cannot be made
- * (a for_each element, a value written with a reference, a field a template declares) or did not take is not
+ * (a for_each element, a document another environment of scrapeform.yaml reads too, a value written with a
+ * reference, a field a template declares: acceptRefusals) or did not take is not
  * accepted at all: state and its manifest stay as they were, and it is reported. The service never returns
  * descriptions: new fields get a placeholder. Never prints, never exits.
  */
@@ -57,7 +57,9 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
       ...(options.targets !== undefined ? { targets: options.targets } : {}),
     });
     const skipped: string[] = [];
-    let candidates: Candidate[] = [];
+    let candidates: AcceptCandidate[] = [];
+    // detectWorkspaceDrift marked what cannot be accepted (acceptRefusals: for_each, a document another
+    // environment reads, a reference…), as the report without --accept shows it.
     for (const entry of report.drift) {
       if (!entry.accept.possible || entry.accepted === undefined) {
         skipped.push(`${entry.address}: ${entry.accept.note ?? 'cannot be accepted'}`);
@@ -66,25 +68,7 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
       const declared = [...ws.manifests.parsers, ...ws.manifests.projects].find(
         (m) => m.address === entry.address,
       );
-      if (
-        declared?.kind === 'Project' &&
-        declared.inputFile !== undefined &&
-        touches(entry, 'projectInput')
-      ) {
-        skipped.push(
-          `${entry.address}: its input list is read from ${declared.inputFile}; edit that file by hand, or revert with apply`,
-        );
-        continue;
-      }
-      const edits = declared !== undefined ? manifestEdits(entry) : [];
-      const element = declared?.source.origin?.find((o) => o.role === 'for_each');
-      if (declared !== undefined && edits.length > 0 && element !== undefined) {
-        skipped.push(
-          `${entry.address}: made by for_each (${element.label} at ${element.file}:${element.line}), whose document makes every element's object: an edit there would change them all; ${entry.drift === 'deleted' ? 'take the element out of the for_each list by hand, then accept again' : 'edit the manifest by hand'}, or revert with apply`,
-        );
-        continue;
-      }
-      candidates.push({ entry, declared, edits });
+      candidates.push({ entry, declared, edits: declared !== undefined ? manifestEdits(entry) : [] });
     }
     // Manifests first: a run stopped between the two leaves state as it was, and accepting again finishes it.
     const files = await editUntilTaken(ws, reload, candidates, skipped);
@@ -110,16 +94,6 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
 }
 
 /**
- * A drifted object accepting may take: its manifest (when one declares it) and the edits that make it say the live
- * shape.
- */
-interface Candidate {
-  entry: ObjectDrift;
-  declared: DesiredParser | DesiredProject | undefined;
-  edits: ManifestEdit[];
-}
-
-/**
  * Writes the edits of every candidate, reads the manifests again, and checks that each edited object now declares
  * the live values (`editNotTaken`). An object whose edit was refused or did not take is reported and left out, and
  * the files are written again without its edits, until every edit left took: state never records an edit that
@@ -128,27 +102,22 @@ interface Candidate {
 async function editUntilTaken(
   ws: Workspace,
   reload: () => Promise<LoadedManifests>,
-  candidates: readonly Candidate[],
+  candidates: readonly AcceptCandidate[],
   skipped: string[],
 ): Promise<{ changed: string[]; failed: Set<string> }> {
   const failed = new Set<string>();
-  const editing = (): Candidate[] =>
+  const editing = (): AcceptCandidate[] =>
     candidates.filter((c) => c.declared !== undefined && c.edits.length > 0 && !failed.has(c.entry.address));
   if (editing().length === 0) return { changed: [], failed };
   const originals = new Map<string, string>();
-  const templates = new Map<string, string>();
   for (const { declared } of editing()) {
-    if (declared === undefined) continue;
-    if (!originals.has(declared.source.file))
+    if (declared !== undefined && !originals.has(declared.source.file))
       originals.set(declared.source.file, await readFile(declared.source.file, 'utf8'));
-    for (const origin of declared.source.origin ?? []) {
-      if (origin.role === 'extends' && !templates.has(origin.file))
-        templates.set(origin.file, await readFile(origin.file, 'utf8'));
-    }
   }
+  const templates = await templateTexts(editing());
   const onDisk = new Map<string, string | null>(originals);
   for (;;) {
-    const byFile = new Map<string, Candidate[]>();
+    const byFile = new Map<string, AcceptCandidate[]>();
     for (const candidate of editing()) {
       const file = (candidate.declared as DesiredParser | DesiredProject).source.file;
       byFile.set(file, [...(byFile.get(file) ?? []), candidate]);
@@ -161,7 +130,7 @@ async function editUntilTaken(
         inFile.map((c) => manifestTarget(c, templates)),
       );
       for (const [index, reasons] of edited.refused) {
-        const address = (inFile[index] as Candidate).entry.address;
+        const address = (inFile[index] as AcceptCandidate).entry.address;
         failed.add(address);
         skipped.push(`${address}: ${reasons.join('; ')}`);
       }
@@ -186,25 +155,6 @@ async function editUntilTaken(
   }
   const changed = [...originals].filter(([file, text]) => onDisk.get(file) !== text).map(([file]) => file);
   return { changed, failed };
-}
-
-function manifestTarget(candidate: Candidate, templates: ReadonlyMap<string, string>): ManifestTarget {
-  const source = (candidate.declared as DesiredParser | DesiredProject).source;
-  return {
-    kind: candidate.entry.kind,
-    line: source.line,
-    column: source.column,
-    edits: candidate.edits,
-    templates: (source.origin ?? [])
-      .filter((o) => o.role === 'extends')
-      .map((o) => ({
-        label: o.label,
-        file: o.file,
-        text: templates.get(o.file) ?? '',
-        line: o.line,
-        column: o.column,
-      })),
-  };
 }
 
 /**
@@ -254,54 +204,4 @@ function editNotTaken(
   return differs.length === 0
     ? undefined
     : `after the edit its manifests still declare other values than the live ones for ${differs.join(', ')} (${desired.source.origin?.some((o) => o.role === 'extends') === true ? 'a template it extends may supply them' : 'edit the manifest by hand'})`;
-}
-
-function touches(entry: ObjectDrift, key: string): boolean {
-  return entry.changes.some((c) => c.change === 'edit' && c.key === key);
-}
-
-/** The manifest edits that make a document say what the live object is. */
-function manifestEdits(entry: ObjectDrift): ManifestEdit[] {
-  if (entry.drift === 'deleted') return [{ edit: 'remove-document' }];
-  const accepted = entry.accepted;
-  const edits: ManifestEdit[] = [];
-  for (const change of entry.changes) {
-    switch (change.change) {
-      case 'rename':
-        edits.push({ edit: 'rename-field', from: change.from, to: change.to });
-        break;
-      case 'remove':
-        edits.push({ edit: 'remove-field', field: change.field });
-        break;
-      case 'add': {
-        const fields = accepted?.kind === 'Parser' ? (accepted.definition?.fields ?? []) : [];
-        edits.push({ edit: 'add-field', field: change.field, value: writtenField(fields, change.field) });
-        break;
-      }
-      case 'edit': {
-        // No webhook is written as no key (a key dropped from a manifest is reset to none: the same thing).
-        edits.push({ edit: 'set', key: change.key, value: change.live ?? undefined });
-        break;
-      }
-    }
-  }
-  return edits;
-}
-
-/** A new field as a manifest writes it: the placeholder description, and its children nested under `fields`. */
-function writtenField(fields: readonly DesiredField[], name: string): Record<string, unknown> {
-  const children = fields.filter((f) => parentOf(f.name) === name);
-  const own = fields.find((f) => f.name === name);
-  return {
-    description: own?.description ?? PLACEHOLDER_DESCRIPTION,
-    ...(children.length > 0
-      ? {
-          fields: Object.fromEntries(
-            children.map((c) => [c.name.slice(name.length + 1), writtenField(fields, c.name)]),
-          ),
-        }
-      : own?.type !== undefined
-        ? { type: own.type }
-        : {}),
-  };
 }

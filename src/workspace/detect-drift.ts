@@ -11,11 +11,15 @@ import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { unless404 } from '../api/api-error.js';
 import { fieldlessOf, servicesUsed, summaryOf } from './read-live.js';
+import { acceptRefusals, withAcceptRefusals } from './accept-checks.js';
 
 export interface DetectDriftOptions {
   /** Only these addresses; all that state manages when empty. */
   targets?: readonly string[];
-  /** When given, `lifecycle.ignore_changes` of a project's manifest keeps those keys out of drift. */
+  /**
+   * When given, `lifecycle.ignore_changes` of a project's manifest keeps those keys out of drift, and what
+   * `drift --accept` would refuse to edit in them is reported as not possible to accept (acceptRefusals).
+   */
   manifests?: LoadedManifests;
   signal?: AbortSignal;
 }
@@ -51,13 +55,18 @@ export async function detectWorkspaceDrift(
   const ignored = Object.fromEntries(
     (options.manifests?.projects ?? []).map((p) => [p.address, p.ignoreChanges as readonly string[]]),
   );
-  const report = detectDrift({
+  const found = detectDrift({
     state,
     live,
     ignored,
     ...(options.targets !== undefined ? { targets: options.targets } : {}),
     ...(options.manifests?.narrowedTo !== undefined ? { narrowedTo: options.manifests.narrowedTo } : {}),
   });
+  // What --accept would refuse is not possible in the report either (the same checks, one function).
+  const report =
+    options.manifests !== undefined
+      ? withAcceptRefusals(found, await acceptRefusals(options.manifests, found))
+      : found;
   return { state, live, report };
 }
 

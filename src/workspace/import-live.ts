@@ -5,6 +5,7 @@ import ignore from 'ignore';
 import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
 import { isWithin, walkSkips } from '../manifest/discover-files.js';
+import { environmentsReading, otherEnvironments } from '../manifest/environment-reach.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { importParser, importProject } from './live-to-manifest.js';
@@ -30,6 +31,11 @@ export interface ImportOptions {
   environment?: string | undefined;
   /** `--var-file FILE`s: values of the declared variables the manifests read. */
   varFiles?: readonly string[] | undefined;
+  /**
+   * `--allow-shared-out`: with an environment, write into a folder other environments of scrapeform.yaml read too
+   * (refused otherwise: their next plans would create what was imported, a parser at 30,000 credits).
+   */
+  allowSharedOut?: boolean;
   /** The project file; `scrapeform.yaml` in the current folder when left out; false: none. */
   projectFile?: string | false | undefined;
   /** Import from this service only; the other one is never called (a key may have access to one service only). */
@@ -272,7 +278,10 @@ async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
     'nothing was imported',
   );
   const name = selected.settings?.name;
-  const reads = name !== undefined ? environmentReads(selected, name, options.out) : undefined;
+  const reads =
+    name !== undefined
+      ? environmentReads(selected, name, options.out, options.allowSharedOut === true)
+      : undefined;
   const out = reads?.out ?? options.out ?? '.';
   const reading = name !== undefined || (await exists(out));
   const manifests = reading
@@ -312,6 +321,7 @@ function environmentReads(
   selected: SelectedEnvironment,
   name: string,
   given: string | undefined,
+  allowShared: boolean,
 ): Pick<ImportTarget, 'out' | 'checkRead'> {
   const written = selected.project?.config?.environments?.[name]?.paths ?? ['.'];
   // A path of the environment may be a file: the folder written into is the first path that is a folder (or is
@@ -334,6 +344,7 @@ function environmentReads(
     throw refuse(`environment "${name}" does not read it (its paths: ${written.join(', ')})`);
   const skipped = walkSkips(out, root, { ...walk, isDirectory: true });
   if (skipped !== undefined) throw refuse(skipped === 'excluded' ? excluded : ignored);
+  if (!allowShared) refuseShared(selected, name, out);
   return {
     out,
     checkRead: (file, address) => {
@@ -346,6 +357,30 @@ function environmentReads(
       );
     },
   };
+}
+
+/**
+ * A folder another environment of scrapeform.yaml reads too: what import writes there for one environment (from
+ * its account) the others' next plans read as theirs, and plan creating, each in its own account (a parser at
+ * 30,000 credits, with placeholder descriptions). Refused unless `--allow-shared-out` says that is meant.
+ */
+function refuseShared(selected: SelectedEnvironment, name: string, out: string): void {
+  const project = selected.project;
+  if (project === undefined) return;
+  const readers = environmentsReading(out, otherEnvironments(project.config, project.folder, name), {
+    projectFile: project.file,
+    isDirectory: true,
+  });
+  if (readers.length === 0) return;
+  const named = `${readers.length === 1 ? 'environment' : 'environments'} ${readers.map((r) => `"${r}"`).join(', ')}`;
+  throw new ScrapeformError(
+    'import.out-shared',
+    `--out ${out}: ${named} ${readers.length === 1 ? 'reads' : 'read'} it too, whose next plan would create what is imported there for "${name}"; nothing was imported`,
+    {
+      hint: `import into a folder only "${name}" reads (--out, or a path of its own in scrapeform.yaml), or pass --allow-shared-out if the other environments should declare these objects too`,
+      details: { environments: readers },
+    },
+  );
 }
 
 /** Whether a path is a folder, or is not there yet and import can make it (nothing above it is a file). */

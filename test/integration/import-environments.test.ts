@@ -149,6 +149,42 @@ describe('import with environments', () => {
     await expect(readdir(path.join(dir, '.scrapeform'))).rejects.toThrow('ENOENT');
   });
 
+  it('refuses a folder another environment reads too, before any call, unless --allow-shared-out', async () => {
+    await writeFile(
+      path.join(dir, 'scrapeform.yaml'),
+      CONFIG.replace('paths: [staging]', 'paths: [shared, staging]').replace(
+        'exclude: [',
+        'exclude: [shared/stg/, ',
+      ),
+    );
+    const before = h.emulator.requestLog.length;
+    // Without --out: the first path, shared, which prod reads too.
+    for (const out of [[], ['--out', 'shared/sub']]) {
+      const run = await scrapeform(['import', '--env', 'staging', ...out]);
+      const folder = out.length === 0 ? 'shared' : 'shared/sub';
+      expect([run.code, run.stdout, run.stderr], folder).toEqual([
+        1,
+        '',
+        `error: --out ${folder}: environment "prod" reads it too, whose next plan would create what is imported there for "staging"; nothing was imported\n  hint: import into a folder only "staging" reads (--out, or a path of its own in scrapeform.yaml), or pass --allow-shared-out if the other environments should declare these objects too\n`,
+      ]);
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+    expect(await readdir(path.join(dir, 'shared'))).toEqual(['.keep']);
+    await expect(stateOf('staging')).rejects.toThrow('ENOENT');
+
+    // A folder prod excludes, or one only staging reads, is staging's own.
+    const own = await scrapeform(['import', '--env', 'staging', '--out', 'shared/stg', '--filter', 'legacy']);
+    expect([own.code, own.stdout], own.stderr).toEqual([
+      0,
+      `imported project.legacy -> ${path.join('shared', 'stg', 'project-legacy.yaml')}\n`,
+    ]);
+    const allowed = await scrapeform(['import', '--env', 'staging', '--allow-shared-out']);
+    expect([allowed.code, allowed.stdout], allowed.stderr).toEqual([
+      0,
+      `imported project.nightly -> ${path.join('shared', 'project-nightly.yaml')}\n`,
+    ]);
+  });
+
   it('writes into the first path of the environment that is a folder, and refuses an --out that is a file', async () => {
     await writeFile(
       path.join(dir, 'scrapeform.yaml'),

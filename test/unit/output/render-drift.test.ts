@@ -95,6 +95,34 @@ describe('drift renderers', () => {
     ).toBe('No drift: the managed object matches state.');
   });
 
+  it('the summary promises accepting only what can be accepted', () => {
+    const refused = (at: number): DriftReport => ({
+      ...report,
+      drift: report.drift.map((d, i) =>
+        i <= at ? { ...d, accept: { ...d.accept, possible: false, note: 'kept in state' } } : d,
+      ),
+    });
+    const last = (text: string): string => text.split('\n').at(-1) ?? '';
+    expect(last(renderOutput('drift', 'human', report, plain))).toBe(
+      'Accept all (scrapeform drift --accept): free, no call',
+    );
+    expect(last(renderOutput('drift', 'human', refused(0), plain))).toBe(
+      'Accept (scrapeform drift --accept): 1 of 2 can be accepted, free, no call',
+    );
+    expect(last(renderOutput('drift', 'human', refused(1), plain))).toBe(
+      'Accept (scrapeform drift --accept): nothing can be accepted (see each object)',
+    );
+    expect(renderOutput('drift', 'markdown', refused(1), plain)).toContain(
+      '**Accept** (`scrapeform drift --accept`): nothing can be accepted (see each object).',
+    );
+    expect(last(renderDriftText(refused(0)))).toBe(
+      'Revert: 2 calls, no regeneration, 0 credits. Accept: 1 of 2 can be accepted, free, no call.',
+    );
+    expect(last(renderDriftText(report))).toBe(
+      'Revert: 2 calls, no regeneration, 0 credits. Accept: free, no call.',
+    );
+  });
+
   it('JSON leaves out what accept records (internal)', () => {
     const json = JSON.parse(renderOutput('drift', 'json', report, plain)) as {
       drift: Record<string, unknown>[];
