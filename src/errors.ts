@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   'plan.too-many-regenerations',
   'plan.unknown-address',
   'run.jobs-unreadable',
+  'run.unconfirmed',
   'run.wait-timeout',
   'state.corrupt',
   'state.io',
