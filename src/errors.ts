@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'apply.archive-unconfirmed',
   'apply.create-unconfirmed',
   'apply.credits-refused',
+  'apply.delete-unconfirmed',
   'apply.destroy-not-approved',
   'apply.forget-not-approved',
   'apply.generation-failed',
