@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, unless404 } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -50,7 +50,7 @@ export interface CallLine {
 
 /**
  * Makes one call and records it with `status`; statuses in `gone` (a DELETE of something already gone) count as
- * done. No call starts after Ctrl-C.
+ * done. Returns the status recorded. No call starts after Ctrl-C.
  */
 export async function makeCall(
   ctx: HandlerContext,
@@ -60,18 +60,32 @@ export async function makeCall(
   run: () => Promise<unknown>,
   status: number,
   gone: number[] = [],
-): Promise<void> {
+): Promise<number> {
   abortIfInterrupted(ctx);
   try {
     await run();
     noteCall(ctx, change, result, line, status);
+    return status;
   } catch (error) {
     if (error instanceof ApiError && gone.includes(error.status)) {
       noteCall(ctx, change, result, line, error.status);
-      return;
+      return error.status;
     }
     throw error;
   }
+}
+
+/**
+ * After a DELETE answered 404: the object counts as gone only once a read by id answers 404 too, since an answer
+ * is never proof of absence by itself (DESIGN section 2). While the read still shows it, `unconfirmed` is thrown
+ * and the caller keeps it in state; a read that fails otherwise is thrown as it is (unknown is not gone either).
+ */
+export async function confirmGone(
+  read: () => Promise<unknown>,
+  unconfirmed: () => ScrapeformError,
+): Promise<void> {
+  if ((await unless404(read)) === undefined) return;
+  throw unconfirmed();
 }
 
 export function noteCall(

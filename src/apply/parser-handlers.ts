@@ -14,7 +14,7 @@ import type {
 import { parsersDeleted } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { abortIfInterrupted, makeCall, noteCall } from './apply-context.js';
+import { abortIfInterrupted, confirmGone, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
@@ -200,7 +200,16 @@ async function replaceParser(
     false,
   );
   if (status !== 'FINISHED') {
-    await deleteParser(ctx, change, result, created.id);
+    // A new parser still shown after its delete stays in state as the new parser of a half-done replace (as after
+    // a killed run): the next plan makes the replace again and deletes it then.
+    await deleteParser(ctx, change, result, created.id).catch((error: unknown) => {
+      if (!(error instanceof ScrapeformError)) throw error;
+      throw new ScrapeformError(
+        error.code,
+        `the new parser FAILED: ${result.error?.message ?? status}; ${error.message}; the old parser ${oldId} stays`,
+        error.hint !== undefined ? { hint: error.hint } : {},
+      );
+    });
     await ctx.store.commit((state) => {
       // The old parser stays; a failure it already had counts this try, so plans stop retrying it by themselves.
       if (previous?.kind === 'Parser' && previous.failed !== undefined) {
@@ -257,9 +266,10 @@ async function finishReplace(
 }
 
 /**
- * Deletes a parser; one already gone (404) counts as deleted. State is written first: the write checks that the
- * lock is still this run's, so a run that lost it (taken over during a long wait for a generation) does not send
- * a call that cannot be undone.
+ * Deletes a parser; one already gone counts as deleted once a read by id answers 404 as the DELETE did
+ * (confirmGone): one the service still shows fails the change with apply.delete-unconfirmed, and the caller's
+ * state keeps it. State is written first: the write checks that the lock is still this run's, so a run that lost
+ * it (taken over during a long wait for a generation) does not send a call that cannot be undone.
  */
 async function deleteParser(
   ctx: HandlerContext,
@@ -268,7 +278,7 @@ async function deleteParser(
   id: string,
 ): Promise<void> {
   await ctx.store.lockConfirmed();
-  await makeCall(
+  const status = await makeCall(
     ctx,
     change,
     result,
@@ -276,5 +286,17 @@ async function deleteParser(
     () => ctx.clients.parsers.delete(id),
     204,
     [404],
+  );
+  if (status !== 404) return;
+  await confirmGone(
+    () => ctx.clients.parsers.get(id, undefined, ctx.options.signal),
+    () =>
+      new ScrapeformError(
+        'apply.delete-unconfirmed',
+        `the service answered 404 to the delete of parser ${id} but still shows it when read by id: it was not deleted`,
+        {
+          hint: 'state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers 404)',
+        },
+      ),
   );
 }

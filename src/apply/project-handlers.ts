@@ -10,9 +10,8 @@ import type {
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
-import { unless404 } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
-import { makeCall, noteCall } from './apply-context.js';
+import { confirmGone, makeCall, noteCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
@@ -76,7 +75,7 @@ export const PROJECT_HANDLERS = {
   archive: async (change: ProjectArchive, result, ctx) => {
     // Archive cannot be undone: state is written first, which checks that the lock is still this run's.
     await ctx.store.lockConfirmed();
-    await makeCall(
+    const status = await makeCall(
       ctx,
       change,
       result,
@@ -85,7 +84,7 @@ export const PROJECT_HANDLERS = {
       204,
       [404],
     );
-    if (result.calls.at(-1)?.status === 404) await confirmGone(ctx, change);
+    if (status === 404) await confirmArchived(ctx, change);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ProjectAdopt, _result, ctx) => {
@@ -146,14 +145,17 @@ function checkTaken(
  * absence by itself (DESIGN section 2), and a project dropped from state while the service still holds it keeps
  * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
  */
-async function confirmGone(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
-  if ((await unless404(() => ctx.clients.projects.get(change.id, ctx.options.signal))) === undefined) return;
-  throw new ScrapeformError(
-    'apply.archive-unconfirmed',
-    `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
-    {
-      hint: 'state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers 404)',
-    },
+async function confirmArchived(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
+  await confirmGone(
+    () => ctx.clients.projects.get(change.id, ctx.options.signal),
+    () =>
+      new ScrapeformError(
+        'apply.archive-unconfirmed',
+        `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
+        {
+          hint: 'state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers 404)',
+        },
+      ),
   );
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/api-error.js';
+import { ApiError, mayHaveLanded } from '../api/api-error.js';
 import { newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
@@ -86,7 +86,7 @@ export async function runProject(
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
   if (options.wait !== true) {
-    await services.clients.projects.startNow(project.id);
+    await startNow(services, project, address);
     options.onStarted?.();
     return { address: project.address, job: undefined };
   }
@@ -105,7 +105,7 @@ export async function runProject(
       })
     ).map((j) => String(j.id)),
   );
-  await services.clients.projects.startNow(project.id);
+  await startNow(services, project, address);
   options.onStarted?.();
   const listAfterStart = (signal: AbortSignal): Promise<LiveJob[]> =>
     services.clients.projects.listJobs(project.id, signal).catch((error: unknown) => {
@@ -159,6 +159,33 @@ export async function runProject(
     cut.cancel();
   }
   throw new ScrapeformError('run.wait-timeout', `${address}: the job did not end within ${within}`);
+}
+
+/**
+ * Sends the start. Each run is paid per page, so a start without a clear answer (none in time, a dropped
+ * connection, a 5xx) is not reported as a failure to retry: it may have started, and starting it again would pay
+ * for its pages twice. The PATCH is never sent again by the transport after such a failure (retry-policy.ts). A
+ * clear refusal (4xx) did not start it and stays the ApiError it is.
+ */
+async function startNow(
+  services: Services,
+  project: { id: number; address: string },
+  address: string,
+): Promise<void> {
+  try {
+    await services.clients.projects.startNow(project.id);
+  } catch (error) {
+    if (!mayHaveLanded(error)) throw error;
+    throw new ScrapeformError(
+      'run.unconfirmed',
+      `${project.address} may have started: the start (PATCH scheduledAt now) got no clear answer: ${error.message}`,
+      {
+        hint: `do not start it again before checking: scrapeform jobs ${address} shows whether a new job started`,
+        details: { started: 'unknown', projectId: project.id },
+        cause: error,
+      },
+    );
+  }
 }
 
 function messageOf(error: unknown): string {

@@ -1,10 +1,11 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { ApiClients } from '../../src/api/create-clients.js';
+import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
 import type { Services } from '../../src/workspace/open-workspace.js';
 import { runProject } from '../../src/workspace/project-jobs.js';
-import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 import { stateOf } from '../helpers/state.js';
 
 useNock();
@@ -97,5 +98,62 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
       'nightly: the job did not end within 100ms (last seen: nothing yet): the service did not answer the last look in time (it had 500 ms, one request timeout, past --wait-timeout)',
     );
     nock.cleanAll();
+  });
+});
+
+describe('run: a start without a clear answer may have started the project (it is paid: never "retry")', () => {
+  const MAY_HAVE = 'project.nightly may have started: the start (PATCH scheduledAt now) got no clear answer';
+  const CHECK =
+    'do not start it again before checking: scrapeform jobs nightly shows whether a new job started';
+
+  it('no answer in time: run.unconfirmed, sent once, saying to check the jobs before starting it again', async () => {
+    // Held far past the request timeout; a PATCH is never sent again after a failure without an answer.
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).delay(60_000).reply(200, {});
+    const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(300), 'nightly')));
+    expect(unmatched).toEqual([]);
+    expect(result.code).toBe('run.unconfirmed');
+    expect(result.message).toBe(
+      `${MAY_HAVE}: PATCH ${PIPELINE_ORIGIN}/api/projects/522?api_key=***: timed out: no answer within the request timeout of 300 ms`,
+    );
+    expect(result.hint).toBe(CHECK);
+    expect(result.details).toEqual({ started: 'unknown', projectId: 522 });
+    nock.cleanAll();
+  });
+
+  it('a 5xx: run.unconfirmed, not sent again', async () => {
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(502, 'Bad Gateway');
+    const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(), 'nightly')));
+    expect(unmatched).toEqual([]);
+    expect(result.code).toBe('run.unconfirmed');
+    expect(result.message).toBe(
+      `${MAY_HAVE}: PATCH ${PIPELINE_ORIGIN}/api/projects/522?api_key=***: 502: Bad Gateway`,
+    );
+    expect(result.hint).toBe(CHECK);
+  });
+
+  it('with --wait, a start without an answer says so too, and lists no jobs after it', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(503, 'unavailable');
+    let started = false;
+    const error = await refusal(
+      runProject(services(), 'nightly', {
+        wait: true,
+        onStarted: () => (started = true),
+        sleep: async () => {},
+      }),
+    );
+    expect(started).toBe(false);
+    expect(error.code).toBe('run.unconfirmed');
+    expect(error.hint).toBe(CHECK);
+  });
+
+  it('a clear refusal (4xx) is the ApiError it was: the project did not start', async () => {
+    service()
+      .patch('/api/projects/522', { scheduledAt: 'now' })
+      .query(keyQuery)
+      .reply(400, { error: 'archived' });
+    const error = await runProject(services(), 'nightly').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('api.bad-request');
   });
 });

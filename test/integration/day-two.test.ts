@@ -305,6 +305,25 @@ describe('run, jobs and cancel', () => {
     ]);
   });
 
+  it('run whose start lands but whose answer is lost: run.unconfirmed, exit 1, sent once, "do not start it again"', async () => {
+    await applied();
+    // The emulator carries the PATCH out (the job starts, paid) and drops the connection before answering.
+    emulator.setFaults({ dropAfterRate: 1 });
+    const run = await scrapeform(['run', 'nightly-book-pages']);
+    emulator.setFaults({ dropAfterRate: 0 });
+    expect(run.code).toBe(1);
+    const [error, hint] = run.stderr.trimEnd().split('\n');
+    expect(error).toMatch(
+      /^error: project\.nightly-book-pages may have started: the start \(PATCH scheduledAt now\) got no clear answer: PATCH http:\/\/127\.0\.0\.1:\d+\/api\/projects\/\d+\?api_key=\*\*\*: network error: /,
+    );
+    expect(hint).toBe(
+      '  hint: do not start it again before checking: scrapeform jobs nightly-book-pages shows whether a new job started',
+    );
+    await emulator.projects.idle();
+    // One new job: the start was not sent again.
+    expect([...emulator.projects.jobs.values()].map((j) => j.id)).toEqual([1, 2]);
+  });
+
   it('cancel: a running job is cancelled; an unknown or finished job is a clear error', async () => {
     const { projectId } = await applied();
     const unknown = await scrapeform(['cancel', 'nightly-book-pages', '99']);
