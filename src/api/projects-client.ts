@@ -91,7 +91,7 @@ export class ProjectsClient {
       this.transport.badResponse(
         request,
         response,
-        `the project list shows project ${id} without a name, and ${why}; projects are adopted and created by name, so no project is adopted or created from this list, and nothing was sent`,
+        `the project list shows project ${id} without a name, and ${why}; projects are adopted and created by name, so no project is adopted or created from this list`,
       );
     if (response.status === 404) throw unusable('reading it by id answered 404');
     const read = this.transport.check(request, response, response.body, ProjectSchema);

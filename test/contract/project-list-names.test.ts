@@ -56,7 +56,7 @@ describe('a project list whose items have no name', () => {
         .catch((e: unknown) => e)) as ApiError;
       expect([error.code, error.retryable]).toEqual(['api.bad-response', false]);
       expect(error.message).toBe(
-        `GET ${PIPELINE_ORIGIN}/api/projects/102?api_key=***: ${status}: unexpected response from GET /api/projects/102: the project list shows project 102 without a name, and ${why}; projects are adopted and created by name, so no project is adopted or created from this list, and nothing was sent`,
+        `GET ${PIPELINE_ORIGIN}/api/projects/102?api_key=***: ${status}: unexpected response from GET /api/projects/102: the project list shows project 102 without a name, and ${why}; projects are adopted and created by name, so no project is adopted or created from this list`,
       );
     },
   );
