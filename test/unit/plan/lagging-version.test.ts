@@ -67,6 +67,20 @@ function callsOf(plan: Plan): { method: string; path: string; body?: unknown }[]
 const LAG =
   'the service shows version 0 of parser p-1, below version 1 that state records (versions only go up: an answer lagging behind, not a change made outside scrapeform)';
 
+/** The plan of `desired` against a service lagging at version 0 (fields subtitle, price): nothing, and why. */
+function expectHeldBack(desired: ReturnType<typeof desiredParser>, resource: ParserState): void {
+  const plan = buildPlan({
+    parsers: [desired],
+    projects: [],
+    state: stateWith(resource),
+    live: liveAt(0, ['subtitle', 'price']),
+  });
+  expect(plan.resource_changes).toEqual([]);
+  expect(plan.warnings).toEqual([
+    `parser.books: ${LAG}; nothing is planned for it until the service shows version 1 again`,
+  ]);
+}
+
 describe('a live version below the one state records is lag, not drift', () => {
   it('after a free rename: nothing is planned (no PATCH based on the older version), and a warning says why', () => {
     const plan = buildPlan({
@@ -87,18 +101,7 @@ describe('a live version below the one state records is lag, not drift', () => {
   it('a change declared meanwhile waits too: never a PATCH, replace or regeneration on the lagging answer', () => {
     const wanted = desiredParser('books', [headline, price, author]);
     const moved = desiredParser('books', [headline, price], { urls: ['https://books.example/other.html'] });
-    for (const desired of [wanted, moved]) {
-      const plan = buildPlan({
-        parsers: [desired],
-        projects: [],
-        state: stateWith(afterRename),
-        live: liveAt(0, ['subtitle', 'price']),
-      });
-      expect(plan.resource_changes).toEqual([]);
-      expect(plan.warnings).toEqual([
-        `parser.books: ${LAG}; nothing is planned for it until the service shows version 1 again`,
-      ]);
-    }
+    for (const desired of [wanted, moved]) expectHeldBack(desired, afterRename);
   });
 
   it('once the service shows the recorded version again, an update is planned on it as usual', () => {
@@ -145,16 +148,7 @@ describe('a live version below the one state records is lag, not drift', () => {
         definition: definitionOf([subtitle, price, author]),
       },
     });
-    const plan = buildPlan({
-      parsers: [desiredParser('books', [subtitle, price, author])],
-      projects: [],
-      state: stateWith(failed),
-      live: liveAt(0, ['subtitle', 'price']),
-    });
-    expect(plan.resource_changes).toEqual([]);
-    expect(plan.warnings).toEqual([
-      `parser.books: ${LAG}; nothing is planned for it until the service shows version 1 again`,
-    ]);
+    expectHeldBack(desiredParser('books', [subtitle, price, author]), failed);
   });
 
   it('a pending version past the recorded one does not hide the lag below the recorded one', () => {
@@ -162,16 +156,7 @@ describe('a live version below the one state records is lag, not drift', () => {
       ...afterRename,
       pending: { version: 2, definition: definitionOf([headline, price, author]) },
     };
-    const plan = buildPlan({
-      parsers: [desiredParser('books', [headline, price, author])],
-      projects: [],
-      state: stateWith(pending),
-      live: liveAt(0, ['subtitle', 'price']),
-    });
-    expect(plan.resource_changes).toEqual([]);
-    expect(plan.warnings).toEqual([
-      `parser.books: ${LAG}; nothing is planned for it until the service shows version 1 again`,
-    ]);
+    expectHeldBack(desiredParser('books', [headline, price, author]), pending);
   });
 
   it('drift reads it the same way: no drift, a warning naming both versions', () => {
