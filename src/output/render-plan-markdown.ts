@@ -15,9 +15,12 @@ export const MARKDOWN_LIMIT = 65_536;
 
 /**
  * Room left for what the Action writes above the plan in the same comment: its marker and the line naming the
- * workspace, directory and commit (action.yml keeps them under this length). `plan --markdown` fits in the rest.
+ * workspace, directory and commit (under 1,000 characters), and for a plan refused by `--max-regenerations` the
+ * refusal (its error clipped to 600 characters, about 720 with its heading and fence). action.yml keeps them under
+ * this length, so `plan --markdown` fits in the rest and is never cut there (a cut inside a collapsed block would
+ * fold the rest of the comment away).
  */
-export const COMMENT_HEADER_RESERVE = 1_024;
+export const COMMENT_HEADER_RESERVE = 2_048;
 
 /** Room always kept for the last line that says what was cut. */
 const NOTICE_RESERVE = 200;

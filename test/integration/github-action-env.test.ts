@@ -120,4 +120,29 @@ process.exit(0);
     expect(body.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(body.endsWith(md)).toBe(true);
   });
+
+  it('a refused plan of the largest size, the longest refusal on top, is posted whole, never cut mid-block', async () => {
+    // A plan filled to its limit ends with its own collapsed blocks: a cut inside one would fold the rest away.
+    const md =
+      `${'<details><summary>x</summary>\n\n```diff\n+ y\n```\n\n</details>\n\n'.repeat(2_000)}`.slice(
+        0,
+        MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE,
+      );
+    const err = `error: the plan regenerates 400 parsers ${'parser.a '.repeat(400)}\n`.repeat(5);
+    const { comments } = await runCommentScript(
+      dir,
+      { code: '3', md, err },
+      {
+        WORKSPACE: 'w'.repeat(500),
+        DIRECTORY: 'd/'.repeat(500),
+        ENVIRONMENT: 'e'.repeat(500),
+        STATE: 'postgres://u:p@h/d',
+        DESTRUCTIVE: 'true',
+      },
+    );
+    const body = comments[0]?.body ?? '';
+    expect(body.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(body).toContain('### scrapeform plan refused (exit 3)');
+    expect(body.endsWith(md)).toBe(true);
+  });
 });
