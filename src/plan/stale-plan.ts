@@ -155,7 +155,8 @@ const call = (r: PlannedRequest): string => `${r.method} ${r.path}`;
  * What a change a fresh plan makes with the same action does otherwise: other calls (the manifests changed since the
  * plan was saved, or the file was edited and its digest computed again), or another record for state. A parser
  * update's bodies follow `--reassert` and `--accept-unknown`, which a fresh plan here does not have: only its calls'
- * paths (the parser and its versions) are compared, and parsing checked its bodies against the definition it records.
+ * paths (the parser and its versions) and the definition it records (the manifest's) are compared, and parsing
+ * checked its bodies against that definition.
  */
 function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
   const bodies = !(saved.kind === 'Parser' && saved.action === 'update');
@@ -177,7 +178,11 @@ function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
     out.push(`${saved.address}: the saved plan makes other calls than a fresh plan (${why})`);
     break;
   }
-  if (bodies && stable(changeRecord(saved)) !== stable(changeRecord(fresh)))
+  // A parser update's definition is the manifest's, whatever the flags: one edited since the plan was saved (the same
+  // field declared again otherwise) would have apply send the reviewed body against a manifest that no longer says it.
+  const recorded = (c: ResourceChange): unknown =>
+    c.kind === 'Parser' && c.action === 'update' ? c.definition : changeRecord(c);
+  if (stable(recorded(saved)) !== stable(recorded(fresh)))
     out.push(`${saved.address}: the saved plan records another definition than a fresh plan`);
   return out;
 }

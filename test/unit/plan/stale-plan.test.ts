@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarise } from '../../../src/plan/build-plan.js';
+import type { DesiredField } from '../../../src/model/desired.js';
+import { buildPlan, summarise } from '../../../src/plan/build-plan.js';
 import type { Plan } from '../../../src/plan/model.js';
 import { parseSavedPlan } from '../../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
 import { refuseStalePlan as refuseWith } from '../../../src/plan/stale-plan.js';
+import { desiredParser } from '../../helpers/desired.js';
 import { failure } from '../../helpers/failure.js';
 
 /** The check with no object protected by prevent_destroy unless `protectedNow` names it. */
@@ -307,6 +309,51 @@ describe('refuseStalePlan', () => {
       ]);
       expect(failure(() => refuseStalePlan(recorded, fresh, { lineage: 'L', serial: 3 })).message).toBe(
         'refusing the saved plan: project.c: the saved plan records another definition than a fresh plan',
+      );
+    });
+
+    it('refuses a parser update saved before the manifest changed the same field again (same PATCH path)', () => {
+      const urls = ['https://books.example/q.html'];
+      const planOf = (fields: DesiredField[], options: { reassert?: string[] } = {}): Plan =>
+        buildPlan({
+          parsers: [desiredParser('q', fields, { urls })],
+          projects: [],
+          state: {
+            format_version: 1,
+            serial: 3,
+            lineage: 'L',
+            resources: {
+              'parser.q': {
+                kind: 'Parser',
+                id: 'p-q',
+                name: 'q',
+                version: 0,
+                definition: { urls, scraperParams: {}, fields: [{ name: 'title', description: 'Title' }] },
+                descriptionsKnown: true,
+              },
+            },
+          },
+          live: {
+            parsers: [
+              { id: 'p-q', name: 'q', status: 'FINISHED', error: null, generated_at: null, version: 0 },
+            ],
+            details: {},
+            projects: [],
+          },
+          options,
+        });
+      const saved = planOf([{ name: 'title', description: 'Book title' }]);
+      const state = { lineage: 'L', serial: 3 };
+      expect(() =>
+        refuseStalePlan(saved, planOf([{ name: 'title', description: 'Book title' }]), state),
+      ).not.toThrow();
+      // --reassert at plan time changes the bodies, not what the manifest declares: still the reviewed plan.
+      const reasserted = planOf([{ name: 'title', description: 'Book title' }], { reassert: ['parser.q'] });
+      expect(() => refuseStalePlan(reasserted, saved, state)).not.toThrow();
+      // The manifest now asks for another description: the reviewed PATCH would send the old one.
+      const edited = planOf([{ name: 'title', description: 'Full book title' }]);
+      expect(failure(() => refuseStalePlan(saved, edited, state)).message).toBe(
+        'refusing the saved plan: parser.q: the saved plan records another definition than a fresh plan',
       );
     });
   });
