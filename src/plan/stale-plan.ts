@@ -178,6 +178,10 @@ function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
     out.push(`${saved.address}: the saved plan makes other calls than a fresh plan (${why})`);
     break;
   }
+  // Which fields a parser update removes and renames follows from the definitions alone (--reassert re-sends
+  // descriptions as modifies): a file edited to drop or rename another field, unseen in its field_changes, is refused.
+  if (!bodies && stable(removesAndRenames(saved)) !== stable(removesAndRenames(fresh)))
+    out.push(`${saved.address}: the saved plan removes or renames other fields than a fresh plan`);
   // A parser update's definition is the manifest's, whatever the flags: one edited since the plan was saved (the same
   // field declared again otherwise) would have apply send the reviewed body against a manifest that no longer says it.
   const recorded = (c: ResourceChange): unknown =>
@@ -185,4 +189,13 @@ function otherCalls(saved: ResourceChange, fresh: ResourceChange): string[] {
   if (stable(recorded(saved)) !== stable(recorded(fresh)))
     out.push(`${saved.address}: the saved plan records another definition than a fresh plan`);
   return out;
+}
+
+/** The fields a parser update's PATCHes remove and rename, in order; none for any other change. */
+function removesAndRenames(change: ResourceChange): unknown[] {
+  if (change.kind !== 'Parser' || change.action !== 'update') return [];
+  return change.waves.flatMap((w) => [
+    ...(w.remove_fields ?? []).map((name) => ({ remove: name })),
+    ...(w.rename_fields ?? []).map((r) => ({ rename: r.name, to: r.new_name })),
+  ]);
 }

@@ -355,6 +355,23 @@ describe('refuseStalePlan', () => {
       expect(failure(() => refuseStalePlan(saved, edited, state)).message).toBe(
         'refusing the saved plan: parser.q: the saved plan records another definition than a fresh plan',
       );
+      // A file edited (and given a new digest) to remove or rename a field the reviewed plan keeps: those calls do
+      // not follow from --reassert or --accept-unknown, so they must be a fresh plan's.
+      const [change] = saved.resource_changes;
+      if (change?.kind !== 'Parser' || change.action !== 'update')
+        throw new Error('expected a parser update');
+      for (const extra of [
+        { remove_fields: ['price'] },
+        { rename_fields: [{ name: 'title', new_name: 'name' }] },
+      ]) {
+        const tampered: Plan = {
+          ...saved,
+          resource_changes: [{ ...change, waves: change.waves.map((w) => ({ ...w, ...extra })) }],
+        };
+        expect(failure(() => refuseStalePlan(tampered, saved, state)).message).toBe(
+          'refusing the saved plan: parser.q: the saved plan removes or renames other fields than a fresh plan',
+        );
+      }
     });
   });
 });
