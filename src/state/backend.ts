@@ -43,7 +43,10 @@ export interface StateBackend {
   readonly stateIdentity?: StateIdentity;
   /** The state, or an empty one (serial 0) when none was written yet. */
   read(): Promise<State>;
-  /** Writes the state with serial + 1 and returns what was written; fails if the stored serial moved since read. */
+  /**
+   * Writes the state with a serial one above the stored one (and above the state's own) and returns what was
+   * written; fails if the stored serial moved since read.
+   */
   write(state: State): Promise<State>;
   /** Takes the lock or fails naming its holder. */
   lock(operation: string): Promise<StateLock>;
