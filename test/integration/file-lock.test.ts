@@ -262,6 +262,27 @@ describe('the state file lock', () => {
     await lock.release();
   });
 
+  it('a lock file of JSON that is no lock (null, a list) is read as unreadable: locked while young, then taken over', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    for (const text of ['null', '[]', '"x"']) {
+      await writeFile(`${file}.lock`, text);
+      const young = await errorOf(() => new FileStateBackend(file).lock('apply'));
+      expect([young.code, young.message]).toEqual([
+        'state.locked',
+        `the state ${file} is locked by another run`,
+      ]);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(`${file}.lock`, old, old);
+      const lock = await new FileStateBackend(file).lock('apply');
+      await lock.release();
+      // And force-unlock removes one.
+      await writeFile(`${file}.lock`, text);
+      expect(await new FileStateBackend(file).forceUnlock()).toBeUndefined();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    }
+  });
+
   it('a takeover guard left by a run killed during its takeover does not refuse the next run', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
     const file = path.join(dir, 'state.json');
