@@ -61,6 +61,7 @@ export const ERROR_CODES = [
   'state.io',
   'state.locked',
   'state.lock-alive',
+  'state.lock-elsewhere',
   'state.lock-interrupted',
   'state.lock-lost',
   'state.lock-mismatch',

@@ -82,6 +82,8 @@ export function registerState(program: Command, run: RunCommand): void {
           }
           if (incoming.lineage === '' && current.lineage !== '')
             ctx.log(`${file} has no lineage: the backend keeps its own (${current.lineage})`);
+          // Stored one above the higher of the two serials (nextState): the file pushed is then a lower serial than
+          // the backend, and pushing the same copy again after later applies is refused instead of rolling them back.
           const written = await backend.write({
             ...incoming,
             lineage,

@@ -16,6 +16,8 @@ export interface LockInfo extends ProcessIdentity {
   pid: number;
   started: string;
   operation: string;
+  /** PostgreSQL: the backend pid of the session that took the lock (force-unlock ends only that one). */
+  session?: number;
 }
 
 /** What `force-unlock` was told: the id of the lock to break (when given), and whether a live holder may lose it. */
@@ -43,7 +45,10 @@ export interface StateBackend {
   readonly stateIdentity?: StateIdentity;
   /** The state, or an empty one (serial 0) when none was written yet. */
   read(): Promise<State>;
-  /** Writes the state with serial + 1 and returns what was written; fails if the stored serial moved since read. */
+  /**
+   * Writes the state with a serial one above the stored one (and above the state's own) and returns what was
+   * written; fails if the stored serial moved since read.
+   */
   write(state: State): Promise<State>;
   /** Takes the lock or fails naming its holder. */
   lock(operation: string): Promise<StateLock>;
@@ -108,6 +113,22 @@ export function lockAliveError(location: string, held: LockInfo): ScrapeformErro
     {
       hint: 'wait for it to finish, or stop it; to break the lock of a run that is still running, add --force',
       details: { lock: held },
+    },
+  );
+}
+
+/**
+ * PostgreSQL `force-unlock` without --force when the session holding the lock's key is not the one the state's lock
+ * row names: the key is of the workspace's table name, so a run of the same workspace in another schema of the
+ * database holds the same one. Ending it would stop that run mid-apply: nothing is broken.
+ */
+export function lockElsewhereError(location: string, pid: number): ScrapeformError {
+  return new ScrapeformError(
+    'state.lock-elsewhere',
+    `the state ${location} is locked by a database session (pid ${pid}) that is not the run this state recorded: it is a run of another state with the same lock key (the same workspace in another schema of this database), or a run still taking the lock; nothing was broken`,
+    {
+      hint: `see who it is with SELECT * FROM pg_stat_activity WHERE pid = ${pid}; if it is a run of this state that died, add --force`,
+      details: { pid },
     },
   );
 }

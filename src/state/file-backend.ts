@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstatSync, readlinkSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
@@ -24,6 +25,12 @@ export { DEFAULT_STATE_PATH } from '../model/state-location.js';
 export class FileStateBackend implements StateBackend {
   readonly location: string;
   readonly stateIdentity: StateIdentity;
+  /**
+   * The file read, written and locked: `location`, or where it points when it is a symbolic link (linkTarget). The
+   * rename otherwise replaced the link with a file of its own, and the lock was taken beside the link: two
+   * checkouts linking one shared state each held a lock of their own and each wrote a copy the other never read.
+   */
+  private readonly file: string;
   /** The lock file beside the state (file-lock.ts): each write first checks that it is still this run's. */
   private readonly fileLock: FileLock;
   private lastSerial: number | undefined;
@@ -54,7 +61,8 @@ export class FileStateBackend implements StateBackend {
         .split(path.sep)
         .join('/'),
     };
-    this.fileLock = new FileLock(file);
+    this.file = linkTarget(file);
+    this.fileLock = new FileLock(this.file);
   }
 
   /** A lock this backend took over because the process holding it had died (the CLI reports it). */
@@ -111,10 +119,10 @@ export class FileStateBackend implements StateBackend {
   private async readFile(): Promise<State> {
     await this.checkFolderCase();
     // Identified before reading: a file replaced in between is then seen as changed at the next write.
-    const seen = await identify(this.location);
+    const seen = await identify(this.file);
     let text: string;
     try {
-      text = await readFile(this.location, 'utf8');
+      text = await readFile(this.file, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EISDIR') throw notAFile(this.location);
@@ -156,13 +164,13 @@ export class FileStateBackend implements StateBackend {
 
   private async writeFile(state: State): Promise<State> {
     await this.checkFolderCase();
-    const now = await identify(this.location);
+    const now = await identify(this.file);
     const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
     // Serialised in one synchronous step: the caller may change `state` while the file is written.
     const next = nextState(state, stored, this.lastSerial, this.location);
     const text = `${JSON.stringify(next)}\n`;
-    await mkdir(path.dirname(this.location), { recursive: true });
-    const temporary = `${this.location}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+    await mkdir(path.dirname(this.file), { recursive: true });
+    const temporary = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     let written: FileIdentity;
     try {
       const handle = await open(temporary, 'w');
@@ -175,14 +183,14 @@ export class FileStateBackend implements StateBackend {
         await handle.close();
       }
       await this.fileLock.checkHeld();
-      await rename(temporary, this.location);
+      await rename(temporary, this.file);
     } catch (error) {
       // Whatever failed (a full disk mid-write, the lock lost), the temporary file goes: one left on a full disk
       // keeps it full.
       await rm(temporary, { force: true }).catch(() => undefined);
       throw error;
     }
-    await syncFolder(path.dirname(this.location));
+    await syncFolder(path.dirname(this.file));
     this.lastSerial = next.serial;
     this.lastSeen = written;
     return next;
@@ -190,7 +198,7 @@ export class FileStateBackend implements StateBackend {
 
   private async peekSerial(): Promise<number | undefined> {
     try {
-      return (JSON.parse(await readFile(this.location, 'utf8')) as State).serial;
+      return (JSON.parse(await readFile(this.file, 'utf8')) as State).serial;
     } catch {
       return undefined;
     }
@@ -202,6 +210,23 @@ function notAFile(location: string): ScrapeformError {
   return new ScrapeformError('state.not-a-file', `the state path ${location} is a folder, not a file`, {
     hint: `point --state (or SCRAPEFORM_STATE) at a file inside it, such as ${path.join(location, 'state.json')}`,
   });
+}
+
+/**
+ * The file a state path names once symbolic links are followed (a link that points nowhere yet included: the first
+ * write creates its target); the path itself when it is no link or cannot be examined. A loop of links stops.
+ */
+function linkTarget(file: string): string {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      if (!lstatSync(current).isSymbolicLink()) return current;
+      current = path.resolve(path.dirname(current), readlinkSync(current));
+    } catch {
+      return current;
+    }
+  }
+  return current;
 }
 
 /** What tells one version of the file from another without reading it. */

@@ -166,7 +166,7 @@ export class FileLock {
 
   /**
    * The lock as written (to see whether it changed) and as read: undefined when absent, without `info` when it
-   * cannot be read (empty, or half written).
+   * cannot be read (empty, half written, or JSON that is not an object).
    */
   private async readLockText(): Promise<{ text: string; info?: LockInfo } | undefined> {
     let text: string;
@@ -175,11 +175,17 @@ export class FileLock {
     } catch {
       return undefined;
     }
+    let data: unknown;
     try {
-      return { text, info: JSON.parse(text) as LockInfo };
+      data = JSON.parse(text);
     } catch {
       return { text };
     }
+    // JSON that is no lock (`null`, a list: written by hand or by another tool) is as unreadable as a half-written
+    // one: judging its holder failed with a TypeError, in force-unlock too, so no command could clear it.
+    const lock = data as Partial<LockInfo> | null;
+    if (typeof lock !== 'object' || lock === null || Array.isArray(lock)) return { text };
+    return { text, info: lock as LockInfo };
   }
 
   /**

@@ -265,7 +265,8 @@ export function emptyState(lineage: string): State {
 
 /**
  * The state to store on a write, given the serial stored now and the one the writer read: a writer that read an
- * older serial loses (nothing is overwritten); the first write gives the state its lineage.
+ * older serial loses (nothing is overwritten); the serial written is one above both the stored one and the state's
+ * own; the first write gives the state its lineage.
  */
 export function nextState(
   state: State,
@@ -287,7 +288,9 @@ export function nextState(
   return {
     ...rest,
     ...(intents !== undefined && Object.keys(intents).length > 0 ? { intents } : {}),
-    serial: (stored ?? state.serial) + 1,
+    // Above the state's own serial too: a state pushed with serial 10 onto a backend at 3 is stored as 11, so that
+    // copy pushed again after later applies is a lower serial and refused, not a silent roll-back of them.
+    serial: Math.max(stored ?? state.serial, state.serial) + 1,
     lineage: state.lineage === '' ? randomUUID() : state.lineage,
   };
 }

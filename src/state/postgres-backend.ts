@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
+import { describeLock, lockAliveError, lockElsewhereError, lockMismatch, newLockInfo } from './backend.js';
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { judgeHolder } from './process-identity.js';
 import { redactUrl } from '../model/state-url.js';
@@ -223,10 +223,12 @@ export class PostgresStateBackend implements StateBackend {
     this.taking = info;
     try {
       const client = await this.connect();
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-        this.lockKey.toString(),
-      ]);
+      const { rows } = await client.query<{ locked: boolean; session: number }>(
+        'SELECT pg_try_advisory_lock($1) AS locked, pg_backend_pid() AS session',
+        [this.lockKey.toString()],
+      );
       if (rows[0]?.locked !== true) throw lockedError(this.location, await this.lockRow(client));
+      info.session = rows[0].session;
       try {
         await client.query(
           'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
@@ -351,6 +353,10 @@ export class PostgresStateBackend implements StateBackend {
     };
     if (options.lockId !== undefined && held.id !== options.lockId)
       throw lockMismatch(this.location, options.lockId, held);
+    // Only the session this state's row names (a row of an earlier version names none): one with no row here, or
+    // another, holds the key for another state (the same workspace in another schema) or is still taking it.
+    const elsewhere = recorded === undefined || (recorded.session ?? session.pid) !== session.pid;
+    if (elsewhere && options.force !== true) throw lockElsewhereError(this.location, session.pid);
     if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
       throw lockAliveError(this.location, held);
     }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ScrapeformError } from '../../src/errors.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
+import { emptyState } from '../../src/state/model.js';
 import { currentProcessIdentity, processEnded } from '../../src/state/process-identity.js';
 
 const BUILT_BACKEND = path.resolve(import.meta.dirname, '../../dist/state/file-backend.js');
@@ -112,6 +113,34 @@ describe('the state file lock', () => {
       ]);
     }
   }, 60_000);
+
+  it('a state file that is a symbolic link is locked and written where it points, for every link to it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-symlink-'));
+    const shared = path.join(dir, 'shared', 'state.json');
+    await mkdir(path.dirname(shared));
+    await writeFile(shared, JSON.stringify({ ...emptyState('L'), serial: 3 }));
+    const links = ['one', 'two'].map((name) => path.join(dir, name, '.scrapeform', 'state.json'));
+    for (const link of links) {
+      await mkdir(path.dirname(link), { recursive: true });
+      await symlink(shared, link);
+    }
+    const first = new FileStateBackend(links[0]);
+    const second = new FileStateBackend(links[1]);
+    const lock = await first.lock('apply');
+    // Two checkouts linking one state take one lock.
+    await expect(second.lock('apply')).rejects.toMatchObject({ code: 'state.locked' });
+    const read = await first.read();
+    await first.write({
+      ...read,
+      resources: { 'project.a': { kind: 'Project', id: 1, name: 'a', definition: {} } },
+    });
+    await lock.release();
+    expect((await lstat(links[0] ?? '')).isSymbolicLink()).toBe(true);
+    const written = JSON.parse(await readFile(shared, 'utf8')) as State;
+    expect([written.serial, Object.keys(written.resources)]).toEqual([4, ['project.a']]);
+    expect((await second.read()).serial).toBe(4);
+    expect((await readdir(path.dirname(shared))).sort()).toEqual(['state.json']);
+  });
 
   it('a write after the lock was broken fails with state.lock-lost and leaves the new holder’s state', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
@@ -231,6 +260,27 @@ describe('the state file lock', () => {
     const lock = await backend.lock('apply');
     expect(JSON.parse(await readFile(`${file}.lock`, 'utf8'))).toMatchObject({ id: lock.info.id });
     await lock.release();
+  });
+
+  it('a lock file of JSON that is no lock (null, a list) is read as unreadable: locked while young, then taken over', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
+    const file = path.join(dir, 'state.json');
+    for (const text of ['null', '[]', '"x"']) {
+      await writeFile(`${file}.lock`, text);
+      const young = await errorOf(() => new FileStateBackend(file).lock('apply'));
+      expect([young.code, young.message]).toEqual([
+        'state.locked',
+        `the state ${file} is locked by another run`,
+      ]);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(`${file}.lock`, old, old);
+      const lock = await new FileStateBackend(file).lock('apply');
+      await lock.release();
+      // And force-unlock removes one.
+      await writeFile(`${file}.lock`, text);
+      expect(await new FileStateBackend(file).forceUnlock()).toBeUndefined();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    }
   });
 
   it('a takeover guard left by a run killed during its takeover does not refuse the next run', async () => {

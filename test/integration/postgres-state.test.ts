@@ -510,6 +510,37 @@ setInterval(() => {}, 1000);`;
     }
   });
 
+  it('force-unlock does not end the run of the same workspace in another schema of the database', async () => {
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    await admin.query('CREATE SCHEMA env_prod; CREATE SCHEMA env_staging');
+    const inSchema = (schema: string): string => {
+      const url = new URL(databaseUrl);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      return url.toString();
+    };
+    const prod = new PostgresStateBackend(inSchema('env_prod'), 'default');
+    const staging = new PostgresStateBackend(inSchema('env_staging'), 'default');
+    try {
+      // A run of staging on a CI runner that finished leaves its row behind; then prod applies.
+      await (await staging.lock('apply')).release();
+      await admin.query(
+        `UPDATE env_staging.scrapeform_locks SET info = jsonb_set(info, '{host}', '"ci-runner-7"')`,
+      );
+      const lock = await prod.lock('apply');
+      const location = `${inSchema('env_staging')} (workspace default)`;
+      await expect(staging.forceUnlock()).rejects.toThrow(
+        `the state ${location} is locked by a database session (pid ${String(lock.info.session)}) that is not the run this state recorded: it is a run of another state with the same lock key (the same workspace in another schema of this database), or a run still taking the lock; nothing was broken`,
+      );
+      await expect(staging.forceUnlock()).rejects.toMatchObject({ code: 'state.lock-elsewhere' });
+      // Prod's run keeps its lock and writes.
+      expect((await prod.write(await prod.read())).serial).toBe(1);
+      await lock.release();
+    } finally {
+      await Promise.all([prod.close(), staging.close(), admin.end()]);
+    }
+  });
+
   it('after the session ends (the database restarted) the next call reconnects; a lock taken on it is lost', async () => {
     const backend = new PostgresStateBackend(databaseUrl, 'reconnect');
     const other = new PostgresStateBackend(databaseUrl, 'reconnect');

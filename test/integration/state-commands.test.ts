@@ -106,6 +106,45 @@ describe('state push', () => {
       stderr: '',
     });
   });
+
+  it('writes a pushed serial above the one pushed, so the same copy pushed again later is refused', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    const project = (name: string, id: number): State['resources'][string] => ({
+      kind: 'Project',
+      id,
+      name,
+      definition: { name },
+    });
+    await writeFile(backendFile, JSON.stringify({ ...stateOf({}), lineage: 'L', serial: 3 }));
+    await writeFile(
+      path.join(cwd, 'copy.json'),
+      JSON.stringify({ ...stateOf({ 'project.a': project('a', 1) }), lineage: 'L', serial: 10 }),
+    );
+    expect(await runScrapeform(['state', 'push', 'copy.json', '--state', backendFile], { cwd })).toEqual({
+      code: 0,
+      stdout: `Pushed 1 object to ${backendFile} (serial 11).\n`,
+      stderr: '',
+    });
+    // Applies record another object (serials 12 and 13); the old copy pushed again must not roll them back.
+    const backend = new FileStateBackend(backendFile);
+    const lock = await backend.lock('apply');
+    const read = await backend.read();
+    const once = await backend.write({
+      ...read,
+      resources: { ...read.resources, 'project.b': project('b', 2) },
+    });
+    await backend.write(once);
+    await lock.release();
+    const again = await runScrapeform(['state', 'push', 'copy.json', '--state', backendFile], { cwd });
+    expect(again).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: refusing to push copy.json: its serial 10 is lower than the backend's 13\n  hint: pull first to see what is there; --force overwrites it\n`,
+    });
+    const kept = JSON.parse(await readFile(backendFile, 'utf8')) as State;
+    expect([kept.serial, Object.keys(kept.resources).sort()]).toEqual([13, ['project.a', 'project.b']]);
+  });
 });
 
 describe('state push of a file the backends would not read', () => {
@@ -174,7 +213,7 @@ describe('state push of a file the backends would not read', () => {
     );
     expect(await runScrapeform(['state', 'push', 'pushed.json', '--state', backendFile], { cwd })).toEqual({
       code: 0,
-      stdout: `Pushed 1 object to ${backendFile} (serial 5).\n`,
+      stdout: `Pushed 1 object to ${backendFile} (serial 7).\n`,
       stderr: 'pushed.json has no lineage: the backend keeps its own (BACKEND)\n',
     });
     const written = JSON.parse(await readFile(backendFile, 'utf8')) as State;
