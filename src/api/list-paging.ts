@@ -113,8 +113,8 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   }
   // Nothing says where the list ends: the stated total, else a page shorter than a full one, does.
   const offset = readCount(firstOf(sources, ['offset']));
+  const size = readCount(firstOf(sources, PAGE_SIZE_KEYS));
   if (offset === undefined && number === undefined) {
-    const size = readCount(firstOf(sources, PAGE_SIZE_KEYS));
     if (page.whole && page.total === undefined && size !== undefined && size > 0 && onPage >= size) {
       throw transport.badResponse(
         request,
@@ -129,7 +129,7 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   const more =
     page.total !== undefined
       ? (offset !== undefined ? offset + onPage : page.readSoFar) < page.total
-      : onPage >= (readCount(firstOf(sources, PAGE_SIZE_KEYS)) ?? page.firstPage);
+      : onPage >= (size ?? page.firstPage);
   if (!more) return undefined;
   return offset !== undefined
     ? { kind: 'query', name: 'offset', value: String(offset + onPage) }
