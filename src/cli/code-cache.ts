@@ -46,7 +46,6 @@ export function useCodeCache(options: CodeCacheOptions): void {
     return;
   }
   const own = options.root + path.sep;
-  const writable = canWrite(options.root);
   const tally: Tally = { used: 0, refused: 0, missing: 0, written: 0 };
   const toWrite: { script: vm.Script; file: string; header: Buffer }[] = [];
   type Compile = (this: Module, content: string, filename: string) => unknown;
@@ -66,14 +65,16 @@ export function useCodeCache(options: CodeCacheOptions): void {
     if (cachedData === undefined) tally.missing++;
     else if (script.cachedDataRejected === true) tally.refused++;
     else tally.used++;
-    if (writable && (cachedData === undefined || script.cachedDataRejected === true))
+    if (cachedData === undefined || script.cachedDataRejected === true)
       toWrite.push({ script, file, header });
     const run = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return run.call(this.exports, this.exports, requireOf(this), this, filename, path.dirname(filename));
   };
   process.once('exit', () => {
-    // The bytecode of every function compiled so far is in the entry: made at exit, not when the file loaded.
-    for (const { script, file, header } of toWrite) {
+    // The bytecode of every function compiled so far is in the entry: made at exit, not when the file loaded. Whether
+    // the folder can be written is asked only when there is something to write (not at every start).
+    const writable = toWrite.length > 0 && canWrite(options.root);
+    for (const { script, file, header } of writable ? toWrite : []) {
       if (writeEntry(dir, file, header, script.createCachedData())) tally.written++;
     }
     if (options.env.SCRAPEFORM_CODE_CACHE_DEBUG === '1') {
