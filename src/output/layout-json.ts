@@ -11,41 +11,74 @@ export interface JsonLayout {
  * A JSON value laid out for a terminal: on one line when it fits `width`, else one key or element per line,
  * nested. A line is only ever broken between two values, never inside one: a long string stays whole on its own
  * line. Only a long list of plain values (an input list of thousands) is shown in part, whole entries and a count.
- * Every line is printable (escape-text.ts).
+ * Every line is printable (escape-text.ts). `json` is the value's JSON when the caller already has it.
+ *
+ * Written into one array, each value's JSON made once: a plan of 1,000 creates lays out 1,000 bodies, and the
+ * nested arrays, spreads and second JSON of the whole body were most of the time it took to print (bench/scale.js).
  */
-export function layoutJson(value: unknown, layout: JsonLayout, indent = 0): string[] {
-  return lay(value, '', indent, layout).map(printable);
+export function layoutJson(
+  value: unknown,
+  layout: JsonLayout,
+  indent = 0,
+  json: string = JSON.stringify(value) ?? 'null',
+): string[] {
+  const out: string[] = [];
+  lay(value, json, '', indent, layout, out);
+  for (let i = 0; i < out.length; i++) out[i] = printable(out[i] as string);
+  return out;
 }
 
-function lay(value: unknown, prefix: string, indent: number, layout: JsonLayout): string[] {
-  const pad = ' '.repeat(indent);
-  const compact = JSON.stringify(value) ?? 'null';
-  if (
-    value === null ||
-    typeof value !== 'object' ||
-    pad.length + prefix.length + compact.length <= layout.width
-  )
-    return [`${pad}${prefix}${compact}`];
+const pads: string[] = [];
+
+function pad(indent: number): string {
+  return (pads[indent] ??= ' '.repeat(indent));
+}
+
+function lay(
+  value: unknown,
+  json: string,
+  prefix: string,
+  indent: number,
+  layout: JsonLayout,
+  out: string[],
+): void {
+  const head = pad(indent);
+  if (value === null || typeof value !== 'object' || head.length + prefix.length + json.length <= layout.width) {
+    out.push(`${head}${prefix}${json}`);
+    return;
+  }
   const inner = indent + 2;
   if (Array.isArray(value)) {
-    if (value.length === 0) return [`${pad}${prefix}[]`];
+    if (value.length === 0) {
+      out.push(`${head}${prefix}[]`);
+      return;
+    }
     const plain = value.every((v) => v === null || typeof v !== 'object');
-    const shown = plain ? value.slice(0, layout.maxListItems) : value;
-    const items = shown.map((v) => lay(v, '', inner, layout));
-    const rest = value.length - shown.length;
-    const more = rest > 0 ? [`${' '.repeat(inner)}… ${rest} more`] : [];
-    return [`${pad}${prefix}[`, ...joinWithCommas(items, more.length > 0), ...more, `${pad}]`];
+    const shown = plain ? Math.min(value.length, layout.maxListItems) : value.length;
+    const rest = value.length - shown;
+    out.push(`${head}${prefix}[`);
+    for (let i = 0; i < shown; i++) {
+      const item: unknown = value[i];
+      lay(item, JSON.stringify(item) ?? 'null', '', inner, layout, out);
+      // A comma after every item but the last, and after the last too when the count of the rest follows.
+      if (i < shown - 1 || rest > 0) out[out.length - 1] += ',';
+    }
+    if (rest > 0) out.push(`${pad(inner)}… ${rest} more`);
+    out.push(`${head}]`);
+    return;
   }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return [`${pad}${prefix}{}`];
-  const items = entries.map(([k, v]) => lay(v, `${JSON.stringify(k)}: `, inner, layout));
-  return [`${pad}${prefix}{`, ...joinWithCommas(items, false), `${pad}}`];
-}
-
-/** The lines of each item, a comma after every item but the last (and after the last too when more follows). */
-function joinWithCommas(items: string[][], commaAfterLast: boolean): string[] {
-  return items.flatMap((lines, i) => {
-    if (i === items.length - 1 && !commaAfterLast) return lines;
-    return [...lines.slice(0, -1), `${lines[lines.length - 1] ?? ''},`];
-  });
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => record[key] !== undefined);
+  if (keys.length === 0) {
+    out.push(`${head}${prefix}{}`);
+    return;
+  }
+  out.push(`${head}${prefix}{`);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const item = record[key];
+    lay(item, JSON.stringify(item) ?? 'null', `${JSON.stringify(key)}: `, inner, layout, out);
+    if (i < keys.length - 1) out[out.length - 1] += ',';
+  }
+  out.push(`${head}}`);
 }

@@ -6,7 +6,7 @@ import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
 import type { Colors } from './colors.js';
 import { INPUT_ENTRIES_SHOWN } from './diff-input-entries.js';
-import { printable, printableJson, quoted } from './escape-text.js';
+import { printable, quoted } from './escape-text.js';
 import { layoutJson } from './layout-json.js';
 import { formatCount } from '../format-count.js';
 
@@ -191,8 +191,9 @@ function renderDetail(detail: DetailLine, colors: Colors): string {
 function renderRequest(request: PlannedRequest, colors: Colors): string[] {
   const head = `    ${request.method} ${printable(request.path)}`;
   if (request.body === undefined) return [colors.dim(head)];
-  const compact = printableJson(request.body) ?? '';
+  const json = JSON.stringify(request.body) as string | undefined;
+  const compact = json === undefined ? '' : printable(json);
   if (head.length + 1 + compact.length <= BODY_WIDTH) return [colors.dim(`${head} ${compact}`)];
-  const body = layoutJson(request.body, { width: BODY_WIDTH, maxListItems: INPUT_ENTRIES_SHOWN }, 6);
+  const body = layoutJson(request.body, { width: BODY_WIDTH, maxListItems: INPUT_ENTRIES_SHOWN }, 6, json);
   return [colors.dim(head), ...body.map((l) => colors.dim(l))];
 }

@@ -41,6 +41,39 @@ describe('layoutJson: a request body for a terminal', () => {
     expect(layoutJson(fields, layout).filter((l) => l.includes('"name"'))).toHaveLength(4);
   });
 
+  it('puts commas between items only, skips undefined keys, shows undefined items as null, and lays out lists of lists', () => {
+    const value = { a: 'x'.repeat(30), skipped: undefined, list: [[1, 2], undefined, { k: 'y'.repeat(40) }], last: 1 };
+    expect(layoutJson(value, layout)).toEqual([
+      '{',
+      `  "a": "${'x'.repeat(30)}",`,
+      '  "list": [',
+      '    [1,2],',
+      '    null,',
+      '    {',
+      `      "k": "${'y'.repeat(40)}"`,
+      '    }',
+      '  ],',
+      '  "last": 1',
+      '}',
+    ]);
+  });
+
+  it('shows exactly maxListItems plain values with no count, and takes the JSON the caller already made', () => {
+    const list = ['https://a.example/1', 'https://a.example/2', 'https://a.example/3'];
+    const json = JSON.stringify({ list });
+    expect(layoutJson({ list }, layout, 0, json)).toEqual([
+      '{',
+      '  "list": [',
+      '    "https://a.example/1",',
+      '    "https://a.example/2",',
+      '    "https://a.example/3"',
+      '  ]',
+      '}',
+    ]);
+    // A value that has no JSON reads as null, as JSON.stringify writes it in a list.
+    expect(layoutJson(undefined, layout)).toEqual(['null']);
+  });
+
   it('escapes what would split or colour a terminal line', () => {
     const lines = layoutJson({ bidi: 'a\u202eb', long: 'y'.repeat(50) }, layout);
     expect(lines.join('\n')).toContain('"bidi": "a\\u202eb",');
