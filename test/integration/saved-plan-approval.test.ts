@@ -332,8 +332,15 @@ describe('a saved plan edited to leave out a change a fresh plan makes, its dige
       );
       expect(sentCalls()).toEqual([]);
     }
-    // The plan as saved still applies.
-    expect((await scrapeform(['apply', '--plan', 'full.json', '--auto-approve'])).code).toBe(0);
+    // A plan made with --target leaves the create out as it says, and applies: only the update is sent.
+    expect((await scrapeform(['plan', '--target', 'parser.keep-a', '--out', 'target.json'])).code).toBe(0);
+    h.emulator.requestLog.length = 0;
+    const targeted = await scrapeform(['apply', '--plan', 'target.json', '--auto-approve']);
+    expect(targeted.code, targeted.stderr).toBe(0);
+    expect(sentCalls()).toEqual([`PATCH /parsers/${full.resource_changes[0]?.id ?? ''}/0`]);
+    // What is left, saved in full, still applies.
+    expect((await scrapeform(['plan', '--out', 'rest.json'])).code).toBe(0);
+    expect((await scrapeform(['apply', '--plan', 'rest.json', '--auto-approve'])).code).toBe(0);
     await expectConverged();
   });
 });

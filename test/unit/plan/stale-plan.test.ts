@@ -117,6 +117,32 @@ describe('refuseStalePlan', () => {
       ).toBe('refusing the saved plan: project.b: the saved plan adopts it, and a fresh plan updates it');
     });
 
+    it('a record made with --accept-unknown stands for the update a fresh plan makes, with its definition', () => {
+      const definition = { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] };
+      const parser = (action: 'record' | 'update', fields = definition): Plan['resource_changes'][number] =>
+        changeOf({
+          address: 'parser.a',
+          kind: 'Parser',
+          name: 'a',
+          action,
+          id: 'p-1',
+          reasons: [],
+          definition: fields,
+          waves: [],
+        });
+      const live = { 'parser.a': 'p-1@0' };
+      const saved = withChanges([parser('record')], live);
+      expect(() => refuseStalePlan(saved, withChanges([parser('update')], live), state)).not.toThrow();
+      expect(() => refuseStalePlan(saved, planAt('L', 3, live), state)).not.toThrow();
+      const edited = withChanges(
+        [parser('update', { ...definition, urls: ['https://books.example/b.html'] })],
+        live,
+      );
+      expect(failure(() => refuseStalePlan(saved, edited, state)).message).toBe(
+        'refusing the saved plan: parser.a: the saved plan records another definition than a fresh plan',
+      );
+    });
+
     it('a plan made with --target or --exclude is held to the objects it chose', () => {
       const partial = (warning: string, changes = [update('project.a')]): Plan => ({
         ...withChanges(changes),
