@@ -27,7 +27,7 @@ export const PROJECT_HANDLERS = {
     });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
-    const { held, notTaken } = checkTaken(change, result, ctx, change.definition, created, undefined);
+    const { held, refused, notTaken } = checkTaken(change, result, ctx, change.definition, created, {});
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
         kind: 'Project',
@@ -35,6 +35,7 @@ export const PROJECT_HANDLERS = {
         name: change.name,
         definition: change.definition,
         ...(held !== undefined ? { held } : {}),
+        ...(refused !== undefined ? { refused } : {}),
         // Not seen yet: until a list or read shows it, a 404 for it is no proof it is gone (unseen-create.ts).
         unseenSince: new Date(ctx.now()).toISOString(),
       };
@@ -53,13 +54,13 @@ export const PROJECT_HANDLERS = {
       200,
     );
     const before = ctx.store.current.resources[change.address];
-    const { held, notTaken } = checkTaken(
+    const { held, refused, notTaken } = checkTaken(
       change,
       result,
       ctx,
       change.changed,
       answer,
-      before?.kind === 'Project' ? before.held : undefined,
+      before?.kind === 'Project' ? before : {},
     );
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
@@ -68,6 +69,7 @@ export const PROJECT_HANDLERS = {
         name: change.name,
         definition: change.definition,
         ...(held !== undefined ? { held } : {}),
+        ...(refused !== undefined ? { refused } : {}),
       };
     });
     refuseScheduleNotTaken(change, answer, notTaken);
@@ -107,8 +109,9 @@ export const PROJECT_HANDLERS = {
  * not take (issue 13; the skill file lists only some fields as updatable). Each is warned about once, and state
  * keeps what the service holds (`held`), so the next plan does not send the same value again and again. A field
  * the answer leaves out says nothing either way. A schedule not taken is not held (refuseScheduleNotTaken): every
- * apply sends it again, a free PATCH, and fails while the service runs the project against the manifest. Returns
- * the fields held (undefined when none is), and those this answer did not take.
+ * apply sends it again, a free PATCH, and fails while the service runs the project against the manifest; state
+ * records what the service answered instead (`refused`), so the next plan and drift do not read it as an edit made
+ * outside scrapeform. Returns the fields held and refused (undefined when none is), and those this answer did not take.
  */
 function checkTaken(
   change: ProjectCreate | ProjectUpdate,
@@ -116,13 +119,19 @@ function checkTaken(
   ctx: HandlerContext,
   sent: Record<string, unknown>,
   answer: LiveProject | undefined,
-  before: Record<string, unknown> | undefined,
-): { held: Record<string, unknown> | undefined; notTaken: string[] } {
-  const held: Record<string, unknown> = { ...before };
+  before: { held?: Record<string, unknown>; refused?: Record<string, unknown> },
+): {
+  held: Record<string, unknown> | undefined;
+  refused: Record<string, unknown> | undefined;
+  notTaken: string[];
+} {
+  const held: Record<string, unknown> = { ...before.held };
+  const refused: Record<string, unknown> = { ...before.refused };
   const notTaken: string[] = [];
   for (const [key, value] of Object.entries(sent)) {
     const rule = projectFieldRule(key);
     const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
+    delete refused[key];
     if (reported === undefined || sameJson(reported, value)) {
       delete held[key];
       continue;
@@ -130,6 +139,7 @@ function checkTaken(
     notTaken.push(key);
     if (answer !== undefined && scheduleDiffers(key, reported, value, answer)) {
       delete held[key];
+      refused[key] = reported;
       continue;
     }
     held[key] = reported;
@@ -137,7 +147,9 @@ function checkTaken(
     (result.warnings ??= []).push(message);
     ctx.emit({ type: 'warning', address: change.address, message });
   }
-  return { held: Object.keys(held).length > 0 ? held : undefined, notTaken };
+  const some = (fields: Record<string, unknown>): Record<string, unknown> | undefined =>
+    Object.keys(fields).length > 0 ? fields : undefined;
+  return { held: some(held), refused: some(refused), notTaken };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Plan, PlannedMove, ResourceChange } from '../plan/model.js';
 import { adoptsLiveObject, PARTIAL_PLAN_WARNING } from '../plan/model.js';
+import { laggingParsers } from '../plan/lagging-version.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { PlannedRequest } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
@@ -60,7 +61,10 @@ export function describeProjectRuns(plan: Plan): string | undefined {
   return `Project runs: the ${projects === 1 ? 'project' : `${projects} projects`} created, or changed in what or when ${projects === 1 ? 'it scrapes, takes' : 'they scrape, take'} ${listed}${hooked}, paid per page as ${projects === 1 ? 'it runs' : 'they run'} (not by this apply; public docs: 6 credits a plain page, more with render or premium).`;
 }
 
-/** `2 to create, 1 to update (1 regeneration, ~30,000 credits), 1 to archive`, or `No changes.` */
+/**
+ * `2 to create, 1 to update (1 regeneration, ~30,000 credits), 1 to archive`, or `No changes.`; `No changes planned:`
+ * with why when the service shows a parser below a version state records.
+ */
 export function summarisePlan(plan: Plan): string {
   const s = plan.summary;
   const forget = plan.resource_changes.filter((c) => c.action === 'forget').length;
@@ -77,10 +81,16 @@ export function summarisePlan(plan: Plan): string {
     forget > 0 ? `${forget} to drop from state` : '',
     record > 0 ? `${record} to record in state (values confirmed live)` : '',
   ].filter((p) => p !== '');
-  if (parts.length === 0)
-    return plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING))
+  if (parts.length === 0) {
+    const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
+    // A parser the service shows below a version state records is held back, not in line: said, with what to do.
+    const lagging = laggingParsers(plan.warnings);
+    if (lagging > 0)
+      return `No changes planned${partial ? ' among the objects selected (a partial plan)' : ''}: ${lagging} ${lagging === 1 ? 'parser lags' : 'parsers lag'} behind state (see the ${partial || lagging > 1 ? 'warnings' : 'warning'}); plan again later.`;
+    return partial
       ? 'No changes among the objects selected (a partial plan: see its warning).'
       : 'No changes. The live services match the manifests.';
+  }
   // "no credits" would read as free while created or rescheduled projects will scrape pages (describeProjectRuns).
   const runs = projectRuns(plan).projects > 0 ? '; project runs cost credits per page' : '';
   const costs =

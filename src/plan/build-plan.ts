@@ -7,7 +7,6 @@ import type { State } from '../state/model.js';
 import {
   CREDITS_PER_GENERATION,
   NO_PATH_SELECTS,
-  PARTIAL_PLAN_WARNING,
   PLAN_FORMAT_VERSION,
   postsNewObject,
   UNCONFIRMED_PATCH_REASON,
@@ -17,6 +16,7 @@ import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
+import { partialPlanWarning } from './partial-plan.js';
 import { planParser } from './plan-parser.js';
 import { planMoves } from './plan-moves.js';
 import { planProject } from './plan-project.js';
@@ -192,18 +192,8 @@ export function buildPlan(input: PlanInput): Plan {
   const kept = narrowedSelects(narrowed);
   const selected = (address: string): boolean =>
     (targets.length === 0 || targets.includes(address)) && !excludes.includes(address) && kept(address);
-  if (targets.length > 0 || excludes.length > 0 || narrowed !== undefined) {
-    const chosen = [
-      ...(narrowed !== undefined
-        ? [`only the objects declared under ${narrowed.paths.join(', ')} (paths given)`]
-        : []),
-      ...(targets.length > 0 ? [`only ${targets.join(', ')} (--target)`] : []),
-      ...(excludes.length > 0 ? [`without ${excludes.join(', ')} (--exclude)`] : []),
-    ];
-    warnings.push(
-      `${PARTIAL_PLAN_WARNING} ${chosen.join(', ')}; changes to other objects are neither shown nor applied, and a plan without these flags may have more`,
-    );
-  }
+  const partial = partialPlanWarning(narrowed, targets, excludes);
+  if (partial !== undefined) warnings.push(partial);
   // An object state holds that no manifest declares any more has no file, so no path can select it: a rename or a
   // file deleted under the paths would hide its delete. Said by name, with what a plan without paths does.
   if (narrowed !== undefined) {

@@ -28,3 +28,19 @@ export function laggingVersion(
     awaited: saw,
   };
 }
+
+/** How the plan's warning of a lagging parser ends; the summary line counts the warnings that say it. */
+const NOTHING_PLANNED = '; nothing is planned for it until the service shows version';
+
+/** The plan's warning for a parser whose live version lags behind state (plan-parser.ts). */
+export function lagWarning(address: string, lag: { story: string; awaited: number }): string {
+  return `${address}: ${lag.story}${NOTHING_PLANNED} ${lag.awaited} again`;
+}
+
+/**
+ * How many parsers a plan holds back because the service shows them below a version state records: the plan says
+ * no change for them, which is not that they are in line (render-plan.ts, summarisePlan).
+ */
+export function laggingParsers(warnings: readonly string[]): number {
+  return warnings.filter((w) => w.includes(NOTHING_PLANNED)).length;
+}

@@ -9,7 +9,7 @@ import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js'
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
-import { laggingVersion } from './lagging-version.js';
+import { laggingVersion, lagWarning } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
@@ -142,9 +142,7 @@ export function planParser(
   // Below a version state records as existing: a lagging answer, on whose strength nothing is sent.
   const lag = laggingVersion(recorded, live.version);
   if (lag !== undefined) {
-    ctx.warnings.push(
-      `${address}: ${lag.story}; nothing is planned for it until the service shows version ${lag.awaited} again`,
-    );
+    ctx.warnings.push(lagWarning(address, lag));
     return undefined;
   }
 

@@ -12,6 +12,7 @@ import type {
 } from './model.js';
 import { change, isPrevented, noteKeyRedacted, sameJson, stable } from './plan-context.js';
 import type { Context } from './plan-context.js';
+import { notTakenStory, refusedKeys } from './project-drift.js';
 import { unseenSinceCreate } from './unseen-create.js';
 
 /** The project as scrapeform sends it: declared keys only, scheduling always explicit. */
@@ -188,7 +189,14 @@ export function planProject(
     });
   }
   if (recorded !== undefined && recorded.definition !== undefined) {
-    const outOfBand = Object.keys(changed).filter((k) => sameJson(recorded.definition[k], payload[k]));
+    const unchanged = Object.keys(changed).filter((k) => sameJson(recorded.definition[k], payload[k]));
+    // A schedule the service did not take when last sent is sent again, and said so: nobody edited it.
+    const notTaken = refusedKeys(recorded, unchanged, live);
+    if (notTaken.length > 0)
+      ctx.warnings.push(
+        `${address}: ${notTakenStory(recorded, notTaken, live)}: sent again (check the project in the ScraperAPI dashboard)`,
+      );
+    const outOfBand = unchanged.filter((k) => !notTaken.includes(k));
     if (outOfBand.length > 0) {
       ctx.drift.push({
         address,

@@ -1,3 +1,4 @@
+import type { LiveProject } from '../api/live.js';
 import { REDACTED } from '../api/redact.js';
 import { PROJECT_FIELDS, projectFieldRule } from '../model/project-fields.js';
 import { projectPath, PROJECTS_PATH } from '../model/wire.js';
@@ -6,6 +7,24 @@ import { FREE } from './drift-report.js';
 import type { DriftChange, ObjectDrift } from './drift-report.js';
 import type { LiveIndex } from './plan-context.js';
 import { sameJson, stable } from './plan-context.js';
+
+/**
+ * The keys of a project that differ live from what state records because the service did not take them when
+ * scrapeform last sent them (ProjectState.refused: a schedule it answered otherwise), and still reports what it
+ * answered then: no edit made outside scrapeform.
+ */
+export function refusedKeys(recorded: ProjectState, keys: readonly string[], live: LiveProject): string[] {
+  const refused = recorded.refused;
+  if (refused === undefined) return [];
+  return keys.filter((key) => key in refused && sameJson(refused[key], projectFieldRule(key)?.read(live)));
+}
+
+/** What a plan and drift say of keys the service did not take (refusedKeys). */
+export function notTakenStory(recorded: ProjectState, keys: readonly string[], live: LiveProject): string {
+  const values = (read: (key: string) => unknown): string =>
+    keys.map((key) => `${key} = ${stable(read(key) ?? null)}`).join(', ');
+  return `the service did not take ${values((key) => recorded.definition[key])} when scrapeform last sent ${keys.length === 1 ? 'it' : 'them'}, and reports ${values((key) => projectFieldRule(key)?.read(live))}`;
+}
 
 export function projectDrift(
   address: string,
@@ -78,10 +97,21 @@ export function projectDrift(
     : keyed.length > 0
       ? `${keyed.join(', ')} ${keyed.length === 1 ? 'holds' : 'hold'} the API key (shown as ${REDACTED}), which scrapeform never writes to manifests or state; take the key out of it in the service (the next plan then puts back the manifest's value), or revert with apply`
       : undefined;
+  const edited = changes.flatMap((c) => (c.change === 'edit' ? [c.key] : []));
+  const notTaken = refusedKeys(recorded, edited, live);
+  // The interval that comes with scheduling the service did not turn off is the service's doing too.
+  const withRefused = (key: string): boolean =>
+    key === 'scrapingInterval' &&
+    !('scrapingInterval' in recorded.definition) &&
+    notTaken.includes('schedulingEnabled');
+  const byHand = edited.filter((key) => !notTaken.includes(key) && !withRefused(key));
   return {
     ...common,
     drift: 'edited',
-    message: `edited outside scrapeform: ${changes.map((c) => (c.change === 'edit' ? c.key : '')).join(', ')}`,
+    message: [
+      ...(byHand.length > 0 ? [`edited outside scrapeform: ${byHand.join(', ')}`] : []),
+      ...(notTaken.length > 0 ? [notTakenStory(recorded, notTaken, live)] : []),
+    ].join('; '),
     changes,
     revert: {
       ...FREE,

@@ -1,7 +1,8 @@
 import { ScrapeformError } from '../errors.js';
 import { sameStateLocation } from '../model/state-location.js';
 import { summarise } from './build-plan.js';
-import { postsNewObject } from './model.js';
+import { PARTIAL_PLAN_WARNING, postsNewObject } from './model.js';
+import { savedSelection } from './partial-plan.js';
 import { stable } from './plan-context.js';
 import { changeRecord, plannedRequests } from './plan-json.js';
 import type { PlannedRequest } from './plan-json.js';
@@ -97,7 +98,9 @@ export function refuseStalePlan(
   // without --allow-destroy, or hide regenerations from --max-regenerations. A change a fresh plan makes the same
   // way must carry the same marks. A delete, archive or replace goes ahead only when a fresh plan makes it too, and
   // never of an object prevent_destroy protects now: the manifest may have been restored with the protection since
-  // the plan was saved (a fresh plan then has nothing to do), and a deleted parser cannot be brought back.
+  // the plan was saved (a fresh plan then has nothing to do), and a deleted parser cannot be brought back. Its
+  // changes, by address and action, are a fresh plan's (leftOut for those it lacks): what a reviewer saw in full is
+  // sent in full, or nothing is.
   const planned = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   for (const change of saved.resource_changes) {
     const now = planned.get(change.address);
@@ -125,12 +128,22 @@ export function refuseStalePlan(
           );
       }
       moved.push(...otherCalls(change, now));
-    } else if (destroys(change)) {
+    } else if (change.action === 'record' && now?.kind === 'Parser' && now.action === 'update') {
+      // --accept-unknown at plan time: what a fresh plan here sends to make the values live is recorded instead.
+      if (stable(change.definition) !== stable(now.definition))
+        moved.push(`${change.address}: the saved plan records another definition than a fresh plan`);
+    } else if (
+      destroys(change) ||
+      // (A create a fresh plan no longer makes is said above, once.)
+      (!(postsNewObject(change) && !creating.has(change.address)) &&
+        (now !== undefined || !followsFromFlags(change)))
+    ) {
       moved.push(
         `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
       );
     }
   }
+  moved.push(...leftOut(saved, fresh));
   if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))
     moved.push('its summary does not count its own changes');
   if (moved.length > 0) {
@@ -139,6 +152,38 @@ export function refuseStalePlan(
       details: { moved },
     });
   }
+}
+
+/**
+ * A change the saved plan makes where a fresh plan here makes none: a parser update or record follows from
+ * `--reassert` and `--accept-unknown` at plan time, which apply --plan does not take. Such an update is still held to
+ * a fresh plan's when a fresh plan updates the parser too (otherCalls), and a record to its definition.
+ */
+function followsFromFlags(change: ResourceChange): boolean {
+  return change.kind === 'Parser' && (change.action === 'update' || change.action === 'record');
+}
+
+/**
+ * The changes a fresh plan makes at addresses where the saved plan makes none: a file edited (and given a new digest)
+ * to leave out a create or an update would otherwise send part of what a reviewer saw, which no plan ever showed. A
+ * plan made with `--target` or `--exclude` is held to the objects it chose; one narrowed by paths, which the file
+ * does not list, to the objects it names (its changes and fingerprint) unless this run is narrowed by the same paths.
+ */
+function leftOut(saved: Plan, fresh: Plan): string[] {
+  const selection = savedSelection(saved);
+  const samePaths =
+    selection.paths === undefined ||
+    fresh.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING) && w.includes(selection.paths as string));
+  const named = new Set([
+    ...saved.resource_changes.map((c) => c.address),
+    ...Object.keys(saved.fingerprint.live),
+  ]);
+  const changed = new Set(saved.resource_changes.map((c) => c.address));
+  return fresh.resource_changes
+    .filter(
+      (c) => !changed.has(c.address) && selection.chose(c.address) && (samePaths || named.has(c.address)),
+    )
+    .map((c) => `${c.address}: a fresh plan ${c.action}s it, and the saved plan makes no change to it`);
 }
 
 /** The id in a fingerprint entry: `ID@VERSION` for a parser, `ID#DIGEST` for a project. */

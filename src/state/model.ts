@@ -115,6 +115,12 @@ export interface ProjectState {
    */
   held?: Record<string, unknown>;
   /**
+   * Schedule fields the service did not take when scrapeform last sent them, with the value it answered. Not held
+   * (every apply sends them again, and fails while the service runs the project otherwise: apply.schedule-not-taken),
+   * only remembered so plan and drift say the service did not take them, not that they were edited outside scrapeform.
+   */
+  refused?: Record<string, unknown>;
+  /**
    * When scrapeform created it (ISO time), until a list or a read by id first shows it (refresh-state.ts, at the
    * next apply). A service may answer 404 for an object a moment after its create, so while this is set a 404 is
    * no proof it is gone: the plan creates it again only with `--recreate ADDRESS` (unseen-create.ts). Absent in

@@ -83,6 +83,13 @@ describe('a replica lagging behind a free rename (lagging-list: versionLagMs, de
     expect(planned.drift).toEqual([]);
     expect(planned.warnings).toEqual([warning]);
     expect(plan.stderr).not.toContain('outside scrapeform;');
+    // The human plan says nothing is planned and why: "No changes." over the warning reads as all in line.
+    const human = await cli(['plan', path.join(ws.dir, 'manifests')]);
+    expect(human.code).toBe(0);
+    expect(human.stdout.split('\n')[0]).toBe(
+      'No changes planned: 1 parser lags behind state (see the warning); plan again later.',
+    );
+    expect(human.stdout + human.stderr).toContain(warning);
 
     const apply = await cli(['apply', path.join(ws.dir, 'manifests'), '--auto-approve']);
     expect(apply.code).toBe(0);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
+import { summarise } from '../../src/plan/build-plan.js';
 import { parsePlanFile, parseSavedPlan } from '../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../src/output/render-saved-plan.js';
 import { runScrapeform } from '../helpers/cli.js';
@@ -296,6 +297,50 @@ describe('a saved plan edited to delete another parser, its digest computed agai
     );
     expect(sentCalls()).toEqual([]);
     await manifests({ 'b.yaml': parser('tamp-b') });
+    await expectConverged();
+  });
+});
+
+describe('a saved plan edited to leave out a change a fresh plan makes, its digest computed again (review: tampered plans)', () => {
+  it('a dropped create or update is refused as stale, naming its address, with nothing sent', async () => {
+    await manifests({ 'a.yaml': parser('keep-a') });
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    // parser.keep-a gains a field (an update) and parser.new-c is declared (a create): the reviewed plan has both.
+    await manifests({
+      'a.yaml': parser('keep-a', '  upc: { description: Universal product code, selector: td.upc }\n'),
+      'c.yaml': parser('new-c'),
+    });
+    expect((await scrapeform(['plan', '--out', 'full.json'])).code).toBe(0);
+    const full = parseSavedPlan(await readFile(path.join(dir, 'full.json'), 'utf8'), 'full.json');
+    expect(full.resource_changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'update parser.keep-a',
+      'create parser.new-c',
+    ]);
+    for (const [left, action] of [
+      ['parser.new-c', 'creates'],
+      ['parser.keep-a', 'updates'],
+    ] as const) {
+      const kept = full.resource_changes.filter((c) => c.address !== left);
+      const edited: Plan = { ...full, resource_changes: kept, summary: summarise(kept) };
+      await writeFile(path.join(dir, 'edited.json'), renderSavedPlan(edited));
+      h.emulator.requestLog.length = 0;
+      const refused = await scrapeform(['apply', '--plan', 'edited.json', '--auto-approve']);
+      expect(refused.code, left).toBe(1);
+      expect(refused.stderr).toBe(
+        `error: refusing the saved plan: ${left}: a fresh plan ${action} it, and the saved plan makes no change to it\n` +
+          '  hint: run scrapeform plan --out again and review the new plan\n',
+      );
+      expect(sentCalls()).toEqual([]);
+    }
+    // A plan made with --target leaves the create out as it says, and applies: only the update is sent.
+    expect((await scrapeform(['plan', '--target', 'parser.keep-a', '--out', 'target.json'])).code).toBe(0);
+    h.emulator.requestLog.length = 0;
+    const targeted = await scrapeform(['apply', '--plan', 'target.json', '--auto-approve']);
+    expect(targeted.code, targeted.stderr).toBe(0);
+    expect(sentCalls()).toEqual([`PATCH /parsers/${full.resource_changes[0]?.id ?? ''}/0`]);
+    // What is left, saved in full, still applies.
+    expect((await scrapeform(['plan', '--out', 'rest.json'])).code).toBe(0);
+    expect((await scrapeform(['apply', '--plan', 'rest.json', '--auto-approve'])).code).toBe(0);
     await expectConverged();
   });
 });

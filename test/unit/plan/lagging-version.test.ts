@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveParserDetails, LiveParserSummary } from '../../../src/api/live.js';
-import { buildPlan } from '../../../src/plan/build-plan.js';
+import { summarisePlan } from '../../../src/output/render-plan.js';
+import { buildPlan, summarise } from '../../../src/plan/build-plan.js';
 import { detectDrift } from '../../../src/plan/drift.js';
+import { lagWarning } from '../../../src/plan/lagging-version.js';
 import type { LiveSnapshot, Plan } from '../../../src/plan/model.js';
 import { plannedRequests } from '../../../src/plan/plan-json.js';
 import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
@@ -173,5 +175,36 @@ describe('a live version below the one state records is lag, not drift', () => {
     expect(newer.drift.map((d) => d.message)).toEqual([
       'version moved from 1 to 2 outside scrapeform: field isbn added',
     ]);
+  });
+});
+
+describe('the summary line of a plan that holds lagging parsers back', () => {
+  const lag = {
+    story: 'the service shows version 0 of parser p-1, below version 1 that state records',
+    awaited: 1,
+  };
+  const planWith = (warnings: string[]): Plan => ({
+    format_version: 1,
+    status: 'no_changes',
+    summary: summarise([]),
+    resource_changes: [],
+    drift: [],
+    warnings,
+    fingerprint: { state_lineage: 'L', state_serial: 1, live: {} },
+  });
+
+  it('says nothing is planned and why, never "No changes." over the warning', () => {
+    expect(summarisePlan(planWith([lagWarning('parser.a', lag)]))).toBe(
+      'No changes planned: 1 parser lags behind state (see the warning); plan again later.',
+    );
+    expect(summarisePlan(planWith([lagWarning('parser.a', lag), lagWarning('parser.b', lag)]))).toBe(
+      'No changes planned: 2 parsers lag behind state (see the warnings); plan again later.',
+    );
+    const partial =
+      'partial plan: only parser.a (--target); changes to other objects are neither shown nor applied, and a plan without these flags may have more';
+    expect(summarisePlan(planWith([partial, lagWarning('parser.a', lag)]))).toBe(
+      'No changes planned among the objects selected (a partial plan): 1 parser lags behind state (see the warnings); plan again later.',
+    );
+    expect(summarisePlan(planWith([]))).toBe('No changes. The live services match the manifests.');
   });
 });

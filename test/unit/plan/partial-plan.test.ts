@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
 import { summarisePlan } from '../../../src/output/render-plan.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
+import { partialPlanWarning, savedSelection } from '../../../src/plan/partial-plan.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser } from '../../helpers/desired.js';
 import { liveProject } from '../../helpers/live.js';
@@ -103,5 +104,30 @@ describe('a plan narrowed by paths given with --env', () => {
       ].join('\n'),
     );
     expect(markdown).not.toContain('<summary>Warnings</summary>');
+  });
+});
+
+describe('a saved partial plan read back (savedSelection): what --target and --exclude chose', () => {
+  it('reads the choice from the warning the plan was made with, whatever flags were combined', () => {
+    const chose = (
+      narrowed: { paths: string[]; addresses: string[] } | undefined,
+      targets: string[],
+      excludes: string[],
+    ): ReturnType<typeof savedSelection> =>
+      savedSelection({
+        ...buildPlan({ parsers, projects: [], state, live }),
+        warnings: [partialPlanWarning(narrowed, targets, excludes) ?? ''],
+      });
+    const addresses = ['parser.a', 'parser.b', 'parser.ab'];
+    const read = (s: ReturnType<typeof savedSelection>): string[] => addresses.filter((a) => s.chose(a));
+    expect(partialPlanWarning(undefined, [], [])).toBeUndefined();
+    expect(read(savedSelection(buildPlan({ parsers, projects: [], state, live })))).toEqual(addresses);
+    expect(read(chose(undefined, ['parser.a'], []))).toEqual(['parser.a']);
+    expect(read(chose(undefined, [], ['parser.a']))).toEqual(['parser.b', 'parser.ab']);
+    expect(read(chose(undefined, ['parser.a', 'parser.b'], ['parser.b']))).toEqual(['parser.a']);
+    const narrowed = chose({ paths: ['teams/a', 'teams/b'], addresses: [] }, ['parser.b'], ['parser.a']);
+    expect(read(narrowed)).toEqual(['parser.b']);
+    expect(narrowed.paths).toBe('only the objects declared under teams/a, teams/b (paths given)');
+    expect(chose(undefined, ['parser.a'], []).paths).toBeUndefined();
   });
 });

@@ -83,6 +83,91 @@ describe('refuseStalePlan', () => {
     });
   });
 
+  describe("the changes a fresh plan makes, by address and action, are the saved plan's (an edited file, digest recomputed)", () => {
+    const update = (address: string): Plan['resource_changes'][number] =>
+      changeOf({
+        address,
+        kind: 'Project',
+        name: address.slice('project.'.length),
+        action: 'update',
+        id: 7,
+        reasons: ['changed: scrapingInterval'],
+        changed: { scrapingInterval: 'daily' },
+        definition: { scrapingInterval: 'daily' },
+      });
+    const state = { lineage: 'L', serial: 3 };
+    const fresh = withChanges([update('project.a'), update('project.b')]);
+
+    it('refuses a saved plan that leaves out a change a fresh plan makes, naming it', () => {
+      expect(() => refuseStalePlan(fresh, fresh, state)).not.toThrow();
+      expect(failure(() => refuseStalePlan(withChanges([update('project.a')]), fresh, state))).toEqual({
+        code: 'apply.plan-stale',
+        message:
+          'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      });
+      expect(failure(() => refuseStalePlan(planAt('L', 3, {}), fresh, state)).message).toBe(
+        'refusing the saved plan: project.a: a fresh plan updates it, and the saved plan makes no change to it; project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      );
+    });
+
+    it('refuses a change the saved plan makes with another action than a fresh plan', () => {
+      const adopt = { ...update('project.b'), action: 'adopt' } as Plan['resource_changes'][number];
+      expect(
+        failure(() => refuseStalePlan(withChanges([update('project.a'), adopt]), fresh, state)).message,
+      ).toBe('refusing the saved plan: project.b: the saved plan adopts it, and a fresh plan updates it');
+    });
+
+    it('a record made with --accept-unknown stands for the update a fresh plan makes, with its definition', () => {
+      const definition = { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] };
+      const parser = (action: 'record' | 'update', fields = definition): Plan['resource_changes'][number] =>
+        changeOf({
+          address: 'parser.a',
+          kind: 'Parser',
+          name: 'a',
+          action,
+          id: 'p-1',
+          reasons: [],
+          definition: fields,
+          waves: [],
+        });
+      const live = { 'parser.a': 'p-1@0' };
+      const saved = withChanges([parser('record')], live);
+      expect(() => refuseStalePlan(saved, withChanges([parser('update')], live), state)).not.toThrow();
+      expect(() => refuseStalePlan(saved, planAt('L', 3, live), state)).not.toThrow();
+      const edited = withChanges(
+        [parser('update', { ...definition, urls: ['https://books.example/b.html'] })],
+        live,
+      );
+      expect(failure(() => refuseStalePlan(saved, edited, state)).message).toBe(
+        'refusing the saved plan: parser.a: the saved plan records another definition than a fresh plan',
+      );
+    });
+
+    it('a plan made with --target or --exclude is held to the objects it chose', () => {
+      const partial = (warning: string, changes = [update('project.a')]): Plan => ({
+        ...withChanges(changes),
+        warnings: [
+          `partial plan: ${warning}; changes to other objects are neither shown nor applied, and a plan without these flags may have more`,
+        ],
+      });
+      expect(() => refuseStalePlan(partial('only project.a (--target)'), fresh, state)).not.toThrow();
+      expect(() => refuseStalePlan(partial('without project.b (--exclude)'), fresh, state)).not.toThrow();
+      expect(
+        failure(() => refuseStalePlan(partial('only project.a, project.b (--target)'), fresh, state)).message,
+      ).toBe(
+        'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      );
+      // Narrowed by paths the file does not list: held to the objects it names, unless a fresh plan is narrowed alike.
+      const paths = 'only the objects declared under prod/a (paths given)';
+      expect(() => refuseStalePlan(partial(paths), fresh, state)).not.toThrow();
+      expect(
+        failure(() => refuseStalePlan(partial(paths), partial(paths, fresh.resource_changes), state)).message,
+      ).toBe(
+        'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      );
+    });
+  });
+
   describe('the workspace and state a plan was made for', () => {
     const services = {
       environment: null,
@@ -270,11 +355,12 @@ describe('refuseStalePlan', () => {
         ),
       ).toEqual({
         code: 'apply.plan-stale',
-        message: 'refusing the saved plan: project.b: the saved plan acts on 9, and the object there is 7',
+        message:
+          'refusing the saved plan: project.b: the saved plan acts on 9, and the object there is 7; project.b: the saved plan updates it, and a fresh plan makes no change to it',
       });
       const ours = { ...update, id: 7 } as Plan['resource_changes'][number];
       expect(() =>
-        refuseStalePlan(withChanges([ours], live), planAt('L', 3, live), { lineage: 'L', serial: 3 }),
+        refuseStalePlan(withChanges([ours], live), withChanges([ours], live), { lineage: 'L', serial: 3 }),
       ).not.toThrow();
     });
 
