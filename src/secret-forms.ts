@@ -2,27 +2,111 @@
 export const REDACTED = '***';
 
 /**
+ * A key shorter than this (an emulator's or a test's) is not looked for inside data the services answer or the
+ * manifests declare, and is looked for in text only as written: in another case, or base64-encoded, it would be
+ * found in ordinary words and numbers (a key `1` in every id, `k` in every `K`, base64 `aw` of `k` in `away`).
+ * Real keys have 32.
+ */
+export const MIN_KEY_LENGTH_IN_DATA = 12;
+
+/**
  * Every way a secret may be written where text quotes it: as it is, URL-encoded as a query value or by a URL
- * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string.
+ * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string; for a secret long
+ * enough, also base64-encoded (standard and URL-safe alphabets, with and without padding: an error may quote it as
+ * a Basic credential or a token), each of those encoded the same ways. Matching ignores case for such a secret
+ * (see secretMatcher), so its upper- and lower-cased forms are not listed.
  */
 export function secretForms(secret: string): Set<string> {
-  return new Set([
-    secret,
-    encodeURIComponent(secret),
-    encodeURI(secret),
-    new URLSearchParams({ k: secret }).toString().slice(2),
-    JSON.stringify(secret).slice(1, -1),
-  ]);
+  const written = secret.length >= MIN_KEY_LENGTH_IN_DATA ? [secret, ...base64Forms(secret)] : [secret];
+  return new Set(written.flatMap(encodedForms));
 }
+
+function encodedForms(text: string): string[] {
+  return [
+    text,
+    encodeURIComponent(text),
+    encodeURI(text),
+    new URLSearchParams({ k: text }).toString().slice(2),
+    JSON.stringify(text).slice(1, -1),
+  ];
+}
+
+function base64Forms(secret: string): string[] {
+  const standard = Buffer.from(secret, 'utf8').toString('base64');
+  const bare = standard.replace(/=+$/, '');
+  const urlSafe = bare.replace(/\+/g, '-').replace(/\//g, '_');
+  return [standard, bare, urlSafe + standard.slice(bare.length), urlSafe];
+}
+
+/** Finds and replaces every form of some secrets, worked out once. */
+interface SecretMatcher {
+  found(text: string): boolean;
+  remove(text: string): string;
+}
+
+/**
+ * One regular expression per kind of secret: the forms of long ones case-insensitively (a service may echo a
+ * hex-like key upper-cased; a base64 form matched so is still no ordinary text at 16 characters or more), of short
+ * ones only as written. A regular expression reads a string once without copying it, where lower-casing each string
+ * of each answer to compare would copy most of them. Longer forms come first, so a padded base64 form goes whole
+ * rather than leaving its `=` behind.
+ */
+function secretMatcher(secrets: readonly string[]): SecretMatcher | undefined {
+  const present = secrets.filter((s) => s.length > 0);
+  const patterns = [
+    compile(
+      present.filter((s) => s.length >= MIN_KEY_LENGTH_IN_DATA),
+      'i',
+    ),
+    compile(
+      present.filter((s) => s.length < MIN_KEY_LENGTH_IN_DATA),
+      '',
+    ),
+  ].filter((p) => p !== undefined);
+  if (patterns.length === 0) return undefined;
+  return {
+    // Most strings of an answer (names, statuses, dates) are shorter than any form: no need to read them.
+    found: (text) => patterns.some(({ one, shortest }) => text.length >= shortest && one.test(text)),
+    remove: (text) => patterns.reduce((out, { all }) => out.replace(all, REDACTED), text),
+  };
+}
+
+function compile(
+  secrets: readonly string[],
+  flags: string,
+): { one: RegExp; all: RegExp; shortest: number } | undefined {
+  const forms = [...new Set(secrets.flatMap((s) => [...secretForms(s)]))].sort((a, b) => b.length - a.length);
+  if (forms.length === 0) return undefined;
+  // To tell whether a text holds one, a form that holds a shorter one need not be looked for (a padded base64 form
+  // holds the bare one): fewer alternatives to try at each place of every string of every answer.
+  const fold = (text: string): string => (flags.includes('i') ? text.toLowerCase() : text);
+  const least = forms.filter(
+    (form, i) => !forms.some((other, j) => j > i && fold(form).includes(fold(other))),
+  );
+  return {
+    one: new RegExp(alternatives(least), flags),
+    all: new RegExp(alternatives(forms), `g${flags}`),
+    shortest: Math.min(...least.map((form) => form.length)),
+  };
+}
+
+function alternatives(forms: readonly string[]): string {
+  return forms.map((form) => form.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|');
+}
+
+/** Matchers by the secrets they take out: redact() is called with the same key for every message of a run. */
+const matchers = new Map<string, SecretMatcher | undefined>();
 
 /** Text with every form of each secret replaced by REDACTED (api/redact.ts also takes out `api_key` values). */
 export function withoutSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    for (const form of secretForms(secret)) out = out.split(form).join(REDACTED);
+  const id = secrets.join('\0');
+  let matcher = matchers.get(id);
+  if (matcher === undefined && !matchers.has(id)) {
+    if (matchers.size >= 16) matchers.clear();
+    matcher = secretMatcher(secrets);
+    matchers.set(id, matcher);
   }
-  return out;
+  return matcher === undefined || !matcher.found(text) ? text : matcher.remove(text);
 }
 
 /**
@@ -34,26 +118,22 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
  * large apply or plan).
  */
 export function secretsRemover(secrets: readonly string[]): <T>(value: T) => { value: T; held: boolean } {
-  const forms = [...new Set(secrets.filter((s) => s.length > 0).flatMap((s) => [...secretForms(s)]))];
-  const remove = (text: string): string => forms.reduce((out, form) => out.split(form).join(REDACTED), text);
+  const matcher = secretMatcher(secrets);
   return (value) => {
-    if (forms.length === 0 || !holds(value, forms)) return { value, held: false };
-    return { value: mapStrings(value, remove, true), held: true };
+    if (matcher === undefined || !holds(value, matcher)) return { value, held: false };
+    return { value: mapStrings(value, matcher.remove, true), held: true };
   };
 }
 
-function holds(value: unknown, forms: readonly string[]): boolean {
-  if (typeof value === 'string') {
-    for (const form of forms) if (value.includes(form)) return true;
-    return false;
-  }
+function holds(value: unknown, matcher: SecretMatcher): boolean {
+  if (typeof value === 'string') return matcher.found(value);
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (holds(item, forms)) return true;
+    for (const item of value) if (holds(item, matcher)) return true;
     return false;
   }
   for (const key in value) {
-    if (holds(key, forms) || holds((value as Record<string, unknown>)[key], forms)) return true;
+    if (holds(key, matcher) || holds((value as Record<string, unknown>)[key], matcher)) return true;
   }
   return false;
 }

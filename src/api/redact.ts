@@ -1,16 +1,11 @@
 import { mapStrings, REDACTED, withoutSecrets } from '../secret-forms.js';
 
-export { REDACTED, secretsRemover } from '../secret-forms.js';
+export { MIN_KEY_LENGTH_IN_DATA, REDACTED, secretsRemover } from '../secret-forms.js';
 
 /**
- * A key shorter than this (an emulator's or a test's) is not looked for inside data the services answer or the
- * manifests declare: it would be found in ordinary words and numbers (a key `1` in every id). Real keys have 32.
- */
-export const MIN_KEY_LENGTH_IN_DATA = 12;
-
-/**
- * Removes secrets from text: every occurrence of each secret itself (also URL-encoded), and the value of any
- * `api_key` parameter in a URL, query string or JSON body, even one we were not told about.
+ * Removes secrets from text: every occurrence of each secret in each form secretForms lists (a long one in any
+ * case, and base64-encoded), and the value of any `api_key` parameter in a URL, query string or JSON body, even one
+ * we were not told about.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return (

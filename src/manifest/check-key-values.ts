@@ -114,8 +114,8 @@ export function keysSet(
 }
 
 /**
- * Which of these keys a value holds, in any form a text may quote it (plain, URL-encoded, JSON-escaped), in a
- * string or the name of a key: one reading of the value when it holds none.
+ * Which of these keys a value holds, in any form a text may quote it (in any case; plain, URL-encoded, JSON-escaped
+ * or base64-encoded: secretForms), in a string or the name of a key: one reading of the value when it holds none.
  */
 export function keysHeld<K extends { value: string }>(value: unknown, keys: readonly K[]): K[] {
   if (keys.length === 0 || !secretsRemover(keys.map((k) => k.value))(value).held) return [];

@@ -1,7 +1,12 @@
 import { formatCount } from '../format-count.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
 import { printable } from '../output/escape-text.js';
-import type { ResourceChange } from '../plan/model.js';
+import { summarise } from '../plan/build-plan.js';
+import type { DesiredParser, DesiredProject } from '../model/desired.js';
+import type { Plan, ResourceChange } from '../plan/model.js';
+import { recordProtection } from '../plan/record-protection.js';
+import { refreshState } from '../plan/refresh-state.js';
+import type { PlannedWorkspace } from './plan-workspace.js';
 
 /** A change of the plan a `watch --heal` leaves out of its apply (as `--exclude` would), and why. */
 export interface LeftChange {
@@ -40,6 +45,30 @@ export function leftOutOfHeal(changes: readonly ResourceChange[], budget: number
       },
     ];
   });
+}
+
+/**
+ * Whether a heal has nothing to do once what it leaves out is left out: no other change, no `moved:` hint, and
+ * nothing an apply would record in state before its calls (versions finished since, prevent_destroy; see
+ * applyWorkspace). Then no apply is run: it would take the lock to send and write nothing, at every run for as long
+ * as the left-out changes stay, and a person's `scrapeform apply` meanwhile would fail on that lock for nothing.
+ */
+export function nothingToHeal(
+  { plan, state, live }: PlannedWorkspace,
+  left: readonly LeftChange[],
+  declared: readonly (DesiredParser | DesiredProject)[],
+): boolean {
+  const leftOut = new Set(left.map((c) => c.address));
+  if (plan.resource_changes.some((c) => !leftOut.has(c.address)) || (plan.moved ?? []).length > 0)
+    return false;
+  const refreshed = refreshState(state, live) ?? state;
+  return (recordProtection(refreshed, declared) ?? refreshed) === state;
+}
+
+/** The plan as an apply that leaves out every one of its changes sees it: nothing to send. */
+export function withoutChanges(plan: Plan): Plan {
+  const { expect_checks: _checks, ...rest } = plan;
+  return { ...rest, status: 'no_changes', summary: summarise([]), resource_changes: [] };
 }
 
 /** The words before each reason's list of changes, in a log line or a chat message. */

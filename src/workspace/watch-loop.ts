@@ -8,7 +8,7 @@ import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import { skipReason, startsGeneration } from './heal-outcome.js';
-import { leftLines, leftOutOfHeal } from './heal-selection.js';
+import { leftLines, leftOutOfHeal, nothingToHeal, withoutChanges } from './heal-selection.js';
 import type { LeftChange } from './heal-selection.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
@@ -228,11 +228,18 @@ async function healOnce(
   // Planned once without the lock, only to know what to leave out. The apply plans again under the lock and still
   // refuses any destructive change, or more regenerations than the budget, so one that appears in between is
   // refused (and the heal skipped), never made.
-  const { plan } = await planWorkspace(ws, {}, { signal: options.signal });
+  const planned = await planWorkspace(ws, {}, { signal: options.signal });
+  const { plan } = planned;
   const budget = status.regenerationsLeft ?? 0;
   const left = leftOutOfHeal(plan.resource_changes, budget);
   status.notHealed = left;
   if (left.length > 0) options.onEvent?.({ type: 'heal-left', changes: left });
+  if (nothingToHeal(planned, left, [...manifests.parsers, ...manifests.projects])) {
+    // Reported as the apply with nothing to send that it replaces, without taking the lock.
+    const outcome = { plan: withoutChanges(plan), checks: [], resultDiffs: [] };
+    options.onEvent?.({ type: 'healed', outcome, regenerations: 0 });
+    return { applied: [], failed: [], left, regenerations: 0, credits: 0 };
+  }
   // Counted as the calls are answered, not from the outcome: an apply that throws after generations started (the
   // lock lost, a state write failed) has spent them all the same.
   // A POST or PATCH whose answer was lost (or a 5xx) counts too: the service may have started its generation.

@@ -10,6 +10,7 @@ import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/wa
 import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
 import { BOOK_FIELDS, convergedBooks } from '../helpers/converged-books.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
 /** The watch loop as a library (runWatch): heals, budgets, notifications, with fetch and sleep injected. */
 
 let h: EmulatorHarness;
@@ -380,6 +381,48 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([
     ['parser.hand-1', 'delete'],
   ]);
+});
+
+it('runWatch (library): with only changes a heal leaves out, no run takes the lock or applies; each still says what it left', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS), 'hand-1.yaml': named('hand-1') });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  // A delete (destructive) and a field to add back (a regeneration, beyond the budget of 0): nothing a heal makes.
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
+  await h.parsers.update(id, 0, { remove_fields: ['price'] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const before = await ws.state();
+  // Someone's `scrapeform apply` holds the lock all along: a run that took it would fail with state.locked.
+  const other = await new FileStateBackend(ws.backend.location).lock('apply');
+  try {
+    const { status, posted, events } = await watchHeal(ws, manifests, 2);
+    const left = [
+      { address: 'parser.books', action: 'update', reason: 'regeneration-budget', credits: 30_000 },
+      { address: 'parser.hand-1', action: 'delete', reason: 'destructive' },
+    ];
+    expect(events).toEqual(['checked', 'heal-left', 'healed', 'notified', 'checked', 'heal-left', 'healed']);
+    expect(status).toMatchObject({
+      runs: 2,
+      failures: 0,
+      heals: 0,
+      drifted: 1,
+      creditsSpent: 0,
+      notHealed: left,
+    });
+    expect(status.lastError).toBeUndefined();
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.heal).toEqual({ applied: [], failed: [], left, regenerations: 0, credits: 0 });
+    expect(String(posted[0]?.text).split('\n').slice(-2)).toEqual([
+      'Not healed, destructive: parser.hand-1 (delete)',
+      'Not healed, beyond the regeneration budget (--max-regenerations): parser.books (update, ~30,000 credits)',
+    ]);
+  } finally {
+    await other.release();
+  }
+  expect((await ws.state()).serial).toBe(before.serial);
 });
 
 it('runWatch (library) without heal reads the manifests again at every run: an ignore_changes added there counts from the next run', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, redactValue, secretsRemover } from '../../../src/api/redact.js';
+import { redact, redactError, redactValue, secretsRemover } from '../../../src/api/redact.js';
 
 describe('redact', () => {
   it('removes the key itself, its URL-encoded form, and any api_key value', () => {
@@ -57,5 +57,65 @@ describe('redact', () => {
     const result = remove(clean);
     expect(result.held).toBe(false);
     expect(result.value).toBe(clean);
+  });
+
+  it('removes a long key in any case: a service may echo a hex-like key upper- or lower-cased', () => {
+    const key = '3f9a1c2B7d4e8f60A1b2c3d4e5f60718';
+    expect(
+      redact(`a ${key.toUpperCase()} b ${key.toLowerCase()} c 3F9A1C2b7D4E8F60a1B2C3D4E5F60718`, [key]),
+    ).toBe('a *** b *** c ***');
+  });
+
+  it('removes a long key base64-encoded: standard and URL-safe alphabets, padded or not, whole', () => {
+    const key = 'key~~~???>>>0123456789a';
+    // base64 a2V5fn5+Pz8/Pj4+MDEyMzQ1Njc4OWE=, base64url a2V5fn5-Pz8_Pj4-MDEyMzQ1Njc4OWE
+    const text = [
+      'Basic a2V5fn5+Pz8/Pj4+MDEyMzQ1Njc4OWE=,',
+      'bare a2V5fn5+Pz8/Pj4+MDEyMzQ1Njc4OWE;',
+      'url-safe a2V5fn5-Pz8_Pj4-MDEyMzQ1Njc4OWE=,',
+      'bare url-safe a2V5fn5-Pz8_Pj4-MDEyMzQ1Njc4OWE;',
+      'query ?t=a2V5fn5%2BPz8%2FPj4%2BMDEyMzQ1Njc4OWE%3D&x=1',
+    ].join(' ');
+    expect(redact(text, [key])).toBe(
+      'Basic ***, bare ***; url-safe ***, bare url-safe ***; query ?t=***&x=1',
+    );
+  });
+
+  it("looks for a short key (a test's) only as written: in another case or base64-encoded it is ordinary text", () => {
+    // base64 of `k` is `aw==`, found unpadded in `away`.
+    expect(redact('K k away', ['k'])).toBe('K *** away');
+  });
+
+  it('takes an echoed key out of an error and its causes, in each form', () => {
+    const key = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
+    const cause = new Error(`token ${Buffer.from(key).toString('base64')} refused`, {
+      cause: `401 for key ${key.toUpperCase()}`,
+    });
+    const error = new Error(`invalid api key ${key.toUpperCase()}`, { cause });
+    const copy = redactError(error, [key]) as Error;
+    expect(copy.message).toBe('invalid api key ***');
+    expect((copy.cause as Error).message).toBe('token *** refused');
+    expect((copy.cause as Error).cause).toBe('401 for key ***');
+    expect(copy.stack).not.toContain(key.toUpperCase());
+  });
+
+  it('takes an upper-cased or base64-encoded key out of a live value, keys of objects too', () => {
+    const key = 'sk_live_0123456789abcdef';
+    const remove = secretsRemover([key]);
+    const live = {
+      id: 7,
+      webhookOutput: { url: `https://hooks.test/in?token=${key.toUpperCase()}` },
+      headers: { Authorization: `Bearer ${Buffer.from(key).toString('base64url')}` },
+      apiParams: { [Buffer.from(key).toString('base64')]: 'x' },
+    };
+    expect(remove(live)).toEqual({
+      value: {
+        id: 7,
+        webhookOutput: { url: 'https://hooks.test/in?token=***' },
+        headers: { Authorization: 'Bearer ***' },
+        apiParams: { '***': 'x' },
+      },
+      held: true,
+    });
   });
 });

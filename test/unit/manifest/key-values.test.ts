@@ -107,6 +107,28 @@ describe('a key never reaches a declared value', () => {
     expect(MIN_KEY_LENGTH_IN_VALUES).toBe(MIN_KEY_LENGTH_IN_DATA);
   });
 
+  it('refuses the value of a key variable upper-cased or base64-encoded in a declared value', async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in'),
+      'p.yaml': project_('${var.hook}'),
+    });
+    const vars = await project({
+      'upper.yaml': `hook: https://hooks.example/in?token=${STAGING.toUpperCase()}\n`,
+      'base64.yaml': `hook: https://hooks.example/in?token=${Buffer.from(STAGING).toString('base64url')}\n`,
+    });
+    for (const file of ['upper.yaml', 'base64.yaml']) {
+      const loaded = await loadManifests({
+        paths: [dir],
+        env: { STAGING_KEY: STAGING },
+        environment: 'prod',
+        varFiles: [path.join(vars, file)],
+      });
+      expect(loaded.diagnostics.map(show(dir))).toEqual([
+        'p.yaml:1:1 manifest.api-key-in-value project.nightly holds the value of STAGING_KEY (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes',
+      ]);
+    }
+  });
+
   it('a file that is not a manifest, or a comment, may name the key variable', async () => {
     const dir = await project({
       'p.yaml': `${project_('https://hooks.example/in')}# the key comes from \${SCRAPERAPI_API_KEY}\n`,
