@@ -10,10 +10,23 @@ import type { TransportRequest, TransportResponse } from './transport-contract.j
 
 /** How the answer says where the next page is. */
 export type NextPage =
-  { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
+  | { kind: 'url'; url: string }
+  | { kind: 'query'; name: 'page' | 'cursor' | 'page_token' | 'offset'; value: string };
 
 /** Keys naming the next page (a URL, a page number or a cursor); Laravel's paginator says `next_page_url`. */
 const NEXT_KEYS = ['next', 'next_page', 'nextPage', 'next_page_url', 'nextPageUrl'] as const;
+/**
+ * Keys naming only the next page's cursor, with the query parameter it goes back in: Slack's and Stripe's
+ * `next_cursor` (`?cursor=`), Google's `nextPageToken` (`?page_token=`, which its JSON APIs also take as
+ * `pageToken`).
+ */
+const CURSOR_KEYS = new Map<string, 'cursor' | 'page_token'>([
+  ['next_cursor', 'cursor'],
+  ['nextCursor', 'cursor'],
+  ['next_page_token', 'page_token'],
+  ['nextPageToken', 'page_token'],
+]);
+const POINTER_KEYS = [...NEXT_KEYS, ...CURSOR_KEYS.keys()];
 /** Keys naming the page just read, and the last page (or the number of pages). */
 const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
 const LAST_PAGE_KEYS = [
@@ -28,8 +41,11 @@ const LAST_PAGE_KEYS = [
 const PAGE_SIZE_KEYS = ['per_page', 'perPage', 'page_size', 'pageSize', 'limit'] as const;
 /** Keys stating how many objects the whole list holds. */
 const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
-/** Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`). */
-const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
+/**
+ * Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`,
+ * Slack's `response_metadata: {next_cursor}`).
+ */
+const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links', 'response_metadata'] as const;
 
 /** What one page of a list said, as findNextPage reads it. */
 export interface ListPage {
@@ -51,7 +67,8 @@ export interface ListPage {
 /**
  * The next page, or undefined at the end of the list. Read in this order:
  * - a next page in the body (NEXT_KEYS): a URL (absolute, or relative to the page just read), a page number (sent
- *   as `page`), or any other string taken as a cursor (sent as `cursor`); null, false or "" say there is none;
+ *   as `page`), or any other string taken as a cursor (sent as `cursor`); or a cursor alone (CURSOR_KEYS), any
+ *   string, sent as its key says; null, false or "" say there is none;
  * - an RFC 8288 `Link` header with `rel="next"` (GitHub's and many others' paging of bare arrays); a `Link`
  *   header without one says there is none;
  * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
@@ -66,25 +83,19 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   const { request, response, sources, onPage } = page;
   let endSaid = false;
   for (const source of sources) {
-    for (const key of NEXT_KEYS) {
+    for (const key of POINTER_KEYS) {
       if (!(key in source)) continue;
       const value = source[key];
       if (value === undefined || value === null || value === false || value === '') {
         endSaid = true;
         continue;
       }
-      if (typeof value === 'number' && Number.isInteger(value)) {
-        return { kind: 'query', name: 'page', value: String(value) };
-      }
-      if (typeof value === 'string') {
-        if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
-        if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
-        return { kind: 'query', name: 'cursor', value };
-      }
+      const next = readNext(key, value);
+      if (next !== undefined) return next;
       throw transport.badResponse(
         request,
         response,
-        `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
+        `field ${key}: ${CURSOR_KEYS.has(key) ? 'expected a cursor (a string), or null, false or "" for none' : 'expected a URL, a page number or a cursor'}, got ${JSON.stringify(value)}; the list is incomplete`,
         'api.pagination',
       );
     }
@@ -134,6 +145,20 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   return offset !== undefined
     ? { kind: 'query', name: 'offset', value: String(offset + onPage) }
     : { kind: 'query', name: 'page', value: String((number ?? 0) + 1) };
+}
+
+/** The next page a NEXT_KEYS or CURSOR_KEYS value names, or undefined when it is of no type that names one. */
+function readNext(key: string, value: unknown): NextPage | undefined {
+  const cursor = CURSOR_KEYS.get(key);
+  if (cursor !== undefined)
+    return typeof value === 'string' ? { kind: 'query', name: cursor, value } : undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    return { kind: 'query', name: 'page', value: String(value) };
+  }
+  if (typeof value !== 'string') return undefined;
+  if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
+  if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
+  return { kind: 'query', name: 'cursor', value };
 }
 
 /** The envelope, then the objects inside it where paging may be reported. */
