@@ -39,13 +39,23 @@ const LAST_PAGE_KEYS = [
 ] as const;
 /** Keys stating how many objects a page holds at most. */
 const PAGE_SIZE_KEYS = ['per_page', 'perPage', 'page_size', 'pageSize', 'limit'] as const;
-/** Keys stating how many objects the whole list holds. */
-const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
+/**
+ * Keys stating how many objects the whole list holds. `count` is read last, after `X-Total-Count` too: some APIs
+ * put the objects of the page there (Django REST framework's is the list's), so a `count` equal to the objects on a
+ * numbered page leaves the end in doubt (findNextPage).
+ */
+const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems'] as const;
 /**
  * Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`,
  * Slack's `response_metadata: {next_cursor}`).
  */
 const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links', 'response_metadata'] as const;
+
+/** How many objects the answer says the list holds, and whether only a `count` said so (see TOTAL_KEYS). */
+export interface ListTotal {
+  value: number;
+  onlyCount: boolean;
+}
 
 /** What one page of a list said, as findNextPage reads it. */
 export interface ListPage {
@@ -59,7 +69,7 @@ export interface ListPage {
   /** Objects on the first page: the page size when the answer states none. */
   firstPage: number;
   /** The list's stated total (listTotal). */
-  total: number | undefined;
+  total: ListTotal | undefined;
   /** Whether the list must be read whole (ListOptions.totalChecked): a full page that cannot be followed is refused. */
   whole: boolean;
 }
@@ -76,6 +86,7 @@ export interface ListPage {
  * - a page number or an `offset` with neither: the next page (`page + 1`, or `offset` plus the objects read) while
  *   the stated total is not reached, or, with no total, while the page is full (PAGE_SIZE_KEYS; with no size
  *   stated, as long as the first page). An empty or shorter page is the last: a full page is no proof of the end.
+ *   A `count` alone that equals the objects on the page is no total here: it may be the page's own count.
  * A full page that states its size but no page number, offset, next page or total cannot be followed: an
  * `api.pagination` error for a list that must be read whole.
  */
@@ -137,9 +148,11 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
     return undefined;
   }
   if (onPage === 0) return undefined;
+  // A `count` equal to this page's objects may be the page's (nothing else states the end): the page size decides.
+  const total = page.total?.onlyCount === true && page.total.value === onPage ? undefined : page.total?.value;
   const more =
-    page.total !== undefined
-      ? (offset !== undefined ? offset + onPage : page.readSoFar) < page.total
+    total !== undefined
+      ? (offset !== undefined ? offset + onPage : page.readSoFar) < total
       : onPage >= (size ?? page.firstPage);
   if (!more) return undefined;
   return offset !== undefined
@@ -172,13 +185,17 @@ export function pagingSources(envelope: Record<string, unknown>): Record<string,
 
 /**
  * How many objects the answer says the whole list holds, if it says: in the body (TOTAL_KEYS), else in an
- * `X-Total-Count` header (the usual companion of `Link` paging, and of bare arrays).
+ * `X-Total-Count` header (the usual companion of `Link` paging, and of bare arrays), else as a `count`.
  */
 export function listTotal(
   sources: Record<string, unknown>[],
   response: TransportResponse,
-): number | undefined {
-  return readCount(firstOf(sources, TOTAL_KEYS)) ?? readCount(response.headers.get('x-total-count')?.trim());
+): ListTotal | undefined {
+  const stated =
+    readCount(firstOf(sources, TOTAL_KEYS)) ?? readCount(response.headers.get('x-total-count')?.trim());
+  if (stated !== undefined) return { value: stated, onlyCount: false };
+  const count = readCount(firstOf(sources, ['count']));
+  return count !== undefined ? { value: count, onlyCount: true } : undefined;
 }
 
 /** The first value under one of `keys`, looking through `sources` in order. */

@@ -87,11 +87,11 @@ export async function readList<S extends z.ZodType>(
       whole: totalChecked,
     });
     if (next === undefined) {
-      if (totalChecked && total !== undefined && total > items.length) {
+      if (totalChecked && total !== undefined && total.value > items.length) {
         throw transport.badResponse(
           request,
           response,
-          `the answer says the list holds ${total} but ${items.length} ${items.length === 1 ? 'was' : 'were'} read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
+          `the answer says the list holds ${total.value} but ${items.length} ${items.length === 1 ? 'was' : 'were'} read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
           'api.pagination',
         );
       }

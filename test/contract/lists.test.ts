@@ -656,3 +656,62 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
     );
   });
 });
+
+describe("lists: a `count` may be the page's, not the list's", () => {
+  it('a page number with a count equal to the objects on the page: the next page is read, and a shorter one ends the list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 2 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], page: 2, count: 1 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('an offset with such a count: the next offset is read, and an empty page ends the list', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1), project(2)], meta: { offset: 0, count: 2 } });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, offset: '2' })
+      .reply(200, { data: [], meta: { offset: 2, count: 0 } });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('a count larger than the page is the total, read to its end', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 3 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], page: 2, count: 3 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it.each([
+    ['total beside the page number', { data: [parser('a'), parser('b')], page: 1, total: 2 }],
+    [
+      'total_count beside the page number',
+      { data: [parser('a'), parser('b')], page: 1, meta: { total_count: 2 } },
+    ],
+    ['count beside a total', { data: [parser('a'), parser('b')], page: 1, count: 2, meta: { total: 2 } }],
+    ['count with no page number or offset', { data: [parser('a'), parser('b')], count: 2 }],
+  ])('%s: the list ends in one call', async (_, body) => {
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, body);
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('a count that is a total beside a page number and X-Total-Count: the header is the total', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1), project(2)], page: 1, count: 2 }, { 'x-total-count': '2' });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+});
