@@ -163,8 +163,9 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
 /** The next page a NEXT_KEYS or CURSOR_KEYS value names, or undefined when it is of no type that names one. */
 function readNext(key: string, value: unknown): NextPage | undefined {
   const cursor = CURSOR_KEYS.get(key);
-  if (cursor !== undefined)
+  if (cursor !== undefined) {
     return typeof value === 'string' ? { kind: 'query', name: cursor, value } : undefined;
+  }
   if (typeof value === 'number' && Number.isInteger(value)) {
     return { kind: 'query', name: 'page', value: String(value) };
   }
