@@ -10,10 +10,23 @@ import type { TransportRequest, TransportResponse } from './transport-contract.j
 
 /** How the answer says where the next page is. */
 export type NextPage =
-  { kind: 'url'; url: string } | { kind: 'query'; name: 'page' | 'cursor' | 'offset'; value: string };
+  | { kind: 'url'; url: string }
+  | { kind: 'query'; name: 'page' | 'cursor' | 'page_token' | 'offset'; value: string };
 
 /** Keys naming the next page (a URL, a page number or a cursor); Laravel's paginator says `next_page_url`. */
 const NEXT_KEYS = ['next', 'next_page', 'nextPage', 'next_page_url', 'nextPageUrl'] as const;
+/**
+ * Keys naming only the next page's cursor, with the query parameter it goes back in: Slack's and Stripe's
+ * `next_cursor` (`?cursor=`), Google's `nextPageToken` (`?page_token=`, which its JSON APIs also take as
+ * `pageToken`).
+ */
+const CURSOR_KEYS = new Map<string, 'cursor' | 'page_token'>([
+  ['next_cursor', 'cursor'],
+  ['nextCursor', 'cursor'],
+  ['next_page_token', 'page_token'],
+  ['nextPageToken', 'page_token'],
+]);
+const POINTER_KEYS = [...NEXT_KEYS, ...CURSOR_KEYS.keys()];
 /** Keys naming the page just read, and the last page (or the number of pages). */
 const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
 const LAST_PAGE_KEYS = [
@@ -26,10 +39,23 @@ const LAST_PAGE_KEYS = [
 ] as const;
 /** Keys stating how many objects a page holds at most. */
 const PAGE_SIZE_KEYS = ['per_page', 'perPage', 'page_size', 'pageSize', 'limit'] as const;
-/** Keys stating how many objects the whole list holds. */
-const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems', 'count'] as const;
-/** Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`). */
-const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links'] as const;
+/**
+ * Keys stating how many objects the whole list holds. `count` is read last, after `X-Total-Count` too: some APIs
+ * put the objects of the page there (Django REST framework's is the list's), so a `count` equal to the objects on a
+ * numbered page leaves the end in doubt (findNextPage).
+ */
+const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalItems'] as const;
+/**
+ * Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`,
+ * Slack's `response_metadata: {next_cursor}`).
+ */
+const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links', 'response_metadata'] as const;
+
+/** How many objects the answer says the list holds, and whether only a `count` said so (see TOTAL_KEYS). */
+export interface ListTotal {
+  value: number;
+  onlyCount: boolean;
+}
 
 /** What one page of a list said, as findNextPage reads it. */
 export interface ListPage {
@@ -43,7 +69,7 @@ export interface ListPage {
   /** Objects on the first page: the page size when the answer states none. */
   firstPage: number;
   /** The list's stated total (listTotal). */
-  total: number | undefined;
+  total: ListTotal | undefined;
   /** Whether the list must be read whole (ListOptions.totalChecked): a full page that cannot be followed is refused. */
   whole: boolean;
 }
@@ -51,7 +77,8 @@ export interface ListPage {
 /**
  * The next page, or undefined at the end of the list. Read in this order:
  * - a next page in the body (NEXT_KEYS): a URL (absolute, or relative to the page just read), a page number (sent
- *   as `page`), or any other string taken as a cursor (sent as `cursor`); null, false or "" say there is none;
+ *   as `page`), or any other string taken as a cursor (sent as `cursor`); or a cursor alone (CURSOR_KEYS), any
+ *   string, sent as its key says; null, false or "" say there is none;
  * - an RFC 8288 `Link` header with `rel="next"` (GitHub's and many others' paging of bare arrays); a `Link`
  *   header without one says there is none;
  * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
@@ -59,6 +86,7 @@ export interface ListPage {
  * - a page number or an `offset` with neither: the next page (`page + 1`, or `offset` plus the objects read) while
  *   the stated total is not reached, or, with no total, while the page is full (PAGE_SIZE_KEYS; with no size
  *   stated, as long as the first page). An empty or shorter page is the last: a full page is no proof of the end.
+ *   A `count` alone that equals the objects on the page is no total here: it may be the page's own count.
  * A full page that states its size but no page number, offset, next page or total cannot be followed: an
  * `api.pagination` error for a list that must be read whole.
  */
@@ -66,25 +94,19 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   const { request, response, sources, onPage } = page;
   let endSaid = false;
   for (const source of sources) {
-    for (const key of NEXT_KEYS) {
+    for (const key of POINTER_KEYS) {
       if (!(key in source)) continue;
       const value = source[key];
       if (value === undefined || value === null || value === false || value === '') {
         endSaid = true;
         continue;
       }
-      if (typeof value === 'number' && Number.isInteger(value)) {
-        return { kind: 'query', name: 'page', value: String(value) };
-      }
-      if (typeof value === 'string') {
-        if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
-        if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
-        return { kind: 'query', name: 'cursor', value };
-      }
+      const next = readNext(key, value);
+      if (next !== undefined) return next;
       throw transport.badResponse(
         request,
         response,
-        `field ${key}: expected a URL, a page number or a cursor, got ${JSON.stringify(value)}; the list is incomplete`,
+        `field ${key}: ${CURSOR_KEYS.has(key) ? 'expected a cursor (a string), or null, false or "" for none' : 'expected a URL, a page number or a cursor'}, got ${JSON.stringify(value)}; the list is incomplete`,
         'api.pagination',
       );
     }
@@ -126,14 +148,31 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
     return undefined;
   }
   if (onPage === 0) return undefined;
+  // A `count` equal to this page's objects may be the page's (nothing else states the end): the page size decides.
+  const total = page.total?.onlyCount === true && page.total.value === onPage ? undefined : page.total?.value;
   const more =
-    page.total !== undefined
-      ? (offset !== undefined ? offset + onPage : page.readSoFar) < page.total
+    total !== undefined
+      ? (offset !== undefined ? offset + onPage : page.readSoFar) < total
       : onPage >= (size ?? page.firstPage);
   if (!more) return undefined;
   return offset !== undefined
     ? { kind: 'query', name: 'offset', value: String(offset + onPage) }
     : { kind: 'query', name: 'page', value: String((number ?? 0) + 1) };
+}
+
+/** The next page a NEXT_KEYS or CURSOR_KEYS value names, or undefined when it is of no type that names one. */
+function readNext(key: string, value: unknown): NextPage | undefined {
+  const cursor = CURSOR_KEYS.get(key);
+  if (cursor !== undefined) {
+    return typeof value === 'string' ? { kind: 'query', name: cursor, value } : undefined;
+  }
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    return { kind: 'query', name: 'page', value: String(value) };
+  }
+  if (typeof value !== 'string') return undefined;
+  if (/^\d+$/.test(value)) return { kind: 'query', name: 'page', value };
+  if (/^(https?:\/\/|\/|\?)/i.test(value)) return { kind: 'url', url: value };
+  return { kind: 'query', name: 'cursor', value };
 }
 
 /** The envelope, then the objects inside it where paging may be reported. */
@@ -147,13 +186,17 @@ export function pagingSources(envelope: Record<string, unknown>): Record<string,
 
 /**
  * How many objects the answer says the whole list holds, if it says: in the body (TOTAL_KEYS), else in an
- * `X-Total-Count` header (the usual companion of `Link` paging, and of bare arrays).
+ * `X-Total-Count` header (the usual companion of `Link` paging, and of bare arrays), else as a `count`.
  */
 export function listTotal(
   sources: Record<string, unknown>[],
   response: TransportResponse,
-): number | undefined {
-  return readCount(firstOf(sources, TOTAL_KEYS)) ?? readCount(response.headers.get('x-total-count')?.trim());
+): ListTotal | undefined {
+  const stated =
+    readCount(firstOf(sources, TOTAL_KEYS)) ?? readCount(response.headers.get('x-total-count')?.trim());
+  if (stated !== undefined) return { value: stated, onlyCount: false };
+  const count = readCount(firstOf(sources, ['count']));
+  return count !== undefined ? { value: count, onlyCount: true } : undefined;
 }
 
 /** The first value under one of `keys`, looking through `sources` in order. */

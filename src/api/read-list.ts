@@ -32,17 +32,17 @@ export interface ListOptions<T> {
 /**
  * Reads a whole list: a bare array, or an object holding the array (see ITEM_KEYS), following further pages when
  * the answer says, or does not rule out, that there are more. Paging is read from the envelope, from its `meta`,
- * `pagination`, `paging` and `links` objects, and from the `Link` and `X-Total-Count` headers (list-paging.ts says
- * in what order). A bare array with neither header is the whole list, read in one call.
+ * `pagination`, `paging`, `links` and `response_metadata` objects, and from the `Link` and `X-Total-Count` headers
+ * (list-paging.ts says in what order). A bare array with neither header is the whole list, read in one call.
  * Further pages go with the same key placement, and only to the list's own origin. A page asked for twice (a
- * server that ignores the page parameter), an identical page in a row, a "has more" without a way to get it, or
- * more than `maxPages` pages are `api.pagination` errors, and so is a list whose answer states a total (in the body
- * or in `X-Total-Count`) larger than the objects read once no further page is given (paging of a shape not read
- * here): a partial list is never returned, since an object it left out would be created again. With `idOf`, an
- * object listed again (paging while objects are added moves one onto the next page) is kept once, the first time:
- * read twice, it would be two objects of one name, an adoption refused as ambiguous or a create that landed
- * reported as failed; the stated total is then compared with the objects read once, so a duplicate that stands for
- * one left out is still found.
+ * server that ignores the page parameter, a next URL or a cursor given again), an identical page in a row, a "has
+ * more" without a way to get it, or more than `maxPages` pages are `api.pagination` errors, and so is a list whose
+ * answer states a total (in the body or in `X-Total-Count`) larger than the objects read once no further page is
+ * given (paging of a shape not read here): a partial list is never returned, since an object it left out would be
+ * created again. With `idOf`, an object listed again (paging while objects are added moves one onto the next page)
+ * is kept once, the first time: read twice, it would be two objects of one name, an adoption refused as ambiguous
+ * or a create that landed reported as failed; the stated total is then compared with the objects read once, so a
+ * duplicate that stands for one left out is still found.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
@@ -87,11 +87,11 @@ export async function readList<S extends z.ZodType>(
       whole: totalChecked,
     });
     if (next === undefined) {
-      if (totalChecked && total !== undefined && total > items.length) {
+      if (totalChecked && total !== undefined && total.value > items.length) {
         throw transport.badResponse(
           request,
           response,
-          `the answer says the list holds ${total} but ${items.length} ${items.length === 1 ? 'was' : 'were'} read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
+          `the answer says the list holds ${total.value} but ${items.length} ${items.length === 1 ? 'was' : 'were'} read, with no next page given in a way scrapeform reads; the list is incomplete and nothing is planned from it`,
           'api.pagination',
         );
       }
@@ -116,15 +116,21 @@ export async function readList<S extends z.ZodType>(
         'api.pagination',
       );
     }
-    request = nextRequest(transport, first, request, response, next);
-    if (asked.has(pageKey(request))) {
+    const nextPage = nextRequest(transport, first, request, response, next);
+    if (asked.has(pageKey(nextPage))) {
+      // A cursor is named as the answer gave it (its page's URL is built by us); a repeat would loop.
+      const again =
+        next.kind === 'query' && (next.name === 'cursor' || next.name === 'page_token')
+          ? `gives a cursor already followed (${next.name}=${next.value})`
+          : `points back to a page already read (${transport.show(pageUrl(nextPage))})`;
       throw transport.badResponse(
         request,
         response,
-        `the answer points back to a page already read (${transport.show(pageUrl(request))}); the list is incomplete and nothing is planned from it`,
+        `the answer ${again}; the list is incomplete and nothing is planned from it`,
         'api.pagination',
       );
     }
+    request = nextPage;
   }
 }
 

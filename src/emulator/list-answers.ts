@@ -7,8 +7,9 @@ const MAX_PER_PAGE = 100;
 /**
  * A list answer: a bare JSON array as the seeds show, or with quirks `{data: [...]}` (wrapped-lists) or one page
  * (paged-lists) in the page style of the settings: `{data, page, per_page, total, has_more}` chosen by `?page=N`
- * (1-based), Laravel's `{data, current_page, last_page, per_page, total, next_page_url}` chosen by `?page=N`, or
- * `{data, offset, limit, total}` chosen by `?offset=N`; `?per_page=N` (or `?limit=N`) sets the size.
+ * (1-based), Laravel's `{data, current_page, last_page, per_page, total, next_page_url}` chosen by `?page=N`,
+ * `{data, offset, limit, total}` chosen by `?offset=N`, or GitHub's bare array of the page chosen by `?page=N` with
+ * the other pages in an RFC 8288 `Link` header; `?per_page=N` (or `?limit=N`) sets the size.
  */
 export function answerList(req: EmulatorRequest, items: unknown[], quirks: Quirks): EmulatorResponse {
   if (quirks.has('paged-lists')) {
@@ -33,18 +34,35 @@ export function answerList(req: EmulatorRequest, items: unknown[], quirks: Quirk
     const start = (page - 1) * perPage;
     const data = items.slice(start, start + perPage);
     const more = start + perPage < items.length;
+    const lastPage = Math.max(1, Math.ceil(items.length / perPage));
+    // As Laravel and GitHub do, another page's URL keeps the query it was asked with (the key too: clients drop it).
+    const pageUrl = (n: number): string => {
+      const query = new URLSearchParams(req.query);
+      query.set('page', String(n));
+      return `${req.path}?${query.toString()}`;
+    };
     if (style === 'laravel') {
-      // As Laravel does, the next page's URL keeps the query it was asked with (the key too: clients drop it).
-      const next = new URLSearchParams(req.query);
-      next.set('page', String(page + 1));
       return json(200, {
         current_page: page,
         data,
-        last_page: Math.max(1, Math.ceil(items.length / perPage)),
+        last_page: lastPage,
         per_page: perPage,
         total: items.length,
-        next_page_url: more ? `${req.path}?${next.toString()}` : null,
+        next_page_url: more ? pageUrl(page + 1) : null,
       });
+    }
+    if (style === 'link') {
+      // GitHub's: no header when one page holds the list; else next and last while there are more, first and prev
+      // after the first page. No total is stated.
+      const links = [
+        ...(more ? [`<${pageUrl(page + 1)}>; rel="next"`, `<${pageUrl(lastPage)}>; rel="last"`] : []),
+        ...(page > 1 ? [`<${pageUrl(1)}>; rel="first"`, `<${pageUrl(page - 1)}>; rel="prev"`] : []),
+      ];
+      return {
+        status: 200,
+        body: data,
+        ...(links.length > 0 ? { headers: { link: links.join(', ') } } : {}),
+      };
     }
     return json(200, { data, page, per_page: perPage, total: items.length, has_more: more });
   }

@@ -16,7 +16,7 @@ export const QUIRK_NAMES = [
 
 export type QuirkName = (typeof QUIRK_NAMES)[number];
 
-export const PAGE_STYLES = ['has-more', 'laravel', 'offset'] as const;
+export const PAGE_STYLES = ['has-more', 'laravel', 'offset', 'link'] as const;
 export type PageStyle = (typeof PAGE_STYLES)[number];
 
 export interface QuirkSettings {
@@ -41,7 +41,8 @@ export interface QuirkSettings {
   pageSize: number;
   /**
    * paged-lists: how a page says there is more: `has-more` (`page`, `has_more`), `laravel` (Laravel's paginator:
-   * `current_page`, `last_page`, `next_page_url`), or `offset` (`offset`, `limit`, `total`; `?offset=N` picks it).
+   * `current_page`, `last_page`, `next_page_url`), `offset` (`offset`, `limit`, `total`; `?offset=N` picks it), or
+   * `link` (GitHub's: a bare array, the next page in a `Link: <...>; rel="next"` header, no total).
    */
   pageStyle: PageStyle;
   /** queued-status: emulated ms a new version reports QUEUED before it starts GENERATING. */

@@ -13,6 +13,10 @@ const PAGING_KEYS = [
   'total_pages',
   'totalPages',
   'page',
+  'next_cursor',
+  'nextCursor',
+  'next_page_token',
+  'nextPageToken',
 ];
 
 /** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
@@ -37,15 +41,17 @@ export async function listOnce(
   const body = response.body;
   let items: unknown[] | undefined;
   let shape: string;
-  let paged = false;
+  // GitHub's paging of bare arrays is in an RFC 8288 Link header alone (read-list.ts follows it).
+  const linked = (response.headers.get('link') ?? '').trim() !== '';
+  let paged = linked;
   if (Array.isArray(body)) {
     items = body;
-    shape = 'a bare array';
+    shape = `a bare array${linked ? ' paged by a Link header' : ''}`;
   } else if (body !== null && typeof body === 'object') {
     const envelope = body as Record<string, unknown>;
     const key = [...ITEM_KEYS, resource].find((k) => Array.isArray(envelope[k]));
     items = key !== undefined ? (envelope[key] as unknown[]) : undefined;
-    paged = PAGING_KEYS.some((k) => envelope[k] !== undefined);
+    paged ||= PAGING_KEYS.some((k) => envelope[k] !== undefined);
     shape =
       key !== undefined
         ? `an object holding the items under "${key}"${paged ? ', with paging fields' : ''}`

@@ -549,3 +549,169 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
 });
+
+describe('lists: a cursor alone says where the next page is (Stripe, Slack, Google)', () => {
+  it('follows next_cursor and nextCursor as `cursor`; null ends the list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], next_cursor: 'cur_b' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, cursor: 'cur_b' })
+      .reply(200, { data: [parser('b')], meta: { nextCursor: 'cur_c' } });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, cursor: 'cur_c' })
+      .reply(200, { data: [parser('c')], next_cursor: null });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it("follows Slack's response_metadata.next_cursor; an empty one ends the list", async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { ok: true, projects: [project(1)], response_metadata: { next_cursor: 'dXNlcjpVMDYx' } });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, cursor: 'dXNlcjpVMDYx' })
+      .reply(200, { ok: true, projects: [project(2)], response_metadata: { next_cursor: '' } });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('follows nextPageToken and next_page_token as `page_token`; a page without one ends the list', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { items: [project(1)], nextPageToken: 'CgQIARAB' });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page_token: 'CgQIARAB' })
+      .reply(200, { items: [project(2)], pagination: { next_page_token: '2' } });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page_token: '2' })
+      .reply(200, { items: [project(3)], pagination: { next_page_token: false } });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { items: [parser('a')], nextPageToken: 'tok' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page_token: 'tok' })
+      .reply(200, { items: [parser('b')] });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('a cursor given again after it was followed is an error, never a loop', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], next_cursor: 'c1' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, cursor: 'c1' })
+      .reply(200, { data: [parser('b')], next_cursor: 'c2' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, cursor: 'c2' })
+      .reply(200, { data: [parser('c')], next_cursor: 'c1' });
+    const error = await listError(() => createTestApi().parsers.list());
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?cursor=c2&api_key=***: 200: unexpected response from GET /parsers: the answer gives a cursor already followed (cursor=c1); the list is incomplete and nothing is planned from it`,
+    );
+    expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
+  });
+
+  it('the same page token again, on a page that differs, is an error too', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { items: [project(1)], nextPageToken: 't1' });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, page_token: 't1' })
+      .reply(200, { items: [project(2)], nextPageToken: 't1' });
+    const error = await listError(() => createTestApi().projects.list());
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toContain('the answer gives a cursor already followed (page_token=t1)');
+  });
+
+  it.each([
+    ['next_cursor', 42],
+    ['nextCursor', true],
+    ['next_page_token', { id: 'x' }],
+    ['nextPageToken', ['x']],
+  ])('a %s that is not a string, null, false or "" is an error', async (key, value) => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a')], [key]: value });
+    const error = await listError(() => createTestApi().parsers.list());
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?api_key=***: 200: unexpected response from GET /parsers: field ${key}: expected a cursor (a string), or null, false or "" for none, got ${JSON.stringify(value)}; the list is incomplete`,
+    );
+  });
+});
+
+describe("lists: a `count` may be the page's, not the list's", () => {
+  it('a page number with a count equal to the objects on the page: the next page is read, and a shorter one ends the list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 2 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], page: 2, count: 1 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('an offset with such a count: the next offset is read, and an empty page ends the list', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1), project(2)], meta: { offset: 0, count: 2 } });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query({ ...keyQuery, offset: '2' })
+      .reply(200, { data: [], meta: { offset: 2, count: 0 } });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+
+  it('a count larger than the page is the total, read to its end', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 3 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...keyQuery, page: '2' })
+      .reply(200, { data: [parser('c')], page: 2, count: 3 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it.each([
+    ['total beside the page number', { data: [parser('a'), parser('b')], page: 1, total: 2 }],
+    [
+      'total_count beside the page number',
+      { data: [parser('a'), parser('b')], page: 1, meta: { total_count: 2 } },
+    ],
+    ['count beside a total', { data: [parser('a'), parser('b')], page: 1, count: 2, meta: { total: 2 } }],
+    ['count with no page number or offset', { data: [parser('a'), parser('b')], count: 2 }],
+  ])('%s: the list ends in one call', async (_, body) => {
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, body);
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('a count that is a total beside a page number and X-Total-Count: the header is the total', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, { data: [project(1), project(2)], page: 1, count: 2 }, { 'x-total-count': '2' });
+    expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
+  });
+});

@@ -121,6 +121,24 @@ describe('scrapeform doctor', () => {
     });
   }
 
+  it('with paged-lists paging bare arrays by a Link header: paged, not wrapped', async () => {
+    const h = await seeded(['paged-lists'], {
+      quirkSettings: { listLagMs: 0, pageSize: 1, pageStyle: 'link' },
+    });
+    await h.parsers.create({
+      name: 'more',
+      urls: [BOOK_A],
+      fields: [{ name: 'title', description: 'Title' }],
+    });
+    await h.projects.create({ name: 'more', projectInput: { type: 'list', list: [BOOK_A] } });
+    const { code, report } = await doctor(h.emulator.url);
+    expect(code).toBe(0);
+    expect(seen(report)).toEqual({ ...NONE, 'paged-lists': true });
+    expect(report.checks.find((c) => c.name === 'parsers.list')?.message).toBe(
+      'the key works; 1 parsers on the first answer, a bare array paged by a Link header',
+    );
+  });
+
   it('names the service that refused the key, exits 1, and --only leaves that service out', async () => {
     const h = await seeded([]);
     const pipeline = await startTestEmulator({ apiKeys: ['another-key'] });

@@ -210,6 +210,29 @@ describe('paged-lists', () => {
   });
 });
 
+describe('paged-lists with pageStyle link', () => {
+  it("answers GitHub's bare array of one page, the others in a Link header; none when one page holds the list", async () => {
+    const harness = await start(['paged-lists'], { pageStyle: 'link' });
+    const ids: number[] = [];
+    for (let n = 0; n < 5; n++) ids.push(await createProject(harness, { name: `p${n}` }));
+    const page = async (query: string): Promise<[unknown, string | null]> => {
+      const answer = await harness.raw('GET', `/api/projects?${q}${query}`);
+      expect(answer.status).toBe(200);
+      return [(answer.body as { id: number }[]).map((p) => p.id), answer.headers.get('link')];
+    };
+    const at = (n: number): string => `/api/projects?${q}&page=${n}`;
+    expect(await page('')).toEqual([ids.slice(0, 2), `<${at(2)}>; rel="next", <${at(3)}>; rel="last"`]);
+    expect(await page('&page=2')).toEqual([
+      ids.slice(2, 4),
+      `<${at(3)}>; rel="next", <${at(3)}>; rel="last", <${at(1)}>; rel="first", <${at(1)}>; rel="prev"`,
+    ]);
+    expect(await page('&page=3')).toEqual([ids.slice(4), `<${at(1)}>; rel="first", <${at(2)}>; rel="prev"`]);
+    expect(await page('&per_page=5')).toEqual([ids, null]);
+    const parsers = await harness.raw('GET', `/parsers?${q}`);
+    expect([parsers.body, parsers.headers.get('link')]).toEqual([[], null]);
+  });
+});
+
 describe('queued-status', () => {
   it('reports a new version QUEUED, then GENERATING, then FINISHED; a queued version cannot be changed', async () => {
     // A long generation, so real time passing during the test cannot finish it early.
@@ -376,7 +399,7 @@ describe('choosing quirks', () => {
     });
     expect(await harness.raw('PUT', '/_emulator/quirks', { pageStyle: 'cursor' })).toMatchObject({
       status: 400,
-      body: { error: 'pageStyle must be one of has-more, laravel, offset' },
+      body: { error: 'pageStyle must be one of has-more, laravel, offset, link' },
     });
     expect(await harness.raw('PUT', '/_emulator/quirks', { pages: 2 })).toMatchObject({
       status: 400,

@@ -623,6 +623,7 @@ describe('lists paged and wrapped (paged-lists, wrapped-lists)', () => {
     ['paged-lists', 'has-more'],
     ['paged-lists', 'laravel'],
     ['paged-lists', 'offset'],
+    ['paged-lists', 'link'],
     ['wrapped-lists', 'has-more'],
   ] as const;
   for (const [quirk, pageStyle] of cases) {
@@ -638,6 +639,62 @@ describe('lists paged and wrapped (paged-lists, wrapped-lists)', () => {
       await convergeAndCount(h, ws, { parsers: 3, projects: 3 });
     });
   }
+});
+
+describe('lists paged by a Link header (paged-lists, pageStyle link)', () => {
+  it('objects past the first page are adopted, not created again: apply POSTs only the missing ones', async () => {
+    const h = await start(['paged-lists'], { pageSize: 2, pageStyle: 'link' });
+    const files = (count: number): Record<string, string> => {
+      const out: Record<string, string> = {};
+      for (let n = 1; n <= count; n++) {
+        out[`p${n}.yaml`] = bookParser(FIELDS).replace('name: books', `name: books-${n}`);
+        out[`j${n}.yaml`] = PROJECT(`nightly-${n}`);
+      }
+      return out;
+    };
+    // Three parsers and three projects exist, made from another state: only the lists can say so.
+    const other = await TestWorkspace.create(h, 'cli');
+    await other.write(files(3));
+    await other.converge();
+    // The lists come as bare arrays of 2, each pointing to the next page in its Link header only.
+    for (const list of ['/parsers', '/api/projects']) {
+      const first = await h.raw('GET', `${list}?api_key=${EMULATOR_KEY}`);
+      expect([Array.isArray(first.body), (first.body as unknown[]).length]).toEqual([true, 2]);
+      expect(first.headers.get('link')).toContain(`<${list}?api_key=${EMULATOR_KEY}&page=2>; rel="next"`);
+    }
+    const ws = await TestWorkspace.create(h, 'cli');
+    await ws.write(files(4));
+    h.emulator.requestLog.length = 0;
+
+    const plan = await ws.plan();
+    const actions = plan.resource_changes.map((c) => [c.address, c.action]);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        ...[1, 2, 3].flatMap((n) => [
+          [`parser.books-${n}`, 'adopt'],
+          [`project.nightly-${n}`, 'adopt'],
+        ]),
+        ['parser.books-4', 'create'],
+        ['project.nightly-4', 'create'],
+      ]),
+    );
+    expect(actions).toHaveLength(8);
+    // Their second pages were read.
+    const listed = h.emulator.requestLog.filter(
+      (e) => e.method === 'GET' && /^\/(parsers|api\/projects)\?/.test(e.path),
+    );
+    expect(listed.filter((e) => /[?&]page=2(&|$)/.test(e.path)).map((e) => e.path.split('?')[0])).toEqual(
+      expect.arrayContaining(['/parsers', '/api/projects']),
+    );
+
+    h.emulator.requestLog.length = 0;
+    const result = await ws.applyChanges(plan);
+    expect(result.results.filter((r) => !r.ok)).toEqual([]);
+    expect(calls(h, 'POST', '/parsers')).toBe(1);
+    expect(calls(h, 'POST', '/api/projects')).toBe(1);
+    expect((await ws.plan()).status).toBe('no_changes');
+    expect(await liveCounts(h, ws)).toEqual({ parsers: 4, projects: 4 });
+  });
 });
 
 describe('8. only the services a workspace uses are called', () => {
