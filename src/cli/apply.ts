@@ -9,6 +9,7 @@ import { printable } from '../output/escape-text.js';
 import type { ApplyReport } from '../output/render-apply.js';
 import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
+import { heldBack } from '../output/render-plan.js';
 import { applyWorkspace } from '../workspace/apply-workspace.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
@@ -152,6 +153,9 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       result: outcome.result,
       checks: outcome.checks,
       resultDiffs: outcome.resultDiffs,
+      // Nothing applied because nothing was planned for the objects held back (lagging parsers) or left out (a
+      // partial plan): the report says so rather than that the services matched.
+      ...(outcome.result === undefined ? heldBack(outcome.plan) : {}),
     };
     if (flags.markdownReport !== undefined) {
       await writeFile(flags.markdownReport, renderOutput('apply', 'markdown', report, ctx.colors));

@@ -1,7 +1,7 @@
 import type { ApplyResult, ChangeResult } from '../apply/apply-model.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
-import { markdownCode, tableCode } from './escape-markdown.js';
+import { markdownCode, markdownText, tableCode } from './escape-markdown.js';
 import { printable } from './escape-text.js';
 import type { Colors } from './colors.js';
 import { renderChecks } from './render-checks.js';
@@ -15,6 +15,11 @@ export interface ApplyReport {
   checks: ExpectCheckResult[];
   /** What each regeneration did to the example results. */
   resultDiffs: ResultDiff[];
+  /**
+   * When nothing was applied: the plan's summary line, when it says more than that the services matched (parsers
+   * lagging behind state, a partial plan: summarisePlan).
+   */
+  noChanges?: string;
 }
 
 /**
@@ -128,7 +133,7 @@ export function renderApplyJson(report: ApplyReport): string {
 export function renderApplyMarkdown(report: ApplyReport): string {
   const { result, checks, resultDiffs } = report;
   if (result === undefined)
-    return '### scrapeform apply\n\nNo changes: the live services already matched the manifests.\n';
+    return `### scrapeform apply\n\n${markdownText(report.noChanges ?? 'No changes: the live services already matched the manifests.')}\n`;
   const sorted = sortResults(result);
   const object = (r: ChangeResult): string =>
     r.id !== null

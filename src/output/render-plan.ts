@@ -103,6 +103,15 @@ export function summarisePlan(plan: Plan): string {
 }
 
 /**
+ * For the apply report when nothing was applied: the plan's summary line when it says more than that the services
+ * match (parsers lagging behind state, a partial plan), else nothing.
+ */
+export function heldBack(plan: Plan): { noChanges?: string } {
+  const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
+  return partial || laggingParsers(plan.warnings) > 0 ? { noChanges: summarisePlan(plan) } : {};
+}
+
+/**
  * The line under the summary when apply will run `expect` checks after its calls (one parse a URL, which the
  * service may charge): named here since the plan's changes do not list them. Undefined when there are none.
  */

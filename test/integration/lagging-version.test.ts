@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/model.js';
@@ -91,9 +92,20 @@ describe('a replica lagging behind a free rename (lagging-list: versionLagMs, de
     );
     expect(human.stdout + human.stderr).toContain(warning);
 
-    const apply = await cli(['apply', path.join(ws.dir, 'manifests'), '--auto-approve']);
+    const reportFile = path.join(ws.dir, 'apply-report.md');
+    const apply = await cli([
+      'apply',
+      path.join(ws.dir, 'manifests'),
+      '--auto-approve',
+      '--markdown-report',
+      reportFile,
+    ]);
     expect(apply.code).toBe(0);
     expect(apply.stderr + apply.stdout).toContain(warning);
+    // The report posted on the merged pull request does not say the services matched while a parser lags.
+    expect(await readFile(reportFile, 'utf8')).toBe(
+      '### scrapeform apply\n\nNo changes planned: 1 parser lags behind state (see the warning); plan again later.\n',
+    );
     expect(patches(harness)).toHaveLength(1);
     expect(credits(harness)).toBe(before);
     expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 1 });
