@@ -1,4 +1,14 @@
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -74,6 +84,7 @@ export function useCodeCache(options: CodeCacheOptions): void {
     // The bytecode of every function compiled so far is in the entry: made at exit, not when the file loaded. Whether
     // the folder can be written is asked only when there is something to write (not at every start).
     const writable = toWrite.length > 0 && canWrite(options.root);
+    if (writable) removeLeftovers(dir);
     for (const { script, file, header } of writable ? toWrite : []) {
       if (writeEntry(dir, file, header, script.createCachedData())) tally.written++;
     }
@@ -116,6 +127,32 @@ function writeEntry(dir: string, file: string, header: Buffer, data: Buffer): bo
   } catch {
     rmSync(temporary, { force: true });
     return false;
+  }
+}
+
+/** How old a temporary entry must be to count as left by a run killed while writing it (a write takes milliseconds). */
+export const LEFTOVER_AGE_MS = 60_000;
+
+/**
+ * Temporary entries of runs killed between their write and its rename, which nothing else would ever remove: taken
+ * out when entries are written (rarely: once per command kind and build), never one another run may be writing now.
+ */
+function removeLeftovers(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.endsWith('.tmp')) continue;
+    const file = path.join(dir, name);
+    try {
+      if (now - statSync(file).mtimeMs > LEFTOVER_AGE_MS) rmSync(file, { force: true });
+    } catch {
+      // Gone meanwhile (its run renamed it), or not ours to remove: left.
+    }
   }
 }
 

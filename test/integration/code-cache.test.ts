@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +114,29 @@ describe('the code cache of the bin', () => {
     expect(run.stdout).toMatch(/^Valid: /);
     expect(tally(run)).toMatchObject({ refused: 1, written: 1 });
     expect(tally(await runCopy(folder, ['validate', manifests]))).toMatchObject({ refused: 0, written: 0 });
+  });
+
+  it('takes out temporary entries left by a run killed while writing, when it writes, but not one being written', async () => {
+    const folder = await freshCopy('leftovers');
+    expect((await runCopy(folder, ['validate', manifests])).code).toBe(0);
+    const dir = cacheOf(folder);
+    const left = path.join(dir, 'main.cjs.cache.4242.tmp');
+    const writing = path.join(dir, 'main.cjs.cache.4343.tmp');
+    await writeFile(left, 'half an entry');
+    await writeFile(writing, 'an entry being written');
+    const old = new Date(Date.now() - 2 * 60_000);
+    await utimes(left, old, old);
+    // Nothing to write: the folder is not even read.
+    expect(tally(await runCopy(folder, ['validate', manifests]))).toMatchObject({ written: 0 });
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp')).sort()).toEqual([
+      'main.cjs.cache.4242.tmp',
+      'main.cjs.cache.4343.tmp',
+    ]);
+    // An entry to write (the source changed): the old leftover goes, the fresh one stays.
+    const main = path.join(folder, 'dist', 'cli', 'main.cjs');
+    await writeFile(main, `${await readFile(main, 'utf8')}\n`);
+    expect(tally(await runCopy(folder, ['validate', manifests]))).toMatchObject({ written: 1 });
+    expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual(['main.cjs.cache.4343.tmp']);
   });
 
   it('writes nothing with SCRAPEFORM_CODE_CACHE=0', async () => {
