@@ -77,6 +77,25 @@ process.exit(3);
     }
   });
 
+  it('the comment keeps the refusal itself when retries were logged before it', async () => {
+    // What a flaky service prints on stderr before the refusal: a line per retry (shared-flags.ts, transportLogger).
+    const retries = ['parsers', 'api/projects']
+      .flatMap((list) =>
+        [1, 2, 3].map(
+          (attempt) =>
+            `retrying GET https://service.example/${list} in 0.${attempt}s (HTTP 503, attempt ${attempt})\n`,
+        ),
+      )
+      .join('');
+    const md = '### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n';
+    const { comments } = await runCommentScript(dir, { code: '3', md, err: `${retries}${REFUSAL}` }, {});
+    const body = comments[0]?.body ?? '';
+    expect(body).toContain(
+      '\nerror: the plan regenerates 4 parsers (~120,000 credits), more than --max-regenerations 1\n  hint: split the change, or raise --max-regenerations after checking the cost\n',
+    );
+    expect(body).toContain(`\n\`\`\`\n\n${md}`);
+  });
+
   it('the comment shows the plan under the refusal, and a destructive one gets the label', async () => {
     const md = '### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n';
     const { comments, labels } = await runCommentScript(
