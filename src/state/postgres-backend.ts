@@ -10,6 +10,7 @@ import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
   CLIENT_MARGIN_MS,
+  endSession,
   RELEASE_TIMEOUT_MS,
   INSUFFICIENT_PRIVILEGE,
   isConnectionError,
@@ -124,7 +125,12 @@ export class PostgresStateBackend implements StateBackend {
       this.client = undefined;
       this.ready = undefined;
     }
-    client.end().catch(() => undefined);
+    void endSession(client, this.endMs);
+  }
+
+  /** How long the end of a session (its unlock, its Terminate) may wait for a database that stopped answering. */
+  private get endMs(): number {
+    return Math.min(RELEASE_TIMEOUT_MS, this.timeoutMs + CLIENT_MARGIN_MS);
   }
 
   async read(): Promise<State> {
@@ -272,10 +278,7 @@ export class PostgresStateBackend implements StateBackend {
       await Promise.race([
         unlocked,
         new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error('the unlock did not answer')),
-            Math.min(RELEASE_TIMEOUT_MS, this.timeoutMs + CLIENT_MARGIN_MS),
-          );
+          timer = setTimeout(() => reject(new Error('the unlock did not answer')), this.endMs);
         }),
       ]).finally(() => clearTimeout(timer));
     } catch {
@@ -372,7 +375,7 @@ export class PostgresStateBackend implements StateBackend {
     const client = this.client;
     this.client = undefined;
     this.ready = undefined;
-    if (client !== undefined) await client.end().catch(() => undefined);
+    if (client !== undefined) await endSession(client, this.endMs);
   }
 }
 

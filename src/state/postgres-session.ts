@@ -15,6 +15,26 @@ export const CLIENT_MARGIN_MS = 2_000;
  */
 export const RELEASE_TIMEOUT_MS = 5_000;
 
+/**
+ * Ends a session and its connection. `client.end()` sends Terminate and then waits for the server to close its
+ * side, which a database or proxy that stopped answering never does (a half-open connection has no timeout of its
+ * own): a command that had done all its work and written its state then never exited, and its output was never
+ * printed. After `ms` the socket is destroyed instead; PostgreSQL ends the session (and any lock) once it notices.
+ */
+export async function endSession(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const gone = await Promise.race([
+    ended,
+    new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false))),
+  ]);
+  clearTimeout(timer);
+  if (!gone) client.connection.stream.destroy();
+}
+
 export const INSUFFICIENT_PRIVILEGE = '42501';
 
 /**

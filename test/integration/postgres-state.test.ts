@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect as connectTcp, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -567,6 +567,60 @@ setInterval(() => {}, 1000);`;
       await Promise.all([backend.close(), other.close()]);
     }
   });
+
+  it('a command whose database stops answering as it ends its session still exits, with its output', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-silent-end-'));
+    await cp(path.join(ROOT, 'examples/quickstart'), dir, { recursive: true });
+    emulator.reset();
+    // Every byte passes until the client's Terminate ('X', length 4): from then on nothing passes either way and
+    // the connection stays open, as a database process that froze (its host still acknowledging) or a proxy that
+    // stopped relaying keeps it. The server never closes its side, which is what ending a session waits for.
+    const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
+    const target = new URL(databaseUrl);
+    const sockets: Socket[] = [];
+    const terminated: string[] = [];
+    const relay = createServer({ allowHalfOpen: true }, (client) => {
+      const upstream = connectTcp(Number(target.port), target.hostname);
+      sockets.push(client, upstream);
+      let silent = false;
+      client.on('data', (data: Buffer) => {
+        if (data.length >= 5 && data.subarray(-5).equals(TERMINATE)) {
+          silent = true;
+          terminated.push('X');
+        }
+        if (!silent) upstream.write(data);
+      });
+      upstream.on('data', (data: Buffer) => void (silent || client.write(data)));
+      client.on('error', () => undefined);
+      upstream.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const address = relay.address();
+    const state = new URL(databaseUrl);
+    state.host = `127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    const env = emulatorEnv(emulator.url, KEY, {
+      SCRAPEFORM_STATE: state.toString(),
+      SCRAPEFORM_WORKSPACE: 'silent-end',
+      SCRAPEFORM_STATE_TIMEOUT: '1s',
+    });
+    try {
+      // Far longer than ending a session may take (SCRAPEFORM_STATE_TIMEOUT plus its margin): only a hang trips it.
+      for (const { args, out } of [
+        { args: ['apply', '--auto-approve'], out: '1 check passed' },
+        { args: ['state', 'pull'], out: '"parser.books-product"' },
+      ]) {
+        const ran = await runBuiltCli(args, { cwd: dir, env, exitWithinMs: 20_000 });
+        expect(ran.hung, `scrapeform ${args.join(' ')} did not exit`).toBeUndefined();
+        expect(ran.code, `scrapeform ${args.join(' ')}: ${ran.stderr}`).toBe(0);
+        expect(ran.stdout).toContain(out);
+      }
+      // Each command sent its Terminate, and the relay kept the connection open after it.
+      expect(terminated).toEqual(['X', 'X']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      relay.close();
+    }
+  }, 60_000);
 });
 
 /** A new empty database beside the test's, for tests that need two. */
