@@ -163,9 +163,10 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     }
     const text = renderOutput('apply', format, report, ctx.stdoutColors);
     if (text !== '') ctx.print(text);
+    // Interrupted while its calls ran, during the expect checks after them (the rest were not run), or after reading
+    // the services with nothing to do: Ctrl-C and SIGTERM end every command with 130 (README, exit codes).
+    if (outcome.result?.interrupted === true || controller.signal.aborted) return 'interrupted';
     if (outcome.result === undefined) return 'ok';
-    // Interrupted while its calls ran, or during the expect checks after them (the rest were not run).
-    if (outcome.result.interrupted || controller.signal.aborted) return 'interrupted';
     return outcome.result.results.some((r) => !r.ok) || outcome.checks.some((c) => !c.ok) ? 'error' : 'ok';
   } finally {
     shown.stop();

@@ -3,7 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILT_CLI } from '../helpers/child-cli.js';
+import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import { heldByLiveProcess, stateOf } from '../helpers/state.js';
 
 /**
@@ -48,6 +49,43 @@ describe('signals end every command with 130', () => {
         expect(await exited).toBe(130);
       } finally {
         child.kill('SIGKILL');
+      }
+    },
+    30_000,
+  );
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s while apply reads the services, with nothing to change',
+    async (signal) => {
+      const harness = await startTestEmulator();
+      const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-signals-'));
+      try {
+        // One project, applied: the next plan is empty once the services are read. Each answer then takes 3 s,
+        // so the signal comes while apply reads them: it stops gracefully, and exits 130 though nothing was to do.
+        await writeFile(
+          path.join(dir, 'p.yaml'),
+          'kind: Project\nname: p\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/a.html] }\n',
+        );
+        const env = emulatorEnv(harness.emulator.url, EMULATOR_KEY);
+        const first = spawn(process.execPath, [BUILT_CLI, 'apply', dir, '--auto-approve'], { cwd: dir, env });
+        expect(await new Promise((resolve) => first.on('close', resolve))).toBe(0);
+        harness.emulator.setFaults({ latencyMs: 3_000 });
+        const child = spawn(process.execPath, [BUILT_CLI, 'apply', dir, '--auto-approve'], { cwd: dir, env });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+        try {
+          // The CLI starts and sends its reads well within this; they are answered 3 s after.
+          await new Promise((r) => setTimeout(r, 1_200));
+          child.kill(signal);
+          expect(await exited).toBe(130);
+          // Stopped gracefully while reading (not by the bin's own handler before apply began).
+          expect(stderr).toContain('Interrupted: no new calls');
+        } finally {
+          child.kill('SIGKILL');
+        }
+      } finally {
+        await harness.emulator.close();
       }
     },
     30_000,
