@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'cancel.not-running',
   'cancel.unknown-job',
   'cli.interrupted',
+  'cli.output-write',
   'cli.unknown-address',
   'cli.usage',
   'config.api-key-env',

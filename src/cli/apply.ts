@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_GENERATING } from '../apply/apply-model.js';
 import type { ApplyEvent } from '../apply/apply-model.js';
@@ -14,6 +13,7 @@ import { applyWorkspace } from '../workspace/apply-workspace.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
+import { writeOutputFile } from './write-output.js';
 import { LiveProgress } from './live-progress.js';
 import { collect } from './options.js';
 import { confirm } from './prompt.js';
@@ -158,7 +158,12 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       ...(outcome.result === undefined ? heldBack(outcome.plan) : {}),
     };
     if (flags.markdownReport !== undefined) {
-      await writeFile(flags.markdownReport, renderOutput('apply', 'markdown', report, ctx.colors));
+      await writeOutputFile(
+        flags.markdownReport,
+        renderOutput('apply', 'markdown', report, ctx.colors),
+        'the apply report',
+        'the apply itself is over and state records what it did',
+      );
       ctx.log(`Wrote the apply report to ${flags.markdownReport}`);
     }
     const text = renderOutput('apply', format, report, ctx.stdoutColors);

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkRegenerations } from '../plan/approval.js';
 import { renderSavedPlan } from '../output/render-saved-plan.js';
@@ -10,6 +9,7 @@ import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
+import { writeOutputFile } from './write-output.js';
 import {
   addApiFlags,
   addLockFlags,
@@ -57,7 +57,7 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
     const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
     ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));
     if (flags.out !== undefined) {
-      await writeFile(flags.out, renderSavedPlan(plan));
+      await writeOutputFile(flags.out, renderSavedPlan(plan), 'the saved plan', 'the plan above was not saved');
       ctx.log(`Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`);
     }
     if (flags.showUnmanaged === true) {

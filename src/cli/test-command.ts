@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import { renderOutput } from '../output/render-output.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
+import { writeOutputFile } from './write-output.js';
 import { addApiFlags, openFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
@@ -27,7 +27,12 @@ export function registerTest(program: Command, run: RunCommand): void {
         );
       });
       if (flags.junit !== undefined)
-        await writeFile(flags.junit, renderOutput('test', 'junit', results, ctx.colors));
+        await writeOutputFile(
+          flags.junit,
+          renderOutput('test', 'junit', results, ctx.colors),
+          'the JUnit report',
+          'the checks ran',
+        );
       ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));
       return results.every((r) => r.ok) ? 'ok' : 'error';
     }),
