@@ -153,13 +153,14 @@ function checkTaken(
 }
 
 /**
- * A 404 to an archive is read as "already gone" only once a read by id says so too: an answer is never proof of
- * absence by itself (DESIGN section 2), and a project dropped from state while the service still holds it keeps
- * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
+ * A 404 to an archive is read as "already gone" only once a read by id says so too (a 404, or a record marked
+ * archived: ProjectsClient.find): an answer is never proof of absence by itself (DESIGN section 2), and a project
+ * dropped from state while the service still holds it keeps running on its schedule, paid per page, and is never
+ * touched again (no state or manifest names it).
  */
 async function confirmArchived(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
   await confirmGone(
-    () => ctx.clients.projects.get(change.id, ctx.options.signal),
+    () => ctx.clients.projects.find(change.id, ctx.options.signal),
     () =>
       new ScrapeformError(
         'apply.archive-unconfirmed',
