@@ -121,13 +121,18 @@ export class ProjectsClient {
     return this.live(data);
   }
 
-  /** One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). */
-  async update(id: number, changed: ProjectPayload, signal?: AbortSignal): Promise<LiveProject> {
-    const { data } = await this.transport.requestJson(
+  /**
+   * One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). The answer is the
+   * project when it reads as one, else undefined: the seed documents no PATCH answer, and a 2xx said the change was
+   * taken whatever its body (a 204, `{message}`), so reporting it failed would leave state behind the service. The
+   * caller reads the project by id to see what it holds.
+   */
+  async update(id: number, changed: ProjectPayload, signal?: AbortSignal): Promise<LiveProject | undefined> {
+    const response = await this.transport.request(
       this.call('PATCH', this.url('projects', id), { body: changed, signal }),
-      ProjectSchema,
     );
-    return this.live(data);
+    const read = ProjectSchema.safeParse(response.body);
+    return read.success ? this.live(read.data) : undefined;
   }
 
   /**
