@@ -55,6 +55,7 @@ export const ERROR_CODES = [
   'plan.invalid',
   'plan.too-many-regenerations',
   'plan.unknown-address',
+  'run.already-running',
   'run.jobs-unreadable',
   'run.unconfirmed',
   'run.wait-timeout',

@@ -28,13 +28,27 @@ const KIND_OF = new Map<string, JobStatusKind>(
   Object.entries(SPELLINGS).flatMap(([kind, words]) => words.map((w) => [w, kind as JobStatusKind])),
 );
 
+/**
+ * The spellings of a job running now, a part of `running`: not one queued or scheduled, which a service may list
+ * ahead of its run (a third-party page shows `supposedToRunAt`), and which would then be there at every start.
+ */
+const RUNNING_NOW = new Set(['running', 'in_progress', 'started', 'processing']);
+
+/** Whether a job's status says it is running now (RUNNING_NOW), whatever its case or separators. */
+export function isRunningNow(raw: unknown): boolean {
+  return typeof raw === 'string' && RUNNING_NOW.has(spelled(raw));
+}
+
 export function normaliseJobStatus(raw: unknown): JobStatusKind {
   if (typeof raw !== 'string') return 'unknown';
-  const word = raw
+  return KIND_OF.get(spelled(raw)) ?? 'unknown';
+}
+
+function spelled(raw: string): string {
+  return raw
     .trim()
     .toLowerCase()
     .replace(/[\s-]+/g, '_');
-  return KIND_OF.get(word) ?? 'unknown';
 }
 
 /**

@@ -1,5 +1,7 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { forEachLimited } from '../worker-pool.js';
+import { unless404 } from './api-error.js';
+import { archiveMark } from './archived-project.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
 import { PIPELINE_SERVICE } from './transport-contract.js';
@@ -57,6 +59,8 @@ export class ProjectsClient {
    * (READ_CONCURRENCY at a time), since projects are adopted, created and recovered by name, and one left nameless
    * would be taken as no project of that name: a duplicate created beside it. One whose read gives no name either
    * (or answers 404 right after the list showed it) is an `api.bad-response`: nothing is planned from the list.
+   * A project the list marks archived (archiveMark) is left out: archived projects leave the list (API-NOTES), and
+   * one adopted by name would never run again.
    */
   async list(signal?: AbortSignal): Promise<LiveProject[]> {
     const items = await readList(
@@ -72,7 +76,7 @@ export class ProjectsClient {
       const listed = projects[at] as LiveProject;
       projects[at] = { ...listed, ...(await this.named(listed.id, signal)) };
     });
-    return projects;
+    return projects.filter((p) => archiveMark(p) === undefined);
   }
 
   async get(id: number, signal?: AbortSignal): Promise<LiveProject> {
@@ -81,6 +85,15 @@ export class ProjectsClient {
       ProjectSchema,
     );
     return this.live(data);
+  }
+
+  /**
+   * A project by id, or undefined when the service says it is gone: a 404, or a record marked archived
+   * (archiveMark: a read by id may still answer for an archived project, whole).
+   */
+  async find(id: number, signal?: AbortSignal): Promise<LiveProject | undefined> {
+    const found = await unless404(() => this.get(id, signal));
+    return found === undefined || archiveMark(found) !== undefined ? undefined : found;
   }
 
   /** A project the list showed without a name, read by id: with its name, or an `api.bad-response`. */
@@ -108,13 +121,18 @@ export class ProjectsClient {
     return this.live(data);
   }
 
-  /** One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). */
-  async update(id: number, changed: ProjectPayload, signal?: AbortSignal): Promise<LiveProject> {
-    const { data } = await this.transport.requestJson(
+  /**
+   * One PATCH with only the changed top-level fields; nested objects are sent whole (API-NOTES). The answer is the
+   * project when it reads as one, else undefined: the seed documents no PATCH answer, and a 2xx said the change was
+   * taken whatever its body (a 204, `{message}`), so reporting it failed would leave state behind the service. The
+   * caller reads the project by id to see what it holds.
+   */
+  async update(id: number, changed: ProjectPayload, signal?: AbortSignal): Promise<LiveProject | undefined> {
+    const response = await this.transport.request(
       this.call('PATCH', this.url('projects', id), { body: changed, signal }),
-      ProjectSchema,
     );
-    return this.live(data);
+    const read = ProjectSchema.safeParse(response.body);
+    return read.success ? this.live(read.data) : undefined;
   }
 
   /**

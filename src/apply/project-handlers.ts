@@ -27,7 +27,8 @@ export const PROJECT_HANDLERS = {
     });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;
-    const { held, refused, notTaken } = checkTaken(change, result, ctx, change.definition, created, {});
+    const holds = await heldAfter(ctx, created.id, change.definition, created);
+    const { held, refused, notTaken } = checkTaken(change, result, ctx, change.definition, holds, {});
     await ctx.store.commit((state) => {
       state.resources[change.address] = {
         kind: 'Project',
@@ -41,7 +42,7 @@ export const PROJECT_HANDLERS = {
       };
       clearIntent(state, change.address);
     });
-    refuseScheduleNotTaken(change, created, notTaken);
+    refuseScheduleNotTaken(change, holds, notTaken);
   },
   update: async (change: ProjectUpdate, result, ctx) => {
     let answer: LiveProject | undefined;
@@ -54,12 +55,13 @@ export const PROJECT_HANDLERS = {
       200,
     );
     const before = ctx.store.current.resources[change.address];
+    const holds = await heldAfter(ctx, change.id, change.changed, answer);
     const { held, refused, notTaken } = checkTaken(
       change,
       result,
       ctx,
       change.changed,
-      answer,
+      holds,
       before?.kind === 'Project' ? before : {},
     );
     await ctx.store.commit((state) => {
@@ -72,7 +74,7 @@ export const PROJECT_HANDLERS = {
         ...(refused !== undefined ? { refused } : {}),
       };
     });
-    refuseScheduleNotTaken(change, answer, notTaken);
+    refuseScheduleNotTaken(change, holds, notTaken);
   },
   archive: async (change: ProjectArchive, result, ctx) => {
     // Archive cannot be undone: state is written first, which checks that the lock is still this run's.
@@ -132,6 +134,11 @@ function checkTaken(
     const rule = projectFieldRule(key);
     const reported = answer !== undefined && rule?.compared === true ? rule.read(answer) : undefined;
     delete refused[key];
+    if (reported === undefined && SCHEDULING.includes(key)) {
+      const message = `${key} was sent as ${stable(value)} but neither the service's answer nor a read of project ${String(result.id)} reports it: whether the project runs on the schedule the manifest asks for cannot be seen (check it in the ScraperAPI dashboard)`;
+      (result.warnings ??= []).push(message);
+      ctx.emit({ type: 'warning', address: change.address, message });
+    }
     if (reported === undefined || sameJson(reported, value)) {
       delete held[key];
       continue;
@@ -153,13 +160,36 @@ function checkTaken(
 }
 
 /**
- * A 404 to an archive is read as "already gone" only once a read by id says so too: an answer is never proof of
- * absence by itself (DESIGN section 2), and a project dropped from state while the service still holds it keeps
- * running on its schedule, paid per page, and is never touched again (no state or manifest names it).
+ * The project as the service holds it after a create or PATCH, to check what was taken against: the answer, unless
+ * it is no project (the PATCH answer is undocumented: a 204, a `{message}`) or leaves out a scheduling field that
+ * was sent. Then the project is read by id (a free GET): a schedule the answer does not report was not seen taken,
+ * and assumed applied, a project left on another schedule (the service default is a weekly run) would run paid
+ * per page while apply reports done. A read that fails (a 404 right after a create: not visible yet) leaves the
+ * answer as it was, and checkTaken says what could not be seen.
+ */
+async function heldAfter(
+  ctx: HandlerContext,
+  id: number,
+  sent: Record<string, unknown>,
+  answer: LiveProject | undefined,
+): Promise<LiveProject | undefined> {
+  const unreported = SCHEDULING.filter(
+    (key) => key in sent && (answer === undefined || projectFieldRule(key)?.read(answer) === undefined),
+  );
+  if (answer !== undefined && unreported.length === 0) return answer;
+  const read = await ctx.clients.projects.get(id, ctx.options.signal).catch(() => undefined);
+  return read ?? answer;
+}
+
+/**
+ * A 404 to an archive is read as "already gone" only once a read by id says so too (a 404, or a record marked
+ * archived: ProjectsClient.find): an answer is never proof of absence by itself (DESIGN section 2), and a project
+ * dropped from state while the service still holds it keeps running on its schedule, paid per page, and is never
+ * touched again (no state or manifest names it).
  */
 async function confirmArchived(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
   await confirmGone(
-    () => ctx.clients.projects.get(change.id, ctx.options.signal),
+    () => ctx.clients.projects.find(change.id, ctx.options.signal),
     () =>
       new ScrapeformError(
         'apply.archive-unconfirmed',

@@ -96,7 +96,7 @@ async function readLiveForDrift(
       );
       if (found !== undefined) parsers.push(summaryOf(found));
     } else {
-      const found = await unless404(() => clients.projects.get(resource.id, signal));
+      const found = await clients.projects.find(resource.id, signal);
       if (found !== undefined) projects.push(found);
     }
   });

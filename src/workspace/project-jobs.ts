@@ -1,5 +1,5 @@
 import { ApiError, mayHaveLanded } from '../api/api-error.js';
-import { newestJob, normaliseJobStatus } from '../api/job-status.js';
+import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
@@ -91,20 +91,18 @@ export async function runProject(
     return { address: project.address, job: undefined };
   }
   // The jobs there before the start, to tell the new one from them.
-  const before = new Set(
-    (
-      await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
-        throw new ScrapeformError(
-          'run.jobs-unreadable',
-          `${project.address} was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${messageOf(error)}`,
-          {
-            hint: `scrapeform run ${address} without --wait starts it without listing its jobs`,
-            cause: error,
-          },
-        );
-      })
-    ).map((j) => String(j.id)),
-  );
+  const listed = await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+    throw new ScrapeformError(
+      'run.jobs-unreadable',
+      `${project.address} was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${messageOf(error)}`,
+      {
+        hint: `scrapeform run ${address} without --wait starts it without listing its jobs`,
+        cause: error,
+      },
+    );
+  });
+  refuseWhileRunning(listed, project.address, address);
+  const before = new Set(listed.map((j) => String(j.id)));
   await startNow(services, project, address);
   options.onStarted?.();
   const listAfterStart = (signal: AbortSignal): Promise<LiveJob[]> =>
@@ -138,6 +136,7 @@ export async function runProject(
         throw new ScrapeformError(
           'run.wait-timeout',
           `${address}: the job did not end within ${within} (last seen: ${shown || 'nothing yet'}): ${lastLookUnanswered(lastLookMs)}`,
+          startedHint(job, project.id, address),
         );
       }
       // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
@@ -158,7 +157,45 @@ export async function runProject(
   } finally {
     cut.cancel();
   }
-  throw new ScrapeformError('run.wait-timeout', `${address}: the job did not end within ${within}`);
+  throw new ScrapeformError(
+    'run.wait-timeout',
+    `${address}: the job did not end within ${within}`,
+    startedHint(job, project.id, address),
+  );
+}
+
+/**
+ * A timeout ends the wait, not the run: the project was started, and a job not shown yet may still start (behind
+ * another, or once the list shows it). Said, with `started` in the details, so that nobody (no CI retry) starts it
+ * again and pays for its pages twice.
+ */
+function startedHint(
+  job: LiveJob | undefined,
+  projectId: number,
+  address: string,
+): { hint: string; details: Record<string, unknown> } {
+  return {
+    hint: `the project was started (scheduledAt now) and ${job === undefined ? 'no new job has shown yet: one may still start' : 'its job keeps running'}; do not start it again before checking: scrapeform jobs ${address} shows its jobs`,
+    details: { started: true, projectId },
+  };
+}
+
+/**
+ * Only one job of a project runs at a time (API-NOTES): a start while one runs waits behind it, or is dropped, and
+ * --wait cannot tell which (no new job shows until the running one ends, if ever). Waited on, it fails at the
+ * timeout with the start perhaps still queued, paid per page when it runs, and whoever starts it again pays twice.
+ * So nothing is sent while a job is running now (not one queued or scheduled: isRunningNow).
+ */
+function refuseWhileRunning(jobs: readonly LiveJob[], projectAddress: string, address: string): void {
+  const running = jobs.filter((j) => isRunningNow(j.status));
+  if (running.length === 0) return;
+  throw new ScrapeformError(
+    'run.already-running',
+    `${projectAddress} was not started: job ${running.map((j) => `${String(j.id)} (${String(j.status)})`).join(', ')} is running, and only one job of a project runs at a time, so a start now would wait behind it or be dropped, and --wait could not tell which`,
+    {
+      hint: `wait for it to end (scrapeform jobs ${address} shows it), or cancel it (scrapeform cancel ${address} JOB_ID), then run again`,
+    },
+  );
 }
 
 /**

@@ -37,8 +37,9 @@ export function servicesUsed(
  * two calls.
  *
  * A list is not proof of absence (issue 13: lists may lag behind a create, or page): a recorded object the list
- * lacks is looked up by id, and only a 404 leaves it out of the snapshot, which the planner reads as gone (drift).
- * One found by id joins the snapshot as if listed.
+ * lacks is looked up by id, and only a 404 (or, for a project, a record marked archived: ProjectsClient.find)
+ * leaves it out of the snapshot, which the planner reads as gone (drift). One found by id joins the snapshot as if
+ * listed.
  */
 export async function readLive(
   clients: ApiClients,
@@ -85,7 +86,7 @@ export async function readLive(
     (r) => !listedProjects.has(r.id),
   );
   await forEachLimited(unlistedProjects, READ_CONCURRENCY, async (recorded) => {
-    const found = await unless404(() => clients.projects.get(recorded.id, signal));
+    const found = await clients.projects.find(recorded.id, signal);
     if (found !== undefined) projects.push(found);
   });
 

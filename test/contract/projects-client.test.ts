@@ -51,7 +51,7 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
 
   it('update: PATCH /api/projects/:id with only the changed fields', async () => {
     service().patch('/api/projects/522', { webhookOutput: null }).query(keyQuery).reply(200, project);
-    expect((await createTestApi().projects.update(522, { webhookOutput: null })).id).toBe(522);
+    expect((await createTestApi().projects.update(522, { webhookOutput: null }))?.id).toBe(522);
   });
 
   it('start now: PATCH scheduledAt now, taken on any success whatever the body (a 204, another shape)', async () => {

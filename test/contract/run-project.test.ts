@@ -157,3 +157,58 @@ describe('run: a start without a clear answer may have started the project (it i
     expect((error as ApiError).code).toBe('api.bad-request');
   });
 });
+
+describe('run --wait: only one job of a project runs at a time (API-NOTES)', () => {
+  it('a job running before the start: nothing is sent, run.already-running', async () => {
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [
+        { id: 40, status: 'Finished' },
+        { id: 41, status: 'Running' },
+      ]);
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.already-running');
+    expect(error.message).toBe(
+      'project.nightly was not started: job 41 (Running) is running, and only one job of a project runs at a time, so a start now would wait behind it or be dropped, and --wait could not tell which',
+    );
+    expect(error.hint).toBe(
+      'wait for it to end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID), then run again',
+    );
+  });
+
+  it('a job only queued or scheduled before the start does not hold it back', async () => {
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 'j-40', status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' }]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [
+        { id: 'j-40', status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
+        { id: 'j-41', status: 'Finished', createdAt: '2026-11-27T08:00:00Z' },
+      ]);
+    const result = await runProject(services(), 'nightly', { wait: true, sleep: async () => {} });
+    expect(result.job?.id).toBe('j-41');
+  });
+
+  it('a timeout with no new job shown says the project was started, and not to start it again (it may still run)', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []).persist();
+    const error = await refusal(
+      runProject(services(), 'nightly', { wait: true, timeoutMs: 50, timeoutLabel: '50ms', pollMs: 10 }),
+    );
+    expect(error.code).toBe('run.wait-timeout');
+    expect(error.message).toBe('nightly: the job did not end within 50ms');
+    expect(error.hint).toBe(
+      'the project was started (scheduledAt now) and no new job has shown yet: one may still start; do not start it again before checking: scrapeform jobs nightly shows its jobs',
+    );
+    expect(error.details).toEqual({ started: true, projectId: 522 });
+  });
+});

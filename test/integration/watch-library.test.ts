@@ -513,7 +513,8 @@ it('runWatch (library): a heal the service refuses the same way at every run is 
       if (key === 'update')
         return async (...args: Parameters<typeof target.update>) => {
           patches++;
-          return scheduled(await target.update(...args));
+          const answer = await target.update(...args);
+          return answer === undefined ? undefined : scheduled(answer);
         };
       return Reflect.get(target, key, target) as unknown;
     },

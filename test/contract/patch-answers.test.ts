@@ -1,0 +1,136 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+
+// The seed documents no answer to a project PATCH: it may be the project, the project without its schedule, a
+// message, or nothing (204). What the service holds is what apply checks, so such an answer is looked past.
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-patch-answers-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
+const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+
+function apply() {
+  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), dir], {
+    env: {
+      SCRAPERAPI_API_KEY: SENTINEL_KEY,
+      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+    },
+    cwd: dir,
+  });
+}
+
+const input = { type: 'list', list: ['https://books.example/'] };
+const daily = {
+  name: 'nightly',
+  projectType: 'urls',
+  projectInput: input,
+  scrapingInterval: 'daily',
+  schedulingEnabled: true,
+};
+const off = { name: 'nightly', projectType: 'urls', projectInput: input, schedulingEnabled: false };
+
+/** project.nightly (7) applied running daily; its manifest now asks for no schedule (scheduling off). */
+async function scheduleDropped(): Promise<void> {
+  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  const resource = { kind: 'Project', id: 7, name: 'nightly', definition: daily };
+  const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': resource } };
+  await writeFile(statePath(), JSON.stringify(state));
+  await writeFile(
+    path.join(dir, 'nightly.yaml'),
+    'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+  );
+  nock(PIPELINE_ORIGIN)
+    .get('/api/projects')
+    .query(keyQuery)
+    .reply(200, [{ id: 7, ...daily }]);
+}
+
+function patched(status: number, body: unknown): void {
+  nock(PIPELINE_ORIGIN)
+    .patch('/api/projects/7', { schedulingEnabled: false })
+    .query(keyQuery)
+    .reply(status, body as nock.Body);
+}
+
+describe('apply: a project PATCH answered without the schedule sent', () => {
+  it('the project is read by id, and a schedule it does not hold fails the change (apply.schedule-not-taken), not assumed applied', async () => {
+    await scheduleDropped();
+    patched(200, { id: 7, name: 'nightly' });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(keyQuery)
+      .reply(200, { id: 7, ...daily });
+    const { result: run, unmatched } = await withUnmatched(apply);
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.nightly update 7: project 7 was updated, but the service reports schedulingEnabled = true, not the schedule the manifest asks for (schedulingEnabled = false): it may run, at the price of its pages, when the manifest says it must not',
+    );
+    const state = await readState();
+    expect(state.resources['project.nightly'].refused).toEqual({ schedulingEnabled: true });
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a read by id that holds it: applied, and recorded', async () => {
+    await scheduleDropped();
+    patched(200, { id: 7 });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(keyQuery)
+      .reply(200, { id: 7, ...off, scrapingInterval: 'daily' });
+    const { result: run, unmatched } = await withUnmatched(apply);
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('✓ project.nightly update 7');
+    expect((await readState()).resources['project.nightly'].definition).toEqual(off);
+  });
+
+  it('a read by id that does not report it either: applied, with a warning that it cannot be seen', async () => {
+    await scheduleDropped();
+    patched(200, { id: 7 });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+    const { result: run, unmatched } = await withUnmatched(apply);
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).toContain(
+      "schedulingEnabled was sent as false but neither the service's answer nor a read of project 7 reports it: whether the project runs on the schedule the manifest asks for cannot be seen (check it in the ScraperAPI dashboard)",
+    );
+  });
+});
+
+describe('apply: a project PATCH answered with no project at all', () => {
+  for (const [what, status, body] of [
+    ['a 204', 204, ''],
+    ['a message', 200, { message: 'Project updated' }],
+  ] as const) {
+    it(`${what}: the change was taken (a 2xx), so it is not reported failed; the project is read by id to check it`, async () => {
+      await scheduleDropped();
+      patched(status, body);
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects/7')
+        .query(keyQuery)
+        .reply(200, { id: 7, ...off });
+      const { result: run, unmatched } = await withUnmatched(apply);
+      expect(unmatched).toEqual([]);
+      expect(run.stdout).not.toContain('unexpected response from PATCH');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('✓ project.nightly update 7');
+      expect((await readState()).resources['project.nightly'].definition).toEqual(off);
+    });
+  }
+});
