@@ -21,7 +21,12 @@ function servicesWith(live: LiveProject): Services {
   return {
     backend: { read: async () => state },
     clients: {
-      projects: { list: async () => [live], get: async () => live, listJobs: async () => [] },
+      projects: {
+        list: async () => [live],
+        get: async () => live,
+        find: async () => live,
+        listJobs: async () => [],
+      },
       parsers: { list: async () => [] },
     },
   } as unknown as Services;
@@ -66,7 +71,8 @@ describe('status of an object the service answers 404 for', () => {
     return {
       backend: { read: async () => stateOf(resources) },
       clients: {
-        projects: { list: async () => [], get: gone, listJobs: async () => [] },
+        // find is get with a 404 read as undefined (ProjectsClient.find).
+        projects: { list: async () => [], get: gone, find: async () => undefined, listJobs: async () => [] },
         parsers: { list: async () => [], get: gone },
       },
     } as unknown as Services;
