@@ -244,13 +244,10 @@ if (section('creates')) {
   row(
     `${n} project creates, concurrency 16`,
     "<= 2x the emulator's rate",
-    side(
-      Object.fromEntries(builds.map((b) => [b.label, b.label])),
-      (label) => {
-        const ms = median(creates[label].map((r) => r.wallMs));
-        return `${fmt(ms)} (${ratio(label).toFixed(2)}x, the median of the rounds' ratios; ${(ms / bareMs).toFixed(1)}x the POSTs alone)`;
-      },
-    ),
+    side(Object.fromEntries(builds.map((b) => [b.label, b.label])), (label) => {
+      const ms = median(creates[label].map((r) => r.wallMs));
+      return `${fmt(ms)} (${ratio(label).toFixed(2)}x, the median of the rounds' ratios; ${(ms / bareMs).toFixed(1)}x the POSTs alone)`;
+    }),
     `a bare client process (Node's start, then ${n} POSTs over node:http, 16 in flight): ${fmt(bareProcessMs)}; the POSTs alone, in this process: ${fmt(bareMs)}`,
     ratio('after') <= 2,
   );

@@ -57,7 +57,12 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
     const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
     ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));
     if (flags.out !== undefined) {
-      await writeOutputFile(flags.out, renderSavedPlan(plan), 'the saved plan', 'the plan above was not saved');
+      await writeOutputFile(
+        flags.out,
+        renderSavedPlan(plan),
+        'the saved plan',
+        'the plan above was not saved',
+      );
       ctx.log(`Saved the plan to ${flags.out}; apply it exactly with: scrapeform apply --plan ${flags.out}`);
     }
     if (flags.showUnmanaged === true) {

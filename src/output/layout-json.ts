@@ -43,7 +43,11 @@ function lay(
   out: string[],
 ): void {
   const head = pad(indent);
-  if (value === null || typeof value !== 'object' || head.length + prefix.length + json.length <= layout.width) {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    head.length + prefix.length + json.length <= layout.width
+  ) {
     out.push(`${head}${prefix}${json}`);
     return;
   }

@@ -42,7 +42,12 @@ describe('layoutJson: a request body for a terminal', () => {
   });
 
   it('puts commas between items only, skips undefined keys, shows undefined items as null, and lays out lists of lists', () => {
-    const value = { a: 'x'.repeat(30), skipped: undefined, list: [[1, 2], undefined, { k: 'y'.repeat(40) }], last: 1 };
+    const value = {
+      a: 'x'.repeat(30),
+      skipped: undefined,
+      list: [[1, 2], undefined, { k: 'y'.repeat(40) }],
+      last: 1,
+    };
     expect(layoutJson(value, layout)).toEqual([
       '{',
       `  "a": "${'x'.repeat(30)}",`,
