@@ -1,25 +1,16 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-hostile-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
-const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+const folder = contractFolder('scrapeform-hostile-');
+const { statePath, readState } = folder;
 
 /** Answers `answer` to every request `interceptor` matches, and counts them. */
 function counted(interceptor: nock.Interceptor, answer: [number, unknown]): { n: number } {
@@ -37,19 +28,19 @@ const parserManifest = (name: string) =>
   `kind: Parser\nname: ${name}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`;
 
 function apply(extra: string[] = []) {
-  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), ...extra, dir], {
+  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), ...extra, folder.dir()], {
     env: {
       SCRAPERAPI_API_KEY: SENTINEL_KEY,
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: dir,
+    cwd: folder.dir(),
   });
 }
 
 describe('apply: answers that must stop or hold back paid calls', () => {
   it('a 403 to a create (exhausted credits): no further paid call is sent, and each one held back says why', async () => {
-    for (const n of ['a', 'b', 'c']) await writeFile(path.join(dir, `${n}.yaml`), parserManifest(n));
+    for (const n of ['a', 'b', 'c']) await writeFile(path.join(folder.dir(), `${n}.yaml`), parserManifest(n));
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []).persist();
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [
       403,
@@ -69,7 +60,7 @@ describe('apply: answers that must stop or hold back paid calls', () => {
 describe('apply: the refusal of a paid call holds back the expect checks, and only a paid call counts', () => {
   it('a 402 to a create: the expect checks of a change that succeeded send no parse, and say why', async () => {
     // parser.a (p-1) at version 1 with title and upc; the manifest drops upc (a free PATCH) and checks a page.
-    await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+    await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
     const definition = {
       urls: ['https://books.example/a.html'],
       scraperParams: {},
@@ -86,10 +77,10 @@ describe('apply: the refusal of a paid call holds back the expect checks, and on
       JSON.stringify({ format_version: 1, serial: 1, lineage: 'refused', resources }),
     );
     await writeFile(
-      path.join(dir, 'a.yaml'),
+      path.join(folder.dir(), 'a.yaml'),
       `${parserManifest('a')}expect:\n  - url: https://books.example/a.html\n    result: { title: ~\\S }\n`,
     );
-    await writeFile(path.join(dir, 'b.yaml'), parserManifest('b'));
+    await writeFile(path.join(folder.dir(), 'b.yaml'), parserManifest('b'));
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1)).persist();
     nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(200, { id: 'p-1', version: 2 });
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [402, 'Payment Required']);
@@ -103,7 +94,7 @@ describe('apply: the refusal of a paid call holds back the expect checks, and on
   });
 
   it('a 403 to a look at a generation (a read, not a paid call): the next create is still sent', async () => {
-    for (const n of ['a', 'b']) await writeFile(path.join(dir, `${n}.yaml`), parserManifest(n));
+    for (const n of ['a', 'b']) await writeFile(path.join(folder.dir(), `${n}.yaml`), parserManifest(n));
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
     nock(PARSER_ORIGIN)
       .get(/^\/parsers\/p-/)
@@ -124,7 +115,7 @@ describe('apply: the refusal of a paid call holds back the expect checks, and on
 
 /** A state holding parser.a (id p-1) FINISHED at `version` with only its title field. */
 async function writeParserState(version: number): Promise<void> {
-  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
   const state = {
     format_version: 1,
     serial: 1,
@@ -144,7 +135,7 @@ async function writeParserState(version: number): Promise<void> {
       },
     },
   };
-  await writeFile(path.join(dir, '.scrapeform', 'state.json'), JSON.stringify(state));
+  await writeFile(path.join(folder.dir(), '.scrapeform', 'state.json'), JSON.stringify(state));
 }
 
 const listed = (version: number, status = 'FINISHED', error: string | null = null) => [
@@ -174,7 +165,7 @@ function version2Fails(): void {
 async function priceAdded(listLags = false): Promise<void> {
   await writeParserState(1);
   await writeFile(
-    path.join(dir, 'a.yaml'),
+    path.join(folder.dir(), 'a.yaml'),
     `${parserManifest('a')}  price: { description: Price, type: number }\n`,
   );
   const list = nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
@@ -238,16 +229,19 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
 describe('plan: details that would plan a paid change from nothing', () => {
   it('a FINISHED version moved outside scrapeform whose details list no fields: no add_fields of every field', async () => {
     await writeParserState(1);
-    await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+    await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest('a'));
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2));
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1')
       .query(keyQuery)
       .reply(200, { ...details(2), fields: [] });
-    const run = await runScrapeform(['plan', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
-      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
-      cwd: dir,
-    });
+    const run = await runScrapeform(
+      ['plan', '--state', path.join(folder.dir(), '.scrapeform', 'state.json'), folder.dir()],
+      {
+        env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+        cwd: folder.dir(),
+      },
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).not.toContain('add_fields');
     expect(run.stderr).toContain(
@@ -280,7 +274,7 @@ describe('test: answers that must stop paid parses', () => {
     await writeParserState(1);
     const urls = ['a', 'b', 'c'].map((n) => `https://books.example/${n}.html`);
     await writeFile(
-      path.join(dir, 'a.yaml'),
+      path.join(folder.dir(), 'a.yaml'),
       `${parserManifest('a')}expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: T }\n`).join('')}`,
     );
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
@@ -288,10 +282,13 @@ describe('test: answers that must stop paid parses', () => {
       403,
       'You have exhausted the API Credits available in this monthly cycle.',
     ]);
-    const run = await runScrapeform(['test', '--state', path.join(dir, '.scrapeform', 'state.json'), dir], {
-      env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
-      cwd: dir,
-    });
+    const run = await runScrapeform(
+      ['test', '--state', path.join(folder.dir(), '.scrapeform', 'state.json'), folder.dir()],
+      {
+        env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
+        cwd: folder.dir(),
+      },
+    );
     expect(parses.n).toBe(1);
     expect(run.code).toBe(1);
     const held =
@@ -310,7 +307,7 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
   ])(
     '%i %j: the parser is found by name and recorded in the same run, never created twice',
     async (status, body) => {
-      await writeFile(path.join(dir, 'a.yaml'), parserManifest('a'));
+      await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest('a'));
       nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
       const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [status, body]);
       const made = [
@@ -335,7 +332,7 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
 describe('apply: a project the service schedules against the manifest', () => {
   it('a create answered with a weekly schedule, when the manifest asks for none: the apply fails and says what to do', async () => {
     await writeFile(
-      path.join(dir, 'p.yaml'),
+      path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
     );
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
@@ -377,13 +374,13 @@ describe('apply: a project the service schedules against the manifest', () => {
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
     expect((await apply()).code).toBe(0);
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
-    const plan = await runScrapeform(['plan', '--json', '--state', statePath(), dir], {
+    const plan = await runScrapeform(['plan', '--json', '--state', statePath(), folder.dir()], {
       env: {
         SCRAPERAPI_API_KEY: SENTINEL_KEY,
         SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
         SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
       },
-      cwd: dir,
+      cwd: folder.dir(),
     });
     expect((JSON.parse(plan.stdout) as { status: string }).status).toBe('no_changes');
   });
@@ -392,7 +389,7 @@ describe('apply: a project the service schedules against the manifest', () => {
 describe('apply: scheduling reported off where the manifest asks for a schedule', () => {
   it('fails, saying the project does not run as asked (no page is paid for, none is scraped)', async () => {
     await writeFile(
-      path.join(dir, 'p.yaml'),
+      path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
     );
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
@@ -412,7 +409,7 @@ describe('apply: scheduling reported off where the manifest asks for a schedule'
 describe('apply: an interval not taken while scheduling is off', () => {
   it('weekly for daily with schedulingEnabled false runs nothing: a warning, not a failure', async () => {
     await writeFile(
-      path.join(dir, 'p.yaml'),
+      path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: paused\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\nschedulingEnabled: false\n',
     );
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
@@ -429,7 +426,7 @@ describe('apply: an interval not taken while scheduling is off', () => {
 describe('apply: a schedule reported in another spelling', () => {
   it('DAILY for daily is no schedule against the manifest: a warning, not a failure', async () => {
     await writeFile(
-      path.join(dir, 'p.yaml'),
+      path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
     );
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
@@ -445,12 +442,12 @@ describe('apply: a schedule reported in another spelling', () => {
 
 /** State holding project.nightly (id `id`), which no manifest declares any more (another project is declared). */
 async function nightlyDropped(id = 7): Promise<void> {
-  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
   const nightly = { kind: 'Project', id, name: 'nightly', definition: { name: 'nightly' } };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
   await writeFile(statePath(), JSON.stringify(state));
   await writeFile(
-    path.join(dir, 'other.yaml'),
+    path.join(folder.dir(), 'other.yaml'),
     'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
   );
 }

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 // Archived projects leave the list (API-NOTES), but whether a read by id still answers for one is unknown: archive
@@ -11,27 +11,18 @@ import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-archived-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
-const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+const folder = contractFolder('scrapeform-archived-');
+const { statePath, readState } = folder;
 
 /** Runs scrapeform on the workspace (`status` takes no directory: `onDir` false). */
 function scrapeform(args: string[], onDir = true) {
-  return runScrapeform([...args, '--state', statePath(), ...(onDir ? [dir] : [])], {
+  return runScrapeform([...args, '--state', statePath(), ...(onDir ? [folder.dir()] : [])], {
     env: {
       SCRAPERAPI_API_KEY: SENTINEL_KEY,
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: dir,
+    cwd: folder.dir(),
   });
 }
 
@@ -46,12 +37,12 @@ const manifest =
 
 /** State recording project.nightly (id 7, seen since its create); with `declared`, a manifest still declares it. */
 async function recorded(declared: boolean): Promise<void> {
-  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
   const resource = { kind: 'Project', id: 7, name: 'nightly', definition: nightly };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': resource } };
   await writeFile(statePath(), JSON.stringify(state));
   await writeFile(
-    path.join(dir, declared ? 'nightly.yaml' : 'other.yaml'),
+    path.join(folder.dir(), declared ? 'nightly.yaml' : 'other.yaml'),
     declared
       ? manifest
       : 'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
@@ -128,7 +119,7 @@ describe('a project archived outside scrapeform that a read by id still answers 
   });
 
   it('a list that marks a project archived: it is not adopted by name (it would never run), a new one is created', async () => {
-    await writeFile(path.join(dir, 'nightly.yaml'), manifest);
+    await writeFile(path.join(folder.dir(), 'nightly.yaml'), manifest);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(keyQuery)

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 // The seed documents no answer to a project PATCH: it may be the project, the project without its schedule, a
@@ -11,26 +11,17 @@ import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-patch-answers-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- state as the file holds it, read by tests
-const readState = async (): Promise<any> => JSON.parse(await readFile(statePath(), 'utf8'));
+const folder = contractFolder('scrapeform-patch-answers-');
+const { statePath, readState } = folder;
 
 function apply() {
-  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), dir], {
+  return runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
     env: {
       SCRAPERAPI_API_KEY: SENTINEL_KEY,
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: dir,
+    cwd: folder.dir(),
   });
 }
 
@@ -46,12 +37,12 @@ const off = { name: 'nightly', projectType: 'urls', projectInput: input, schedul
 
 /** project.nightly (7) applied running daily; its manifest now asks for no schedule (scheduling off). */
 async function scheduleDropped(): Promise<void> {
-  await mkdir(path.join(dir, '.scrapeform'), { recursive: true });
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
   const resource = { kind: 'Project', id: 7, name: 'nightly', definition: daily };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': resource } };
   await writeFile(statePath(), JSON.stringify(state));
   await writeFile(
-    path.join(dir, 'nightly.yaml'),
+    path.join(folder.dir(), 'nightly.yaml'),
     'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
   );
   nock(PIPELINE_ORIGIN)
