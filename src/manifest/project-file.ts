@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { isWithin } from './discover-files.js';
-import { sharedStates, stateLocation } from './environment-states.js';
+import { otherEnvironmentsState, sharedStates, stateLocation } from './environment-states.js';
+import type { GivenState } from './environment-states.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
@@ -76,6 +77,8 @@ export interface SelectEnvironmentOptions {
   varFiles?: readonly string[] | undefined;
   /** The project file; found (see findProjectFile) when left out; `false` reads none. */
   projectFile?: string | false | undefined;
+  /** `--state` and `--workspace`, which win over the environment's: refused when they are another environment's. */
+  state?: GivenState | undefined;
 }
 
 /**
@@ -255,6 +258,16 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     return selected;
   }
   if (name !== undefined && environment !== undefined) {
+    diagnostics.push(
+      ...otherEnvironmentsState(
+        config,
+        project.place,
+        project.folder,
+        options.env,
+        { name, environment },
+        options.state ?? {},
+      ),
+    );
     selected.settings = {
       name,
       ...(environment.state !== undefined ? { state: stateLocation(environment.state, project.folder) } : {}),

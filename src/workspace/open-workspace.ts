@@ -96,7 +96,10 @@ export function openState(location: StateLocation): OpenState {
  * undefined when the project has no environments. A project with environments needs one chosen.
  */
 export function readEnvironmentSettings(
-  options: EnvironmentOptions & { env: ServicesOptions['env'] },
+  options: EnvironmentOptions & { env: ServicesOptions['env'] } & Pick<
+      StateLocation,
+      'statePath' | 'workspace'
+    >,
 ): EnvironmentSettings | undefined {
   return chosenEnvironment(options, 'nothing was sent').settings;
 }
@@ -106,7 +109,10 @@ export function readEnvironmentSettings(
  * the file's problems and saying what was not done (`consequence`): a command never goes on without it.
  */
 export function chosenEnvironment(
-  options: EnvironmentOptions & { env: ServicesOptions['env'] },
+  options: EnvironmentOptions & { env: ServicesOptions['env'] } & Pick<
+      StateLocation,
+      'statePath' | 'workspace'
+    >,
   consequence: string,
 ): SelectedEnvironment {
   const selected = selectEnvironment({
@@ -115,6 +121,7 @@ export function chosenEnvironment(
     environment: options.environment,
     varFiles: options.varFiles,
     projectFile: options.projectFile,
+    state: { statePath: options.statePath, workspace: options.workspace },
   });
   if (hasErrors(selected.diagnostics)) {
     throw new ScrapeformError(
@@ -195,6 +202,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       environment: options.environment,
       varFiles: options.varFiles,
       projectFile: options.projectFile,
+      state: { statePath: options.statePath, workspace: options.workspace },
     });
   const manifests = await reloadManifests();
   if (!manifests.valid) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 
@@ -81,6 +82,72 @@ environments:
       expect(run.stderr, command.join(' ')).toContain(message);
     }
     expect(h.emulator.requestLog.length).toBe(before);
+  });
+});
+
+describe("a state given on the command line that is another environment's", () => {
+  it('is refused with --state and with --workspace, at that environment in scrapeform.yaml, with nothing sent', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  prefix: { type: string }
+environments:
+  staging:
+    state: .scrapeform/staging.json
+    variables: { prefix: stg- }
+  prod:
+    state: .scrapeform/staging.json
+    workspace: prod
+    variables: { prefix: prd- }
+`,
+      'parsers/books.yaml': BOOKS,
+    });
+    const file = path.join(dir, 'scrapeform.yaml');
+    const prodState = path.join(dir, '.scrapeform', 'staging.json');
+    expect(
+      await runScrapeform(['apply', '--env', 'prod', '--auto-approve', dir], { env: env() }),
+    ).toMatchObject({
+      code: 0,
+    });
+    const before = h.emulator.requestLog.length;
+    const message = (given: string): string =>
+      `${file}:8:3 environments.prod: the state given (${given}, workspace prod) is environment "prod"'s, and this run is for environment "staging": its manifests would plan deleting prod's objects, and its key act on them`;
+    const hint =
+      'hint: leave --state and --workspace out to use the state of environment "staging", or choose --env prod';
+    const drifted = path.join(dir, '.scrapeform', '.', 'staging.json');
+    for (const [command, given] of [
+      [['plan', '--env', 'staging', '--workspace', 'prod', dir], prodState],
+      [
+        ['apply', '--env', 'staging', '--auto-approve', '--allow-destroy', '--workspace', 'prod', dir],
+        prodState,
+      ],
+      [['drift', '--env', 'staging', '--state', drifted, '--workspace', 'prod', dir], drifted],
+    ] as const) {
+      const run = await runScrapeform([...command], { env: env() });
+      expect(run.code, command.join(' ')).toBe(1);
+      expect(run.stderr, command.join(' ')).toContain(message(given));
+      expect(run.stderr, command.join(' ')).toContain(hint);
+    }
+    // Run where scrapeform.yaml is, as import and the commands that need no key (state pull) read it there.
+    for (const command of [
+      ['import', '--env', 'staging', '--workspace', 'prod'],
+      ['state', 'pull', '--env', 'staging', '--workspace', 'prod'],
+    ]) {
+      const run = await runBuiltCli(command, { cwd: dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) });
+      expect([run.code, run.stdout], command.join(' ')).toEqual([1, '']);
+      expect(run.stderr, command.join(' ')).toContain(
+        `scrapeform.yaml:8:3 environments.prod: the state given (.scrapeform/staging.json, workspace prod) is environment "prod"'s, and this run is for environment "staging"`,
+      );
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+    // Its own state, given as a flag, and another workspace of its own are still taken.
+    const own = await runScrapeform(['plan', '--env', 'staging', '--workspace', 'review', dir], {
+      env: env(),
+    });
+    expect([own.code, own.stdout.split('\n')[0]], own.stderr).toEqual([
+      0,
+      'Plan: 1 to create (1 regeneration, ~30,000 credits).',
+    ]);
   });
 });
 
