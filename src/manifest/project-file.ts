@@ -218,7 +218,9 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   const narrowed = given.filter((p) => path.resolve(p) !== path.resolve(project.folder));
   let environment: WrittenEnvironment | undefined;
   if (name !== undefined) {
-    environment = config.environments?.[name];
+    // Its own keys only: `--env constructor` (or toString, __proto__) found what every object has, and ran on the
+    // default state, with the default key, over the whole folder.
+    environment = Object.hasOwn(config.environments ?? {}, name) ? config.environments?.[name] : undefined;
     if (environment === undefined) {
       const near = suggestNearest(name, names);
       diagnostics.push(

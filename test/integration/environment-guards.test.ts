@@ -151,6 +151,45 @@ environments:
   });
 });
 
+describe('an --env that names what every object has (constructor, toString, __proto__)', () => {
+  it('names no environment: refused at environments in scrapeform.yaml, not run on the default state', async () => {
+    const dir = await project({
+      'scrapeform.yaml': `kind: Config
+variables:
+  prefix: { type: string, default: live- }
+environments:
+  staging:
+    state: .scrapeform/staging.json
+    variables: { prefix: stg- }
+  prod: {}
+`,
+      'parsers/books.yaml': BOOKS,
+    });
+    // prod names no state: it is SCRAPEFORM_STATE's (else .scrapeform/state.json), as an --env naming none would be.
+    const prodEnv = env({ SCRAPEFORM_STATE: path.join(dir, 'prod.json') });
+    expect(
+      await runScrapeform(['apply', '--env', 'prod', '--auto-approve', dir], { env: prodEnv }),
+    ).toMatchObject({ code: 0 });
+    const prodState = await readFile(path.join(dir, 'prod.json'), 'utf8');
+    const before = h.emulator.requestLog.length;
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      for (const command of [
+        ['plan', '--env', name, dir],
+        ['apply', '--env', name, '--auto-approve', '--allow-destroy', dir],
+        ['validate', '--env', name, dir],
+      ]) {
+        const run = await runScrapeform(command, { env: prodEnv });
+        expect([run.code, run.stdout], command.join(' ')).toEqual([1, '']);
+        expect(run.stderr, command.join(' ')).toContain(
+          `${path.join(dir, 'scrapeform.yaml')}:4:1 environments: --env ${name}: no environment "${name}" in ${path.join(dir, 'scrapeform.yaml')}\n  hint: `,
+        );
+      }
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+    expect(await readFile(path.join(dir, 'prod.json'), 'utf8')).toBe(prodState);
+  });
+});
+
 describe('a key in a declared value', () => {
   const STAGING_KEY = 'stagingkey0123456789abcdef0123456';
 
