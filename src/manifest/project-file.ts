@@ -2,8 +2,9 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { isWithin } from './discover-files.js';
-import { otherEnvironmentsState, sharedStates, stateLocation } from './environment-states.js';
-import type { GivenState } from './environment-states.js';
+import { givenToOtherEnvironment } from './environment-given.js';
+import type { GivenSettings } from './environment-given.js';
+import { sharedStates, stateLocation } from './environment-states.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
 import type { Environment } from './interpolate.js';
@@ -77,8 +78,8 @@ export interface SelectEnvironmentOptions {
   varFiles?: readonly string[] | undefined;
   /** The project file; found (see findProjectFile) when left out; `false` reads none. */
   projectFile?: string | false | undefined;
-  /** `--state` and `--workspace`, which win over the environment's: refused when they are another environment's. */
-  state?: GivenState | undefined;
+  /** `--state`, `--workspace`, `--api-key-env`, which win over the environment's: refused when another's. */
+  given?: GivenSettings | undefined;
 }
 
 /**
@@ -261,13 +262,13 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   }
   if (name !== undefined && environment !== undefined) {
     diagnostics.push(
-      ...otherEnvironmentsState(
+      ...givenToOtherEnvironment(
         config,
         project.place,
         project.folder,
         options.env,
         { name, environment },
-        options.state ?? {},
+        options.given ?? {},
       ),
     );
     selected.settings = {

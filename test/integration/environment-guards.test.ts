@@ -190,6 +190,70 @@ environments:
   });
 });
 
+describe("an --api-key-env that holds another environment's key", () => {
+  it("is refused at that environment in scrapeform.yaml: prod's parser is not created again in another account", async () => {
+    const keys = { SCRAPERAPI_API_KEY: 'staging-key-0b1e', QA_KEY: 'qa-key-4c2d', PROD_KEY: 'prod-key-8e3f' };
+    const accounts = await startTestEmulator({ apiKeys: Object.values(keys) });
+    try {
+      const dir = await project({
+        'scrapeform.yaml': `kind: Config
+environments:
+  staging:
+    state: staging.json
+  qa:
+    state: qa.json
+    apiKeyEnv: QA_KEY
+  prod:
+    state: prod.json
+    apiKeyEnv: PROD_KEY
+`,
+        'parsers/books.yaml': BOOKS.replace('${var.prefix}', ''),
+      });
+      const file = path.join(dir, 'scrapeform.yaml');
+      const runEnv = {
+        ...keys,
+        SCRAPEFORM_PARSER_URL: accounts.emulator.url,
+        SCRAPEFORM_PIPELINE_URL: accounts.emulator.url,
+        SCRAPEFORM_POLL_INTERVAL: '20ms',
+      };
+      expect(
+        await runScrapeform(['apply', '--env', 'prod', '--auto-approve', dir], { env: runEnv }),
+      ).toMatchObject({ code: 0 });
+      const prodState = await readFile(path.join(dir, 'prod.json'), 'utf8');
+      const before = accounts.emulator.requestLog.length;
+      for (const [variable, at, other] of [
+        ['QA_KEY', `${file}:7:16 environments.qa.apiKeyEnv`, 'qa'],
+        ['SCRAPERAPI_API_KEY', `${file}:3:3 environments.staging`, 'staging'],
+      ] as const) {
+        for (const command of [
+          ['plan', '--env', 'prod', '--api-key-env', variable, dir],
+          ['apply', '--env', 'prod', '--auto-approve', '--api-key-env', variable, dir],
+          ['drift', '--env', 'prod', '--api-key-env', variable, dir],
+        ]) {
+          const run = await runScrapeform(command, { env: runEnv });
+          expect([run.code, run.stdout], command.join(' ')).toEqual([1, '']);
+          expect(run.stderr, command.join(' ')).toContain(
+            `${at}: --api-key-env ${variable} holds the key of environment "${other}", and this run is for environment "prod": prod's objects would be read in ${other}'s account, and those not found there created again in it\n  hint: leave --api-key-env out to use PROD_KEY, the key variable of environment "prod", or choose --env ${other}`,
+          );
+          for (const key of Object.values(keys)) expect(run.stderr).not.toContain(key);
+        }
+      }
+      expect(accounts.emulator.requestLog.length).toBe(before);
+      expect(await readFile(path.join(dir, 'prod.json'), 'utf8')).toBe(prodState);
+      // Its own variable, named as a flag, is still taken: nothing to do.
+      const own = await runScrapeform(['plan', '--env', 'prod', '--api-key-env', 'PROD_KEY', dir], {
+        env: runEnv,
+      });
+      expect([own.code, own.stdout.split('\n')[0]], own.stderr).toEqual([
+        0,
+        'No changes. The live services match the manifests.',
+      ]);
+    } finally {
+      await accounts.emulator.close();
+    }
+  });
+});
+
 describe('a key in a declared value', () => {
   const STAGING_KEY = 'stagingkey0123456789abcdef0123456';
 
