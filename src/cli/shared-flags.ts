@@ -105,10 +105,18 @@ export function transportLogger(ctx: CommandContext): (event: TransportEvent) =>
 /** The chosen environment's settings, so flags, the environment and environment variables apply in that order. */
 export function environmentOf(
   ctx: CommandContext,
-  flags: EnvironmentFlags,
+  flags: EnvironmentFlags & { state?: string; workspace?: string; apiKeyEnv?: string },
   paths: string[] = [],
 ): EnvironmentSettings | undefined {
-  return readEnvironmentSettings({ env: ctx.io.env, paths, ...environmentOptions(flags) });
+  // --state, --workspace and --api-key-env win over the environment's, and are refused when another's.
+  return readEnvironmentSettings({
+    env: ctx.io.env,
+    paths,
+    ...environmentOptions(flags),
+    statePath: flags.state,
+    workspace: flags.workspace,
+    apiKeyEnv: flags.apiKeyEnv,
+  });
 }
 
 export async function openFromFlags(

@@ -4,7 +4,7 @@ import { yaml } from './yaml-library.js';
 import type { WrittenConfig } from './schemas.js';
 
 /** The variable the CLI reads the key from when nothing else names one (api/config.ts). */
-const DEFAULT_KEY_VARIABLE = 'SCRAPERAPI_API_KEY';
+export const DEFAULT_KEY_VARIABLE = 'SCRAPERAPI_API_KEY';
 
 /**
  * As MIN_KEY_LENGTH_IN_DATA in api/redact.ts (a layer this one may not import; a test keeps them equal): a shorter

@@ -5,7 +5,7 @@ import type { Diagnostic } from './diagnostic.js';
 import type { Environment } from './interpolate.js';
 import type { ObjectSource } from './object-source.js';
 import { at } from './rules.js';
-import type { WrittenConfig } from './schemas.js';
+import type { WrittenConfig, WrittenEnvironment } from './schemas.js';
 
 /** A state file is relative to the project folder (unless absolute); a URL (postgres://) is kept as written. */
 export function stateLocation(state: string, folder: string): string {
@@ -32,25 +32,8 @@ export function sharedStates(
   const out: Diagnostic[] = [];
   const seen = new Map<string, string>();
   for (const [name, environment] of Object.entries(config.environments ?? {})) {
-    const workspace = environment.workspace ?? (env.SCRAPEFORM_WORKSPACE || DEFAULT_WORKSPACE);
-    const location =
-      environment.state !== undefined
-        ? stateLocation(environment.state, folder)
-        : env.SCRAPEFORM_STATE || DEFAULT_STATE_PATH;
-    const read = readStateLocation(location);
-    const key =
-      read.kind === 'postgres'
-        ? `${databaseKey(read.url)}\0${workspace}`
-        : read.kind === 'other-url'
-          ? `${read.shown}\0${workspace}`
-          : path.resolve(workspaceStatePath(location, workspace));
-    // A URL is shown without its password (a state: written as ${VARIABLE} holds it once expanded).
-    const shown =
-      read.kind === 'file'
-        ? location
-        : read.kind === 'postgres-not-url'
-          ? 'postgres: without //'
-          : redactUrl(location.trim());
+    const { location, workspace } = environmentState(environment, folder, env);
+    const key = stateKey(location, workspace);
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);
@@ -63,7 +46,7 @@ export function sharedStates(
         ['environments', name],
         'key',
         'config.shared-state',
-        `environments "${first}" and "${name}" share one state (${shown}, workspace ${workspace}): each would plan deleting the other's objects`,
+        `environments "${first}" and "${name}" share one state (${shownState(location)}, workspace ${workspace}): each would plan deleting the other's objects`,
         {
           hint: `give each environment its own state: or workspace: (such as environments.${name}.state: .scrapeform/${name}.json)${named ? `; "${name}" names neither, so it uses the default` : ''}; state already written is not moved: keep it with the environment it belongs to`,
         },
@@ -71,6 +54,90 @@ export function sharedStates(
     );
   }
   return out;
+}
+
+/** Where the run's state is: `--state` and `--workspace` (or a library caller's), else the environment's. */
+export interface GivenState {
+  statePath?: string | undefined;
+  workspace?: string | undefined;
+}
+
+/**
+ * A state given besides the environment's (`--state`, `--workspace`) that is another environment's: the chosen
+ * environment's manifests would plan deleting the other's objects, and its key would act on them (a mis-set
+ * `--state "$STATE"` in a CI job). Refused at the other environment, as config.shared-state is; a state no
+ * environment declares (a copy, another workspace) is still taken.
+ */
+export function otherEnvironmentsState(
+  config: WrittenConfig,
+  place: ObjectSource,
+  folder: string,
+  env: Environment,
+  chosen: { name: string; environment: WrittenEnvironment },
+  given: GivenState,
+): Diagnostic[] {
+  if (given.statePath === undefined && given.workspace === undefined) return [];
+  const own = environmentState(chosen.environment, folder, env);
+  const location = given.statePath ?? own.location;
+  const workspace = given.workspace ?? own.workspace;
+  const key = stateKey(location, workspace);
+  const other = Object.entries(config.environments ?? {}).find(([name, environment]) => {
+    if (name === chosen.name) return false;
+    const theirs = environmentState(environment, folder, env);
+    return stateKey(theirs.location, theirs.workspace) === key;
+  });
+  if (other === undefined) return [];
+  const [name] = other;
+  return [
+    at(
+      place,
+      ['environments', name],
+      'key',
+      'environment.state-of-other',
+      `the state given (${shownState(location)}, workspace ${workspace}) is environment "${name}"'s, and this run is for environment "${chosen.name}": its manifests would plan deleting ${name}'s objects, and its key act on them`,
+      {
+        hint: `leave --state and --workspace out to use the state of environment "${chosen.name}", or choose --env ${name}`,
+      },
+    ),
+  ];
+}
+
+/**
+ * An environment's state and workspace; one that names neither `state:` nor `workspace:` uses the default, as the
+ * CLI does (SCRAPEFORM_STATE and SCRAPEFORM_WORKSPACE, else `.scrapeform/state.json` in workspace default).
+ */
+function environmentState(
+  environment: WrittenEnvironment,
+  folder: string,
+  env: Environment,
+): { location: string; workspace: string } {
+  return {
+    location:
+      environment.state !== undefined
+        ? stateLocation(environment.state, folder)
+        : env.SCRAPEFORM_STATE || DEFAULT_STATE_PATH,
+    workspace: environment.workspace ?? (env.SCRAPEFORM_WORKSPACE || DEFAULT_WORKSPACE),
+  };
+}
+
+/** One text per state reached, however its location is spelled. */
+function stateKey(location: string, workspace: string): string {
+  const read = readStateLocation(location);
+  return read.kind === 'postgres'
+    ? `${databaseKey(read.url)}\0${workspace}`
+    : read.kind === 'other-url'
+      ? `${read.shown}\0${workspace}`
+      : path.resolve(workspaceStatePath(location, workspace));
+}
+
+/** A location as messages show it: a URL without its password (a state: written as ${VARIABLE} holds it). */
+function shownState(location: string): string {
+  const read = readStateLocation(location);
+  return read.kind === 'file'
+    ? location
+    : read.kind === 'postgres-not-url'
+      ? 'postgres: without //'
+      : redactUrl(location.trim());
 }
 
 /**

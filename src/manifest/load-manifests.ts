@@ -20,6 +20,7 @@ import { narrowedSelects } from '../model/desired.js';
 import type { DesiredParser, DesiredProject, Narrowing } from '../model/desired.js';
 import { environmentNames, selectEnvironment } from './project-file.js';
 import { otherEnvironments } from './environment-reach.js';
+import type { GivenSettings } from './environment-given.js';
 import type { EnvironmentReach } from './environment-reach.js';
 import type { EnvironmentSettings } from './project-file.js';
 import { TEMPLATE_KINDS } from './schemas.js';
@@ -41,6 +42,8 @@ export interface LoadManifestsOptions {
   varFiles?: readonly string[] | undefined;
   /** The project file; `scrapeform.yaml` in the current folder (or the one folder given) when left out; false: none. */
   projectFile?: string | false | undefined;
+  /** `--state`, `--workspace`, `--api-key-env`: refused when another environment's (environment-given.ts). */
+  given?: GivenSettings | undefined;
   /**
    * How files are read. `fast` (the default): a file with no problem and none of the features that need YAML
    * nodes (references, templates, for_each, anchors, merge keys, tags) is read straight to data, and any other

@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { isWithin } from './discover-files.js';
+import { givenToOtherEnvironment } from './environment-given.js';
+import type { GivenSettings } from './environment-given.js';
 import { sharedStates, stateLocation } from './environment-states.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
@@ -76,6 +78,8 @@ export interface SelectEnvironmentOptions {
   varFiles?: readonly string[] | undefined;
   /** The project file; found (see findProjectFile) when left out; `false` reads none. */
   projectFile?: string | false | undefined;
+  /** `--state`, `--workspace`, `--api-key-env`, which win over the environment's: refused when another's. */
+  given?: GivenSettings | undefined;
 }
 
 /**
@@ -215,7 +219,9 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   const narrowed = given.filter((p) => path.resolve(p) !== path.resolve(project.folder));
   let environment: WrittenEnvironment | undefined;
   if (name !== undefined) {
-    environment = config.environments?.[name];
+    // Its own keys only: `--env constructor` (or toString, __proto__) found what every object has, and ran on the
+    // default state, with the default key, over the whole folder.
+    environment = Object.hasOwn(config.environments ?? {}, name) ? config.environments?.[name] : undefined;
     if (environment === undefined) {
       const near = suggestNearest(name, names);
       diagnostics.push(
@@ -255,6 +261,16 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     return selected;
   }
   if (name !== undefined && environment !== undefined) {
+    diagnostics.push(
+      ...givenToOtherEnvironment(
+        config,
+        project.place,
+        project.folder,
+        options.env,
+        { name, environment },
+        options.given ?? {},
+      ),
+    );
     selected.settings = {
       name,
       ...(environment.state !== undefined ? { state: stateLocation(environment.state, project.folder) } : {}),

@@ -91,13 +91,18 @@ export function openState(location: StateLocation): OpenState {
   return { backend, close: async () => backend.close?.() };
 }
 
+/** The environment asked for, and what the run is given that wins over its settings (flags). */
+type EnvironmentChoice = EnvironmentOptions & { env: ServicesOptions['env'] } & Pick<
+    StateLocation,
+    'statePath' | 'workspace'
+  > &
+  Pick<ApiConfigOptions, 'apiKeyEnv'>;
+
 /**
  * The chosen environment's settings (state, workspace, key variable, service URLs), read from scrapeform.yaml;
  * undefined when the project has no environments. A project with environments needs one chosen.
  */
-export function readEnvironmentSettings(
-  options: EnvironmentOptions & { env: ServicesOptions['env'] },
-): EnvironmentSettings | undefined {
+export function readEnvironmentSettings(options: EnvironmentChoice): EnvironmentSettings | undefined {
   return chosenEnvironment(options, 'nothing was sent').settings;
 }
 
@@ -105,16 +110,14 @@ export function readEnvironmentSettings(
  * The environment chosen in scrapeform.yaml (with its paths and variables), or a `manifest.invalid` error listing
  * the file's problems and saying what was not done (`consequence`): a command never goes on without it.
  */
-export function chosenEnvironment(
-  options: EnvironmentOptions & { env: ServicesOptions['env'] },
-  consequence: string,
-): SelectedEnvironment {
+export function chosenEnvironment(options: EnvironmentChoice, consequence: string): SelectedEnvironment {
   const selected = selectEnvironment({
     env: options.env,
     paths: options.paths ?? [],
     environment: options.environment,
     varFiles: options.varFiles,
     projectFile: options.projectFile,
+    given: { statePath: options.statePath, workspace: options.workspace, apiKeyEnv: options.apiKeyEnv },
   });
   if (hasErrors(selected.diagnostics)) {
     throw new ScrapeformError(
@@ -195,6 +198,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       environment: options.environment,
       varFiles: options.varFiles,
       projectFile: options.projectFile,
+      given: { statePath: options.statePath, workspace: options.workspace, apiKeyEnv: options.apiKeyEnv },
     });
   const manifests = await reloadManifests();
   if (!manifests.valid) {
