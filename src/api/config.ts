@@ -120,8 +120,13 @@ async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Pro
   }
   const key = options.env[name]?.trim();
   if (key === undefined || key === '') {
+    // A variable named for this run (an environment's apiKeyEnv, --api-key-env) is the one to set: setting the
+    // default would not help, and another variable may hold another environment's key.
+    const named = name !== DEFAULT_API_KEY_ENV && shown(name) === name;
     throw new ScrapeformError('config.missing-api-key', `no API key: ${shown(name)} is not set`, {
-      hint: `set ${DEFAULT_API_KEY_ENV}, or pass --api-key-env NAME (another variable) or --api-key-file PATH`,
+      hint: named
+        ? `set ${name}, the variable named to hold the key here, or pass --api-key-file PATH`
+        : `set ${DEFAULT_API_KEY_ENV}, or pass --api-key-env NAME (another variable) or --api-key-file PATH`,
     });
   }
   return key;

@@ -97,6 +97,18 @@ describe('resolveApiConfig', () => {
     );
   });
 
+  it('a missing key in a variable named for the run says to set that one, not the default', async () => {
+    const error = (await resolveApiConfig({
+      env: { SCRAPERAPI_API_KEY: 'x' },
+      apiKeyEnv: 'SCRAPERAPI_PROD_KEY',
+    }).catch((e: unknown) => e)) as ScrapeformError;
+    expect(error.code).toBe('config.missing-api-key');
+    expect(error.message).toBe('no API key: SCRAPERAPI_PROD_KEY is not set');
+    expect(error.hint).toBe(
+      'set SCRAPERAPI_PROD_KEY, the variable named to hold the key here, or pass --api-key-file PATH',
+    );
+  });
+
   it('refuses an --api-key-env that is no variable name without showing it: it may be the key itself', async () => {
     const key = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
     const refused = async (options: Parameters<typeof resolveApiConfig>[0]) => {
