@@ -2,6 +2,7 @@ import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import type { DesiredParser } from '../model/desired.js';
 import { diffFields } from './diff-fields.js';
+import { detailsBehind } from './lagging-version.js';
 import { sameExampleUrls, unshownExampleUrls } from './example-urls.js';
 import { fieldFromLive } from './live-fields.js';
 import type { ParserAdopt, ReplacedParser, ResourceChange } from './model.js';
@@ -19,6 +20,7 @@ export function adoptParser(
   live: LiveParserSummary,
   details: LiveParserDetails,
 ): ResourceChange | undefined {
+  if (detailsBehind(ctx.warnings, address, live, details)) return undefined;
   const reasons = [`adopted: the live parser ${live.id} has this name`];
   ctx.warnings.push(
     `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and which fields have fields under them are compared (--reassert ${address} sends every declared definition once)`,
