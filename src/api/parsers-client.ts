@@ -9,6 +9,7 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
+import { flattenDetailsFields } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
 import { PARSER_SERVICE } from './transport-contract.js';
@@ -132,10 +133,7 @@ export class ParsersClient {
       generatedAt: data.generated_at ?? null,
       // The key only (withoutKey, below): its URLs are what import writes, so no other api_key is touched.
       exampleResult: data.example_result ?? data.example_results ?? null,
-      fields: (data.fields ?? []).map((f) => ({
-        name: f.name,
-        ...(f.type !== undefined ? { type: f.type } : {}),
-      })),
+      fields: flattenDetailsFields(data.fields ?? []),
     });
   }
 

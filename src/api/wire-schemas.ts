@@ -17,7 +17,17 @@ export const ParserListItemSchema = z.looseObject({
   version: z.int().nonnegative(),
 });
 
-export const DetailsFieldSchema = z.looseObject({ name: z.string().min(1), type: z.string().optional() });
+/** A `fields` entry of details; children nested under it are read too (details-fields.ts). */
+export const DetailsFieldSchema = z.looseObject({
+  name: z.string().min(1),
+  type: z.string().optional(),
+  get fields() {
+    return z.array(DetailsFieldSchema).nullable().optional();
+  },
+  get children() {
+    return z.array(DetailsFieldSchema).nullable().optional();
+  },
+});
 export const ExampleResultSchema = z.looseObject({
   url: z.string(),
   result: z.record(z.string(), z.unknown()),

@@ -24,3 +24,20 @@ export function normaliseExampleUrl(raw: string): string {
   if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\/+$/, '');
   return url.toString();
 }
+
+/**
+ * The declared urls a details answer gives no example result for, when every page it does give is declared: the
+ * answer may leave a page out (one whose extraction failed, an answer cut short) rather than show a parser made
+ * from fewer pages, and nothing in it tells the two apart. Undefined when a page it gives is not declared (the
+ * pages really differ) or none is left out.
+ */
+export function unshownExampleUrls(
+  live: readonly string[],
+  declared: readonly string[],
+): string[] | undefined {
+  const shown = new Set(live.map(normaliseExampleUrl));
+  const wanted = new Set(declared.map(normaliseExampleUrl));
+  if ([...shown].some((url) => !wanted.has(url))) return undefined;
+  const unshown = declared.filter((url) => !shown.has(normaliseExampleUrl(url)));
+  return unshown.length > 0 ? unshown : undefined;
+}

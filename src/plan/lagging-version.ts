@@ -1,3 +1,4 @@
+import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import type { ParserState } from '../state/model.js';
 
 /**
@@ -43,4 +44,23 @@ export function lagWarning(address: string, lag: { story: string; awaited: numbe
  */
 export function laggingParsers(warnings: readonly string[]): number {
   return warnings.filter((w) => w.includes(NOTHING_PLANNED)).length;
+}
+
+/**
+ * Details of a parser below the version its list shows: a replica lagging behind the list (a PATCH made outside
+ * scrapeform, or by another run, that the details do not show yet). Planned from, they would show the parser moved
+ * to an older version, and base a PATCH on it that adds again what the newer version may already have, at the
+ * price of a regeneration. readLive reads the listed version by its number first; details still below it hold the
+ * parser back with the warning pushed here. True when nothing is to be planned for it.
+ */
+export function detailsBehind(
+  warnings: string[],
+  address: string,
+  live: LiveParserSummary,
+  details: LiveParserDetails | undefined,
+): boolean {
+  if (details === undefined || details.version >= live.version) return false;
+  const story = `the details of parser ${live.id} answer for version ${details.version}, below version ${live.version} that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform)`;
+  warnings.push(lagWarning(address, { story, awaited: live.version }));
+  return true;
 }

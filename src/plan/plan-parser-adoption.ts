@@ -2,7 +2,8 @@ import type { LiveParserDetails, LiveParserSummary } from '../api/live.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import type { DesiredParser } from '../model/desired.js';
 import { diffFields } from './diff-fields.js';
-import { sameExampleUrls } from './example-urls.js';
+import { detailsBehind } from './lagging-version.js';
+import { sameExampleUrls, unshownExampleUrls } from './example-urls.js';
 import { fieldFromLive } from './live-fields.js';
 import type { ParserAdopt, ReplacedParser, ResourceChange } from './model.js';
 import { definitionOf } from './parser-definition.js';
@@ -19,6 +20,7 @@ export function adoptParser(
   live: LiveParserSummary,
   details: LiveParserDetails,
 ): ResourceChange | undefined {
+  if (detailsBehind(ctx.warnings, address, live, details)) return undefined;
   const reasons = [`adopted: the live parser ${live.id} has this name`];
   ctx.warnings.push(
     `${address}: adopted ${live.id}; its descriptions, selectors and scraper_params are not returned by the service, so only field names and which fields have fields under them are compared (--reassert ${address} sends every declared definition once)`,
@@ -61,7 +63,14 @@ export function adoptParser(
       seen(),
     );
   }
-  if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
+  // Pages the answer leaves out are an absence, not a difference: a replace costs 30,000 credits and deletes the
+  // live parser, so it is never planned from them; the adoption goes on and says what was not seen.
+  const unshown = liveUrls.length > 0 ? unshownExampleUrls(liveUrls, desired.urls) : undefined;
+  if (unshown !== undefined) {
+    ctx.warnings.push(
+      `${address}: the details of ${live.id} give example results for ${liveUrls.length} of the ${desired.urls.length} urls the manifest declares, not for ${unshown.join(', ')}; pages an answer leaves out are not read as a difference, so no replace is planned (if ${live.id} was made without them, delete it, and the next plan creates the parser with them)`,
+    );
+  } else if (liveUrls.length > 0 && !sameExampleUrls(liveUrls, desired.urls)) {
     if (isPrevented(ctx, address, desired)) return undefined;
     return replaceParser(
       desired,

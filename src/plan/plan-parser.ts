@@ -9,7 +9,7 @@ import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js'
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
-import { laggingVersion, lagWarning } from './lagging-version.js';
+import { detailsBehind, laggingVersion, lagWarning } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
 import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
@@ -193,6 +193,7 @@ export function planParser(
     );
   } else if (live.version !== recorded.version) {
     const details = ctx.live.details[live.id];
+    if (detailsBehind(ctx.warnings, address, live, details)) return undefined;
     // A version made past one scrapeform made and has not seen finish was based on that one: the definition sent
     // with it is what drift is reconciled against, not the version before it (nor nothing, after a create).
     const baseline = driftBaseline(recorded, live.version);

@@ -107,11 +107,13 @@ export async function readLive(
     // for it keeps what the latest read said: a replica lagging behind, which the planner, drift and status read
     // as such (plan/lagging-version.ts), sending nothing for the parser until the service shows that version.
     // The version a lost PATCH answer may have made is looked for first; it may not exist, so a 400 for it (a
-    // service that answers an unknown version so) is read as a 404. Then the one state surely saw or was told of.
+    // service that answers an unknown version so) is read as a 404. Then the one state surely saw or was told of,
+    // then the one the list shows (details behind it hold the parser back: plan/lagging-version.ts, detailsBehind).
     const { known, maybe } = seen.get(id) ?? {};
     for (const [floor, absent] of [
       [maybe, [400, 404]],
       [known, [404]],
+      [summary?.version, [404]],
     ] as const) {
       if (floor === undefined || read.version >= floor) continue;
       const atFloor = await unlessStatus(absent, () =>

@@ -226,6 +226,35 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
   );
 });
 
+describe('apply: a PATCH answered without a version it can read', () => {
+  it.each([
+    [{ id: 'p-1' }, 'field version: Invalid input: expected number, received undefined'],
+    [{ id: 'p-1', version: '2' }, 'field version: Invalid input: expected number, received string'],
+  ])(
+    '%j: reported, and the next apply takes the version it made without a second PATCH',
+    async (answer, reason) => {
+      await priceAdded();
+      const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/1'), [202, answer]);
+      const run = await apply();
+      expect(patches.n).toBe(1);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(`unexpected response from PATCH /parsers/p-1/1: ${reason}`);
+      expect((await readState()).resources['parser.a'].patching.from).toBe(1);
+
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
+      const again = await apply();
+      expect(patches.n).toBe(1);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain(
+        "warning: parser.a: version 2 was made by an apply whose PATCH got no answer; it is taken as that PATCH's, with the definition sent",
+      );
+      expect((await readState()).resources['parser.a'].version).toBe(2);
+    },
+  );
+});
+
 describe('plan: details that would plan a paid change from nothing', () => {
   it('a FINISHED version moved outside scrapeform whose details list no fields: no add_fields of every field', async () => {
     await writeParserState(1);

@@ -1,0 +1,40 @@
+import type { LiveField } from './live.js';
+
+/** A `fields` entry of a details answer as read: children may come nested under their parent. */
+export interface DetailsFieldEntry {
+  name: string;
+  type?: string | undefined;
+  fields?: readonly DetailsFieldEntry[] | null | undefined;
+  children?: readonly DetailsFieldEntry[] | null | undefined;
+}
+
+/**
+ * The fields of a details answer as the seed lists them: one entry per field, children named in dot notation after
+ * their parent, each parent listed with type `array` (seed 1, "Parser details"). The real service may answer in
+ * another shape (API-NOTES: only the seed shows one): children nested under their parent (`fields` or `children`,
+ * named by their own name or in full), or a parent only implied by its children's names. Read as it came, a child
+ * or a parent would be missing, and the plan would send it again as add_fields: a regeneration (30,000 credits)
+ * for a field the parser has. So each is read as the seed's entry; a name given twice is kept once.
+ */
+export function flattenDetailsFields(entries: readonly DetailsFieldEntry[]): LiveField[] {
+  const out: LiveField[] = [];
+  const seen = new Set<string>();
+  const add = (name: string, type: string | undefined): void => {
+    if (seen.has(name)) return;
+    // A parent its children imply, before them, as the seed lists it.
+    const cut = name.lastIndexOf('.');
+    if (cut > 0) add(name.slice(0, cut), 'array');
+    seen.add(name);
+    out.push({ name, ...(type !== undefined ? { type } : {}) });
+  };
+  const walk = (list: readonly DetailsFieldEntry[], parent: string): void => {
+    for (const entry of list) {
+      const name =
+        parent === '' || entry.name.startsWith(`${parent}.`) ? entry.name : `${parent}.${entry.name}`;
+      add(name, entry.type);
+      for (const children of [entry.fields, entry.children]) if (children) walk(children, name);
+    }
+  };
+  walk(entries, '');
+  return out;
+}

@@ -1,0 +1,143 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-details-behind-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
+const run = (args: string[]) =>
+  runScrapeform([...args, '--state', statePath(), dir], { env, cwd: dir }).finally(() => nock.cleanAll());
+
+/** A manifest adding `price` to parser a, whose version 2 (made outside this state) already has it. */
+async function priceWanted(recorded: boolean): Promise<void> {
+  await mkdir(path.dirname(statePath()), { recursive: true });
+  await writeFile(
+    path.join(dir, 'a.yaml'),
+    'kind: Parser\nname: a\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n  price: { description: Price, type: number }\n',
+  );
+  if (!recorded) return;
+  await writeFile(
+    statePath(),
+    JSON.stringify({
+      format_version: 1,
+      serial: 1,
+      lineage: 'details-behind',
+      resources: {
+        'parser.a': {
+          kind: 'Parser',
+          id: 'p-1',
+          name: 'a',
+          version: 1,
+          definition: {
+            urls: ['https://books.example/a.html'],
+            scraperParams: {},
+            fields: [{ name: 'title', description: 'Book title' }],
+          },
+          descriptionsKnown: true,
+        },
+      },
+    }),
+  );
+}
+
+const details = (version: number, fields: string[]) => ({
+  name: 'a',
+  status: 'FINISHED',
+  version,
+  fields: fields.map((name) => ({ name, type: 'text' })),
+  example_result: [],
+});
+
+/**
+ * The list shows version 2; the details of the latest version answer for version 1 (a replica lagging behind);
+ * version 2 read by its number answers `byNumber`.
+ */
+function detailsLag(byNumber: [number, nock.Body]): void {
+  nock(PARSER_ORIGIN)
+    .get('/parsers')
+    .query(keyQuery)
+    .reply(200, [{ id: 'p-1', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 2 }])
+    .persist();
+  nock(PARSER_ORIGIN)
+    .get('/parsers/p-1')
+    .query(keyQuery)
+    .reply(200, details(1, ['title']))
+    .persist();
+  nock(PARSER_ORIGIN)
+    .get('/parsers/p-1/2')
+    .query(keyQuery)
+    .reply(...byNumber)
+    .persist();
+}
+
+/** Counts the paid calls sent; each is refused, so a run that sends one ends at once. */
+function counted(interceptor: nock.Interceptor): { n: number } {
+  const seen = { n: 0 };
+  interceptor
+    .reply(() => {
+      seen.n++;
+      return [402, 'Credits exhausted'];
+    })
+    .persist();
+  return seen;
+}
+
+const HELD_BACK =
+  'warning: parser.a: the details of parser p-1 answer for version 1, below version 2 that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform); nothing is planned for it until the service shows version 2 again';
+
+describe('details of the latest version below the version the list shows', () => {
+  it('version 2 not found by its number either: nothing is planned for the parser, and the plan says why', async () => {
+    await priceWanted(true);
+    detailsLag([404, { detail: 'Not found' }]);
+    const plan = await run(['plan']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(HELD_BACK);
+    expect(plan.stdout).not.toContain('version moved from 1 to 1');
+    expect(plan.stdout).not.toContain('PATCH');
+  });
+
+  it('apply sends no PATCH based on the older version', async () => {
+    await priceWanted(true);
+    detailsLag([404, { detail: 'Not found' }]);
+    const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
+    const applied = await run(['apply', '--auto-approve']);
+    expect(patches.n).toBe(0);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain(HELD_BACK);
+  });
+
+  it('version 2 read by its number: the plan is based on version 2, not on the lagging answer', async () => {
+    await priceWanted(true);
+    detailsLag([200, details(2, ['title', 'price'])]);
+    const plan = await run(['plan']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(
+      '  ! parser.a: version moved from 1 to 2 outside scrapeform; fields added: price\n',
+    );
+    expect(plan.stdout).toContain('    PATCH /parsers/p-1/2 {"modify_fields"');
+    expect(plan.stdout).not.toContain('add_fields');
+  });
+
+  it('adopting: no add_fields of a field the listed version may have', async () => {
+    await priceWanted(false);
+    detailsLag([404, { detail: 'Not found' }]);
+    const plan = await run(['plan']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(HELD_BACK);
+    expect(plan.stdout).not.toContain('PATCH');
+  });
+});

@@ -1,0 +1,165 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-details-shapes-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
+
+const manifest = [
+  'kind: Parser',
+  'name: a',
+  'urls: [https://books.example/a.html]',
+  'fields:',
+  '  title: { description: Book title }',
+  '  reviews:',
+  '    description: Reviews',
+  '    type: array',
+  '    fields:',
+  '      author: { description: Author }',
+  '',
+].join('\n');
+
+/** The seed's shape: one entry per field, children in dot notation, the parent listed with type array. */
+const SEED_FIELDS = [
+  { name: 'title', type: 'text' },
+  { name: 'reviews', type: 'array' },
+  { name: 'reviews.author', type: 'text' },
+];
+
+/** The same three fields in the other shapes a details answer may use. */
+const SHAPES: [string, unknown[]][] = [
+  [
+    'children nested under `fields`, by their own name',
+    [
+      { name: 'title', type: 'text' },
+      { name: 'reviews', type: 'array', fields: [{ name: 'author', type: 'text' }] },
+    ],
+  ],
+  [
+    'children nested under `children`, by their full name',
+    [
+      { name: 'title', type: 'text' },
+      { name: 'reviews', type: 'array', children: [{ name: 'reviews.author', type: 'text' }] },
+    ],
+  ],
+  [
+    'a parent only implied by its children',
+    [
+      { name: 'title', type: 'text' },
+      { name: 'reviews.author', type: 'text' },
+    ],
+  ],
+];
+
+function listed(version: number): unknown[] {
+  return [{ id: 'p-1', name: 'a', status: 'FINISHED', error: null, generated_at: null, version }];
+}
+
+/** Counts the paid calls sent; each is refused, so a run that sends one ends at once. */
+function counted(interceptor: nock.Interceptor): { n: number } {
+  const seen = { n: 0 };
+  interceptor
+    .reply(() => {
+      seen.n++;
+      return [402, 'Credits exhausted'];
+    })
+    .persist();
+  return seen;
+}
+
+describe('ParsersClient.get: details fields in another shape than the seed', () => {
+  it.each(SHAPES)('%s: read as the seed lists them', async (_what, fields) => {
+    const api = createTestApi();
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1/2')
+      .query(keyQuery)
+      .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] });
+    const details = await api.parsers.get('p-1', 2);
+    expect(details.fields).toEqual(SEED_FIELDS);
+  });
+});
+
+describe('plan and apply: a parser whose details list its fields in another shape', () => {
+  it.each(SHAPES)(
+    '%s, at a version moved outside scrapeform: no field reads as removed, and no add_fields is sent',
+    async (_what, fields) => {
+      await mkdir(path.dirname(statePath()), { recursive: true });
+      await writeFile(path.join(dir, 'a.yaml'), manifest);
+      await writeFile(
+        statePath(),
+        JSON.stringify({
+          format_version: 1,
+          serial: 1,
+          lineage: 'details-shapes',
+          resources: {
+            'parser.a': {
+              kind: 'Parser',
+              id: 'p-1',
+              name: 'a',
+              version: 1,
+              definition: {
+                urls: ['https://books.example/a.html'],
+                scraperParams: {},
+                fields: [
+                  { name: 'title', description: 'Book title' },
+                  { name: 'reviews', description: 'Reviews', type: 'array' },
+                  { name: 'reviews.author', description: 'Author' },
+                ],
+              },
+              descriptionsKnown: true,
+            },
+          },
+        }),
+      );
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      nock(PARSER_ORIGIN)
+        .get((uri) => uri.startsWith('/parsers/p-1'))
+        .query(keyQuery)
+        .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] })
+        .persist();
+      const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
+      const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
+      const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), dir], {
+        env,
+        cwd: dir,
+      });
+      nock.cleanAll();
+      expect([patches.n, posts.n]).toEqual([0, 0]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        'No changes. The live services match the manifests.\n\nDrift: changed outside scrapeform\n  ! parser.a: version moved from 1 to 2 outside scrapeform\n',
+      );
+      expect(run.stdout).not.toContain('add_fields');
+    },
+  );
+
+  it.each(SHAPES)('%s, adopted: the adoption is free, no add_fields', async (_what, fields) => {
+    await writeFile(path.join(dir, 'a.yaml'), manifest);
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(3));
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1')
+      .query(keyQuery)
+      .reply(200, { name: 'a', status: 'FINISHED', version: 3, fields, example_result: [] });
+    const run = await runScrapeform(['plan', '--state', statePath(), dir], { env, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'Plan: 1 to adopt (no regeneration, no credits).\n\n<= parser.a (p-1)  adopt\n',
+    );
+    expect(run.stdout).not.toContain('add_fields');
+  });
+});
