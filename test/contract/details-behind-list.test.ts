@@ -132,6 +132,19 @@ describe('details of the latest version below the version the list shows', () =>
     expect(plan.stdout).not.toContain('add_fields');
   });
 
+  it('drift reports no drift for it, with the same reason, where it read "version moved from 1 to 1"', async () => {
+    await priceWanted(true);
+    detailsLag([404, { detail: 'Not found' }]);
+    const drift = await run(['drift', '--json']);
+    expect(drift.code).toBe(0);
+    const report = JSON.parse(drift.stdout) as { status: string; drift: unknown[]; warnings: string[] };
+    expect(report.status).toBe('no_drift');
+    expect(report.drift).toEqual([]);
+    expect(report.warnings).toEqual([
+      'parser.a: the details of parser p-1 answer for version 1, below version 2 that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform); not drift: run drift again once the service shows version 2 again',
+    ]);
+  });
+
   it('adopting: no add_fields of a field the listed version may have', async () => {
     await priceWanted(false);
     detailsLag([404, { detail: 'Not found' }]);
