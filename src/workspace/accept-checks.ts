@@ -7,6 +7,8 @@ import type { DesiredField, DesiredParser, DesiredProject } from '../model/desir
 import { PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import { parentOf } from '../plan/diff-fields.js';
 import type { DriftReport, ObjectDrift } from '../plan/drift.js';
+import { planMoves } from '../plan/plan-moves.js';
+import type { State } from '../state/model.js';
 
 /**
  * A drifted object accepting may take: its manifest (when one declares it) and the edits that make it say the live
@@ -29,13 +31,14 @@ export interface AcceptCandidate {
 export async function acceptRefusals(
   manifests: LoadedManifests,
   report: DriftReport,
+  state: State,
 ): Promise<Map<string, string>> {
   const refusals = new Map<string, string>();
   const candidates: AcceptCandidate[] = [];
-  const declaredObjects = [...manifests.parsers, ...manifests.projects];
+  const declaredAt = declaredFor(manifests, state);
   for (const entry of report.drift) {
     if (!entry.accept.possible || entry.accepted === undefined) continue;
-    const declared = declaredObjects.find((m) => m.address === entry.address);
+    const declared = declaredAt(entry.address);
     if (declared === undefined) continue;
     if (declared.kind === 'Project' && declared.inputFile !== undefined && touches(entry, 'projectInput')) {
       refusals.set(
@@ -52,6 +55,25 @@ export async function acceptRefusals(
   }
   for (const [address, reasons] of await refusedEdits(candidates)) refusals.set(address, reasons.join('; '));
   return refusals;
+}
+
+/**
+ * The manifest object that declares what state knows at an address: the one declared there, or the one a `moved:`
+ * hint renames it to while state still holds it at its old address (no apply moved it yet). The next plan moves
+ * the state first and compares the object with that manifest (planMoves, the same function), so that is the one to
+ * edit: accepting at the old address alone, the next plan reverted what was accepted (a field removed by hand put
+ * back, a regeneration; a parser deleted by hand created again, ~30,000 credits each).
+ */
+export function declaredFor(
+  manifests: LoadedManifests,
+  state: State,
+): (address: string) => DesiredParser | DesiredProject | undefined {
+  const objects = [...manifests.parsers, ...manifests.projects];
+  const renamed = new Map(planMoves(state, objects).moves.map((m) => [m.from, m.to]));
+  return (address) => {
+    const at = renamed.get(address) ?? address;
+    return objects.find((m) => m.address === at);
+  };
 }
 
 /** The report with each refused object's accept marked not possible, saying why. */

@@ -5,7 +5,7 @@ import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { projectPayload } from '../plan/build-plan.js';
 import { sameJson } from '../plan/plan-context.js';
-import { manifestEdits, manifestTarget, templateTexts } from './accept-checks.js';
+import { declaredFor, manifestEdits, manifestTarget, templateTexts } from './accept-checks.js';
 import type { AcceptCandidate } from './accept-checks.js';
 import type { DriftReport, ObjectDrift } from '../plan/drift.js';
 import type { ResourceState } from '../state/model.js';
@@ -58,6 +58,8 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
     });
     const skipped: string[] = [];
     let candidates: AcceptCandidate[] = [];
+    // An object a `moved:` hint renames (its state not moved yet) is accepted in the manifest at its new address.
+    const declaredAt = declaredFor(ws.manifests, state);
     // detectWorkspaceDrift marked what cannot be accepted (acceptRefusals: for_each, a document another
     // environment reads, a reference…), as the report without --accept shows it.
     for (const entry of report.drift) {
@@ -65,9 +67,7 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
         skipped.push(`${entry.address}: ${entry.accept.note ?? 'cannot be accepted'}`);
         continue;
       }
-      const declared = [...ws.manifests.parsers, ...ws.manifests.projects].find(
-        (m) => m.address === entry.address,
-      );
+      const declared = declaredAt(entry.address);
       candidates.push({ entry, declared, edits: declared !== undefined ? manifestEdits(entry) : [] });
     }
     // Manifests first: a run stopped between the two leaves state as it was, and accepting again finishes it.
@@ -162,7 +162,7 @@ async function editUntilTaken(
  * only the values drift changed are compared, so a manifest edit not yet applied stays a change for the next plan.
  */
 function editNotTaken(
-  candidate: { entry: ObjectDrift; declared: { source: { file: string } } | undefined },
+  candidate: { entry: ObjectDrift; declared: { address: string; source: { file: string } } | undefined },
   reloaded: LoadedManifests,
 ): string | undefined {
   const { entry } = candidate;
@@ -171,7 +171,9 @@ function editNotTaken(
   const first = own ?? errors[0];
   if (first !== undefined)
     return `the manifests no longer load after the edit (${first.file}:${first.line}:${first.column} ${first.message})`;
-  const desired = [...reloaded.parsers, ...reloaded.projects].find((m) => m.address === entry.address);
+  // Where a `moved:` hint renames it, the manifest edited declares it at its new address.
+  const address = candidate.declared?.address ?? entry.address;
+  const desired = [...reloaded.parsers, ...reloaded.projects].find((m) => m.address === address);
   if (entry.drift === 'deleted')
     return desired === undefined
       ? undefined

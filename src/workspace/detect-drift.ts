@@ -65,7 +65,7 @@ export async function detectWorkspaceDrift(
   // What --accept would refuse is not possible in the report either (the same checks, one function).
   const report =
     options.manifests !== undefined
-      ? withAcceptRefusals(found, await acceptRefusals(options.manifests, found))
+      ? withAcceptRefusals(found, await acceptRefusals(options.manifests, found, state))
       : found;
   return { state, live, report };
 }

@@ -385,3 +385,61 @@ scrapingInterval: \${var.interval}
     expect(next.status, JSON.stringify(next.resource_changes)).toBe('no_changes');
   });
 });
+
+/**
+ * A `moved:` hint renames an object and no apply has moved its state yet: drift is found at the old address (state
+ * still holds it there), and the manifest to edit is the one at the new address, which the next plan compares the
+ * object with once it moved the state. Edited nowhere, the next plan reverted what was accepted: a field removed
+ * by hand was put back (a regeneration, ~30,000 credits), and a parser deleted by hand was created again.
+ */
+describe('drift --accept of an object a moved: hint renames, before any apply moved its state', () => {
+  const RENAMED = bookParser(FIELDS).replace(
+    'name: books\n',
+    'name: tomes\nmoved:\n  - { from: parser.books, to: parser.tomes }\n',
+  );
+
+  it('a field removed by hand is removed from the manifest at the new address: the next plan moves state only', async () => {
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const { parser } = await ids();
+    await ws.write({ 'books.yaml': RENAMED });
+    const removed = await h.parsers.update(parser, 0, { remove_fields: ['price'] });
+    await waitForVersion(h.parsers, parser, removed.version);
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('accepted parser.books');
+    const text = await readFile(path.join(ws.dir, 'manifests', 'books.yaml'), 'utf8');
+    expect(text).toContain('name: tomes\nmoved:\n  - { from: parser.books, to: parser.tomes }\n');
+    expect(text).not.toContain('price');
+    expect((await ws.state()).resources['parser.books']).toMatchObject({
+      id: parser,
+      version: removed.version,
+    });
+
+    h.emulator.requestLog.length = 0;
+    const plan = await ws.plan();
+    expect(plan.moved?.map((m) => `${m.from} -> ${m.to}`)).toEqual(['parser.books -> parser.tomes']);
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.summary.estimated_credits).toBe(0);
+    expect(h.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('a parser deleted by hand has its document removed at the new address: the next plan creates nothing', async () => {
+    await ws.write({ 'books.yaml': `${bookParser(FIELDS)}---\n${PROJECT}` });
+    await ws.converge();
+    await ws.write({ 'books.yaml': `${RENAMED}---\n${PROJECT}` });
+    await h.parsers.delete((await ids()).parser);
+
+    const run = await drift(['--accept']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('accepted parser.books');
+    const text = await readFile(path.join(ws.dir, 'manifests', 'books.yaml'), 'utf8');
+    expect(text).not.toContain('kind: Parser');
+    expect(text).toContain('name: nightly');
+    expect(Object.keys((await ws.state()).resources)).toEqual(['project.nightly']);
+    const plan = await ws.plan();
+    expect(plan.status, JSON.stringify(plan.resource_changes)).toBe('no_changes');
+    expect(plan.summary.estimated_credits).toBe(0);
+  });
+});
