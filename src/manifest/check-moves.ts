@@ -6,9 +6,12 @@ const CODE = 'manifest.moved';
 
 /**
  * The `moved:` hints of every object, checked across manifests: each names objects of its manifest's kind, `to`
- * is declared, `from` is not, one address is the target (and the source) of one move only, and there are no
- * chains or cycles. The same hint written by several for_each instances counts once; a hint whose `from` and
- * `to` are equal (an element that kept its name) is nothing. Whether `from` is in state is the planner's affair.
+ * is declared (or moved on by another hint: a chain), `from` is not, one address is the target (and the source) of
+ * one move only, and there are no cycles. A chain (`a -> b`, `b -> c`) is the history of an object renamed twice,
+ * as Terraform's moved blocks chain: a hint stays in the file once applied, so a second rename starts where the
+ * first led, and state may hold the object at any address of it (planMoves). The same hint written by several
+ * for_each instances counts once; a hint whose `from` and `to` are equal (an element that kept its name) is
+ * nothing. Whether `from` is in state is the planner's affair.
  */
 export function checkMoves(objects: readonly (DesiredParser | DesiredProject)[]): Diagnostic[] {
   const declared = new Map(objects.map((o) => [o.address as string, o]));
@@ -55,15 +58,6 @@ export function checkMoves(objects: readonly (DesiredParser | DesiredProject)[])
       for (const address of cycle) inCycle.add(address);
       continue;
     }
-    const next = bySource.get(move.to);
-    if (next !== undefined && next.length === 1 && next[0] !== undefined) {
-      fail(
-        move,
-        `${move.to} is moved to from ${move.from} and moved from to ${next[0].to}: a chain of moves`,
-        `write one move from ${move.from} to ${next[0].to}`,
-      );
-      continue;
-    }
     const sameTarget = byTarget.get(move.to) ?? [];
     if (sameTarget.length > 1) {
       fail(
@@ -80,7 +74,7 @@ export function checkMoves(objects: readonly (DesiredParser | DesiredProject)[])
       );
       continue;
     }
-    if (!declared.has(move.to)) {
+    if (!declared.has(move.to) && !bySource.has(move.to)) {
       const near = suggestNearest(move.to, [...declared.keys()]);
       fail(
         move,

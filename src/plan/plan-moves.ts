@@ -15,49 +15,66 @@ export interface MovesOutcome {
  * Moves the state entries the `moved:` hints name (Terraform's moved blocks): the object state knows at `from`
  * is then planned at `to` like any other, so a changed name is a rename where the service has one, never a
  * delete and a create. Pure. The manifests were checked already (manifest/check-moves.ts): kinds match, `to` is
- * declared, `from` is not, no chains or cycles.
+ * declared or moved on, `from` is not, one move per source and per target, no cycles.
  *
- * A hint whose `from` state does not hold is skipped: once applied it is only history (as in Terraform), and is
- * said only when `to` has no state either (the object is then created). State at both addresses is an error:
- * the hint cannot say which to keep.
+ * Hints may chain (`a -> b`, `b -> c`: an object renamed twice, its first hint left in the file): the object state
+ * holds at any address of the chain moves to its end in one step. A chain state holds nothing of is skipped:
+ * once applied it is only history (as in Terraform), and is said only when its end has no state either (the object
+ * is then created). State at two addresses of one chain is an error: the hints cannot say which to keep.
  */
 export function planMoves(state: State, declared: readonly (DesiredParser | DesiredProject)[]): MovesOutcome {
   const outcome: MovesOutcome = { state, moves: [], warnings: [], errors: [] };
   const seen = new Set<string>();
-  let resources: State['resources'] | undefined;
+  const next = new Map<string, string>();
+  const hints: { from: string; to: string; kind: 'Parser' | 'Project' }[] = [];
   for (const object of declared) {
     for (const { from, to } of object.moved ?? []) {
       if (from === to || seen.has(`${from}\u0000${to}`)) continue;
       seen.add(`${from}\u0000${to}`);
-      const current = resources ?? state.resources;
-      const recorded = current[from];
-      if (recorded === undefined) {
-        if (current[to] === undefined) {
-          outcome.warnings.push(
-            `${to}: moved from ${from}, but state has nothing at ${from}; the hint is ignored and ${to} is planned as declared`,
-          );
-        }
-        continue;
-      }
-      if (recorded.kind !== object.kind) continue;
-      if (current[to] !== undefined) {
-        outcome.errors.push(
-          `${to}: moved from ${from}, but state holds both ${from} and ${to}; the hint cannot say which to keep: remove it (both stay managed), or remove one from state`,
-        );
-        continue;
-      }
-      resources ??= { ...state.resources };
-      const { [from]: _moved, ...rest } = resources;
-      resources = { ...rest, [to]: recorded };
-      outcome.moves.push({ from, to, kind: recorded.kind, id: recorded.id, name: recorded.name });
-      if (recorded.kind === 'Parser' && recorded.name !== object.name) {
-        outcome.warnings.push(
-          `${to}: moved from ${from}; the live parser ${recorded.id} keeps its name "${recorded.name}" (the parser service cannot rename a parser; its id, versions and results stay)`,
-        );
-      }
+      next.set(from, to);
+      hints.push({ from, to, kind: object.kind });
     }
   }
-  if (resources !== undefined) outcome.state = { ...state, resources };
+  // Each chain by its end (the address declared now), with the sources leading to it in the order written.
+  const chains = new Map<string, typeof hints>();
+  for (const hint of hints) {
+    let end = hint.to;
+    for (let steps = 0; next.has(end) && steps <= hints.length; steps += 1) end = next.get(end) ?? end;
+    chains.set(end, [...(chains.get(end) ?? []), hint]);
+  }
+  const resources = { ...state.resources };
+  for (const [to, sources] of chains) {
+    const held = sources.filter((s) => resources[s.from]?.kind === s.kind);
+    const froms = sources.map((s) => s.from);
+    const source = held[0];
+    if (source === undefined) {
+      if (resources[to] === undefined) {
+        outcome.warnings.push(
+          `${to}: moved from ${froms.join(', ')}, but state has nothing at ${froms.join(' or ')}; the ${froms.length === 1 ? 'hint is' : 'hints are'} ignored and ${to} is planned as declared`,
+        );
+      }
+      continue;
+    }
+    if (held.length > 1 || resources[to] !== undefined) {
+      const both = [...held.map((s) => s.from), ...(resources[to] !== undefined ? [to] : [])];
+      outcome.errors.push(
+        `${to}: moved from ${held.map((s) => s.from).join(' and from ')}, but state holds ${both.length === 2 ? 'both ' : ''}${both.join(' and ')}; the ${froms.length === 1 ? 'hint' : 'hints'} cannot say which to keep: remove ${froms.length === 1 ? 'it' : 'them'} (both stay managed), or remove one from state`,
+      );
+      continue;
+    }
+    const recorded = resources[source.from];
+    if (recorded === undefined) continue;
+    delete resources[source.from];
+    resources[to] = recorded;
+    outcome.moves.push({ from: source.from, to, kind: recorded.kind, id: recorded.id, name: recorded.name });
+    const object = declared.find((o) => o.address === to);
+    if (recorded.kind === 'Parser' && object !== undefined && recorded.name !== object.name) {
+      outcome.warnings.push(
+        `${to}: moved from ${source.from}; the live parser ${recorded.id} keeps its name "${recorded.name}" (the parser service cannot rename a parser; its id, versions and results stay)`,
+      );
+    }
+  }
+  if (outcome.moves.length > 0) outcome.state = { ...state, resources };
   return outcome;
 }
 

@@ -125,6 +125,63 @@ describe('moved hints', () => {
     expect(second.stderr).not.toContain('moved');
   });
 
+  // The hint stays in the file once applied (the docs say it can): renaming the element again adds a second hint
+  // from where the first one led. Refused as a chain, the message said to write uk -> gg instead, and that hint
+  // finds nothing at uk (state holds gb): gb was deleted and gg created, a new parser (~30,000 credits).
+  it('an element renamed twice keeps its objects: the second hint continues the applied one, a state move only', async () => {
+    const before = await stateOf();
+    const first = '  - { from: parser.category-uk, to: parser.category-gb }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb'], first));
+    expect((await run('apply', ['--auto-approve'])).code).toBe(0);
+    h.emulator.requestLog.length = 0;
+    const second = `${first}  - { from: parser.category-gb, to: parser.category-gg }\n`;
+    const renamed = manifest(['de', 'fr', 'gg'], second).replaceAll('site: gg', 'site: uk');
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), renamed);
+    const plan = await run('plan', ['--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const json = JSON.parse(plan.stdout) as {
+      moved: { from: string; to: string; id: unknown }[];
+      resource_changes: { address: string; action: string }[];
+      summary: { estimated_credits: number };
+    };
+    expect(json.moved.map((m) => [m.from, m.to, m.id])).toEqual([
+      ['parser.category-gb', 'parser.category-gg', before['parser.category-uk']?.id],
+      ['project.nightly-gb', 'project.nightly-gg', before['project.nightly-uk']?.id],
+    ]);
+    expect(json.resource_changes.map((c) => [c.address, c.action])).toEqual([
+      ['project.nightly-gg', 'update'],
+    ]);
+    expect(json.summary.estimated_credits).toBe(0);
+    const applied = await run('apply', ['--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sent()).toEqual([`PATCH /api/projects/${String(before['project.nightly-uk']?.id)}`]);
+    const after = await stateOf();
+    expect(after['parser.category-gg']?.id).toBe(before['parser.category-uk']?.id);
+    expect(after['parser.category-gb']).toBeUndefined();
+    const again = await run('plan', ['--detailed-exitcode']);
+    expect([again.code, again.stdout.trim(), again.stderr]).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+      '',
+    ]);
+  });
+
+  it('both renames written before any apply: the object at the first address moves to the last in one step', async () => {
+    const before = await stateOf();
+    const hints =
+      '  - { from: parser.category-uk, to: parser.category-gb }\n  - { from: parser.category-gb, to: parser.category-gg }\n';
+    const renamed = manifest(['de', 'fr', 'gg'], hints).replaceAll('site: gg', 'site: uk');
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), renamed);
+    const plan = await run('plan', ['--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const json = JSON.parse(plan.stdout) as { moved: { from: string; to: string; id: unknown }[] };
+    expect(json.moved.map((m) => [m.from, m.to, m.id])).toEqual([
+      ['parser.category-uk', 'parser.category-gg', before['parser.category-uk']?.id],
+      ['project.nightly-uk', 'project.nightly-gg', before['project.nightly-uk']?.id],
+    ]);
+    expect(sent()).toEqual([]);
+  });
+
   it('without a hint, the renamed element is a delete and a create', async () => {
     await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb']));
     const plan = await run('plan');

@@ -66,6 +66,42 @@ describe('planMoves', () => {
   });
 });
 
+describe('planMoves with a chain of hints (an object renamed twice, the first hint left in the file)', () => {
+  const renamedTwice = (): DesiredProject =>
+    desiredProject('c', {
+      moved: [
+        { from: 'project.a', to: 'project.b', place: { file: 'm.yaml', line: 5, column: 5 } },
+        { from: 'project.b', to: 'project.c', place: { file: 'm.yaml', line: 6, column: 5 } },
+      ],
+    });
+
+  it('moves the object from whichever address of the chain state holds to its end, in one step', () => {
+    for (const held of ['a', 'b']) {
+      const outcome = planMoves(stateWith([held]), [renamedTwice()]);
+      expect([outcome.moves, outcome.warnings, outcome.errors]).toEqual([
+        [{ from: `project.${held}`, to: 'project.c', kind: 'Project', id: 1, name: held }],
+        [],
+        [],
+      ]);
+      expect(Object.keys(outcome.state.resources)).toEqual(['project.c']);
+    }
+    const applied = planMoves(stateWith(['c']), [renamedTwice()]);
+    expect([applied.moves, applied.warnings, applied.errors]).toEqual([[], [], []]);
+  });
+
+  it('state at two addresses of one chain is an error; a chain state holds nothing of is a note', () => {
+    expect(planMoves(stateWith(['a', 'b']), [renamedTwice()]).errors).toEqual([
+      'project.c: moved from project.a and from project.b, but state holds both project.a and project.b; the hints cannot say which to keep: remove them (both stay managed), or remove one from state',
+    ]);
+    expect(planMoves(stateWith(['b', 'c']), [renamedTwice()]).errors).toEqual([
+      'project.c: moved from project.b, but state holds both project.b and project.c; the hints cannot say which to keep: remove them (both stay managed), or remove one from state',
+    ]);
+    expect(planMoves(emptyState(''), [renamedTwice()]).warnings).toEqual([
+      'project.c: moved from project.a, project.b, but state has nothing at project.a or project.b; the hints are ignored and project.c is planned as declared',
+    ]);
+  });
+});
+
 describe('a plan with a move', () => {
   it('renames the project with one PATCH (never archive + create), and a saved plan keeps the move', () => {
     const state = stateWith(['old']);
