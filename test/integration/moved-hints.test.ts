@@ -182,6 +182,28 @@ describe('moved hints', () => {
     expect(sent()).toEqual([]);
   });
 
+  // A move is no call, so no change of the saved plan may tell it; the fingerprint of the object at its new
+  // address does: applied, the move would put the objects at addresses no manifest declares any more, and the next
+  // plan would delete parser.category-gb and create parser.category-uk again (~30,000 credits).
+  it('apply --plan refuses a saved plan whose move a fresh plan no longer makes, and moves nothing', async () => {
+    const before = await readFile(path.join(dir, 'state.json'), 'utf8');
+    const hint = '  - { from: parser.category-uk, to: parser.category-gb }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb'], hint));
+    const saved = path.join(dir, 'rename.plan.json');
+    expect((await run('plan', ['--out', saved])).code).toBe(0);
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'uk']));
+    h.emulator.requestLog.length = 0;
+
+    const applied = await run('apply', ['--plan', saved, '--auto-approve']);
+    expect(applied.code).toBe(1);
+    const ids = JSON.parse(before) as { resources: Record<string, { id: string | number }> };
+    expect(applied.stderr).toContain(
+      `error: refusing the saved plan: parser.category-gb moved (${String(ids.resources['parser.category-uk']?.id)}@0 -> gone); project.nightly-gb moved (`,
+    );
+    expect(sent()).toEqual([]);
+    expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toBe(before);
+  });
+
   it('without a hint, the renamed element is a delete and a create', async () => {
     await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb']));
     const plan = await run('plan');
