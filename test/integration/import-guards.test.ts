@@ -239,6 +239,38 @@ describe('import guards', () => {
     ]);
   });
 
+  it('a second import gives a new object whose file name an imported manifest holds the next suffix, and the plan is empty', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const out = path.join(dir, 'imported');
+    const make = async (name: string): Promise<void> => {
+      const body = { name, projectInput: { type: 'list', list: [BOOK] }, scrapingInterval: 'daily' };
+      expect((await h!.raw('POST', `/api/projects?${q}`, body)).status).toBe(201);
+    };
+    await make('books');
+    const first = await scrapeform(['import', '--out', out]);
+    expect(first.stdout).toBe(`imported project.books -> ${path.join(out, 'project-books.yaml')}\n`);
+    await make('Books');
+    // Before, the second run refused ("refusing to overwrite …project-books.yaml"), with the hint to move away the
+    // manifest of a managed project: the next plan would then delete it.
+    const second = await scrapeform(['import', '--out', out]);
+    expect([second.code, second.stdout, second.stderr]).toEqual([
+      0,
+      `imported project.Books -> ${path.join(out, 'project-books-2.yaml')}\n`,
+      '',
+    ]);
+    expect(await readFile(path.join(out, 'project-books.yaml'), 'utf8')).toContain('\nname: books\n');
+    expect(await readFile(path.join(out, 'project-books-2.yaml'), 'utf8')).toContain('\nname: Books\n');
+    expect(Object.keys((await state()).resources).sort()).toEqual(['project.Books', 'project.books']);
+    h.emulator.requestLog.length = 0;
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]], plan.stderr).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    expect(h.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
   it('writes a live ${ as $${, so the next load reads the value back instead of expanding it', async () => {
     h = await startTestEmulator();
     // HOME set, as in every shell: expanded, ${HOME} would read as /root and the next plan PATCH every value.
