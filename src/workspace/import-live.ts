@@ -1,13 +1,13 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
-import { byCodeUnit } from '../code-unit-order.js';
 import { ScrapeformError } from '../errors.js';
 import { isWithin, walkSkips } from '../manifest/discover-files.js';
 import { environmentsReading, otherEnvironments } from '../manifest/environment-reach.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
+import { fileKey, giveDistinctFiles } from './distinct-files.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import { chosenEnvironment } from './open-workspace.js';
@@ -130,7 +130,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
         );
       names.add(p.address);
     }
-    giveDistinctFiles(planned);
+    giveDistinctFiles(planned, target.files);
     for (const p of planned) {
       if (await exists(p.file))
         throw new ScrapeformError(
@@ -158,32 +158,6 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     return planned;
   } finally {
     await lock.release();
-  }
-}
-
-/**
- * Names that differ only in case (`Books` and `books`), or only in what a file name cannot hold, would share one
- * file: the second written over the first, with both recorded in state, and the next plan deleting the one whose
- * manifest was lost. Files are compared without case, as macOS and Windows file systems do. In code-unit order of
- * the addresses, the first of a group keeps its file and each other one takes the next free suffix (`-2`, `-3`…).
- */
-function giveDistinctFiles(planned: ImportedObject[]): void {
-  const key = (file: string): string => file.toLowerCase();
-  const taken = new Set(planned.map((p) => key(p.file)));
-  const claimed = new Set<string>();
-  for (const p of [...planned].sort((a, b) => byCodeUnit(a.address, b.address))) {
-    if (!claimed.has(key(p.file))) {
-      claimed.add(key(p.file));
-      continue;
-    }
-    const extension = path.extname(p.file);
-    const stem = p.file.slice(0, p.file.length - extension.length);
-    let n = 2;
-    // Nor a file already there (an earlier import's `-2`): the import would then refuse to overwrite it.
-    while (taken.has(key(`${stem}-${n}${extension}`)) || existsSync(`${stem}-${n}${extension}`)) n++;
-    p.file = `${stem}-${n}${extension}`;
-    taken.add(key(p.file));
-    claimed.add(key(p.file));
   }
 }
 
@@ -258,6 +232,8 @@ interface ImportTarget {
   out: string;
   /** The addresses the manifests declare: with an environment, every manifest of it; otherwise those under `out`. */
   declared: Set<string>;
+  /** The files (by fileKey) that hold those manifests: another object's file, never one import writes to. */
+  files: Set<string>;
   /** Throws when the next plan would not read this file (an environment's `exclude`, a `.scrapeformignore`). */
   checkRead(file: string, address: string): void;
 }
@@ -304,9 +280,11 @@ async function readImportTarget(options: ImportOptions): Promise<ImportTarget> {
       },
     );
   }
+  const objects = [...(manifests?.parsers ?? []), ...(manifests?.projects ?? [])];
   return {
     out,
-    declared: new Set([...(manifests?.parsers ?? []), ...(manifests?.projects ?? [])].map((o) => o.address)),
+    declared: new Set(objects.map((o) => o.address)),
+    files: new Set(objects.map((o) => fileKey(o.source.file))),
     checkRead: reads?.checkRead ?? (() => undefined),
   };
 }

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'yaml';
 import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import { literalValue } from '../manifest/interpolate.js';
 import { normaliseParser, normaliseProject } from '../manifest/normalise.js';
 import type { WrittenField, WrittenParser } from '../manifest/parser-schema.js';
-import { ParserManifestSchema } from '../manifest/parser-schema.js';
+import { ParserManifestSchema, RESERVED_FIELD_NAMES } from '../manifest/parser-schema.js';
 import { ProjectManifestSchema } from '../manifest/project-schema.js';
 import type { WrittenProject } from '../manifest/project-schema.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
@@ -13,6 +12,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
 import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';
+import { manifestYaml, readBackProblem } from './read-back.js';
 
 const SCHEMA_FILE = path.join(PACKAGE_ROOT, 'schemas', 'scrapeform.schema.json');
 /** Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports). */
@@ -53,6 +53,13 @@ export interface ImportedObject {
 }
 
 export function importParser(out: string, details: LiveParserDetails): ImportedObject | string {
+  // A name every JavaScript object has: the loader refuses it (parser-schema.ts), and `__proto__` was lost on the
+  // way into the manifest, declaring a parser without that field.
+  const reserved = details.fields
+    .map((f) => f.name.slice(f.name.lastIndexOf('.') + 1))
+    .find((name) => (RESERVED_FIELD_NAMES as readonly string[]).includes(name));
+  if (reserved !== undefined)
+    return `skipped parser "${details.name}" (${details.id}): its field "${reserved}" has a name a manifest cannot hold (every JavaScript object has a property of this name)`;
   const fields: Record<string, WrittenField> = {};
   const byName = new Map<string, WrittenField>();
   for (const field of details.fields) {
@@ -87,15 +94,19 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
   const desired = normaliseParser(written, { file, line: 1, column: 1 });
   const names = desired.fields.map((f) => f.name);
   const address = desired.address;
+  const text = document(file, written, [
+    'The service returns no scraper_params, descriptions, selectors or input types: state records them as',
+    'unknown. Describe each field; declare the scraper_params, selectors and types the parser has; then',
+    `\`scrapeform plan --accept-unknown ${address}\` records them with no call (without it, descriptions and`,
+    'selectors are sent with modify_fields, one regeneration; scraper_params are never a reason to replace).',
+    'The expect checks below are what the parser extracted when imported.',
+  ]);
+  const unread = readBackProblem(file, text, 'Parser', manifestData(written));
+  if (unread !== undefined)
+    return `skipped parser "${details.name}" (${details.id}): ${cannotHoldText(unread)}`;
   return {
     file,
-    text: document(file, written, [
-      'The service returns no scraper_params, descriptions, selectors or input types: state records them as',
-      'unknown. Describe each field; declare the scraper_params, selectors and types the parser has; then',
-      `\`scrapeform plan --accept-unknown ${address}\` records them with no call (without it, descriptions and`,
-      'selectors are sent with modify_fields, one regeneration; scraper_params are never a reason to replace).',
-      'The expect checks below are what the parser extracted when imported.',
-    ]),
+    text,
     address,
     resource: {
       kind: 'Parser',
@@ -204,9 +215,12 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
   if (!checked.success) return skip(cannotHold(checked.error.issues));
   const file = path.join(out, `project-${slug(name)}.yaml`);
   const desired = normaliseProject(written, { file, line: 1, column: 1 });
+  const text = document(file, written);
+  const unread = readBackProblem(file, text, 'Project', manifestData(written));
+  if (unread !== undefined) return skip(cannotHoldText(unread));
   return {
     file,
-    text: document(file, written),
+    text,
     address: desired.address,
     resource: { kind: 'Project', id: live.id, name, definition: projectPayload(desired) },
   };
@@ -219,7 +233,12 @@ function document(file: string, value: WrittenParser | WrittenProject, notes: st
     ? ''
     : '# The schema above resolves once scrapeform is a dev dependency: npm install --save-dev scrapeform\n';
   const comments = notes.map((line) => `# ${line}\n`).join('');
-  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${stringify(literalValue({ apiVersion: 'scrapeform/v1', ...value }), { lineWidth: 0 })}`;
+  return `# yaml-language-server: $schema=${schema.path}\n${hint}# Imported by scrapeform import.\n${comments}${manifestYaml(manifestData(value))}`;
+}
+
+/** The document as written: every live string literal, so the next load reads back the live text. */
+function manifestData(value: WrittenParser | WrittenProject): unknown {
+  return literalValue({ apiVersion: 'scrapeform/v1', ...value });
 }
 
 /**
@@ -249,5 +268,11 @@ function slug(name: string): string {
 /** Why a manifest cannot declare an object as the service holds it: the first problem its schema finds. */
 function cannotHold(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   const [issue] = issues;
-  return `a value a manifest cannot hold (${issue !== undefined ? `${issue.path.map(String).join('.')}: ${issue.message}` : 'invalid'})`;
+  return cannotHoldText(
+    issue !== undefined ? `${issue.path.map(String).join('.')}: ${issue.message}` : 'invalid',
+  );
+}
+
+function cannotHoldText(why: string): string {
+  return `a value a manifest cannot hold (${why})`;
 }

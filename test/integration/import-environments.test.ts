@@ -70,6 +70,24 @@ describe('import with environments', () => {
   });
   afterEach(() => process.chdir(home));
 
+  it('a second import gives a new project whose file name an imported manifest holds the next suffix', async () => {
+    const first = await scrapeform(['import', '--env', 'prod']);
+    expect(first.stdout).toBe(`imported project.legacy -> ${path.join('prod', 'project-legacy.yaml')}\n`);
+    expect((await h.raw('POST', `/api/projects?${q}`, { ...NIGHTLY_LIVE, name: 'Legacy' })).status).toBe(201);
+    const second = await scrapeform(['import', '--env', 'prod']);
+    expect([second.code, second.stdout, second.stderr]).toEqual([
+      0,
+      `imported project.Legacy -> ${path.join('prod', 'project-legacy-2.yaml')}\n`,
+      '',
+    ]);
+    // nightly is declared and live, never applied: the plan adopts it, and neither imported project changes.
+    const plan = await scrapeform(['plan', '--env', 'prod', '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const changes = (JSON.parse(plan.stdout) as { resource_changes: { address: string; action: string }[] })
+      .resource_changes;
+    expect(changes.map((c) => [c.address, c.action])).toEqual([['project.nightly', 'adopt']]);
+  });
+
   it('leaves alone what a manifest of the environment declares, and the plan converges', async () => {
     const imported = await scrapeform(['import', '--env', 'prod', '--out', 'prod']);
     expect([imported.code, imported.stderr]).toEqual([

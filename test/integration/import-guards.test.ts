@@ -87,6 +87,60 @@ describe('import guards', () => {
     expect(plan.code, plan.stderr).toBe(0);
   });
 
+  it('writes a << key quoted and passes over a field name a manifest refuses: the next plan loads and is empty', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = async (name: string, field: string): Promise<string> => {
+      const created = await h!.raw('POST', '/parsers', {
+        api_key: EMULATOR_KEY,
+        name,
+        urls: [BOOK],
+        fields: [
+          { name: 'title', description: 'Title', selector: 'h1' },
+          { name: field, description: 'Odd', selector: 'h1' },
+        ],
+      });
+      expect(created.status).toBe(201);
+      return (created.body as { id: string }).id;
+    };
+    await made('merge', '<<');
+    const reserved = await made('reserved', 'constructor');
+    const proto = await made('proto', '__proto__');
+    const project = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'merged',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'daily',
+      apiParams: { '<<': 'x', country_code: 'us' },
+    });
+    expect(project.status).toBe(201);
+    await h.emulator.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the parsers' generations (20 ms) are over
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // Written plain, `<<` was read back as a YAML merge key: every later plan failed on these manifests. A name
+    // every JavaScript object has was written and refused by the next load, or (`__proto__`) silently lost.
+    expect(
+      imported.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('skipped'))
+        .sort(),
+    ).toEqual([
+      `skipped parser "proto" (${proto}): its field "__proto__" has a name a manifest cannot hold (every JavaScript object has a property of this name)`,
+      `skipped parser "reserved" (${reserved}): its field "constructor" has a name a manifest cannot hold (every JavaScript object has a property of this name)`,
+    ]);
+    expect(await readFile(path.join(out, 'parser-merge.yaml'), 'utf8')).toContain('\n  "<<":\n');
+    expect(await readFile(path.join(out, 'project-merged.yaml'), 'utf8')).toContain('\n  "<<": x\n');
+    expect(Object.keys((await state()).resources).sort()).toEqual(['parser.merge', 'project.merged']);
+    h.emulator.requestLog.length = 0;
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]], plan.stderr).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    expect(h.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
   it('never imports over an address state holds: a second live object of that name is passed over', async () => {
     h = await startTestEmulator();
     const { dir, scrapeform, state } = await workspace(h);
@@ -183,6 +237,38 @@ describe('import guards', () => {
       0,
       'No changes. The live services match the manifests.',
     ]);
+  });
+
+  it('a second import gives a new object whose file name an imported manifest holds the next suffix, and the plan is empty', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const out = path.join(dir, 'imported');
+    const make = async (name: string): Promise<void> => {
+      const body = { name, projectInput: { type: 'list', list: [BOOK] }, scrapingInterval: 'daily' };
+      expect((await h!.raw('POST', `/api/projects?${q}`, body)).status).toBe(201);
+    };
+    await make('books');
+    const first = await scrapeform(['import', '--out', out]);
+    expect(first.stdout).toBe(`imported project.books -> ${path.join(out, 'project-books.yaml')}\n`);
+    await make('Books');
+    // Before, the second run refused ("refusing to overwrite …project-books.yaml"), with the hint to move away the
+    // manifest of a managed project: the next plan would then delete it.
+    const second = await scrapeform(['import', '--out', out]);
+    expect([second.code, second.stdout, second.stderr]).toEqual([
+      0,
+      `imported project.Books -> ${path.join(out, 'project-books-2.yaml')}\n`,
+      '',
+    ]);
+    expect(await readFile(path.join(out, 'project-books.yaml'), 'utf8')).toContain('\nname: books\n');
+    expect(await readFile(path.join(out, 'project-books-2.yaml'), 'utf8')).toContain('\nname: Books\n');
+    expect(Object.keys((await state()).resources).sort()).toEqual(['project.Books', 'project.books']);
+    h.emulator.requestLog.length = 0;
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]], plan.stderr).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+    expect(h.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
   it('writes a live ${ as $${, so the next load reads the value back instead of expanding it', async () => {
