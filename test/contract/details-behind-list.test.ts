@@ -1,32 +1,27 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-details-behind-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+const folder = contractFolder('scrapeform-details-behind-');
+const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 const run = (args: string[]) =>
-  runScrapeform([...args, '--state', statePath(), dir], { env, cwd: dir }).finally(() => nock.cleanAll());
+  runScrapeform([...args, '--state', statePath(), folder.dir()], { env, cwd: folder.dir() }).finally(() =>
+    nock.cleanAll(),
+  );
 
 /** A manifest adding `price` to parser a, whose version 2 (made outside this state) already has it. */
 async function priceWanted(recorded: boolean): Promise<void> {
   await mkdir(path.dirname(statePath()), { recursive: true });
   await writeFile(
-    path.join(dir, 'a.yaml'),
+    path.join(folder.dir(), 'a.yaml'),
     'kind: Parser\nname: a\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n  price: { description: Price, type: number }\n',
   );
   if (!recorded) return;

@@ -1,23 +1,16 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-details-shapes-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+const folder = contractFolder('scrapeform-details-shapes-');
+const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 
 const manifest = [
@@ -99,7 +92,7 @@ describe('plan and apply: a parser whose details list its fields in another shap
     '%s, at a version moved outside scrapeform: no field reads as removed, and no add_fields is sent',
     async (_what, fields) => {
       await mkdir(path.dirname(statePath()), { recursive: true });
-      await writeFile(path.join(dir, 'a.yaml'), manifest);
+      await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
       await writeFile(
         statePath(),
         JSON.stringify({
@@ -134,9 +127,9 @@ describe('plan and apply: a parser whose details list its fields in another shap
         .persist();
       const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
       const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
-      const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), dir], {
+      const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
         env,
-        cwd: dir,
+        cwd: folder.dir(),
       });
       nock.cleanAll();
       expect([patches.n, posts.n]).toEqual([0, 0]);
@@ -149,13 +142,16 @@ describe('plan and apply: a parser whose details list its fields in another shap
   );
 
   it.each(SHAPES)('%s, adopted: the adoption is free, no add_fields', async (_what, fields) => {
-    await writeFile(path.join(dir, 'a.yaml'), manifest);
+    await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(3));
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1')
       .query(keyQuery)
       .reply(200, { name: 'a', status: 'FINISHED', version: 3, fields, example_result: [] });
-    const run = await runScrapeform(['plan', '--state', statePath(), dir], { env, cwd: dir });
+    const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
+      env,
+      cwd: folder.dir(),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       'Plan: 1 to adopt (no regeneration, no credits).\n\n<= parser.a (p-1)  adopt\n',

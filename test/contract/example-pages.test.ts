@@ -1,23 +1,16 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-example-pages-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const statePath = (): string => path.join(dir, '.scrapeform', 'state.json');
+const folder = contractFolder('scrapeform-example-pages-');
+const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 const PAGE_A = 'https://books.example/a.html';
 const PAGE_B = 'https://books.example/b.html';
@@ -25,7 +18,7 @@ const PAGE_B = 'https://books.example/b.html';
 /** A manifest declaring pages a and b, and a live parser of its name whose details give example results for `shown`. */
 async function liveParserShowing(shown: string[]): Promise<void> {
   await writeFile(
-    path.join(dir, 'a.yaml'),
+    path.join(folder.dir(), 'a.yaml'),
     `kind: Parser\nname: a\nurls: [${PAGE_A}, ${PAGE_B}]\nfields:\n  title: { description: Book title }\n`,
   );
   nock(PARSER_ORIGIN)
@@ -63,7 +56,10 @@ const UNSHOWN_WARNING = `warning: parser.a: the details of p-1 give example resu
 describe('adoption: details that give example results for only some of the declared pages', () => {
   it('plan: adopts, and says which pages were not shown; no replace', async () => {
     await liveParserShowing([PAGE_A]);
-    const run = await runScrapeform(['plan', '--state', statePath(), dir], { env, cwd: dir });
+    const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
+      env,
+      cwd: folder.dir(),
+    });
     nock.cleanAll();
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -79,8 +75,8 @@ describe('adoption: details that give example results for only some of the decla
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
     const deletes = counted(nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true));
     const run = await runScrapeform(
-      ['apply', '--auto-approve', '--allow-adopt', '--allow-destroy', '--state', statePath(), dir],
-      { env, cwd: dir },
+      ['apply', '--auto-approve', '--allow-adopt', '--allow-destroy', '--state', statePath(), folder.dir()],
+      { env, cwd: folder.dir() },
     );
     nock.cleanAll();
     expect([posts.n, deletes.n]).toEqual([0, 0]);
@@ -93,7 +89,10 @@ describe('adoption: details that give example results for only some of the decla
 
   it('a page shown that the manifest does not declare still differs: the replace is planned, as before', async () => {
     await liveParserShowing([PAGE_A, 'https://books.example/c.html']);
-    const run = await runScrapeform(['plan', '--state', statePath(), dir], { env, cwd: dir });
+    const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
+      env,
+      cwd: folder.dir(),
+    });
     nock.cleanAll();
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
