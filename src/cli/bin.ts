@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from './main.js';
-import { flushPendingOutput, processIo, writtenOut } from './io.js';
+import { flushPendingOutput, outputFailure, processIo, writtenOut } from './io.js';
 
 // The bundle is CommonJS (rolldown.config.js: Node 20 loads it faster than ES modules), which has no top-level
 // await: the command runs in main().
@@ -28,6 +28,13 @@ async function main(): Promise<void> {
   // (io.ts) or still going out to a slow reader is written first.
   flushPendingOutput();
   await Promise.all([process.stdout, process.stderr].map(writtenOut));
+  const failed = outputFailure(process.stdout);
+  if (failed !== undefined) {
+    process.stderr.write(
+      `error: the output could not be written (${failed.message}): what stdout got is incomplete\n  hint: free space where stdout goes (or write it elsewhere), then run the command again\n`,
+    );
+    process.exitCode = 1;
+  }
   process.exit();
 }
 

@@ -86,15 +86,25 @@ export function writtenOut(
 
 /**
  * stdout whose reader went away (`scrapeform plan | head -1`): further output is dropped instead of crashing the
- * command with an unhandled EPIPE, so an apply in flight still finishes and saves state.
+ * command with an unhandled EPIPE, so an apply in flight still finishes and saves state. Another failure (a full
+ * disk under `state pull > backup.json`) drops it too, and the exit says so (outputFailure).
  */
 export function quietOnClosedPipe(stream: NodeJS.WritableStream): { write(text: string): unknown } {
   let closed = false;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') closed = true;
-    else throw error;
+  stream.on('error', () => {
+    closed = true;
   });
   return { write: (text: string) => (closed ? false : stream.write(text)) };
+}
+
+/**
+ * Why what was written to `stream` did not all get out, other than a reader that went away (EPIPE: it took what it
+ * wanted). A file of stdout is written synchronously and its error is set at once, but emitted only after the
+ * process has exited: without this, a backup cut short by a full disk exited 0.
+ */
+export function outputFailure(stream: { errored?: Error | null }): NodeJS.ErrnoException | undefined {
+  const error = stream.errored as NodeJS.ErrnoException | null | undefined;
+  return error === null || error === undefined || error.code === 'EPIPE' ? undefined : error;
 }
 
 /** How a command should talk: colour and prompts only for a person at a terminal, never in CI or a pipe. */

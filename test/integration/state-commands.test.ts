@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
-import { runBuiltCli } from '../helpers/child-cli.js';
+import { BUILT_CLI, runBuiltCli } from '../helpers/child-cli.js';
 import { stateOf } from '../helpers/state.js';
 
 /** The built CLI in `cwd`, as a user runs it there (relative state paths and scrapeform.yaml are read from it). */
@@ -144,6 +146,36 @@ describe('state push', () => {
     });
     const kept = JSON.parse(await readFile(backendFile, 'utf8')) as State;
     expect([kept.serial, Object.keys(kept.resources).sort()]).toEqual([13, ['project.a', 'project.b']]);
+  });
+});
+
+describe('state pull into a full disk', () => {
+  // `state pull > backup.json` is how a state is backed up and moved (docs/ci.md): a backup cut short by a full disk
+  // exited 0, and a script went on to rely on a file that held nothing.
+  it.runIf(existsSync('/dev/full'))('exits 1 and says the output was not written', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    await writeFile(backendFile, JSON.stringify({ ...stateOf({}), lineage: 'L', serial: 4 }));
+    const full = await open('/dev/full', 'w');
+    try {
+      const ran = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BUILT_CLI, 'state', 'pull', '--state', backendFile], {
+          cwd,
+          env: { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1' },
+          stdio: ['ignore', full.fd, 'pipe'],
+        });
+        let stderr = '';
+        child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(ran).toEqual({
+        code: 1,
+        stderr:
+          'error: the output could not be written (ENOSPC: no space left on device, write): what stdout got is incomplete\n  hint: free space where stdout goes (or write it elsewhere), then run the command again\n',
+      });
+    } finally {
+      await full.close();
+    }
   });
 });
 

@@ -1,6 +1,12 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { flushPendingOutput, gathered, writtenOut } from '../../../src/cli/io.js';
+import {
+  flushPendingOutput,
+  gathered,
+  outputFailure,
+  quietOnClosedPipe,
+  writtenOut,
+} from '../../../src/cli/io.js';
 
 function recorder(name: string, log: string[]): { write(text: string): unknown } {
   return { write: (text: string) => log.push(`${name}:${text}`) };
@@ -61,5 +67,31 @@ describe('writtenOut: the exit waits for what a slow reader has not taken yet', 
     broken.write('x');
     broken.destroy();
     await writtenOut(broken);
+  });
+});
+
+describe('outputFailure: output that did not get out is an error, a reader that left is not', () => {
+  function failing(code: string): Writable {
+    return new Writable({
+      write: (_chunk, _encoding, done) =>
+        done(Object.assign(new Error(`${code}: it failed, write`), { code })),
+    });
+  }
+
+  it('a full disk is a failure, and later writes are dropped without throwing', async () => {
+    const stream = failing('ENOSPC');
+    const out = quietOnClosedPipe(stream);
+    out.write('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out.write('b')).toBe(false);
+    expect(outputFailure(stream)?.message).toBe('ENOSPC: it failed, write');
+  });
+
+  it('EPIPE (plan | head -1) is none, and neither is a stream that never failed', async () => {
+    const stream = failing('EPIPE');
+    quietOnClosedPipe(stream).write('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outputFailure(stream)).toBeUndefined();
+    expect(outputFailure(new Writable({ write: (_c, _e, done) => done() }))).toBeUndefined();
   });
 });
