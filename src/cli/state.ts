@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { stable } from '../plan/plan-context.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
-import { checkStateFormat, stateShapeProblem } from '../state/model.js';
+import { checkStateFormat, emptyState, stateShapeProblem } from '../state/model.js';
+import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
@@ -44,7 +45,7 @@ export function registerState(program: Command, run: RunCommand): void {
     .argument('<file>', 'a state JSON file (from state pull, or .scrapeform/state.json)');
   addStateFlags(push).option(
     '--force',
-    'push even over a higher serial, another lineage or a diverged state of the same serial',
+    'push even over a higher serial, another lineage, a diverged state of the same serial, or a state no command can read',
   );
   addLockFlags(push).action(async (file: string, flags: StateFlags) =>
     run(async (ctx) => {
@@ -54,7 +55,7 @@ export function registerState(program: Command, run: RunCommand): void {
       return using(openState(where), async ({ backend }): Promise<RunStatus> => {
         const lock = await backend.lock('state push');
         try {
-          const current = await backend.read();
+          const current = await readReplaced(backend, file, flags.force === true, ctx.log);
           const problems: string[] = [];
           // A file without a lineage (written by hand, or pulled from a backend never written) takes the
           // backend's: the write would otherwise give it a new random one, and every saved plan and copy of the
@@ -124,6 +125,30 @@ async function readPushedState(file: string): Promise<State> {
       `${file} is not a scrapeform state (${stateShapeProblem(data)}): nothing was pushed`,
       { hint: PUSH_HINT },
     );
+  }
+}
+
+/**
+ * The state the push replaces. One no command can read (state.corrupt) is replaced only with --force: the hint of
+ * state.corrupt is to restore a backup, and in PostgreSQL a push is the only way in. With nothing to compare, the
+ * file is written as it is. A state of a newer scrapeform is refused even so: pushing would downgrade it.
+ */
+async function readReplaced(
+  backend: StateBackend,
+  file: string,
+  force: boolean,
+  log: (text: string) => void,
+): Promise<State> {
+  try {
+    return await backend.read();
+  } catch (error) {
+    if (!(error instanceof ScrapeformError) || error.code !== 'state.corrupt') throw error;
+    if (!force)
+      throw new ScrapeformError('state.corrupt', error.message, {
+        hint: `to put ${file} in its place, push it again with --force`,
+      });
+    log(`${error.message}: --force replaces it with ${file}`);
+    return emptyState('');
   }
 }
 

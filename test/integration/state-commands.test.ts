@@ -149,6 +149,60 @@ describe('state push', () => {
   });
 });
 
+describe('state push onto a state no command can read', () => {
+  // The hint of state.corrupt is to restore a backup; in PostgreSQL, push is the only way in, and it read the broken
+  // state first and failed on it, --force or not.
+  it('is refused naming the way out; --force puts the file in its place', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    await writeFile(backendFile, '{"format_version":1,"serial":7,"lin');
+    const backup = {
+      ...stateOf({ 'project.a': { kind: 'Project', id: 7, name: 'a', definition: {} } }),
+      serial: 6,
+    };
+    await writeFile(path.join(cwd, 'backup.json'), JSON.stringify(backup));
+
+    const refused = await runScrapeform(['state', 'push', 'backup.json', '--state', backendFile], { cwd });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: the state file ${backendFile} is not valid JSON: Unterminated string in JSON at position 35\n  hint: to put backup.json in its place, push it again with --force\n`,
+    });
+    expect(await readFile(backendFile, 'utf8')).toBe('{"format_version":1,"serial":7,"lin');
+
+    const forced = await runScrapeform(['state', 'push', 'backup.json', '--state', backendFile, '--force'], {
+      cwd,
+    });
+    expect(forced).toEqual({
+      code: 0,
+      stdout: `Pushed 1 object to ${backendFile} (serial 7).\n`,
+      stderr: `the state file ${backendFile} is not valid JSON: Unterminated string in JSON at position 35: --force replaces it with backup.json\n`,
+    });
+    const written = JSON.parse(await readFile(backendFile, 'utf8')) as State;
+    expect([written.serial, written.lineage, Object.keys(written.resources)]).toEqual([
+      7,
+      backup.lineage,
+      ['project.a'],
+    ]);
+  });
+
+  it('a state of a newer scrapeform is refused even with --force: pushing would downgrade it', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    const newer = JSON.stringify({ format_version: 2, serial: 3, lineage: 'L', resources: {} });
+    await writeFile(backendFile, newer);
+    await writeFile(path.join(cwd, 'backup.json'), JSON.stringify(stateOf({})));
+    const forced = await runScrapeform(['state', 'push', 'backup.json', '--state', backendFile, '--force'], {
+      cwd,
+    });
+    expect([forced.code, forced.stderr.split('\n')[0]]).toEqual([
+      1,
+      `error: the state in the file ${backendFile} was written by a newer scrapeform (state format_version 2; this scrapeform reads format_version 1)`,
+    ]);
+    expect(await readFile(backendFile, 'utf8')).toBe(newer);
+  });
+});
+
 describe('state pull into a full disk', () => {
   // `state pull > backup.json` is how a state is backed up and moved (docs/ci.md): a backup cut short by a full disk
   // exited 0, and a script went on to rely on a file that held nothing.
