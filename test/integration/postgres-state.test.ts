@@ -89,6 +89,49 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
     }
   });
 
+  it('a state row no command can read is replaced by state push only with --force', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'corrupt');
+    try {
+      await backend.write(await backend.read());
+    } finally {
+      await backend.close();
+    }
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(`UPDATE scrapeform_state_corrupt SET state = jsonb_set(state, '{resources}', 'null')`);
+    await client.end();
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-corrupt-'));
+    const backup = {
+      format_version: 1,
+      serial: 4,
+      lineage: 'BACKUP',
+      resources: { 'project.a': { kind: 'Project', id: 7, name: 'a', definition: {} } },
+    };
+    await writeFile(path.join(dir, 'backup.json'), JSON.stringify(backup));
+    const env = { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1' };
+    const flags = ['--state', databaseUrl, '--workspace', 'corrupt'];
+    const location = new PostgresStateBackend(databaseUrl, 'corrupt').location;
+    const broken = `the state in ${location} is not a scrapeform state (resources is null, not an object of addresses)`;
+
+    const refused = await runBuiltCli(['state', 'push', 'backup.json', ...flags], { cwd: dir, env });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: ${broken}\n  hint: to put backup.json in its place, push it again with --force\n`,
+    });
+    const forced = await runBuiltCli(['state', 'push', 'backup.json', ...flags, '--force'], {
+      cwd: dir,
+      env,
+    });
+    expect(forced).toEqual({
+      code: 0,
+      stdout: `Pushed 1 object to ${location} (serial 5).\n`,
+      stderr: `${broken}: --force replaces it with backup.json\n`,
+    });
+    const pulled = await runBuiltCli(['state', 'pull', ...flags], { cwd: dir, env });
+    expect(JSON.parse(pulled.stdout)).toEqual({ ...backup, serial: 5 });
+  });
+
   it('a stale serial loses: the second writer fails and nothing is overwritten', async () => {
     const a = new PostgresStateBackend(databaseUrl, 'serial');
     const b = new PostgresStateBackend(databaseUrl, 'serial');
