@@ -226,6 +226,13 @@ export function checkStateFormat(state: unknown, location: string): State {
 }
 
 /**
+ * The highest serial a state may hold: its next write (one above) still fits PostgreSQL's `int` column, and every
+ * serial is an exact number. A state pushed with a serial past it (1e300, or 2^31) was accepted and left every later
+ * write failing (SQLSTATE 22003) or every serial the same.
+ */
+export const MAX_SERIAL = 2_147_483_646;
+
+/**
  * What keeps `data` from being a state of this format (format_version, serial, lineage, resources and intents a
  * plain object), or undefined when it is one. Shared by the backends' reads and `state push`, so a file push
  * accepts is one every later read accepts: `resources: null` or an array would fail only later, mid-command.
@@ -236,8 +243,13 @@ export function stateShapeProblem(data: unknown): string | undefined {
   if (data.format_version === undefined) return 'it has no format_version';
   if (data.format_version !== STATE_FORMAT_VERSION)
     return `format_version ${describeValue(data.format_version)}`;
-  if (typeof data.serial !== 'number' || !Number.isInteger(data.serial) || data.serial < 0)
-    return unlike('serial', data.serial, 'a whole number');
+  if (
+    typeof data.serial !== 'number' ||
+    !Number.isInteger(data.serial) ||
+    data.serial < 0 ||
+    data.serial > MAX_SERIAL
+  )
+    return unlike('serial', data.serial, `a whole number from 0 to ${MAX_SERIAL}`);
   if (typeof data.lineage !== 'string') return unlike('lineage', data.lineage, 'a string');
   if (!isPlainObject(data.resources)) return unlike('resources', data.resources, 'an object of addresses');
   for (const [address, resource] of Object.entries(data.resources)) {

@@ -257,6 +257,16 @@ describe('state push of a file the backends would not read', () => {
       'resources.project.a is null, not a Parser or a Project',
     ],
     [
+      'a serial past what a next write can hold',
+      { format_version: 1, serial: 2_147_483_647, lineage: 'x', resources: {} },
+      'serial is 2147483647, not a whole number from 0 to 2147483646',
+    ],
+    [
+      'a serial no number holds exactly',
+      { format_version: 1, serial: 1e300, lineage: 'x', resources: {} },
+      'serial is 1e+300, not a whole number from 0 to 2147483646',
+    ],
+    [
       'intents an array',
       { format_version: 1, serial: 9, lineage: 'x', resources: {}, intents: [] },
       'intents is [], not an object of addresses',
