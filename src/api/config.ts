@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { parseDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { credentialsHidden } from '../model/state-url.js';
-import { ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
+import { DEFAULT_API_KEY_ENV, ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
 import { REDACTED } from '../secret-forms.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
 import { DEFAULT_PIPELINE_URL } from './projects-client.js';
@@ -35,8 +35,6 @@ export interface ApiConfigOptions {
   /** The request timeout in ms, for library callers; wins over `timeout` and SCRAPEFORM_TIMEOUT. */
   timeoutMs?: number;
 }
-
-export const DEFAULT_API_KEY_ENV = 'SCRAPERAPI_API_KEY';
 
 /**
  * Where the key and the endpoints come from (DESIGN section 4). The key is never a plain flag: flags end up in

@@ -1,16 +1,14 @@
-import { secretsRemover, withoutSecrets } from '../secret-forms.js';
+import { DEFAULT_API_KEY_ENV } from '../model/vocabulary.js';
+import { MIN_KEY_LENGTH_IN_DATA, secretsRemover, withoutSecrets } from '../secret-forms.js';
 import type { Diagnostic } from './diagnostic.js';
 import { yaml } from './yaml-library.js';
 import type { WrittenConfig } from './schemas.js';
 
-/** The variable the CLI reads the key from when nothing else names one (api/config.ts). */
-export const DEFAULT_KEY_VARIABLE = 'SCRAPERAPI_API_KEY';
-
 /**
- * As MIN_KEY_LENGTH_IN_DATA in api/redact.ts (a layer this one may not import; a test keeps them equal): a shorter
- * value (an emulator's or a test's key) would be found in ordinary words.
+ * A key shorter than this (an emulator's or a test's) is not looked for in declared values: it would be found in
+ * ordinary words. The same bound as for what the services answer (secret-forms.ts).
  */
-export const MIN_KEY_LENGTH_IN_VALUES = 12;
+export const MIN_KEY_LENGTH_IN_VALUES = MIN_KEY_LENGTH_IN_DATA;
 
 /** `${NAME}` and `${NAME:-…}` in raw text; a `$${` before it is a literal, matched here to be passed over. */
 const REFERENCE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(?=\}|:-)/g;
@@ -29,7 +27,7 @@ export function keyReferenceProblem(name: string): { code: string; message: stri
  * environment is chosen: prod reading staging's key would carry it into prod's state and plans all the same.
  */
 export function keyVariables(config: WrittenConfig | undefined): Set<string> {
-  const names = new Set([DEFAULT_KEY_VARIABLE]);
+  const names = new Set([DEFAULT_API_KEY_ENV]);
   for (const environment of Object.values(config?.environments ?? {})) {
     if (environment.apiKeyEnv !== undefined) names.add(environment.apiKeyEnv);
   }

@@ -1,4 +1,4 @@
-import { DEFAULT_KEY_VARIABLE } from './check-key-values.js';
+import { DEFAULT_API_KEY_ENV } from '../model/vocabulary.js';
 import type { Diagnostic } from './diagnostic.js';
 import { otherEnvironmentsState } from './environment-states.js';
 import type { GivenState } from './environment-states.js';
@@ -46,11 +46,11 @@ function otherEnvironmentsKey(
   chosen: { name: string; environment: WrittenEnvironment },
   apiKeyEnv: string | undefined,
 ): Diagnostic[] {
-  const own = chosen.environment.apiKeyEnv ?? DEFAULT_KEY_VARIABLE;
+  const own = chosen.environment.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
   if (apiKeyEnv === undefined || apiKeyEnv === own) return [];
   const other = Object.entries(config.environments ?? {}).find(
     ([name, environment]) =>
-      name !== chosen.name && (environment.apiKeyEnv ?? DEFAULT_KEY_VARIABLE) === apiKeyEnv,
+      name !== chosen.name && (environment.apiKeyEnv ?? DEFAULT_API_KEY_ENV) === apiKeyEnv,
   );
   if (other === undefined) return [];
   const [name, environment] = other;
