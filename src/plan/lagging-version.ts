@@ -59,8 +59,20 @@ export function detailsBehind(
   live: LiveParserSummary,
   details: LiveParserDetails | undefined,
 ): boolean {
-  if (details === undefined || details.version >= live.version) return false;
-  const story = `the details of parser ${live.id} answer for version ${details.version}, below version ${live.version} that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform)`;
-  warnings.push(lagWarning(address, { story, awaited: live.version }));
+  const lag = detailsLag(live, details);
+  if (lag === undefined) return false;
+  warnings.push(lagWarning(address, lag));
   return true;
+}
+
+/** Why details below the version the list shows lag behind it (plan: detailsBehind; drift: parser-drift.ts). */
+export function detailsLag(
+  live: LiveParserSummary,
+  details: LiveParserDetails | undefined,
+): { story: string; awaited: number } | undefined {
+  if (details === undefined || details.version >= live.version) return undefined;
+  return {
+    story: `the details of parser ${live.id} answer for version ${details.version}, below version ${live.version} that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform)`,
+    awaited: live.version,
+  };
 }

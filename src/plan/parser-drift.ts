@@ -9,7 +9,7 @@ import type { DriftChange, ObjectDrift } from './drift-report.js';
 import { outOfBandRenames, reconcileLiveFields, topMost } from './live-fields.js';
 import type { LiveSnapshot } from './model.js';
 import type { LiveIndex } from './plan-context.js';
-import { laggingVersion } from './lagging-version.js';
+import { detailsLag, laggingVersion } from './lagging-version.js';
 import { unknownAfterDrift } from './unknown-values.js';
 
 /**
@@ -76,7 +76,10 @@ export function parserDrift(
     };
   }
   if (knownVersions(recorded).includes(summary.version)) return undefined;
-  const lag = laggingVersion(recorded, summary.version);
+  // A version below one state saw, or details below the version the list shows: an answer lagging behind (plan
+  // holds such a parser back too: lagging-version.ts), not a version made outside scrapeform.
+  const details = live.details[recorded.id];
+  const lag = laggingVersion(recorded, summary.version) ?? detailsLag(summary, details);
   if (lag !== undefined) {
     warnings.push(
       `${address}: ${lag.story}; not drift: run drift again once the service shows version ${lag.awaited} again`,
@@ -84,15 +87,6 @@ export function parserDrift(
     return undefined;
   }
   const versions = { state_version: recorded.version, live_version: summary.version };
-  const details = live.details[recorded.id];
-  // Details answering for an older version than the list shows lag behind it (plan holds such a parser back too:
-  // lagging-version.ts, detailsBehind): not a version made outside scrapeform.
-  if (details !== undefined && details.version < summary.version) {
-    warnings.push(
-      `${address}: the details of parser ${recorded.id} answer for version ${details.version}, below version ${summary.version} that its list shows (versions only go up: an answer lagging behind, not a change made outside scrapeform); not drift: run drift again once the service shows version ${summary.version} again`,
-    );
-    return undefined;
-  }
   if (details === undefined || details.status === 'GENERATING' || summary.status === 'GENERATING') {
     if (details === undefined && summary.status !== 'GENERATING') {
       warnings.push(`${address}: the details of version ${summary.version} were not read`);
