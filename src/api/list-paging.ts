@@ -27,6 +27,8 @@ const CURSOR_KEYS = new Map<string, 'cursor' | 'page_token'>([
   ['nextPageToken', 'page_token'],
 ]);
 const POINTER_KEYS = [...NEXT_KEYS, ...CURSOR_KEYS.keys()];
+/** The cursor keys alone, for doctor's reading of a list's shape (doctor-list-check.ts). */
+export const CURSOR_KEY_NAMES: readonly string[] = [...CURSOR_KEYS.keys()];
 /** Keys naming the page just read, and the last page (or the number of pages). */
 const PAGE_KEYS = ['page', 'current_page', 'currentPage'] as const;
 const LAST_PAGE_KEYS = [

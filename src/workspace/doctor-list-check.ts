@@ -1,4 +1,5 @@
 import { ApiError } from '../api/api-error.js';
+import { CURSOR_KEY_NAMES } from '../api/list-paging.js';
 import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
@@ -13,10 +14,7 @@ const PAGING_KEYS = [
   'total_pages',
   'totalPages',
   'page',
-  'next_cursor',
-  'nextCursor',
-  'next_page_token',
-  'nextPageToken',
+  ...CURSOR_KEY_NAMES,
 ];
 
 /** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
