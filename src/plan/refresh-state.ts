@@ -1,8 +1,10 @@
 import { parserStatusKind } from '../api/parser-status.js';
+import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
 import { latestVersions } from './latest-versions.js';
 import { indexLive } from './plan-context.js';
+import { recordProtection } from './record-protection.js';
 import { recoverIntents } from './recover-intents.js';
 
 /**
@@ -41,4 +43,18 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
     changed = true;
   }
   return changed ? { ...recovered, resources } : undefined;
+}
+
+/**
+ * What an apply records before any call (none is needed): versions a previous run left generating that have finished
+ * since, then each declared object's prevent_destroy (a manifest deleted later does not lift it). The state itself
+ * when neither changes it. applyWorkspace writes it; watch --heal skips an apply that would write nothing else.
+ */
+export function stateBeforeCalls(
+  state: State,
+  live: LiveSnapshot,
+  declared: readonly (DesiredParser | DesiredProject)[],
+): State {
+  const refreshed = refreshState(state, live) ?? state;
+  return recordProtection(refreshed, declared) ?? refreshed;
 }

@@ -18,7 +18,7 @@ import type { Plan } from '../plan/model.js';
 import { refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
-import { refreshState } from '../plan/refresh-state.js';
+import { stateBeforeCalls } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
@@ -106,11 +106,9 @@ export async function applyWorkspace(
       refuseStalePlan(options.savedPlan, fresh.plan, fresh.state, protectedAddresses(fresh.state, declared));
       plan = options.savedPlan;
     }
-    // Versions a previous run left generating and that have finished since are recorded before any call (none is
-    // needed), and so is each declared object's prevent_destroy: a manifest deleted later does not lift it. Then the
-    // moves of `moved:` hints: the plan's changes are at the new addresses.
-    const refreshed = refreshState(fresh.state, fresh.live) ?? fresh.state;
-    const protectedState = recordProtection(refreshed, declared) ?? refreshed;
+    // What finished since and each declared object's prevent_destroy are recorded before any call (stateBeforeCalls).
+    // Then the moves of `moved:` hints: the plan's changes are at the new addresses.
+    const protectedState = stateBeforeCalls(fresh.state, fresh.live, declared);
     const moved = moveState(protectedState, plan.moved ?? []);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') {

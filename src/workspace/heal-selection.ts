@@ -4,8 +4,7 @@ import { printable } from '../output/escape-text.js';
 import { summarise } from '../plan/build-plan.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
-import { recordProtection } from '../plan/record-protection.js';
-import { refreshState } from '../plan/refresh-state.js';
+import { stateBeforeCalls } from '../plan/refresh-state.js';
 import type { PlannedWorkspace } from './plan-workspace.js';
 
 /** A change of the plan a `watch --heal` leaves out of its apply (as `--exclude` would), and why. */
@@ -61,8 +60,7 @@ export function nothingToHeal(
   const leftOut = new Set(left.map((c) => c.address));
   if (plan.resource_changes.some((c) => !leftOut.has(c.address)) || (plan.moved ?? []).length > 0)
     return false;
-  const refreshed = refreshState(state, live) ?? state;
-  return (recordProtection(refreshed, declared) ?? refreshed) === state;
+  return stateBeforeCalls(state, live, declared) === state;
 }
 
 /** The plan as an apply that leaves out every one of its changes sees it: nothing to send. */
