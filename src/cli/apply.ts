@@ -10,6 +10,7 @@ import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
 import { heldBack } from '../output/render-plan.js';
 import { applyWorkspace } from '../workspace/apply-workspace.js';
+import { tuneForCalls } from './v8-flags.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
@@ -136,6 +137,8 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
           // The plan goes to stdout for a person, to stderr when stdout carries the JSON result.
           if (format === 'json') ctx.log(renderOutput('plan', 'human', plan, ctx.colors));
           else ctx.print(renderOutput('plan', 'human', plan, ctx.stdoutColors));
+          // Every module the calls use is loaded by now (v8-flags.ts says why that matters).
+          if (plan.status === 'changes') tuneForCalls();
         },
         ...(maxRegenerations !== undefined ? { maxRegenerations } : {}),
         concurrency,

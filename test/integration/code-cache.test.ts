@@ -3,6 +3,8 @@ import { cp, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorEnv } from '../helpers/child-cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 
 // The bin loads the CLI through a code cache kept in dist/cli/code-cache (src/cli/code-cache.ts). Each test runs a
 // copy of the built CLI of its own, so what other tests' runs cache meanwhile does not count.
@@ -137,6 +139,30 @@ describe('the code cache of the bin', () => {
     await writeFile(main, `${await readFile(main, 'utf8')}\n`);
     expect(tally(await runCopy(folder, ['validate', manifests]))).toMatchObject({ written: 1 });
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual(['main.cjs.cache.4343.tmp']);
+  });
+
+  it("stays usable after an apply, which tunes V8's flags for its calls and puts them back before the cache is written", async () => {
+    // V8 keys cached code by its flags (src/cli/v8-flags.ts): entries written under the flag apply tunes for its
+    // calls would be refused by the next run's start.
+    const folder = await freshCopy('after-apply');
+    const { emulator } = await startTestEmulator();
+    try {
+      const env = { ...emulatorEnv(emulator.url, EMULATOR_KEY), SCRAPEFORM_CODE_CACHE_DEBUG: '1' } as Record<
+        string,
+        string
+      >;
+      const state = path.join(work, 'after-apply.state.json');
+      const applied = await runCopy(folder, ['apply', manifests, '--auto-approve', '--state', state], env);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(/create/);
+      expect(tally(applied)).toMatchObject({ used: 0, refused: 0 });
+      const next = await runCopy(folder, ['apply', manifests, '--auto-approve', '--state', state], env);
+      expect(next.code, next.stderr).toBe(0);
+      expect(tally(next)).toMatchObject({ refused: 0, missing: 0, written: 0 });
+      expect(tally(next).used).toBeGreaterThan(0);
+    } finally {
+      await emulator.close();
+    }
   });
 
   it('writes nothing with SCRAPEFORM_CODE_CACHE=0', async () => {
