@@ -117,6 +117,20 @@ fields:
       kept
       lines
 `,
+    // Each core scalar at the edge of what its first character admits (read-plain-yaml.ts looks at it first), and
+    // near misses that must stay text.
+    'every core scalar and its near misses': `kind: Parser
+name: s
+urls: [https://books.example/]
+x-scalars:
+  nulls: [~, null, Null, NULL, '', nul, Nope, nULL]
+  empty:
+  bools: [true, True, TRUE, false, False, FALSE, tru, tRUE, falsey]
+  ints: [0, 7, +1, -1, 0o17, 0x1F, 0xfF, 007, 0b1, 0o8, 0xG, x1]
+  floats: [.5, +.5, -.5, 3., 1e3, -1.5E-2, +.5e1, .inf, +.inf, -.Inf, .INF, .nan, .NaN, .NAN, e3, ., '-', +, 1.2.3]
+fields:
+  title: { description: T, selector: h1 }
+`,
   };
 
   it.each(Object.entries(cases))('%s: read fast, and the same as with positions', async (label, text) => {
