@@ -107,15 +107,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeErr: (text) => io.stderr.write(text),
     });
   for (const register of await Promise.all(modulesFor(argv).map((m) => m.load()))) register(program, run);
-  // --color and --no-color are accepted before the command and after it (program options are positional).
-  for (const command of program.commands) {
-    command
-      .option('--color', 'colour even in a pipe or CI')
-      .option('--no-color', 'plain output without colour');
-  }
+  // --color and --no-color are accepted before the command and after it (program options are positional), and
+  // after a subcommand too (`state pull --no-color`): given to the top-level commands only, they were refused there
+  // as unknown options, and ignored when written between the two words (`state --color push`).
+  const withColorFlags = (commands: readonly Command[]): void => {
+    for (const command of commands) {
+      command
+        .option('--color', 'colour even in a pipe or CI')
+        .option('--no-color', 'plain output without colour');
+      withColorFlags(command.commands);
+    }
+  };
+  withColorFlags(program.commands);
   program.hook('preAction', (_, actionCommand) => {
-    const chosen =
-      actionCommand.opts<{ color?: boolean }>().color ?? program.opts<{ color?: boolean }>().color;
+    // The flag nearest the end of the command line wins: the subcommand's, then its parent's, then the program's.
+    let chosen: boolean | undefined;
+    for (let c: Command | null = actionCommand; c !== null && chosen === undefined; c = c.parent)
+      chosen = c.opts<{ color?: boolean }>().color;
     color = chosen === undefined ? 'auto' : chosen ? 'always' : 'never';
     const dir = program.opts<{ chdir?: string }>().chdir;
     if (dir !== undefined) changeDirectory(dir);

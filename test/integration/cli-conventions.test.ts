@@ -101,6 +101,27 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
     expect(vetoed.stdout).not.toContain(esc);
   });
 
+  it('the colour flags follow a subcommand too (state pull, state push), and the last one written wins', async () => {
+    const esc = '\u001b[';
+    const state = path.join(dir, 'colour-flags', 'state.json');
+    const pulled = await runScrapeform(['state', 'pull', '--no-color', '--state', state], {
+      env: { FORCE_COLOR: '1' },
+    });
+    expect(pulled.stderr).toBe('');
+    expect(pulled.code).toBe(0);
+    expect(JSON.parse(pulled.stdout)).toMatchObject({ format_version: 1, resources: {} });
+    const missing = path.join(dir, 'no-such-backup.json');
+    const after = await runScrapeform(['state', 'push', missing, '--color', '--state', state]);
+    expect(after.code).toBe(1);
+    expect(after.stderr.startsWith(`${esc}31merror:${esc}39m cannot read ${missing}`)).toBe(true);
+    // Between the two words it was accepted and ignored.
+    const between = await runScrapeform(['state', '--no-color', 'push', missing, '--state', state], {
+      env: { FORCE_COLOR: '1' },
+    });
+    expect(between.code).toBe(1);
+    expect(between.stderr.startsWith(`error: cannot read ${missing}`)).toBe(true);
+  });
+
   it('a closed stdout (scrapeform ... | head -1) ends the command quietly', async () => {
     const child = spawn(process.execPath, [BUILT_CLI, 'schema'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
