@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { discoverManifestFiles } from '../manifest/discover-files.js';
 import { formatManifestText } from '../manifest/format-manifest.js';
+import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunCommand } from './io.js';
 
 /** `scrapeform fmt`: manifests in canonical key order and indentation, comments kept (`--check` for CI). */
@@ -13,7 +14,16 @@ export function registerFmt(program: Command, run: RunCommand): void {
     .option('--check', 'write nothing; exit 1 and list the files that are not formatted')
     .action(async (paths: string[], flags: { check?: boolean }) =>
       run(async (ctx) => {
-        const { files } = await discoverManifestFiles(paths, { enterProjects: true });
+        const { files, diagnostics } = await discoverManifestFiles(paths, { enterProjects: true });
+        // A path that does not exist (a CI step `fmt --check manifest/` for manifests/) passed as formatted with
+        // nothing checked, and under a .scrapeformignore that cannot be read, files it leaves out were rewritten:
+        // an error, as for every command that reads manifests, and nothing is written.
+        const errors = diagnostics.filter((d) => d.severity === 'error');
+        if (errors.length > 0) {
+          ctx.log(renderDiagnostics(errors, { colors: ctx.colors }));
+          ctx.log(countDiagnostics(errors));
+          return 'error';
+        }
         const changed: string[] = [];
         for (const file of files) {
           const text = await readFile(file, 'utf8');

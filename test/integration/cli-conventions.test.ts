@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -216,6 +216,31 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
     expect((await runScrapeform(['validate', path.join(work, 'books.yaml')])).code).toBe(0);
     // The shipped examples are already formatted.
     expect((await runScrapeform(['fmt', '--check', path.join(ROOT, 'examples')])).code).toBe(0);
+  });
+
+  it('fmt of a path that does not exist, or under an ignore file it cannot read, is an error and writes nothing', async () => {
+    const work = await mkdtemp(path.join(tmpdir(), 'scrapeform-fmt-missing-'));
+    const messy = 'kind: Parser\nurls: [https://books.example/a.html]\nname: books\n';
+    await writeFile(path.join(work, 'books.yaml'), messy);
+    const typo = path.join(work, 'manifest');
+    // A CI step `fmt --check manifest/` (the folder is manifests/) passed with nothing checked.
+    for (const args of [
+      ['fmt', '--check', typo],
+      ['fmt', typo, work],
+    ]) {
+      const run = await runScrapeform(args);
+      expect(run).toEqual({ code: 1, stdout: '', stderr: `${typo}: no such file or folder\n1 error\n` });
+    }
+    expect(await readFile(path.join(work, 'books.yaml'), 'utf8')).toBe(messy);
+    // An ignore file that is a folder cannot be read: what it leaves out is not known, so nothing is rewritten.
+    await mkdir(path.join(work, '.scrapeformignore'));
+    const ignored = await runScrapeform(['fmt', work]);
+    expect(ignored.code).toBe(1);
+    expect(ignored.stdout).toBe('');
+    expect(ignored.stderr).toMatch(
+      new RegExp(`^${path.join(work, '.scrapeformignore').replace(/[.]/g, '\\.')}: cannot read file: EISDIR`),
+    );
+    expect(await readFile(path.join(work, 'books.yaml'), 'utf8')).toBe(messy);
   });
 
   it('show renders a saved plan in each format, the same as plan printed it', async () => {
