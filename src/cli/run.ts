@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
 import { printable, quoted } from '../output/escape-text.js';
 import { renderJobsTable } from '../output/render-jobs.js';
 import { using } from '../workspace/open-workspace.js';
@@ -17,6 +18,13 @@ export function registerRun(program: Command, run: RunCommand): void {
   addApiFlags(command).action(
     async (address: string, flags: ApiFlags & { wait?: boolean; waitTimeout: string }) =>
       run(async (ctx) => {
+        // Without --wait the run starts the project and exits at once: a --wait-timeout given alone reads as a
+        // wait, and was ignored after the start was sent (as watch refuses --max-regenerations without --heal).
+        if (flags.wait !== true && command.getOptionValueSource('waitTimeout') === 'cli')
+          throw new ScrapeformError(
+            'cli.usage',
+            '--wait-timeout is how long --wait follows the job: pass --wait too',
+          );
         const timeoutMs = durationFlag(flags.waitTimeout, '--wait-timeout', '10m or 1h', 1);
         const { job } = await using(openServicesFromFlags(ctx, flags), (services) =>
           runProject(services, address, {

@@ -1,5 +1,9 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../../helpers/cli.js';
+import { stateOf } from '../../helpers/state.js';
 import { serverThatMustNotBeCalled } from '../../helpers/unanswering-server.js';
 
 /**
@@ -71,6 +75,27 @@ describe('durations longer than a timer can wait are usage errors', () => {
     expect(state.stderr).toContain(
       'error: SCRAPEFORM_STATE_TIMEOUT: 25d is longer than the 24 days a timer can wait',
     );
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('run --wait-timeout without --wait', () => {
+  it('is refused before the start is sent: the run would start the project and not wait at all', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'scrapeform-run-wait-timeout-'));
+    const file = path.join(cwd, '.scrapeform/state.json');
+    await mkdir(path.dirname(file), { recursive: true });
+    const project = { kind: 'Project', id: 7, name: 'nightly', definition: { name: 'nightly' } } as const;
+    await writeFile(file, JSON.stringify(stateOf({ 'project.nightly': project })));
+    seen.length = 0;
+    const run = await runScrapeform(['run', 'nightly', '--wait-timeout', '10m', '--state', file], {
+      env: env(),
+      cwd,
+    });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --wait-timeout is how long --wait follows the job: pass --wait too\n',
+    });
     expect(seen).toEqual([]);
   });
 });
