@@ -39,7 +39,7 @@ const EXAMPLES: Record<string, string[]> = {
     'scrapeform doctor --json',
     'scrapeform doctor --only parsers     # a key for the AI Parser service only',
   ],
-  output: ['scrapeform output --json | jq -r .parsers["books-product"].id'],
+  output: [`scrapeform output --json | jq -r '.parsers["books-product"].id'`],
   parse: [
     'scrapeform parse books-product https://books.example/catalogue/a-light-in-the-attic_1000/index.html',
   ],

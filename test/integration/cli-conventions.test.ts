@@ -49,6 +49,12 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
       expect(help.stdout, name).not.toContain('(default: [])');
       if (!['state', 'help'].includes(name)) expect(help.stdout, name).toContain('Examples:\n  $ ');
     }
+    // An example is copied into a shell: its jq filter must reach jq whole (unquoted, the shell took the quotes
+    // around "books-product" away and jq failed).
+    const output = (await runScrapeform(['output', '--help'])).stdout;
+    const filter = /\| jq -r (.*)$/m.exec(output)?.[1] ?? '';
+    const { stdout: word } = await exec('sh', ['-c', `printf '%s' ${filter}`]);
+    expect(word).toBe('.parsers["books-product"].id');
   });
 
   it('an empty --state is refused the same way by every command, and nothing is written', async () => {
