@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,5 +68,39 @@ describe('a state that cannot be read says why', () => {
       message: `the state in the file ${file} is not a scrapeform state (format_version 0)`,
       hint: 'restore it from a backup',
     });
+  });
+});
+
+describe('a state at the highest serial is not written past it', () => {
+  it('a write that would pass 2,147,483,646 is refused, saying so, and the file stays readable as it was', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    const text = JSON.stringify({ format_version: 1, serial: 2_147_483_646, lineage: 'l', resources: {} });
+    await writeFile(file, text);
+    const backend = new FileStateBackend(file);
+    const state = await backend.read();
+    expect(await failure(() => backend.write(state))).toEqual({
+      code: 'state.serial-limit',
+      message: `the state in ${file} is at serial 2147483646, the highest a state can hold: it was not written`,
+      hint: 'a serial this high comes from a pushed copy; lower "serial" where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
+    });
+    expect(await readFile(file, 'utf8')).toBe(text);
+    expect((await new FileStateBackend(file).read()).serial).toBe(2_147_483_646);
+  });
+
+  it('state push of a copy at the highest serial is refused, and nothing is written', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    const copy = path.join(dir, 'copy.json');
+    const text = JSON.stringify({ format_version: 1, serial: 2_147_483_646, lineage: 'l', resources: {} });
+    await writeFile(file, text);
+    await writeFile(copy, text);
+    const cli = await runScrapeform(['state', 'push', copy, '--state', file]);
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toBe('');
+    expect(cli.stderr).toContain(
+      `error: the state in ${file} is at serial 2147483646, the highest a state can hold: it was not written\n`,
+    );
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 });
