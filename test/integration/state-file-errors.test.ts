@@ -104,3 +104,49 @@ describe('a state at the highest serial is not written past it', () => {
     expect(await readFile(file, 'utf8')).toBe(text);
   });
 });
+
+describe('a state file saved by a Windows editor or shell', () => {
+  const state = { format_version: 1, serial: 4, lineage: 'l', resources: {} };
+
+  it('is read with a UTF-8 byte order mark and CRLF line ends, by every command and by state push', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    const text = `\uFEFF${JSON.stringify(state, null, 2).replace(/\n/g, '\r\n')}\r\n`;
+    await writeFile(file, text);
+    const backend = new FileStateBackend(file);
+    expect(await backend.read()).toEqual(state);
+    expect((await backend.write(await backend.read())).serial).toBe(5);
+
+    const copy = path.join(dir, 'copy.json');
+    await writeFile(copy, text.replace('"serial": 4', '"serial": 5'));
+    const pushed = await runScrapeform(['state', 'push', copy, '--state', path.join(dir, 'other.json')]);
+    expect(pushed.stderr).toBe('');
+    expect(pushed.stdout).toBe(`Pushed 0 objects to ${path.join(dir, 'other.json')} (serial 6).\n`);
+    expect(pushed.code).toBe(0);
+  });
+
+  it('in UTF-16 (Windows PowerShell\'s ">") is refused naming the encoding, by reads and by state push; nothing is written', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
+    const file = path.join(dir, 'state.json');
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(`${JSON.stringify(state, null, 2)}\r\n`, 'utf16le'),
+    ]);
+    await writeFile(file, bytes);
+    const hint =
+      'save it as UTF-8 (Windows PowerShell 5 writes UTF-16 with ">": pipe to Out-File -Encoding utf8 instead)';
+    expect(await failure(() => new FileStateBackend(file).read())).toEqual({
+      code: 'state.corrupt',
+      message: `the state file ${file} is not valid JSON: the file is UTF-16 (little-endian), not UTF-8`,
+      hint,
+    });
+    const other = path.join(dir, 'other.json');
+    const pushed = await runScrapeform(['state', 'push', file, '--state', other]);
+    expect(pushed).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: cannot read ${file}: the file is UTF-16 (little-endian), not UTF-8\n  hint: ${hint}\n`,
+    });
+    await expect(readFile(other)).rejects.toThrow(/ENOENT/);
+  });
+});
