@@ -307,9 +307,9 @@ export function nextState(
   if (serial > MAX_SERIAL) {
     throw new ScrapeformError(
       'state.serial-limit',
-      `the state in ${location} is at serial ${serial - 1}, the highest a state can hold: it was not written`,
+      `the state in ${location} would pass serial ${MAX_SERIAL}, the highest a state can hold: it was not written`,
       {
-        hint: 'a serial this high comes from a pushed copy; lower "serial" where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
+        hint: 'a serial this high comes from a pushed copy: lower "serial" in that copy, or where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
         details: { serial: serial - 1, maxSerial: MAX_SERIAL },
       },
     );

@@ -160,7 +160,7 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
       );
       expect(error?.code).toBe('state.serial-limit');
       expect(error?.message).toBe(
-        `the state in ${backend.location} is at serial 2147483646, the highest a state can hold: it was not written`,
+        `the state in ${backend.location} would pass serial 2147483646, the highest a state can hold: it was not written`,
       );
       const again = new PostgresStateBackend(databaseUrl, 'limit');
       try {

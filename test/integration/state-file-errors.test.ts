@@ -81,25 +81,31 @@ describe('a state at the highest serial is not written past it', () => {
     const state = await backend.read();
     expect(await failure(() => backend.write(state))).toEqual({
       code: 'state.serial-limit',
-      message: `the state in ${file} is at serial 2147483646, the highest a state can hold: it was not written`,
-      hint: 'a serial this high comes from a pushed copy; lower "serial" where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
+      message: `the state in ${file} would pass serial 2147483646, the highest a state can hold: it was not written`,
+      hint: 'a serial this high comes from a pushed copy: lower "serial" in that copy, or where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
     });
     expect(await readFile(file, 'utf8')).toBe(text);
     expect((await new FileStateBackend(file).read()).serial).toBe(2_147_483_646);
   });
 
-  it('state push of a copy at the highest serial is refused, and nothing is written', async () => {
+  it('state push of a copy at the highest serial is refused, onto a state at it or onto none, and nothing is written', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-state-'));
     const file = path.join(dir, 'state.json');
     const copy = path.join(dir, 'copy.json');
     const text = JSON.stringify({ format_version: 1, serial: 2_147_483_646, lineage: 'l', resources: {} });
-    await writeFile(file, text);
     await writeFile(copy, text);
+    const onNone = await runScrapeform(['state', 'push', copy, '--state', file]);
+    expect(onNone.code).toBe(1);
+    expect(onNone.stderr).toContain(
+      `error: the state in ${file} would pass serial 2147483646, the highest a state can hold: it was not written\n`,
+    );
+    await expect(readFile(file)).rejects.toThrow(/ENOENT/);
+    await writeFile(file, text);
     const cli = await runScrapeform(['state', 'push', copy, '--state', file]);
     expect(cli.code).toBe(1);
     expect(cli.stdout).toBe('');
     expect(cli.stderr).toContain(
-      `error: the state in ${file} is at serial 2147483646, the highest a state can hold: it was not written\n`,
+      `error: the state in ${file} would pass serial 2147483646, the highest a state can hold: it was not written\n`,
     );
     expect(await readFile(file, 'utf8')).toBe(text);
   });
