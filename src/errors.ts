@@ -72,6 +72,7 @@ export const ERROR_CODES = [
   'state.not-a-file',
   'state.push-refused',
   'state.push-unreadable',
+  'state.serial-limit',
   'state.serial-moved',
   'state.unreachable',
   'state.workspace',

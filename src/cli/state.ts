@@ -5,6 +5,7 @@ import { ScrapeformError } from '../errors.js';
 import { checkStateFormat, emptyState, stateShapeProblem } from '../state/model.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
+import { parseStateJson, SAVE_AS_UTF8 } from '../state/state-text.js';
 import { openState, using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { RunCommand } from './io.js';
@@ -108,14 +109,18 @@ export function registerState(program: Command, run: RunCommand): void {
  * file they would refuse (no lineage, `resources: null`) is never written, where it would fail every later command.
  */
 async function readPushedState(file: string): Promise<State> {
-  let data: unknown;
+  let parsed: ReturnType<typeof parseStateJson>;
   try {
-    data = JSON.parse(await readFile(file, 'utf8'));
+    parsed = parseStateJson(await readFile(file));
   } catch (error) {
-    throw new ScrapeformError('state.push-unreadable', `cannot read ${file}: ${(error as Error).message}`, {
-      hint: PUSH_HINT,
+    parsed = { problem: (error as Error).message, notUtf8: false };
+  }
+  if ('problem' in parsed) {
+    throw new ScrapeformError('state.push-unreadable', `cannot read ${file}: ${parsed.problem}`, {
+      hint: parsed.notUtf8 ? SAVE_AS_UTF8 : PUSH_HINT,
     });
   }
+  const data = parsed.data;
   try {
     return checkStateFormat(data, file);
   } catch (error) {

@@ -8,6 +8,7 @@ import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './ba
 import { FileLock } from './file-lock.js';
 import { fileSystemError } from './file-system-error.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
+import { parseStateJson, SAVE_AS_UTF8 } from './state-text.js';
 import type { State, StateIdentity } from './model.js';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
 
@@ -120,9 +121,9 @@ export class FileStateBackend implements StateBackend {
     await this.checkFolderCase();
     // Identified before reading: a file replaced in between is then seen as changed at the next write.
     const seen = await identify(this.file);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(this.file, 'utf8');
+      bytes = await readFile(this.file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EISDIR') throw notAFile(this.location);
@@ -133,19 +134,19 @@ export class FileStateBackend implements StateBackend {
       this.lastSeen = undefined;
       return emptyState('');
     }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
+    const parsed = parseStateJson(bytes);
+    if ('problem' in parsed) {
       throw new ScrapeformError(
         'state.corrupt',
-        `the state file ${this.location} is not valid JSON: ${(error as Error).message}`,
+        `the state file ${this.location} is not valid JSON: ${parsed.problem}`,
         {
-          hint: 'restore it from a backup (state.json is rewritten atomically, so a half-written file means it was edited)',
+          hint: parsed.notUtf8
+            ? SAVE_AS_UTF8
+            : 'restore it from a backup (state.json is rewritten atomically, so a half-written file means it was edited)',
         },
       );
     }
-    const state = checkStateFormat(data, `the file ${this.location}`);
+    const state = checkStateFormat(parsed.data, `the file ${this.location}`);
     this.lastSerial = state.serial;
     this.lastSeen = seen;
     return state;
@@ -198,7 +199,8 @@ export class FileStateBackend implements StateBackend {
 
   private async peekSerial(): Promise<number | undefined> {
     try {
-      return (JSON.parse(await readFile(this.file, 'utf8')) as State).serial;
+      const parsed = parseStateJson(await readFile(this.file));
+      return 'data' in parsed ? (parsed.data as State).serial : undefined;
     } catch {
       return undefined;
     }

@@ -226,9 +226,9 @@ export function checkStateFormat(state: unknown, location: string): State {
 }
 
 /**
- * The highest serial a state may hold: its next write (one above) still fits PostgreSQL's `int` column, and every
- * serial is an exact number. A state pushed with a serial past it (1e300, or 2^31) was accepted and left every later
- * write failing (SQLSTATE 22003) or every serial the same.
+ * The highest serial a state may hold: it fits PostgreSQL's `int` column, and every serial is an exact number. A
+ * state pushed with a serial past it (1e300, or 2^31) was accepted and left every later write failing (SQLSTATE
+ * 22003) or every serial the same. No write goes past it either (nextState).
  */
 export const MAX_SERIAL = 2_147_483_646;
 
@@ -301,6 +301,19 @@ export function nextState(
       },
     );
   }
+  const serial = Math.max(stored ?? state.serial, state.serial) + 1;
+  // A write one past the highest serial was stored (2,147,483,647 fits the int column), and every read after it
+  // then refused the state as no state of this format: the command succeeded and left a state none could read.
+  if (serial > MAX_SERIAL) {
+    throw new ScrapeformError(
+      'state.serial-limit',
+      `the state in ${location} would pass serial ${MAX_SERIAL}, the highest a state can hold: it was not written`,
+      {
+        hint: 'a serial this high comes from a pushed copy: lower "serial" in that copy, or where the state is kept (in PostgreSQL, the serial column and the state\'s "serial"), then run the command again',
+        details: { serial: serial - 1, maxSerial: MAX_SERIAL },
+      },
+    );
+  }
   // Apply clears intents in place and leaves an emptied object behind (apply/create-intent.ts): not written.
   const { intents, ...rest } = state;
   return {
@@ -308,7 +321,7 @@ export function nextState(
     ...(intents !== undefined && Object.keys(intents).length > 0 ? { intents } : {}),
     // Above the state's own serial too: a state pushed with serial 10 onto a backend at 3 is stored as 11, so that
     // copy pushed again after later applies is a lower serial and refused, not a silent roll-back of them.
-    serial: Math.max(stored ?? state.serial, state.serial) + 1,
+    serial,
     lineage: state.lineage === '' ? randomUUID() : state.lineage,
   };
 }

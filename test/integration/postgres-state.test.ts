@@ -149,6 +149,30 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
     }
   });
 
+  it('a write past the highest serial is refused and the row stays readable as it was', async () => {
+    const backend = new PostgresStateBackend(databaseUrl, 'limit');
+    try {
+      const written = await backend.write({ ...(await backend.read()), serial: 2_147_483_645 });
+      expect(written.serial).toBe(2_147_483_646);
+      const error = await backend.write(written).then(
+        () => undefined,
+        (failure: unknown) => failure as ScrapeformError,
+      );
+      expect(error?.code).toBe('state.serial-limit');
+      expect(error?.message).toBe(
+        `the state in ${backend.location} would pass serial 2147483646, the highest a state can hold: it was not written`,
+      );
+      const again = new PostgresStateBackend(databaseUrl, 'limit');
+      try {
+        expect(await again.read()).toEqual(written);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('the lock is held by one run at a time and names its holder; workspaces are separate', async () => {
     const a = new PostgresStateBackend(databaseUrl, 'locks');
     const b = new PostgresStateBackend(databaseUrl, 'locks');
