@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { decodeText } from './decode-text.js';
+import { decodeText } from '../decode-text.js';
 import type { Diagnostic } from './diagnostic.js';
 import { parseInputFile } from './normalise.js';
 import type { ObjectSource } from './object-source.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { decodeText } from './decode-text.js';
+import { decodeText } from '../decode-text.js';
 import type { Diagnostic } from './diagnostic.js';
 import { parseYamlFile } from './yaml-document.js';
 import type { SourceDocument } from './yaml-document.js';

@@ -1,4 +1,4 @@
-import { decodeText } from '../manifest/decode-text.js';
+import { decodeText } from '../decode-text.js';
 
 /**
  * A state file's bytes read as JSON: what `state pull` wrote, a `.scrapeform/state.json`, or a copy saved on Windows.

@@ -28,6 +28,7 @@ const RANK: Record<string, number> = {
   'version.ts': 0,
   'package-root.ts': 0,
   'secret-forms.ts': 0,
+  'decode-text.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
