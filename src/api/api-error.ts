@@ -27,6 +27,8 @@ export interface ApiErrorInit {
   cause?: unknown;
   /** Overrides the message derived from the code. */
   message?: string;
+  /** Said after the message: what scrapeform did about the answer (a Retry-After it would not wait). */
+  note?: string;
   /** Values that must never be shown: the API key. */
   secrets: readonly string[];
   /**
@@ -81,10 +83,12 @@ export class ApiError extends Error {
     const where = `${init.method} ${url}`;
     const what =
       init.status > 0 ? `${init.status}` : init.code === 'api.timeout' ? 'timed out' : 'network error';
-    const detail =
+    const detail = joinDetail(
       init.message !== undefined
         ? redact(init.message, init.secrets)
-        : joinDetail(refusal(init.code, init.service), serverMessage(body));
+        : joinDetail(refusal(init.code, init.service), serverMessage(body)),
+      init.note,
+    );
     super(`${where}: ${what}${detail !== undefined ? `: ${detail}` : ''}`, {
       cause: init.cause !== undefined ? redactError(init.cause, init.secrets) : undefined,
     });
