@@ -27,6 +27,8 @@ export interface ApiErrorInit {
   cause?: unknown;
   /** Overrides the message derived from the code. */
   message?: string;
+  /** Said after the message: what scrapeform did about the answer (a Retry-After it would not wait). */
+  note?: string;
   /** Values that must never be shown: the API key. */
   secrets: readonly string[];
   /**
@@ -81,10 +83,12 @@ export class ApiError extends Error {
     const where = `${init.method} ${url}`;
     const what =
       init.status > 0 ? `${init.status}` : init.code === 'api.timeout' ? 'timed out' : 'network error';
-    const detail =
+    const detail = joinDetail(
       init.message !== undefined
         ? redact(init.message, init.secrets)
-        : joinDetail(refusal(init.code, init.service), serverMessage(body));
+        : joinDetail(refusal(init.code, init.service), serverMessage(body)),
+      init.note,
+    );
     super(`${where}: ${what}${detail !== undefined ? `: ${detail}` : ''}`, {
       cause: init.cause !== undefined ? redactError(init.cause, init.secrets) : undefined,
     });
@@ -167,11 +171,13 @@ function serverMessage(body: unknown): string | undefined {
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * Whether a failed call certainly never reached the service (a refused connection, a host that does not resolve),
- * unlike one whose answer was lost (a timeout, a connection reset, a 5xx): a create that failed so did not land.
+ * Whether a failed call certainly never reached the service (a refused connection, a host that does not resolve,
+ * a proxy that refused the tunnel: the request goes only through an open one), unlike one whose answer was lost
+ * (a timeout, a connection reset, a 5xx): a create that failed so did not land.
  */
 export function neverSent(error: unknown): boolean {
   if (!(error instanceof ApiError) || error.status !== 0 || error.code === 'api.timeout') return false;
+  if (proxyRefusal(error.cause) !== undefined) return true;
   let cause: unknown = error.cause;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
     const code = (cause as NodeJS.ErrnoException).code;

@@ -14,7 +14,8 @@ export interface RedirectedRequest {
 /**
  * The next URL of a redirect, or why it is not followed. Only same-origin redirects are followed: another origin
  * would receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows only 307/308, which
- * keep the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. None of
+ * keep the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. Only a GET
+ * follows a 303: it names a resource to GET (RFC 9110), and a DELETE sent there would delete that one. None of
  * these refusals is retried: the same request would be redirected the same way. `show` redacts a URL for the
  * message; the key goes into the next URL's query when it travels there.
  */
@@ -37,7 +38,10 @@ export function nextHop(
       refused: `redirected to another origin, ${show(target)}; not followed, so the key was not sent there`,
     };
   }
-  if (!request.idempotent && status !== 307 && status !== 308) {
+  if (
+    (!request.idempotent && status !== 307 && status !== 308) ||
+    (status === 303 && request.method !== 'GET')
+  ) {
     return {
       refused: `redirected to ${show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
     };

@@ -1,11 +1,13 @@
+import { formatDuration } from '../duration.js';
 import type { ApiError } from './api-error.js';
+import type { AnswerHeaders } from './send-request.js';
 
 export interface RetryPolicy {
   /** Retries after the first try; 0 disables retrying. */
   maxRetries: number;
   /** First backoff ceiling; doubles each retry (full jitter picks a delay below it). */
   baseDelayMs: number;
-  /** Ceiling of any one delay, Retry-After included. */
+  /** Ceiling of any one delay; a Retry-After beyond it ends the call (beyondWait). */
   maxDelayMs: number;
   /**
    * Overall bound of one call: no retry starts once the call has run this long, or would after its delay.
@@ -30,8 +32,10 @@ export interface RetryCall {
 /**
  * How long to wait before the next try, or undefined to give up. Only idempotent calls are retried, except a
  * 429: the service refused the request, so a POST or PATCH did not land and may be sent again (API-NOTES). A
- * Retry-After the answer carried is honoured up to `maxDelayMs`; otherwise full jitter below a doubling ceiling.
- * No retry starts that would end past `maxElapsedMs` of the whole call.
+ * Retry-After the answer carried is honoured; one longer than `maxDelayMs` ends the call (beyondWait): a try
+ * before it is one the service said it would refuse, and cut to the cap it kept a CI job trying for minutes
+ * what the service had refused for hours. Without one, full jitter below a doubling ceiling. No retry starts
+ * that would end past `maxElapsedMs` of the whole call.
  */
 export function retryDelay(
   policy: RetryPolicy & { maxElapsedMs: number },
@@ -45,10 +49,33 @@ export function retryDelay(
   if (!error.retryable || attempt >= policy.maxRetries || call.signal?.aborted) return undefined;
   if (!call.idempotent && error.status !== 429) return undefined;
   if (call.paid === true && [0, 502, 504].includes(error.status)) return undefined;
+  if (beyondWait(policy, retryAfterMs)) return undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  const delayMs = Math.min(policy.maxDelayMs, retryAfterMs ?? Math.floor(random() * ceiling));
+  const delayMs = retryAfterMs ?? Math.floor(random() * ceiling);
   if (elapsedMs + delayMs > policy.maxElapsedMs) return undefined;
   return delayMs;
+}
+
+/** Whether a Retry-After asks for a longer wait than any one the policy makes: the call then ends. */
+function beyondWait(policy: RetryPolicy, retryAfterMs: number | undefined): retryAfterMs is number {
+  return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;
+}
+
+/**
+ * The Retry-After of a failed answer, in ms, when it carried a readable one, and the note its error then says
+ * when the wait is beyondWait: how long the service asked for, and that no try follows.
+ */
+export function retryAfterOf(
+  policy: RetryPolicy,
+  headers: AnswerHeaders,
+  now: number,
+): { ms?: number; note?: string } {
+  const header = headers.get('retry-after');
+  const ms = header === null ? undefined : parseRetryAfter(header, now);
+  if (!beyondWait(policy, ms)) return ms === undefined ? {} : { ms };
+  const asked = Number.isFinite(ms) ? formatDuration(ms) : 'longer than scrapeform waits';
+  const note = `the service asks to wait ${asked} before another try, more than the ${formatDuration(policy.maxDelayMs)} scrapeform waits between tries; not tried again`;
+  return { ms, note };
 }
 
 /**

@@ -190,22 +190,7 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes:
     };
     if (deadline.aborted) return fail(deadline.reason);
     const off = deadline.onAbort(fail);
-    source.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        decoder?.destroy();
-        return fail(new AnswerTooLarge(maxBytes));
-      }
-      chunks.push(chunk);
-    });
-    source.on('error', fail);
-    decoder?.on('error', fail);
-    incoming.on('error', fail);
-    // A connection that closes before the whole body came is a broken answer, not a short one.
-    incoming.on('close', () => {
-      if (!incoming.complete) fail(new Error('the connection closed before the whole answer was read'));
-    });
-    source.on('end', () => {
+    const finish = (): void => {
       off();
       if (settled) return;
       settled = true;
@@ -214,7 +199,29 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes:
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
+    };
+    // Bytes of the body as sent: a complete body of none is empty whatever encoding it names (a 204 that says
+    // gzip), as fetch reads it; a decoder given no byte fails ("unexpected end of file"), which read as a broken
+    // connection made a start that landed "may have started", and a delete that did was sent again.
+    let sent = 0;
+    if (decoder !== undefined) incoming.on('data', (chunk: Buffer) => (sent += chunk.length));
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        decoder?.destroy();
+        return fail(new AnswerTooLarge(maxBytes));
+      }
+      chunks.push(chunk);
     });
+    source.on('error', (error) =>
+      decoder !== undefined && sent === 0 && incoming.complete ? finish() : fail(error),
+    );
+    incoming.on('error', fail);
+    // A connection that closes before the whole body came is a broken answer, not a short one.
+    incoming.on('close', () => {
+      if (!incoming.complete) fail(new Error('the connection closed before the whole answer was read'));
+    });
+    source.on('end', finish);
   });
 }
 

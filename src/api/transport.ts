@@ -5,7 +5,7 @@ import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
 import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, waitBeforeRetry } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, retryAfterOf, retryDelay, waitBeforeRetry } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
 import type {
@@ -24,7 +24,7 @@ import {
 } from './send-request.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
-import type { AnswerHeaders, Send, WireAnswer } from './send-request.js';
+import type { Send, WireAnswer } from './send-request.js';
 
 /** HTTP with our own retry loop, redaction and one error type; every call to the services goes through it. */
 export class Transport {
@@ -80,7 +80,7 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, body);
       if (!(outcome instanceof ApiError)) return outcome;
-      const retryAfterMs = outcome.status === 0 ? undefined : this.retryAfter(outcome);
+      const retryAfterMs = this.retryAfters.get(outcome);
       const elapsedMs = this.now() - started;
       const delayMs = retryDelay(
         this.policy,
@@ -212,7 +212,8 @@ export class Transport {
     return service !== undefined ? { service } : {};
   }
 
-  private lastHeaders = new WeakMap<ApiError, AnswerHeaders>();
+  /** The Retry-After of an error's answer, in ms, when it carried a readable one. */
+  private readonly retryAfters = new WeakMap<ApiError, number>();
 
   /** One try under one deadline (and the caller's signal), released as soon as the try is over. */
   private async attempt(
@@ -274,17 +275,20 @@ export class Transport {
       if (request.expect.includes(response.status)) {
         return { status: response.status, url: shown, body: parsed, headers: response.headers };
       }
+      const retryable = response.status === 429 || response.status >= 500;
+      const retryAfter = retryable ? retryAfterOf(this.policy, response.headers, this.now()) : {};
       const error = new ApiError({
         code: codeForStatus(response.status),
         status: response.status,
         method: request.method,
         url: current.toString(),
         body: parsed,
-        retryable: response.status === 429 || response.status >= 500,
+        retryable,
         secrets: [this.apiKey],
+        note: retryAfter.note,
         ...this.serviceOf(request),
       });
-      this.lastHeaders.set(error, response.headers);
+      if (retryAfter.ms !== undefined) this.retryAfters.set(error, retryAfter.ms);
       return error;
     }
   }
@@ -364,13 +368,6 @@ export class Transport {
       status,
       durationMs: this.now() - started,
     });
-  }
-
-  /** Retry-After in ms (seconds or an HTTP date), when the failed response carried one. */
-  private retryAfter(error: ApiError): number | undefined {
-    const header = this.lastHeaders.get(error)?.get('retry-after');
-    if (header === null || header === undefined) return undefined;
-    return parseRetryAfter(header, this.now());
   }
 }
 

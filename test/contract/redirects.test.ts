@@ -90,6 +90,11 @@ beforeAll(async () => {
           return redirect(res, 302, '/loop/parsers');
         case 'POST /see-other/parsers':
           return redirect(res, 303, '/see-other/parsers/p-1');
+        case 'DELETE /see-other/parsers/p-1':
+          // "Done; see the list": a 303 names a resource to GET, whatever the method it answers.
+          return redirect(res, 303, '/see-other/parsers');
+        case 'DELETE /see-other/parsers':
+          return json(res, 204, {});
         case 'POST /kept/parsers':
           return redirect(res, 308, '/kept/v2/parsers');
         case 'POST /kept/v2/parsers':
@@ -172,6 +177,20 @@ describe('redirects', () => {
       `redirected to ${homeOrigin}/see-other/parsers/p-1 with 303, which would turn the POST into a GET; not followed`,
     );
     expect(seenHome.filter((s) => s.url.startsWith('/see-other/parsers/p-1'))).toEqual([]);
+  });
+
+  it('a DELETE answered 303 is not sent again to where it points (a 303 names a resource to GET)', async () => {
+    // It was sent there as a DELETE: a delete of one parser answered "see the list" went on to DELETE the list.
+    const error = (await client('see-other')
+      .parsers.delete('p-1')
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status, error.retryable]).toEqual(['api.redirect', 303, false]);
+    expect(error.message).toBe(
+      `DELETE ${homeOrigin}/see-other/parsers/p-1?api_key=***: 303: redirected to ${homeOrigin}/see-other/parsers with 303, which would turn the DELETE into a GET; not followed`,
+    );
+    expect(seenHome.filter((s) => s.method === 'DELETE' && s.url.startsWith('/see-other/parsers?'))).toEqual(
+      [],
+    );
   });
 
   it('a redirect loop is an error and is not retried', async () => {

@@ -90,12 +90,50 @@ describe('retries', () => {
     expect(sleeps).toEqual([12_000]);
   });
 
-  it('caps any one delay, Retry-After included', async () => {
-    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429, '', { 'Retry-After': '3600' });
+  it('caps the backoff of any one delay', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(2).reply(503);
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(200, list);
-    const { parsers, sleeps } = createTestApi({ retry: { maxDelayMs: 20_000 } });
+    const { parsers, sleeps } = createTestApi({ retry: { baseDelayMs: 30_000, maxDelayMs: 20_000 } });
     await parsers.list();
-    expect(sleeps).toEqual([20_000]);
+    expect(sleeps).toEqual([10_000, 10_000]);
+  });
+
+  it('a Retry-After longer than any one wait ends the call at once, saying so: no try the service said it would refuse', async () => {
+    // It was cut to the 30 s cap and tried again (and again): a plan spent 90 s of a CI job on tries the
+    // service had said it would refuse for 27 hours, and said "retrying in 30.0s".
+    for (const retryAfter of ['100000', new Date(NOW + 3_600_000).toUTCString(), '9'.repeat(400)]) {
+      nock(PARSER_ORIGIN)
+        .get('/parsers')
+        .query(true)
+        .reply(429, 'Too many requests', { 'Retry-After': retryAfter });
+      const { parsers, sleeps, events } = createTestApi({ now: () => NOW });
+      const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.status, sleeps, events.filter((e) => e.type === 'retry')]).toEqual([
+        'api.rate-limited',
+        429,
+        [],
+        [],
+      ]);
+      const wait =
+        retryAfter === '100000'
+          ? '27h 46m'
+          : retryAfter.length === 400
+            ? 'longer than scrapeform waits'
+            : '1h 00m';
+      expect(error.message).toBe(
+        `GET ${PARSER_ORIGIN}/parsers?api_key=***: 429: Too many requests: the service asks to wait ${wait} before another try, more than the 30s scrapeform waits between tries; not tried again`,
+      );
+    }
+    // A POST refused so is not sent again either.
+    nock(PARSER_ORIGIN).post('/parsers').reply(429, '', { 'Retry-After': '31' });
+    const { parsers, sleeps } = createTestApi();
+    const error = (await parsers
+      .create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.status, sleeps]).toEqual([429, []]);
+    expect(error.message).toBe(
+      `POST ${PARSER_ORIGIN}/parsers: 429: the service asks to wait 31s before another try, more than the 30s scrapeform waits between tries; not tried again`,
+    );
   });
 
   it('gives up after the retry cap and throws the last error', async () => {

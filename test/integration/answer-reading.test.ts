@@ -7,6 +7,7 @@ import { ApiError } from '../../src/api/api-error.js';
 import { resolveApiConfig } from '../../src/api/config.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { ParsersClient } from '../../src/api/parsers-client.js';
+import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
 import { everythingShown, SENTINEL_KEY } from '../helpers/secrets.js';
 
@@ -64,6 +65,38 @@ describe('reading answers over http', () => {
       res.end(`\uFEFF${PARSERS}`);
     };
     expect((await new ParsersClient(transport, origin).list()).map((p) => p.id)).toEqual(['p1']);
+  });
+
+  it('an empty answer that names a content-encoding anyway is empty, as fetch reads it, not a broken connection', async () => {
+    // A 204 (or an empty 200) to a start said "gzip": no byte to decode, and a decoder given none failed with
+    // "unexpected end of file", so `run` reported a project it had started as maybe not started.
+    const transport = new Transport({ apiKey: SENTINEL_KEY, ...noWait });
+    for (const [status, encoding] of [
+      [204, 'gzip'],
+      [200, 'deflate'],
+      [202, 'br'],
+    ] as const) {
+      requests = 0;
+      answer = (res) => {
+        res.writeHead(status, { 'content-encoding': encoding });
+        res.end();
+      };
+      await expect(new ProjectsClient(transport, origin).startNow(5)).resolves.toBeUndefined();
+      expect(await new ProjectsClient(transport, origin).update(5, { name: 'y' })).toBeUndefined();
+      expect(requests).toBe(2);
+    }
+    // A body that is not what it says it is stays an error: only the absence of any byte is read as empty.
+    answer = (res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end('not gzip');
+    };
+    const error = (await new ProjectsClient(transport, origin)
+      .startNow(5)
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status]).toEqual(['api.network', 0]);
+    expect(error.message).toBe(
+      `PATCH ${origin}/api/projects/5?api_key=***: network error: the connection broke while reading the 200 response`,
+    );
   });
 
   it('an answer longer than the transport reads is a bad response, not retried, plain or inflating from gzip', async () => {

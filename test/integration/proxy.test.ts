@@ -2,7 +2,9 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mayHaveLanded, neverSent } from '../../src/api/api-error.js';
 import type { ApiError } from '../../src/api/api-error.js';
+import { createOnce } from '../../src/apply/create-once.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
 
@@ -163,6 +165,48 @@ describe('transport through a proxy', () => {
       expect([error.code, error.retryable]).toEqual(['api.network', false]);
       expect(error.message).toBe(
         `GET http://127.0.0.1:${targetPort}/parsers?api_key=***: network error: the proxy refused to open a tunnel to the service: HTTP 407 (Proxy Authentication Required: give its user and password in HTTP_PROXY / HTTPS_PROXY, http://user:password@host:port)`,
+      );
+      expect(refusing.connects()).toBe(1);
+    } finally {
+      await clients.close();
+      refusing.stop();
+    }
+  });
+  it('a create whose tunnel the proxy refused was never sent: a clear failure, not one to look for by name', async () => {
+    // It read as a lost answer: apply listed by name, found nothing, and marked the create unconfirmed, so every
+    // later apply refused to send it without --recreate, though the proxy had refused before any byte of it.
+    const refusing = await badProxy('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+      },
+      {
+        env: { HTTP_PROXY: `http://127.0.0.1:${refusing.port}`, NO_PROXY: '' },
+        sleep: async () => undefined,
+      },
+    );
+    try {
+      const listed: string[] = [];
+      const error = (await createOnce(
+        async () => {
+          listed.push('list');
+          return [];
+        },
+        () => clients.parsers.create({ name: 'b', urls: ['https://b.example/'] }),
+        'b',
+        { planned: new Map() },
+      ).catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.status, neverSent(error), mayHaveLanded(error), listed]).toEqual([
+        'api.network',
+        0,
+        true,
+        false,
+        [],
+      ]);
+      expect(error.message).toBe(
+        `POST http://127.0.0.1:${targetPort}/parsers: network error: the proxy refused to open a tunnel to the service: HTTP 502`,
       );
       expect(refusing.connects()).toBe(1);
     } finally {
