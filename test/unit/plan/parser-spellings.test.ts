@@ -179,3 +179,67 @@ describe('a definition that FAILED twice, spelled another way', () => {
     ]);
   });
 });
+
+describe('example URLs written twice', () => {
+  it('a page written twice is one example page: no replace when the manifest drops the copy', () => {
+    const plan = planOf(
+      { urls: [URL_A, `${URL_A}#again`], scraperParams: {}, fields: title },
+      { fields: title },
+    );
+    expect(plan.resource_changes).toEqual([]);
+  });
+
+  it('adopting: an answer giving the page once for a manifest that writes it twice is no replace', () => {
+    const plan = buildPlan({
+      parsers: [desiredParser('books', title, { urls: [URL_A, `${URL_A}/`] })],
+      projects: [],
+      state: { format_version: 1, serial: 1, lineage: 'l', resources: {} },
+      live: {
+        parsers: [{ ...live, version: 0 }],
+        details: {
+          p1: {
+            id: 'p1',
+            name: 'books',
+            version: 0,
+            status: 'FINISHED',
+            error: null,
+            createdAt: null,
+            generatedAt: null,
+            exampleResult: [{ url: URL_A, result: { title: 'A' } }],
+            fields: [{ name: 'title', type: 'text' }],
+          },
+        },
+        projects: [],
+      },
+    });
+    expect(plan.resource_changes.map((c) => [c.action, c.id])).toEqual([['adopt', 'p1']]);
+  });
+
+  it('the copy of a page written twice, dropped, is no change; another page is still a replace', () => {
+    const plan = planOf({ urls: [URL_A, URL_A], scraperParams: {}, fields: title }, { fields: title });
+    expect(plan.resource_changes).toEqual([]);
+    const other = buildPlan({
+      parsers: [desiredParser('books', title, { urls: [URL_A, 'https://books.example/b.html'] })],
+      projects: [],
+      state: {
+        format_version: 1,
+        serial: 1,
+        lineage: 'l',
+        resources: {
+          'parser.books': {
+            kind: 'Parser',
+            id: 'p1',
+            name: 'books',
+            version: 2,
+            definition: { urls: [URL_A, URL_A], scraperParams: {}, fields: title },
+            descriptionsKnown: true,
+          },
+        },
+      },
+      live: { parsers: [live], details: {}, projects: [] },
+    });
+    expect(other.resource_changes.map((c) => [c.action, c.reasons[0]])).toEqual([
+      ['replace', 'urls changed'],
+    ]);
+  });
+});
