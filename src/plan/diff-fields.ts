@@ -1,5 +1,6 @@
 import type { DesiredField, DesiredRename } from '../model/desired.js';
 import type { FieldOperations } from '../model/wire.js';
+import { descriptionKey, sameDescription } from './parser-spelling.js';
 
 export type FieldChangeKind = 'add' | 'modify' | 'remove' | 'rename';
 
@@ -319,7 +320,8 @@ function temporaryIn(
 
 export function sameDefinition(a: DesiredField | undefined, b: DesiredField | undefined): boolean {
   if (a === undefined || b === undefined) return false;
-  return a.description === b.description && a.type === b.type && a.selector === b.selector;
+  // A description respelled (Unicode form, white space) is no change to send: a modify regenerates.
+  return sameDescription(a.description, b.description) && a.type === b.type && a.selector === b.selector;
 }
 
 function sameChildren(
@@ -332,7 +334,12 @@ function sameChildren(
     fields
       .filter((f) => f.name.startsWith(`${root}.`))
       .map((f) =>
-        JSON.stringify([f.name.slice(root.length), f.description, f.type ?? null, f.selector ?? null]),
+        JSON.stringify([
+          f.name.slice(root.length),
+          descriptionKey(f.description),
+          f.type ?? null,
+          f.selector ?? null,
+        ]),
       )
       .sort();
   return JSON.stringify(kids(previous, from)) === JSON.stringify(kids(desired, to));

@@ -2,11 +2,13 @@
  * Example URLs as the parser service may hand them back: the details' `example_result` urls need not be spelled
  * as they were sent (issue 13). The service may reorder them, or normalise each one: lower-case scheme and host,
  * drop a default port, a trailing slash or a fragment, reorder query parameters. A replace costs a new parser id
- * and 30,000 credits, so two lists that differ only in these ways are the same list.
+ * and 30,000 credits, so two lists that differ only in these ways are the same list. A page written twice is one
+ * example page: the parser is made from the same pages whether a manifest drops the copy or an answer gives the
+ * page once.
  */
 export function sameExampleUrls(a: readonly string[], b: readonly string[]): boolean {
-  const left = a.map(normaliseExampleUrl).sort();
-  const right = b.map(normaliseExampleUrl).sort();
+  const left = [...new Set(a.map(normaliseExampleUrl))].sort();
+  const right = [...new Set(b.map(normaliseExampleUrl))].sort();
   return left.length === right.length && left.every((url, i) => url === right[i]);
 }
 

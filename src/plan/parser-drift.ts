@@ -1,3 +1,4 @@
+import { parserStatusKind } from '../api/parser-status.js';
 import { REDACTED } from '../api/redact.js';
 import { CREDITS_PER_GENERATION, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserPath, PARSERS_PATH } from '../model/wire.js';
@@ -10,6 +11,7 @@ import { outOfBandRenames, reconcileLiveFields, topMost } from './live-fields.js
 import type { LiveSnapshot } from './model.js';
 import type { LiveIndex } from './plan-context.js';
 import { detailsLag, laggingVersion } from './lagging-version.js';
+import { stillGenerating } from './plan-parser-generation.js';
 import { unknownAfterDrift } from './unknown-values.js';
 
 /**
@@ -87,21 +89,25 @@ export function parserDrift(
     return undefined;
   }
   const versions = { state_version: recorded.version, live_version: summary.version };
-  if (details === undefined || details.status === 'GENERATING' || summary.status === 'GENERATING') {
-    if (details === undefined && summary.status !== 'GENERATING') {
+  // Only FAILED fails and only FINISHED is done (issue 13): a version in any other status, GENERATING or one
+  // scrapeform does not know, has no fields to read yet. Read as done, its empty fields were every field removed:
+  // a revert priced at a regeneration, and an accept that takes every field out of state and the manifest.
+  const listedKind = parserStatusKind(summary.status);
+  if (details === undefined || parserStatusKind(details.status) === 'working' || listedKind === 'working') {
+    if (details === undefined && listedKind !== 'working') {
       warnings.push(`${address}: the details of version ${summary.version} were not read`);
     }
     return {
       ...common,
       ...versions,
       drift: 'generating',
-      message: `version ${summary.version} was made outside scrapeform and is still generating`,
+      message: `version ${summary.version} was made outside scrapeform and is ${stillGenerating(details !== undefined && parserStatusKind(details.status) === 'working' ? details.status : summary.status)}`,
       changes: [],
       revert: { ...FREE, requests: [], note: 'run drift again once it finishes to see what it changed' },
       accept: { ...FREE, possible: false, placeholders: [], note: 'wait until it finishes' },
     };
   }
-  if (details.status === 'FAILED' || summary.status === 'FAILED') {
+  if (parserStatusKind(details.status) === 'failed' || listedKind === 'failed') {
     const error = details.error ?? summary.error ?? 'no error given';
     return {
       ...common,

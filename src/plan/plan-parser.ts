@@ -5,7 +5,8 @@ import { diffFields } from './diff-fields.js';
 import { sameExampleUrls } from './example-urls.js';
 import type { ParserDelete, ParserForget, ResourceChange } from './model.js';
 import { definitionOf, sameParserDefinition } from './parser-definition.js';
-import { change, isPrevented, noteKeyRedacted, stable } from './plan-context.js';
+import { sameScraperParams } from './parser-spelling.js';
+import { change, isPrevented, noteKeyRedacted } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
@@ -260,7 +261,7 @@ export function planParser(
   const known = resolved.base;
   const wanted = definitionOf(desired);
   const urlsChanged = !sameExampleUrls(known.urls, wanted.urls);
-  const paramsChanged = descriptionsKnown && stable(known.scraperParams) !== stable(wanted.scraperParams);
+  const paramsChanged = descriptionsKnown && !sameScraperParams(known.scraperParams, wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
     if (isPrevented(ctx, address, desired)) return undefined;
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(

@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { emulatorEnv } from '../helpers/child-cli.js';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
@@ -64,6 +64,7 @@ interface DriftJson {
   drift: {
     address: string;
     drift: string;
+    message: string;
     changes: unknown[];
     revert: { calls: number; regenerations: number; credits: number; requests: unknown[] };
     accept: { calls: number; credits: number; possible: boolean; placeholders: string[] };
@@ -173,6 +174,38 @@ describe('scrapeform drift', () => {
     expect((await drift([])).code).toBe(0);
     const validate = await runScrapeform(['validate', path.join(ws.dir, 'manifests')]);
     expect(validate.stderr + validate.stdout).toContain('the description is a placeholder');
+  });
+
+  it('a version made by hand in a status scrapeform does not know is still generating: nothing to revert, --accept leaves it', async () => {
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    const { parser } = await ids();
+    const before = await readFile(path.join(ws.dir, 'manifests', 'books.yaml'), 'utf8');
+    await h.raw('PUT', '/_emulator/quirks', { quirks: ['queued-status'], queuedMs: 600_000 });
+    // A reset keeps the quirks: the tests after this one need versions that finish.
+    onTestFinished(async () => {
+      await h.raw('PUT', '/_emulator/quirks', { quirks: [] });
+    });
+    await h.parsers.update(parser, 0, {
+      add_fields: [{ name: 'upc', description: 'Universal product code', selector: 'td.upc' }],
+    });
+    const run = await drift(['--json']);
+    const report = JSON.parse(run.stdout) as DriftJson;
+    expect(
+      report.drift.map((d) => [d.drift, d.message, d.changes, d.revert.credits, d.accept.possible]),
+    ).toEqual([
+      [
+        'generating',
+        'version 1 was made outside scrapeform and is still generating (status QUEUED)',
+        [],
+        0,
+        false,
+      ],
+    ]);
+    const accept = await drift(['--accept']);
+    expect(accept.stderr).not.toContain('accepted parser.books');
+    expect(await readFile(path.join(ws.dir, 'manifests', 'books.yaml'), 'utf8')).toBe(before);
+    expect((await ws.state()).resources['parser.books']).toMatchObject({ version: 0 });
   });
 
   it('--accept when the manifest already declares the live fields (a run stopped between its two writes, or an edit by hand) finishes it', async () => {

@@ -299,6 +299,32 @@ describe('detectDrift', () => {
       accepted: { failed: { version: 2, error: 'DownloadError: y' } },
     });
   });
+  it('a version made by hand in a status scrapeform does not know is still generating: no fields read as removed', () => {
+    // Only FAILED fails and only FINISHED is done (issue 13): a version in another status has no fields to read yet.
+    for (const [listed, read, shown] of [
+      ['QUEUED', 'QUEUED', 'QUEUED'],
+      ['FINISHED', 'PENDING_REVIEW', 'PENDING_REVIEW'],
+      ['RETRYING', 'FINISHED', 'RETRYING'],
+    ]) {
+      const report = detectDrift({
+        state,
+        live: {
+          parsers: [{ ...summary(2), status: listed as string }],
+          details: { 'p-1': { ...version(2, []), status: read as string } },
+          projects: [project({})],
+        },
+      });
+      expect(report.drift[0]).toMatchObject({
+        drift: 'generating',
+        message: `version 2 was made outside scrapeform and is still generating (status ${shown as string})`,
+        changes: [],
+        revert: { calls: 0, regenerations: 0, credits: 0, requests: [] },
+        accept: { possible: false },
+      });
+      expect(report.drift[0]).not.toHaveProperty('accepted');
+    }
+  });
+
   it('an object scrapeform created and has not seen since, answering 404: reported, but --accept does not drop it', () => {
     // Review (404 after create): drift --accept dropped it from state, leaving a live object no state manages once
     // the service showed it. Review of the merged fixes: skipping it as no drift hid a real deletion from watch.

@@ -1,0 +1,44 @@
+import type { DesiredField } from '../model/desired.js';
+import type { ScraperParams } from '../model/vocabulary.js';
+import { stable } from './plan-context.js';
+
+/*
+ * Two spellings of one value in a parser definition. A manifest written again (another editor, a block scalar
+ * re-wrapped, a default spelled out) must not read as a change: a description's is a modify (a regeneration,
+ * 30,000 credits), a scraper parameter's a replace (a new parser id, and the same again).
+ */
+
+/**
+ * A description as compared: Unicode NFC (an editor or a paste on macOS may give the same text decomposed), and
+ * every run of white space one space (a block scalar re-wrapped, two spaces after a full stop). What is sent stays
+ * as written.
+ */
+export function descriptionKey(description: string): string {
+  return description.normalize('NFC').replace(/\s+/gu, ' ').trim();
+}
+
+export function sameDescription(a: string, b: string): boolean {
+  return a === b || descriptionKey(a) === descriptionKey(b);
+}
+
+/**
+ * Scraping parameters as compared: `follow_redirect: true` is the service's default (seed 1, "Scraping
+ * parameters"), the same as leaving it out; a country code names one country in either case.
+ */
+export function scraperParamsKey(params: ScraperParams): string {
+  const { follow_redirect: followRedirect, country_code: countryCode, ...rest } = params;
+  return stable({
+    ...rest,
+    ...(followRedirect === false ? { follow_redirect: false } : {}),
+    ...(typeof countryCode === 'string' ? { country_code: countryCode.toLowerCase() } : {}),
+  });
+}
+
+export function sameScraperParams(a: ScraperParams, b: ScraperParams): boolean {
+  return scraperParamsKey(a) === scraperParamsKey(b);
+}
+
+/** A field as compared: its description by descriptionKey, type and selector as written. */
+export function fieldKey(field: DesiredField): string {
+  return stable({ ...field, description: descriptionKey(field.description) });
+}
