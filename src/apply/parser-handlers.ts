@@ -20,6 +20,7 @@ import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
 import { patchOnce, waveDefinitions } from './patch-intent.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
+import { sameParserDefinition } from '../plan/parser-definition.js';
 
 /** One handler per parser action; a missing one is a type error. */
 export const PARSER_HANDLERS = {
@@ -220,6 +221,7 @@ async function replaceParser(
             previous.failed.version,
             previous.failed.error,
             change.definition,
+            sameParserDefinition,
           ),
         };
       } else if (previous !== undefined) state.resources[change.address] = previous;

@@ -11,6 +11,7 @@ import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from './look-cutoff.js';
 import type { LookCutoff } from './look-cutoff.js';
+import { sameParserDefinition } from '../plan/parser-definition.js';
 
 /** Common causes of a FAILED generation (seed 1, States and transitions). */
 export const FAILED_GENERATION_CAUSES =
@@ -173,7 +174,13 @@ export async function waitForGeneration(
     } else {
       state.resources[change.address] = {
         ...withoutPending(current),
-        failed: failureOf(current.failed, version, outcome.error ?? outcome.status, definition),
+        failed: failureOf(
+          current.failed,
+          version,
+          outcome.error ?? outcome.status,
+          definition,
+          sameParserDefinition,
+        ),
       };
     }
   });

@@ -89,16 +89,22 @@ export interface ParserFailure {
   attempts?: number;
 }
 
-/** The failure to record when `definition` FAILED at `version`: attempts count up while the definition stays. */
+/**
+ * The failure to record when `definition` FAILED at `version`: attempts count up while the definition stays, as
+ * `same` compares two (apply passes the plan's own comparison, plan/parser-definition.ts: a manifest respelled
+ * between two tries, its fields reordered, is the same definition, and must not start the count again and so buy
+ * a third paid try).
+ */
 export function failureOf(
   previous: ParserFailure | undefined,
   version: number,
   error: string,
   definition: ParserDefinition,
+  same: (a: ParserDefinition, b: ParserDefinition) => boolean = (a, b) =>
+    JSON.stringify(a) === JSON.stringify(b),
 ): ParserFailure {
-  const same =
-    previous?.definition !== undefined && JSON.stringify(previous.definition) === JSON.stringify(definition);
-  return { version, error, definition, attempts: same ? (previous.attempts ?? 1) + 1 : 1 };
+  const again = previous?.definition !== undefined && same(previous.definition, definition);
+  return { version, error, definition, attempts: again ? (previous.attempts ?? 1) + 1 : 1 };
 }
 
 /** What was last applied to a project: the values sent, for three-way diffs (a key dropped is reset). */

@@ -456,6 +456,35 @@ describe.each(['library', 'cli'] as const)(
       }
     });
 
+    it('a definition that FAILED twice is not retried by itself when respelled between the tries', async () => {
+      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
+      await ws.converge();
+      h.emulator.setFaults({ failGenerations: 2 });
+      await ws.write({
+        'books.yaml': bookParser(
+          `${FIELDS_V1}  upc: { description: Universal product code, selector: td.upc }\n`,
+        ),
+      });
+      expect((await ws.applyChanges()).results[0]?.ok).toBe(false);
+      // The same definition written again: the new field first, its description re-wrapped.
+      await ws.write({
+        'books.yaml': bookParser(
+          `  upc: { description: "Universal  product\\n code", selector: td.upc }\n${FIELDS_V1}`,
+        ),
+      });
+      const retry = await ws.plan();
+      expect(retry.status).toBe('changes');
+      expect((await ws.applyChanges(retry)).results[0]?.ok).toBe(false);
+      // Two paid tries of one definition: a third is not planned by itself.
+      const after = await ws.plan();
+      expect(after.status).toBe('no_changes');
+      expect(after.warnings).toContainEqual(
+        expect.stringMatching(
+          /^parser\.books: version 2 FAILED 2 times with the definition the manifests ask for/,
+        ),
+      );
+    });
+
     it('prevent_destroy turns a delete or replace into an error', async () => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1, 'lifecycle: { prevent_destroy: true }\n') });
       await ws.converge();
