@@ -38,8 +38,15 @@ export function createApiClients(
   const dispatcher = proxyConfigured(env) ? createDispatcher(env) : undefined;
   const pools = dispatcher === undefined ? createConnectionPools() : undefined;
   const timeoutMs = transportOptions.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Aborted by close: a call still under way then is given up, not tried again. Plan, drift and status list both
+  // services at once, and the first 401 of a refused key ends the command while the other list is on the wire:
+  // its connection, destroyed by close, read as a network failure and printed `retrying ... (api.network)`
+  // before the 401 error, and the retry was sent after the command was over.
+  const closing = new AbortController();
+  const { interrupt } = transportOptions;
   const transport = new Transport({
     ...transportOptions,
+    interrupt: interrupt !== undefined ? AbortSignal.any([interrupt, closing.signal]) : closing.signal,
     timeoutMs,
     apiKey: config.apiKey,
     ...(dispatcher !== undefined ? { dispatcher } : {}),
@@ -53,6 +60,7 @@ export function createApiClients(
     // The command is over: what is still in flight was given up (a try past its deadline). destroy, not close:
     // close waits for it, and a proxy that never answers a tunnel held the process 300 s (undici's own bound).
     close: async () => {
+      closing.abort();
       pools?.close();
       await dispatcher?.destroy();
     },

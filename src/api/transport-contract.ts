@@ -41,7 +41,8 @@ export interface TransportOptions {
   /**
    * The command's Ctrl-C (apply, watch): once aborted, no call starts another try and a wait between tries ends
    * at once; a try under way is not called off (its outcome decides what state records), unless the request's own
-   * signal says so. Without it a 429 with a long Retry-After kept a stopping run going for minutes.
+   * signal says so. Without it a 429 with a long Retry-After kept a stopping run going for minutes. The clients
+   * of createApiClients add their own closing to it: a call under way when they close is not tried again.
    */
   interrupt?: AbortSignal;
   random?: () => number;
