@@ -8,12 +8,15 @@ export { MIN_KEY_LENGTH_IN_DATA, REDACTED, secretsRemover } from '../secret-form
  * we were not told about.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  return (
-    withoutSecrets(text, secrets)
+  // The parameters first: a secret short enough to occur in the word `api_key` (a one-letter key on an emulator)
+  // would otherwise be cut out of it, and the parameter's value, another key perhaps, then shown whole.
+  return withoutSecrets(
+    text
       // A URL quoted inside a message ends at these too, so the redaction does not swallow the text after it; a
       // backslash ends it as well, or the \" of a URL inside a JSON string would go with it and break that JSON.
       .replace(/([?&]api_key=)[^&#\s"'()<>[\],;\\]*/g, `$1${REDACTED}`)
-      .replace(/("api_key"\s*:\s*")(?:[^"\\]|\\.)*(")/g, `$1${REDACTED}$2`)
+      .replace(/("api_key"\s*:\s*")(?:[^"\\]|\\.)*(")/g, `$1${REDACTED}$2`),
+    secrets,
   );
 }
 

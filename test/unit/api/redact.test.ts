@@ -119,3 +119,12 @@ describe('redact', () => {
     });
   });
 });
+
+describe('a key short enough to occur in the word api_key', () => {
+  it('leaves no other api_key value shown, in a query or a JSON body', () => {
+    // The emulator started with `--api-key k` redacts its log with that key: a wrong key sent to it stayed whole.
+    expect(redact('/api/projects?api_key=wrong-key-of-another-account', ['k'])).not.toContain('wrong');
+    expect(redact('{"api_key":"wrong-key-of-another-account"}', ['k'])).not.toContain('wrong');
+    expect(redact('GET /parsers?api_key=k&x=1', ['k'])).toBe('GET /parsers?api_***ey=***&x=1');
+  });
+});
