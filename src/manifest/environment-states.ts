@@ -125,19 +125,24 @@ function stateKey(location: string, workspace: string): string {
   const read = readStateLocation(location);
   return read.kind === 'postgres'
     ? `${databaseKey(read.url)}\0${workspace}`
-    : read.kind === 'other-url'
-      ? `${read.shown}\0${workspace}`
-      : path.resolve(workspaceStatePath(location, workspace));
+    : read.kind === 'file' || read.kind === 'postgres-not-url'
+      ? path.resolve(workspaceStatePath(location, workspace))
+      : `${read.shown}\0${workspace}`;
 }
 
 /** A location as messages show it: a URL without its password (a state: written as ${VARIABLE} holds it). */
 function shownState(location: string): string {
   const read = readStateLocation(location);
-  return read.kind === 'file'
-    ? location
-    : read.kind === 'postgres-not-url'
-      ? 'postgres: without //'
-      : redactUrl(location.trim());
+  switch (read.kind) {
+    case 'file':
+      return location;
+    case 'postgres':
+      return redactUrl(location.trim());
+    case 'postgres-not-url':
+      return 'postgres: without //';
+    default:
+      return read.shown;
+  }
 }
 
 /**

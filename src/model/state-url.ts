@@ -14,23 +14,53 @@ export type StateLocationKind =
    * `postgres:` or `postgresql:` without `//` (`postgres:sf:pw@host/db`): a URL mistyped, never shown (its password
    * cannot be told apart) nor made a file named after it.
    */
-  | { kind: 'postgres-not-url' };
+  | { kind: 'postgres-not-url' }
+  /**
+   * `postgres//` or `postgresql//` (the colon left out): a URL mistyped, which as a path would make folders named
+   * after its password; shown with the password hidden.
+   */
+  | { kind: 'postgres-no-colon'; scheme: string; shown: string }
+  /** A path holding `USER:PASSWORD@` (a URL mistyped some other way): refused for the same reason, shown hidden. */
+  | { kind: 'password-in-path'; shown: string };
+
+/**
+ * `USER:PASSWORD@` in a path: a part (from the start or a `/` or `\`) with a `:` and, later, an `@`. The password
+ * runs to the last `@` (one may hold an `@` not percent-encoded, or a `/`); it cannot start with `/` or `\`, so a
+ * Windows drive (`C:\Users\me@corp\state.json`) stays a path.
+ */
+const PASSWORD_IN_PATH = /((?:^|[/\\])[^/\\:@\s]*:)[^/\\@].*@/s;
 
 /**
  * A `postgres://` or `postgresql://` URL (the scheme in any case, around it spaces a pasted secret brings) is a
  * database; any other `scheme://` is a URL no backend keeps state in (refused, rather than written to a file whose
- * name holds the password), and so is `postgres:` without `//`; anything else is a file path, as written (`./` before
- * a file whose name starts with `postgres:`).
+ * name holds the password), and so are `postgres:` without `//`, `postgres//` without `:` and a path holding
+ * `USER:PASSWORD@`; anything else is a file path, as written (`./` before a file whose name starts with
+ * `postgres:`).
  */
 export function readStateLocation(location: string): StateLocationKind {
   const trimmed = location.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(trimmed);
-  if (scheme === null)
-    return /^postgres(ql)?:/i.test(trimmed) ? { kind: 'postgres-not-url' } : { kind: 'file', path: location };
+  if (scheme === null) return notUrl(location, trimmed);
   const name = (scheme[1] ?? '').toLowerCase();
   if (name === 'postgres' || name === 'postgresql')
     return { kind: 'postgres', url: `${name}${trimmed.slice(name.length)}` };
   return { kind: 'other-url', shown: redactUrl(trimmed) };
+}
+
+/** A location with no `scheme://`: a file path, unless it is a URL mistyped that would put its password on disk. */
+function notUrl(location: string, trimmed: string): StateLocationKind {
+  if (/^postgres(ql)?:/i.test(trimmed)) return { kind: 'postgres-not-url' };
+  const noColon = /^(postgres(?:ql)?)\/\//i.exec(trimmed);
+  if (noColon !== null)
+    return { kind: 'postgres-no-colon', scheme: noColon[1] ?? '', shown: passwordInPathHidden(trimmed) };
+  if (PASSWORD_IN_PATH.test(trimmed))
+    return { kind: 'password-in-path', shown: passwordInPathHidden(trimmed) };
+  return { kind: 'file', path: location };
+}
+
+/** A path as shown: the password of a `USER:PASSWORD@` in it, and query parameters named like a secret, as ***. */
+function passwordInPathHidden(text: string): string {
+  return secretParametersHidden(text.replace(PASSWORD_IN_PATH, '$1***@'));
 }
 
 /** Query parameters of a connection URL that carry a secret (libpq's password and sslpassword, and the like). */

@@ -8,7 +8,8 @@ import { DEFAULT_WORKSPACE, checkWorkspaceName } from './workspace-name.js';
 
 /**
  * The backend a `--state` value names: a `postgres://` (or `postgresql://`) URL is a shared database, anything
- * else a file path (model/state-url.ts). `SCRAPEFORM_STATE` gives the default.
+ * else a file path (model/state-url.ts), save a URL mistyped (refused before anything is made, its password
+ * hidden). `SCRAPEFORM_STATE` gives the default.
  */
 export function createStateBackend(
   location: string | undefined,
@@ -34,6 +35,22 @@ export function createStateBackend(
         'the state location starts with postgres: but is not a URL (not shown: it may hold a password): a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE',
         {
           hint: 'write // after postgres: (percent-encode a /, # or @ in the password), or ./ before the path of a state file of that name',
+        },
+      );
+    case 'postgres-no-colon':
+      throw new ScrapeformError(
+        'cli.usage',
+        `the state location ${where.shown} is not a URL: the : after ${where.scheme} is missing (a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE)`,
+        {
+          hint: `write ${where.scheme}:// (percent-encode a /, # or @ in the password), or ./ before the path of a state file in a folder named ${where.scheme}`,
+        },
+      );
+    case 'password-in-path':
+      throw new ScrapeformError(
+        'cli.usage',
+        `the state location ${where.shown} is a file path holding a user name and password (USER:PASSWORD@): a mistyped URL, whose password would become folder names`,
+        {
+          hint: 'a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE; a state file needs a path with no :…@ in it',
         },
       );
   }
