@@ -7,7 +7,13 @@ import { BoundedText } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { renderJson } from './render-json.js';
-import { describeExpectChecks, describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
+import {
+  describeExpectChecks,
+  describeMove,
+  describeProjectRuns,
+  holdsBackParser,
+  summarisePlan,
+} from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
@@ -38,10 +44,13 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
   out.add(['### scrapeform plan', '', `**${summarisePlan(plan)}**`, '', ''].join('\n'));
-  // What a partial plan leaves out, right under the summary: not folded away among the other warnings.
+  // What a partial plan leaves out, and the parsers it holds back (no change planned, yet not in line), right under
+  // the summary: not folded away among the other warnings, where a reviewer reading "Plan: 1 to create" or "No
+  // changes planned: … (see the warning)" would not look.
+  const noted = (w: string): boolean => describesPartialPlan(w) || holdsBackParser(w);
   out.addList({
     head: '> [!NOTE]\n',
-    items: plan.warnings.filter(describesPartialPlan).map((w) => ({ lead: '> - ', text: w })),
+    items: plan.warnings.filter(noted).map((w) => ({ lead: '> - ', text: w })),
     more: (left) => `> - _…and ${left} more_\n`,
     tail: '\n',
   });
@@ -113,7 +122,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
 
   out.addList({
     head: '<details><summary>Warnings</summary>\n\n',
-    items: plan.warnings.filter((w) => !describesPartialPlan(w)).map((w) => ({ lead: '- ', text: w })),
+    items: plan.warnings.filter((w) => !noted(w)).map((w) => ({ lead: '- ', text: w })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n</details>\n\n',
   });

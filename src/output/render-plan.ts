@@ -69,6 +69,14 @@ export function describeProjectRuns(plan: Plan): string | undefined {
 const STILL_GENERATING = '; plan again once it';
 const NOT_RETRIED = '; not retried again by itself:';
 
+/**
+ * Whether a warning holds a parser back (lagging, still generating, FAILED twice): the plan has no change for it
+ * though it is not in line, which a reviewer must see next to the summary (render-plan-markdown.ts).
+ */
+export function holdsBackParser(warning: string): boolean {
+  return laggingParsers([warning]) > 0 || warning.includes(STILL_GENERATING) || warning.includes(NOT_RETRIED);
+}
+
 /** The parsers a plan holds back, by why: each says "no change" for a parser that is not in line. */
 function heldBackParsers(warnings: readonly string[]): {
   lagging: number;

@@ -15,7 +15,7 @@ const wanted = desiredParser('books', [desiredField('title', 'The title')]);
 const wantedDefinition = { ...definition, fields: wanted.fields };
 
 /** The plan of `wanted` against parser.books as state records it, the service showing `version` with `status`. */
-function planOf(entry: Partial<ParserState>, version: number, status: string): Plan {
+function planOf(entry: Partial<ParserState>, version: number, status: string, created: string[] = []): Plan {
   const state: State = {
     format_version: 1,
     serial: 1,
@@ -37,7 +37,8 @@ function planOf(entry: Partial<ParserState>, version: number, status: string): P
     details: {},
     projects: [],
   };
-  return buildPlan({ parsers: [wanted], projects: [], state, live });
+  const parsers = [wanted, ...created.map((name) => desiredParser(name, [desiredField('title', 'Title')]))];
+  return buildPlan({ parsers, projects: [], state, live });
 }
 
 describe('a plan that holds a wanted change back never says the services match the manifests', () => {
@@ -67,5 +68,24 @@ describe('a plan that holds a wanted change back never says the services match t
       '**No changes planned: 1 parser FAILED twice with what the manifests ask for and is not retried (see the warning).**',
     );
     expect(markdown).not.toContain('match the manifests');
+  });
+});
+
+describe('in the pull-request comment, a parser held back is said under the summary line, not folded away', () => {
+  it('a plan with a create and a parser still generating: its warning is in the note, not in the collapsed warnings', () => {
+    const plan = planOf({ pending: { version: 4, definition } }, 4, 'GENERATING', ['new']);
+    expect(plan.resource_changes.map((c) => [c.address, c.action])).toEqual([['parser.new', 'create']]);
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown).toContain(
+      [
+        '**Plan: 1 to create (1 regeneration, ~30,000 credits).**',
+        '',
+        '> [!NOTE]',
+        '> - parser.books: version 4 is still generating; plan again once it is FINISHED to change it',
+        '',
+        '| adopt |',
+      ].join('\n'),
+    );
+    expect(markdown).not.toContain('<summary>Warnings</summary>');
   });
 });
