@@ -54,16 +54,25 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
     more: (left) => `> - _…and ${left} more_\n`,
     tail: '\n',
   });
-  out.add(
-    [
-      ...runLines(plan),
-      '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
-      '',
-      '',
-    ].join('\n'),
-  );
+  const table = [
+    '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
+    '',
+    '',
+  ].join('\n');
+  // The lines on project runs and expect checks are shortened, as list entries are, before the counts table is cut:
+  // the expect checks name every parser checked, and one add with the table dropped both, uncounted, past the limit.
+  const giveTable = out.setAside(table.length);
+  out.addList({
+    head: '',
+    // A blank line between the lines and after them, as paragraphs.
+    items: runLines(plan).map((line, i) => ({ lead: i > 0 ? '\n' : '', text: line })),
+    more: (left) => `\n_…and ${left} more_\n`,
+    tail: '\n',
+  });
+  giveTable();
+  out.add(table);
 
   const destructive = plan.resource_changes.filter((c) => c.destructive);
   const n = destructive.length;
@@ -259,9 +268,7 @@ function idText(change: ResourceChange): string {
   return change.id !== null ? ` (${markdownCode(String(change.id))})` : '';
 }
 
-/** The project-runs line (describeProjectRuns) and the blank line after it, or nothing. */
+/** The project-runs and expect-checks lines (describeProjectRuns, describeExpectChecks), raw, or none. */
 function runLines(plan: Plan): string[] {
-  return [describeProjectRuns(plan), describeExpectChecks(plan)].flatMap((line) =>
-    line !== undefined ? [markdownText(line), ''] : [],
-  );
+  return [describeProjectRuns(plan), describeExpectChecks(plan)].filter((line) => line !== undefined);
 }
