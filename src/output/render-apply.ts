@@ -8,6 +8,11 @@ import { renderChecks } from './render-checks.js';
 import { renderResultDiffsHuman } from './render-result-diffs.js';
 import type { ResultDiff } from './render-result-diffs.js';
 import { renderJson } from './render-json.js';
+import { BoundedText } from './bounded-markdown.js';
+import { COMMENT_HEADER_RESERVE, MARKDOWN_LIMIT } from './render-plan-markdown.js';
+
+/** Room always kept for the last line that says what was cut. */
+const NOTICE_RESERVE = 200;
 
 /** What apply ended with: the results of the calls (none when there was nothing to do) and the expect checks. */
 export interface ApplyReport {
@@ -128,12 +133,19 @@ export function renderApplyJson(report: ApplyReport): string {
  * The apply report as Markdown (`apply --markdown-report FILE`), for CI to post on the merged pull request: what was
  * applied, what failed, the expect checks, and what each regeneration did to the data. Every value from manifests
  * or the service sits in a code span (escape-markdown.ts, as in the Markdown plan) or a code block of printable
- * lines, so it stays text and no bidi override reorders it.
+ * lines, so it stays text and no bidi override reorders it. It fits a comment as the Markdown plan does (`limit`,
+ * room kept for a header): GitHub refuses a longer body outright, and the example_result diffs of a few
+ * regenerations can take megabytes. What does not fit is cut in this order and counted in a last line: the diffs
+ * (each regeneration keeps its heading and likely regressions), then table rows (failures kept first).
  */
-export function renderApplyMarkdown(report: ApplyReport): string {
+export function renderApplyMarkdown(
+  report: ApplyReport,
+  limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE,
+): string {
   const { result, checks, resultDiffs } = report;
   if (result === undefined)
     return `### scrapeform apply\n\n${markdownText(report.noChanges ?? 'No changes: the live services already matched the manifests.')}\n`;
+  const out = new BoundedText(limit - NOTICE_RESERVE);
   const sorted = sortResults(result);
   const object = (r: ChangeResult): string =>
     r.id !== null
@@ -145,39 +157,70 @@ export function renderApplyMarkdown(report: ApplyReport): string {
       : notStarted(r)
         ? 'not started'
         : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
-  const lines = [
-    `### scrapeform apply: ${outcomeWord(result, sorted.failed.length)}`,
-    '',
-    `${countsText(sorted)}.`,
-    '',
-    '| object | action | result |',
-    '| --- | --- | --- |',
-    ...result.results.map((r) => `| ${tableCode(r.address)} | ${r.action} | ${outcome(r)} |`),
-  ];
+  out.add(`### scrapeform apply: ${outcomeWord(result, sorted.failed.length)}\n\n${countsText(sorted)}.\n\n`);
+  const head = '| object | action | result |\n| --- | --- | --- |\n';
+  const row = (r: ChangeResult): string => `| ${tableCode(r.address)} | ${r.action} | ${outcome(r)} |\n`;
+  const rows = result.results.map(row);
+  // In their order while the table fits; else what did not go as planned first, so no failure is the row cut.
+  const table = out.fits(head.length + rows.join('').length)
+    ? result.results
+    : [...sorted.failed, ...sorted.stopped, ...sorted.notStarted, ...sorted.ok];
+  out.addList({
+    head,
+    items: table.map((r) => ({ lead: row(r).slice(0, -1), text: '' })),
+    more: (left) => `| _…and ${left} more_ | | |\n`,
+    tail: '',
+  });
   if (checks.length > 0) {
     const bad = checks.filter((c) => !c.ok);
-    lines.push('', `**Expect checks:** ${checks.length - bad.length} of ${checks.length} passed.`);
-    for (const c of bad)
-      lines.push(
-        `- ${markdownCode(c.address)} ${markdownCode(c.url)}: ${markdownCode(c.error ?? c.mismatches.map((m) => m.path).join(', '))}`,
-      );
+    out.addList({
+      head: `\n**Expect checks:** ${checks.length - bad.length} of ${checks.length} passed.\n`,
+      items: bad.map((c) => ({
+        lead: `- ${markdownCode(c.address)} ${markdownCode(c.url)}: ${markdownCode(c.error ?? c.mismatches.map((m) => m.path).join(', '))}`,
+        text: '',
+      })),
+      more: (left) => `- _…and ${left} more_\n`,
+      tail: '',
+    });
+    if (bad.length === 0) out.add(`\n**Expect checks:** ${checks.length} of ${checks.length} passed.\n`);
   }
-  for (const d of resultDiffs) {
-    lines.push('', `#### Data: ${markdownCode(d.address)}, version ${d.from.version} -> ${d.to.version}`);
+  // Each regeneration's heading and likely regressions before any diff: room for all of them is kept as diffs are added.
+  const bare = resultDiffs.map((d) => {
+    const lines = ['', `#### Data: ${markdownCode(d.address)}, version ${d.from.version} -> ${d.to.version}`];
     for (const field of d.missing)
       lines.push(
         `> [!WARNING]\n> Likely regression: ${markdownCode(field)} had a value before and is missing from every example now.`,
       );
-    lines.push(
+    return `${lines.join('\n')}\n`;
+  });
+  let later = bare.reduce((sum, b) => sum + b.length, 0);
+  let cutDiffs = 0;
+  for (const [i, d] of resultDiffs.entries()) {
+    const heading = bare[i] ?? '';
+    later -= heading.length;
+    const diff = [
       '',
       '<details><summary>example_result diff</summary>',
       '',
       codeBlock(renderResultDiffsHuman([d], PLAIN)),
       '',
       '</details>',
-    );
+      '',
+    ].join('\n');
+    if (out.fits(heading.length + diff.length + later)) out.add(heading + diff);
+    else if (out.add(heading)) cutDiffs++;
+    else out.cutChanges++;
   }
-  return `${lines.join('\n')}\n`;
+  const cut = [
+    cutDiffs > 0 ? `${cutDiffs} example_result ${cutDiffs === 1 ? 'diff' : 'diffs'}` : '',
+    out.cutChanges > 0 ? `${out.cutChanges} data ${out.cutChanges === 1 ? 'section' : 'sections'}` : '',
+    out.cutItems > 0 ? `${out.cutItems} ${out.cutItems === 1 ? 'row' : 'rows'}` : '',
+  ].filter((p) => p !== '');
+  const notice =
+    cut.length > 0
+      ? `\n_…${cut.length > 1 ? `${cut.slice(0, -1).join(', ')} and ${cut.at(-1) ?? ''}` : cut.join('')} cut to fit the comment limit; the apply log shows every one._\n`
+      : '';
+  return `${out.text}${notice}`;
 }
 
 const PLAIN = createColors(false);

@@ -7,7 +7,13 @@ import { BoundedText } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { renderJson } from './render-json.js';
-import { describeExpectChecks, describeMove, describeProjectRuns, summarisePlan } from './render-plan.js';
+import {
+  describeExpectChecks,
+  describeMove,
+  describeProjectRuns,
+  holdsBackParser,
+  summarisePlan,
+} from './render-plan.js';
 import { formatCount } from '../format-count.js';
 
 /** GitHub keeps at most 65,536 characters in a comment (its body, whatever puts it there). */
@@ -38,23 +44,35 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
   out.add(['### scrapeform plan', '', `**${summarisePlan(plan)}**`, '', ''].join('\n'));
-  // What a partial plan leaves out, right under the summary: not folded away among the other warnings.
+  // What a partial plan leaves out, and the parsers it holds back (no change planned, yet not in line), right under
+  // the summary: not folded away among the other warnings, where a reviewer reading "Plan: 1 to create" or "No
+  // changes planned: … (see the warning)" would not look.
+  const noted = (w: string): boolean => describesPartialPlan(w) || holdsBackParser(w);
   out.addList({
     head: '> [!NOTE]\n',
-    items: plan.warnings.filter(describesPartialPlan).map((w) => ({ lead: '> - ', text: w })),
+    items: plan.warnings.filter(noted).map((w) => ({ lead: '> - ', text: w })),
     more: (left) => `> - _…and ${left} more_\n`,
     tail: '\n',
   });
-  out.add(
-    [
-      ...runLines(plan),
-      '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
-      '',
-      '',
-    ].join('\n'),
-  );
+  const table = [
+    '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
+    '',
+    '',
+  ].join('\n');
+  // The lines on project runs and expect checks are shortened, as list entries are, before the counts table is cut:
+  // the expect checks name every parser checked, and one add with the table dropped both, uncounted, past the limit.
+  const giveTable = out.setAside(table.length);
+  out.addList({
+    head: '',
+    // A blank line between the lines and after them, as paragraphs.
+    items: runLines(plan).map((line, i) => ({ lead: i > 0 ? '\n' : '', text: line })),
+    more: (left) => `\n_…and ${left} more_\n`,
+    tail: '\n',
+  });
+  giveTable();
+  out.add(table);
 
   const destructive = plan.resource_changes.filter((c) => c.destructive);
   const n = destructive.length;
@@ -113,7 +131,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
 
   out.addList({
     head: '<details><summary>Warnings</summary>\n\n',
-    items: plan.warnings.filter((w) => !describesPartialPlan(w)).map((w) => ({ lead: '- ', text: w })),
+    items: plan.warnings.filter((w) => !noted(w)).map((w) => ({ lead: '- ', text: w })),
     more: (left) => `- _…and ${left} more_\n`,
     tail: '\n</details>\n\n',
   });
@@ -250,9 +268,7 @@ function idText(change: ResourceChange): string {
   return change.id !== null ? ` (${markdownCode(String(change.id))})` : '';
 }
 
-/** The project-runs line (describeProjectRuns) and the blank line after it, or nothing. */
+/** The project-runs and expect-checks lines (describeProjectRuns, describeExpectChecks), raw, or none. */
 function runLines(plan: Plan): string[] {
-  return [describeProjectRuns(plan), describeExpectChecks(plan)].flatMap((line) =>
-    line !== undefined ? [markdownText(line), ''] : [],
-  );
+  return [describeProjectRuns(plan), describeExpectChecks(plan)].filter((line) => line !== undefined);
 }

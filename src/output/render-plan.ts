@@ -62,8 +62,37 @@ export function describeProjectRuns(plan: Plan): string | undefined {
 }
 
 /**
+ * How the planner's warnings end for a parser it plans nothing for while a change the manifests ask for waits: a
+ * version still generating (plan-parser.ts, plan-parser-adoption.ts), and a definition that FAILED twice and is not
+ * tried again by itself (plan-parser-generation.ts). Like a lagging parser, neither is in line with the manifests.
+ */
+const STILL_GENERATING = '; plan again once it';
+const NOT_RETRIED = '; not retried again by itself:';
+
+/**
+ * Whether a warning holds a parser back (lagging, still generating, FAILED twice): the plan has no change for it
+ * though it is not in line, which a reviewer must see next to the summary (render-plan-markdown.ts).
+ */
+export function holdsBackParser(warning: string): boolean {
+  return laggingParsers([warning]) > 0 || warning.includes(STILL_GENERATING) || warning.includes(NOT_RETRIED);
+}
+
+/** The parsers a plan holds back, by why: each says "no change" for a parser that is not in line. */
+function heldBackParsers(warnings: readonly string[]): {
+  lagging: number;
+  generating: number;
+  failed: number;
+} {
+  return {
+    lagging: laggingParsers(warnings),
+    generating: warnings.filter((w) => w.includes(STILL_GENERATING)).length,
+    failed: warnings.filter((w) => w.includes(NOT_RETRIED)).length,
+  };
+}
+
+/**
  * `2 to create, 1 to update (1 regeneration, ~30,000 credits), 1 to archive`, or `No changes.`; `No changes planned:`
- * with why when the service shows a parser below a version state records.
+ * with why when a parser is held back (below a version state records, still generating, FAILED twice).
  */
 export function summarisePlan(plan: Plan): string {
   const s = plan.summary;
@@ -83,10 +112,23 @@ export function summarisePlan(plan: Plan): string {
   ].filter((p) => p !== '');
   if (parts.length === 0) {
     const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
-    // A parser the service shows below a version state records is held back, not in line: said, with what to do.
-    const lagging = laggingParsers(plan.warnings);
-    if (lagging > 0)
-      return `No changes planned${partial ? ' among the objects selected (a partial plan)' : ''}: ${lagging} ${lagging === 1 ? 'parser lags' : 'parsers lag'} behind state (see the ${partial || lagging > 1 ? 'warnings' : 'warning'}); plan again later.`;
+    // A parser held back is not in line: said, with what to do. Waiting helps a lagging or generating parser; one
+    // that FAILED twice waits for a fixed manifest (its warning says so).
+    const { lagging, generating, failed } = heldBackParsers(plan.warnings);
+    const held = lagging + generating + failed;
+    if (held > 0) {
+      const why = [
+        lagging > 0 ? `${lagging} ${lagging === 1 ? 'parser lags' : 'parsers lag'} behind state` : '',
+        generating > 0
+          ? `${generating} ${generating === 1 ? 'parser is' : 'parsers are'} still generating`
+          : '',
+        failed > 0
+          ? `${failed} ${failed === 1 ? 'parser' : 'parsers'} FAILED twice with what the manifests ask for and ${failed === 1 ? 'is' : 'are'} not retried`
+          : '',
+      ].filter((p) => p !== '');
+      const later = lagging + generating > 0 && failed === 0 ? '; plan again later' : '';
+      return `No changes planned${partial ? ' among the objects selected (a partial plan)' : ''}: ${why.join(', ')} (see the ${partial || held > 1 ? 'warnings' : 'warning'})${later}.`;
+    }
     return partial
       ? 'No changes among the objects selected (a partial plan: see its warning).'
       : 'No changes. The live services match the manifests.';
@@ -104,11 +146,12 @@ export function summarisePlan(plan: Plan): string {
 
 /**
  * For the apply report when nothing was applied: the plan's summary line when it says more than that the services
- * match (parsers lagging behind state, a partial plan), else nothing.
+ * match (parsers held back, a partial plan), else nothing.
  */
 export function heldBack(plan: Plan): { noChanges?: string } {
   const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
-  return partial || laggingParsers(plan.warnings) > 0 ? { noChanges: summarisePlan(plan) } : {};
+  const { lagging, generating, failed } = heldBackParsers(plan.warnings);
+  return partial || lagging + generating + failed > 0 ? { noChanges: summarisePlan(plan) } : {};
 }
 
 /**
