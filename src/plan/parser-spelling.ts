@@ -1,6 +1,6 @@
 import type { DesiredField } from '../model/desired.js';
 import type { ScraperParams } from '../model/vocabulary.js';
-import { stable } from './plan-context.js';
+import { stable } from './stable-json.js';
 
 /*
  * Two spellings of one value in a parser definition. A manifest written again (another editor, a block scalar

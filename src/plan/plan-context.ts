@@ -2,7 +2,9 @@ import type { KeyRedacted, LiveParserSummary, LiveProject } from '../api/live.js
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
 import type { ResourceState, State } from '../state/model.js';
 import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
-import { byCodeUnit } from '../code-unit-order.js';
+import { stable } from './stable-json.js';
+
+export { sortKeys, stable } from './stable-json.js';
 
 /** What planning one object may read and add to: errors, drift, warnings, fingerprints. */
 export interface Context {
@@ -127,15 +129,6 @@ export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {
   return rest;
 }
 
-/** JSON with its keys sorted by code unit (the same on every machine): two spellings of one value compare equal. */
-export function stable(value: unknown): string {
-  // A plain value has no keys to sort (most of what apply compares per call): no replacer walk.
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
-  const sorted = (_key: string, v: unknown): unknown =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v;
-  return JSON.stringify(value, sorted) ?? 'undefined';
-}
-
 /**
  * Whether two values read the same as `stable` JSON, compared in place: no strings are built and no keys sorted
  * (apply compares every field of every answer, and plan every field of every project). For values read from JSON
@@ -178,8 +171,4 @@ function inArray(value: unknown): unknown {
 
 function hasToJson(value: object): boolean {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
-}
-
-export function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => byCodeUnit(a, b)));
 }
