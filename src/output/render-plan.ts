@@ -1,6 +1,7 @@
 import type { Plan, PlannedMove, ResourceChange } from '../plan/model.js';
 import { adoptsLiveObject, PARTIAL_PLAN_WARNING } from '../plan/model.js';
 import { laggingParsers } from '../plan/lagging-version.js';
+import { NOT_RETRIED_ENDING, STILL_GENERATING_ENDING } from '../plan/plan-parser-generation.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import type { PlannedRequest } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
@@ -62,19 +63,15 @@ export function describeProjectRuns(plan: Plan): string | undefined {
 }
 
 /**
- * How the planner's warnings end for a parser it plans nothing for while a change the manifests ask for waits: a
- * version still generating (plan-parser.ts, plan-parser-adoption.ts), and a definition that FAILED twice and is not
- * tried again by itself (plan-parser-generation.ts). Like a lagging parser, neither is in line with the manifests.
- */
-const STILL_GENERATING = '; plan again once it';
-const NOT_RETRIED = '; not retried again by itself:';
-
-/**
  * Whether a warning holds a parser back (lagging, still generating, FAILED twice): the plan has no change for it
  * though it is not in line, which a reviewer must see next to the summary (render-plan-markdown.ts).
  */
 export function holdsBackParser(warning: string): boolean {
-  return laggingParsers([warning]) > 0 || warning.includes(STILL_GENERATING) || warning.includes(NOT_RETRIED);
+  return (
+    laggingParsers([warning]) > 0 ||
+    warning.includes(STILL_GENERATING_ENDING) ||
+    warning.includes(NOT_RETRIED_ENDING)
+  );
 }
 
 /** The parsers a plan holds back, by why: each says "no change" for a parser that is not in line. */
@@ -85,8 +82,8 @@ function heldBackParsers(warnings: readonly string[]): {
 } {
   return {
     lagging: laggingParsers(warnings),
-    generating: warnings.filter((w) => w.includes(STILL_GENERATING)).length,
-    failed: warnings.filter((w) => w.includes(NOT_RETRIED)).length,
+    generating: warnings.filter((w) => w.includes(STILL_GENERATING_ENDING)).length,
+    failed: warnings.filter((w) => w.includes(NOT_RETRIED_ENDING)).length,
   };
 }
 

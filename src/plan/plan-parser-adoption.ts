@@ -9,7 +9,7 @@ import type { ParserAdopt, ReplacedParser, ResourceChange } from './model.js';
 import { definitionOf } from './parser-definition.js';
 import { change, isPrevented } from './plan-context.js';
 import type { Context } from './plan-context.js';
-import { stillGenerating } from './plan-parser-generation.js';
+import { stillGenerating, STILL_GENERATING_ENDING } from './plan-parser-generation.js';
 import { neverFinished, replaceParser, replacedParser } from './plan-parser-replace.js';
 import { updateParser } from './plan-parser-update.js';
 
@@ -39,7 +39,7 @@ export function adoptParser(
     );
   if (kind === 'working') {
     ctx.warnings.push(
-      `${address}: the live parser ${live.id} with this name is ${stillGenerating(details.status)}; plan again once it finishes to adopt it`,
+      `${address}: the live parser ${live.id} with this name is ${stillGenerating(details.status)}${STILL_GENERATING_ENDING} finishes to adopt it`,
     );
     return undefined;
   }

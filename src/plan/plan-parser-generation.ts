@@ -2,6 +2,13 @@ import type { ParserDefinition, ParserFailure } from '../state/model.js';
 import { sameParserDefinition } from './parser-definition.js';
 import type { Context } from './plan-context.js';
 
+/**
+ * How the warnings of a parser held back end: a version still generating (plan-parser.ts, plan-parser-adoption.ts)
+ * and a definition that FAILED twice; output/render-plan.ts finds such parsers in a plan by them.
+ */
+export const STILL_GENERATING_ENDING = '; plan again once it';
+export const NOT_RETRIED_ENDING = '; not retried again by itself:';
+
 /** "still generating", naming a status scrapeform does not know (read as still working, issue 13). */
 export function stillGenerating(status: string): string {
   return status === 'GENERATING' ? 'still generating' : `still generating (status ${status})`;
@@ -21,7 +28,7 @@ export function retriedEnough(
   if ((failed.attempts ?? 1) < 2 || failed.definition === undefined) return false;
   if (!sameParserDefinition(failed.definition, wanted) || ctx.reassert.includes(address)) return false;
   ctx.warnings.push(
-    `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error}); not retried again by itself: fix the manifest, or try once more with --reassert ${address}`,
+    `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error})${NOT_RETRIED_ENDING} fix the manifest, or try once more with --reassert ${address}`,
   );
   return true;
 }

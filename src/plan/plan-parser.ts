@@ -12,7 +12,7 @@ import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
 import { detailsBehind, laggingVersion, lagWarning } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
-import { retriedEnough, stillGenerating } from './plan-parser-generation.js';
+import { retriedEnough, stillGenerating, STILL_GENERATING_ENDING } from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
 import {
   createParser,
@@ -179,7 +179,7 @@ export function planParser(
         return undefined;
       }
       ctx.warnings.push(
-        `${address}: version ${live.version} is ${stillGenerating(live.status)}; plan again once it is FINISHED to change it`,
+        `${address}: version ${live.version} is ${stillGenerating(live.status)}${STILL_GENERATING_ENDING} is FINISHED to change it`,
       );
       return undefined;
     } else {
@@ -207,7 +207,7 @@ export function planParser(
       driftRenames = reconciled.renames.filter((r) => wantedNames.has(r.to) && !wantedNames.has(r.from));
     } else if (liveKind === 'working') {
       ctx.warnings.push(
-        `${address}: version ${live.version} was made ${madeBy(recorded, live.version, 'working')} and is ${stillGenerating(live.status)}; plan again once it finishes`,
+        `${address}: version ${live.version} was made ${madeBy(recorded, live.version, 'working')} and is ${stillGenerating(live.status)}${STILL_GENERATING_ENDING} finishes`,
       );
       return undefined;
     } else if (liveKind === 'failed') {
@@ -228,7 +228,7 @@ export function planParser(
   if (base === null || baseVersion === null) {
     if (liveKind === 'working') {
       ctx.warnings.push(
-        `${address}: version ${live.version} is ${stillGenerating(live.status)}; plan again once it finishes`,
+        `${address}: version ${live.version} is ${stillGenerating(live.status)}${STILL_GENERATING_ENDING} finishes`,
       );
       return undefined;
     }
