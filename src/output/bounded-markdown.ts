@@ -26,6 +26,20 @@ export interface BoundedList {
   tail: string;
 }
 
+/** Room a bounded text always keeps for the last line that says what was cut (cutNotice). */
+export const NOTICE_RESERVE = 200;
+
+/**
+ * The last line of a text cut to fit a comment: what was cut (`parts`, each a count; empty ones left out), joined
+ * as a sentence, then where to see all of it; nothing when nothing was cut.
+ */
+export function cutNotice(parts: readonly string[], seeAll: string): string {
+  const cut = parts.filter((p) => p !== '');
+  if (cut.length === 0) return '';
+  const listed = cut.length > 1 ? `${cut.slice(0, -1).join(', ')} and ${cut.at(-1) ?? ''}` : (cut[0] ?? '');
+  return `\n_…${listed} cut to fit the comment limit; ${seeAll}._\n`;
+}
+
 /** Text that never grows past its limit: what does not fit is counted instead. */
 export class BoundedText {
   text = '';

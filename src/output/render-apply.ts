@@ -8,11 +8,8 @@ import { renderChecks } from './render-checks.js';
 import { renderResultDiffsHuman } from './render-result-diffs.js';
 import type { ResultDiff } from './render-result-diffs.js';
 import { renderJson } from './render-json.js';
-import { BoundedText } from './bounded-markdown.js';
+import { BoundedText, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
 import { COMMENT_HEADER_RESERVE, MARKDOWN_LIMIT } from './render-plan-markdown.js';
-
-/** Room always kept for the last line that says what was cut. */
-const NOTICE_RESERVE = 200;
 
 /** What apply ended with: the results of the calls (none when there was nothing to do) and the expect checks. */
 export interface ApplyReport {
@@ -173,8 +170,9 @@ export function renderApplyMarkdown(
   });
   if (checks.length > 0) {
     const bad = checks.filter((c) => !c.ok);
+    const passed = `\n**Expect checks:** ${checks.length - bad.length} of ${checks.length} passed.\n`;
     out.addList({
-      head: `\n**Expect checks:** ${checks.length - bad.length} of ${checks.length} passed.\n`,
+      head: passed,
       items: bad.map((c) => ({
         lead: `- ${markdownCode(c.address)} ${markdownCode(c.url)}: ${markdownCode(c.error ?? c.mismatches.map((m) => m.path).join(', '))}`,
         text: '',
@@ -182,7 +180,8 @@ export function renderApplyMarkdown(
       more: (left) => `- _…and ${left} more_\n`,
       tail: '',
     });
-    if (bad.length === 0) out.add(`\n**Expect checks:** ${checks.length} of ${checks.length} passed.\n`);
+    // A list with no entry writes no heading: every check passed.
+    if (bad.length === 0) out.add(passed);
   }
   // Each regeneration's heading and likely regressions before any diff: room for all of them is kept as diffs are added.
   const bare = resultDiffs.map((d) => {
@@ -211,16 +210,14 @@ export function renderApplyMarkdown(
     else if (out.add(heading)) cutDiffs++;
     else out.cutChanges++;
   }
-  const cut = [
-    cutDiffs > 0 ? `${cutDiffs} example_result ${cutDiffs === 1 ? 'diff' : 'diffs'}` : '',
-    out.cutChanges > 0 ? `${out.cutChanges} data ${out.cutChanges === 1 ? 'section' : 'sections'}` : '',
-    out.cutItems > 0 ? `${out.cutItems} ${out.cutItems === 1 ? 'row' : 'rows'}` : '',
-  ].filter((p) => p !== '');
-  const notice =
-    cut.length > 0
-      ? `\n_…${cut.length > 1 ? `${cut.slice(0, -1).join(', ')} and ${cut.at(-1) ?? ''}` : cut.join('')} cut to fit the comment limit; the apply log shows every one._\n`
-      : '';
-  return `${out.text}${notice}`;
+  return `${out.text}${cutNotice(
+    [
+      cutDiffs > 0 ? `${cutDiffs} example_result ${cutDiffs === 1 ? 'diff' : 'diffs'}` : '',
+      out.cutChanges > 0 ? `${out.cutChanges} data ${out.cutChanges === 1 ? 'section' : 'sections'}` : '',
+      out.cutItems > 0 ? `${out.cutItems} ${out.cutItems === 1 ? 'row' : 'rows'}` : '',
+    ],
+    'the apply log shows every one',
+  )}`;
 }
 
 const PLAIN = createColors(false);

@@ -3,7 +3,7 @@ import { adoptsLiveObject, describesPartialPlan } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
-import { BoundedText } from './bounded-markdown.js';
+import { BoundedText, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { renderJson } from './render-json.js';
@@ -27,9 +27,6 @@ export const MARKDOWN_LIMIT = 65_536;
  * fold the rest of the comment away).
  */
 export const COMMENT_HEADER_RESERVE = 2_048;
-
-/** Room always kept for the last line that says what was cut. */
-const NOTICE_RESERVE = 200;
 
 /**
  * The plan as a pull-request comment: the summary table first, destructive changes and adoptions called out
@@ -164,21 +161,17 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.cutChanges += ordered.length - shown;
   if (shown < ordered.length) out.addList(index(shown));
 
-  let text = out.text;
   const { cutChanges, cutItems, shortenedItems } = out;
-  if (cutChanges > 0 || cutItems > 0 || shortenedItems > 0) {
-    const parts = [
+  return `${out.text}${cutNotice(
+    [
       cutChanges > 0 ? `${cutChanges} more ${cutChanges === 1 ? 'change' : 'changes'}` : '',
       cutItems > 0 ? `${cutItems} list ${cutItems === 1 ? 'entry' : 'entries'}` : '',
       shortenedItems > 0
         ? `part of ${shortenedItems} list ${shortenedItems === 1 ? 'entry' : 'entries'}`
         : '',
-    ].filter((p) => p !== '');
-    const listed =
-      parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}` : parts.join('');
-    text += `\n_…${listed} cut to fit the comment limit; run \`scrapeform plan\` for the full plan._\n`;
-  }
-  return text;
+    ],
+    'run `scrapeform plan` for the full plan',
+  )}`;
 }
 
 /**
