@@ -62,29 +62,25 @@ export function describeProjectRuns(plan: Plan): string | undefined {
   return `Project runs: the ${projects === 1 ? 'project' : `${projects} projects`} created, or changed in what or when ${projects === 1 ? 'it scrapes, takes' : 'they scrape, take'} ${listed}${hooked}, paid per page as ${projects === 1 ? 'it runs' : 'they run'} (not by this apply; public docs: 6 credits a plain page, more with render or premium).`;
 }
 
-/**
- * Whether a warning holds a parser back (lagging, still generating, FAILED twice): the plan has no change for it
- * though it is not in line, which a reviewer must see next to the summary (render-plan-markdown.ts).
- */
-export function holdsBackParser(warning: string): boolean {
-  return (
-    laggingParsers([warning]) > 0 ||
-    warning.includes(STILL_GENERATING_ENDING) ||
-    warning.includes(NOT_RETRIED_ENDING)
-  );
-}
-
 /** The parsers a plan holds back, by why: each says "no change" for a parser that is not in line. */
 function heldBackParsers(warnings: readonly string[]): {
   lagging: number;
   generating: number;
   failed: number;
+  total: number;
 } {
-  return {
-    lagging: laggingParsers(warnings),
-    generating: warnings.filter((w) => w.includes(STILL_GENERATING_ENDING)).length,
-    failed: warnings.filter((w) => w.includes(NOT_RETRIED_ENDING)).length,
-  };
+  const lagging = laggingParsers(warnings);
+  const generating = warnings.filter((w) => w.includes(STILL_GENERATING_ENDING)).length;
+  const failed = warnings.filter((w) => w.includes(NOT_RETRIED_ENDING)).length;
+  return { lagging, generating, failed, total: lagging + generating + failed };
+}
+
+/**
+ * Whether a warning holds a parser back (lagging, still generating, FAILED twice): the plan has no change for it
+ * though it is not in line, which a reviewer must see next to the summary (render-plan-markdown.ts).
+ */
+export function holdsBackParser(warning: string): boolean {
+  return heldBackParsers([warning]).total > 0;
 }
 
 /**
@@ -111,8 +107,7 @@ export function summarisePlan(plan: Plan): string {
     const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
     // A parser held back is not in line: said, with what to do. Waiting helps a lagging or generating parser; one
     // that FAILED twice waits for a fixed manifest (its warning says so).
-    const { lagging, generating, failed } = heldBackParsers(plan.warnings);
-    const held = lagging + generating + failed;
+    const { lagging, generating, failed, total: held } = heldBackParsers(plan.warnings);
     if (held > 0) {
       const why = [
         lagging > 0 ? `${lagging} ${lagging === 1 ? 'parser lags' : 'parsers lag'} behind state` : '',
@@ -147,8 +142,7 @@ export function summarisePlan(plan: Plan): string {
  */
 export function heldBack(plan: Plan): { noChanges?: string } {
   const partial = plan.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING));
-  const { lagging, generating, failed } = heldBackParsers(plan.warnings);
-  return partial || lagging + generating + failed > 0 ? { noChanges: summarisePlan(plan) } : {};
+  return partial || heldBackParsers(plan.warnings).total > 0 ? { noChanges: summarisePlan(plan) } : {};
 }
 
 /**

@@ -93,7 +93,8 @@ export function parserDrift(
   // scrapeform does not know, has no fields to read yet. Read as done, its empty fields were every field removed:
   // a revert priced at a regeneration, and an accept that takes every field out of state and the manifest.
   const listedKind = parserStatusKind(summary.status);
-  if (details === undefined || parserStatusKind(details.status) === 'working' || listedKind === 'working') {
+  const detailsKind = details === undefined ? undefined : parserStatusKind(details.status);
+  if (details === undefined || detailsKind === 'working' || listedKind === 'working') {
     if (details === undefined && listedKind !== 'working') {
       warnings.push(`${address}: the details of version ${summary.version} were not read`);
     }
@@ -101,13 +102,13 @@ export function parserDrift(
       ...common,
       ...versions,
       drift: 'generating',
-      message: `version ${summary.version} was made outside scrapeform and is ${stillGenerating(details !== undefined && parserStatusKind(details.status) === 'working' ? details.status : summary.status)}`,
+      message: `version ${summary.version} was made outside scrapeform and is ${stillGenerating(detailsKind === 'working' && details !== undefined ? details.status : summary.status)}`,
       changes: [],
       revert: { ...FREE, requests: [], note: 'run drift again once it finishes to see what it changed' },
       accept: { ...FREE, possible: false, placeholders: [], note: 'wait until it finishes' },
     };
   }
-  if (parserStatusKind(details.status) === 'failed' || listedKind === 'failed') {
+  if (detailsKind === 'failed' || listedKind === 'failed') {
     const error = details.error ?? summary.error ?? 'no error given';
     return {
       ...common,

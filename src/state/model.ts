@@ -100,8 +100,7 @@ export function failureOf(
   version: number,
   error: string,
   definition: ParserDefinition,
-  same: (a: ParserDefinition, b: ParserDefinition) => boolean = (a, b) =>
-    JSON.stringify(a) === JSON.stringify(b),
+  same: (a: ParserDefinition, b: ParserDefinition) => boolean,
 ): ParserFailure {
   const again = previous?.definition !== undefined && same(previous.definition, definition);
   return { version, error, definition, attempts: again ? (previous.attempts ?? 1) + 1 : 1 };
