@@ -428,7 +428,15 @@ describe.each(['library', 'cli'] as const)(
       await ws.converge();
     });
 
-    it('a definition that FAILED twice is not retried by itself (the plan is empty), until --reassert', async () => {
+    // The second try of each is of the same definition: as written, or respelled between the tries (the new field
+    // first, its description re-wrapped), which must not start the count of paid tries again.
+    it.each([
+      ['(the plan is empty), until --reassert', undefined],
+      [
+        'when respelled between the tries',
+        `  upc: { description: "Universal  product\\n code", selector: td.upc }\n${FIELDS_V1}`,
+      ],
+    ])('a definition that FAILED twice is not retried by itself %s', async (_, respelled) => {
       await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
       await ws.converge();
       h.emulator.setFaults({ failGenerations: 2 });
@@ -438,6 +446,7 @@ describe.each(['library', 'cli'] as const)(
         ),
       });
       expect((await ws.applyChanges()).results[0]?.ok).toBe(false);
+      if (respelled !== undefined) await ws.write({ 'books.yaml': bookParser(respelled) });
       const retry = await ws.plan();
       expect(retry.status).toBe('changes');
       expect((await ws.applyChanges(retry)).results[0]?.ok).toBe(false);
@@ -454,35 +463,6 @@ describe.each(['library', 'cli'] as const)(
         await ws.applyChanges(forced);
         expect((await ws.plan()).status).toBe('no_changes');
       }
-    });
-
-    it('a definition that FAILED twice is not retried by itself when respelled between the tries', async () => {
-      await ws.write({ 'books.yaml': bookParser(FIELDS_V1) });
-      await ws.converge();
-      h.emulator.setFaults({ failGenerations: 2 });
-      await ws.write({
-        'books.yaml': bookParser(
-          `${FIELDS_V1}  upc: { description: Universal product code, selector: td.upc }\n`,
-        ),
-      });
-      expect((await ws.applyChanges()).results[0]?.ok).toBe(false);
-      // The same definition written again: the new field first, its description re-wrapped.
-      await ws.write({
-        'books.yaml': bookParser(
-          `  upc: { description: "Universal  product\\n code", selector: td.upc }\n${FIELDS_V1}`,
-        ),
-      });
-      const retry = await ws.plan();
-      expect(retry.status).toBe('changes');
-      expect((await ws.applyChanges(retry)).results[0]?.ok).toBe(false);
-      // Two paid tries of one definition: a third is not planned by itself.
-      const after = await ws.plan();
-      expect(after.status).toBe('no_changes');
-      expect(after.warnings).toContainEqual(
-        expect.stringMatching(
-          /^parser\.books: version 2 FAILED 2 times with the definition the manifests ask for/,
-        ),
-      );
     });
 
     it('prevent_destroy turns a delete or replace into an error', async () => {
