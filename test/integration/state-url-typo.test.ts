@@ -60,6 +60,15 @@ const NO_COLON = {
     'error: the state location postgres//scrapeform:***@127.0.0.1:5432/db is not a URL: the : after postgres is missing (a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE)\n  hint: write postgres:// (percent-encode a /, # or @ in the password), or ./ before the path of a state file in a folder named postgres\n',
 };
 
+/** A project whose two environments, prod and staging, both keep their state at the mistyped location. */
+function twoEnvironments(stagingExtra = ''): Promise<string> {
+  return project({
+    'books.yaml': BOOKS,
+    'pushed.json': PUSHED,
+    'scrapeform.yaml': `kind: Config\nenvironments:\n  prod:\n    state: ${NO_COLON.state}\n  staging:\n    state: ${NO_COLON.state}\n${stagingExtra}`,
+  });
+}
+
 const COMMANDS = [
   ['plan', '--out', 'plan.json'],
   ['apply', '--auto-approve'],
@@ -95,18 +104,7 @@ describe('a state location with the colon after postgres left out', () => {
   });
 
   it("is refused as an environment's state in scrapeform.yaml, and as SCRAPEFORM_STATE", async () => {
-    const dir = await project({
-      'books.yaml': BOOKS,
-      'pushed.json': PUSHED,
-      'scrapeform.yaml': `kind: Config
-environments:
-  prod:
-    state: ${NO_COLON.state}
-  staging:
-    state: ${NO_COLON.state}
-    workspace: staging
-`,
-    });
+    const dir = await twoEnvironments('    workspace: staging\n');
     const before = await tree(dir);
     const requests = h.emulator.requestLog.length;
     for (const command of COMMANDS)
@@ -131,17 +129,7 @@ environments:
   });
 
   it('shows two environments sharing such a state without the password', async () => {
-    const dir = await project({
-      'books.yaml': BOOKS,
-      'pushed.json': PUSHED,
-      'scrapeform.yaml': `kind: Config
-environments:
-  prod:
-    state: ${NO_COLON.state}
-  staging:
-    state: ${NO_COLON.state}
-`,
-    });
+    const dir = await twoEnvironments();
     const run = await runBuiltCli(['validate'], { cwd: dir, env: emulatorEnv(h.emulator.url, EMULATOR_KEY) });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
