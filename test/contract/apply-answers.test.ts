@@ -4,25 +4,20 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  counted,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 useNock();
 
 const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-hostile-');
 const { statePath, readState } = folder;
-
-/** Answers `answer` to every request `interceptor` matches, and counts them. */
-function counted(interceptor: nock.Interceptor, answer: [number, unknown]): { n: number } {
-  const seen = { n: 0 };
-  interceptor
-    .reply(() => {
-      seen.n++;
-      return answer;
-    })
-    .persist();
-  return seen;
-}
 
 const parserManifest = (name: string) =>
   `kind: Parser\nname: ${name}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`;

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
@@ -77,18 +77,6 @@ function detailsLag(byNumber: [number, nock.Body]): void {
     .query(keyQuery)
     .reply(...byNumber)
     .persist();
-}
-
-/** Counts the paid calls sent; each is refused, so a run that sends one ends at once. */
-function counted(interceptor: nock.Interceptor): { n: number } {
-  const seen = { n: 0 };
-  interceptor
-    .reply(() => {
-      seen.n++;
-      return [402, 'Credits exhausted'];
-    })
-    .persist();
-  return seen;
 }
 
 const HELD_BACK =

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
@@ -61,18 +61,6 @@ const SHAPES: [string, unknown[]][] = [
 
 function listed(version: number): unknown[] {
   return [{ id: 'p-1', name: 'a', status: 'FINISHED', error: null, generated_at: null, version }];
-}
-
-/** Counts the paid calls sent; each is refused, so a run that sends one ends at once. */
-function counted(interceptor: nock.Interceptor): { n: number } {
-  const seen = { n: 0 };
-  interceptor
-    .reply(() => {
-      seen.n++;
-      return [402, 'Credits exhausted'];
-    })
-    .persist();
-  return seen;
 }
 
 describe('ParsersClient.get: details fields in another shape than the seed', () => {

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
@@ -37,18 +37,6 @@ async function liveParserShowing(shown: string[]): Promise<void> {
       example_result: shown.map((url) => ({ url, result: { title: 'T' } })),
     })
     .persist();
-}
-
-/** Counts the calls sent; each is refused, so a run that sends one ends at once. */
-function counted(interceptor: nock.Interceptor): { n: number } {
-  const seen = { n: 0 };
-  interceptor
-    .reply(() => {
-      seen.n++;
-      return [402, 'Credits exhausted'];
-    })
-    .persist();
-  return seen;
 }
 
 const UNSHOWN_WARNING = `warning: parser.a: the details of p-1 give example results for 1 of the 2 urls the manifest declares, not for ${PAGE_B}; pages an answer leaves out are not read as a difference, so no replace is planned (if p-1 was made without them, delete it, and the next plan creates the parser with them)`;

@@ -67,3 +67,21 @@ export async function withUnmatched<T>(work: () => Promise<T>): Promise<{ result
     nock.emitter.removeListener('no match', noMatch);
   }
 }
+
+/**
+ * Answers `answer` to every request `interceptor` matches, and counts them. By default each is refused as out of
+ * credits, so a run that sends one (a paid call a test says must not go out) ends at once.
+ */
+export function counted(
+  interceptor: nock.Interceptor,
+  answer: [number, unknown] = [402, 'Credits exhausted'],
+): { n: number } {
+  const seen = { n: 0 };
+  interceptor
+    .reply(() => {
+      seen.n++;
+      return answer;
+    })
+    .persist();
+  return seen;
+}
