@@ -119,13 +119,14 @@ export function lockAliveError(location: string, held: LockInfo): ScrapeformErro
 
 /**
  * PostgreSQL `force-unlock` without --force when the session holding the lock's key is not the one the state's lock
- * row names: the key is of the workspace's table name, so a run of the same workspace in another schema of the
- * database holds the same one. Ending it would stop that run mid-apply: nothing is broken.
+ * row names: a run still taking the lock (its row not written yet), or a run of an earlier version of the same
+ * workspace in another schema of the database (earlier versions took one key for every schema, which this version
+ * honours: postgres-tables.ts, earlierLockKeyOf). Ending it would stop that run mid-apply: nothing is broken.
  */
 export function lockElsewhereError(location: string, pid: number): ScrapeformError {
   return new ScrapeformError(
     'state.lock-elsewhere',
-    `the state ${location} is locked by a database session (pid ${pid}) that is not the run this state recorded: it is a run of another state with the same lock key (the same workspace in another schema of this database), or a run still taking the lock; nothing was broken`,
+    `the state ${location} is locked by a database session (pid ${pid}) that is not the run this state recorded: it is a run still taking the lock, or a run of an earlier scrapeform of the same workspace in another schema of this database (earlier versions had one lock key for every schema); nothing was broken`,
     {
       hint: `see who it is with SELECT * FROM pg_stat_activity WHERE pid = ${pid}; if it is a run of this state that died, add --force`,
       details: { pid },

@@ -47,21 +47,30 @@ export class FileLock {
   private async takeFile(operation: string): Promise<StateLock> {
     await mkdir(path.dirname(this.lockPath), { recursive: true });
     const info = newLockInfo(operation);
+    let triedTakeover = false;
     for (let attempt = 1; ; attempt++) {
       if (await createExclusive(this.lockPath, info)) break;
       const held = await this.readLockText();
+      // Gone between the create that found it and this read: its holder released it (or force-unlock broke
+      // it), so the lock is free and the create is tried again, as exclusive as the first. Bounded: runs that
+      // keep taking and releasing it before each read end this one as locked by another run.
+      if (held === undefined) {
+        if (attempt < VANISHED_LOCK_TRIES) continue;
+        throw lockedError(this.statePath, undefined);
+      }
       // A lock left by a process of this machine that no longer runs (killed) is stale beyond doubt: take it
       // over once. A holder on another host, or in another container, may still be running, so only
       // force-unlock breaks those. A lock that cannot be read (left half written by a scrapeform from before
       // locks were written whole) is stale once older than any write of one.
-      if (attempt === 1 && held !== undefined && (await this.staleHolder(held))) {
+      if (!triedTakeover && (await this.staleHolder(held))) {
+        triedTakeover = true;
         if (await this.takeOver(held.text, info)) {
           if (held.info !== undefined) this.staleLockBroken = held.info;
           break;
         }
         continue;
       }
-      throw lockedError(this.statePath, held?.info);
+      throw lockedError(this.statePath, held.info);
     }
     this.held = info;
     return {
@@ -211,6 +220,12 @@ export class FileLock {
 
 /** How old a takeover guard is when its run is surely gone: a takeover takes a few file operations. */
 const STALE_GUARD_MS = 30_000;
+
+/**
+ * How many times a run creates the lock file when each time it existed at the create and was gone by the read
+ * that would name its holder. A few: each miss is another run that took the lock and released it meanwhile.
+ */
+const VANISHED_LOCK_TRIES = 5;
 
 /**
  * Creates `file` holding `info` unless it exists: true when this call created it. The content is written to a

@@ -19,12 +19,14 @@ import {
   KEEPALIVE_IDLE_S,
   setServerKeepalives,
 } from './postgres-session.js';
-import { advisoryKey, ensureTables, quoteIdentifier, tableOf } from './postgres-tables.js';
+import { earlierLockKeyOf, ensureTables, lockKeyOf, quoteIdentifier, tableOf } from './postgres-tables.js';
 
 /**
  * State in PostgreSQL, for teams whose CI runners start empty. One table per workspace, created on first use;
  * each write is a transaction that checks the serial it read, so a concurrent writer loses instead of overwriting;
- * the lock is a session advisory lock, released by PostgreSQL itself when a killed runner's connection drops.
+ * the lock is a session advisory lock of the workspace's schema and table (with the key earlier versions took,
+ * shared), released by PostgreSQL itself when a killed runner's connection drops; its holder is recorded in a row
+ * of scrapeform_locks while it is held.
  */
 export class PostgresStateBackend implements StateBackend {
   readonly location: string;
@@ -32,7 +34,10 @@ export class PostgresStateBackend implements StateBackend {
   /** The table's exact name (also the key of its row in scrapeform_locks), and as written in SQL. */
   private readonly table: string;
   private readonly sqlTable: string;
-  private readonly lockKey: bigint;
+  /** The key earlier versions took exclusively, one for every schema: this version takes it shared (lockNow). */
+  private readonly earlierLockKey: bigint;
+  /** The lock's own key, of the schema the tables are in: known once connected. */
+  private lockKey: bigint | undefined;
   private client: pg.Client | undefined;
   private ready: Promise<void> | undefined;
   /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
@@ -54,7 +59,7 @@ export class PostgresStateBackend implements StateBackend {
     checkWorkspaceName(workspace);
     this.table = tableOf(workspace);
     this.sqlTable = quoteIdentifier(this.table);
-    this.lockKey = advisoryKey(this.table);
+    this.earlierLockKey = earlierLockKeyOf(this.table);
     this.location = `${redactUrl(url)} (workspace ${workspace})`;
     checkDatabaseUrl(url);
     this.stateIdentity = { workspace, location: databaseIdentity(url) };
@@ -110,7 +115,7 @@ export class PostgresStateBackend implements StateBackend {
     }
     try {
       await setServerKeepalives(client);
-      await ensureTables(client, this.workspace);
+      this.lockKey = lockKeyOf(await ensureTables(client, this.workspace), this.table);
     } catch (error) {
       this.drop(client);
       throw error;
@@ -230,12 +235,20 @@ export class PostgresStateBackend implements StateBackend {
     this.taking = info;
     try {
       const client = await this.connect();
-      const { rows } = await client.query<{ locked: boolean; session: number }>(
-        'SELECT pg_try_advisory_lock($1) AS locked, pg_backend_pid() AS session',
-        [this.lockKey.toString()],
+      const keys = this.keysOf();
+      // Both at once (neither waits): this state's key, and the earlier versions' key shared, which a run of an
+      // earlier version holds exclusively (so each excludes the other) and runs of this version in other schemas
+      // hold shared too (so they do not). Whichever was granted alone is given back.
+      const { rows } = await client.query<{ locked: boolean; shared: boolean; session: number }>(
+        'SELECT pg_try_advisory_lock($1) AS locked, pg_try_advisory_lock_shared($2) AS shared, pg_backend_pid() AS session',
+        [keys.own.toString(), keys.earlier.toString()],
       );
-      if (rows[0]?.locked !== true) throw lockedError(this.location, await this.lockRow(client));
-      info.session = rows[0].session;
+      const granted = rows[0];
+      if (granted?.locked !== true || !granted.shared) {
+        await this.unlock(client, { own: granted?.locked === true, earlier: granted?.shared === true });
+        throw lockedError(this.location, await this.lockRow(client));
+      }
+      info.session = granted.session;
       try {
         await client.query(
           'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
@@ -246,7 +259,7 @@ export class PostgresStateBackend implements StateBackend {
         // process (watch) and every later run would find the state locked by a lock its holder released. A
         // connection already gone is not asked again: ending it releases the lock.
         if (isConnectionError(error)) this.drop(client);
-        else await this.unlock(client);
+        else await this.unlock(client, BOTH_KEYS);
         throw error;
       }
       this.lockSession = client;
@@ -259,7 +272,7 @@ export class PostgresStateBackend implements StateBackend {
           if (this.lockInfo?.id !== info.id) return;
           this.lockInfo = undefined;
           this.lockSession = undefined;
-          await this.unlock(client);
+          await this.unlock(client, BOTH_KEYS, info.id);
         },
       };
     } finally {
@@ -267,17 +280,54 @@ export class PostgresStateBackend implements StateBackend {
     }
   }
 
-  /** Releases the advisory lock of this session; a session that cannot is ended, which releases it as well. */
-  private async unlock(client: pg.Client): Promise<void> {
+  /** The keys of this state's lock: its own (of the schema, known once connected) and the earlier versions'. */
+  private keysOf(): { own: bigint; earlier: bigint } {
+    if (this.lockKey === undefined) throw new Error('the state database connection was not opened');
+    return { own: this.lockKey, earlier: this.earlierLockKey };
+  }
+
+  /**
+   * Releases what this session holds of the lock's keys, then (given the lock's id) deletes the lock's row if it is
+   * still this lock's. A session that cannot unlock is ended, which releases the keys as well.
+   *
+   * The row goes after the keys: while a key is held its row is there (but while a run is taking it), so another
+   * run finding the lock held names its holder; a missing row means no one holds it (or a run is taking it), as
+   * for a database where no run ever locked. Matched by id, a row another run wrote since is left. A row that
+   * cannot be deleted (a role granted no DELETE, as before this version) stays: the next run replaces it, and no
+   * one reads a row while the lock is free.
+   */
+  private async unlock(
+    client: pg.Client,
+    held: { own: boolean; earlier: boolean },
+    lockId?: string,
+  ): Promise<void> {
     // A session that ended (the database restarted, force-unlock) released the lock with it.
     if (this.client !== client) return;
+    const keys = this.keysOf();
+    const unlocks = [
+      ...(held.own ? [{ call: 'pg_advisory_unlock', key: keys.own }] : []),
+      ...(held.earlier ? [{ call: 'pg_advisory_unlock_shared', key: keys.earlier }] : []),
+    ];
+    const work = async (): Promise<void> => {
+      if (unlocks.length > 0)
+        await client.query(
+          `SELECT ${unlocks.map((unlock, i) => `${unlock.call}($${i + 1})`).join(', ')}`,
+          unlocks.map((unlock) => unlock.key.toString()),
+        );
+      if (lockId === undefined) return;
+      await client
+        .query("DELETE FROM scrapeform_locks WHERE workspace = $1 AND info->>'id' = $2", [this.table, lockId])
+        .catch((error: unknown) => {
+          if (isConnectionError(error)) throw error;
+        });
+    };
     try {
       // Bounded below the query timeout: a session that does not answer soon is ended, which unlocks as well.
       let timer: NodeJS.Timeout | undefined;
-      const unlocked = client.query('SELECT pg_advisory_unlock($1)', [this.lockKey.toString()]);
-      unlocked.catch(() => undefined);
+      const done = work();
+      done.catch(() => undefined);
       await Promise.race([
-        unlocked,
+        done,
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('the unlock did not answer')), this.endMs);
         }),
@@ -325,20 +375,25 @@ export class PostgresStateBackend implements StateBackend {
 
   private async forceUnlockNow(options: ForceUnlockOptions): Promise<LockInfo | undefined> {
     const client = await this.connect();
+    const keys = this.keysOf();
     // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low), with
     // objsubid 1 (2 is a key of two integers). Advisory locks are per database: the same key in another
-    // database is another workspace's lock.
-    const unsigned = BigInt.asUintN(64, this.lockKey);
-    const high = (unsigned >> 32n).toString();
-    const low = (unsigned & 0xffffffffn).toString();
+    // database is another workspace's lock. The holder is the session with this state's own key, or one of an
+    // earlier version with the earlier key exclusively (runs of this version hold that one shared).
+    const halves = (key: bigint): [string, string] => {
+      const unsigned = BigInt.asUintN(64, key);
+      return [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()];
+    };
     const { rows: sessions } = await client.query<{ pid: number; holder: string; since: Date | null }>(
-      `SELECT l.pid, coalesce(a.usename, '?') || '@' || coalesce(host(a.client_addr), 'local') AS holder,
+      `SELECT DISTINCT l.pid, coalesce(a.usename, '?') || '@' || coalesce(host(a.client_addr), 'local') AS holder,
               a.backend_start AS since
        FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2
-         AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+         AND ((l.classid::bigint = $1 AND l.objid::bigint = $2)
+           OR (l.classid::bigint = $3 AND l.objid::bigint = $4 AND l.mode = 'ExclusiveLock'))
+         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
          AND l.pid <> pg_backend_pid()`,
-      [high, low],
+      [...halves(keys.own), ...halves(keys.earlier)],
     );
     const session = sessions[0];
     if (session === undefined) {
@@ -358,7 +413,8 @@ export class PostgresStateBackend implements StateBackend {
     if (options.lockId !== undefined && held.id !== options.lockId)
       throw lockMismatch(this.location, options.lockId, held);
     // Only the session this state's row names (a row of an earlier version names none): one with no row here, or
-    // another, holds the key for another state (the same workspace in another schema) or is still taking it.
+    // another, is still taking the lock, or is an earlier version's run of the same workspace in another schema
+    // (whose key was the same for every schema).
     const elsewhere = recorded === undefined || (recorded.session ?? session.pid) !== session.pid;
     if (elsewhere && options.force !== true) throw lockElsewhereError(this.location, session.pid);
     if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
@@ -382,6 +438,9 @@ export class PostgresStateBackend implements StateBackend {
 
 /** How long connecting to the state database, and each query, may take by default (SCRAPEFORM_STATE_TIMEOUT). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
+
+/** Both of this state's keys, as a run holds them between lock() and release(). */
+const BOTH_KEYS = { own: true, earlier: true };
 
 /** The lock is held, by another run or by this one (named, as the file backend names it). */
 function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {

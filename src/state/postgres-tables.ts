@@ -42,21 +42,45 @@ export function advisoryKey(name: string): bigint {
 }
 
 /**
+ * The advisory key of a workspace's lock: of its table's schema and name, so the same workspace in two schemas of
+ * one database (chosen by the role or `options=-c search_path=…`) has a lock of its own in each.
+ */
+export function lockKeyOf(schema: string, table: string): bigint {
+  return advisoryKey(`${quoteIdentifier(schema)}.${quoteIdentifier(table)}`);
+}
+
+/**
+ * The key earlier versions took, exclusively, for a workspace: of its table's name alone, one for every schema. This
+ * version takes it too, shared, so a run of an earlier version still running during an upgrade and a run of this
+ * one never both hold a workspace's lock, while runs of this version in two schemas (both shared) do not exclude
+ * each other.
+ */
+export function earlierLockKeyOf(table: string): bigint {
+  return advisoryKey(table);
+}
+
+/**
  * The transaction-level advisory lock under which tables are created, one for the whole database: the locks table
- * is shared by every workspace. No workspace's key is the same (theirs are of the table names).
+ * is shared by every workspace. No workspace's key is the same (theirs are of the table names, lockKeyOf and
+ * earlierLockKeyOf).
  */
 const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
 
 /**
- * Makes the workspace's table and the locks table if either is missing. Only what is missing is created: a role
- * that may only read and write the tables (made by an admin) has no CREATE on the schema, and even CREATE TABLE IF
- * NOT EXISTS needs it.
+ * Makes the workspace's table and the locks table if either is missing, and says the schema they are in (the
+ * session's current schema). Only what is missing is created: a role that may only read and write the tables
+ * (made by an admin) has no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
  */
-export async function ensureTables(client: pg.Client, workspace: string): Promise<void> {
+export async function ensureTables(client: pg.Client, workspace: string): Promise<string> {
   const table = tableOf(workspace);
   const names = [table, legacyTableOf(workspace), LOCKS_TABLE];
   const existing = await tablesNamed(client, names);
   if (!existing.has(table) || !existing.has(LOCKS_TABLE)) await createTables(client, workspace, names);
+  // Not null: with no schema to create in, the CREATE TABLE above failed (3F000), and PostgreSQL said so.
+  const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+  const schema = rows[0]?.schema;
+  if (schema === undefined || schema === null) throw new Error('the state tables are in no schema');
+  return schema;
 }
 
 /**

@@ -103,16 +103,17 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
     const other = new pg.Client({ connectionString: url });
     try {
       await (await watch.lock('watch --heal')).release();
-      // Another session holds the lock row a while: the holder row's INSERT times out after the advisory lock.
+      // Another session holds the lock row a while (inserted, not committed: a released lock leaves no row): the
+      // holder row's INSERT waits for it and times out after the advisory lock.
       await other.connect();
       await other.query('BEGIN');
       await other.query(
-        "SELECT * FROM scrapeform_locks WHERE workspace = 'scrapeform_state_prod' FOR UPDATE",
+        "INSERT INTO scrapeform_locks (workspace, info) VALUES ('scrapeform_state_prod', '{}')",
       );
       const failed = (await watch.lock('watch --heal').catch((e: unknown) => e)) as ScrapeformError;
       expect(failed.code).toBe('state.unreachable');
       expect(failed.message).toMatch(/did not answer: canceling statement due to (statement|lock) timeout/);
-      await other.query('COMMIT');
+      await other.query('ROLLBACK');
       for (let round = 0; round < 2; round++) await (await watch.lock('watch --heal')).release();
       expect(await tryLock(ci)).toBe('locked');
     } finally {
@@ -233,6 +234,7 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
     await admin.query(`CREATE ROLE ${role} LOGIN`);
     await admin.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
     await admin.query(`GRANT SELECT, INSERT, UPDATE ON scrapeform_state_prod, scrapeform_locks TO ${role}`);
+    await admin.query(`GRANT DELETE ON scrapeform_locks TO ${role}`);
     const asRole = new URL(url);
     asRole.username = role;
     const backend = new PostgresStateBackend(asRole.toString(), 'prod');
@@ -247,6 +249,16 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       expect(await other.forceUnlock({ force: true })).toEqual(lock.info);
       await lock.release();
       expect(Object.keys((await other.read()).resources)).toEqual(['project.a']);
+      // A released lock's row is deleted; without DELETE (granted as earlier versions listed) it stays, and the
+      // lock is released all the same.
+      const rows = async (): Promise<number> =>
+        (await admin.query('SELECT 1 FROM scrapeform_locks')).rowCount ?? -1;
+      await (await other.lock('apply')).release();
+      expect(await rows()).toBe(0);
+      await admin.query(`REVOKE DELETE ON scrapeform_locks FROM ${role}`);
+      await (await other.lock('apply')).release();
+      expect(await rows()).toBe(1);
+      await (await backend.lock('apply')).release();
       const refused = (await fresh.read().catch((e: unknown) => e)) as ScrapeformError;
       expect(refused.code).toBe('state.unreachable');
       expect(refused.message).toBe(

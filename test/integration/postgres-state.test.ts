@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { connect as connectTcp, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -577,34 +578,149 @@ setInterval(() => {}, 1000);`;
     }
   });
 
-  it('force-unlock does not end the run of the same workspace in another schema of the database', async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl });
+  /** Two schemas of a database of their own, and the URL of each (`options=-c search_path=…`). */
+  async function twoSchemas(
+    suffix: string,
+  ): Promise<{ admin: pg.Client; inSchema: (schema: string) => string }> {
+    const url = await newDatabase(suffix);
+    const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query('CREATE SCHEMA env_prod; CREATE SCHEMA env_staging');
     const inSchema = (schema: string): string => {
-      const url = new URL(databaseUrl);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      return url.toString();
+      const inIt = new URL(url);
+      inIt.searchParams.set('options', `-c search_path=${schema}`);
+      return inIt.toString();
     };
+    return { admin, inSchema };
+  }
+
+  /**
+   * The advisory key every released scrapeform took for a workspace, whatever its schema: the first 64 bits of the
+   * SHA-256 of its table's name. Written out here, not imported: it is what an earlier version still running takes.
+   */
+  function earlierVersionKey(workspace: string): string {
+    const hex = createHash('sha256').update(`scrapeform_state_${workspace}`).digest('hex').slice(0, 16);
+    return BigInt.asIntN(64, BigInt(`0x${hex}`)).toString();
+  }
+
+  it('the same workspace in two schemas of one database: each has a lock of its own, named by its own holder', async () => {
+    const { admin, inSchema } = await twoSchemas('schemas');
+    const prod = new PostgresStateBackend(inSchema('env_prod'), 'default');
+    const prodAgain = new PostgresStateBackend(inSchema('env_prod'), 'default');
+    const staging = new PostgresStateBackend(inSchema('env_staging'), 'default');
+    const stagingAgain = new PostgresStateBackend(inSchema('env_staging'), 'default');
+    try {
+      // Staging ran before (its run finished), then prod applies: staging applies all the same.
+      await (await staging.lock('apply')).release();
+      const prodLock = await prod.lock('apply');
+      const stagingLock = await staging.lock('apply');
+      // Within prod the lock is prod's run's, and names it.
+      const refused = (await prodAgain.lock('plan').catch((e: unknown) => e)) as ScrapeformError;
+      expect([refused.code, refused.details.lock]).toEqual(['state.locked', prodLock.info]);
+      expect((await staging.write(await staging.read())).serial).toBe(1);
+      expect((await prod.write(await prod.read())).serial).toBe(1);
+      // force-unlock of staging breaks staging's lock only; prod's run keeps its own and writes.
+      expect(await stagingAgain.forceUnlock({ force: true })).toEqual(stagingLock.info);
+      await expect(staging.write(emptyState(''))).rejects.toMatchObject({ code: 'state.lock-lost' });
+      expect((await prod.write(await prod.read())).serial).toBe(2);
+      await prodLock.release();
+      await stagingLock.release();
+    } finally {
+      await Promise.all([
+        prod.close(),
+        prodAgain.close(),
+        staging.close(),
+        stagingAgain.close(),
+        admin.end(),
+      ]);
+    }
+  });
+
+  it('a released lock leaves no row; a row left by a run that died names no one once the lock is free', async () => {
+    const { admin, inSchema } = await twoSchemas('rows');
+    const backend = new PostgresStateBackend(inSchema('env_prod'), 'default');
+    const other = new PostgresStateBackend(inSchema('env_prod'), 'default');
+    const rows = async (): Promise<unknown[]> =>
+      (await admin.query<{ info: unknown }>('SELECT info FROM env_prod.scrapeform_locks')).rows.map(
+        (r) => r.info,
+      );
+    try {
+      const lock = await backend.lock('apply');
+      expect(await rows()).toEqual([lock.info]);
+      await lock.release();
+      expect(await rows()).toEqual([]);
+      // A row of a run whose session ended without its release (killed) stays; the lock is free all the same.
+      const killed = await backend.lock('apply');
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'scrapeform' AND datname = current_database()",
+      );
+      expect(await rows()).toEqual([killed.info]);
+      const next = await other.lock('apply');
+      expect(await rows()).toEqual([next.info]);
+      // The run that lost its lock releases nothing of the next one's.
+      await killed.release();
+      expect(await rows()).toEqual([next.info]);
+      await next.release();
+      expect(await rows()).toEqual([]);
+      expect(await other.forceUnlock()).toBeUndefined();
+    } finally {
+      await Promise.all([backend.close(), other.close(), admin.end()]);
+    }
+  });
+
+  it('an upgrade: a run of an earlier version and one of this version never both hold a workspace’s lock', async () => {
+    const { admin, inSchema } = await twoSchemas('upgrade');
     const prod = new PostgresStateBackend(inSchema('env_prod'), 'default');
     const staging = new PostgresStateBackend(inSchema('env_staging'), 'default');
+    // A session taking the lock as an earlier version does: the workspace's key, exclusively, then its row.
+    const earlier = new pg.Client({ connectionString: inSchema('env_prod') });
+    // force-unlock ends its session below: its keys are free once the connection is closed.
+    earlier.on('error', () => undefined);
+    const earlierEnded = new Promise((resolve) => earlier.once('end', resolve));
+    await earlier.connect();
+    const earlierTakes = async (): Promise<boolean> =>
+      (
+        await earlier.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+          earlierVersionKey('default'),
+        ])
+      ).rows[0]?.locked === true;
     try {
-      // A run of staging on a CI runner that finished leaves its row behind; then prod applies.
-      await (await staging.lock('apply')).release();
-      await admin.query(
-        `UPDATE env_staging.scrapeform_locks SET info = jsonb_set(info, '{host}', '"ci-runner-7"')`,
+      // This version holds it (in either schema): the earlier version is refused.
+      const prodLock = await prod.lock('apply');
+      expect(await earlierTakes()).toBe(false);
+      await prodLock.release();
+      const stagingLock = await staging.lock('apply');
+      expect(await earlierTakes()).toBe(false);
+      await stagingLock.release();
+      // The earlier version holds it: this version is refused, naming that run from its row.
+      expect(await earlierTakes()).toBe(true);
+      const info = {
+        holder: 'ci@runner-3',
+        host: 'runner-3',
+        pid: 41,
+        started: '2026-01-01T00:00:00.000Z',
+        operation: 'apply',
+      };
+      const { rows } = await earlier.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await earlier.query(
+        'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
+        ['scrapeform_state_default', JSON.stringify({ ...info, session: rows[0]?.pid })],
       );
-      const lock = await prod.lock('apply');
-      const location = `${inSchema('env_staging')} (workspace default)`;
-      await expect(staging.forceUnlock()).rejects.toThrow(
-        `the state ${location} is locked by a database session (pid ${String(lock.info.session)}) that is not the run this state recorded: it is a run of another state with the same lock key (the same workspace in another schema of this database), or a run still taking the lock; nothing was broken`,
-      );
+      const refused = (await prod.lock('apply').catch((e: unknown) => e)) as ScrapeformError;
+      expect([refused.code, refused.message]).toEqual([
+        'state.locked',
+        `the state ${prod.location} is locked by ci@runner-3 (pid 41, apply, since 2026-01-01T00:00:00.000Z)`,
+      ]);
+      // In another schema the earlier version's key is the same (it had one key for every schema): refused too.
+      await expect(staging.lock('apply')).rejects.toMatchObject({ code: 'state.locked' });
+      // force-unlock of staging leaves it running (not staging's run); of prod it ends that session.
       await expect(staging.forceUnlock()).rejects.toMatchObject({ code: 'state.lock-elsewhere' });
-      // Prod's run keeps its lock and writes.
-      expect((await prod.write(await prod.read())).serial).toBe(1);
-      await lock.release();
+      expect(await prod.forceUnlock()).toMatchObject(info);
+      await earlierEnded;
+      await (await staging.lock('apply')).release();
+      await (await prod.lock('apply')).release();
     } finally {
-      await Promise.all([prod.close(), staging.close(), admin.end()]);
+      await Promise.all([prod.close(), staging.close(), earlier.end().catch(() => undefined), admin.end()]);
     }
   });
 
