@@ -19,6 +19,15 @@ import {
   KEEPALIVE_IDLE_S,
   setServerKeepalives,
 } from './postgres-session.js';
+import {
+  deleteLockRow,
+  keyHolders,
+  readLockRow,
+  releaseKeys,
+  tryKeys,
+  writeLockRow,
+} from './postgres-lock.js';
+import type { HeldKeys, LockKeys } from './postgres-lock.js';
 import { earlierLockKeyOf, ensureTables, lockKeyOf, quoteIdentifier, tableOf } from './postgres-tables.js';
 
 /**
@@ -235,25 +244,14 @@ export class PostgresStateBackend implements StateBackend {
     this.taking = info;
     try {
       const client = await this.connect();
-      const keys = this.keysOf();
-      // Both at once (neither waits): this state's key, and the earlier versions' key shared, which a run of an
-      // earlier version holds exclusively (so each excludes the other) and runs of this version in other schemas
-      // hold shared too (so they do not). Whichever was granted alone is given back.
-      const { rows } = await client.query<{ locked: boolean; shared: boolean; session: number }>(
-        'SELECT pg_try_advisory_lock($1) AS locked, pg_try_advisory_lock_shared($2) AS shared, pg_backend_pid() AS session',
-        [keys.own.toString(), keys.earlier.toString()],
-      );
-      const granted = rows[0];
-      if (granted?.locked !== true || !granted.shared) {
-        await this.unlock(client, { own: granted?.locked === true, earlier: granted?.shared === true });
-        throw lockedError(this.location, await this.lockRow(client));
+      const { held, session } = await tryKeys(client, this.keysOf());
+      if (!held.own || !held.earlier || session === undefined) {
+        await this.unlock(client, held);
+        throw lockedError(this.location, await readLockRow(client, this.table));
       }
-      info.session = granted.session;
+      info.session = session;
       try {
-        await client.query(
-          'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
-          [this.table, JSON.stringify(info)],
-        );
+        await writeLockRow(client, this.table, info);
       } catch (error) {
         // The advisory lock is held and this run will not use it: kept, it would outlive this call in a long-lived
         // process (watch) and every later run would find the state locked by a lock its holder released. A
@@ -281,7 +279,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   /** The keys of this state's lock: its own (of the schema, known once connected) and the earlier versions'. */
-  private keysOf(): { own: bigint; earlier: bigint } {
+  private keysOf(): LockKeys {
     if (this.lockKey === undefined) throw new Error('the state database connection was not opened');
     return { own: this.lockKey, earlier: this.earlierLockKey };
   }
@@ -296,30 +294,16 @@ export class PostgresStateBackend implements StateBackend {
    * cannot be deleted (a role granted no DELETE, as before this version) stays: the next run replaces it, and no
    * one reads a row while the lock is free.
    */
-  private async unlock(
-    client: pg.Client,
-    held: { own: boolean; earlier: boolean },
-    lockId?: string,
-  ): Promise<void> {
+  private async unlock(client: pg.Client, held: HeldKeys, lockId?: string): Promise<void> {
     // A session that ended (the database restarted, force-unlock) released the lock with it.
     if (this.client !== client) return;
     const keys = this.keysOf();
-    const unlocks = [
-      ...(held.own ? [{ call: 'pg_advisory_unlock', key: keys.own }] : []),
-      ...(held.earlier ? [{ call: 'pg_advisory_unlock_shared', key: keys.earlier }] : []),
-    ];
     const work = async (): Promise<void> => {
-      if (unlocks.length > 0)
-        await client.query(
-          `SELECT ${unlocks.map((unlock, i) => `${unlock.call}($${i + 1})`).join(', ')}`,
-          unlocks.map((unlock) => unlock.key.toString()),
-        );
+      await releaseKeys(client, keys, held);
       if (lockId === undefined) return;
-      await client
-        .query("DELETE FROM scrapeform_locks WHERE workspace = $1 AND info->>'id' = $2", [this.table, lockId])
-        .catch((error: unknown) => {
-          if (isConnectionError(error)) throw error;
-        });
+      await deleteLockRow(client, this.table, lockId).catch((error: unknown) => {
+        if (isConnectionError(error)) throw error;
+      });
     };
     try {
       // Bounded below the query timeout: a session that does not answer soon is ended, which unlocks as well.
@@ -335,15 +319,6 @@ export class PostgresStateBackend implements StateBackend {
     } catch {
       this.drop(client);
     }
-  }
-
-  /** The lock's holder as it recorded itself, if it did. */
-  private async lockRow(client: pg.Client): Promise<LockInfo | undefined> {
-    const held = await client.query<{ info: LockInfo }>(
-      'SELECT info FROM scrapeform_locks WHERE workspace = $1',
-      [this.table],
-    );
-    return held.rows[0]?.info;
   }
 
   /**
@@ -375,26 +350,7 @@ export class PostgresStateBackend implements StateBackend {
 
   private async forceUnlockNow(options: ForceUnlockOptions): Promise<LockInfo | undefined> {
     const client = await this.connect();
-    const keys = this.keysOf();
-    // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low), with
-    // objsubid 1 (2 is a key of two integers). Advisory locks are per database: the same key in another
-    // database is another workspace's lock. The holder is the session with this state's own key, or one of an
-    // earlier version with the earlier key exclusively (runs of this version hold that one shared).
-    const halves = (key: bigint): [string, string] => {
-      const unsigned = BigInt.asUintN(64, key);
-      return [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()];
-    };
-    const { rows: sessions } = await client.query<{ pid: number; holder: string; since: Date | null }>(
-      `SELECT DISTINCT l.pid, coalesce(a.usename, '?') || '@' || coalesce(host(a.client_addr), 'local') AS holder,
-              a.backend_start AS since
-       FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-         AND ((l.classid::bigint = $1 AND l.objid::bigint = $2)
-           OR (l.classid::bigint = $3 AND l.objid::bigint = $4 AND l.mode = 'ExclusiveLock'))
-         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND l.pid <> pg_backend_pid()`,
-      [...halves(keys.own), ...halves(keys.earlier)],
-    );
+    const sessions = await keyHolders(client, this.keysOf());
     const session = sessions[0];
     if (session === undefined) {
       if (options.lockId !== undefined) throw lockMismatch(this.location, options.lockId, undefined);
@@ -402,7 +358,7 @@ export class PostgresStateBackend implements StateBackend {
     }
     // What the holder recorded when it took the lock; a session that holds it without a row (or before writing
     // it) is named by the database's own view.
-    const recorded = await this.lockRow(client);
+    const recorded = await readLockRow(client, this.table);
     const held: LockInfo = recorded ?? {
       holder: session.holder,
       host: 'unknown',

@@ -1,0 +1,101 @@
+import type pg from 'pg';
+import type { LockInfo } from './backend.js';
+
+/** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
+export interface LockKeys {
+  own: bigint;
+  earlier: bigint;
+}
+
+/** Which of the two keys a session holds (or is to give back). */
+export interface HeldKeys {
+  own: boolean;
+  earlier: boolean;
+}
+
+/**
+ * Takes both keys at once, neither waiting: the state's own key, and the earlier versions' key shared, which a run
+ * of an earlier version holds exclusively (so each excludes the other) and runs of this version in other schemas
+ * hold shared too (so they do not). Says what was granted, and the session's id.
+ */
+export async function tryKeys(
+  client: pg.Client,
+  keys: LockKeys,
+): Promise<{ held: HeldKeys; session: number | undefined }> {
+  const { rows } = await client.query<{ locked: boolean; shared: boolean; session: number }>(
+    'SELECT pg_try_advisory_lock($1) AS locked, pg_try_advisory_lock_shared($2) AS shared, pg_backend_pid() AS session',
+    [keys.own.toString(), keys.earlier.toString()],
+  );
+  const granted = rows[0];
+  return {
+    held: { own: granted?.locked === true, earlier: granted?.shared === true },
+    session: granted?.session,
+  };
+}
+
+/** Gives back the keys held, in one query (none sent when none is held). */
+export async function releaseKeys(client: pg.Client, keys: LockKeys, held: HeldKeys): Promise<void> {
+  const unlocks = [
+    ...(held.own ? [{ call: 'pg_advisory_unlock', key: keys.own }] : []),
+    ...(held.earlier ? [{ call: 'pg_advisory_unlock_shared', key: keys.earlier }] : []),
+  ];
+  if (unlocks.length === 0) return;
+  await client.query(
+    `SELECT ${unlocks.map((unlock, i) => `${unlock.call}($${i + 1})`).join(', ')}`,
+    unlocks.map((unlock) => unlock.key.toString()),
+  );
+}
+
+/**
+ * The other sessions of this database that hold the lock: with this state's own key, or of an earlier version with
+ * the earlier key exclusively (runs of this version hold that one shared).
+ */
+export async function keyHolders(
+  client: pg.Client,
+  keys: LockKeys,
+): Promise<{ pid: number; holder: string; since: Date | null }[]> {
+  // A bigint advisory key shows in pg_locks as two unsigned halves: classid (high) and objid (low), with
+  // objsubid 1 (2 is a key of two integers). Advisory locks are per database: the same key in another
+  // database is another workspace's lock.
+  const halves = (key: bigint): [string, string] => {
+    const unsigned = BigInt.asUintN(64, key);
+    return [(unsigned >> 32n).toString(), (unsigned & 0xffffffffn).toString()];
+  };
+  const { rows } = await client.query<{ pid: number; holder: string; since: Date | null }>(
+    `SELECT DISTINCT l.pid, coalesce(a.usename, '?') || '@' || coalesce(host(a.client_addr), 'local') AS holder,
+            a.backend_start AS since
+     FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+       AND ((l.classid::bigint = $1 AND l.objid::bigint = $2)
+         OR (l.classid::bigint = $3 AND l.objid::bigint = $4 AND l.mode = 'ExclusiveLock'))
+       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND l.pid <> pg_backend_pid()`,
+    [...halves(keys.own), ...halves(keys.earlier)],
+  );
+  return rows;
+}
+
+/** Records the lock's holder in its row of scrapeform_locks (one per workspace table), replacing any left there. */
+export async function writeLockRow(client: pg.Client, table: string, info: LockInfo): Promise<void> {
+  await client.query(
+    'INSERT INTO scrapeform_locks (workspace, info) VALUES ($1, $2) ON CONFLICT (workspace) DO UPDATE SET info = EXCLUDED.info',
+    [table, JSON.stringify(info)],
+  );
+}
+
+/** The lock's holder as it recorded itself, if it did. */
+export async function readLockRow(client: pg.Client, table: string): Promise<LockInfo | undefined> {
+  const held = await client.query<{ info: LockInfo }>(
+    'SELECT info FROM scrapeform_locks WHERE workspace = $1',
+    [table],
+  );
+  return held.rows[0]?.info;
+}
+
+/** Deletes the lock's row if it is still the lock `lockId`'s (a row another run wrote since is left). */
+export async function deleteLockRow(client: pg.Client, table: string, lockId: string): Promise<void> {
+  await client.query("DELETE FROM scrapeform_locks WHERE workspace = $1 AND info->>'id' = $2", [
+    table,
+    lockId,
+  ]);
+}
