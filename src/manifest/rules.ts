@@ -1,5 +1,6 @@
 import { formatKeyPath } from './diagnostic.js';
 import type { Diagnostic } from './diagnostic.js';
+import { normaliseExampleUrl } from '../model/example-url.js';
 import { FIELD_TYPES, isPlaceholderDescription } from '../model/vocabulary.js';
 import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js';
 import { RESERVED_FIELD_NAMES } from './parser-schema.js';
@@ -14,6 +15,7 @@ import type { ObjectSource } from './object-source.js';
 export function checkParserRules(source: ObjectSource, parser: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
   if (!isRecord(parser)) return out;
+  if (Array.isArray(parser.urls)) checkRepeatedUrls(source, parser.urls, out);
   if (isRecord(parser.fields)) checkFieldLevel(source, parser.fields, ['fields'], out);
   if (Array.isArray(parser.expect)) {
     parser.expect.forEach((check: unknown, i) => {
@@ -21,6 +23,38 @@ export function checkParserRules(source: ObjectSource, parser: unknown): Diagnos
     });
   }
   return out;
+}
+
+/**
+ * A page written twice in `urls` (`[A, A]`, or `[A, A/]`, the same page as the service may spell it back): plan reads
+ * the list as its pages, by the form it compares them in (model/example-url.ts), so the copy does nothing there, and
+ * dropping it later plans no change. Only a warning: the manifest is valid.
+ */
+function checkRepeatedUrls(source: ObjectSource, urls: readonly unknown[], out: Diagnostic[]): void {
+  const first = new Map<string, number>();
+  urls.forEach((url, i) => {
+    if (typeof url !== 'string') return;
+    const page = normaliseExampleUrl(url);
+    const earlier = first.get(page);
+    if (earlier === undefined) {
+      first.set(page, i);
+      return;
+    }
+    const place = source.place(['urls', earlier]);
+    out.push(
+      at(
+        source,
+        ['urls', i],
+        'value',
+        'manifest.repeated-url',
+        `the same example page as urls[${earlier}] at ${place.file}:${place.line}:${place.column}${url === urls[earlier] ? '' : ` (${String(urls[earlier])})`}: plan counts them as one page`,
+        {
+          severity: 'warning',
+          hint: 'remove the repeated entry: plan reads the same pages without it, so removing it changes nothing live',
+        },
+      ),
+    );
+  });
 }
 
 function checkFieldLevel(

@@ -16,7 +16,7 @@ import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange
 import { indexLive, managedIds } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
-import { partialPlanWarning } from './partial-plan.js';
+import { partialPlanWarning, planSelection } from './partial-plan.js';
 import { planParser } from './plan-parser.js';
 import { planMoves } from './plan-moves.js';
 import { planProject } from './plan-project.js';
@@ -192,7 +192,8 @@ export function buildPlan(input: PlanInput): Plan {
   const kept = narrowedSelects(narrowed);
   const selected = (address: string): boolean =>
     (targets.length === 0 || targets.includes(address)) && !excludes.includes(address) && kept(address);
-  const partial = partialPlanWarning(narrowed, targets, excludes);
+  const selection = planSelection(narrowed, targets, excludes);
+  const partial = partialPlanWarning(selection);
   if (partial !== undefined) warnings.push(partial);
   // An object state holds that no manifest declares any more has no file, so no path can select it: a rename or a
   // file deleted under the paths would hide its delete. Said by name, with what a plan without paths does.
@@ -321,6 +322,7 @@ export function buildPlan(input: PlanInput): Plan {
     fingerprint: { state_lineage: input.state.lineage, state_serial: input.state.serial, live: fingerprint },
     ...(moves.moves.length > 0 ? { moved: moves.moves } : {}),
     ...expectChecks(changes, input.parsers),
+    ...(selection !== undefined ? { selection } : {}),
   };
 }
 

@@ -1,7 +1,9 @@
+import { normaliseExampleUrl } from '../model/example-url.js';
+
 /**
  * Example URLs as the parser service may hand them back: the details' `example_result` urls need not be spelled
- * as they were sent (issue 13). The service may reorder them, or normalise each one: lower-case scheme and host,
- * drop a default port, a trailing slash or a fragment, reorder query parameters. A replace costs a new parser id
+ * as they were sent (issue 13). The service may reorder them, or normalise each one (normaliseExampleUrl, the one
+ * form of a page, which validate also uses to warn of a page written twice). A replace costs a new parser id
  * and 30,000 credits, so two lists that differ only in these ways are the same list. A page written twice is one
  * example page: the parser is made from the same pages whether a manifest drops the copy or an answer gives the
  * page once.
@@ -10,21 +12,6 @@ export function sameExampleUrls(a: readonly string[], b: readonly string[]): boo
   const left = [...new Set(a.map(normaliseExampleUrl))].sort();
   const right = [...new Set(b.map(normaliseExampleUrl))].sort();
   return left.length === right.length && left.every((url, i) => url === right[i]);
-}
-
-/** One URL in the form compared: what the WHATWG parser makes of it, less the differences above. */
-export function normaliseExampleUrl(raw: string): string {
-  let url: URL;
-  try {
-    // The parser lower-cases scheme and host and drops a port that is the scheme's default.
-    url = new URL(raw.trim());
-  } catch {
-    return raw.trim();
-  }
-  url.hash = '';
-  url.searchParams.sort();
-  if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\/+$/, '');
-  return url.toString();
 }
 
 /**

@@ -285,6 +285,21 @@ export interface Plan {
   moved?: PlannedMove[];
   /** What apply checks after its calls (the parsers' `expect` blocks); absent when nothing will be checked. */
   expect_checks?: PlannedExpectCheck[];
+  /**
+   * What a partial plan was narrowed to (`--target`, `--exclude`, paths given with `--env`); absent for a whole plan,
+   * and in plans saved before it was recorded (partial-plan.ts reads their warning instead).
+   */
+  selection?: PlanSelection;
+}
+
+/**
+ * The objects a partial plan was made for, as data: a saved plan is held to them at apply (stale-plan.ts). Each list
+ * is empty when its flag was not given; paths as they were given to plan.
+ */
+export interface PlanSelection {
+  targets: string[];
+  excludes: string[];
+  paths: string[];
 }
 
 /**

@@ -163,6 +163,10 @@ export const PlanFileSchema = z.object({
     )
     .optional(),
   expect_checks: z.array(z.object({ address: z.string(), urls: z.array(z.string()) })).optional(),
+  // Absent for a whole plan, and in partial plans saved before it was recorded (their warning says it instead).
+  selection: z
+    .object({ targets: z.array(z.string()), excludes: z.array(z.string()), paths: z.array(z.string()) })
+    .optional(),
 });
 export type PlanFile = z.infer<typeof PlanFileSchema>;
 export type ChangeFile = z.infer<typeof ResourceChangeSchema>;

@@ -22,6 +22,7 @@ import type {
   PlanSummary,
   PlannedExpectCheck,
   PlannedMove,
+  PlanSelection,
   ResourceChange,
 } from './model.js';
 import { parsersDeleted } from './model.js';
@@ -119,6 +120,8 @@ export interface PlanJson {
   moved?: PlannedMove[];
   /** The `expect` checks apply runs after its calls (one parse per URL); absent when there are none. */
   expect_checks?: PlannedExpectCheck[];
+  /** What a partial plan was narrowed to: `--target`, `--exclude`, paths given with `--env`; absent for a whole plan. */
+  selection?: PlanSelection;
 }
 
 /** The exact calls a change makes, in order: what the plan shows and what apply sends. */
@@ -280,5 +283,6 @@ export function toPlanJson(plan: Plan): PlanJson {
     fingerprint: plan.fingerprint,
     ...(plan.moved !== undefined && plan.moved.length > 0 ? { moved: plan.moved } : {}),
     ...(plan.expect_checks !== undefined ? { expect_checks: plan.expect_checks } : {}),
+    ...(plan.selection !== undefined ? { selection: plan.selection } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import { ScrapeformError } from '../errors.js';
 import { sameStateLocation } from '../model/state-location.js';
 import { summarise } from './build-plan.js';
-import { PARTIAL_PLAN_WARNING, postsNewObject } from './model.js';
+import { postsNewObject } from './model.js';
 import { savedSelection } from './partial-plan.js';
 import { stable } from './plan-context.js';
 import { changeRecord, plannedRequests } from './plan-json.js';
@@ -171,9 +171,7 @@ function followsFromFlags(change: ResourceChange): boolean {
  */
 function leftOut(saved: Plan, fresh: Plan): string[] {
   const selection = savedSelection(saved);
-  const samePaths =
-    selection.paths === undefined ||
-    fresh.warnings.some((w) => w.startsWith(PARTIAL_PLAN_WARNING) && w.includes(selection.paths as string));
+  const samePaths = selection.samePaths(fresh);
   const named = new Set([
     ...saved.resource_changes.map((c) => c.address),
     ...Object.keys(saved.fingerprint.live),

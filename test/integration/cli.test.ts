@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +54,40 @@ describe('scrapeform validate', () => {
         message: 'takes at most 3 example URLs (the service accepts 1 to 3)',
       },
     ]);
+  });
+
+  it('warns of a page written twice in urls, at the copy, and exits 0: a warning, in --json too', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-validate-'));
+    const file = path.join(dir, 'books.yaml');
+    await writeFile(
+      file,
+      'kind: Parser\nname: books\nurls:\n  - https://books.example/a.html\n  - https://books.example/a.html/\n',
+    );
+    const message = `the same example page as urls[0] at ${file}:4:5 (https://books.example/a.html): plan counts them as one page`;
+    const hint =
+      'remove the repeated entry: plan reads the same pages without it, so removing it changes nothing live';
+    expect(await runScrapeform(['validate', dir])).toEqual({
+      code: 0,
+      stdout: 'Valid: 1 file, 1 parser, 0 projects.\n',
+      stderr: `${file}:5:5 urls[1]: warning: ${message}\n  hint: ${hint}\n1 warning\n`,
+    });
+    const run = await runScrapeform(['validate', '--json', dir]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const report = JSON.parse(run.stdout) as { valid: boolean; diagnostics: unknown[] };
+    expect(report.valid).toBe(true);
+    expect(report.diagnostics).toEqual([
+      {
+        severity: 'warning',
+        code: 'manifest.repeated-url',
+        file,
+        line: 5,
+        column: 5,
+        path: 'urls[1]',
+        message,
+        hint,
+      },
+    ]);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('interpolates from the environment it is given', async () => {

@@ -344,3 +344,76 @@ describe('a saved plan edited to leave out a change a fresh plan makes, its dige
     await expectConverged();
   });
 });
+
+describe('a saved plan made with --target or --exclude records what it chose as data (review: the choice read back from its warning)', () => {
+  const named = async (): Promise<string[]> => (await h.parsers.list()).map((p) => p.name).sort();
+
+  it('a target whose name holds ", " applies exactly that object, and the file says what it chose', async () => {
+    await manifests({ 'a.yaml': parser('"books, fiction"'), 'b.yaml': parser('books') });
+    const planned = await scrapeform(['plan', '--target', 'parser.books, fiction', '--out', 'target.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const text = await readFile(path.join(dir, 'target.json'), 'utf8');
+    expect((JSON.parse(text) as { selection?: unknown }).selection).toEqual({
+      targets: ['parser.books, fiction'],
+      excludes: [],
+      paths: [],
+    });
+    h.emulator.requestLog.length = 0;
+    const applied = await scrapeform(['apply', '--plan', 'target.json', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers']);
+    expect(await named()).toEqual(['books, fiction']);
+    // What the target left out is still planned, and applies.
+    expect((await scrapeform(['plan', '--out', 'rest.json'])).code).toBe(0);
+    const rest = parseSavedPlan(await readFile(path.join(dir, 'rest.json'), 'utf8'), 'rest.json');
+    expect(rest.resource_changes.map((c) => `${c.action} ${c.address}`)).toEqual(['create parser.books']);
+    expect(rest.selection).toBeUndefined();
+    expect((await scrapeform(['apply', '--plan', 'rest.json', '--auto-approve'])).code).toBe(0);
+    await expectConverged();
+  });
+
+  it('the same name excluded leaves out only that object', async () => {
+    await manifests({ 'a.yaml': parser('"books, fiction"'), 'b.yaml': parser('books') });
+    const planned = await scrapeform(['plan', '--exclude', 'parser.books, fiction', '--out', 'exclude.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    h.emulator.requestLog.length = 0;
+    const applied = await scrapeform(['apply', '--plan', 'exclude.json', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers']);
+    expect(await named()).toEqual(['books']);
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    await expectConverged();
+  });
+
+  it('a plan file saved by an earlier version, with the choice only in its warning, is still held to it', async () => {
+    await manifests({ 'a.yaml': parser('keep-a'), 'b.yaml': parser('keep-b') });
+    expect((await scrapeform(['plan', '--target', 'parser.keep-a', '--out', 'target.json'])).code).toBe(0);
+    const { selection, ...earlier } = parseSavedPlan(
+      await readFile(path.join(dir, 'target.json'), 'utf8'),
+      'target.json',
+    );
+    expect(selection).toEqual({ targets: ['parser.keep-a'], excludes: [], paths: [] });
+    expect(earlier.warnings[0]).toBe(
+      'partial plan: only parser.keep-a (--target); changes to other objects are neither shown nor applied, and a plan without these flags may have more',
+    );
+    await writeFile(path.join(dir, 'earlier.json'), renderSavedPlan(earlier));
+    expect(await readFile(path.join(dir, 'earlier.json'), 'utf8')).not.toContain('"selection"');
+    // Its warning dropped too, it is a whole plan that leaves out parser.keep-b: refused, nothing sent.
+    const whole = { ...earlier, warnings: earlier.warnings.slice(1) };
+    await writeFile(path.join(dir, 'whole.json'), renderSavedPlan(whole));
+    h.emulator.requestLog.length = 0;
+    const refused = await scrapeform(['apply', '--plan', 'whole.json', '--auto-approve']);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      'error: refusing the saved plan: parser.keep-b: a fresh plan creates it, and the saved plan makes no change to it\n' +
+        '  hint: run scrapeform plan --out again and review the new plan\n',
+    ]);
+    expect(sentCalls()).toEqual([]);
+    const applied = await scrapeform(['apply', '--plan', 'earlier.json', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentCalls()).toEqual(['POST /parsers']);
+    expect(await named()).toEqual(['keep-a']);
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    await expectConverged();
+  });
+});

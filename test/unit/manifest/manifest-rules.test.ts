@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../../src/manifest/load-manifests.js';
 import type { LoadManifestsOptions } from '../../../src/manifest/load-manifests.js';
+import { sameExampleUrls } from '../../../src/plan/example-urls.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -101,6 +102,83 @@ describe('scheduledAt in the past', () => {
     await write('p.yaml', manifest);
     const { found } = await load({ now: new Date('2026-01-31T05:59:59Z') });
     expect(found).toEqual([]);
+  });
+});
+
+describe('a page written twice in urls', () => {
+  const parser = (urls: string): string =>
+    `kind: Parser\nname: books\nurls:${urls}\nfields:\n  title: { description: Book title }\n`;
+  /** The warnings as validate prints them, the folder left out of every place (the earlier entry's too). */
+  const warnings = (found: { code: string; where: string; message: string }[]): string[] =>
+    found.map((d) => `${d.where}: ${d.code}: ${d.message.replaceAll(`${dir}${path.sep}`, '')}`);
+
+  it('warns at the repeated entry, naming the earlier one, and stays valid: plan reads them as one page', async () => {
+    await write(
+      'p.yaml',
+      parser(
+        '\n  - https://books.example/a.html\n  - https://books.example/b/\n  - https://BOOKS.example:443/a.html#reviews',
+      ),
+    );
+    const { found, valid, parsers, diagnostics } = await load();
+    expect(valid).toBe(true);
+    expect(parsers.map((p) => p.urls)).toEqual([
+      [
+        'https://books.example/a.html',
+        'https://books.example/b/',
+        'https://BOOKS.example:443/a.html#reviews',
+      ],
+    ]);
+    expect(found.map((d) => d.severity)).toEqual(['warning']);
+    expect(warnings(found)).toEqual([
+      'p.yaml:6:5 urls[2]: manifest.repeated-url: the same example page as urls[0] at p.yaml:4:5 (https://books.example/a.html): plan counts them as one page',
+    ]);
+    expect(diagnostics.map((d) => d.hint)).toEqual([
+      'remove the repeated entry: plan reads the same pages without it, so removing it changes nothing live',
+    ]);
+    // As the planner compares them: the list without the copy is the same pages.
+    const [urls = []] = parsers.map((p) => p.urls);
+    expect(sameExampleUrls(urls, urls.slice(0, 2))).toBe(true);
+  });
+
+  it('in a flow list, spelled alike or with a trailing slash; each copy names the first entry', async () => {
+    await write(
+      'p.yaml',
+      parser(' [https://books.example/b, https://books.example/b/, https://books.example/b]'),
+    );
+    expect(warnings((await load()).found)).toEqual([
+      'p.yaml:3:33 urls[1]: manifest.repeated-url: the same example page as urls[0] at p.yaml:3:8 (https://books.example/b): plan counts them as one page',
+      'p.yaml:3:59 urls[2]: manifest.repeated-url: the same example page as urls[0] at p.yaml:3:8: plan counts them as one page',
+    ]);
+  });
+
+  it('says nothing of pages the planner tells apart', async () => {
+    await write(
+      'p.yaml',
+      parser(
+        ' [https://books.example/a.html, https://books.example/a.html?page=2, http://books.example/a.html]',
+      ),
+    );
+    expect((await load()).found).toEqual([]);
+  });
+
+  it('names the object a for_each element made', async () => {
+    await write(
+      'p.yaml',
+      [
+        'kind: Parser',
+        'name: books-${each.lang}',
+        'for_each:',
+        '  - { lang: en, second: https://books.example/en/b.html }',
+        '  - { lang: de, second: https://books.example/de/a.html }',
+        'urls: ["https://books.example/${each.lang}/a.html", "${each.second}"]',
+        '',
+      ].join('\n'),
+    );
+    const { found, valid, parsers } = await load();
+    expect([valid, parsers.map((p) => p.address)]).toEqual([true, ['parser.books-en', 'parser.books-de']]);
+    expect(warnings(found)).toEqual([
+      'p.yaml:6:53 urls[1]: manifest.repeated-url: the same example page as urls[0] at p.yaml:6:8: plan counts them as one page (in parser.books-de: for_each[1] at p.yaml:5:5)',
+    ]);
   });
 });
 

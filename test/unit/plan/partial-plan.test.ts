@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { renderPlanMarkdown } from '../../../src/output/render-plan-markdown.js';
 import { summarisePlan } from '../../../src/output/render-plan.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
-import { partialPlanWarning, savedSelection } from '../../../src/plan/partial-plan.js';
+import type { Plan } from '../../../src/plan/model.js';
+import { partialPlanWarning, planSelection, savedSelection } from '../../../src/plan/partial-plan.js';
+import { toPlanJson } from '../../../src/plan/plan-json.js';
 import type { State } from '../../../src/state/model.js';
 import { desiredParser } from '../../helpers/desired.js';
 import { liveProject } from '../../helpers/live.js';
@@ -108,26 +110,72 @@ describe('a plan narrowed by paths given with --env', () => {
 });
 
 describe('a saved partial plan read back (savedSelection): what --target and --exclude chose', () => {
-  it('reads the choice from the warning the plan was made with, whatever flags were combined', () => {
+  const addresses = ['parser.a', 'parser.b', 'parser.ab', 'parser.a, b'];
+  const read = (s: ReturnType<typeof savedSelection>): string[] => addresses.filter((a) => s.chose(a));
+  const planWith = (options: Parameters<typeof buildPlan>[0]['options']): Plan =>
+    buildPlan({ parsers, projects: [], state, live, ...(options !== undefined ? { options } : {}) });
+  /** A plan as scrapeform saved it before `selection` was recorded: the choice only in its warning. */
+  const earlier = (plan: Plan): Plan => {
+    const { selection: _selection, ...rest } = plan;
+    return rest;
+  };
+
+  it('records the choice as data, and reads it back whatever an address holds', () => {
+    const targeted = planWith({ targets: ['parser.a, b'], excludes: ['parser.b'] });
+    expect(targeted.selection).toEqual({ targets: ['parser.a, b'], excludes: ['parser.b'], paths: [] });
+    expect(toPlanJson(targeted).selection).toEqual(targeted.selection);
+    expect(read(savedSelection(targeted))).toEqual(['parser.a, b']);
+    expect(read(savedSelection(planWith({ excludes: ['parser.a, b'] })))).toEqual([
+      'parser.a',
+      'parser.b',
+      'parser.ab',
+    ]);
+    // Read from the warning, the name is two addresses: a choice wider than made (which only holds changes back).
+    expect(read(savedSelection(earlier(planWith({ targets: ['parser.a, b'] }))))).toEqual([
+      'parser.a',
+      'parser.a, b',
+    ]);
+    const whole = planWith(undefined);
+    expect(whole.selection).toBeUndefined();
+    expect('selection' in toPlanJson(whole)).toBe(false);
+    expect(read(savedSelection(whole))).toEqual(addresses);
+  });
+
+  it('reads a plan saved before it was recorded from its warning, whatever flags were combined', () => {
     const chose = (
       narrowed: { paths: string[]; addresses: string[] } | undefined,
       targets: string[],
       excludes: string[],
     ): ReturnType<typeof savedSelection> =>
       savedSelection({
-        ...buildPlan({ parsers, projects: [], state, live }),
-        warnings: [partialPlanWarning(narrowed, targets, excludes) ?? ''],
+        ...planWith(undefined),
+        warnings: [partialPlanWarning(planSelection(narrowed, targets, excludes)) ?? ''],
       });
-    const addresses = ['parser.a', 'parser.b', 'parser.ab'];
-    const read = (s: ReturnType<typeof savedSelection>): string[] => addresses.filter((a) => s.chose(a));
-    expect(partialPlanWarning(undefined, [], [])).toBeUndefined();
-    expect(read(savedSelection(buildPlan({ parsers, projects: [], state, live })))).toEqual(addresses);
+    expect(partialPlanWarning(planSelection(undefined, [], []))).toBeUndefined();
     expect(read(chose(undefined, ['parser.a'], []))).toEqual(['parser.a']);
-    expect(read(chose(undefined, [], ['parser.a']))).toEqual(['parser.b', 'parser.ab']);
+    expect(read(chose(undefined, [], ['parser.a']))).toEqual(['parser.b', 'parser.ab', 'parser.a, b']);
     expect(read(chose(undefined, ['parser.a', 'parser.b'], ['parser.b']))).toEqual(['parser.a']);
     const narrowed = chose({ paths: ['teams/a', 'teams/b'], addresses: [] }, ['parser.b'], ['parser.a']);
     expect(read(narrowed)).toEqual(['parser.b']);
-    expect(narrowed.paths).toBe('only the objects declared under teams/a, teams/b (paths given)');
-    expect(chose(undefined, ['parser.a'], []).paths).toBeUndefined();
+    // Narrowed by paths: a fresh plan narrowed by the same paths, told by its warning.
+    const byPaths = (paths: string[]): Plan =>
+      planWith({ narrowedTo: { paths, addresses: ['parser.a'] }, targets: ['parser.a'] });
+    expect(narrowed.samePaths(byPaths(['teams/a', 'teams/b']))).toBe(true);
+    expect(narrowed.samePaths(byPaths(['teams/a']))).toBe(false);
+    expect(narrowed.samePaths(planWith(undefined))).toBe(false);
+    expect(chose(undefined, ['parser.a'], []).samePaths(planWith(undefined))).toBe(true);
+  });
+
+  it('paths read from selection: the same paths, in the same order, as a fresh plan was narrowed by', () => {
+    const byPaths = (paths: string[]): Plan => planWith({ narrowedTo: { paths, addresses: ['parser.a'] } });
+    const saved = byPaths(['teams/a, b', 'teams/c']);
+    expect(saved.selection).toEqual({ targets: [], excludes: [], paths: ['teams/a, b', 'teams/c'] });
+    const selection = savedSelection(saved);
+    expect(read(selection)).toEqual(addresses);
+    expect(selection.samePaths(byPaths(['teams/a, b', 'teams/c']))).toBe(true);
+    expect(selection.samePaths(byPaths(['teams/a', 'b', 'teams/c']))).toBe(false);
+    expect(selection.samePaths(byPaths(['teams/a, b']))).toBe(false);
+    expect(selection.samePaths(planWith(undefined))).toBe(false);
+    expect(savedSelection(planWith({ targets: ['parser.a'] })).samePaths(planWith(undefined))).toBe(true);
   });
 });

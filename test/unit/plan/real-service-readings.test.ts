@@ -3,7 +3,8 @@ import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../../..
 import { PROJECT_FIELDS } from '../../../src/model/project-fields.js';
 import { PROJECT_DIFFABLE_KEYS } from '../../../src/model/vocabulary.js';
 import { buildPlan } from '../../../src/plan/build-plan.js';
-import { normaliseExampleUrl, sameExampleUrls } from '../../../src/plan/example-urls.js';
+import { normaliseExampleUrl } from '../../../src/model/example-url.js';
+import { sameExampleUrls } from '../../../src/plan/example-urls.js';
 import { projectPayload } from '../../../src/plan/plan-project.js';
 import type { ParserState, ProjectState, State } from '../../../src/state/model.js';
 import { desiredParser, desiredProject } from '../../helpers/desired.js';

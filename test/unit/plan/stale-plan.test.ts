@@ -166,6 +166,32 @@ describe('refuseStalePlan', () => {
         'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
       );
     });
+
+    it('a plan that records its selection is held to it, whatever its warning says', () => {
+      const chosen = (targets: string[], excludes: string[] = []): Plan => ({
+        ...withChanges([update('project.a')]),
+        warnings: ['partial plan: reworded by a later version'],
+        selection: { targets, excludes, paths: [] },
+      });
+      expect(() => refuseStalePlan(chosen(['project.a']), fresh, state)).not.toThrow();
+      expect(() => refuseStalePlan(chosen([], ['project.b']), fresh, state)).not.toThrow();
+      expect(failure(() => refuseStalePlan(chosen(['project.a', 'project.b']), fresh, state)).message).toBe(
+        'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      );
+      // Narrowed by paths: held to the objects it names unless a fresh plan is narrowed by the same paths.
+      const narrowed = (paths: string[], changes = [update('project.a')]): Plan => ({
+        ...withChanges(changes),
+        selection: { targets: [], excludes: [], paths },
+      });
+      expect(() => refuseStalePlan(narrowed(['prod/a']), fresh, state)).not.toThrow();
+      expect(
+        failure(() =>
+          refuseStalePlan(narrowed(['prod/a']), narrowed(['prod/a'], fresh.resource_changes), state),
+        ).message,
+      ).toBe(
+        'refusing the saved plan: project.b: a fresh plan updates it, and the saved plan makes no change to it',
+      );
+    });
   });
 
   describe('the workspace and state a plan was made for', () => {
