@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { describeLock, lockAliveError, lockElsewhereError, lockMismatch, newLockInfo } from './backend.js';
+import { lockAliveError, lockElsewhereError, lockMismatch, newLockInfo } from './backend.js';
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { judgeHolder } from './process-identity.js';
 import { redactUrl } from '../model/state-url.js';
@@ -22,6 +22,7 @@ import {
 import {
   deleteLockRow,
   keyHolders,
+  lockedError,
   readLockRow,
   releaseKeys,
   tryKeys,
@@ -397,13 +398,3 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
 
 /** Both of this state's keys, as a run holds them between lock() and release(). */
 const BOTH_KEYS = { own: true, earlier: true };
-
-/** The lock is held, by another run or by this one (named, as the file backend names it). */
-function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
-  const who = held !== undefined ? describeLock(held) : 'another run';
-  const unlock = held?.id !== undefined ? `scrapeform force-unlock ${held.id}` : 'scrapeform force-unlock';
-  return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
-    hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
-    details: { lock: held },
-  });
-}

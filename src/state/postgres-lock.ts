@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { ScrapeformError } from '../errors.js';
+import { describeLock } from './backend.js';
 import type { LockInfo } from './backend.js';
 
 /** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
@@ -98,4 +100,14 @@ export async function deleteLockRow(client: pg.Client, table: string, lockId: st
     table,
     lockId,
   ]);
+}
+
+/** The lock is held, by another run or by this one (named, as the file backend names it). */
+export function lockedError(location: string, held: LockInfo | undefined): ScrapeformError {
+  const who = held !== undefined ? describeLock(held) : 'another run';
+  const unlock = held?.id !== undefined ? `scrapeform force-unlock ${held.id}` : 'scrapeform force-unlock';
+  return new ScrapeformError('state.locked', `the state ${location} is locked by ${who}`, {
+    hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
+    details: { lock: held },
+  });
 }
