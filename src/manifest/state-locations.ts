@@ -1,5 +1,6 @@
 import { mistypedStateLocation, readStateLocation } from '../model/state-url.js';
 import type { Diagnostic } from './diagnostic.js';
+import { stateLocation } from './environment-states.js';
 import type { Environment } from './interpolate.js';
 import { findProjectFile, readProjectFile } from './project-file.js';
 import { at } from './rules.js';
@@ -23,33 +24,28 @@ export function mistypedStateLocations(options: {
 }): Diagnostic[] {
   const file = findProjectFile(options.paths);
   const project = file !== undefined ? readProjectFile(file, options.env) : undefined;
-  const config = project?.parsed;
-  if (project !== undefined && (config === undefined || project.place === undefined)) return [];
-  const environments = Object.entries(config?.environments ?? {}).filter(
-    ([name]) => options.environment === undefined || name === options.environment,
-  );
-  const declared = Object.keys(config?.environments ?? {}).length > 0;
   const out: Diagnostic[] = [];
-  let fromVariable = !declared;
-  for (const [name, environment] of environments) {
-    if (environment.state === undefined) {
-      fromVariable = true;
-      continue;
-    }
-    const problem = problemOf(environment.state);
-    if (problem !== undefined && project?.place !== undefined)
-      out.push(
-        at(
-          project.place,
-          ['environments', name, 'state'],
-          'value',
-          'config.state-location',
-          problem.message,
-          {
+  let fromVariable = true;
+  if (project !== undefined) {
+    const { parsed, place, folder } = project;
+    if (parsed === undefined || place === undefined) return [];
+    const declared = Object.entries(parsed.environments ?? {});
+    const checked = declared.filter(
+      ([name]) => options.environment === undefined || name === options.environment,
+    );
+    fromVariable =
+      declared.length === 0 || checked.some(([, environment]) => environment.state === undefined);
+    for (const [name, environment] of checked) {
+      // As the commands open it: a file relative to scrapeform.yaml's folder, a URL (mistyped too) as written.
+      const problem =
+        environment.state !== undefined ? problemOf(stateLocation(environment.state, folder)) : undefined;
+      if (problem !== undefined)
+        out.push(
+          at(place, ['environments', name, 'state'], 'value', 'config.state-location', problem.message, {
             hint: problem.hint,
-          },
-        ),
-      );
+          }),
+        );
+    }
   }
   const variable = options.env[STATE_VARIABLE];
   const problem = fromVariable && variable ? problemOf(variable) : undefined;
