@@ -69,9 +69,10 @@ export const JOB_TIME_FIELDS = [
 
 /**
  * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (ISO strings, or
- * epoch numbers in seconds or milliseconds). Jobs without any such time are passed over when others have one.
- * Only when no job carries a time does list position decide, and then the last one is taken (the order the
- * service and the emulator list jobs in, oldest first). Ties go to the later position for the same reason.
+ * epoch times in seconds or milliseconds, as numbers or as strings of digits). Jobs without any such time are
+ * passed over when others have one. Only when no job carries a time does list position decide, and then the last
+ * one is taken (the order the service and the emulator list jobs in, oldest first). Ties go to the later position
+ * for the same reason.
  */
 export function newestJob<T extends Readonly<Record<string, unknown>>>(jobs: readonly T[]): T | undefined {
   let newest: { job: T; time: number } | undefined;
@@ -92,11 +93,20 @@ export function jobTime(job: Readonly<Record<string, unknown>>): number | undefi
 }
 
 function readTime(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
-    // Epoch seconds are below 1e11 until the year 5138; milliseconds are above it after 1973.
-    return value < 1e11 ? value * 1000 : value;
-  }
+  if (typeof value === 'number') return epochTime(value);
   if (typeof value !== 'string' || value.trim() === '') return undefined;
+  // An epoch time sent as a string ("1732700000", "1732700000123") is the number it spells: Date.parse reads no
+  // such string (NaN), or reads a short one as a year ("2024") or a date ("0" is 2000-01-01).
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return epochTime(Number(value));
   const parsed = Date.parse(value);
   return Number.isNaN(parsed) ? undefined : parsed;
+}
+
+/**
+ * Epoch seconds or milliseconds, as ms: seconds are below 1e11 until the year 5138, milliseconds above it after
+ * 1973. Nothing for 0 or less.
+ */
+function epochTime(value: number): number | undefined {
+  if (!Number.isFinite(value) || value <= 0) return undefined;
+  return value < 1e11 ? value * 1000 : value;
 }

@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import { printable } from '../output/escape-text.js';
 import { renderOutput } from '../output/render-output.js';
-import type { RenderFormat } from '../output/render-output.js';
 import { acceptDrift } from '../workspace/accept-drift.js';
 import { detectWorkspaceDrift } from '../workspace/detect-drift.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { collect } from './options.js';
+import { addFormatFlags, collect, formatOf } from './options.js';
 import { addApiFlags, addLockFlags, openFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
 
@@ -19,17 +18,21 @@ interface DriftFlags extends ApiFlags {
 }
 
 export function registerDrift(program: Command, run: RunCommand): void {
-  const command = program
-    .command('drift')
-    .description(
-      'show what changed in the live services outside scrapeform (compared with state), and what reverting or accepting it costs; exit 4 when something did',
-    )
-    .argument(
-      '[paths...]',
-      'manifest files or folders, for --accept and ignore_changes (default: the current folder)',
-    )
-    .option('--json', 'print the drift as JSON')
-    .option('--markdown', 'print the drift as Markdown (an issue or a pull-request comment)')
+  const command = addFormatFlags(
+    program
+      .command('drift')
+      .description(
+        'show what changed in the live services outside scrapeform (compared with state), and what reverting or accepting it costs; exit 4 when something did',
+      )
+      .argument(
+        '[paths...]',
+        'manifest files or folders, for --accept and ignore_changes (default: the current folder)',
+      ),
+    {
+      json: 'print the drift as JSON',
+      markdown: 'print the drift as Markdown (an issue or a pull-request comment)',
+    },
+  )
     .option('--accept', 'take the live shape into state and the manifests instead of reverting it')
     .option('--target <address>', 'only this object (repeatable), such as parser.books-product', collect);
   addLockFlags(addApiFlags(command)).action(async (paths: string[], flags: DriftFlags) =>
@@ -38,7 +41,7 @@ export function registerDrift(program: Command, run: RunCommand): void {
 }
 
 async function drift(ctx: CommandContext, paths: string[], flags: DriftFlags): Promise<RunStatus> {
-  const format: RenderFormat = flags.json === true ? 'json' : flags.markdown === true ? 'markdown' : 'human';
+  const format = formatOf(flags);
   const targets = flags.target ?? [];
   return using(openFromFlags(ctx, paths, flags), async (ws) => {
     if (flags.accept !== true) {

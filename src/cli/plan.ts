@@ -4,11 +4,11 @@ import { renderSavedPlan } from '../output/render-saved-plan.js';
 import { renderUnmanaged } from '../output/render-unmanaged.js';
 import { listUnmanaged } from '../plan/unmanaged.js';
 import { renderOutput } from '../output/render-output.js';
-import type { RenderFormat } from '../output/render-output.js';
 import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
+import { addFormatFlags, formatOf } from './options.js';
 import { writeOutputFile } from './write-output.js';
 import {
   addApiFlags,
@@ -31,12 +31,16 @@ interface PlanFlags extends ApiFlags, SelectionFlags {
 }
 
 export function registerPlan(program: Command, run: RunCommand): void {
-  const command = program
-    .command('plan')
-    .description('show the calls that would bring the live services in line with the manifests')
-    .argument('[paths...]', 'manifest files or folders (default: the current folder)')
-    .option('--json', 'print the plan as JSON (the public plan format)')
-    .option('--markdown', 'print the plan as Markdown for a pull-request comment')
+  const command = addFormatFlags(
+    program
+      .command('plan')
+      .description('show the calls that would bring the live services in line with the manifests')
+      .argument('[paths...]', 'manifest files or folders (default: the current folder)'),
+    {
+      json: 'print the plan as JSON (the public plan format)',
+      markdown: 'print the plan as Markdown for a pull-request comment',
+    },
+  )
     .option('--out <file>', 'save the plan, with the fingerprint apply --plan checks')
     .option(
       '--detailed-exitcode',
@@ -52,7 +56,7 @@ export function registerPlan(program: Command, run: RunCommand): void {
 
 async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Promise<RunStatus> {
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
-  const format: RenderFormat = flags.json === true ? 'json' : flags.markdown === true ? 'markdown' : 'human';
+  const format = formatOf(flags);
   return using(openFromFlags(ctx, paths, flags), async (ws) => {
     const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
     ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));

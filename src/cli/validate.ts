@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadAllEnvironments, loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedEnvironment, LoadedManifests } from '../manifest/load-manifests.js';
+import { sortDiagnostics } from '../manifest/diagnostic.js';
+import { mistypedStateLocations } from '../manifest/state-locations.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
@@ -29,8 +31,14 @@ async function validate(
   const json = flags.json === true;
   const options = { paths, env: ctx.io.env, ...environmentOptions(flags) };
   // `validate --env NAME` checks one environment; `validate` alone every environment of scrapeform.yaml.
-  const loaded: LoadedManifests & { environments?: LoadedEnvironment[] } =
+  const read: LoadedManifests & { environments?: LoadedEnvironment[] } =
     flags.env !== undefined ? await loadManifests(options) : await loadAllEnvironments(options);
+  // The state each environment would open, checked as the commands that open it do (a mistyped PostgreSQL URL).
+  const states = mistypedStateLocations({ paths, env: ctx.io.env, environment: flags.env });
+  const loaded =
+    states.length === 0
+      ? read
+      : { ...read, diagnostics: sortDiagnostics([...read.diagnostics, ...states]), valid: false };
   const environments = loaded.environments ?? [];
   if (json) {
     ctx.print(

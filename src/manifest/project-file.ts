@@ -33,6 +33,11 @@ export interface ProjectFile {
   folder: string;
   /** Undefined when the file has errors (they are in `diagnostics`). */
   config: WrittenConfig | undefined;
+  /**
+   * The file as its schema reads it, even when a later check (a variable's default, two environments sharing a
+   * state) found an error: validate looks at every environment's state in it. Undefined when the schema refused it.
+   */
+  parsed?: WrittenConfig;
   place: ObjectSource | undefined;
   diagnostics: Diagnostic[];
 }
@@ -160,6 +165,7 @@ export function readProjectFile(file: string, env: Environment): ProjectFile {
     out.diagnostics.push(...diagnosticsFromIssues(place, ConfigSchema, converted.data, result.error.issues));
     return out;
   }
+  out.parsed = result.data;
   for (const [name, variable] of Object.entries(result.data.variables ?? {})) {
     if (variable.default === undefined) continue;
     const problem = typeProblem(variable.type, variable.default);

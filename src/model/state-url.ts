@@ -23,6 +23,39 @@ export type StateLocationKind =
   /** A path holding `USER:PASSWORD@` (a URL mistyped some other way): refused for the same reason, shown hidden. */
   | { kind: 'password-in-path'; shown: string };
 
+/** A state location no backend opens: a URL of another scheme, or a PostgreSQL URL mistyped. */
+export type MistypedStateLocation = Exclude<StateLocationKind, { kind: 'postgres' } | { kind: 'file' }>;
+
+/**
+ * Why such a location is refused, and how to write it: one text for the commands that open state (a usage error,
+ * state/create-backend.ts) and for validate (a diagnostic at the location as written). A password is never in it.
+ */
+export function mistypedStateLocation(where: MistypedStateLocation): { message: string; hint: string } {
+  switch (where.kind) {
+    case 'other-url':
+      return {
+        message: `the state location ${where.shown} is a URL no state backend reads: state is kept in a file or in PostgreSQL (postgres:// or postgresql://)`,
+        hint: 'give a postgres:// URL, or the path of a state file',
+      };
+    case 'postgres-not-url':
+      return {
+        message:
+          'the state location starts with postgres: but is not a URL (not shown: it may hold a password): a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+        hint: 'write // after postgres: (percent-encode a /, # or @ in the password), or ./ before the path of a state file of that name',
+      };
+    case 'postgres-no-colon':
+      return {
+        message: `the state location ${where.shown} is not a URL: the : after ${where.scheme} is missing (a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE)`,
+        hint: `write ${where.scheme}:// (percent-encode a /, # or @ in the password), or ./ before the path of a state file in a folder named ${where.scheme}`,
+      };
+    case 'password-in-path':
+      return {
+        message: `the state location ${where.shown} is a file path holding a user name and password (USER:PASSWORD@): a mistyped URL, whose password would become folder names`,
+        hint: 'a PostgreSQL state is postgres://USER:PASSWORD@HOST:PORT/DATABASE; a state file needs a path with no :…@ in it',
+      };
+  }
+}
+
 /**
  * `USER:PASSWORD@` in a path: a part (from the start or a `/` or `\`) with a `:` and, later, an `@`. The password
  * runs to the last `@` (one may hold an `@` not percent-encoded, or a `/`); it cannot start with `/` or `\`, so a

@@ -17,6 +17,7 @@ import {
   isConnectionError,
   isTimeout,
   KEEPALIVE_IDLE_S,
+  sessionTimeouts,
   setServerKeepalives,
 } from './postgres-session.js';
 import {
@@ -95,13 +96,10 @@ export class PostgresStateBackend implements StateBackend {
     const client = new driver.Client({
       connectionString: this.url,
       application_name: 'scrapeform',
-      connectionTimeoutMillis: this.timeoutMs,
       // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives
       // up a little later, for a server that no longer answers at all; keep-alive finds a connection whose
       // peer went away without a word.
-      query_timeout: this.timeoutMs + CLIENT_MARGIN_MS,
-      statement_timeout: this.timeoutMs,
-      lock_timeout: this.timeoutMs,
+      ...sessionTimeouts(this.timeoutMs),
       keepAlive: true,
       // Node's default first probe is the OS's (2 hours on Linux): a connection behind a NAT that forgets idle
       // flows died unnoticed during a long generation wait.

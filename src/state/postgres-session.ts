@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { MAX_TIMER_MS } from '../duration.js';
 
 /**
  * A PostgreSQL state session's settings, and what its errors mean: how long the client waits past the server's
@@ -7,6 +8,29 @@ import type pg from 'pg';
 
 /** How much longer than the server's own limit the client waits for a query's answer (its reason comes first). */
 export const CLIENT_MARGIN_MS = 2_000;
+
+/**
+ * The time limits of a state session for a SCRAPEFORM_STATE_TIMEOUT of `timeoutMs`: connecting, and each statement
+ * or wait for a row lock, may take that long, and the client waits CLIENT_MARGIN_MS more for an answer, for a server
+ * that no longer answers at all. Each is at most MAX_TIMER_MS, the longest a Node timer waits and the largest
+ * value PostgreSQL takes for these settings: a timeout within 2 s of it (accepted, as any duration up to that) made
+ * the client's timer overflow, and Node fired it after 1 ms, so every query "timed out" at once. Near the maximum
+ * the margin shrinks; a library caller's longer timeout waits the longest there is.
+ */
+export function sessionTimeouts(timeoutMs: number): {
+  connectionTimeoutMillis: number;
+  query_timeout: number;
+  statement_timeout: number;
+  lock_timeout: number;
+} {
+  const limit = Math.min(timeoutMs, MAX_TIMER_MS);
+  return {
+    connectionTimeoutMillis: limit,
+    query_timeout: Math.min(limit + CLIENT_MARGIN_MS, MAX_TIMER_MS),
+    statement_timeout: limit,
+    lock_timeout: limit,
+  };
+}
 
 /**
  * How long the unlock at the end of a run may take before the session is ended instead (which releases the lock

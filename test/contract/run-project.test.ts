@@ -197,6 +197,26 @@ describe('run --wait: only one job of a project runs at a time (API-NOTES)', () 
     expect(result.job?.id).toBe('j-41');
   });
 
+  it('follows the newest new job by its time when the service sends epoch times as strings, newest first', async () => {
+    // Review: "1732700000123" was no time to Date.parse, so every job counted as undated and the last in the list
+    // (here the older one, already over) was taken for the run's.
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 'j-40', status: 'Finished', createdAt: '1732500000' }]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [
+        { id: 'j-42', status: 'Finished', createdAt: '1732700000123' },
+        { id: 'j-41', status: 'Cancelled', createdAt: '1732600000' },
+        { id: 'j-40', status: 'Finished', createdAt: '1732500000' },
+      ]);
+    const result = await runProject(services(), 'nightly', { wait: true, sleep: async () => {} });
+    expect(result.job?.id).toBe('j-42');
+  });
+
   it('a timeout with no new job shown says the project was started, and not to start it again (it may still run)', async () => {
     service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});

@@ -222,6 +222,47 @@ setInterval(() => {}, 1000);`;
     }
   });
 
+  it('SCRAPEFORM_STATE_TIMEOUT up to the longest timer: the client keeps its answers, no timer overflows', async () => {
+    // Review: within 2 s of 2^31 - 1 ms the client's timer (the timeout plus its margin) passed what a Node timer
+    // waits, fired after 1 ms with a TimeoutOverflowWarning, and every query "did not answer".
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-timer-edge-'));
+    await writeFile(
+      path.join(dir, 'pushed.json'),
+      JSON.stringify({ format_version: 1, serial: 1, lineage: 'L', resources: {} }),
+    );
+    for (const [i, timeout] of [String(2 ** 31 - 1 - 1000), String(2 ** 31 - 1), '24d'].entries()) {
+      const env = emulatorEnv(emulator.url, KEY, {
+        SCRAPEFORM_STATE: databaseUrl,
+        SCRAPEFORM_WORKSPACE: `timer-edge-${i}`,
+        SCRAPEFORM_STATE_TIMEOUT: timeout,
+      });
+      for (const args of [
+        ['state', 'push', 'pushed.json'],
+        ['state', 'pull'],
+        ['force-unlock', '--force'],
+      ]) {
+        const run = await runBuiltCli(args, { cwd: dir, env, exitWithinMs: 20_000 });
+        expect(run.stderr, `${timeout}: ${args.join(' ')}`).not.toContain('TimeoutOverflowWarning');
+        expect(run.stderr).not.toContain('did not answer');
+        expect(run.code, `${timeout}: ${args.join(' ')}: ${run.stderr}`).toBe(0);
+      }
+    }
+    // A library caller's longer one waits the longest there is.
+    const warnings: Error[] = [];
+    const warned = (warning: Error): number => warnings.push(warning);
+    process.on('warning', warned);
+    const backend = new PostgresStateBackend(databaseUrl, 'timer-edge-library', 30 * 86_400_000);
+    try {
+      const lock = await backend.lock('apply');
+      expect((await backend.write(await backend.read())).serial).toBe(1);
+      await lock.release();
+    } finally {
+      await backend.close();
+      process.off('warning', warned);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+  });
+
   function cli(dir: string, args: string[]): Promise<ChildRun> {
     return runBuiltCli(args, {
       cwd: dir,

@@ -58,6 +58,47 @@ describe('newestJob', () => {
     expect(jobTime({ id: 1 })).toBeUndefined();
   });
 
+  // Review: an epoch time sent as a string was NaN to Date.parse ("1732700000"), or a wrong date ("2024" the year,
+  // "0" the year 2000): the job counted as one without a time, or as a job of another day.
+  it.each([
+    ['1732700000', 1_732_700_000_000],
+    ['1732700000123', 1_732_700_000_123],
+    [' 1732700000 ', 1_732_700_000_000],
+    ['1732700000.5', 1_732_700_000_500],
+    ['2024', 2_024_000],
+    ['99999999999', 99_999_999_999_000],
+    ['100000000000', 100_000_000_000],
+  ])('reads the string %j as the epoch number it spells', (text, ms) => {
+    expect(jobTime({ createdAt: text })).toBe(ms);
+    expect(jobTime({ createdAt: text })).toBe(jobTime({ createdAt: Number(text) }));
+  });
+
+  it('reads no time from a string of zeros, and falls back to the next field', () => {
+    expect(jobTime({ createdAt: '0' })).toBeUndefined();
+    expect(jobTime({ createdAt: '000', startedAt: '1732700000' })).toBe(1_732_700_000_000);
+    // Not all digits: a date as written, or none.
+    expect(jobTime({ createdAt: '2024-11-27T09:33:20Z' })).toBe(Date.parse('2024-11-27T09:33:20Z'));
+    expect(jobTime({ createdAt: '-1732700000' })).toBeUndefined();
+  });
+
+  it('picks the newest of jobs dated by epoch strings, seconds and milliseconds mixed, whatever their order', () => {
+    const jobs = [
+      { id: 'newest', createdAt: '1732700000123' },
+      { id: 'oldest', createdAt: '1732600000' },
+      { id: 'middle', createdAt: 1_732_650_000 },
+      { id: 'undated' },
+    ];
+    expect(newestJob(jobs)?.id).toBe('newest');
+    // A run's new job among those listed before its start (project-jobs.ts), dated as ISO by one field and epoch
+    // strings by another: each job's first readable field.
+    expect(
+      newestJob([
+        { id: 'new', created_at: '1732700000' },
+        { id: 'old', createdAt: '2024-11-26T00:00:00Z' },
+      ])?.id,
+    ).toBe('new');
+  });
+
   it('passes over jobs without a time when others have one', () => {
     const jobs = [{ id: 1, createdAt: '2026-11-22T00:00:00Z' }, { id: 2 }];
     expect(newestJob(jobs)?.id).toBe(1);
