@@ -33,10 +33,7 @@ export interface ProjectFile {
   folder: string;
   /** Undefined when the file has errors (they are in `diagnostics`). */
   config: WrittenConfig | undefined;
-  /**
-   * The file as its schema reads it, even when a later check (a variable's default, two environments sharing a
-   * state) found an error: validate looks at every environment's state in it. Undefined when the schema refused it.
-   */
+  /** The file as its schema reads it, even when a later check found an error (validate reads each state in it). */
   parsed?: WrittenConfig;
   place: ObjectSource | undefined;
   diagnostics: Diagnostic[];
