@@ -161,10 +161,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
           earlier = ctx.intentsAhead.get(change.address);
           ctx.intentsAhead.delete(change.address);
           await ctx.store.commit((state) => {
-            // Replaced, not changed in place: the state's writer keeps each entry's text (state/state-json.ts).
-            const { intents } = state;
-            const intent = intents?.[change.address];
-            if (intents !== undefined && intent !== undefined) intents[change.address] = { ...intent, sent };
+            const intent = state.intents?.[change.address];
+            if (intent !== undefined) intent.sent = sent;
           });
           posting = true;
           return;
@@ -196,8 +194,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
 async function markUnconfirmed(ctx: HandlerContext, address: string): Promise<void> {
   const at = new Date(ctx.now()).toISOString();
   await ctx.store.commit((state) => {
-    const { intents } = state;
-    const intent = intents?.[address];
-    if (intents !== undefined && intent !== undefined) intents[address] = { ...intent, unconfirmed: at };
+    const intent = state.intents?.[address];
+    if (intent !== undefined) intent.unconfirmed = at;
   });
 }

@@ -239,11 +239,7 @@ async function replaceParser(
   for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
-    // Replaced, not changed in place: the state's writer keeps each entry's text (state/state-json.ts).
-    if (current?.kind === 'Parser' && current.replacing !== undefined) {
-      const { replacing: _done, ...rest } = current;
-      state.resources[change.address] = rest;
-    }
+    if (current?.kind === 'Parser') delete current.replacing;
   });
 }
 

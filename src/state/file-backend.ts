@@ -8,7 +8,6 @@ import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './ba
 import { FileLock } from './file-lock.js';
 import { fileSystemError } from './file-system-error.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
-import { stateJson } from './state-json.js';
 import { parseStateJson, SAVE_AS_UTF8 } from './state-text.js';
 import type { State, StateIdentity } from './model.js';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
@@ -170,7 +169,7 @@ export class FileStateBackend implements StateBackend {
     const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
     // Serialised in one synchronous step: the caller may change `state` while the file is written.
     const next = nextState(state, stored, this.lastSerial, this.location);
-    const text = `${stateJson(next)}\n`;
+    const text = `${JSON.stringify(next)}\n`;
     await mkdir(path.dirname(this.file), { recursive: true });
     const temporary = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     let written: FileIdentity;

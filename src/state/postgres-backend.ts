@@ -7,7 +7,6 @@ import { redactUrl } from '../model/state-url.js';
 import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import type { State, StateIdentity } from './model.js';
-import { stateJson } from './state-json.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
   CLIENT_MARGIN_MS,
@@ -176,7 +175,7 @@ export class PostgresStateBackend implements StateBackend {
       await client.query(
         `INSERT INTO ${this.sqlTable} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
-        [next.serial, next.lineage, stateJson(next)],
+        [next.serial, next.lineage, JSON.stringify(next)],
       );
       await client.query('COMMIT');
       this.lastSerial = next.serial;

@@ -20,9 +20,6 @@ export function emulatorEnv(url: string, key: string, extra: Record<string, stri
     SCRAPEFORM_PARSER_URL: url,
     SCRAPEFORM_PIPELINE_URL: url,
     SCRAPEFORM_POLL_INTERVAL: '20ms',
-    // The state writer checks the text it keeps per entry against a whole serialisation under vitest
-    // (src/state/state-json.ts): the CLI run as a child checks it too.
-    ...(process.env.VITEST !== undefined ? { VITEST: process.env.VITEST } : {}),
     ...extra,
   };
 }
