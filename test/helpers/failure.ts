@@ -21,3 +21,14 @@ export function thrown(run: () => unknown): ScrapeformError | undefined {
     throw error;
   }
 }
+
+/** The ScrapeformError `run` rejects with; anything else it rejects with, or nothing, fails the test. */
+export async function rejection(run: () => Promise<unknown>): Promise<ScrapeformError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ScrapeformError) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}

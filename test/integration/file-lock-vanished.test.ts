@@ -3,8 +3,8 @@ import type * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ScrapeformError } from '../../src/errors.js';
 import { FileLock } from '../../src/state/file-lock.js';
+import { rejection } from '../helpers/failure.js';
 
 /**
  * The moment between a run's failed create of the lock file (it exists) and its read of that file to name the
@@ -46,16 +46,6 @@ async function stateFile(): Promise<string> {
   return path.join(await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-vanished-')), 'state.json');
 }
 
-async function errorOf(run: () => Promise<unknown>): Promise<ScrapeformError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ScrapeformError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
 /** Runs `hook` once, at the first call, and never again (what it does itself is not caught). */
 function once(hook: (file: string) => Promise<void>): (file: string) => Promise<void> {
   let done = false;
@@ -91,7 +81,7 @@ describe('a lock file removed between the failed create and the read of its hold
         thirdLock = await third.take('import');
       });
     });
-    const error = await errorOf(() => new FileLock(file).take('plan'));
+    const error = await rejection(() => new FileLock(file).take('plan'));
     expect(thirdLock).toBeDefined();
     expect([error.code, error.message]).toEqual([
       'state.locked',
@@ -116,7 +106,7 @@ describe('a lock file removed between the failed create and the read of its hold
       const { rm } = await vi.importActual<typeof fsPromises>('node:fs/promises');
       await rm(lockFile, { force: true });
     };
-    const error = await errorOf(() => new FileLock(file).take('plan'));
+    const error = await rejection(() => new FileLock(file).take('plan'));
     expect([error.code, error.message]).toEqual([
       'state.locked',
       `the state ${file} is locked by another run`,

@@ -5,11 +5,11 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ScrapeformError } from '../../src/errors.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import type { State } from '../../src/state/model.js';
 import { emptyState } from '../../src/state/model.js';
 import { currentProcessIdentity, processEnded } from '../../src/state/process-identity.js';
+import { rejection } from '../helpers/failure.js';
 
 const BUILT_BACKEND = path.resolve(import.meta.dirname, '../../dist/state/file-backend.js');
 
@@ -33,16 +33,6 @@ async function staleLock(file: string, extra: Record<string, unknown> = {}): Pro
       ...extra,
     }),
   );
-}
-
-async function errorOf(run: () => Promise<unknown>): Promise<ScrapeformError> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof ScrapeformError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
 }
 
 /**
@@ -151,7 +141,7 @@ describe('the state file lock', () => {
     await first.forceUnlock({ force: true });
     const second = new FileStateBackend(file);
     const secondLock = await second.lock('apply');
-    const error = await errorOf(() => first.write(state));
+    const error = await rejection(() => first.write(state));
     expect(error.code).toBe('state.lock-lost');
     expect(error.message).toBe(
       `the state lock of ${file} is no longer held by this run (now held by ${secondLock.info.holder} (pid ${process.pid}, apply, since ${secondLock.info.started}, lock id ${secondLock.info.id})): the state was not written`,
@@ -170,7 +160,7 @@ describe('the state file lock', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-lock-'));
     const file = path.join(dir, 'state.json');
     await staleLock(file, { bootId: here.bootId, pidNamespace: 'pid:[1]', processStart: '1' });
-    const error = await errorOf(() => new FileStateBackend(file).lock('apply'));
+    const error = await rejection(() => new FileStateBackend(file).lock('apply'));
     expect(error.code).toBe('state.locked');
     expect(error.hint).toBe(
       'wait for that run to finish; if it died, break the lock with scrapeform force-unlock',
@@ -193,7 +183,7 @@ describe('the state file lock', () => {
     expect(reused.staleLockBroken?.processStart).toBe('1');
     // The same process, started when it did: alive.
     await staleLock(file, { ...here, pid: process.pid });
-    expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
+    expect((await rejection(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
   });
 
   it.skipIf(!existsSync('/proc/self/stat'))(
@@ -253,7 +243,7 @@ describe('the state file lock', () => {
     const file = path.join(dir, 'state.json');
     await writeFile(`${file}.lock`, '');
     // Young: it may be a lock being written right now.
-    expect((await errorOf(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
+    expect((await rejection(() => new FileStateBackend(file).lock('apply'))).code).toBe('state.locked');
     const old = new Date(Date.now() - 60_000);
     await utimes(`${file}.lock`, old, old);
     const backend = new FileStateBackend(file);
@@ -267,7 +257,7 @@ describe('the state file lock', () => {
     const file = path.join(dir, 'state.json');
     for (const text of ['null', '[]', '"x"']) {
       await writeFile(`${file}.lock`, text);
-      const young = await errorOf(() => new FileStateBackend(file).lock('apply'));
+      const young = await rejection(() => new FileStateBackend(file).lock('apply'));
       expect([young.code, young.message]).toEqual([
         'state.locked',
         `the state ${file} is locked by another run`,
