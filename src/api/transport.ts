@@ -315,6 +315,7 @@ export class Transport {
       url: current.toString(),
       retryable: false,
       message: next.refused,
+      ...(next.target !== undefined ? { location: next.target.toString() } : {}),
       secrets: [this.apiKey],
       ...this.serviceOf(request),
     });
