@@ -111,8 +111,9 @@ function movedRaw(rawHeaders: Buffer[]): Buffer[] {
 }
 
 /**
- * fetch's body as it came (decoded when SENT_ENCODING names its encoding): the chunks, each checked by `take`
- * (AnswerTooLarge). A complete body of no byte is empty whatever encoding it names, as readText reads it.
+ * fetch's body in chunks, decoded when `encoding` (its SENT_ENCODING header) names a known encoding: as strictly as
+ * readText decodes over node:http (AnswerUndecodable), while a body that breaks off fails as it did. A complete
+ * body of no byte is empty whatever encoding it names, as readText reads it.
  */
 export async function* fetchBodyChunks(
   body: AsyncIterable<Uint8Array>,

@@ -23,10 +23,9 @@ function base(at: FailedTry): { method: string; url: string; secrets: readonly s
 }
 
 /**
- * No complete answer: the deadline passed, the caller aborted, the connection failed or broke during the answer
- * (`status`: the one it had said), or the answer came cut short (AnswerUndecodable). Status 0 either way: the
- * request may have landed (mayHaveLanded), so a create is looked for by name and never sent again blindly, and a
- * GET is tried again.
+ * No complete answer: the deadline passed, the caller aborted, or the connection failed or broke during the answer
+ * (`status`: the one it had said). Status 0 either way: the request may have landed (mayHaveLanded), so a create is
+ * looked for by name and never sent again blindly, and a GET is tried again.
  */
 export function noAnswerError(
   at: FailedTry,
@@ -51,8 +50,9 @@ export function noAnswerError(
 }
 
 /**
- * A success answer whose body does not decode as its content-encoding says (cut short, or not in it): no complete
- * answer, as a connection broken during it, whichever way the request went (answer-encoding.ts).
+ * An answer of an expected status whose body does not decode as its content-encoding says (cut short, or not in
+ * it): no complete answer, as when the connection breaks during it (noAnswerError), whichever way the request went
+ * (answer-encoding.ts).
  */
 export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndecodable): ApiError {
   return new ApiError({
