@@ -29,6 +29,8 @@ export interface ApiErrorInit {
   message?: string;
   /** Said after the message: what scrapeform did about the answer (a Retry-After it would not wait). */
   note?: string;
+  /** Where a redirect not followed pointed (its Location, resolved against the request's URL). */
+  location?: string;
   /** Values that must never be shown: the API key. */
   secrets: readonly string[];
   /**
@@ -52,7 +54,7 @@ const ADVICE: Record<ApiErrorCode, string> = {
     'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network':
-    'no complete answer from the service (none, or the connection broke during it): check the network, proxy settings and the endpoint URL',
+    'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early): check the network, proxy settings and the endpoint URL',
   'api.timeout':
     'the service did not answer in time: retry, check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
   'api.redirect':
@@ -76,6 +78,8 @@ export class ApiError extends Error {
   readonly body: unknown;
   readonly retryable: boolean;
   readonly hint: string;
+  /** Where a redirect not followed pointed, the key redacted (see-other.ts reads a create's 303 by it). */
+  readonly location: string | undefined;
 
   constructor(init: ApiErrorInit) {
     const url = redact(init.url, init.secrets);
@@ -100,6 +104,7 @@ export class ApiError extends Error {
     this.body = body;
     this.retryable = init.retryable;
     this.hint = ADVICE[init.code];
+    this.location = init.location !== undefined ? redact(init.location, init.secrets) : undefined;
   }
 
   toJSON(): Record<string, unknown> {
@@ -112,6 +117,7 @@ export class ApiError extends Error {
       url: this.url,
       body: this.body,
       retryable: this.retryable,
+      ...(this.location !== undefined ? { location: this.location } : {}),
     };
   }
 }
@@ -188,16 +194,19 @@ export function neverSent(error: unknown): boolean {
 }
 
 /**
- * A failure that may have landed all the same: no answer (the request may have gone out), a 5xx, or a success
- * (2xx) whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, so a create is
- * looked for by name and a PATCH counted as a generation started, as after a lost answer.
+ * A failure that may have landed all the same: no answer (the request may have gone out), a 5xx, a success (2xx)
+ * whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, or a 303 not
+ * followed: See Other answers a request the server processed, pointing at where to GET its outcome (RFC 9110
+ * section 15.4.4; only a GET follows it, redirects.ts). A create is then looked for (see-other.ts, by name) and a
+ * PATCH counted as a generation started, as after a lost answer.
  */
 export function mayHaveLanded(error: unknown): error is ApiError {
   return (
     error instanceof ApiError &&
     ((error.status === 0 && !neverSent(error)) ||
       error.status >= 500 ||
-      (error.status >= 200 && error.status < 300))
+      (error.status >= 200 && error.status < 300) ||
+      (error.status === 303 && error.code === 'api.redirect'))
   );
 }
 

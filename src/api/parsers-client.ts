@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { unless404 } from './api-error.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserCreateBody } from '../model/wire.js';
 import type { CreateParserInput, FieldOperations } from '../model/wire.js';
@@ -12,6 +13,7 @@ import type {
 import { flattenDetailsFields } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
+import { idNamedIn } from './see-other.js';
 import { PARSER_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
@@ -157,6 +159,15 @@ export class ParsersClient {
       CreatedParserSchema,
     );
     return { id: data.id, version: data.version };
+  }
+
+  /**
+   * The parser a create's 303 See Other names (see-other.ts), read by id; undefined when its Location names no
+   * parser of this service, or the read answers 404 (not visible yet).
+   */
+  async seeOther(location: string, signal?: AbortSignal): Promise<LiveParserDetails | undefined> {
+    const id = idNamedIn(location, this.url('parsers'), true);
+    return id === undefined ? undefined : unless404(() => this.get(id, undefined, signal));
   }
 
   /**

@@ -4,6 +4,7 @@ import { unless404 } from './api-error.js';
 import { archiveMark } from './archived-project.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
+import { idNamedIn } from './see-other.js';
 import { PIPELINE_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
@@ -94,6 +95,17 @@ export class ProjectsClient {
   async find(id: number, signal?: AbortSignal): Promise<LiveProject | undefined> {
     const found = await unless404(() => this.get(id, signal));
     return found === undefined || archiveMark(found) !== undefined ? undefined : found;
+  }
+
+  /**
+   * The project a create's 303 See Other names (see-other.ts), read by id; undefined when its Location names no
+   * project of this service, or the service says it is gone (find).
+   */
+  async seeOther(location: string, signal?: AbortSignal): Promise<LiveProject | undefined> {
+    const id = idNamedIn(location, this.url('projects'));
+    return id !== undefined && /^\d+$/.test(id) && Number.isSafeInteger(Number(id))
+      ? this.find(Number(id), signal)
+      : undefined;
   }
 
   /** A project the list showed without a name, read by id: with its name, or an `api.bad-response`. */

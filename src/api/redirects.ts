@@ -26,7 +26,7 @@ export function nextHop(
   location: string,
   trail: { visited: Set<string>; hop: number; apiKey: string },
   show: (url: URL) => string,
-): URL | { refused: string } {
+): URL | { refused: string; target?: URL } {
   let target: URL;
   try {
     target = new URL(location, current);
@@ -36,6 +36,7 @@ export function nextHop(
   if (target.origin !== current.origin) {
     return {
       refused: `redirected to another origin, ${show(target)}; not followed, so the key was not sent there`,
+      target,
     };
   }
   if (
@@ -44,6 +45,7 @@ export function nextHop(
   ) {
     return {
       refused: `redirected to ${show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
+      target,
     };
   }
   if (request.keyIn === 'query') target.searchParams.set('api_key', trail.apiKey);

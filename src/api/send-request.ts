@@ -4,8 +4,14 @@ import type { Agent as HttpsAgent } from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
-import type * as Zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import {
+  AnswerUndecodable,
+  decoderFor,
+  fetchBodyChunks,
+  keepEncoded,
+  SENT_ENCODING,
+} from './answer-encoding.js';
 import type { TrySignal } from './try-signal.js';
 
 const requireBuiltin = createRequire(import.meta.url);
@@ -78,11 +84,6 @@ export function createConnectionPools(): ConnectionPools {
 /** node:https, loaded on first use (about 8 ms of a start with TLS and its certificates). */
 function httpsModule(): typeof Https {
   return requireBuiltin('node:https') as typeof Https;
-}
-
-/** node:zlib, loaded only for an answer the server compressed though nothing asked it to. */
-function zlibModule(): typeof Zlib {
-  return requireBuiltin('node:zlib') as typeof Zlib;
 }
 
 /**
@@ -170,14 +171,7 @@ function answerOf(incoming: http.IncomingMessage, deadline: TrySignal): WireAnsw
 function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const encoding = (incoming.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    const decoder =
-      encoding === 'gzip' || encoding === 'x-gzip'
-        ? zlibModule().createGunzip()
-        : encoding === 'deflate'
-          ? zlibModule().createInflate()
-          : encoding === 'br'
-            ? zlibModule().createBrotliDecompress()
-            : undefined;
+    const decoder = decoderFor(encoding);
     const source: Readable = decoder !== undefined ? incoming.pipe(decoder) : incoming;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -213,8 +207,10 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes:
       }
       chunks.push(chunk);
     });
-    source.on('error', (error) =>
-      decoder !== undefined && sent === 0 && incoming.complete ? finish() : fail(error),
+    // The body as sent is not what it says it is, or its compressed stream was cut short with the connection
+    // closed in order: no complete answer, as fetch's path reads it (answer-encoding.ts).
+    decoder?.on('error', (error) =>
+      sent === 0 && incoming.complete ? finish() : fail(new AnswerUndecodable(encoding, error)),
     );
     incoming.on('error', fail);
     // A connection that closes before the whole body came is a broken answer, not a short one.
@@ -227,9 +223,11 @@ function readText(incoming: http.IncomingMessage, deadline: TrySignal, maxBytes:
 
 /**
  * Over fetch with an undici dispatcher: the way through a proxy (EnvHttpProxyAgent honours HTTP(S)_PROXY and
- * NO_PROXY). Redirects are left to the transport: fetch would follow them to any origin, key included.
+ * NO_PROXY). Redirects are left to the transport: fetch would follow them to any origin, key included. Compressed
+ * answers are decoded by readFetchText, as strictly as readText decodes them (answer-encoding.ts).
  */
-export function sendOverFetch(dispatcher: Dispatcher): Send {
+export function sendOverFetch(given: Dispatcher): Send {
+  const dispatcher = keepEncoded(given);
   return async (url, request) => {
     const init: Record<string, unknown> = {
       method: request.method,
@@ -257,13 +255,17 @@ function withoutMark(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** fetch's body as text, as readText reads Node's: at most `maxBytes`, then AnswerTooLarge. */
+/**
+ * fetch's body as text, as readText reads Node's: decoded strictly (AnswerUndecodable), at most `maxBytes` of it,
+ * then AnswerTooLarge.
+ */
 async function readFetchText(response: Response, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (response.body === null) return '';
+  const body = response.body as unknown as AsyncIterable<Uint8Array>;
   // Leaving the loop (the throw) cancels the body: the stream's iterator does on return.
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of fetchBodyChunks(body, response.headers.get(SENT_ENCODING))) {
     size += chunk.byteLength;
     if (size > maxBytes) throw new AnswerTooLarge(maxBytes);
     chunks.push(chunk);

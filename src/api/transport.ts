@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { VERSION } from '../version.js';
-import { ApiError, codeForStatus, formatTimeout, networkReason, proxyRefusal } from './api-error.js';
+import { ApiError, codeForStatus } from './api-error.js';
+import { AnswerUndecodable } from './answer-encoding.js';
 import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
 import type { KeyRedacted } from './live.js';
@@ -14,14 +15,9 @@ import type {
   TransportRequest,
   TransportResponse,
 } from './transport-contract.js';
-import {
-  AnswerTooLarge,
-  formatBytes,
-  MAX_ANSWER_BYTES,
-  readBody,
-  sendOverFetch,
-  sendOverHttp,
-} from './send-request.js';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, readBody, sendOverFetch, sendOverHttp } from './send-request.js';
+import { cutAnswerError, noAnswerError, tooLargeError } from './try-errors.js';
+import type { FailedTry } from './try-errors.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
 import type { Send, WireAnswer } from './send-request.js';
@@ -250,7 +246,7 @@ export class Transport {
           deadline,
         });
       } catch (error) {
-        return this.noAnswer(request, current, error, deadline.timedOut(), undefined);
+        return noAnswerError(this.failedTry(request, current), error, this.timeout(deadline), undefined);
       }
       const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
       if (location !== null) {
@@ -263,11 +259,17 @@ export class Transport {
         continue;
       }
       let parsed: unknown;
+      // A body cut short (or not in its encoding) where the status is an error: the status still says what happened.
+      let cut: AnswerUndecodable | undefined;
       try {
         parsed = await readBody(response, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
       } catch (error) {
-        if (error instanceof AnswerTooLarge) return this.tooLarge(request, current, response.status, error);
-        return this.noAnswer(request, current, error, deadline.timedOut(), response.status);
+        const at = this.failedTry(request, current);
+        if (error instanceof AnswerTooLarge) return tooLargeError(at, response.status, error);
+        if (!(error instanceof AnswerUndecodable))
+          return noAnswerError(at, error, this.timeout(deadline), response.status);
+        if (request.expect.includes(response.status)) return cutAnswerError(at, response.status, error);
+        cut = error;
       }
       // Redacted once: the event and the response show the same URL.
       const shown = this.show(current);
@@ -285,7 +287,7 @@ export class Transport {
         body: parsed,
         retryable,
         secrets: [this.apiKey],
-        note: retryAfter.note,
+        note: [cut?.message, retryAfter.note].filter((n) => n !== undefined).join('; ') || undefined,
         ...this.serviceOf(request),
       });
       if (retryAfter.ms !== undefined) this.retryAfters.set(error, retryAfter.ms);
@@ -313,51 +315,25 @@ export class Transport {
       url: current.toString(),
       retryable: false,
       message: next.refused,
+      ...(next.target !== undefined ? { location: next.target.toString() } : {}),
       secrets: [this.apiKey],
       ...this.serviceOf(request),
     });
   }
 
-  /** No (complete) answer: the deadline passed, the caller aborted, or the connection failed. */
-  private noAnswer(
-    request: TransportRequest,
-    url: URL,
-    error: unknown,
-    timedOut: boolean,
-    status: number | undefined,
-  ): ApiError {
-    const reading = status !== undefined ? ` while reading the ${status} response` : '';
-    return new ApiError({
-      code: timedOut ? 'api.timeout' : 'api.network',
-      status: 0,
+  /** What the error of a failed try of `request` to `url` says of it (try-errors.ts). */
+  private failedTry(request: TransportRequest, url: URL): FailedTry {
+    return {
       method: request.method,
-      url: url.toString(),
-      // A proxy that asks for credentials (407) or forbids the tunnel (403) will answer the same again.
-      retryable: request.signal?.aborted !== true && ![403, 407].includes(proxyRefusal(error) ?? 0),
-      cause: error,
-      message: timedOut
-        ? `no answer within the request timeout of ${formatTimeout(this.timeoutMs)}${reading}`
-        : status !== undefined
-          ? `the connection broke${reading}`
-          : networkReason(error),
+      url,
+      aborted: request.signal?.aborted === true,
       secrets: [this.apiKey],
-      ...this.serviceOf(request),
-    });
+      service: request.service ?? this.options.service,
+    };
   }
 
-  /** An answer too long to read: a bad response, not retried (the next would be as long). */
-  private tooLarge(request: TransportRequest, url: URL, status: number, error: AnswerTooLarge): ApiError {
-    return new ApiError({
-      code: 'api.bad-response',
-      status,
-      method: request.method,
-      url: url.toString(),
-      retryable: false,
-      cause: error,
-      message: `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`,
-      secrets: [this.apiKey],
-      ...this.serviceOf(request),
-    });
+  private timeout(deadline: TrySignal): { timedOut: boolean; ms: number } {
+    return { timedOut: deadline.timedOut(), ms: this.timeoutMs };
   }
 
   private emitResponse(request: TransportRequest, shownUrl: string, status: number, started: number): void {

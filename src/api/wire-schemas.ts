@@ -8,13 +8,48 @@ import * as z from 'zod';
 
 export const ParserStatusSchema = z.string().min(1);
 
+/**
+ * A whole number written as a string of its digits (`"3"`), read as that number, only where a number holds it
+ * exactly: two longer ones would read as one.
+ */
+function digitsAsNumber(tooLarge: string) {
+  return z.string().regex(/^\d+$/).transform(Number).refine(Number.isSafeInteger, tooLarge);
+}
+
+/** Why a value is neither a whole number nor a string of its digits, naming what came instead (as zod does). */
+function notWholeNumber(issue: { input?: unknown }): string {
+  const input = issue.input;
+  const received =
+    typeof input === 'string'
+      ? `string ${JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input)}`
+      : typeof input === 'number' || typeof input === 'boolean'
+        ? `${typeof input} ${input}`
+        : input === null
+          ? 'null'
+          : Array.isArray(input)
+            ? 'array'
+            : typeof input;
+  return `expected a whole number or a string of its digits, received ${received}`;
+}
+
+/**
+ * A parser version. Nothing says the service writes it as a JSON number: a version written as digits (`"3"`) is
+ * read as the number, so state, plans and comparisons only ever see numbers (a `"3"` kept as text is no version 3
+ * to `===`, and would plan a PATCH or a replace of a parser in line). Anything else is a bad response naming the
+ * field.
+ */
+export const ParserVersionNumberSchema = z.union(
+  [z.int().nonnegative(), digitsAsNumber('a numeric version too large to be read exactly')],
+  { error: notWholeNumber },
+);
+
 export const ParserListItemSchema = z.looseObject({
   id: z.string().min(1),
   name: z.string(),
   status: ParserStatusSchema,
   error: z.string().nullable().optional(),
   generated_at: z.string().nullable().optional(),
-  version: z.int().nonnegative(),
+  version: ParserVersionNumberSchema,
 });
 
 /** A `fields` entry of details; children nested under it are read too (details-fields.ts). */
@@ -48,18 +83,21 @@ export const ParserDetailsSchema = z.looseObject({
   example_result: z.array(ExampleResultSchema).nullable().optional(),
   example_results: z.array(ExampleResultSchema).nullable().optional(),
   fields: z.array(DetailsFieldSchema).nullable().optional(),
-  version: z.int().nonnegative().optional(),
+  version: ParserVersionNumberSchema.optional(),
 });
 
 export const ParserVersionSchema = z.looseObject({
   id: z.string().min(1).optional(),
-  version: z.int().nonnegative(),
+  version: ParserVersionNumberSchema,
 });
-export const CreatedParserSchema = z.looseObject({ id: z.string().min(1), version: z.int().nonnegative() });
+export const CreatedParserSchema = z.looseObject({
+  id: z.string().min(1),
+  version: ParserVersionNumberSchema,
+});
 
 export const ParseResultSchema = z.looseObject({
   parser: z.string().optional(),
-  version: z.int().nonnegative().optional(),
+  version: ParserVersionNumberSchema.optional(),
   result: z.record(z.string(), z.unknown()).nullable(),
 });
 
@@ -67,14 +105,12 @@ export const ParseResultSchema = z.looseObject({
  * Project ids are numbers (API-NOTES); a numeric string is accepted and read as a number, only where a number holds
  * it exactly: two longer ids would read as one, and a PATCH or an archive of one would go to the other.
  */
-export const ProjectIdSchema = z.union([
-  z.int(),
-  z
-    .string()
-    .regex(/^\d+$/)
-    .transform(Number)
-    .refine(Number.isSafeInteger, 'a numeric id too large to be read exactly'),
-]);
+export const ProjectIdSchema = z.union(
+  [z.int(), digitsAsNumber('a numeric id too large to be read exactly')],
+  {
+    error: notWholeNumber,
+  },
+);
 
 export const ProjectSchema = z.looseObject({
   id: ProjectIdSchema,

@@ -143,6 +143,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     list: () => Promise<T[]>;
     create: () => Promise<T>;
     planned: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
+    /** The object a 303 See Other to the POST names (createOnce). */
+    seeOther?: (location: string) => Promise<T | undefined>;
   },
 ): Promise<T> {
   // The intent this create's takes the place of: an earlier run's unconfirmed create, sent again (`--recreate`).
@@ -153,6 +155,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
   try {
     return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
+      seeOther: calls.seeOther,
       beforeCreate: async (before) => {
         const sent = new Date(ctx.now()).toISOString();
         // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with

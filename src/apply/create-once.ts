@@ -1,17 +1,22 @@
-import { mayHaveLanded } from '../api/api-error.js';
-import type { ApiError } from '../api/api-error.js';
+import { ApiError, mayHaveLanded } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 
-export interface CreateOnceOptions<Id> {
+export interface CreateOnceOptions<T extends { id: string | number; name?: string | undefined }> {
   /** What the plan read: the live objects by name, so a create costs no list of its own (else the list is read). */
-  planned?: ReadonlyMap<string, readonly { id: Id }[]> | undefined;
+  planned?: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
   /** Runs once, after the objects of that name are known and before the first POST (apply records its intent). */
-  beforeCreate?: ((before: Id[]) => Promise<void>) | undefined;
+  beforeCreate?: ((before: T['id'][]) => Promise<void>) | undefined;
+  /**
+   * The object the Location of a 303 See Other to the POST names, read by id (the clients' seeOther): undefined
+   * when it names none, or none is there yet.
+   */
+  seeOther?: ((location: string) => Promise<T | undefined>) | undefined;
 }
 
 /**
- * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, or a
- * 5xx), list by name and take the one object of that name that was not there before. When the list shows none,
+ * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, a 5xx,
+ * a 303 See Other), list by name and take the one object of that name that was not there before. A 303 is looked
+ * at first: what its Location names is taken at once when it is such an object (see-other.ts). When the list shows none,
  * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
  * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
  * next plan records the object by name once a list shows it, and until then sends the create again only with
@@ -21,7 +26,7 @@ export async function createOnce<T extends { id: string | number; name?: string 
   list: () => Promise<T[]>,
   create: () => Promise<T>,
   name: string,
-  options: CreateOnceOptions<T['id']> = {},
+  options: CreateOnceOptions<T> = {},
 ): Promise<T> {
   const named =
     options.planned !== undefined
@@ -32,6 +37,10 @@ export async function createOnce<T extends { id: string | number; name?: string 
   try {
     return await create();
   } catch (error) {
+    // The POST was processed and the answer points at its outcome: taken at once when it is an object of that name
+    // that was not there before (as from the list below); else it is looked for by name, as after a lost answer.
+    const shown = await seenOther(error, options.seeOther);
+    if (shown !== undefined && shown.name === name && !before.has(shown.id)) return shown;
     // A refused connection never sent it: that is no more ambiguous than a 4xx.
     if (!mayHaveLanded(error)) throw error;
     let listed: T[];
@@ -47,6 +56,24 @@ export async function createOnce<T extends { id: string | number; name?: string 
     if (landed.length > 1) throw error;
     throw unconfirmed(name, error, 'the list does not show it yet');
   }
+}
+
+/**
+ * What a create's 303 See Other names, read (see-other.ts); undefined for any other failure, and when the read
+ * fails: a failed look is no answer, and the list is read next.
+ */
+async function seenOther<T extends { id: string | number; name?: string | undefined }>(
+  error: unknown,
+  read: CreateOnceOptions<T>['seeOther'],
+): Promise<T | undefined> {
+  if (
+    !(error instanceof ApiError) ||
+    error.status !== 303 ||
+    error.location === undefined ||
+    read === undefined
+  )
+    return undefined;
+  return read(error.location).catch(() => undefined);
 }
 
 function unconfirmed(name: string, error: ApiError, why: string): ScrapeformError {

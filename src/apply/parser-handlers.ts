@@ -108,6 +108,7 @@ async function postParser(
     list: () => ctx.clients.parsers.list(),
     create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
     planned: ctx.planned?.parsersByName,
+    seeOther: (location) => ctx.clients.parsers.seeOther(location),
   });
   noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
   return { id: created.id, version: created.version };

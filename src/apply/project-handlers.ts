@@ -24,6 +24,7 @@ export const PROJECT_HANDLERS = {
       list: () => ctx.clients.projects.list(),
       create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
       planned: ctx.planned?.projectsByName,
+      seeOther: (location) => ctx.clients.projects.seeOther(location),
     });
     noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
     result.id = created.id;

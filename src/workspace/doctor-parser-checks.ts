@@ -1,6 +1,6 @@
 import { normaliseParserStatus } from '../api/parser-status.js';
 import { PARSER_SERVICE } from '../api/transport-contract.js';
-import { ParserListItemSchema } from '../api/wire-schemas.js';
+import { ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
 import { PARSER_STATUSES } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { failedCall, listOnce } from './doctor-list-check.js';
@@ -69,7 +69,8 @@ export async function checkParsers(
     checks.push(failedCall('parsers.details', error));
     return;
   }
-  const hasVersion = typeof details.version === 'number';
+  // As plan reads it: a version written as digits ("3") is one.
+  const hasVersion = ParserVersionNumberSchema.safeParse(details.version).success;
   readings.set('details-without-version', {
     name: 'details-without-version',
     seen: !hasVersion,

@@ -223,8 +223,11 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
 
 describe('apply: a PATCH answered without a version it can read', () => {
   it.each([
-    [{ id: 'p-1' }, 'field version: Invalid input: expected number, received undefined'],
-    [{ id: 'p-1', version: '2' }, 'field version: Invalid input: expected number, received string'],
+    [{ id: 'p-1' }, 'field version: expected a whole number or a string of its digits, received undefined'],
+    [
+      { id: 'p-1', version: 'v2' },
+      'field version: expected a whole number or a string of its digits, received string "v2"',
+    ],
   ])(
     '%j: reported, and the next apply takes the version it made without a second PATCH',
     async (answer, reason) => {

@@ -7,12 +7,12 @@ import type { ApiError } from '../../src/api/api-error.js';
 import { createOnce } from '../../src/apply/create-once.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
+import { startForwardProxy } from '../helpers/forward-proxy.js';
 
 /** A parser service stand-in on loopback that answers the list. */
 let target: http.Server;
-/** A forward proxy on loopback that records what passes through it (CONNECT tunnels and absolute-URI requests). */
-let proxy: http.Server;
-const seenByProxy: string[] = [];
+let proxy: Awaited<ReturnType<typeof startForwardProxy>>;
+let seenByProxy: string[] = [];
 
 function listen(server: http.Server): Promise<number> {
   return new Promise((resolve) =>
@@ -28,32 +28,15 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(req.url?.startsWith('/parsers') ? [] : { error: 'no' }));
   });
-  proxy = http.createServer((req, res) => {
-    seenByProxy.push(`${req.method} ${req.url}`);
-    const upstream = http.request(req.url as string, { method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  proxy.on('connect', (req, socket, head) => {
-    seenByProxy.push(`CONNECT ${req.url}`);
-    const [host, port] = (req.url as string).split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-  });
   targetPort = await listen(target);
-  proxyPort = await listen(proxy);
+  proxy = await startForwardProxy();
+  proxyPort = proxy.port;
+  seenByProxy = proxy.seen;
 });
 
 afterAll(async () => {
   await new Promise((resolve) => target.close(resolve));
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
 });
 
 describe('transport through a proxy', () => {

@@ -77,3 +77,76 @@ describe('createOnce: never a second POST on an ambiguous answer', () => {
     expect(lists).toBe(0);
   });
 });
+
+describe('createOnce: a POST answered 303 See Other', () => {
+  const seeOther = (location: string | undefined): ApiError =>
+    new ApiError({
+      code: 'api.redirect',
+      status: 303,
+      method: 'POST',
+      url: 'http://127.0.0.1/parsers',
+      message: 'redirected with 303; not followed',
+      retryable: false,
+      secrets: [],
+      ...(location !== undefined ? { location } : {}),
+    });
+
+  /** createOnce of "books" answered 303 to `location`, whose read gives `named`; the list shows `listed`. */
+  async function run(
+    named: { id: string; name?: string } | undefined | Error,
+    listed: { id: string; name: string }[] = [],
+    location: string | null = 'http://127.0.0.1/parsers/p-9',
+  ): Promise<{ created: unknown; reads: string[]; lists: number }> {
+    const reads: string[] = [];
+    let lists = 0;
+    const created = await createOnce(
+      async () => {
+        lists++;
+        return listed;
+      },
+      async (): Promise<{ id: string; name?: string }> => {
+        throw seeOther(location ?? undefined);
+      },
+      'books',
+      {
+        planned: new Map([['books', [{ id: 'old' }]]]),
+        seeOther: async (at) => {
+          reads.push(at);
+          if (named instanceof Error) throw named;
+          return named;
+        },
+      },
+    ).catch((e: unknown) => e);
+    return { created, reads, lists };
+  }
+
+  it('takes what its Location names when it is an object of that name not there before: no list read', async () => {
+    expect(await run({ id: 'p-9', name: 'books' })).toEqual({
+      created: { id: 'p-9', name: 'books' },
+      reads: ['http://127.0.0.1/parsers/p-9'],
+      lists: 0,
+    });
+  });
+
+  it.each([
+    ['of another name', { id: 'p-9', name: 'novels' }],
+    ['with no name', { id: 'p-9' }],
+    ['that was there before the POST', { id: 'old', name: 'books' }],
+    ['not there (a 404)', undefined],
+    ['that could not be read', new Error('socket hang up')],
+  ])('an object %s is not taken: the list is read, as after a lost answer', async (_what, named) => {
+    const found = await run(named, [
+      { id: 'old', name: 'books' },
+      { id: 'p-10', name: 'books' },
+    ]);
+    expect([found.created, found.lists]).toEqual([{ id: 'p-10', name: 'books' }, 1]);
+    const none = await run(named);
+    expect(none.created).toMatchObject({ code: 'apply.create-unconfirmed' });
+  });
+
+  it('with no Location, no read: looked for by name', async () => {
+    const found = await run({ id: 'p-9', name: 'books' }, [], null);
+    expect([found.reads, found.lists]).toEqual([[], 1]);
+    expect(found.created).toMatchObject({ code: 'apply.create-unconfirmed' });
+  });
+});

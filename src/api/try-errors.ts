@@ -1,0 +1,78 @@
+import { ApiError, formatTimeout, networkReason, proxyRefusal } from './api-error.js';
+import type { AnswerUndecodable } from './answer-encoding.js';
+import type { AnswerTooLarge } from './send-request.js';
+import { formatBytes } from './send-request.js';
+
+/** What the error of one failed try says of it: the call, where it went, and what is never shown. */
+export interface FailedTry {
+  method: string;
+  url: URL;
+  /** The caller called it off: a try it aborted is not tried again. */
+  aborted: boolean;
+  secrets: readonly string[];
+  service?: string | undefined;
+}
+
+function base(at: FailedTry): { method: string; url: string; secrets: readonly string[]; service?: string } {
+  return {
+    method: at.method,
+    url: at.url.toString(),
+    secrets: at.secrets,
+    ...(at.service !== undefined ? { service: at.service } : {}),
+  };
+}
+
+/**
+ * No complete answer: the deadline passed, the caller aborted, or the connection failed or broke during the answer
+ * (`status`: the one it had said). Status 0 either way: the request may have landed (mayHaveLanded), so a create is
+ * looked for by name and never sent again blindly, and a GET is tried again.
+ */
+export function noAnswerError(
+  at: FailedTry,
+  error: unknown,
+  timeout: { timedOut: boolean; ms: number },
+  status: number | undefined,
+): ApiError {
+  const reading = status !== undefined ? ` while reading the ${status} response` : '';
+  return new ApiError({
+    ...base(at),
+    code: timeout.timedOut ? 'api.timeout' : 'api.network',
+    status: 0,
+    // A proxy that asks for credentials (407) or forbids the tunnel (403) will answer the same again.
+    retryable: !at.aborted && ![403, 407].includes(proxyRefusal(error) ?? 0),
+    cause: error,
+    message: timeout.timedOut
+      ? `no answer within the request timeout of ${formatTimeout(timeout.ms)}${reading}`
+      : status !== undefined
+        ? `the connection broke${reading}`
+        : networkReason(error),
+  });
+}
+
+/**
+ * An answer of an expected status whose body does not decode as its content-encoding says (cut short, or not in
+ * it): no complete answer, as when the connection breaks during it (noAnswerError), whichever way the request went
+ * (answer-encoding.ts).
+ */
+export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndecodable): ApiError {
+  return new ApiError({
+    ...base(at),
+    code: 'api.network',
+    status: 0,
+    retryable: !at.aborted,
+    cause: error,
+    message: `the ${status} answer is incomplete: ${error.message}`,
+  });
+}
+
+/** An answer too long to read: a bad response, not retried (the next would be as long). */
+export function tooLargeError(at: FailedTry, status: number, error: AnswerTooLarge): ApiError {
+  return new ApiError({
+    ...base(at),
+    code: 'api.bad-response',
+    status,
+    retryable: false,
+    cause: error,
+    message: `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`,
+  });
+}
