@@ -5,7 +5,7 @@
 // Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady]   (--quick: one round, smaller runs;
 // --only: those sections alone, for working on one row; npm run bench runs them all)
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,15 @@ const cliOf = (folder) => {
 const builds = [{ label: 'after', bin: cliOf(root) }];
 if (process.env.BENCH_BASELINE) {
   builds.unshift({ label: 'before', bin: cliOf(process.env.BENCH_BASELINE) });
+}
+/**
+ * Each build's code cache (dist/cli/code-cache) starts empty: an entry is made by the first run that loads its file,
+ * with the functions that run compiled, and never grows after. Left as earlier runs made it, one build's main.cjs
+ * entry could hold apply's functions and the other's only those of a `schema` run; emptied, both builds' entries
+ * are made by the same commands in the same order (this bench's first rows), as on a fresh install.
+ */
+for (const build of builds) {
+  rmSync(path.join(path.dirname(build.bin), 'code-cache'), { recursive: true, force: true });
 }
 /** What "before" is, for the description: BENCH_BASELINE_NAME (a commit), else the folder given. */
 const baselineName = process.env.BENCH_BASELINE_NAME ?? process.env.BENCH_BASELINE;
@@ -409,7 +418,7 @@ await rm(work, { recursive: true, force: true });
 const met = rows.filter((r) => r[4] === 'met').length;
 console.log(
   JSON.stringify({
-    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, A/B in turn. ` : ''}Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
+    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, A/B in turn. ` : ''}Each build's code cache is emptied first, so the same commands in the same order make its entries. Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
     header: ['measure', 'target', 'figures', 'compared to', 'after'],
     rows,
     verdict: `${met} of ${rows.length} targets met. ${verdicts.join(' ')}`.trim(),
