@@ -3,7 +3,7 @@ import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
 import type { LiveIndex } from '../plan/plan-context.js';
-import type { ApplyEvent, ApplyOptions, ChangeResult } from './apply-model.js';
+import type { ApplyEvent, ApplyOptions, AppliedCall, ChangeResult, Recovered } from './apply-model.js';
 import type { Permits } from '../worker-pool.js';
 import type { StateStore } from './state-store.js';
 import type { CreateIntent } from '../state/model.js';
@@ -95,17 +95,36 @@ export function noteCall(
   result: ChangeResult,
   line: CallLine,
   status: number,
-  generates?: boolean,
+  more: { generates?: boolean; found?: AppliedCall['found'] } = {},
 ): void {
-  result.calls.push({ method: line.method, path: line.path, status });
-  ctx.emit({
-    type: 'call',
-    address: change.address,
+  const call: AppliedCall = {
     method: line.method,
     path: line.path,
     status,
-    ...(generates !== undefined ? { generates } : {}),
+    ...(more.found !== undefined ? { found: more.found } : {}),
+  };
+  result.calls.push(call);
+  ctx.emit({
+    type: 'call',
+    address: change.address,
+    ...call,
+    ...(more.generates !== undefined ? { generates: more.generates } : {}),
   });
+}
+
+/**
+ * A create's POST to `path`: its 201, or, when its answer did not give the object (createOnce), the status it got
+ * and how the object was found, so the report never shows a 201 the service did not send.
+ */
+export function noteCreate(
+  ctx: HandlerContext,
+  change: ResourceChange,
+  result: ChangeResult,
+  path: string,
+  recovered: Recovered | undefined,
+): void {
+  if (recovered === undefined) noteCall(ctx, change, result, { method: 'POST', path }, 201);
+  else noteCall(ctx, change, result, { method: 'POST', path }, recovered.status, { found: recovered.found });
 }
 
 /** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */

@@ -18,18 +18,29 @@ import type { State } from '../state/model.js';
  */
 export const DEFAULT_MAX_GENERATING = 16;
 
+/**
+ * How a create's object was found when its POST's answer did not give it (createOnce): `list`, by name in a list
+ * read after it (no answer, a 5xx, a 2xx that could not be read, a 303 naming nothing to take); `location`, read
+ * at the Location of a 303 See Other.
+ */
+export type FoundBy = 'list' | 'location';
+
+/** A create whose POST's answer did not give its object: what that answer was, and how the object was found. */
+export interface Recovered {
+  /** The status the POST got; 0 when it got no answer (the connection broke, the time ran out), as in ApiError. */
+  status: number;
+  found: FoundBy;
+}
+
 /** Something the CLI shows while apply runs. */
 export type ApplyEvent =
   | { type: 'start'; address: string; action: ResourceChange['action'] }
-  | {
+  | ({
       type: 'call';
       address: string;
-      method: string;
-      path: string;
-      status: number;
       /** Set when the status alone does not say it: the call started a generation (a 200 to a PATCH adding a field). */
       generates?: boolean;
-    }
+    } & AppliedCall)
   /** A POST or PATCH that may have landed though it failed (no answer, a 5xx): a generation may have started. */
   | { type: 'call-unanswered'; address: string; method: 'POST' | 'PATCH' }
   | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }
@@ -73,10 +84,15 @@ export interface ApplyOptions {
   hooks?: RegenerationHooks;
 }
 
+/**
+ * A call as the report shows it: the status it got (0: no answer) and, for a create whose answer did not give its
+ * object, how the object was found afterwards, so an ambiguous create never reads as a clean 201.
+ */
 export interface AppliedCall {
   method: string;
   path: string;
   status: number;
+  found?: FoundBy;
 }
 
 export interface ChangeResult {

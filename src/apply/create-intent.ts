@@ -5,6 +5,7 @@ import type { PostingChange, ResourceChange } from '../plan/model.js';
 import type { CreateIntent, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
 import { createOnce } from './create-once.js';
+import type { Created } from './create-once.js';
 
 /** What a change's intent says: the name and the definition its POST sends (and for a replace, the old parser). */
 export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
@@ -146,7 +147,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     /** The object a 303 See Other to the POST names (createOnce). */
     seeOther?: (location: string) => Promise<T | undefined>;
   },
-): Promise<T> {
+): Promise<Created<T>> {
   // The intent this create's takes the place of: an earlier run's unconfirmed create, sent again (`--recreate`).
   let earlier: CreateIntent | undefined;
   // Whether the POST was reached: a failure before it (the list of that name, read when the plan's is not at hand)

@@ -1,5 +1,6 @@
 import { ApiError, mayHaveLanded } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
+import type { Recovered } from './apply-model.js';
 
 export interface CreateOnceOptions<T extends { id: string | number; name?: string | undefined }> {
   /** What the plan read: the live objects by name, so a create costs no list of its own (else the list is read). */
@@ -13,6 +14,12 @@ export interface CreateOnceOptions<T extends { id: string | number; name?: strin
   seeOther?: ((location: string) => Promise<T | undefined>) | undefined;
 }
 
+/** What a create made; `recovered` when the POST's own answer did not give it and it was found afterwards. */
+export interface Created<T> {
+  object: T;
+  recovered?: Recovered;
+}
+
 /**
  * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, a 5xx,
  * a 303 See Other), list by name and take the one object of that name that was not there before. A 303 is looked
@@ -20,14 +27,15 @@ export interface CreateOnceOptions<T extends { id: string | number; name?: strin
  * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
  * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
  * next plan records the object by name once a list shows it, and until then sends the create again only with
- * `--recreate` (recover-intents.ts, approval.ts).
+ * `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the status the POST got and how it
+ * was found, for the report: its POST got no 201.
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
   create: () => Promise<T>,
   name: string,
   options: CreateOnceOptions<T> = {},
-): Promise<T> {
+): Promise<Created<T>> {
   const named =
     options.planned !== undefined
       ? (options.planned.get(name) ?? [])
@@ -35,12 +43,13 @@ export async function createOnce<T extends { id: string | number; name?: string 
   const before = new Set(named.map((o) => o.id));
   await options.beforeCreate?.([...before]);
   try {
-    return await create();
+    return { object: await create() };
   } catch (error) {
     // The POST was processed and the answer points at its outcome: taken at once when it is an object of that name
     // that was not there before (as from the list below); else it is looked for by name, as after a lost answer.
     const shown = await seenOther(error, options.seeOther);
-    if (shown !== undefined && shown.name === name && !before.has(shown.id)) return shown;
+    if (shown !== undefined && shown.name === name && !before.has(shown.id))
+      return { object: shown, recovered: { status: 303, found: 'location' } };
     // A refused connection never sent it: that is no more ambiguous than a 4xx.
     if (!mayHaveLanded(error)) throw error;
     let listed: T[];
@@ -52,7 +61,8 @@ export async function createOnce<T extends { id: string | number; name?: string 
       throw unconfirmed(name, error, `the list to look for it failed too (${messageOf(listError)})`);
     }
     const landed = listed.filter((o) => o.name === name && !before.has(o.id));
-    if (landed.length === 1 && landed[0] !== undefined) return landed[0];
+    if (landed.length === 1 && landed[0] !== undefined)
+      return { object: landed[0], recovered: { status: error.status, found: 'list' } };
     if (landed.length > 1) throw error;
     throw unconfirmed(name, error, 'the list does not show it yet');
   }

@@ -14,7 +14,7 @@ import type {
 import { parsersDeleted } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { abortIfInterrupted, confirmGone, makeCall, noteCall } from './apply-context.js';
+import { abortIfInterrupted, confirmGone, makeCall, noteCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
@@ -104,13 +104,13 @@ async function postParser(
   change: ParserCreate | ParserReplace,
   result: ChangeResult,
 ): Promise<{ id: string; version: number }> {
-  const created = await createWithIntent(ctx, change, {
+  const { object: created, recovered } = await createWithIntent(ctx, change, {
     list: () => ctx.clients.parsers.list(),
     create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
     planned: ctx.planned?.parsersByName,
     seeOther: (location) => ctx.clients.parsers.seeOther(location),
   });
-  noteCall(ctx, change, result, { method: 'POST', path: PARSERS_PATH }, 201);
+  noteCreate(ctx, change, result, PARSERS_PATH, recovered);
   return { id: created.id, version: created.version };
 }
 
@@ -130,14 +130,9 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
     );
     // Noted with the status the service answered, and whether the version generates (a 200 to an add generates
     // all the same), so what counts regenerations (watch's budget) counts it.
-    noteCall(
-      ctx,
-      change,
-      result,
-      { method: 'PATCH', path: parserPath(id, version) },
-      updated.status,
-      !updated.ready,
-    );
+    noteCall(ctx, change, result, { method: 'PATCH', path: parserPath(id, version) }, updated.status, {
+      generates: !updated.ready,
+    });
     version = updated.version;
     await ctx.store.commit((state) => {
       const current = state.resources[change.address] as ParserState | undefined;

@@ -11,7 +11,7 @@ import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
 import { ScrapeformError } from '../errors.js';
-import { confirmGone, makeCall, noteCall } from './apply-context.js';
+import { confirmGone, makeCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createWithIntent } from './create-intent.js';
@@ -20,13 +20,13 @@ import { clearIntent, createWithIntent } from './create-intent.js';
 export const PROJECT_HANDLERS = {
   create: async (change: ProjectCreate, result, ctx) => {
     // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
-    const created = await createWithIntent(ctx, change, {
+    const { object: created, recovered } = await createWithIntent(ctx, change, {
       list: () => ctx.clients.projects.list(),
       create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
       planned: ctx.planned?.projectsByName,
       seeOther: (location) => ctx.clients.projects.seeOther(location),
     });
-    noteCall(ctx, change, result, { method: 'POST', path: PROJECTS_PATH }, 201);
+    noteCreate(ctx, change, result, PROJECTS_PATH, recovered);
     result.id = created.id;
     const holds = await heldAfter(ctx, created.id, change.definition, created);
     const { held, refused, notTaken } = checkTaken(change, result, ctx, change.definition, holds, {});

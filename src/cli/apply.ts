@@ -5,6 +5,7 @@ import { formatDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
 import { printable } from '../output/escape-text.js';
+import { callText } from '../output/call-text.js';
 import type { ApplyReport } from '../output/render-apply.js';
 import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
@@ -204,8 +205,7 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
     return {
       onEvent: (event) => {
         if (event.type === 'start') set(event.address, dim(event.action));
-        if (event.type === 'call')
-          set(event.address, dim(`${event.method} ${printable(event.path)} -> ${event.status}`));
+        if (event.type === 'call') set(event.address, dim(printable(callText(event))));
         if (event.type === 'generation') {
           set(
             event.address,
@@ -229,8 +229,7 @@ function progress(ctx: CommandContext): { onEvent: (event: ApplyEvent) => void; 
   }
   return {
     onEvent: (event) => {
-      if (event.type === 'call')
-        ctx.log(dim(`${event.address}  ${event.method} ${printable(event.path)} -> ${event.status}`));
+      if (event.type === 'call') ctx.log(dim(`${event.address}  ${printable(callText(event))}`));
       if (event.type === 'generation')
         ctx.log(
           `${event.address}  ${paint(event.status)}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,

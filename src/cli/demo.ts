@@ -15,6 +15,7 @@ import type { Workspace } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { renderJson } from '../output/render-json.js';
+import { callText } from '../output/call-text.js';
 
 /** examples/quickstart in the installed package. */
 const QUICKSTART = path.join(PACKAGE_ROOT, 'examples', 'quickstart');
@@ -71,8 +72,7 @@ async function demo(ctx: CommandContext, generationDelayMs: number): Promise<'ok
       pollMinMs: 250,
       pollMaxMs: 1000,
       onEvent: (event) => {
-        if (event.type === 'call')
-          ctx.print(dim(`  ${event.address}  ${event.method} ${event.path} -> ${event.status}`));
+        if (event.type === 'call') ctx.print(dim(`  ${event.address}  ${callText(event)}`));
         if (event.type === 'generation')
           ctx.print(
             `  ${event.address}  ${event.status}  version ${event.version}  ${formatDuration(event.elapsedMs)}`,

@@ -1,4 +1,5 @@
 import type { ApplyResult, ChangeResult } from '../apply/apply-model.js';
+import { callText, recoveredCalls } from './call-text.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
 import { markdownCode, markdownText, tableCode } from './escape-markdown.js';
@@ -37,20 +38,20 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(sorted)}.`)];
   for (const r of ok) {
     lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
-    lines.push(...warningLines(r.warnings, colors));
+    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
   }
   for (const r of stopped) {
     lines.push(
       `  ${yellow('■')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'interrupted')}`,
     );
-    lines.push(...warningLines(r.warnings, colors));
+    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
   }
   for (const r of failed) {
     lines.push(
       `  ${red('✗')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'failed')}`,
     );
     if (r.error?.hint !== undefined) lines.push(`      hint: ${printable(r.error.hint)}`);
-    lines.push(...warningLines(r.warnings, colors));
+    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
   }
   for (const r of notStarted) lines.push(`  ${dim('-')} ${printable(r.address)} ${r.action}: not started`);
   if (result.interrupted)
@@ -109,6 +110,11 @@ function where(r: ChangeResult): string {
     : '';
 }
 
+/** A create whose answer did not give its object: the status its POST got and how the object was found. */
+function recoveredLines(r: ChangeResult): string[] {
+  return recoveredCalls(r.calls).map((c) => `      ${printable(callText(c))}`);
+}
+
 function warningLines(warnings: readonly string[] | undefined, colors: Colors): string[] {
   return (warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${printable(w)}`);
 }
@@ -148,12 +154,17 @@ export function renderApplyMarkdown(
     r.id !== null
       ? ` ${tableCode(String(r.id))}${r.version !== undefined ? ` version ${r.version}` : ''}`
       : '';
+  // A create whose answer did not give its object says so, after its object: its POST got no 201.
+  const recovered = (r: ChangeResult): string =>
+    recoveredCalls(r.calls)
+      .map((c) => ` (${tableCode(callText(c))})`)
+      .join('');
   const outcome = (r: ChangeResult): string =>
     r.ok
-      ? `ok${object(r)}`
+      ? `ok${object(r)}${recovered(r)}`
       : notStarted(r)
         ? 'not started'
-        : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
+        : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}${recovered(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
   out.add(`### scrapeform apply: ${outcomeWord(result, sorted.failed.length)}\n\n${countsText(sorted)}.\n\n`);
   const head = '| object | action | result |\n| --- | --- | --- |\n';
   const row = (r: ChangeResult): string => `| ${tableCode(r.address)} | ${r.action} | ${outcome(r)} |\n`;

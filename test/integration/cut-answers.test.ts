@@ -155,7 +155,10 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
         { planned: new Map() },
       ),
     );
-    expect(created.id).toBe('p-9');
+    expect(created).toEqual({
+      object: { id: 'p-9', name: 'b', version: 0 },
+      recovered: { status: 0, found: 'list' },
+    });
     expect([requests, listed]).toEqual([['POST /parsers'], ['list']]);
 
     const error = await withClients(path, (clients) =>

@@ -28,8 +28,26 @@ describe('createOnce: never a second POST on an ambiguous answer', () => {
       'books',
       { planned: new Map([['books', [{ id: 'old' }]]]) },
     );
-    expect(created.id).toBe('new');
+    // Found, not answered: the report shows the POST got no answer and the list showed the object.
+    expect(created).toEqual({
+      object: { id: 'new', name: 'books' },
+      recovered: { status: 0, found: 'list' },
+    });
     expect(posts).toBe(1);
+  });
+
+  it('an object its own answer gave is not recovered: no status or finding to report, no list read', async () => {
+    let lists = 0;
+    const created = await createOnce(
+      async () => {
+        lists++;
+        return [];
+      },
+      async () => ({ id: 'new', name: 'books' }),
+      'books',
+      { planned: new Map() },
+    );
+    expect([created, lists]).toEqual([{ object: { id: 'new', name: 'books' } }, 0]);
   });
 
   it('does not send again when the list does not show it (it may lag): a clear error, one POST', async () => {
@@ -122,7 +140,7 @@ describe('createOnce: a POST answered 303 See Other', () => {
 
   it('takes what its Location names when it is an object of that name not there before: no list read', async () => {
     expect(await run({ id: 'p-9', name: 'books' })).toEqual({
-      created: { id: 'p-9', name: 'books' },
+      created: { object: { id: 'p-9', name: 'books' }, recovered: { status: 303, found: 'location' } },
       reads: ['http://127.0.0.1/parsers/p-9'],
       lists: 0,
     });
@@ -139,7 +157,10 @@ describe('createOnce: a POST answered 303 See Other', () => {
       { id: 'old', name: 'books' },
       { id: 'p-10', name: 'books' },
     ]);
-    expect([found.created, found.lists]).toEqual([{ id: 'p-10', name: 'books' }, 1]);
+    expect([found.created, found.lists]).toEqual([
+      { object: { id: 'p-10', name: 'books' }, recovered: { status: 303, found: 'list' } },
+      1,
+    ]);
     const none = await run(named);
     expect(none.created).toMatchObject({ code: 'apply.create-unconfirmed' });
   });
