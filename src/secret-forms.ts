@@ -12,8 +12,9 @@ export const MIN_KEY_LENGTH_IN_DATA = 12;
 /**
  * Every way a secret may be written where text quotes it: as it is, URL-encoded as a query value or by a URL
  * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string; for a secret long
- * enough, also base64-encoded (standard and URL-safe alphabets, with and without padding: an error may quote it as
- * a Basic credential or a token), each of those encoded the same ways. Matching ignores case for such a secret
+ * enough, also base64-encoded (standard and URL-safe alphabets, with and without padding, alone or anywhere in a
+ * longer encoded text: an error may quote it as a token or a Basic credential `user:KEY`), each of those encoded
+ * the same ways. Matching ignores case for such a secret
  * (see secretMatcher), so its upper- and lower-cased forms are not listed.
  */
 export function secretForms(secret: string): Set<string> {
@@ -34,8 +35,30 @@ function encodedForms(text: string): string[] {
 function base64Forms(secret: string): string[] {
   const standard = Buffer.from(secret, 'utf8').toString('base64');
   const bare = standard.replace(/=+$/, '');
-  const urlSafe = bare.replace(/\+/g, '-').replace(/\//g, '_');
-  return [standard, bare, urlSafe + standard.slice(bare.length), urlSafe];
+  const urlSafe = (text: string): string => text.replace(/\+/g, '-').replace(/\//g, '_');
+  const cores = [0, 1, 2].map((offset) => base64Core(secret, offset));
+  return [
+    standard,
+    bare,
+    urlSafe(bare) + standard.slice(bare.length),
+    urlSafe(bare),
+    ...cores,
+    ...cores.map(urlSafe),
+  ];
+}
+
+/**
+ * The base64 characters that hold only the secret's bits when it is encoded `offset` bytes into a longer text: a
+ * Basic credential `user:KEY` or `KEY:`, a token of several parts. Base64 encodes three bytes at a time, so the
+ * secret's own base64 is found there only when what comes before it is a multiple of three bytes long; at the
+ * other two offsets its characters are others, and the ones at either end also hold bits of its neighbours.
+ */
+function base64Core(secret: string, offset: number): string {
+  const bytes = Buffer.from(secret, 'utf8');
+  const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+  const first = Math.ceil((8 * offset) / 6);
+  const end = Math.floor((8 * (offset + bytes.length)) / 6);
+  return encoded.slice(first, end);
 }
 
 /** Finds and replaces every form of some secrets, worked out once. */

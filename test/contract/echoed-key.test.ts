@@ -54,3 +54,40 @@ describe('plan: an error body that echoes the key', () => {
     expect(run.stdout + run.stderr).not.toContain(encoded);
   });
 });
+
+describe('plan: an error body that echoes the key inside an encoded credential', () => {
+  const base64 = (text: string): string => Buffer.from(text).toString('base64');
+
+  it('base64 of user:KEY or KEY: (Basic, Proxy-Authorization) at any alignment never reaches stderr', async () => {
+    // `user:` puts the key at byte 5 of what is encoded, `ab:` at byte 3, `u:` at byte 2: the three alignments of
+    // base64, of which only the one at a multiple of three holds the key's own base64.
+    const credentials = [
+      `user:${SENTINEL_KEY}`,
+      `ab:${SENTINEL_KEY}`,
+      `u:${SENTINEL_KEY}`,
+      `${SENTINEL_KEY}:`,
+    ];
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, `denied; ${credentials.map((c) => `Basic ${base64(c)}`).join(', ')}`);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: denied; Basic dXNlcjp***w==, Basic YWI6***, Basic dTp***w==, Basic ***6',
+    );
+    // Six characters of the key's base64 at each alignment would still spell a part of it: none is left.
+    const shown = run.stdout + run.stderr;
+    for (const offset of [0, 1, 2]) {
+      const encoded = base64('\0'.repeat(offset) + SENTINEL_KEY);
+      expect(shown).not.toContain(encoded.slice(4, 10));
+    }
+  });
+});
