@@ -106,10 +106,42 @@ function compile(
   const least = forms.filter(
     (form, i) => !forms.some((other, j) => j > i && fold(form).includes(fold(other))),
   );
+  // Only long secrets are matched in any case: their pieces are as unlike ordinary text as they are.
+  const cut = flags.includes('i') ? cutPieces(secrets) : { all: [], least: [] };
   return {
-    one: new RegExp(alternatives(least), flags),
-    all: new RegExp(alternatives(forms), `g${flags}`),
-    shortest: Math.min(...least.map((form) => form.length)),
+    one: new RegExp([alternatives(least), ...cut.least].join('|'), flags),
+    // After every whole form: where one starts, it goes whole rather than as a piece.
+    all: new RegExp([alternatives(forms), ...cut.all].join('|'), `g${flags}`),
+    shortest: Math.min(...least.map((form) => form.length), MIN_KEY_LENGTH_IN_DATA),
+  };
+}
+
+/**
+ * Patterns for the key cut short: its first characters where nothing of a word comes before them, or its last
+ * where nothing comes after, MIN_KEY_LENGTH_IN_DATA of them or more, plain or encoded as text quotes it. A service
+ * may cut the key it echoes (`invalid key 3f9a1c2b7d4e…`) or quote it from some place on, so the whole key is never
+ * there but most of it is. The word's edge tells such a piece from the same characters inside a longer word (two
+ * keys of a test that share a run of them). `least` has the shortest of each kind: any longer one holds it.
+ */
+function cutPieces(secrets: readonly string[]): { all: string[]; least: string[] } {
+  const written = [...new Set(secrets.flatMap(encodedForms))];
+  const heads = new Set<string>();
+  const tails = new Set<string>();
+  for (const form of written) {
+    for (let length = form.length - 1; length >= MIN_KEY_LENGTH_IN_DATA; length--) {
+      heads.add(form.slice(0, length));
+      tails.add(form.slice(-length));
+    }
+  }
+  const side = (pieces: Set<string>, make: (alternatives: string) => string): string[] =>
+    pieces.size > 0 ? [make(alternatives([...pieces].sort((a, b) => b.length - a.length)))] : [];
+  const head = (pieces: string): string => `(?<![a-z0-9])(?:${pieces})`;
+  const tail = (pieces: string): string => `(?:${pieces})(?![a-z0-9])`;
+  const shortest = (pieces: Set<string>): Set<string> =>
+    new Set([...pieces].filter((p) => p.length === MIN_KEY_LENGTH_IN_DATA));
+  return {
+    all: [...side(heads, head), ...side(tails, tail)],
+    least: [...side(shortest(heads), head), ...side(shortest(tails), tail)],
   };
 }
 

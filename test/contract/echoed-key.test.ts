@@ -91,3 +91,47 @@ describe('plan: an error body that echoes the key inside an encoded credential',
     }
   });
 });
+
+describe('plan: an error body that holds only a part of the key', () => {
+  const env = {
+    SCRAPERAPI_API_KEY: SENTINEL_KEY,
+    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+  };
+
+  it('a key the service cut short, or quoted from its middle on, never reaches stderr', async () => {
+    const head = SENTINEL_KEY.slice(0, 20);
+    const tail = SENTINEL_KEY.slice(3);
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, { error: `invalid key ${head}… (…${tail.toUpperCase()})` });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: invalid key ***… (…***)',
+    );
+    expect(run.stderr).not.toContain(head);
+    expect(run.stderr.toLowerCase()).not.toContain(tail.toLowerCase());
+  });
+
+  it('a key across the cut of the message and of the body excerpt is taken out before either cut', async () => {
+    // The message quotes 200 characters of the body's first line, the excerpt 500 of the body: the key starts 10
+    // before each cut, so a cut made first would leave its first 10 characters, too few to be known as the key.
+    const line = `${'x'.repeat(190)}${SENTINEL_KEY} refused`;
+    const body = `${line}\n${'y'.repeat(490 - line.length - 1)}${SENTINEL_KEY} and more`;
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, body);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: ${'x'.repeat(190)}*** refuse`,
+    );
+    expect(run.stderr).not.toContain(SENTINEL_KEY.slice(0, 10));
+  });
+});
