@@ -11,11 +11,11 @@ export const MIN_KEY_LENGTH_IN_DATA = 12;
 
 /**
  * Every way a secret may be written where text quotes it: as it is, URL-encoded as a query value or by a URL
- * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string; for a secret long
- * enough, also base64-encoded (standard and URL-safe alphabets, with and without padding, alone or anywhere in a
- * longer encoded text: an error may quote it as a token or a Basic credential `user:KEY`), each of those encoded
- * the same ways. Matching ignores case for such a secret
- * (see secretMatcher), so its upper- and lower-cased forms are not listed.
+ * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string (jsonForms); for a
+ * secret long enough, also base64-encoded (standard and URL-safe alphabets, with and without padding, alone or
+ * anywhere in a longer encoded text: an error may quote it as a token or a Basic credential `user:KEY`), each of
+ * those encoded the same ways. Matching ignores case for such a secret (see secretMatcher), so its upper- and
+ * lower-cased forms are not listed.
  */
 export function secretForms(secret: string): Set<string> {
   const written = secret.length >= MIN_KEY_LENGTH_IN_DATA ? [secret, ...base64Forms(secret)] : [secret];
@@ -28,8 +28,22 @@ function encodedForms(text: string): string[] {
     encodeURIComponent(text),
     encodeURI(text),
     new URLSearchParams({ k: text }).toString().slice(2),
-    JSON.stringify(text).slice(1, -1),
+    ...jsonForms(text),
   ];
+}
+
+/**
+ * A text inside a JSON string as the services' languages may write it: as JSON.stringify does; with `/` as `\/`
+ * (PHP); with every character outside printable ASCII, and `<`, `>`, `&`, `'`, as `\u` escapes (Python, PHP, Go);
+ * and escaped twice, in JSON that is itself a string of the answer (an error that quotes another service's body).
+ * An answer that parses is read back to its characters first, but one cut short or not JSON is quoted as it came.
+ */
+function jsonForms(text: string): string[] {
+  const quoted = JSON.stringify(text).slice(1, -1);
+  const slashes = quoted.replace(/\//g, '\\/');
+  const ascii = (json: string): string =>
+    json.replace(/[^\x20-\x7e]|[<>&']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [quoted, slashes, ascii(quoted), ascii(slashes), JSON.stringify(quoted).slice(1, -1)];
 }
 
 function base64Forms(secret: string): string[] {

@@ -135,3 +135,43 @@ describe('plan: an error body that holds only a part of the key', () => {
     expect(run.stderr).not.toContain(SENTINEL_KEY.slice(0, 10));
   });
 });
+
+describe('plan: an error body that quotes a key JSON escapes, escaped another way', () => {
+  // A key with characters JSON escapes or may escape: a quote, a slash, a letter outside ASCII.
+  const key = 'sk_live/"SENTINEL"/é5f3a9c';
+  const keyQuery = { api_key: key };
+  const env = {
+    SCRAPERAPI_API_KEY: key,
+    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+  };
+
+  it('escaped as PHP and Python write JSON (\\/ and \\u00e9), in a body cut short, never reaches stderr', async () => {
+    const escaped = JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/').replace(/é/g, '\\u00e9');
+    // Cut short, the body is no JSON, and is quoted as text.
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, `{"error":"bad key ${escaped}","deta`);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"error":"bad key ***","deta',
+    );
+  });
+
+  it('inside a JSON text that is itself a string of the answer, never reaches stderr', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, { error: JSON.stringify({ detail: `bad key ${key}` }) });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"detail":"bad key ***"}',
+    );
+  });
+});
