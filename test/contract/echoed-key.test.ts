@@ -175,3 +175,28 @@ describe('plan: an error body that quotes a key JSON escapes, escaped another wa
     );
   });
 });
+
+describe('doctor: an answer that holds the key', () => {
+  it('a parser someone named with the key by hand is shown without it', async () => {
+    const item = { id: 'p1', name: `books ${SENTINEL_KEY}`, status: 'FINISHED', version: 1 };
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p1')
+      .query(keyQuery)
+      .reply(200, { ...item, urls: ['https://books.example/a.html'], fields: [{ name: 'title' }] });
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const run = await runScrapeform(['doctor', '--json'], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    const details = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks.find(
+      (c) => c.name === 'parsers.details',
+    );
+    expect(details?.message).toBe('parser "books ***" (p1): fields, id, name, status, urls, version');
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
