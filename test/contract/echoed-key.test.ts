@@ -200,3 +200,27 @@ describe('doctor: an answer that holds the key', () => {
     expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
   });
 });
+
+describe('plan: a value of the wrong type that holds the key, quoted cut to 40 characters', () => {
+  it('the key across the cut leaves none of its characters in the message', async () => {
+    // 25 characters before the key: the cut at 40 would leave its first 15, inside a word.
+    const version = `${'v'.repeat(25)}${SENTINEL_KEY}`;
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, [{ id: 'p1', name: 'a', status: 'FINISHED', version }]);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `error: GET https://aiparser.test/parsers?api_key=***: 200: unexpected response from GET /parsers: field 0.version: expected a whole number or a string of its digits, received string "${'v'.repeat(25)}***"`,
+    );
+    expect(run.stderr).not.toContain(SENTINEL_KEY.slice(0, 8));
+  });
+});
