@@ -11,10 +11,11 @@ export const MIN_KEY_LENGTH_IN_DATA = 12;
 
 /**
  * Every way a secret may be written where text quotes it: as it is, URL-encoded as a query value or by a URL
- * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string; for a secret long
- * enough, also base64-encoded (standard and URL-safe alphabets, with and without padding: an error may quote it as
- * a Basic credential or a token), each of those encoded the same ways. Matching ignores case for such a secret
- * (see secretMatcher), so its upper- and lower-cased forms are not listed.
+ * parser (which leaves `/`, `+` and `=` alone), form-encoded, and escaped inside a JSON string (jsonForms); for a
+ * secret long enough, also base64-encoded (standard and URL-safe alphabets, with and without padding, alone or
+ * anywhere in a longer encoded text: an error may quote it as a token or a Basic credential `user:KEY`), each of
+ * those encoded the same ways. Matching ignores case for such a secret (see secretMatcher), so its upper- and
+ * lower-cased forms are not listed.
  */
 export function secretForms(secret: string): Set<string> {
   const written = secret.length >= MIN_KEY_LENGTH_IN_DATA ? [secret, ...base64Forms(secret)] : [secret];
@@ -27,15 +28,51 @@ function encodedForms(text: string): string[] {
     encodeURIComponent(text),
     encodeURI(text),
     new URLSearchParams({ k: text }).toString().slice(2),
-    JSON.stringify(text).slice(1, -1),
+    ...jsonForms(text),
   ];
+}
+
+/**
+ * A text inside a JSON string as the services' languages may write it: as JSON.stringify does; with `/` as `\/`
+ * (PHP); with every character outside printable ASCII, and `<`, `>`, `&`, `'`, as `\u` escapes (Python, PHP, Go);
+ * and escaped twice, in JSON that is itself a string of the answer (an error that quotes another service's body).
+ * An answer that parses is read back to its characters first, but one cut short or not JSON is quoted as it came.
+ */
+function jsonForms(text: string): string[] {
+  const quoted = JSON.stringify(text).slice(1, -1);
+  const slashes = quoted.replace(/\//g, '\\/');
+  const ascii = (json: string): string =>
+    json.replace(/[^\x20-\x7e]|[<>&']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [quoted, slashes, ascii(quoted), ascii(slashes), JSON.stringify(quoted).slice(1, -1)];
 }
 
 function base64Forms(secret: string): string[] {
   const standard = Buffer.from(secret, 'utf8').toString('base64');
   const bare = standard.replace(/=+$/, '');
-  const urlSafe = bare.replace(/\+/g, '-').replace(/\//g, '_');
-  return [standard, bare, urlSafe + standard.slice(bare.length), urlSafe];
+  const urlSafe = (text: string): string => text.replace(/\+/g, '-').replace(/\//g, '_');
+  const cores = [0, 1, 2].map((offset) => base64Core(secret, offset));
+  return [
+    standard,
+    bare,
+    urlSafe(bare) + standard.slice(bare.length),
+    urlSafe(bare),
+    ...cores,
+    ...cores.map(urlSafe),
+  ];
+}
+
+/**
+ * The base64 characters that hold only the secret's bits when it is encoded `offset` bytes into a longer text: a
+ * Basic credential `user:KEY` or `KEY:`, a token of several parts. Base64 encodes three bytes at a time, so the
+ * secret's own base64 is found there only when what comes before it is a multiple of three bytes long; at the
+ * other two offsets its characters are others, and the ones at either end also hold bits of its neighbours.
+ */
+function base64Core(secret: string, offset: number): string {
+  const bytes = Buffer.from(secret, 'utf8');
+  const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+  const first = Math.ceil((8 * offset) / 6);
+  const end = Math.floor((8 * (offset + bytes.length)) / 6);
+  return encoded.slice(first, end);
 }
 
 /** Finds and replaces every form of some secrets, worked out once. */
@@ -83,10 +120,42 @@ function compile(
   const least = forms.filter(
     (form, i) => !forms.some((other, j) => j > i && fold(form).includes(fold(other))),
   );
+  // Only long secrets are matched in any case: their pieces are as unlike ordinary text as they are.
+  const cut = flags.includes('i') ? cutPieces(secrets) : { all: [], least: [] };
   return {
-    one: new RegExp(alternatives(least), flags),
-    all: new RegExp(alternatives(forms), `g${flags}`),
-    shortest: Math.min(...least.map((form) => form.length)),
+    one: new RegExp([alternatives(least), ...cut.least].join('|'), flags),
+    // After every whole form: where one starts, it goes whole rather than as a piece.
+    all: new RegExp([alternatives(forms), ...cut.all].join('|'), `g${flags}`),
+    shortest: Math.min(...least.map((form) => form.length), MIN_KEY_LENGTH_IN_DATA),
+  };
+}
+
+/**
+ * Patterns for the key cut short: its first characters where nothing of a word comes before them, or its last
+ * where nothing comes after, MIN_KEY_LENGTH_IN_DATA of them or more, plain or encoded as text quotes it. A service
+ * may cut the key it echoes (`invalid key 3f9a1c2b7d4e…`) or quote it from some place on, so the whole key is never
+ * there but most of it is. The word's edge tells such a piece from the same characters inside a longer word (two
+ * keys of a test that share a run of them). `least` has the shortest of each kind: any longer one holds it.
+ */
+function cutPieces(secrets: readonly string[]): { all: string[]; least: string[] } {
+  const written = [...new Set(secrets.flatMap(encodedForms))];
+  const heads = new Set<string>();
+  const tails = new Set<string>();
+  for (const form of written) {
+    for (let length = form.length - 1; length >= MIN_KEY_LENGTH_IN_DATA; length--) {
+      heads.add(form.slice(0, length));
+      tails.add(form.slice(-length));
+    }
+  }
+  const side = (pieces: Set<string>, make: (alternatives: string) => string): string[] =>
+    pieces.size > 0 ? [make(alternatives([...pieces].sort((a, b) => b.length - a.length)))] : [];
+  const head = (pieces: string): string => `(?<![a-z0-9])(?:${pieces})`;
+  const tail = (pieces: string): string => `(?:${pieces})(?![a-z0-9])`;
+  const shortest = (pieces: Set<string>): Set<string> =>
+    new Set([...pieces].filter((p) => p.length === MIN_KEY_LENGTH_IN_DATA));
+  return {
+    all: [...side(heads, head), ...side(tails, tail)],
+    least: [...side(shortest(heads), head), ...side(shortest(tails), tail)],
   };
 }
 

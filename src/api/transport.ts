@@ -151,7 +151,10 @@ export class Transport {
   ): z.output<S> {
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    const issue = result.error.issues[0];
+    // The issue is read again from the answer with the key out of it: a message may quote a value cut short
+    // (wire-schemas.ts), and a key across the cut would leave too little of it to be known and redacted after.
+    const quoted = schema.safeParse(redactValue(value, [this.apiKey]));
+    const issue = (quoted.success ? result : quoted).error.issues[0];
     const full = [...path, ...(issue?.path ?? [])];
     const field = full.length > 0 ? full.map(String).join('.') : '(body)';
     throw this.badResponse(request, response, `field ${field}: ${issue?.message ?? 'invalid'}`);

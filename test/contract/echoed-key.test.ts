@@ -54,3 +54,173 @@ describe('plan: an error body that echoes the key', () => {
     expect(run.stdout + run.stderr).not.toContain(encoded);
   });
 });
+
+describe('plan: an error body that echoes the key inside an encoded credential', () => {
+  const base64 = (text: string): string => Buffer.from(text).toString('base64');
+
+  it('base64 of user:KEY or KEY: (Basic, Proxy-Authorization) at any alignment never reaches stderr', async () => {
+    // `user:` puts the key at byte 5 of what is encoded, `ab:` at byte 3, `u:` at byte 2: the three alignments of
+    // base64, of which only the one at a multiple of three holds the key's own base64.
+    const credentials = [
+      `user:${SENTINEL_KEY}`,
+      `ab:${SENTINEL_KEY}`,
+      `u:${SENTINEL_KEY}`,
+      `${SENTINEL_KEY}:`,
+    ];
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, `denied; ${credentials.map((c) => `Basic ${base64(c)}`).join(', ')}`);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: denied; Basic dXNlcjp***w==, Basic YWI6***, Basic dTp***w==, Basic ***6',
+    );
+    // Six characters of the key's base64 at each alignment would still spell a part of it: none is left.
+    const shown = run.stdout + run.stderr;
+    for (const offset of [0, 1, 2]) {
+      const encoded = base64('\0'.repeat(offset) + SENTINEL_KEY);
+      expect(shown).not.toContain(encoded.slice(4, 10));
+    }
+  });
+});
+
+describe('plan: an error body that holds only a part of the key', () => {
+  const env = {
+    SCRAPERAPI_API_KEY: SENTINEL_KEY,
+    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+  };
+
+  it('a key the service cut short, or quoted from its middle on, never reaches stderr', async () => {
+    const head = SENTINEL_KEY.slice(0, 20);
+    const tail = SENTINEL_KEY.slice(3);
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, { error: `invalid key ${head}… (…${tail.toUpperCase()})` });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: invalid key ***… (…***)',
+    );
+    expect(run.stderr).not.toContain(head);
+    expect(run.stderr.toLowerCase()).not.toContain(tail.toLowerCase());
+  });
+
+  it('a key across the cut of the message and of the body excerpt is taken out before either cut', async () => {
+    // The message quotes 200 characters of the body's first line, the excerpt 500 of the body: the key starts 10
+    // before each cut, so a cut made first would leave its first 10 characters, too few to be known as the key.
+    const line = `${'x'.repeat(190)}${SENTINEL_KEY} refused`;
+    const body = `${line}\n${'y'.repeat(490 - line.length - 1)}${SENTINEL_KEY} and more`;
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, body);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: ${'x'.repeat(190)}*** refuse`,
+    );
+    expect(run.stderr).not.toContain(SENTINEL_KEY.slice(0, 10));
+  });
+});
+
+describe('plan: an error body that quotes a key JSON escapes, escaped another way', () => {
+  // A key with characters JSON escapes or may escape: a quote, a slash, a letter outside ASCII.
+  const key = 'sk_live/"SENTINEL"/é5f3a9c';
+  const keyQuery = { api_key: key };
+  const env = {
+    SCRAPERAPI_API_KEY: key,
+    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+  };
+
+  it('escaped as PHP and Python write JSON (\\/ and \\u00e9), in a body cut short, never reaches stderr', async () => {
+    const escaped = JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/').replace(/é/g, '\\u00e9');
+    // Cut short, the body is no JSON, and is quoted as text.
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, `{"error":"bad key ${escaped}","deta`);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"error":"bad key ***","deta',
+    );
+  });
+
+  it('inside a JSON text that is itself a string of the answer, never reaches stderr', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(401, { error: JSON.stringify({ detail: `bad key ${key}` }) });
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env,
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"detail":"bad key ***"}',
+    );
+  });
+});
+
+describe('doctor: an answer that holds the key', () => {
+  it('a parser someone named with the key by hand is shown without it', async () => {
+    const item = { id: 'p1', name: `books ${SENTINEL_KEY}`, status: 'FINISHED', version: 1 };
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p1')
+      .query(keyQuery)
+      .reply(200, { ...item, urls: ['https://books.example/a.html'], fields: [{ name: 'title' }] });
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    const run = await runScrapeform(['doctor', '--json'], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    const details = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks.find(
+      (c) => c.name === 'parsers.details',
+    );
+    expect(details?.message).toBe('parser "books ***" (p1): fields, id, name, status, urls, version');
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
+
+describe('plan: a value of the wrong type that holds the key, quoted cut to 40 characters', () => {
+  it('the key across the cut leaves none of its characters in the message', async () => {
+    // 25 characters before the key: the cut at 40 would leave its first 15, inside a word.
+    const version = `${'v'.repeat(25)}${SENTINEL_KEY}`;
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, [{ id: 'p1', name: 'a', status: 'FINISHED', version }]);
+    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
+      env: {
+        SCRAPERAPI_API_KEY: SENTINEL_KEY,
+        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      },
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(
+      `error: GET https://aiparser.test/parsers?api_key=***: 200: unexpected response from GET /parsers: field 0.version: expected a whole number or a string of its digits, received string "${'v'.repeat(25)}***"`,
+    );
+    expect(run.stderr).not.toContain(SENTINEL_KEY.slice(0, 8));
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redact, redactError, redactValue, secretsRemover } from '../../../src/api/redact.js';
+import { ApiError } from '../../../src/api/api-error.js';
 
 describe('redact', () => {
   it('removes the key itself, its URL-encoded form, and any api_key value', () => {
@@ -120,11 +121,49 @@ describe('redact', () => {
   });
 });
 
+describe('a long key cut short', () => {
+  const key = '3f9a1c2b7d4e8f60a1b2c3d4e5f60718';
+
+  it('removes its first or last 12 characters or more, plain or encoded, where a word starts or ends', () => {
+    const text = [
+      `key ${key.slice(0, 20)}…`,
+      `(…${key.slice(-12).toUpperCase()})`,
+      `?t=${encodeURIComponent(`${key}/`).slice(0, 14)}`,
+    ].join(' ');
+    expect(redact(text, [key])).toBe('key ***… (…***) ?t=***');
+    expect(secretsRemover([key])({ note: `echo ${key.slice(0, 12)}` })).toEqual({
+      value: { note: 'echo ***' },
+      held: true,
+    });
+  });
+
+  it('leaves the same characters inside a longer word, and fewer than 12 of them', () => {
+    const text = `id x${key.slice(0, 20)} ${key.slice(4)}9 ${key.slice(0, 11)} ${key.slice(-11)}`;
+    expect(redact(text, [key])).toBe(text);
+  });
+});
+
 describe('a key short enough to occur in the word api_key', () => {
   it('leaves no other api_key value shown, in a query or a JSON body', () => {
     // The emulator started with `--api-key k` redacts its log with that key: a wrong key sent to it stayed whole.
     expect(redact('/api/projects?api_key=wrong-key-of-another-account', ['k'])).not.toContain('wrong');
     expect(redact('{"api_key":"wrong-key-of-another-account"}', ['k'])).not.toContain('wrong');
     expect(redact('GET /parsers?api_key=k&x=1', ['k'])).toBe('GET /parsers?api_***ey=***&x=1');
+  });
+});
+
+describe('ApiError: the body excerpt', () => {
+  it('is redacted before it is cut: a key across the cut leaves none of its characters', () => {
+    const key = 'sk_live_0123456789abcdef';
+    const error = new ApiError({
+      code: 'api.bad-request',
+      status: 400,
+      method: 'GET',
+      url: 'https://x.test/parsers',
+      body: `${'x'.repeat(490)}${key} and more`,
+      retryable: false,
+      secrets: [key],
+    });
+    expect(error.body).toBe(`${'x'.repeat(490)}*** and mo…`);
   });
 });
