@@ -74,6 +74,7 @@ export const ERROR_CODES = [
   'state.push-unreadable',
   'state.serial-limit',
   'state.serial-moved',
+  'state.unlock-pending',
   'state.unreachable',
   'state.workspace',
   'watch.cannot-listen',

@@ -14,9 +14,13 @@ export function registerRun(program: Command, run: RunCommand): void {
     .description('start a managed project now (PATCH scheduledAt: now)')
     .argument('<address>', 'project.<name> (or just the name)')
     .option('--wait', 'follow the new job to its end')
+    .option('--allow-concurrent', 'start it even while a job of the project is running (or may be)')
     .option('--wait-timeout <duration>', 'how long to follow it', '30m');
   addApiFlags(command).action(
-    async (address: string, flags: ApiFlags & { wait?: boolean; waitTimeout: string }) =>
+    async (
+      address: string,
+      flags: ApiFlags & { wait?: boolean; allowConcurrent?: boolean; waitTimeout: string },
+    ) =>
       run(async (ctx) => {
         // Without --wait the run starts the project and exits at once: a --wait-timeout given alone reads as a
         // wait, and was ignored after the start was sent (as watch refuses --max-regenerations without --heal).
@@ -29,6 +33,7 @@ export function registerRun(program: Command, run: RunCommand): void {
         const { job } = await using(openServicesFromFlags(ctx, flags), (services) =>
           runProject(services, address, {
             wait: flags.wait === true,
+            allowConcurrent: flags.allowConcurrent === true,
             timeoutMs,
             timeoutLabel: flags.waitTimeout,
             pollMs: pollIntervalFromEnv(ctx.io.env) ?? 1000,

@@ -21,6 +21,7 @@ import {
 } from './postgres-session.js';
 import {
   deleteLockRow,
+  endHolders,
   keyHolders,
   lockedError,
   readLockRow,
@@ -374,11 +375,8 @@ export class PostgresStateBackend implements StateBackend {
     if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
       throw lockAliveError(this.location, held);
     }
-    const { rows: ended } = await client.query<{ pid: number; ended: boolean }>(
-      'SELECT pid, pg_terminate_backend(pid) AS ended FROM unnest($1::int[]) AS pid',
-      [sessions.map((row) => row.pid)],
-    );
-    if (!ended.some((row) => row.ended)) return undefined;
+    const pids = sessions.map((row) => row.pid);
+    if (!(await endHolders(client, this.keysOf(), pids, this.location, this.timeoutMs))) return undefined;
     return held;
   }
 

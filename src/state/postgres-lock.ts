@@ -77,6 +77,69 @@ export async function keyHolders(
   return rows;
 }
 
+/**
+ * Whether the sessions `pids`, ended by force-unlock, let go of the keys within `withinMs`. pg_terminate_backend
+ * answers once the session was signalled; the session then sends its client the error and drops its temporary
+ * objects before it releases its advisory locks, so a lock taken at once (force-unlock, then apply) could still
+ * find the keys held. pg_locks is looked at again, soon then less often; a session holding them that was not
+ * ended (a run that took the lock since) is not waited for.
+ */
+export async function keysReleased(
+  client: pg.Client,
+  keys: LockKeys,
+  pids: readonly number[],
+  options: { withinMs: number; now?: () => number; sleep?: (ms: number) => Promise<void> },
+): Promise<boolean> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const deadline = now() + options.withinMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    const holders = await keyHolders(client, keys);
+    if (!holders.some((holder) => pids.includes(holder.pid))) return true;
+    if (now() >= deadline) return false;
+    await sleep(Math.min(pause, deadline - now()));
+  }
+}
+
+/** The ended sessions still held the keys when force-unlock stopped waiting (keysReleased). */
+export function unlockPendingError(
+  location: string,
+  pids: readonly number[],
+  withinMs: number,
+): ScrapeformError {
+  return new ScrapeformError(
+    'state.unlock-pending',
+    `force-unlock ended the session${pids.length === 1 ? '' : 's'} ${pids.join(', ')} that held the lock of ${location}, but the lock was not let go of within ${Math.round(withinMs / 1000)} s: a run started now may still find it locked`,
+    {
+      hint: 'run scrapeform force-unlock again in a moment (it says "was not locked" once the lock is free); SCRAPEFORM_STATE_TIMEOUT sets how long it waits',
+      details: { sessions: [...pids] },
+    },
+  );
+}
+
+/**
+ * Ends the sessions `pids` (an advisory lock can only be released by its own session) and waits, up to `withinMs`,
+ * until they let go of the keys: a run started right after force-unlock must find the lock free. False when none
+ * of them could be ended.
+ */
+export async function endHolders(
+  client: pg.Client,
+  keys: LockKeys,
+  pids: readonly number[],
+  location: string,
+  withinMs: number,
+): Promise<boolean> {
+  const { rows } = await client.query<{ pid: number; ended: boolean }>(
+    'SELECT pid, pg_terminate_backend(pid) AS ended FROM unnest($1::int[]) AS pid',
+    [[...pids]],
+  );
+  const ended = rows.filter((row) => row.ended).map((row) => row.pid);
+  if (ended.length === 0) return false;
+  if (!(await keysReleased(client, keys, ended, { withinMs })))
+    throw unlockPendingError(location, ended, withinMs);
+  return true;
+}
+
 /** Records the lock's holder in its row of scrapeform_locks (one per workspace table), replacing any left there. */
 export async function writeLockRow(client: pg.Client, table: string, info: LockInfo): Promise<void> {
   await client.query(

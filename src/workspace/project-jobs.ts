@@ -3,6 +3,7 @@ import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.j
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
+import { quoted } from '../output/escape-text.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
 
@@ -58,6 +59,11 @@ export async function cancelProjectJob(
 export interface RunProjectOptions {
   /** Follow the new job until it ends, or until `timeoutMs` passed. */
   wait?: boolean;
+  /**
+   * Start even while a job of the project is running or may be (refuseWhileRunning): without `wait`, the jobs are
+   * then not listed at all.
+   */
+  allowConcurrent?: boolean;
   timeoutMs?: number;
   pollMs?: number;
   /** Once the project was started. */
@@ -73,9 +79,10 @@ export interface RunProjectOptions {
 }
 
 /**
- * Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. Jobs are
- * listed only to follow it: the fields of a job record are unknown (API-NOTES), so a list scrapeform cannot read
- * never keeps a project from starting when nobody waits, and one that fails after the start says it started.
+ * Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. The jobs are
+ * listed first, and nothing is sent while one is running or may be (refuseWhileRunning), unless `allowConcurrent`;
+ * a list that cannot be read starts nothing either, since it cannot show that none runs. Only `allowConcurrent`
+ * without `wait` starts the project without listing its jobs.
  */
 export async function runProject(
   services: Services,
@@ -85,26 +92,36 @@ export async function runProject(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
-  if (options.wait !== true) {
-    await startNow(services, project, address);
-    options.onStarted?.();
-    return { address: project.address, job: undefined };
-  }
+  const wait = options.wait === true;
+  const guarded = options.allowConcurrent !== true;
+  const needs =
+    guarded && wait
+      ? 'run needs to see that none of them is running and --wait to tell the new job from the others'
+      : guarded
+        ? 'run needs to see that none of them is running'
+        : '--wait needs to tell the new job from the others';
+  // Not listed when nothing needs them (--allow-concurrent without --wait): records of an unknown shape then never
+  // keep the project from starting.
+  const listed =
+    wait || guarded
+      ? await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+          throw new ScrapeformError(
+            'run.jobs-unreadable',
+            `${project.address} was not started: its jobs could not be listed, which ${needs}: ${messageOf(error)}`,
+            {
+              hint: `scrapeform run ${address} --allow-concurrent (without --wait) starts it without listing its jobs`,
+              details: { started: false, projectId: project.id },
+              cause: error,
+            },
+          );
+        })
+      : [];
+  if (guarded) refuseWhileRunning(listed, project, address, wait);
   // The jobs there before the start, to tell the new one from them.
-  const listed = await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
-    throw new ScrapeformError(
-      'run.jobs-unreadable',
-      `${project.address} was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${messageOf(error)}`,
-      {
-        hint: `scrapeform run ${address} without --wait starts it without listing its jobs`,
-        cause: error,
-      },
-    );
-  });
-  refuseWhileRunning(listed, project.address, address);
   const before = new Set(listed.map((j) => String(j.id)));
   await startNow(services, project, address);
   options.onStarted?.();
+  if (!wait) return { address: project.address, job: undefined };
   const listAfterStart = (signal: AbortSignal): Promise<LiveJob[]> =>
     services.clients.projects.listJobs(project.id, signal).catch((error: unknown) => {
       throw new ScrapeformError(
@@ -181,19 +198,38 @@ function startedHint(
 }
 
 /**
- * Only one job of a project runs at a time (API-NOTES): a start while one runs waits behind it, or is dropped, and
- * --wait cannot tell which (no new job shows until the running one ends, if ever). Waited on, it fails at the
- * timeout with the start perhaps still queued, paid per page when it runs, and whoever starts it again pays twice.
- * So nothing is sent while a job is running now (not one queued or scheduled: isRunningNow).
+ * Only one job of a project runs at a time (API-NOTES): a start while one runs waits behind it, a second run paid
+ * per page (a CI retry, two merges in a row), or is dropped, and --wait cannot tell which. So nothing is sent while
+ * a job is running now, or may be: its status is one scrapeform does not know, or none, which must not pass for
+ * ended (job statuses are undocumented). Not while one is only queued or scheduled (isRunningNow): a service may
+ * list those ahead of their run, and they would then hold back every start.
  */
-function refuseWhileRunning(jobs: readonly LiveJob[], projectAddress: string, address: string): void {
-  const running = jobs.filter((j) => isRunningNow(j.status));
+function refuseWhileRunning(
+  jobs: readonly LiveJob[],
+  project: { id: number; address: string },
+  address: string,
+  wait: boolean,
+): void {
+  const running = jobs.flatMap((j) => {
+    const id = String(j.id);
+    if (isRunningNow(j.status)) return [{ id, why: `job ${id} is running (${String(j.status)})` }];
+    if (normaliseJobStatus(j.status) !== 'unknown') return [];
+    const status =
+      j.status === undefined
+        ? 'it has no status'
+        : `its status ${quoted(j.status)} is not one scrapeform knows`;
+    return [{ id, why: `job ${id} may be running (${status})` }];
+  });
   if (running.length === 0) return;
+  const them = running.length === 1 ? 'it' : 'them';
   throw new ScrapeformError(
     'run.already-running',
-    `${projectAddress} was not started: job ${running.map((j) => `${String(j.id)} (${String(j.status)})`).join(', ')} is running, and only one job of a project runs at a time, so a start now would wait behind it or be dropped, and --wait could not tell which`,
+    `${project.address} was not started: ${running.map((r) => r.why).join('; ')}, and only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped${wait ? ', and --wait could not tell which' : ''}`,
     {
-      hint: `wait for it to end (scrapeform jobs ${address} shows it), or cancel it (scrapeform cancel ${address} JOB_ID), then run again`,
+      hint: `wait for ${them} to end (scrapeform jobs ${address} shows ${them}), or cancel ${them} (scrapeform cancel ${address} JOB_ID), then run again; --allow-concurrent starts it anyway`,
+      details: { started: false, projectId: project.id, jobs: running.map((r) => r.id) },
+      // Like destructive changes without --allow-destroy: a decision for whoever runs it (exit 3), not a failure.
+      status: 'input-needed',
     },
   );
 }

@@ -41,12 +41,32 @@ async function refusal(run: Promise<unknown>): Promise<ScrapeformError> {
 }
 
 describe('run: jobs are listed only to follow the new job (--wait)', () => {
-  it('without --wait, only the start is sent: no job list, so records of an unknown shape cannot stop it', async () => {
+  it('with --allow-concurrent and without --wait, only the start is sent: no job list, so records of an unknown shape cannot stop it', async () => {
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
     let started = false;
-    const result = await runProject(services(), 'nightly', { onStarted: () => (started = true) });
+    const { result, unmatched } = await withUnmatched(() =>
+      runProject(services(), 'nightly', { allowConcurrent: true, onStarted: () => (started = true) }),
+    );
+    expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', job: undefined });
     expect(started).toBe(true);
+  });
+
+  it('without --wait, a list that cannot be read starts nothing: it could not show that no job is running', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { sleep: async () => {} })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.jobs-unreadable');
+    expect(error.message).toBe(
+      `project.nightly was not started: its jobs could not be listed, which run needs to see that none of them is running: ${UNREADABLE}`,
+    );
+    expect(error.hint).toBe(
+      'scrapeform run nightly --allow-concurrent (without --wait) starts it without listing its jobs',
+    );
+    expect(error.details).toEqual({ started: false, projectId: 522 });
+    nock.cleanAll();
   });
 
   it('with --wait, a list that cannot be read after the start says the project was started', async () => {
@@ -78,9 +98,11 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
     const error = await refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} }));
     expect(error.code).toBe('run.jobs-unreadable');
     expect(error.message).toBe(
-      `project.nightly was not started: its jobs could not be listed, which --wait needs to tell the new job from the others: ${UNREADABLE}`,
+      `project.nightly was not started: its jobs could not be listed, which run needs to see that none of them is running and --wait to tell the new job from the others: ${UNREADABLE}`,
     );
-    expect(error.hint).toBe('scrapeform run nightly without --wait starts it without listing its jobs');
+    expect(error.hint).toBe(
+      'scrapeform run nightly --allow-concurrent (without --wait) starts it without listing its jobs',
+    );
     nock.cleanAll();
   });
 
@@ -107,6 +129,10 @@ describe('run: a start without a clear answer may have started the project (it i
     'do not start it again before checking: scrapeform jobs nightly shows whether a new job started';
 
   it('no answer in time: run.unconfirmed, sent once, saying to check the jobs before starting it again', async () => {
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 40, status: 'Finished' }]);
     // Held far past the request timeout; a PATCH is never sent again after a failure without an answer.
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).delay(60_000).reply(200, {});
     const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(300), 'nightly')));
@@ -121,6 +147,7 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 
   it('a 5xx: run.unconfirmed, not sent again', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(502, 'Bad Gateway');
     const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(), 'nightly')));
     expect(unmatched).toEqual([]);
@@ -148,6 +175,7 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 
   it('a clear refusal (4xx) is the ApiError it was: the project did not start', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
     service()
       .patch('/api/projects/522', { scheduledAt: 'now' })
       .query(keyQuery)
@@ -158,26 +186,99 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 });
 
-describe('run --wait: only one job of a project runs at a time (API-NOTES)', () => {
-  it('a job running before the start: nothing is sent, run.already-running', async () => {
+describe('run: only one job of a project runs at a time (API-NOTES), so none is started while one may run', () => {
+  const RUNNING = [
+    { id: 40, status: 'Finished' },
+    { id: 41, status: 'Running' },
+  ];
+  const ONE_RUNS =
+    'only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped';
+  const HINT =
+    'wait for it to end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway';
+
+  it('without --wait, a job running: nothing is sent, run.already-running (exit 3), naming the job and the override', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
+    let started = false;
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { onStarted: () => (started = true) })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(started).toBe(false);
+    expect(error.code).toBe('run.already-running');
+    expect(error.status).toBe('input-needed');
+    expect(error.message).toBe(
+      `project.nightly was not started: job 41 is running (Running), and ${ONE_RUNS}`,
+    );
+    expect(error.hint).toBe(HINT);
+    expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['41'] });
+  });
+
+  it('a status scrapeform does not know, or none, is not read as ended: the job may be running, nothing is sent', async () => {
     service()
       .get('/api/projects/522/jobs')
       .query(keyQuery)
       .reply(200, [
-        { id: 40, status: 'Finished' },
-        { id: 41, status: 'Running' },
+        { id: 'j-1', status: 'Cancelled' },
+        { id: 'j-2', status: 'Idle' },
+        { id: 'j-3' },
+        { id: 'j-4', status: 'queued' },
       ]);
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly')),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.already-running');
+    expect(error.message).toBe(
+      `project.nightly was not started: job j-2 may be running (its status "Idle" is not one scrapeform knows); job j-3 may be running (it has no status), and ${ONE_RUNS}`,
+    );
+    expect(error.hint).toBe(
+      'wait for them to end (scrapeform jobs nightly shows them), or cancel them (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway',
+    );
+    expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j-2', 'j-3'] });
+  });
+
+  it('without --wait, jobs that ended, or are only queued or scheduled, do not hold the start back', async () => {
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [
+        { id: 1, status: 'Finished' },
+        { id: 2, status: 'Canceled' },
+        { id: 3, status: 'FAILED' },
+        { id: 4, status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
+      ]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
+    expect(unmatched).toEqual([]);
+    expect(result).toEqual({ address: 'project.nightly', job: undefined });
+  });
+
+  it('with --allow-concurrent, a running job does not hold the start back, and --wait follows the new job', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [...RUNNING, { id: 42, status: 'Finished' }]);
+    const result = await runProject(services(), 'nightly', {
+      wait: true,
+      allowConcurrent: true,
+      sleep: async () => {},
+    });
+    expect(result.job).toEqual({ id: 42, status: 'Finished' });
+  });
+
+  it('with --wait, a job running before the start: nothing is sent, run.already-running', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} })),
     );
     expect(unmatched).toEqual([]);
     expect(error.code).toBe('run.already-running');
     expect(error.message).toBe(
-      'project.nightly was not started: job 41 (Running) is running, and only one job of a project runs at a time, so a start now would wait behind it or be dropped, and --wait could not tell which',
+      `project.nightly was not started: job 41 is running (Running), and ${ONE_RUNS}, and --wait could not tell which`,
     );
-    expect(error.hint).toBe(
-      'wait for it to end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID), then run again',
-    );
+    expect(error.hint).toBe(HINT);
   });
 
   it('a job only queued or scheduled before the start does not hold it back', async () => {

@@ -308,8 +308,9 @@ describe('run, jobs and cancel', () => {
   it('run whose start lands but whose answer is lost: run.unconfirmed, exit 1, sent once, "do not start it again"', async () => {
     await applied();
     // The emulator carries the PATCH out (the job starts, paid) and drops the connection before answering.
+    // --allow-concurrent sends the start alone: the job list run reads first would meet the fault too.
     emulator.setFaults({ dropAfterRate: 1 });
-    const run = await scrapeform(['run', 'nightly-book-pages']);
+    const run = await scrapeform(['run', 'nightly-book-pages', '--allow-concurrent']);
     emulator.setFaults({ dropAfterRate: 0 });
     expect(run.code).toBe(1);
     const [error, hint] = run.stderr.trimEnd().split('\n');
@@ -322,6 +323,51 @@ describe('run, jobs and cancel', () => {
     await emulator.projects.idle();
     // One new job: the start was not sent again.
     expect([...emulator.projects.jobs.values()].map((j) => j.id)).toEqual([1, 2]);
+  });
+
+  it('run while a job of the project runs: nothing is sent, run.already-running, exit 3; --allow-concurrent starts it', async () => {
+    const { projectId } = await applied();
+    // A slow job: twelve inputs of half a second each, still running when the CLI processes get to it.
+    const slow = await import('node:http');
+    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 500));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await api('PATCH', `/api/projects/${projectId}`, {
+      projectInput: {
+        type: 'list',
+        list: Array.from({ length: 12 }, (_, n) => n).map((n) => `http://127.0.0.1:${port}/${n}`),
+      },
+      scheduledAt: 'now',
+    });
+    for (let i = 0; i < 100 && emulator.projects.jobs.get(2)?.status !== 'Running'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const before = emulator.requestLog.length;
+    const refused = await scrapeform(['run', 'nightly-book-pages']);
+    expect(refused.stderr).toBe(
+      'error: project.nightly-book-pages was not started: job 2 is running (Running), and only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped\n' +
+        '  hint: wait for it to end (scrapeform jobs nightly-book-pages shows it), or cancel it (scrapeform cancel nightly-book-pages JOB_ID), then run again; --allow-concurrent starts it anyway\n',
+    );
+    expect(refused.code).toBe(3);
+    // Only the list of its jobs: no start.
+    expect(emulator.requestLog.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /api/projects/${projectId}/jobs?api_key=***`,
+    ]);
+
+    const allowed = await scrapeform(['run', 'nightly-book-pages', '--allow-concurrent']);
+    expect(allowed.stderr).toBe('nightly-book-pages: started (scheduledAt now).\n');
+    expect(allowed.code).toBe(0);
+    // The emulator queues it behind job 2 (API-NOTES): cancelled, the queued run starts as job 3.
+    await api('DELETE', `/api/projects/${projectId}/jobs/2`);
+    for (let i = 0; i < 200 && emulator.projects.jobs.get(3)?.status !== 'Running'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await api('DELETE', `/api/projects/${projectId}/jobs/3`);
+    await emulator.projects.idle();
+    server.close();
+    expect([...emulator.projects.jobs.values()].map((j) => [j.id, j.status])).toEqual([
+      [1, 'Finished'],
+      [2, 'Cancelled'],
+      [3, 'Cancelled'],
+    ]);
   });
 
   it('cancel: a running job is cancelled; an unknown or finished job is a clear error', async () => {

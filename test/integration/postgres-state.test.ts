@@ -613,9 +613,32 @@ setInterval(() => {}, 1000);`;
       });
       expect(await probe.forceUnlock({ lockId: lock.info.id ?? '', force: true })).toEqual(lock.info);
       await expect(elsewhere.write(emptyState(''))).rejects.toMatchObject({ code: 'state.lock-lost' });
+      // Taken at once: force-unlock returned only once the ended session had let go of the lock (its client may
+      // see the session end before that), so this is not a race.
       await (await probe.lock('apply')).release();
     } finally {
       await Promise.all([elsewhere.close(), here.close(), probe.close()]);
+    }
+  });
+
+  it('force-unlock returns once the ended session has let go of the lock: a lock taken right after it is granted', async () => {
+    const url = await newDatabase('unlock_release');
+    const probe = new PostgresStateBackend(url, 'default');
+    // An earlier version's run, holding the workspace's lock in a session slow to end: PostgreSQL drops a session's
+    // temporary tables before it releases its advisory locks, so the lock outlives pg_terminate_backend's answer
+    // (by tens of milliseconds for a few hundred tables) and a lock taken at once found it still held.
+    const holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => undefined);
+    await holder.connect();
+    try {
+      await holder.query(
+        "DO $$ BEGIN FOR i IN 1..300 LOOP EXECUTE format('CREATE TEMP TABLE slow_%s (a int)', i); END LOOP; END $$",
+      );
+      await holder.query('SELECT pg_advisory_lock($1)', [earlierVersionKey('default')]);
+      expect(await probe.forceUnlock({ force: true })).toMatchObject({ operation: 'unknown' });
+      await (await probe.lock('apply')).release();
+    } finally {
+      await Promise.all([probe.close(), holder.end().catch(() => undefined)]);
     }
   });
 
