@@ -26,6 +26,21 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** `scrapeform ARGS` in the test's folder against the nock origins, with `key` (the sentinel unless given). */
+function scrapeform(args: string[], key = SENTINEL_KEY): ReturnType<typeof runScrapeform> {
+  return runScrapeform(args, {
+    env: {
+      SCRAPERAPI_API_KEY: key,
+      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+    },
+    cwd: dir,
+  });
+}
+
+/** `scrapeform plan` of the test's folder, with its state beside it. */
+const plan = (key?: string) => scrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], key);
+
 describe('plan: an error body that echoes the key', () => {
   it('upper-cased or base64-encoded, the key never reaches stderr', async () => {
     const upper = SENTINEL_KEY.toUpperCase();
@@ -34,14 +49,7 @@ describe('plan: an error body that echoes the key', () => {
       .get('/parsers')
       .query(keyQuery)
       .reply(401, `Invalid API key ${upper} (Basic ${encoded})`);
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
-      cwd: dir,
-    });
+    const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       [
@@ -71,14 +79,7 @@ describe('plan: an error body that echoes the key inside an encoded credential',
       .get('/parsers')
       .query(keyQuery)
       .reply(401, `denied; ${credentials.map((c) => `Basic ${base64(c)}`).join(', ')}`);
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
-      cwd: dir,
-    });
+    const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: denied; Basic dXNlcjp***w==, Basic YWI6***, Basic dTp***w==, Basic ***6',
@@ -93,12 +94,6 @@ describe('plan: an error body that echoes the key inside an encoded credential',
 });
 
 describe('plan: an error body that holds only a part of the key', () => {
-  const env = {
-    SCRAPERAPI_API_KEY: SENTINEL_KEY,
-    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-  };
-
   it('a key the service cut short, or quoted from its middle on, never reaches stderr', async () => {
     const head = SENTINEL_KEY.slice(0, 20);
     const tail = SENTINEL_KEY.slice(3);
@@ -106,10 +101,7 @@ describe('plan: an error body that holds only a part of the key', () => {
       .get('/parsers')
       .query(keyQuery)
       .reply(401, { error: `invalid key ${head}… (…${tail.toUpperCase()})` });
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env,
-      cwd: dir,
-    });
+    const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: invalid key ***… (…***)',
@@ -124,10 +116,7 @@ describe('plan: an error body that holds only a part of the key', () => {
     const line = `${'x'.repeat(190)}${SENTINEL_KEY} refused`;
     const body = `${line}\n${'y'.repeat(490 - line.length - 1)}${SENTINEL_KEY} and more`;
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, body);
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env,
-      cwd: dir,
-    });
+    const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       `error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: ${'x'.repeat(190)}*** refuse`,
@@ -140,20 +129,12 @@ describe('plan: an error body that quotes a key JSON escapes, escaped another wa
   // A key with characters JSON escapes or may escape: a quote, a slash, a letter outside ASCII.
   const key = 'sk_live/"SENTINEL"/é5f3a9c';
   const keyQuery = { api_key: key };
-  const env = {
-    SCRAPERAPI_API_KEY: key,
-    SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-    SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-  };
 
   it('escaped as PHP and Python write JSON (\\/ and \\u00e9), in a body cut short, never reaches stderr', async () => {
     const escaped = JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/').replace(/é/g, '\\u00e9');
     // Cut short, the body is no JSON, and is quoted as text.
     nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, `{"error":"bad key ${escaped}","deta`);
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env,
-      cwd: dir,
-    });
+    const run = await plan(key);
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"error":"bad key ***","deta',
@@ -165,10 +146,7 @@ describe('plan: an error body that quotes a key JSON escapes, escaped another wa
       .get('/parsers')
       .query(keyQuery)
       .reply(401, { error: JSON.stringify({ detail: `bad key ${key}` }) });
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env,
-      cwd: dir,
-    });
+    const run = await plan(key);
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       'error: GET https://aiparser.test/parsers?api_key=***: 401: the AI Parser service refused the API key: {"detail":"bad key ***"}',
@@ -185,14 +163,7 @@ describe('doctor: an answer that holds the key', () => {
       .query(keyQuery)
       .reply(200, { ...item, urls: ['https://books.example/a.html'], fields: [{ name: 'title' }] });
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
-    const run = await runScrapeform(['doctor', '--json'], {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
-      cwd: dir,
-    });
+    const run = await scrapeform(['doctor', '--json']);
     const details = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks.find(
       (c) => c.name === 'parsers.details',
     );
@@ -209,14 +180,7 @@ describe('plan: a value of the wrong type that holds the key, quoted cut to 40 c
       .get('/parsers')
       .query(keyQuery)
       .reply(200, [{ id: 'p1', name: 'a', status: 'FINISHED', version }]);
-    const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
-      cwd: dir,
-    });
+    const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
       `error: GET https://aiparser.test/parsers?api_key=***: 200: unexpected response from GET /parsers: field 0.version: expected a whole number or a string of its digits, received string "${'v'.repeat(25)}***"`,
