@@ -1,4 +1,6 @@
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -51,6 +53,24 @@ async function applied(): Promise<{ parserId: string; projectId: number }> {
     parserId: String(state.resources['parser.books-product']?.id),
     projectId: Number(state.resources['project.nightly-book-pages']?.id),
   };
+}
+
+/**
+ * Starts a slow run of the project (job 2): twelve inputs of half a second each, from a server of its own, so the job
+ * is still running when a CLI process on a loaded machine gets to it. The server is closed by the caller.
+ */
+async function startSlowJob(projectId: number): Promise<Server> {
+  const server = createServer((_, res) => setTimeout(() => res.end('page'), 500));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await api('PATCH', `/api/projects/${projectId}`, {
+    projectInput: {
+      type: 'list',
+      list: Array.from({ length: 12 }, (_, n) => n).map((n) => `http://127.0.0.1:${port}/${n}`),
+    },
+    scheduledAt: 'now',
+  });
+  return server;
 }
 
 describe('output and status', () => {
@@ -327,18 +347,7 @@ describe('run, jobs and cancel', () => {
 
   it('run while a job of the project runs: nothing is sent, run.already-running, exit 3; --allow-concurrent starts it', async () => {
     const { projectId } = await applied();
-    // A slow job: twelve inputs of half a second each, still running when the CLI processes get to it.
-    const slow = await import('node:http');
-    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 500));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    await api('PATCH', `/api/projects/${projectId}`, {
-      projectInput: {
-        type: 'list',
-        list: Array.from({ length: 12 }, (_, n) => n).map((n) => `http://127.0.0.1:${port}/${n}`),
-      },
-      scheduledAt: 'now',
-    });
+    const server = await startSlowJob(projectId);
     for (let i = 0; i < 100 && emulator.projects.jobs.get(2)?.status !== 'Running'; i++)
       await new Promise((r) => setTimeout(r, 10));
     const before = emulator.requestLog.length;
@@ -380,19 +389,7 @@ describe('run, jobs and cancel', () => {
     expect(finished.stderr).toContain(
       'error: job 1 of nightly-book-pages cannot be cancelled: job 1 is not running (Finished)',
     );
-    // A slow job to cancel: twelve inputs of half a second each, still running when a CLI process on a loaded
-    // machine gets to it.
-    const slow = await import('node:http');
-    const server = slow.createServer((_, res) => setTimeout(() => res.end('page'), 500));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
-    await api('PATCH', `/api/projects/${projectId}`, {
-      projectInput: {
-        type: 'list',
-        list: Array.from({ length: 12 }, (_, n) => n).map((n) => `http://127.0.0.1:${port}/${n}`),
-      },
-      scheduledAt: 'now',
-    });
+    const server = await startSlowJob(projectId);
     for (let i = 0; i < 100 && ![...emulator.projects.jobs.values()].some((j) => j.id === 2); i++)
       await new Promise((r) => setTimeout(r, 10));
     const cancelled = await scrapeform(['cancel', 'nightly-book-pages', '2']);
