@@ -4,6 +4,7 @@ import { ScrapeformError } from '../errors.js';
 import { credentialsHidden } from '../model/state-url.js';
 import { DEFAULT_API_KEY_ENV, ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
 import { REDACTED } from '../secret-forms.js';
+import { rememberKey } from './redact.js';
 import { DEFAULT_PARSER_URL } from './parsers-client.js';
 import { DEFAULT_PIPELINE_URL } from './projects-client.js';
 import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
@@ -43,7 +44,7 @@ export interface ApiConfigOptions {
 export async function resolveApiConfig(options: ApiConfigOptions): Promise<ResolvedApiConfig> {
   const warnings: string[] = [];
   return {
-    apiKey: await resolveApiKey(options, warnings),
+    apiKey: rememberedKey(await resolveApiKey(options, warnings)),
     parserUrl: endpoint(options.env, 'SCRAPEFORM_PARSER_URL', DEFAULT_PARSER_URL),
     pipelineUrl: endpoint(options.env, 'SCRAPEFORM_PIPELINE_URL', DEFAULT_PIPELINE_URL),
     timeoutMs: resolveTimeout(options),
@@ -79,6 +80,12 @@ function resolveTimeout(options: ApiConfigOptions): number {
     });
   }
   return Math.round(ms);
+}
+
+/** The key, remembered for the redaction of what is printed away from it (redact.ts, keysRemembered). */
+function rememberedKey(key: string): string {
+  rememberKey(key);
+  return key;
 }
 
 async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Promise<string> {

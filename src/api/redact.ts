@@ -36,3 +36,17 @@ export function redactError(error: unknown, secrets: readonly string[], depth = 
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
   return mapStrings(value, (text) => redact(text, secrets), false);
 }
+
+/**
+ * The keys this process has read (resolveApiKey), for what is printed away from the code that holds them: an
+ * internal error's stack (cli/main.ts) is a bug's own text, and may quote a keyed URL or a value that held the key.
+ */
+const keysRead = new Set<string>();
+
+export function rememberKey(key: string): void {
+  if (key !== '') keysRead.add(key);
+}
+
+export function keysRemembered(): string[] {
+  return [...keysRead];
+}

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { ApiError } from '../api/api-error.js';
+import { keysRemembered, redactError } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
+import { DEFAULT_API_KEY_ENV } from '../model/vocabulary.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import { printableLines } from '../output/escape-text.js';
 import { VERSION } from '../version.js';
@@ -154,7 +156,13 @@ function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
     if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(error.hint)}`);
     return error instanceof ScrapeformError ? error.status : 'error';
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  // A bug's own text is not redacted where it was made: its message may quote a keyed URL or a value that held the
+  // key, so the keys this run read (and the default variable's, read or not) are taken out here.
+  const secrets = [...keysRemembered(), ctx.io.env[DEFAULT_API_KEY_ENV]?.trim() ?? ''].filter(
+    (k) => k !== '',
+  );
+  const shown = redactError(error, secrets);
+  const stack = shown instanceof Error ? (shown.stack ?? shown.message) : String(shown);
   ctx.log(`${ctx.colors.red('internal error:')} ${stack}`);
   ctx.log('This is a bug in scrapeform. Please report it with the output above and the command you ran.');
   return 'error';
