@@ -48,6 +48,11 @@ export class EmulatorClock {
     this.arm();
   }
 
+  /** How many timers wait to fire (the memory tests check it stays bounded). */
+  get pending(): number {
+    return this.timers.length;
+  }
+
   get offset(): number {
     return this.offsetMs;
   }
