@@ -32,9 +32,13 @@ export function redactError(error: unknown, secrets: readonly string[], depth = 
   return copy;
 }
 
-/** A value the service answered with every string in it redacted; numbers, names of keys and shape untouched. */
-export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  return mapStrings(value, (text) => redact(text, secrets), false);
+/**
+ * A value the service answered with every string in it redacted, and the names of its keys too with `keys`; numbers
+ * and shape untouched. Without `keys` for a value still to be read by name (a schema check): a name redacted would
+ * read as a field missing. With it for a value shown or passed on as it came, where a name is quoted like any text.
+ */
+export function redactValue<T>(value: T, secrets: readonly string[], keys = false): T {
+  return mapStrings(value, (text) => redact(text, secrets), keys);
 }
 
 /**

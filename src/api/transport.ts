@@ -184,9 +184,10 @@ export class Transport {
   /**
    * An answer scrapeform passes on as it came (job records, a cancel's answer: undocumented, printed whole), with
    * the key taken out of every string in it: a link the service builds with `api_key` in it is no leak of ours.
+   * The names of its keys too: doctor lists the fields an answer holds, and `jobs --json` prints them.
    */
   redactAnswer<T>(value: T): T {
-    return redactValue(value, this.keyInData);
+    return redactValue(value, this.keyInData, true);
   }
 
   /**

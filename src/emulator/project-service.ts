@@ -201,6 +201,7 @@ export class ProjectService {
     const body = bodyObject(req);
     if (account.credits <= 0) throw new HttpError(402, 'Credits exhausted');
     const intervalBefore = project.scrapingInterval;
+    const nextRunBefore = project.nextRunAt;
     applyFields(project, body, 'update');
     const now = this.options.clock.now();
     if (body.scheduledAt !== undefined && project.scheduledAt !== null) {
@@ -212,7 +213,9 @@ export class ProjectService {
     ) {
       project.nextRunAt = nextAfter(project.scrapingInterval, now);
     }
-    this.scheduler.arm(project);
+    // A run left where it was already has its timer, which reads the project as it is when it fires; arming again
+    // added a timer (with its closure) per PATCH, each kept until its time, a week away for a weekly project.
+    if (project.nextRunAt !== nextRunBefore) this.scheduler.arm(project);
     this.options.onChange();
     return json(200, this.describe(project));
   }

@@ -170,6 +170,26 @@ describe('doctor: an answer that holds the key', () => {
     expect(details?.message).toBe('parser "books ***" (p1): fields, id, name, status, urls, version');
     expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
   });
+
+  it('a field named with the key, in parser and project details, is quoted without it', async () => {
+    const item = { id: 'p1', name: 'books', status: 'FINISHED', version: 1 };
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p1')
+      .query(keyQuery)
+      .reply(200, { ...item, fields: [], [`debug_${SENTINEL_KEY}`]: true });
+    const project = { id: 7, name: 'shop', [SENTINEL_KEY.toUpperCase()]: 1 };
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [project]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, project);
+    const run = await scrapeform(['doctor', '--json']);
+    const messages = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks;
+    const message = (name: string): string | undefined => messages.find((c) => c.name === name)?.message;
+    expect(message('parsers.details')).toBe(
+      'parser "books" (p1): debug_***, fields, id, name, status, version',
+    );
+    expect(message('projects.details')).toBe('project 7 by id: ***, id, name');
+    expect((run.stdout + run.stderr).toLowerCase()).not.toContain(SENTINEL_KEY.toLowerCase());
+  });
 });
 
 describe('plan: a value of the wrong type that holds the key, quoted cut to 40 characters', () => {

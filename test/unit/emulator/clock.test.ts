@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmulatorClock } from '../../../src/emulator/clock.js';
 
@@ -57,6 +58,31 @@ describe('EmulatorClock timers', () => {
     clock.at(20, () => fired.push(20));
     clock.advance(100);
     expect(fired).toEqual([20]);
+    clock.stop();
+  });
+});
+
+/**
+ * How many of Node's internal timer lists (one per distinct duration) exist. Node drops an emptied list at once only
+ * for a ref'd timer: an unref'd one cleared before it fires leaves its list until the list's time comes.
+ */
+function timerListCount(): number {
+  const probe = setTimeout(() => undefined, 987_654);
+  const TimersList = (probe as unknown as { _idlePrev: { constructor: new () => unknown } })._idlePrev
+    .constructor;
+  clearTimeout(probe);
+  return v8.queryObjects(TimersList, { format: 'count' }) as number;
+}
+
+describe('EmulatorClock real timers', () => {
+  it('leaves no timer list of Node behind for each re-arm, nor after clear', () => {
+    const clock = new EmulatorClock();
+    const before = timerListCount();
+    // Each timer is earlier than the one armed, so each insert clears the real timer and arms one of another length.
+    for (let i = 0; i < 300; i++) clock.at(clock.now() + 7 * 24 * 3_600_000 - i * 13, () => undefined);
+    expect(timerListCount() - before).toBeLessThanOrEqual(2);
+    clock.clear();
+    expect(timerListCount() - before).toBeLessThanOrEqual(1);
     clock.stop();
   });
 });

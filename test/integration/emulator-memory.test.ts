@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+
+// What the emulator keeps per request beyond the objects it was asked to make: counted in entries, not bytes.
+
+let h: EmulatorHarness | undefined;
+const q = `api_key=${EMULATOR_KEY}`;
+
+afterEach(async () => {
+  await h?.emulator.close();
+  h = undefined;
+});
+
+async function createProject(harness: EmulatorHarness): Promise<number> {
+  const created = await harness.raw('POST', `/api/projects?${q}`, {
+    projectInput: { type: 'list', list: [] },
+  });
+  expect(created.status).toBe(201);
+  return (created.body as { id: number }).id;
+}
+
+describe('emulator memory per request', () => {
+  it('a PATCH that leaves the next run where it was adds no timer', async () => {
+    h = await startTestEmulator();
+    const id = await createProject(h);
+    await h.emulator.projects.idle();
+    const pending = h.emulator.clock.pending;
+    for (let i = 0; i < 50; i++) {
+      const patched = await h.raw('PATCH', `/api/projects/${id}?${q}`, { name: `renamed ${i}` });
+      expect(patched.status).toBe(200);
+    }
+    expect(h.emulator.clock.pending).toBe(pending);
+  });
+
+  it('a reset after many creates leaves no timer, project, job or logged request', async () => {
+    h = await startTestEmulator();
+    for (let i = 0; i < 50; i++) await createProject(h);
+    await h.emulator.projects.idle();
+    expect(h.emulator.clock.pending).toBeGreaterThan(0);
+    expect((await h.raw('POST', '/_emulator/reset')).status).toBe(200);
+    expect(h.emulator.clock.pending).toBe(0);
+    expect(h.emulator.projects.projects.size).toBe(0);
+    expect(h.emulator.projects.jobs.size).toBe(0);
+    expect(h.emulator.requestLog.length).toBe(0);
+  });
+});
