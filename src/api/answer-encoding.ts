@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { pipeline, Readable } from 'node:stream';
-import type { Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
+import type { TransformCallback } from 'node:stream';
 import type * as Zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 
@@ -10,7 +10,8 @@ import type { Dispatcher } from 'undici';
  * `br` over https) and decodes leniently, as browsers do: a gzip body cut short came out as the text before the cut,
  * with no error. So the way through a proxy read a cut answer as a body of the wrong shape (`api.bad-response`, not
  * retried), or as a success where the body is not read (a delete, a project PATCH), when the way without one read it
- * as a broken connection. fetch is handed the bytes as sent (keepEncoded) and they are decoded here.
+ * as a broken connection. fetch is handed the bytes as sent (keepEncoded) and they are decoded here, reading what
+ * fetch read whole (a raw deflate body: DeflateDecoder) and nothing cut short.
  */
 
 const requireBuiltin = createRequire(import.meta.url);
@@ -24,9 +25,47 @@ function zlibModule(): typeof Zlib {
 const DECODERS: Readonly<Record<string, (zlib: typeof Zlib) => Transform>> = {
   gzip: (zlib) => zlib.createGunzip(),
   'x-gzip': (zlib) => zlib.createGunzip(),
-  deflate: (zlib) => zlib.createInflate(),
+  deflate: (zlib) => new DeflateDecoder(zlib),
   br: (zlib) => zlib.createBrotliDecompress(),
 };
+
+/**
+ * `deflate` as fetch and browsers read it: zlib-wrapped (RFC 9110 section 8.4.1.2) or, as some servers send it, raw
+ * (RFC 1951), told apart by the first byte (a zlib header's low four bits are 8, its method). Strict either way: a
+ * stream cut short still fails with zlib's Z_BUF_ERROR. Before scrapeform decoded answers itself, fetch read a raw
+ * one; refused as "not the deflate it says it is", every answer of such a server was no answer.
+ */
+class DeflateDecoder extends Transform {
+  private inflate: Transform | undefined;
+
+  constructor(private readonly zlib: typeof Zlib) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.inflate === undefined) {
+      if (chunk.length === 0) return done();
+      const inflate =
+        ((chunk[0] ?? 0) & 0x0f) === 0x08 ? this.zlib.createInflate() : this.zlib.createInflateRaw();
+      inflate.on('data', (data: Buffer) => this.push(data));
+      inflate.on('error', (error) => this.destroy(error));
+      this.inflate = inflate;
+    }
+    this.inflate.write(chunk, () => done());
+  }
+
+  override _flush(done: TransformCallback): void {
+    const inflate = this.inflate;
+    if (inflate === undefined) return done();
+    inflate.once('end', () => done());
+    inflate.end();
+  }
+
+  override _destroy(error: Error | null, done: (error: Error | null) => void): void {
+    this.inflate?.destroy();
+    done(error);
+  }
+}
 
 function decoderOf(encoding: string | null | undefined): ((zlib: typeof Zlib) => Transform) | undefined {
   const name = encoding?.trim().toLowerCase();

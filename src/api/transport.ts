@@ -151,13 +151,31 @@ export class Transport {
   ): z.output<S> {
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    // The issue is read again from the answer with the key out of it: a message may quote a value cut short
-    // (wire-schemas.ts), and a key across the cut would leave too little of it to be known and redacted after.
-    const quoted = schema.safeParse(redactValue(value, [this.apiKey]));
-    const issue = (quoted.success ? result : quoted).error.issues[0];
+    const issue = result.error.issues[0];
     const full = [...path, ...(issue?.path ?? [])];
     const field = full.length > 0 ? full.map(String).join('.') : '(body)';
-    throw this.badResponse(request, response, `field ${field}: ${issue?.message ?? 'invalid'}`);
+    throw this.badResponse(request, response, `field ${field}: ${this.issueText(schema, value, issue)}`);
+  }
+
+  /**
+   * What `issue` says, read again from the answer with the key out of it: a message may quote a value cut short
+   * (wire-schemas.ts), and a key across the cut would leave too little of it to be known and redacted after. Only
+   * the issue at the same place is taken, and only for a key long enough to be looked for in answers
+   * (MIN_KEY_LENGTH_IN_DATA), as redactAnswer does: taking a short key's text out of every string made valid values
+   * invalid ("3" for a key "3"), and the error named one of them instead of the field that is wrong.
+   */
+  private issueText(schema: z.ZodType, value: unknown, issue: z.core.$ZodIssue | undefined): string {
+    if (issue === undefined) return 'invalid';
+    if (this.keyInData.length === 0) return issue.message;
+    const quoted = schema.safeParse(redactValue(value, this.keyInData));
+    const same = quoted.success
+      ? undefined
+      : quoted.error.issues.find(
+          (other) =>
+            other.path.length === issue.path.length && other.path.every((k, i) => k === issue.path[i]),
+        );
+    // None there once the key is out: the value was wrong by the key in it, so it is not quoted at all.
+    return same?.message ?? 'invalid value';
   }
 
   /** An `api.bad-response` for an answer that cannot be used; the message says why and names the endpoint. */

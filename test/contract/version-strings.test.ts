@@ -266,3 +266,18 @@ describe('plan and apply against versions written as strings', () => {
     expect(again.stdout).toContain('No changes.');
   });
 });
+
+describe('a bad answer names the field that is wrong, whatever the key', () => {
+  it("with a key too short to be looked for in answers (an emulator's), its digits in a version are no error", async () => {
+    // The issue was read again from the answer with the key taken out (for a key long enough to be cut across):
+    // with a short key, taking out its text turned a valid version "3" into "***", and the error named that field
+    // instead of the one that is wrong.
+    const api = createTestApi({ apiKey: '3' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ api_key: '3' })
+      .reply(200, [...listed('3'), { id: 'p-2', name: 'b', version: 1 }]);
+    const error = await failure(api.parsers.list());
+    expect(error.message).toContain('unexpected response from GET /parsers: field 1.status:');
+  });
+});

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, mayHaveLanded, neverSent } from '../../src/api/api-error.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
@@ -211,6 +211,30 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
       res.end();
     };
     await expect(withClients(path, (clients) => clients.parsers.delete('p-9'))).resolves.toBeUndefined();
+  });
+
+  it('a deflate answer without its zlib wrapper (raw deflate, as some servers send it) is read, and cut short is cut', async () => {
+    // fetch reads `deflate` either way (as browsers do), and did so on this path before scrapeform decoded it itself:
+    // refused as "not the deflate it says it is", every plan through a proxy failed, and a create or start that
+    // landed read as maybe not.
+    const raw =
+      (body: Buffer): Answer =>
+      (_req, res) => {
+        res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+        res.end(body);
+      };
+    answer = raw(deflateRawSync(JSON.stringify({ id: 'p-9', version: 0 })));
+    const created = await withClients(path, (clients) =>
+      clients.parsers.create({ name: 'b', urls: ['https://b.example/'] }),
+    );
+    expect(created).toEqual({ id: 'p-9', version: 0 });
+    const whole = deflateRawSync(JSON.stringify({ id: 'p-9', version: 0 }));
+    answer = raw(whole.subarray(0, whole.length - 4));
+    const error = await withClients(path, (clients) =>
+      failure(clients.parsers.create({ name: 'b', urls: ['https://b.example/'] })),
+    );
+    expect([error.code, error.status, mayHaveLanded(error)]).toEqual(['api.network', 0, true]);
+    expect(error.message).toContain('the 201 answer is incomplete: its deflate body was cut short');
   });
 
   it('a connection broken during a compressed answer is a broken connection, as for any answer', async () => {
