@@ -350,7 +350,7 @@ export class Transport {
       url,
       aborted: request.signal?.aborted === true,
       secrets: [this.apiKey],
-      service: request.service ?? this.options.service,
+      ...this.serviceOf(request),
     };
   }
 
