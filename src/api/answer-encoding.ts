@@ -83,10 +83,7 @@ export function decoderFor(encoding: string | null | undefined): Transform | und
  * connection breaks during it.
  */
 export class AnswerUndecodable extends Error {
-  constructor(
-    readonly encoding: string,
-    cause: unknown,
-  ) {
+  constructor(encoding: string, cause: unknown) {
     // zlib's "unexpected end of file", whichever the encoding: the stream ended before its end.
     const cut = (cause as NodeJS.ErrnoException | undefined)?.code === 'Z_BUF_ERROR';
     const reason = cause instanceof Error ? cause.message : String(cause);
