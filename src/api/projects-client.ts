@@ -8,7 +8,7 @@ import { idNamedIn } from './see-other.js';
 import { PIPELINE_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
-import { JobSchema, ProjectSchema } from './wire-schemas.js';
+import { JobSchema, ProjectIdSchema, ProjectSchema } from './wire-schemas.js';
 
 export const DEFAULT_PIPELINE_URL = 'https://datapipeline.scraperapi.com';
 
@@ -102,10 +102,9 @@ export class ProjectsClient {
    * project of this service, or the service says it is gone (find).
    */
   async seeOther(location: string, signal?: AbortSignal): Promise<LiveProject | undefined> {
-    const id = idNamedIn(location, this.url('projects'));
-    return id !== undefined && /^\d+$/.test(id) && Number.isSafeInteger(Number(id))
-      ? this.find(Number(id), signal)
-      : undefined;
+    // An id as the service's answers may write one: digits, read as the number only where it holds them exactly.
+    const id = ProjectIdSchema.safeParse(idNamedIn(location, this.url('projects')));
+    return id.success ? this.find(id.data, signal) : undefined;
   }
 
   /** A project the list showed without a name, read by id: with its name, or an `api.bad-response`. */
