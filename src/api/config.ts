@@ -43,8 +43,11 @@ export interface ApiConfigOptions {
  */
 export async function resolveApiConfig(options: ApiConfigOptions): Promise<ResolvedApiConfig> {
   const warnings: string[] = [];
+  const apiKey = await resolveApiKey(options, warnings);
+  // Remembered for what is printed away from it: an internal error's stack (redact.ts, keysRemembered).
+  rememberKey(apiKey);
   return {
-    apiKey: rememberedKey(await resolveApiKey(options, warnings)),
+    apiKey,
     parserUrl: endpoint(options.env, 'SCRAPEFORM_PARSER_URL', DEFAULT_PARSER_URL),
     pipelineUrl: endpoint(options.env, 'SCRAPEFORM_PIPELINE_URL', DEFAULT_PIPELINE_URL),
     timeoutMs: resolveTimeout(options),
@@ -80,12 +83,6 @@ function resolveTimeout(options: ApiConfigOptions): number {
     });
   }
   return Math.round(ms);
-}
-
-/** The key, remembered for the redaction of what is printed away from it (redact.ts, keysRemembered). */
-function rememberedKey(key: string): string {
-  rememberKey(key);
-  return key;
 }
 
 async function resolveApiKey(options: ApiConfigOptions, warnings: string[]): Promise<string> {
