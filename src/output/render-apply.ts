@@ -38,20 +38,20 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(sorted)}.`)];
   for (const r of ok) {
     lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
-    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
+    lines.push(...noteLines(r, colors));
   }
   for (const r of stopped) {
     lines.push(
       `  ${yellow('■')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'interrupted')}`,
     );
-    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
+    lines.push(...noteLines(r, colors));
   }
   for (const r of failed) {
     lines.push(
       `  ${red('✗')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'failed')}`,
     );
     if (r.error?.hint !== undefined) lines.push(`      hint: ${printable(r.error.hint)}`);
-    lines.push(...recoveredLines(r), ...warningLines(r.warnings, colors));
+    lines.push(...noteLines(r, colors));
   }
   for (const r of notStarted) lines.push(`  ${dim('-')} ${printable(r.address)} ${r.action}: not started`);
   if (result.interrupted)
@@ -110,13 +110,15 @@ function where(r: ChangeResult): string {
     : '';
 }
 
-/** A create whose answer did not give its object: the status its POST got and how the object was found. */
-function recoveredLines(r: ChangeResult): string[] {
-  return recoveredCalls(r.calls).map((c) => `      ${printable(callText(c))}`);
-}
-
-function warningLines(warnings: readonly string[] | undefined, colors: Colors): string[] {
-  return (warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${printable(w)}`);
+/**
+ * The lines under a change's own: for a create whose answer did not give its object, the status its POST got and
+ * how the object was found; then its warnings.
+ */
+function noteLines(r: ChangeResult, colors: Colors): string[] {
+  return [
+    ...recoveredCalls(r.calls).map((c) => `      ${printable(callText(c))}`),
+    ...(r.warnings ?? []).map((w) => `      ${colors.yellow('warning:')} ${printable(w)}`),
+  ];
 }
 
 /** The apply result as JSON (`apply --json`): status, one entry per change, and the expect checks. */
