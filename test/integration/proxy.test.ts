@@ -76,6 +76,20 @@ describe('transport through a proxy', () => {
     expect(seenByProxy.length).toBe(before);
   });
 
+  /** Clients of the loopback service through the proxy on `port` that refuses its tunnels, retrying at once. */
+  const behindRefusingProxy = (port: number) =>
+    createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${targetPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+      },
+      {
+        env: { HTTP_PROXY: `http://127.0.0.1:${port}`, NO_PROXY: '' },
+        sleep: async () => undefined,
+      },
+    );
+
   /** A proxy on loopback that answers every tunnel with `answer` (or, without one, never answers at all). */
   async function badProxy(
     answer?: string,
@@ -132,17 +146,7 @@ describe('transport through a proxy', () => {
     const refusing = await badProxy(
       'HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n',
     );
-    const clients = createApiClients(
-      {
-        apiKey: SENTINEL_KEY,
-        parserUrl: `http://127.0.0.1:${targetPort}`,
-        pipelineUrl: 'http://127.0.0.1:1',
-      },
-      {
-        env: { HTTP_PROXY: `http://127.0.0.1:${refusing.port}`, NO_PROXY: '' },
-        sleep: async () => undefined,
-      },
-    );
+    const clients = behindRefusingProxy(refusing.port);
     try {
       const error = (await clients.parsers.list().catch((e: unknown) => e)) as ApiError;
       expect([error.code, error.retryable]).toEqual(['api.network', false]);
@@ -159,17 +163,7 @@ describe('transport through a proxy', () => {
     // It read as a lost answer: apply listed by name, found nothing, and marked the create unconfirmed, so every
     // later apply refused to send it without --recreate, though the proxy had refused before any byte of it.
     const refusing = await badProxy('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
-    const clients = createApiClients(
-      {
-        apiKey: SENTINEL_KEY,
-        parserUrl: `http://127.0.0.1:${targetPort}`,
-        pipelineUrl: 'http://127.0.0.1:1',
-      },
-      {
-        env: { HTTP_PROXY: `http://127.0.0.1:${refusing.port}`, NO_PROXY: '' },
-        sleep: async () => undefined,
-      },
-    );
+    const clients = behindRefusingProxy(refusing.port);
     try {
       const listed: string[] = [];
       const error = (await createOnce(
