@@ -245,8 +245,11 @@ export class PostgresStateBackend implements StateBackend {
       const client = await this.connect();
       const { held, session } = await tryKeys(client, this.keysOf());
       if (!held.own || !held.earlier || session === undefined) {
+        // The holder is read before the keys go back: a hand-back that does not answer drops this connection.
+        // A row that cannot be read names no one: the refusal stands.
+        const holder = await readLockRow(client, this.table).catch(() => undefined);
         await this.unlock(client, held);
-        throw lockedError(this.location, await readLockRow(client, this.table));
+        throw lockedError(this.location, holder);
       }
       info.session = session;
       try {

@@ -52,21 +52,28 @@ async function tryLock(backend: PostgresStateBackend): Promise<string> {
 
 /**
  * A TCP relay to the test server that can stop passing bytes either way, as a network that drops every packet
- * does (no reset, no FIN), and cut every connection it relayed.
+ * does (no reset, no FIN), from now on or from the first client message that contains some text (a query's SQL);
+ * and cut every connection it relayed.
  */
 async function startRelay(): Promise<{
   url: (database: string) => string;
   silence(): void;
+  silenceFrom(sql: string): void;
+  isSilent(): boolean;
   cut(): void;
   close(): void;
 }> {
   const target = new URL(ADMIN_URL ?? '');
   const sockets: Socket[] = [];
   let silent = false;
+  let silentFrom: string | undefined;
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
     sockets.push(client, upstream);
-    client.on('data', (data) => void (silent || upstream.write(data)));
+    client.on('data', (data) => {
+      if (silentFrom !== undefined && data.toString('latin1').includes(silentFrom)) silent = true;
+      if (!silent) upstream.write(data);
+    });
     upstream.on('data', (data) => void (silent || client.write(data)));
     client.on('error', () => undefined);
     upstream.on('error', () => undefined);
@@ -83,6 +90,10 @@ async function startRelay(): Promise<{
     silence: () => {
       silent = true;
     },
+    silenceFrom: (sql) => {
+      silentFrom = sql;
+    },
+    isSilent: () => silent,
     cut: () => {
       silent = false;
       for (const socket of sockets.splice(0)) socket.destroy();
@@ -141,6 +152,61 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       expect(await tryLock(other)).toBe('locked');
     } finally {
       await Promise.all([backend.close(), other.close()]);
+    }
+  });
+
+  it('a refused lock names its holder even when handing back the key granted does not answer in time', async () => {
+    const url = await newDatabase();
+    const relay = await startRelay();
+    const holder = new PostgresStateBackend(url, 'prod');
+    // A query timeout of 1 s: the hand-back is given up on (and the connection dropped) after 3 s.
+    const refused = new PostgresStateBackend(relay.url(url), 'prod', 1000);
+    try {
+      const lock = await holder.lock('apply');
+      // The second run is granted the earlier versions' key (shared) but not the lock's own; the network drops
+      // every packet from its unlock of that key on.
+      relay.silenceFrom('pg_advisory_unlock');
+      const error = (await refused.lock('plan').catch((e: unknown) => e)) as ScrapeformError;
+      expect(relay.isSilent()).toBe(true);
+      expect(`${error.code}: ${error.message}`).toBe(
+        `state.locked: the state ${refused.location} is locked by ${lock.info.holder} (pid ${process.pid}, apply, since ${lock.info.started}, lock id ${lock.info.id})`,
+      );
+      expect(error.hint).toBe(
+        `wait for that run to finish; a runner that died releases the lock with its connection (else scrapeform force-unlock ${lock.info.id})`,
+      );
+      await lock.release();
+    } finally {
+      relay.close();
+      await Promise.all([holder.close(), refused.close()]);
+    }
+  });
+
+  it('a refused lock whose holder row cannot be read is still state.locked, and gives back the key it was granted', async () => {
+    const url = await newDatabase();
+    const holder = new PostgresStateBackend(url, 'prod');
+    const refused = new PostgresStateBackend(url, 'prod', 1000);
+    const other = new pg.Client({ connectionString: url });
+    try {
+      await refused.read();
+      const lock = await holder.lock('apply');
+      // Another session locks the table of holder rows: reading the holder's row times out after 1 s.
+      await other.connect();
+      await other.query('BEGIN');
+      await other.query('LOCK TABLE scrapeform_locks IN ACCESS EXCLUSIVE MODE');
+      const error = (await refused.lock('plan').catch((e: unknown) => e)) as ScrapeformError;
+      expect(`${error.code}: ${error.message}`).toBe(
+        `state.locked: the state ${refused.location} is locked by another run`,
+      );
+      expect(error.hint).toBe(
+        'wait for that run to finish; a runner that died releases the lock with its connection (else scrapeform force-unlock)',
+      );
+      await other.query('ROLLBACK');
+      // The earlier versions' key it was granted went back: once the holder releases, the same session locks.
+      await lock.release();
+      expect(await tryLock(refused)).toBe('locked');
+    } finally {
+      await other.end().catch(() => undefined);
+      await Promise.all([holder.close(), refused.close()]);
     }
   });
 
