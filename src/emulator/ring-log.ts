@@ -1,7 +1,16 @@
 /**
- * The last `capacity` records added. Records go into a ring buffer, so a full log costs O(1) per record instead
- * of moving every record (issue 14). Readers get `view`: an ordinary array, oldest first, built from the ring when
- * first read after a change; `view.length = 0` (how tests and benches clear it) empties the ring.
+ * How many outbox messages, and how many webhook deliveries, the emulator keeps: the newest, one or more per
+ * finished job. Tests and demos read a handful; 1,000 still holds a day of hourly runs of 40 projects (a webhook
+ * takes up to 3 tries per job, so a third of that for failing ones), and at well under a kilobyte a record both stay
+ * within a couple of megabytes in an emulator left up for weeks. The request log, one per request, keeps more.
+ */
+export const RECORD_LIMIT = 1_000;
+
+/**
+ * The last `capacity` records added (the request log, the outbox, webhook deliveries). Records go into a ring
+ * buffer, so a full log costs O(1) per record instead of moving every record (issue 14). Readers get `view`: an
+ * ordinary array, oldest first, built from the ring when first read after a change; `view.length = 0` (how tests
+ * and benches clear it) empties the ring.
  */
 export class RingLog<T> {
   private readonly ring: (T | undefined)[];
