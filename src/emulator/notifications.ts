@@ -1,5 +1,6 @@
 import type { EmulatorClock } from './clock.js';
 import type { StoredJob, StoredProject } from './project-records.js';
+import { RECORD_LIMIT, RingLog } from './ring-log.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -14,12 +15,22 @@ export interface OutboxMessage {
   jobIds: number[];
 }
 
-/** Email notifications per notificationConfig; daily and weekly ones become digests. */
+/**
+ * Email notifications per notificationConfig; daily and weekly ones become digests. The outbox keeps the newest
+ * `limit` messages (RECORD_LIMIT), oldest first.
+ */
 export class Notifications {
-  readonly outbox: OutboxMessage[] = [];
+  private readonly sent: RingLog<OutboxMessage>;
+  readonly outbox: OutboxMessage[];
   private readonly digests = new Map<string, OutboxMessage>();
 
-  constructor(private readonly clock: EmulatorClock) {}
+  constructor(
+    private readonly clock: EmulatorClock,
+    options: { limit?: number } = {},
+  ) {
+    this.sent = new RingLog<OutboxMessage>(options.limit ?? RECORD_LIMIT);
+    this.outbox = this.sent.view;
+  }
 
   notify(project: StoredProject, job: StoredJob): void {
     const kind = job.status === 'Failed' ? 'failure' : 'success';
@@ -30,7 +41,7 @@ export class Notifications {
     if (cadence === 'never') return;
     const subject = `${project.name}: job ${job.id} ${job.status.toLowerCase()} (${job.doneCount} done, ${job.failedCount} failed)`;
     if (cadence === 'with_every_run') {
-      this.outbox.push({
+      this.sent.add({
         at: this.clock.iso(),
         projectId: project.id,
         projectName: project.name,
@@ -63,12 +74,12 @@ export class Notifications {
     this.digests.set(key, digest);
     this.clock.at(end, () => {
       this.digests.delete(key);
-      this.outbox.push(digest);
+      this.sent.add(digest);
     });
   }
 
   reset(): void {
-    this.outbox.length = 0;
+    this.sent.clear();
     this.digests.clear();
   }
 }

@@ -1,3 +1,5 @@
+import { RingLog } from './ring-log.js';
+
 export interface RequestLogEntry {
   at: string;
   method: string;
@@ -8,80 +10,5 @@ export interface RequestLogEntry {
   fault?: string;
 }
 
-/**
- * The last `capacity` service requests. Entries go into a ring buffer, so a full log costs O(1) per request
- * instead of moving every entry (issue 14). Readers get `view`: an ordinary array, oldest first, built from the
- * ring when first read after a change; `view.length = 0` (how tests and benches clear it) empties the ring.
- */
-export class RequestLog {
-  private readonly ring: (RequestLogEntry | undefined)[];
-  /** Index of the oldest entry. */
-  private start = 0;
-  private size = 0;
-  private readonly snapshot: RequestLogEntry[] = [];
-  private stale = false;
-  /** Set by a change made through the view, which the ring has not taken yet. */
-  private viewOwns = false;
-  readonly view: RequestLogEntry[];
-
-  constructor(private readonly capacity: number) {
-    this.ring = new Array<RequestLogEntry | undefined>(capacity);
-    this.view = new Proxy(this.snapshot, {
-      get: (target, key, receiver) => Reflect.get(this.fresh(target), key, receiver),
-      has: (target, key) => Reflect.has(this.fresh(target), key),
-      ownKeys: (target) => Reflect.ownKeys(this.fresh(target)),
-      getOwnPropertyDescriptor: (target, key) => Reflect.getOwnPropertyDescriptor(this.fresh(target), key),
-      set: (target, key, value, receiver) =>
-        this.write(() => Reflect.set(this.fresh(target), key, value, receiver)),
-      deleteProperty: (target, key) => this.write(() => Reflect.deleteProperty(this.fresh(target), key)),
-      defineProperty: (target, key, descriptor) =>
-        this.write(() => Reflect.defineProperty(this.fresh(target), key, descriptor)),
-    });
-  }
-
-  add(entry: RequestLogEntry): void {
-    if (this.viewOwns) this.adoptView();
-    if (this.size < this.capacity) {
-      this.ring[(this.start + this.size) % this.capacity] = entry;
-      this.size++;
-    } else {
-      this.ring[this.start] = entry;
-      this.start = (this.start + 1) % this.capacity;
-    }
-    this.stale = true;
-  }
-
-  clear(): void {
-    this.ring.fill(undefined);
-    this.start = 0;
-    this.size = 0;
-    this.viewOwns = false;
-    this.stale = true;
-  }
-
-  /** The snapshot array brought up to date with the ring (unless changed through the view since). */
-  private fresh(target: RequestLogEntry[]): RequestLogEntry[] {
-    if (this.viewOwns || !this.stale) return target;
-    target.length = this.size;
-    for (let i = 0; i < this.size; i++)
-      target[i] = this.ring[(this.start + i) % this.capacity] as RequestLogEntry;
-    this.stale = false;
-    return target;
-  }
-
-  /**
-   * A change made through the view (`length = 0`, a push): the view holds the truth until the next request is
-   * logged, so a change of several steps is seen whole; then the ring takes the view's newest entries.
-   */
-  private write(change: () => boolean): boolean {
-    const done = change();
-    this.viewOwns = true;
-    return done;
-  }
-
-  private adoptView(): void {
-    const entries = this.snapshot.slice(-this.capacity).filter((e) => e !== undefined);
-    this.clear();
-    for (const entry of entries) this.add(entry);
-  }
-}
+/** The last `capacity` service requests, oldest first in `view` (GET /_emulator/requests). */
+export class RequestLog extends RingLog<RequestLogEntry> {}

@@ -1,6 +1,7 @@
 import type { EmulatorClock } from './clock.js';
 import type { StoredJob, StoredProject } from './project-records.js';
 import { resultsFile } from './result-formats.js';
+import { RECORD_LIMIT, RingLog } from './ring-log.js';
 
 /** One try at posting a job's results to its project's webhook (GET /_emulator/webhooks). */
 export interface WebhookDelivery {
@@ -19,13 +20,20 @@ export interface WebhookSenderOptions {
   clock: EmulatorClock;
   tries?: number;
   retryDelayMs?: number;
+  /** How many deliveries are kept, the newest (RECORD_LIMIT). */
+  limit?: number;
 }
 
 /** Posts results to `webhookOutput`: JSON, or multipart form data; a bounded number of tries, each recorded. */
 export class WebhookSender {
-  readonly deliveries: WebhookDelivery[] = [];
+  private readonly tried: RingLog<WebhookDelivery>;
+  /** The newest tries, oldest first. */
+  readonly deliveries: WebhookDelivery[];
 
-  constructor(private readonly options: WebhookSenderOptions) {}
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.tried = new RingLog<WebhookDelivery>(options.limit ?? RECORD_LIMIT);
+    this.deliveries = this.tried.view;
+  }
 
   async deliver(project: StoredProject, job: StoredJob): Promise<void> {
     const hook = project.webhookOutput;
@@ -56,7 +64,7 @@ export class WebhookSender {
       } catch (error) {
         record.error = (error as Error).message;
       }
-      this.deliveries.push(record);
+      this.tried.add(record);
       if (record.delivered) return;
       if (attempt < tries)
         await new Promise((r) => setTimeout(r, this.options.retryDelayMs ?? 200 * attempt));
@@ -64,7 +72,7 @@ export class WebhookSender {
   }
 
   reset(): void {
-    this.deliveries.length = 0;
+    this.tried.clear();
   }
 }
 
