@@ -4,12 +4,15 @@ export type JobStatusKind = 'finished' | 'cancelled' | 'failed' | 'running' | 'u
 /**
  * Job records are not documented (API-NOTES): only `Cancelled` is attested. The common spellings of each outcome
  * are read whatever their case or separators; `unknown` is a value none of these covers (keep waiting, and warn),
- * and also a missing status.
+ * and also a missing status. An ended job read as `unknown` blocks every later `run` (run.already-running) until
+ * `--allow-concurrent`, so the usual words of a job stopped by hand or by a limit are known too: `Stopped`,
+ * `Terminated` and `Killed` read as cancelled, `Timed out` and `Crashed` as failed. A partial outcome
+ * (`Partially completed`) stays unknown: whether `run --wait` should report it done or failed is not known.
  */
 const SPELLINGS: Record<Exclude<JobStatusKind, 'unknown'>, readonly string[]> = {
   finished: ['finished', 'completed', 'complete', 'done', 'succeeded', 'success', 'successful'],
-  cancelled: ['cancelled', 'canceled', 'aborted'],
-  failed: ['failed', 'failure', 'error', 'errored'],
+  cancelled: ['cancelled', 'canceled', 'aborted', 'stopped', 'terminated', 'killed'],
+  failed: ['failed', 'failure', 'error', 'errored', 'timed_out', 'timeout', 'crashed'],
   running: [
     'running',
     'in_progress',

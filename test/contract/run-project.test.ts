@@ -246,6 +246,8 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
         { id: 2, status: 'Canceled' },
         { id: 3, status: 'FAILED' },
         { id: 4, status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
+        { id: 5, status: 'Stopped' },
+        { id: 6, status: 'Timed out' },
       ]);
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
     const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
