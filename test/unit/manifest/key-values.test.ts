@@ -6,7 +6,8 @@ import { MIN_KEY_LENGTH_IN_VALUES } from '../../../src/manifest/check-key-values
 import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
 
 const STAGING = 'stagingkey0123456789abcdef0123456';
-const PROD = 'prodkey0123456789abcdef012345678';
+// No run of 12 characters in common with STAGING: a key's first or last 12 are looked for inside any word.
+const PROD = 'prodkey9876543210fedcba987654321';
 /** A folder with these files (name -> text), removed after its test. */
 const project = tempProjects('scrapeform-key-values-');
 
