@@ -130,6 +130,32 @@ describe('a key never reaches a declared value', () => {
     }
   });
 
+  it('refuses the first or last 12 characters of a key glued inside a word, not 11 of them', async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in'),
+      'p.yaml': project_('${var.hook}'),
+    });
+    const vars = await project({
+      'head.yaml': `hook: https://hooks.example/in?token=x${STAGING.slice(0, 12)}z\n`,
+      'tail.yaml': `hook: https://hooks.example/in?token=a${STAGING.slice(-12).toUpperCase()}b\n`,
+      'eleven.yaml': `hook: https://hooks.example/in?token=x${STAGING.slice(0, 11)}z${STAGING.slice(-11)}\n`,
+    });
+    const refused = async (file: string): Promise<string[]> =>
+      (
+        await loadManifests({
+          paths: [dir],
+          env: { STAGING_KEY: STAGING },
+          environment: 'prod',
+          varFiles: [path.join(vars, file)],
+        })
+      ).diagnostics.map(show(dir));
+    const message =
+      'p.yaml:1:1 manifest.api-key-in-value project.nightly holds the value of STAGING_KEY (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes';
+    expect(await refused('head.yaml')).toEqual([message]);
+    expect(await refused('tail.yaml')).toEqual([message]);
+    expect(await refused('eleven.yaml')).toEqual([]);
+  });
+
   it('a file that is not a manifest, or a comment, may name the key variable', async () => {
     const dir = await project({
       'p.yaml': `${project_('https://hooks.example/in')}# the key comes from \${SCRAPERAPI_API_KEY}\n`,
