@@ -131,31 +131,27 @@ function compile(
 }
 
 /**
- * Patterns for the key cut short: its first characters where nothing of a word comes before them, or its last
- * where nothing comes after, MIN_KEY_LENGTH_IN_DATA of them or more, plain or encoded as text quotes it. A service
- * may cut the key it echoes (`invalid key 3f9a1c2b7d4e…`) or quote it from some place on, so the whole key is never
- * there but most of it is. The word's edge tells such a piece from the same characters inside a longer word (two
- * keys of a test that share a run of them). `least` has the shortest of each kind: any longer one holds it.
+ * Patterns for the key cut short: its first or its last MIN_KEY_LENGTH_IN_DATA characters or more, plain or encoded
+ * as text quotes it, wherever they are. A service may cut the key it echoes (`invalid key 3f9a1c2b7d4e…`) or quote
+ * it from some place on, so the whole key is never there but most of it is; and it may glue other letters or
+ * digits to either end of what it shows (`token=x3f9a1c2b7d4e…`, a cut key with its own text after it), so a piece
+ * is matched inside a longer word too. Twelve characters of a key, one of 16^12 runs for a real one, are no
+ * ordinary text. `least` has the shortest of each kind: any longer one holds it.
  */
 function cutPieces(secrets: readonly string[]): { all: string[]; least: string[] } {
   const written = [...new Set(secrets.flatMap(encodedForms))];
-  const heads = new Set<string>();
-  const tails = new Set<string>();
+  const pieces = new Set<string>();
   for (const form of written) {
     for (let length = form.length - 1; length >= MIN_KEY_LENGTH_IN_DATA; length--) {
-      heads.add(form.slice(0, length));
-      tails.add(form.slice(-length));
+      pieces.add(form.slice(0, length));
+      pieces.add(form.slice(-length));
     }
   }
-  const side = (pieces: Set<string>, make: (alternatives: string) => string): string[] =>
-    pieces.size > 0 ? [make(alternatives([...pieces].sort((a, b) => b.length - a.length)))] : [];
-  const head = (pieces: string): string => `(?<![a-z0-9])(?:${pieces})`;
-  const tail = (pieces: string): string => `(?:${pieces})(?![a-z0-9])`;
-  const shortest = (pieces: Set<string>): Set<string> =>
-    new Set([...pieces].filter((p) => p.length === MIN_KEY_LENGTH_IN_DATA));
+  const one = (some: readonly string[]): string[] =>
+    some.length > 0 ? [alternatives([...some].sort((a, b) => b.length - a.length))] : [];
   return {
-    all: [...side(heads, head), ...side(tails, tail)],
-    least: [...side(shortest(heads), head), ...side(shortest(tails), tail)],
+    all: one([...pieces]),
+    least: one([...pieces].filter((p) => p.length === MIN_KEY_LENGTH_IN_DATA)),
   };
 }
 

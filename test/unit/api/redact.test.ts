@@ -137,9 +137,43 @@ describe('a long key cut short', () => {
     });
   });
 
-  it('leaves the same characters inside a longer word, and fewer than 12 of them', () => {
-    const text = `id x${key.slice(0, 20)} ${key.slice(4)}9 ${key.slice(0, 11)} ${key.slice(-11)}`;
+  it('removes its first characters glued after letters or digits, and cut where other ones follow', () => {
+    const sentinel = 'sk_live_SENTINEL_5f3a9c2b7d4e8f60';
+    expect(redact('token=xsk_live_SENTINEL_5f3… (echo 7sk_live_SENTINEL_5f3abc)', [sentinel])).toBe(
+      'token=x***… (echo 7***bc)',
+    );
+  });
+
+  it('removes its last characters glued before letters or digits, and cut where other ones come before', () => {
+    expect(redact(`tail ${key.slice(-14)}x (9${key.slice(-20).toUpperCase()}ab)`, [key])).toBe(
+      'tail ***x (9***ab)',
+    );
+  });
+
+  it('removes a piece in the middle of a longer token, plain or encoded', () => {
+    const slashed = `sk/live/${key}`;
+    // URL-encoded: sk%2Flive%2F3f9a1c2b7d…
+    const text = `id=abc${key.slice(0, 16)}def; v=z${encodeURIComponent(slashed).slice(0, 16)}w`;
+    expect(redact(text, [key, slashed])).toBe('id=abc***def; v=z***w');
+    expect(secretsRemover([key])({ note: `x${key.slice(2)}y` })).toEqual({
+      value: { note: 'x***y' },
+      held: true,
+    });
+  });
+
+  it('leaves text that shares fewer than 12 characters with the key, glued or not', () => {
+    const text = `id x${key.slice(0, 11)}y ${key.slice(-11)}9 ${key.slice(0, 11)} ${key.slice(-11)}`;
     expect(redact(text, [key])).toBe(text);
+    expect(secretsRemover([key])({ note: text }).held).toBe(false);
+  });
+});
+
+describe("a key shorter than 12 characters (an emulator's, a test's)", () => {
+  it('is looked for only whole: no piece of it is cut out of a longer word', () => {
+    const short = 'emu-key-123';
+    expect(redact(`a x${short.slice(0, 10)}y ${short.slice(1)}z ${short}`, [short])).toBe(
+      `a x${short.slice(0, 10)}y ${short.slice(1)}z ***`,
+    );
   });
 });
 

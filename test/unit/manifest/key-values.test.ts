@@ -6,7 +6,8 @@ import { MIN_KEY_LENGTH_IN_VALUES } from '../../../src/manifest/check-key-values
 import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
 
 const STAGING = 'stagingkey0123456789abcdef0123456';
-const PROD = 'prodkey0123456789abcdef012345678';
+// No run of 12 characters in common with STAGING: a key's first or last 12 are looked for inside any word.
+const PROD = 'prodkey9876543210fedcba987654321';
 /** A folder with these files (name -> text), removed after its test. */
 const project = tempProjects('scrapeform-key-values-');
 
@@ -127,6 +128,32 @@ describe('a key never reaches a declared value', () => {
         'p.yaml:1:1 manifest.api-key-in-value project.nightly holds the value of STAGING_KEY (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes',
       ]);
     }
+  });
+
+  it('refuses the first or last 12 characters of a key glued inside a word, not 11 of them', async () => {
+    const dir = await project({
+      'scrapeform.yaml': CONFIG('https://hooks.example/in'),
+      'p.yaml': project_('${var.hook}'),
+    });
+    const vars = await project({
+      'head.yaml': `hook: https://hooks.example/in?token=x${STAGING.slice(0, 12)}z\n`,
+      'tail.yaml': `hook: https://hooks.example/in?token=a${STAGING.slice(-12).toUpperCase()}b\n`,
+      'eleven.yaml': `hook: https://hooks.example/in?token=x${STAGING.slice(0, 11)}z${STAGING.slice(-11)}\n`,
+    });
+    const refused = async (file: string): Promise<string[]> =>
+      (
+        await loadManifests({
+          paths: [dir],
+          env: { STAGING_KEY: STAGING },
+          environment: 'prod',
+          varFiles: [path.join(vars, file)],
+        })
+      ).diagnostics.map(show(dir));
+    const message =
+      'p.yaml:1:1 manifest.api-key-in-value project.nightly holds the value of STAGING_KEY (an API key) in a declared value: scrapeform writes declared values to state, saved plans and its output, where a key never goes';
+    expect(await refused('head.yaml')).toEqual([message]);
+    expect(await refused('tail.yaml')).toEqual([message]);
+    expect(await refused('eleven.yaml')).toEqual([]);
   });
 
   it('a file that is not a manifest, or a comment, may name the key variable', async () => {
