@@ -59,6 +59,7 @@ export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndec
     ...base(at),
     code: 'api.network',
     status: 0,
+    answered: status,
     retryable: !at.aborted,
     cause: error,
     message: `the ${status} answer is incomplete: ${error.message}`,

@@ -155,9 +155,10 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
         { planned: new Map() },
       ),
     );
+    // The service said 201: the report shows it, and that its answer could not be read.
     expect(created).toEqual({
       object: { id: 'p-9', name: 'b', version: 0 },
-      recovered: { status: 0, found: 'list' },
+      recovered: { status: 201, answer: 'unreadable', found: 'list' },
     });
     expect([requests, listed]).toEqual([['POST /parsers'], ['list']]);
 
@@ -170,6 +171,26 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
       true,
       false,
     ]);
+  });
+
+  it('a create answered 201 whose body is not the gzip it says it is: looked for by name, its 201 reported unreadable', async () => {
+    answer = (_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(JSON.stringify({ id: 'p-9', version: 0 }));
+    };
+    const created = await withClients(path, (clients) =>
+      createOnce(
+        async () => [{ id: 'p-9', name: 'b', version: 0 }],
+        () => clients.parsers.create({ name: 'b', urls: ['https://b.example/'] }),
+        'b',
+        { planned: new Map() },
+      ),
+    );
+    expect(created).toEqual({
+      object: { id: 'p-9', name: 'b', version: 0 },
+      recovered: { status: 201, answer: 'unreadable', found: 'list' },
+    });
+    expect(requests).toEqual(['POST /parsers']);
   });
 
   it('a project PATCH answered 200 cut short (its body not needed): no complete answer, not a success', async () => {
