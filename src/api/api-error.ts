@@ -59,7 +59,7 @@ const ADVICE: Record<ApiErrorCode, string> = {
     'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network':
-    'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early): check the network, proxy settings and the endpoint URL',
+    'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
   'api.timeout':
     'the service did not answer in time: retry, check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
   'api.redirect':
