@@ -80,9 +80,12 @@ export function decoderFor(encoding: string | null | undefined): Transform | und
 /**
  * A body that does not decode as the encoding it names: cut short (its compressed stream ends before its end, the
  * connection having closed in order), or not in that encoding at all. No complete answer came, as when the
- * connection breaks during it.
+ * connection breaks during it. `cut` tells them apart: a whole body in another encoding was not cut short, and is
+ * not said to be (cutAnswerError).
  */
 export class AnswerUndecodable extends Error {
+  readonly cut: boolean;
+
   constructor(encoding: string, cause: unknown) {
     // zlib's "unexpected end of file", whichever the encoding: the stream ended before its end.
     const cut = (cause as NodeJS.ErrnoException | undefined)?.code === 'Z_BUF_ERROR';
@@ -90,10 +93,11 @@ export class AnswerUndecodable extends Error {
     super(
       cut
         ? `its ${encoding} body was cut short (${reason})`
-        : `its body is not the ${encoding} it says it is (${reason})`,
+        : `its body is not valid ${encoding} data (${reason})`,
       { cause },
     );
     this.name = 'AnswerUndecodable';
+    this.cut = cut;
   }
 }
 

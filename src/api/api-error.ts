@@ -31,6 +31,11 @@ export interface ApiErrorInit {
   note?: string;
   /** Where a redirect not followed pointed (its Location, resolved against the request's URL). */
   location?: string;
+  /**
+   * The status an answer had said when its body did not decode (status is 0 then: no complete answer came), so a
+   * create found afterwards reports the status the service sent (unreadableStatus).
+   */
+  answered?: number;
   /** Values that must never be shown: the API key. */
   secrets: readonly string[];
   /**
@@ -54,7 +59,7 @@ const ADVICE: Record<ApiErrorCode, string> = {
     'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network':
-    'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early): check the network, proxy settings and the endpoint URL',
+    'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
   'api.timeout':
     'the service did not answer in time: retry, check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
   'api.redirect':
@@ -80,6 +85,8 @@ export class ApiError extends Error {
   readonly hint: string;
   /** Where a redirect not followed pointed, the key redacted (see-other.ts reads a create's 303 by it). */
   readonly location: string | undefined;
+  /** The status of an answer whose body did not decode (see ApiErrorInit). */
+  readonly answered: number | undefined;
 
   constructor(init: ApiErrorInit) {
     const url = redact(init.url, init.secrets);
@@ -105,6 +112,7 @@ export class ApiError extends Error {
     this.retryable = init.retryable;
     this.hint = ADVICE[init.code];
     this.location = init.location !== undefined ? redact(init.location, init.secrets) : undefined;
+    this.answered = init.answered;
   }
 
   toJSON(): Record<string, unknown> {
@@ -208,6 +216,18 @@ export function mayHaveLanded(error: unknown): error is ApiError {
       (error.status >= 200 && error.status < 300) ||
       (error.status === 303 && error.code === 'api.redirect'))
   );
+}
+
+/**
+ * The status of a success (2xx) whose answer could not be read: a body that is not JSON or not the object
+ * (`api.bad-response` with its status), or one that did not decode (status 0, the 2xx it had said kept as
+ * `answered`). Undefined for any other failure. A create found afterwards says so: its status alone would read as
+ * a clean success.
+ */
+export function unreadableStatus(error: ApiError): number | undefined {
+  const status =
+    error.status === 0 ? error.answered : error.code === 'api.bad-response' ? error.status : undefined;
+  return status !== undefined && status >= 200 && status < 300 ? status : undefined;
 }
 
 /**

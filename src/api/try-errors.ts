@@ -52,16 +52,17 @@ export function noAnswerError(
 /**
  * An answer of an expected status whose body does not decode as its content-encoding says (cut short, or not in
  * it): no complete answer, as when the connection breaks during it (noAnswerError), whichever way the request went
- * (answer-encoding.ts).
+ * (answer-encoding.ts). Only a body cut short is called incomplete: a whole one in another encoding is unreadable.
  */
 export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndecodable): ApiError {
   return new ApiError({
     ...base(at),
     code: 'api.network',
     status: 0,
+    answered: status,
     retryable: !at.aborted,
     cause: error,
-    message: `the ${status} answer is incomplete: ${error.message}`,
+    message: `the ${status} answer is ${error.cut ? 'incomplete' : 'unreadable'}: ${error.message}`,
   });
 }
 

@@ -95,12 +95,13 @@ export function noteCall(
   result: ChangeResult,
   line: CallLine,
   status: number,
-  more: { generates?: boolean; found?: AppliedCall['found'] } = {},
+  more: { generates?: boolean; answer?: AppliedCall['answer']; found?: AppliedCall['found'] } = {},
 ): void {
   const call: AppliedCall = {
     method: line.method,
     path: line.path,
     status,
+    ...(more.answer !== undefined ? { answer: more.answer } : {}),
     ...(more.found !== undefined ? { found: more.found } : {}),
   };
   result.calls.push(call);
@@ -114,7 +115,8 @@ export function noteCall(
 
 /**
  * A create's POST to `path`: its 201, or, when its answer did not give the object (createOnce), the status it got
- * and how the object was found, so the report never shows a 201 the service did not send.
+ * (with what its answer was when the status does not say it) and how the object was found, so the report never
+ * shows a 201 the service did not send, nor a 201 that gave nothing without saying so.
  */
 export function noteCreate(
   ctx: HandlerContext,
@@ -124,7 +126,10 @@ export function noteCreate(
   recovered: Recovered | undefined,
 ): void {
   if (recovered === undefined) noteCall(ctx, change, result, { method: 'POST', path }, 201);
-  else noteCall(ctx, change, result, { method: 'POST', path }, recovered.status, { found: recovered.found });
+  else {
+    const { status, ...more } = recovered;
+    noteCall(ctx, change, result, { method: 'POST', path }, status, more);
+  }
 }
 
 /** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */

@@ -25,10 +25,18 @@ export const DEFAULT_MAX_GENERATING = 16;
  */
 export type FoundBy = 'list' | 'location';
 
+/**
+ * What a create's answer was when the status alone does not say why its object had to be found: `unreadable`, a
+ * 2xx whose body could not be read (not JSON, not the object, or not in the encoding it named). A reviewer reading
+ * only `201` could not tell why a success needed finding.
+ */
+export type AnswerNote = 'unreadable';
+
 /** A create whose POST's answer did not give its object: what that answer was, and how the object was found. */
 export interface Recovered {
   /** The status the POST got; 0 when it got no answer (the connection broke, the time ran out), as in ApiError. */
   status: number;
+  answer?: AnswerNote;
   found: FoundBy;
 }
 
@@ -86,12 +94,14 @@ export interface ApplyOptions {
 
 /**
  * A call as the report shows it: the status it got (0: no answer) and, for a create whose answer did not give its
- * object, how the object was found afterwards, so an ambiguous create never reads as a clean 201.
+ * object, why when its status does not say it (`answer`) and how the object was found afterwards, so an ambiguous
+ * create never reads as a clean 201.
  */
 export interface AppliedCall {
   method: string;
   path: string;
   status: number;
+  answer?: AnswerNote;
   found?: FoundBy;
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, mayHaveLanded } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, unreadableStatus } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import type { Recovered } from './apply-model.js';
 
@@ -27,8 +27,9 @@ export interface Created<T> {
  * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
  * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
  * next plan records the object by name once a list shows it, and until then sends the create again only with
- * `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the status the POST got and how it
- * was found, for the report: its POST got no 201.
+ * `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the status the POST got (with
+ * `answer: 'unreadable'` for a 2xx whose body could not be read) and how it was found, for the report: its POST
+ * gave no object.
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
@@ -62,10 +63,21 @@ export async function createOnce<T extends { id: string | number; name?: string 
     }
     const landed = listed.filter((o) => o.name === name && !before.has(o.id));
     if (landed.length === 1 && landed[0] !== undefined)
-      return { object: landed[0], recovered: { status: error.status, found: 'list' } };
+      return { object: landed[0], recovered: foundInList(error) };
     if (landed.length > 1) throw error;
     throw unconfirmed(name, error, 'the list does not show it yet');
   }
+}
+
+/**
+ * How a create found in the list reads in the report: the status its POST got and, for a 2xx whose answer could not
+ * be read, that it could not (a bare 201 would not say why the object had to be found).
+ */
+function foundInList(error: ApiError): Recovered {
+  const unreadable = unreadableStatus(error);
+  return unreadable === undefined
+    ? { status: error.status, found: 'list' }
+    : { status: unreadable, answer: 'unreadable', found: 'list' };
 }
 
 /**

@@ -8,7 +8,7 @@ import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } 
 
 /**
  * What the apply report says of a create: the status its POST really got, and, when that answer did not give the
- * object (no answer, a 5xx, a 303 See Other), how it was found afterwards. A reviewer reading `POST -> 201` for a
+ * object (no answer, a 5xx, a 2xx that could not be read, a 303 See Other), how it was found afterwards. A reviewer reading `POST -> 201` for a
  * create whose answer was lost would take an ambiguous call for a clean one.
  */
 useNock();
@@ -137,6 +137,33 @@ describe('the apply report of a create', () => {
       summary: ['  ✓ parser.a create p-9 version 0', `      ${line}`],
       calls: [[{ method: 'POST', path: '/parsers', status: 0, found: 'list' }]],
       markdown: [`| \`parser.a\` | create | ok \`p-9\` version 0 (\`${line}\`) |`],
+    });
+  });
+
+  it('answered 201 with a body that is not the object (the wrong shape), then found by name: that the 201 could not be read', async () => {
+    const report = await applyBoth(parserManifest, () =>
+      parserCreate((post) => post.reply(201, { ok: true })),
+    );
+    // A 201 alone would not say why the object needed finding: the answer is named as unreadable.
+    const line = 'POST /parsers -> 201 (answer unreadable); found afterwards by name in a list';
+    expect(report).toEqual({
+      log: [`parser.a  ${line}`],
+      summary: ['  ✓ parser.a create p-9 version 0', `      ${line}`],
+      calls: [[{ method: 'POST', path: '/parsers', status: 201, answer: 'unreadable', found: 'list' }]],
+      markdown: [`| \`parser.a\` | create | ok \`p-9\` version 0 (\`${line}\`) |`],
+    });
+  });
+
+  it('of a project answered 201 with a body that is not JSON, then found by name: that the 201 could not be read', async () => {
+    const report = await applyBoth(projectManifest, () =>
+      projectCreate((post) => post.reply(201, '<html>Created</html>', { 'content-type': 'text/html' })),
+    );
+    const line = 'POST /api/projects -> 201 (answer unreadable); found afterwards by name in a list';
+    expect(report).toEqual({
+      log: [`project.nightly  ${line}`],
+      summary: ['  ✓ project.nightly create 522', `      ${line}`],
+      calls: [[{ method: 'POST', path: '/api/projects', status: 201, answer: 'unreadable', found: 'list' }]],
+      markdown: [`| \`project.nightly\` | create | ok \`522\` (\`${line}\`) |`],
     });
   });
 

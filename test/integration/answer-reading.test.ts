@@ -95,7 +95,7 @@ describe('reading answers over http', () => {
       .catch((e: unknown) => e)) as ApiError;
     expect([error.code, error.status]).toEqual(['api.network', 0]);
     expect(error.message).toBe(
-      `PATCH ${origin}/api/projects/5?api_key=***: network error: the 200 answer is incomplete: its body is not the gzip it says it is (incorrect header check)`,
+      `PATCH ${origin}/api/projects/5?api_key=***: network error: the 200 answer is unreadable: its body is not valid gzip data (incorrect header check)`,
     );
   });
 
@@ -152,7 +152,7 @@ describe('reading answers over http', () => {
     );
     // Its hint said "no response from the service", which the message contradicts (review).
     expect(error.hint).toBe(
-      'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early): check the network, proxy settings and the endpoint URL',
+      'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
     );
     expect(requests).toBe(3);
     expect(everythingShown(error)).not.toContain(SENTINEL_KEY);

@@ -115,7 +115,7 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
         `GET ${origin}/parsers?api_key=***: network error: the 200 answer is incomplete: its ${encoding} body was cut short (unexpected end of file)`,
       );
       expect(error.hint).toBe(
-        'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early): check the network, proxy settings and the endpoint URL',
+        'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
       );
       expect(requests).toEqual(['GET /parsers', 'GET /parsers', 'GET /parsers']);
       expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
@@ -129,7 +129,7 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
     expect(error.message).toContain('the 200 answer is incomplete: its gzip body was cut short');
   });
 
-  it('a body that is not the gzip it says it is: no complete answer either', async () => {
+  it('a body that is not the gzip it says it is: no usable answer either, said as unreadable, not as cut short', async () => {
     answer = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end('not gzip');
@@ -137,7 +137,10 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
     const error = await withClients(path, (clients) => failure(clients.parsers.list()), 0);
     expect([error.code, error.status]).toEqual(['api.network', 0]);
     expect(error.message).toBe(
-      `GET ${origin}/parsers?api_key=***: network error: the 200 answer is incomplete: its body is not the gzip it says it is (incorrect header check)`,
+      `GET ${origin}/parsers?api_key=***: network error: the 200 answer is unreadable: its body is not valid gzip data (incorrect header check)`,
+    );
+    expect(error.hint).toBe(
+      'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
     );
   });
 
@@ -155,9 +158,10 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
         { planned: new Map() },
       ),
     );
+    // The service said 201: the report shows it, and that its answer could not be read.
     expect(created).toEqual({
       object: { id: 'p-9', name: 'b', version: 0 },
-      recovered: { status: 0, found: 'list' },
+      recovered: { status: 201, answer: 'unreadable', found: 'list' },
     });
     expect([requests, listed]).toEqual([['POST /parsers'], ['list']]);
 
@@ -170,6 +174,26 @@ describe.each(PATHS)('a compressed answer cut short, %s', (path) => {
       true,
       false,
     ]);
+  });
+
+  it('a create answered 201 whose body is not the gzip it says it is: looked for by name, its 201 reported unreadable', async () => {
+    answer = (_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(JSON.stringify({ id: 'p-9', version: 0 }));
+    };
+    const created = await withClients(path, (clients) =>
+      createOnce(
+        async () => [{ id: 'p-9', name: 'b', version: 0 }],
+        () => clients.parsers.create({ name: 'b', urls: ['https://b.example/'] }),
+        'b',
+        { planned: new Map() },
+      ),
+    );
+    expect(created).toEqual({
+      object: { id: 'p-9', name: 'b', version: 0 },
+      recovered: { status: 201, answer: 'unreadable', found: 'list' },
+    });
+    expect(requests).toEqual(['POST /parsers']);
   });
 
   it('a project PATCH answered 200 cut short (its body not needed): no complete answer, not a success', async () => {

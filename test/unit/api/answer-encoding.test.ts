@@ -100,7 +100,7 @@ describe('fetchBodyChunks: decodes strictly', () => {
     expect((cut as Error).message).toBe('its gzip body was cut short (unexpected end of file)');
     const error = await read([Buffer.from('plain')], 'gzip').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AnswerUndecodable);
-    expect((error as Error).message).toBe('its body is not the gzip it says it is (incorrect header check)');
+    expect((error as Error).message).toBe('its body is not valid gzip data (incorrect header check)');
   });
 
   it('a body that breaks off is that failure, not an undecodable one', async () => {
