@@ -142,6 +142,15 @@ export async function runWatch(
         // What is left once healed is what the metrics show; the notification tells what was found and done.
         if (heal.applied.length + heal.failed.length > 0)
           after = await check(services, manifests, options, status);
+      } else if (
+        options.heal !== undefined &&
+        manifests !== undefined &&
+        (status.notHealed ?? []).length > 0
+      ) {
+        // No drift to heal, but what the last heal left (a delete, a regeneration over budget) may have been made
+        // since by an apply: planned again (reads only, no lock) so /healthz and /metrics stop showing it then.
+        const { plan } = await planWorkspace({ ...services, manifests }, {}, { signal: options.signal });
+        status.notHealed = leftOutOfHeal(plan.resource_changes, status.regenerationsLeft ?? 0);
       }
       status.lastRunOk = true;
       delete status.lastError;

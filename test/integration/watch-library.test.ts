@@ -4,7 +4,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { runWatch } from '../../src/workspace/watch-loop.js';
+import { newWatchStatus, runWatch } from '../../src/workspace/watch-loop.js';
+import type { LeftChange } from '../../src/workspace/heal-selection.js';
+import { renderMetrics } from '../../src/output/render-metrics.js';
 import { ApiError } from '../../src/api/api-error.js';
 import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
 import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
@@ -381,6 +383,47 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   expect((await ws.plan()).resource_changes.map((c) => [c.address, c.action])).toEqual([
     ['parser.hand-1', 'delete'],
   ]);
+});
+
+it('runWatch (library): what a heal left stops showing in /healthz and /metrics once an apply made it, though no drift is left to heal', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS), 'hand-1.yaml': named('hand-1') });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const left: (LeftChange[] | undefined)[] = [];
+  let reads = 0;
+  const status = newWatchStatus({ heal: { maxRegenerations: 0 } });
+  await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 3,
+      signal: new AbortController().signal,
+      heal: {
+        maxRegenerations: 0,
+        loadManifests: async () => {
+          // Before run 3, someone's `apply --allow-destroy` makes the delete the heal of run 1 left.
+          if (++reads === 3) await ws.converge();
+          return manifests;
+        },
+      },
+      sleep: async () => {
+        left.push(status.notHealed);
+      },
+    },
+    status,
+  );
+  const deleteLeft = [{ address: 'parser.hand-1', action: 'delete', reason: 'destructive' }];
+  // Run 2 finds no drift, and the delete is still to make: still said.
+  expect(left).toEqual([deleteLeft, deleteLeft]);
+  // Before, run 3 still said the delete was left, made by then: /metrics kept a destructive change pending.
+  expect(status).toMatchObject({ runs: 3, failures: 0, heals: 1, drifted: 0, notHealed: [] });
+  expect(renderMetrics(status)).toContain('scrapeform_not_healed_changes{reason="destructive"} 0\n');
 });
 
 it('runWatch (library): with only changes a heal leaves out, no run takes the lock or applies; each still says what it left', async () => {
