@@ -132,16 +132,25 @@ export async function runWatch(
       const found = await check(services, manifests, options, status);
       let after = found;
       let heal: WatchDriftNotification['heal'];
+      let madeCalls = false;
+      let failedNow = '[]';
       if (
         found.status === 'drift' &&
         options.heal !== undefined &&
         manifests !== undefined &&
         !options.signal.aborted
       ) {
-        heal = await healOnce(services, manifests, options, status);
+        const made = (heal = await healOnce(services, manifests, options, status));
+        failedNow = JSON.stringify(made.failed);
+        madeCalls = made.applied.length > 0 || (made.failed.length > 0 && failedNow !== healFailed);
+        healFailed = failedNow;
         // What is left once healed is what the metrics show; the notification tells what was found and done.
-        if (heal.applied.length + heal.failed.length > 0)
-          after = await check(services, manifests, options, status);
+        if (made.applied.length + made.failed.length > 0)
+          after = await check(services, manifests, options, status).catch(async (error: unknown) => {
+            // The heal changed the service (and may have spent credits): told now, though the check after it failed.
+            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, options);
+            throw error;
+          });
       } else if (
         options.heal !== undefined &&
         manifests !== undefined &&
@@ -155,10 +164,6 @@ export async function runWatch(
       status.lastRunOk = true;
       delete status.lastError;
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
-      const failedNow = JSON.stringify(heal?.failed ?? []);
-      const madeCalls =
-        heal !== undefined &&
-        (heal.applied.length > 0 || (heal.failed.length > 0 && failedNow !== healFailed));
       healFailed = failedNow;
       const recovered = failedRuns > 0 ? { failures: failedRuns } : undefined;
       failedRuns = 0;

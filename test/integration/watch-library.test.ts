@@ -512,6 +512,63 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
   expect(status).toMatchObject({ runs: 2, failures: 0 });
 });
 
+it('runWatch (library): a heal that applied something is notified also when the check after it fails', async () => {
+  const { ws, id } = await convergedBooks(h);
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  // Once the heal is over, the next list (the check after it) meets a network failure.
+  let healed = false;
+  const parsers = new Proxy(ws.clients.parsers, {
+    get: (target, key) =>
+      key === 'list' && healed
+        ? async () => {
+            healed = false;
+            throw new Error('socket hang up');
+          }
+        : (Reflect.get(target, key, target) as unknown),
+  });
+  const posted: Record<string, unknown>[] = [];
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => {
+        if (e.type === 'healed') healed = true;
+      },
+    },
+  );
+  expect(status).toMatchObject({
+    runs: 1,
+    failures: 1,
+    heals: 1,
+    lastRunOk: false,
+    lastError: 'socket hang up',
+  });
+  // Before, only the failure was posted: what the heal changed in the service was never told.
+  expect(posted.map((p) => Object.keys(p).filter((k) => k !== 'text'))).toEqual([
+    ['drift', 'heal'],
+    ['failing'],
+  ]);
+  expect(posted[0]?.heal).toEqual({
+    applied: ['parser.books'],
+    failed: [],
+    left: [],
+    regenerations: 0,
+    credits: 0,
+  });
+  expect(String(posted[0]?.text)).toContain('\nHealed: parser.books (0 credits)');
+  expect((await h.parsers.get(id)).fields.map((f) => f.name)).toContain('price');
+});
+
 it('runWatch (library): names and errors in the notification text cannot mention anyone or hide a link in chat; the structured parts stay exact', async () => {
   const { ws, id } = await convergedBooks(h);
   const renamed = '<!channel> <https://evil|click> & co';
