@@ -132,24 +132,38 @@ export async function runWatch(
       const found = await check(services, manifests, options, status);
       let after = found;
       let heal: WatchDriftNotification['heal'];
+      let madeCalls = false;
+      let failedNow = '[]';
       if (
         found.status === 'drift' &&
         options.heal !== undefined &&
         manifests !== undefined &&
         !options.signal.aborted
       ) {
-        heal = await healOnce(services, manifests, options, status);
+        const made = (heal = await healOnce(services, manifests, options, status));
+        failedNow = JSON.stringify(made.failed);
+        madeCalls = made.applied.length > 0 || (made.failed.length > 0 && failedNow !== healFailed);
+        healFailed = failedNow;
         // What is left once healed is what the metrics show; the notification tells what was found and done.
-        if (heal.applied.length + heal.failed.length > 0)
-          after = await check(services, manifests, options, status);
+        if (made.applied.length + made.failed.length > 0)
+          after = await check(services, manifests, options, status).catch(async (error: unknown) => {
+            // The heal changed the service (and may have spent credits): told now, though the check after it failed.
+            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, options);
+            throw error;
+          });
+      } else if (
+        options.heal !== undefined &&
+        manifests !== undefined &&
+        (status.notHealed ?? []).length > 0
+      ) {
+        // No drift to heal, but what the last heal left (a delete, a regeneration over budget) may have been made
+        // since by an apply: planned again (reads only, no lock) so /healthz and /metrics stop showing it then.
+        const { plan } = await planWorkspace({ ...services, manifests }, {}, { signal: options.signal });
+        status.notHealed = leftOutOfHeal(plan.resource_changes, status.regenerationsLeft ?? 0);
       }
       status.lastRunOk = true;
       delete status.lastError;
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
-      const failedNow = JSON.stringify(heal?.failed ?? []);
-      const madeCalls =
-        heal !== undefined &&
-        (heal.applied.length > 0 || (heal.failed.length > 0 && failedNow !== healFailed));
       healFailed = failedNow;
       const recovered = failedRuns > 0 ? { failures: failedRuns } : undefined;
       failedRuns = 0;

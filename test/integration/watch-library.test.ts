@@ -4,7 +4,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { runWatch } from '../../src/workspace/watch-loop.js';
+import { newWatchStatus, runWatch } from '../../src/workspace/watch-loop.js';
+import type { LeftChange } from '../../src/workspace/heal-selection.js';
+import { renderMetrics } from '../../src/output/render-metrics.js';
 import { ApiError } from '../../src/api/api-error.js';
 import type { WatchDriftNotification, WatchStatus } from '../../src/workspace/watch-loop.js';
 import type { LoadedManifests } from '../../src/manifest/load-manifests.js';
@@ -383,6 +385,47 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   ]);
 });
 
+it('runWatch (library): what a heal left stops showing in /healthz and /metrics once an apply made it, though no drift is left to heal', async () => {
+  h.emulator.reset();
+  const ws = await TestWorkspace.create(h);
+  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS), 'hand-1.yaml': named('hand-1') });
+  await ws.converge();
+  const id = String((await ws.state()).resources['parser.books']?.id);
+  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const left: (LeftChange[] | undefined)[] = [];
+  let reads = 0;
+  const status = newWatchStatus({ heal: { maxRegenerations: 0 } });
+  await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 3,
+      signal: new AbortController().signal,
+      heal: {
+        maxRegenerations: 0,
+        loadManifests: async () => {
+          // Before run 3, someone's `apply --allow-destroy` makes the delete the heal of run 1 left.
+          if (++reads === 3) await ws.converge();
+          return manifests;
+        },
+      },
+      sleep: async () => {
+        left.push(status.notHealed);
+      },
+    },
+    status,
+  );
+  const deleteLeft = [{ address: 'parser.hand-1', action: 'delete', reason: 'destructive' }];
+  // Run 2 finds no drift, and the delete is still to make: still said.
+  expect(left).toEqual([deleteLeft, deleteLeft]);
+  // Before, run 3 still said the delete was left, made by then: /metrics kept a destructive change pending.
+  expect(status).toMatchObject({ runs: 3, failures: 0, heals: 1, drifted: 0, notHealed: [] });
+  expect(renderMetrics(status)).toContain('scrapeform_not_healed_changes{reason="destructive"} 0\n');
+});
+
 it('runWatch (library): with only changes a heal leaves out, no run takes the lock or applies; each still says what it left', async () => {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
@@ -467,6 +510,63 @@ notificationConfig: { notifyOnSuccess: never, notifyOnFailure: with_every_run }
   expect(reads).toBe(2);
   expect(drifted).toEqual([1, 0]);
   expect(status).toMatchObject({ runs: 2, failures: 0 });
+});
+
+it('runWatch (library): a heal that applied something is notified also when the check after it fails', async () => {
+  const { ws, id } = await convergedBooks(h);
+  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  // Once the heal is over, the next list (the check after it) meets a network failure.
+  let healed = false;
+  const parsers = new Proxy(ws.clients.parsers, {
+    get: (target, key) =>
+      key === 'list' && healed
+        ? async () => {
+            healed = false;
+            throw new Error('socket hang up');
+          }
+        : (Reflect.get(target, key, target) as unknown),
+  });
+  const posted: Record<string, unknown>[] = [];
+  const status = await runWatch(
+    { clients: { ...ws.clients, parsers }, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 60_000,
+      maxRuns: 1,
+      signal: new AbortController().signal,
+      heal: { maxRegenerations: 0, loadManifests: async () => manifests },
+      notifyUrl: 'http://127.0.0.1:9/never-called',
+      fetch: async (_url, init) => {
+        posted.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        return new Response(null, { status: 200 });
+      },
+      sleep: async () => undefined,
+      onEvent: (e) => {
+        if (e.type === 'healed') healed = true;
+      },
+    },
+  );
+  expect(status).toMatchObject({
+    runs: 1,
+    failures: 1,
+    heals: 1,
+    lastRunOk: false,
+    lastError: 'socket hang up',
+  });
+  // Before, only the failure was posted: what the heal changed in the service was never told.
+  expect(posted.map((p) => Object.keys(p).filter((k) => k !== 'text'))).toEqual([
+    ['drift', 'heal'],
+    ['failing'],
+  ]);
+  expect(posted[0]?.heal).toEqual({
+    applied: ['parser.books'],
+    failed: [],
+    left: [],
+    regenerations: 0,
+    credits: 0,
+  });
+  expect(String(posted[0]?.text)).toContain('\nHealed: parser.books (0 credits)');
+  expect((await h.parsers.get(id)).fields.map((f) => f.name)).toContain('price');
 });
 
 it('runWatch (library): names and errors in the notification text cannot mention anyone or hide a link in chat; the structured parts stay exact', async () => {
