@@ -82,9 +82,20 @@ export function refuseStalePlan(
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)
     moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
+  const gone = new Set<string>();
   for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
     const now = fresh.fingerprint.live[address];
-    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+    if (now === seen) continue;
+    gone.add(address);
+    moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+  }
+  // A move is no call and no change, so nothing above stands for it unless its fingerprint does (said once, there):
+  // one a fresh plan does not make (a file edited and given a new digest) would put state at an address no manifest
+  // declares, and the next plan would delete the object and create it again.
+  const freshMoves = new Set((fresh.moved ?? []).map((m) => stable(m)));
+  for (const move of saved.moved ?? []) {
+    if (!freshMoves.has(stable(move)) && !gone.has(move.to))
+      moved.push(`${move.to}: the saved plan moves it from ${move.from}, and a fresh plan does not`);
   }
   // A create has no live version to fingerprint: one a fresh plan no longer makes (a list now shows what an
   // earlier run created, recovered by name) would be a second object.
