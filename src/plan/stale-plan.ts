@@ -147,7 +147,7 @@ export function refuseStalePlan(
       destroys(change) ||
       // (A create a fresh plan no longer makes is said above, once.)
       (!(postsNewObject(change) && !creating.has(change.address)) &&
-        (now !== undefined || !followsFromFlags(change)))
+        (now !== undefined || !followsFromFlags(change) || seen === undefined))
     ) {
       moved.push(
         `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
@@ -168,7 +168,10 @@ export function refuseStalePlan(
 /**
  * A change the saved plan makes where a fresh plan here makes none: a parser update or record follows from
  * `--reassert` and `--accept-unknown` at plan time, which apply --plan does not take. Such an update is still held to
- * a fresh plan's when a fresh plan updates the parser too (otherCalls), and a record to its definition.
+ * a fresh plan's when a fresh plan updates the parser too (otherCalls), and a record to its definition; and either is
+ * taken only where a fresh plan sees that parser (its fingerprint, whose id is checked): every parser state manages
+ * and the service shows has one, so a change at an address no fresh plan knows (a file edited to rename it) would
+ * PATCH a parser and record it at an address no manifest declares, which the next plan deletes.
  */
 function followsFromFlags(change: ResourceChange): boolean {
   return change.kind === 'Parser' && (change.action === 'update' || change.action === 'record');
