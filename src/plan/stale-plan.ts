@@ -82,9 +82,20 @@ export function refuseStalePlan(
     moved.push('the state is another one (lineage differs)');
   else if (saved.fingerprint.state_serial !== state.serial)
     moved.push(`the state moved (serial ${saved.fingerprint.state_serial} -> ${state.serial})`);
+  const gone = new Set<string>();
   for (const [address, seen] of Object.entries(saved.fingerprint.live)) {
     const now = fresh.fingerprint.live[address];
-    if (now !== seen) moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+    if (now === seen) continue;
+    gone.add(address);
+    moved.push(`${address} moved (${seen} -> ${now ?? 'gone'})`);
+  }
+  // A move is no call and no change, so nothing above stands for it unless its fingerprint does (said once, there):
+  // one a fresh plan does not make (a file edited and given a new digest) would put state at an address no manifest
+  // declares, and the next plan would delete the object and create it again.
+  const freshMoves = new Set((fresh.moved ?? []).map((m) => stable(m)));
+  for (const move of saved.moved ?? []) {
+    if (!freshMoves.has(stable(move)) && !gone.has(move.to))
+      moved.push(`${move.to}: the saved plan moves it from ${move.from}, and a fresh plan does not`);
   }
   // A create has no live version to fingerprint: one a fresh plan no longer makes (a list now shows what an
   // earlier run created, recovered by name) would be a second object.
@@ -136,7 +147,7 @@ export function refuseStalePlan(
       destroys(change) ||
       // (A create a fresh plan no longer makes is said above, once.)
       (!(postsNewObject(change) && !creating.has(change.address)) &&
-        (now !== undefined || !followsFromFlags(change)))
+        (now !== undefined || !followsFromFlags(change) || seen === undefined))
     ) {
       moved.push(
         `${change.address}: the saved plan ${change.action}s it, and a fresh plan ${now === undefined ? 'makes no change to it' : `${now.action}s it`}`,
@@ -157,7 +168,10 @@ export function refuseStalePlan(
 /**
  * A change the saved plan makes where a fresh plan here makes none: a parser update or record follows from
  * `--reassert` and `--accept-unknown` at plan time, which apply --plan does not take. Such an update is still held to
- * a fresh plan's when a fresh plan updates the parser too (otherCalls), and a record to its definition.
+ * a fresh plan's when a fresh plan updates the parser too (otherCalls), and a record to its definition; and either is
+ * taken only where a fresh plan sees that parser (its fingerprint, whose id is checked): every parser state manages
+ * and the service shows has one, so a change at an address no fresh plan knows (a file edited to rename it) would
+ * PATCH a parser and record it at an address no manifest declares, which the next plan deletes.
  */
 function followsFromFlags(change: ResourceChange): boolean {
   return change.kind === 'Parser' && (change.action === 'update' || change.action === 'record');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
+import { digestOf } from '../../src/plan/save-plan.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
@@ -269,6 +270,35 @@ describe('scrapeform plan and apply (CLI, child process, against the emulator)',
       'error: the saved plan plan.json was edited: its content does not match its digest\n',
     );
     expect(sentCalls()).toEqual([]);
+  });
+
+  // A parser update --reassert made is taken without a fresh plan's match, but only of the parser a fresh plan sees
+  // at its address: one renamed in the file (its digest computed again) would PATCH the parser and record it in state
+  // at an address no manifest declares, which the next plan deletes.
+  it('apply --plan refuses a --reassert update moved to an address no fresh plan knows, and sends nothing', async () => {
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    const stateFile = path.join(dir, '.scrapeform/state.json');
+    const before = await readFile(stateFile, 'utf8');
+    const saved = await scrapeform(['plan', '--reassert', 'parser.books-product', '--out', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    const file = path.join(dir, 'plan.json');
+    const { digest: _digest, ...content } = JSON.parse(await readFile(file, 'utf8')) as {
+      digest: string;
+      resource_changes: { address: string; action: string }[];
+    };
+    const [update] = content.resource_changes;
+    expect([update?.address, update?.action]).toEqual(['parser.books-product', 'update']);
+    if (update !== undefined) update.address = 'parser.books-elsewhere';
+    await writeFile(file, JSON.stringify({ ...content, digest: digestOf(JSON.stringify(content, null, 2)) }));
+    emulator.requestLog.length = 0;
+
+    const refused = await scrapeform(['apply', '--plan', 'plan.json', '--auto-approve']);
+    expect(refused.stderr).toContain(
+      'error: refusing the saved plan: parser.books-elsewhere: the saved plan updates it, and a fresh plan makes no change to it',
+    );
+    expect(refused.code).toBe(1);
+    expect(sentCalls()).toEqual([]);
+    expect(await readFile(stateFile, 'utf8')).toBe(before);
   });
 
   it('apply --json gives the calls, versions and statuses per object', async () => {
