@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -6,11 +6,9 @@ import type ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import type { Diagnostic } from './diagnostic.js';
 import { byCodeUnit } from '../code-unit-order.js';
+import { isProjectFileName, projectFilesIn } from './project-file-names.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
-
-/** The project file's names (project-file.ts), listed here so discovery needs nothing of the manifests. */
-const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'];
 
 /** The file, in any folder walked, that lists paths (gitignore syntax) discovery skips below that folder. */
 export const IGNORE_FILE = '.scrapeformignore';
@@ -155,8 +153,7 @@ export function walkSkips(
   const rules = [...excludeRules];
   let dir = path.resolve(root);
   for (let i = 0; ; i++) {
-    const other = PROJECT_FILE_NAMES.map((n) => path.join(dir, n)).find((f) => f !== project && isFile(f));
-    if (other !== undefined) return 'ignored';
+    if (!isProjectFolder(dir, project) && projectFilesIn(dir).length > 0) return 'ignored';
     const own = readIgnoreFile(dir, []);
     if (own !== undefined) rules.push(own);
     const step = steps[i];
@@ -169,12 +166,9 @@ export function walkSkips(
   return isIgnored(excludeRules, full, false) ? 'excluded' : 'ignored';
 }
 
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
+/** Whether `dir` is the folder of the project file in use. */
+function isProjectFolder(dir: string, project: string | undefined): boolean {
+  return project !== undefined && path.resolve(dir) === path.dirname(project);
 }
 
 function placeless(file: string, code: string, message: string): Diagnostic {
@@ -194,12 +188,13 @@ async function walk(
   // By code unit, as the file list is sorted in the end: localeCompare cost more than the walk in a folder of 1,000.
   entries.sort((a, b) => byCodeUnit(a.name, b.name));
   // A folder with a project file of its own is another project, read with its own variables and environments.
+  // (The project's own folder is never another project, whatever else it holds: a second project file beside the
+  // one in use is refused as that file is read, project-file.ts.)
+  const inProject = project !== null && isProjectFolder(dir, project);
   const other =
-    project === null
+    project === null || inProject
       ? undefined
-      : entries.find(
-          (e) => e.isFile() && PROJECT_FILE_NAMES.includes(e.name) && path.resolve(dir, e.name) !== project,
-        );
+      : entries.find((e) => e.isFile() && isProjectFileName(e.name) && path.resolve(dir, e.name) !== project);
   if (other !== undefined) {
     diagnostics.push({
       severity: 'warning',
@@ -227,7 +222,8 @@ async function walk(
       MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) &&
       !isIgnored(rules, full, false) &&
       !roots.has(full) &&
-      path.resolve(full) !== project
+      path.resolve(full) !== project &&
+      !(inProject && isProjectFileName(entry.name))
     ) {
       roots.set(full, root);
     }

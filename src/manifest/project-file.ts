@@ -7,6 +7,7 @@ import type { GivenSettings } from './environment-given.js';
 import { sharedStates, stateLocation } from './environment-states.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
+import { PROJECT_FILE_NAMES, projectFilesIn } from './project-file-names.js';
 import type { Environment } from './interpolate.js';
 import { readManifestFile } from './read-manifest-file.js';
 import { documentSource } from './object-source.js';
@@ -25,7 +26,7 @@ import { diagnosticsFromIssues } from './zod-diagnostics.js';
  * which paths are read. It declares typed variables and names environments (paths, variable values, state, the
  * variable holding the key, service URLs). Without it everything works as it did before environments.
  */
-export const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'] as const;
+export { PROJECT_FILE_NAMES } from './project-file-names.js';
 
 export interface ProjectFile {
   file: string;
@@ -91,21 +92,15 @@ export interface SelectEnvironmentOptions {
 export function findProjectFile(paths: readonly string[]): string | undefined {
   const folders = paths.length === 1 && isFolder(paths[0] as string) ? ['', paths[0] as string] : [''];
   for (const folder of folders) {
-    for (const name of PROJECT_FILE_NAMES) {
-      const file = folder === '' ? name : path.join(folder, name);
-      if (isFile(file)) return file;
-    }
+    const [file] = projectFilesIn(folder);
+    if (file !== undefined) return file;
   }
   return undefined;
 }
 
 /** Whether a folder holds a project file (another project, when it is not the one in use). */
 export function projectFileIn(folder: string): string | undefined {
-  for (const name of PROJECT_FILE_NAMES) {
-    const file = path.join(folder, name);
-    if (isFile(file)) return file;
-  }
-  return undefined;
+  return projectFilesIn(folder)[0];
 }
 
 /** The project file read and checked; environment variables (`${NAME}`) are expanded, variables are not. */
@@ -119,6 +114,20 @@ export function readProjectFile(file: string, env: Environment): ProjectFile {
     place: undefined,
     diagnostics: read.diagnostics,
   };
+  // Which of two holds the project's environments is in doubt: neither is taken (nor, as before, the folder
+  // taken for another project's and skipped, every object of the environment then planned for deletion).
+  for (const other of projectFilesIn(folder).filter((f) => path.resolve(f) !== path.resolve(file))) {
+    out.diagnostics.push({
+      severity: 'error',
+      code: 'config.project-files',
+      file: other,
+      line: 0,
+      column: 0,
+      path: '',
+      message: `a second project file beside ${path.basename(file)}: a project has one, and which of the two holds its variables and environments is in doubt`,
+      hint: 'keep one of them, with what the other holds that it lacks; nothing is read or sent until then',
+    });
+  }
   const [source, extra] = read.documents;
   if (extra !== undefined) {
     out.diagnostics.push(
@@ -379,14 +388,6 @@ function noProject(what: string): Diagnostic {
     message: `${what}: there is no scrapeform.yaml in the current folder`,
     hint: 'environments are declared in scrapeform.yaml at the root of the project; run from there or use --chdir',
   };
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function isFolder(folder: string): boolean {

@@ -6,7 +6,12 @@ import type { TransportEvent } from '../api/transport-contract.js';
 import { MIN_KEY_LENGTH_IN_DATA } from '../api/redact.js';
 import { ScrapeformError } from '../errors.js';
 import { hasErrors } from '../manifest/diagnostic.js';
-import { diagnosticsWithoutKeys, valuesDeclared } from '../manifest/check-key-values.js';
+import {
+  diagnosticsWithoutKeys,
+  keysSet,
+  keyVariables,
+  valuesDeclared,
+} from '../manifest/check-key-values.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
@@ -108,7 +113,9 @@ export function readEnvironmentSettings(options: EnvironmentChoice): Environment
 
 /**
  * The environment chosen in scrapeform.yaml (with its paths and variables), or a `manifest.invalid` error listing
- * the file's problems and saying what was not done (`consequence`): a command never goes on without it.
+ * the file's problems and saying what was not done (`consequence`): a command never goes on without it. Those
+ * problems quote no key: a variable's value refused for its type is quoted, and a var file may hold a key by
+ * mistake (checked here, before the manifests are read and their messages cleaned the same way).
  */
 export function chosenEnvironment(options: EnvironmentChoice, consequence: string): SelectedEnvironment {
   const selected = selectEnvironment({
@@ -124,12 +131,24 @@ export function chosenEnvironment(options: EnvironmentChoice, consequence: strin
       'manifest.invalid',
       `scrapeform.yaml or the chosen environment has errors; ${consequence}`,
       {
-        details: { diagnostics: selected.diagnostics.filter((d) => d.severity === 'error') },
+        details: {
+          diagnostics: diagnosticsWithoutKeys(
+            selected.diagnostics.filter((d) => d.severity === 'error'),
+            runKeys(selected, options),
+          ),
+        },
         hint: 'fix the problems above (scrapeform validate checks offline)',
       },
     );
   }
   return selected;
+}
+
+/** The keys in the variables that hold one: every environment's, and the one named for this run (--api-key-env). */
+function runKeys(selected: SelectedEnvironment, options: EnvironmentChoice): string[] {
+  const names = keyVariables(selected.project?.config);
+  if (options.apiKeyEnv !== undefined) names.add(options.apiKeyEnv);
+  return keysSet(names, options.env).map((k) => k.value);
 }
 
 /**

@@ -298,3 +298,40 @@ webhookOutput:
     await expect(readFile(out, 'utf8')).rejects.toThrow('ENOENT');
   });
 });
+
+describe('a second project file beside scrapeform.yaml', () => {
+  it("is an error before anything is sent, not the project's folder skipped and every object planned for deletion", async () => {
+    const config = `kind: Config
+variables:
+  prefix: { type: string }
+environments:
+  staging:
+    state: staging.json
+    variables: { prefix: stg- }
+  prod:
+    state: prod.json
+    variables: { prefix: prd- }
+`;
+    const dir = await project({ 'scrapeform.yaml': config, 'parsers/books.yaml': BOOKS });
+    expect(
+      await runScrapeform(['apply', '--env', 'staging', '--auto-approve', dir], { env: env() }),
+    ).toMatchObject({ code: 0 });
+    const stagingState = await readFile(path.join(dir, 'staging.json'), 'utf8');
+    // A copy left behind by a rename to .yaml, or both files brought in by a merge.
+    await writeFile(path.join(dir, 'scrapeform.yml'), config);
+    const before = h.emulator.requestLog.length;
+    const message = `${path.join(dir, 'scrapeform.yml')}: a second project file beside scrapeform.yaml: a project has one, and which of the two holds its variables and environments is in doubt\n  hint: keep one of them, with what the other holds that it lacks; nothing is read or sent until then`;
+    for (const command of [
+      ['validate', dir],
+      ['plan', '--env', 'staging', dir],
+      ['apply', '--env', 'staging', '--auto-approve', '--allow-destroy', dir],
+    ]) {
+      const run = await runScrapeform(command, { env: env() });
+      expect([run.code, run.stdout], command.join(' ')).toEqual([1, '']);
+      expect(run.stderr, command.join(' ')).toContain(message);
+      expect(run.stderr, command.join(' ')).not.toContain('another project');
+    }
+    expect(h.emulator.requestLog.length).toBe(before);
+    expect(await readFile(path.join(dir, 'staging.json'), 'utf8')).toBe(stagingState);
+  });
+});

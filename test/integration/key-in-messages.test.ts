@@ -59,3 +59,44 @@ describe('the API key in a value that fails a check', () => {
     expect(run.stderr).toBe(`${WRONG}1 error\n${NOTHING_SENT}`);
   });
 });
+
+describe("the API key in a variable's value that its environment refuses", () => {
+  const ENVIRONMENT_FILES = {
+    'scrapeform.yaml': `kind: Config
+variables:
+  device: { type: string, default: desktop }
+  pages: { type: number, default: 1 }
+environments:
+  prod:
+    state: .scrapeform/prod.json
+    apiKeyEnv: PROD_KEY
+`,
+    'p.yaml': PARSER,
+    'vars.yaml': `pages: ${KEY}\n`,
+  };
+  const REFUSED_VALUE = 'vars.yaml:1:8 pages: variable "pages" is declared number, got "***"\n';
+  const NOTHING_SENT_ENVIRONMENT =
+    'error: scrapeform.yaml or the chosen environment has errors; nothing was sent\n  hint: fix the problems above (scrapeform validate checks offline)\n';
+
+  it('is quoted by no message of the commands that read the environment before the manifests', async () => {
+    const dir = await project(ENVIRONMENT_FILES);
+    for (const [args, env] of [
+      [['plan', '--env', 'prod', '--var-file', 'vars.yaml'], { PROD_KEY: KEY }],
+      [['apply', '--env', 'prod', '--auto-approve', '--var-file', 'vars.yaml'], { PROD_KEY: KEY }],
+      [['state', 'pull', '--env', 'prod', '--var-file', 'vars.yaml'], { PROD_KEY: KEY }],
+      [['status', '--env', 'prod', '--var-file', 'vars.yaml'], { PROD_KEY: KEY }],
+      // The variable named for this run holds the key too, though no environment names it.
+      [
+        ['plan', '--env', 'prod', '--api-key-env', 'CI_KEY', '--var-file', 'vars.yaml'],
+        { PROD_KEY: 'another', CI_KEY: KEY },
+      ],
+    ] as const) {
+      const run = await scrapeform(dir, [...args], env);
+      expect([run.code, run.stdout, run.stderr], args.join(' ')).toEqual([
+        1,
+        '',
+        `${REFUSED_VALUE}1 error\n${NOTHING_SENT_ENVIRONMENT}`,
+      ]);
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+
+/*
+ * The names of the project file, apart from project-file.ts so that discovery (which skips another project's
+ * folder) needs nothing of the manifests.
+ */
+
+/** `scrapeform.yaml`, or `scrapeform.yml`: one of them at the root of a project. */
+export const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'] as const;
+
+/** The project files a folder holds ('' is the current folder), in the order of PROJECT_FILE_NAMES. */
+export function projectFilesIn(folder: string): string[] {
+  return PROJECT_FILE_NAMES.map((name) => path.join(folder, name)).filter(isFile);
+}
+
+/** Whether `name` is one of the project file's names. */
+export function isProjectFileName(name: string): boolean {
+  return (PROJECT_FILE_NAMES as readonly string[]).includes(name);
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
