@@ -14,6 +14,7 @@ import { chosenEnvironment } from './open-workspace.js';
 import type { Services } from './open-workspace.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
+import { managedIds } from '../plan/plan-context.js';
 
 export interface ImportOptions {
   /**
@@ -58,7 +59,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   const lock = await services.backend.lock('import');
   try {
     const state = await services.backend.read();
-    const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
+    const managed = managedIds(state);
     const matches = globMatcher(options.filter);
     const [parsers, projects] = await Promise.all([
       options.only !== 'projects' ? services.clients.parsers.list() : Promise.resolve([]),
@@ -76,7 +77,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       return true;
     };
     for (const summary of parsers) {
-      if (managed.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
+      if (managed.parsers.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
         continue;
       if (heldBy(`parser.${summary.name}`, `parser "${summary.name}" (${summary.id})`)) continue;
       if (summary.status !== 'FINISHED') {
@@ -109,7 +110,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     }
     for (const listed of projects) {
       const name = listed.name ?? `project-${listed.id}`;
-      if (managed.has(String(listed.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+      if (managed.projects.has(listed.id) || !matches(name) || declared.has(`project.${name}`)) continue;
       if (heldBy(`project.${name}`, `project "${name}" (${listed.id})`)) continue;
       // A list may leave fields out (API-NOTES): a project is read by id before a field is taken as not there.
       const project = sparse(listed) ? await services.clients.projects.get(listed.id) : listed;

@@ -167,6 +167,46 @@ describe('import guards', () => {
     await expect(readdir(path.join(dir, 'imported'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('imports a project whose id is the digits of a managed parser\'s id: a parser "N" and a project N are two objects', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'crawl',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'daily',
+    });
+    expect(made.status).toBe(201);
+    const id = (made.body as { id: number }).id;
+    // Parser ids are opaque strings (API-NOTES): state manages a parser whose id is the project's digits.
+    const parser = { urls: [BOOK], scraperParams: {}, fields: [] };
+    await writeFile(
+      path.join(dir, 'state.json'),
+      JSON.stringify({
+        format_version: 1,
+        serial: 1,
+        lineage: 'L',
+        resources: {
+          'parser.digits': {
+            kind: 'Parser',
+            id: String(id),
+            name: 'digits',
+            version: 0,
+            definition: parser,
+            descriptionsKnown: true,
+          },
+        },
+      }),
+    );
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out, '--only', 'projects']);
+    expect([imported.code, imported.stdout, imported.stderr]).toEqual([
+      0,
+      `imported project.crawl -> ${path.join(out, 'project-crawl.yaml')}\n`,
+      '',
+    ]);
+    expect((await state()).resources['project.crawl']?.id).toBe(id);
+  });
+
   it('imports a webhook the service reports inside projectOutput, and the next plan is empty', async () => {
     h = await startTestEmulator({ quirks: ['sparse-projects'] });
     const { dir, scrapeform, state } = await workspace(h);
