@@ -80,19 +80,23 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       if (managed.parsers.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
         continue;
       if (heldBy(`parser.${summary.name}`, `parser "${summary.name}" (${summary.id})`)) continue;
-      if (summary.status !== 'FINISHED') {
-        options.onSkip?.(
-          `skipped parser "${summary.name}" (${summary.id}): its latest version is ${summary.status}`,
-        );
-        continue;
-      }
+      const notFinished = (status: string): boolean => {
+        if (status === 'FINISHED') return false;
+        options.onSkip?.(`skipped parser "${summary.name}" (${summary.id}): its latest version is ${status}`);
+        return true;
+      };
+      if (notFinished(summary.status)) continue;
       const details = await services.clients.parsers.get(summary.id, undefined, undefined, {
         version: summary.version,
         name: summary.name,
         // Read as it is, then skipped below: one parser listing none must not fail the import of the others.
         fieldless: true,
       });
-      if (details.status === 'FINISHED' && details.fields.length === 0) {
+      // A list lagging behind a PATCH shows the version before it FINISHED while the details read are of the new one,
+      // still generating (no fields or example pages yet, or those it was asked for): written and recorded as the
+      // parser's finished version, its manifest would declare what the parser may never have.
+      if (notFinished(details.status)) continue;
+      if (details.fields.length === 0) {
         // A parser with no fields (scrapeform makes one from `fields: {}`) cannot be told from an answer that left
         // them out: imported as declaring none, a later answer listing them would plan removing every one.
         options.onSkip?.(

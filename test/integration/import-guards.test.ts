@@ -207,6 +207,37 @@ describe('import guards', () => {
     expect((await state()).resources['project.crawl']?.id).toBe(id);
   });
 
+  it('passes over a parser whose details show a newer version still generating, while the list lags at a FINISHED one', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = await h.raw('POST', '/parsers', {
+      api_key: EMULATOR_KEY,
+      name: 'books',
+      urls: [BOOK],
+      fields: [{ name: 'title', description: 'Title' }],
+    });
+    const id = (made.body as { id: string }).id;
+    await h.emulator.idle();
+    // Version 1 generates for ten emulated minutes; the list shows version 0, FINISHED, for a minute.
+    await h.raw('PUT', '/_emulator/faults', { generationDelayMs: 600_000 });
+    h.emulator.quirks.set(['lagging-list'], { listLagMs: 0, versionLagMs: 60_000 });
+    const patched = await h.raw('PATCH', `/parsers/${id}/0`, {
+      api_key: EMULATOR_KEY,
+      add_fields: [{ name: 'upc', description: 'UPC' }],
+    });
+    expect(patched.status).toBe(202);
+    expect((await h.parsers.list()).map((p) => [p.version, p.status])).toEqual([[0, 'FINISHED']]);
+
+    const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
+    expect([imported.code, imported.stdout, imported.stderr]).toEqual([
+      0,
+      'Nothing to import: every live object is managed or declared.\n',
+      `skipped parser "books" (${id}): its latest version is GENERATING\n`,
+    ]);
+    await expect(state()).rejects.toThrow(/ENOENT/);
+    await expect(readdir(path.join(dir, 'imported'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('imports a webhook the service reports inside projectOutput, and the next plan is empty', async () => {
     h = await startTestEmulator({ quirks: ['sparse-projects'] });
     const { dir, scrapeform, state } = await workspace(h);
