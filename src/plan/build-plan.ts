@@ -76,7 +76,7 @@ export function detailsNeeded(
   for (const desired of parsers) {
     const recorded = recovered.resources[desired.address];
     if (recorded === undefined) {
-      const matches = (index.parsersByName.get(desired.name) ?? []).filter((p) => !managed.has(p.id));
+      const matches = (index.parsersByName.get(desired.name) ?? []).filter((p) => !managed.parsers.has(p.id));
       if (matches.length === 1 && matches[0] !== undefined) needed.add(matches[0].id);
       continue;
     }

@@ -16,8 +16,8 @@ export interface Context {
   /** The live lists by id and by name, built once per plan. */
   index: LiveIndex;
   state: State;
-  /** Ids of the objects state manages (parser ids, and project ids as strings). */
-  managed: Set<string>;
+  /** Ids of the objects state manages, by kind. */
+  managed: ManagedIds;
   reassert: readonly string[];
   /** `--accept-unknown`: parsers whose never-seen values the manifest holds as they are live. */
   acceptUnknown: readonly string[];
@@ -66,15 +66,27 @@ export function indexLive(live: {
   };
 }
 
+/**
+ * Ids state manages, parsers apart from projects: a parser id is an opaque string that may be digits, a project id
+ * a number, so a parser "522" and a project 522 are two objects, and one managed must not hide the other (it was
+ * then created again beside it, or never imported).
+ */
+export interface ManagedIds {
+  parsers: ReadonlySet<string>;
+  projects: ReadonlySet<number>;
+}
+
 /** Ids state manages, with the old parser of a replace under way (it is deleted once the new one finishes). */
-export function managedIds(state: State): Set<string> {
-  return new Set(
-    Object.values(state.resources).flatMap((r) =>
-      r.kind === 'Parser' && r.replacing !== undefined
-        ? [r.id, r.replacing.oldId, ...(r.replacing.also ?? [])]
-        : [String(r.id)],
-    ),
-  );
+export function managedIds(state: State): ManagedIds {
+  const parsers = new Set<string>();
+  const projects = new Set<number>();
+  for (const r of Object.values(state.resources)) {
+    if (r.kind === 'Project') projects.add(r.id);
+    else
+      for (const id of [r.id, r.replacing?.oldId, ...(r.replacing?.also ?? [])])
+        if (id !== undefined) parsers.add(id);
+  }
+  return { parsers, projects };
 }
 
 /**

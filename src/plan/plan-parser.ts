@@ -84,7 +84,9 @@ export function planParser(
   }
 
   if (recorded === undefined) {
-    const matches = (ctx.index.parsersByName.get(desired.name) ?? []).filter((p) => !ctx.managed.has(p.id));
+    const matches = (ctx.index.parsersByName.get(desired.name) ?? []).filter(
+      (p) => !ctx.managed.parsers.has(p.id),
+    );
     if (matches.length > 1) {
       ctx.errors.push(
         `${address}: ${matches.length} live parsers are named "${desired.name}" (${matches.map((m) => m.id).join(', ')}); scrapeform cannot tell which to adopt. Rename the manifest, or delete the extra parsers.`,
@@ -342,7 +344,7 @@ export function planParser(
 function reportNameSharers(ctx: Context, address: string, names: readonly (string | undefined)[]): void {
   const sharers = [...new Set(names)]
     .flatMap((name) => (name === undefined ? [] : (ctx.index.parsersByName.get(name) ?? [])))
-    .filter((p) => !ctx.managed.has(p.id));
+    .filter((p) => !ctx.managed.parsers.has(p.id));
   for (const p of sharers) {
     ctx.drift.push({
       address,

@@ -95,7 +95,7 @@ export function planProject(
     }
   } else {
     // One of them may be this project: adopting none and creating it would make a duplicate beside it.
-    const nameless = ctx.index.namelessProjects.filter((p) => !ctx.managed.has(String(p.id)));
+    const nameless = ctx.index.namelessProjects.filter((p) => !ctx.managed.projects.has(p.id));
     if (nameless.length > 0) {
       ctx.errors.push(
         `${address}: the service shows ${nameless.length === 1 ? 'project' : 'projects'} ${nameless.map((p) => p.id).join(', ')} without a name, so scrapeform cannot tell whether "${desired.name}" exists; it is neither adopted nor created (nothing is sent)`,
@@ -103,7 +103,7 @@ export function planProject(
       return undefined;
     }
     const matches = (ctx.index.projectsByName.get(desired.name) ?? []).filter(
-      (p) => !ctx.managed.has(String(p.id)),
+      (p) => !ctx.managed.projects.has(p.id),
     );
     if (matches.length > 1) {
       ctx.errors.push(

@@ -9,6 +9,7 @@ import type {
   State,
 } from '../state/model.js';
 import { managedIds } from './plan-context.js';
+import type { ManagedIds } from './plan-context.js';
 
 export interface RecoveredIntents {
   /** State with every create that landed recorded as ours; the same object when there was nothing to recover. */
@@ -128,31 +129,32 @@ function stillIntended(intent: CreateIntent, recorded: ResourceState | undefined
 function parserCandidates(
   intent: ParserCreateIntent,
   parsers: readonly LiveParserSummary[],
-  managed: Set<string>,
+  managed: ManagedIds,
 ): LiveParserSummary[] {
   const before = new Set(intent.before ?? []);
   return parsers.filter(
-    (p) => p.name === intent.name && !managed.has(p.id) && !before.has(p.id) && p.id !== intent.replaces,
+    (p) =>
+      p.name === intent.name && !managed.parsers.has(p.id) && !before.has(p.id) && p.id !== intent.replaces,
   );
 }
 
 function projectCandidates(
   intent: ProjectCreateIntent,
   projects: readonly LiveProject[],
-  managed: Set<string>,
+  managed: ManagedIds,
 ): LiveProject[] {
   const before = new Set(intent.before ?? []);
-  return projects.filter((p) => p.name === intent.name && !managed.has(String(p.id)) && !before.has(p.id));
+  return projects.filter((p) => p.name === intent.name && !managed.projects.has(p.id) && !before.has(p.id));
 }
 
 /** Unmanaged projects, not there before the POST, shown without a name: any of them may be the one it made. */
 function namelessCandidates(
   intent: ProjectCreateIntent,
   projects: readonly LiveProject[],
-  managed: Set<string>,
+  managed: ManagedIds,
 ): LiveProject[] {
   const before = new Set(intent.before ?? []);
-  return projects.filter((p) => p.name === undefined && !managed.has(String(p.id)) && !before.has(p.id));
+  return projects.filter((p) => p.name === undefined && !managed.projects.has(p.id) && !before.has(p.id));
 }
 
 /** As apply records a parser it just created: no version known FINISHED yet, the one generating pending. */

@@ -24,7 +24,7 @@ export function listUnmanaged(
   const parserNames = toAdopt(desired.parsers);
   const projectNames = toAdopt(desired.projects);
   return {
-    parsers: live.parsers.filter((p) => !managed.has(p.id) && !parserNames.has(p.name)),
-    projects: live.projects.filter((p) => !managed.has(String(p.id)) && !projectNames.has(p.name ?? '')),
+    parsers: live.parsers.filter((p) => !managed.parsers.has(p.id) && !parserNames.has(p.name)),
+    projects: live.projects.filter((p) => !managed.projects.has(p.id) && !projectNames.has(p.name ?? '')),
   };
 }

@@ -14,6 +14,7 @@ import { chosenEnvironment } from './open-workspace.js';
 import type { Services } from './open-workspace.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
+import { managedIds } from '../plan/plan-context.js';
 
 export interface ImportOptions {
   /**
@@ -58,7 +59,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   const lock = await services.backend.lock('import');
   try {
     const state = await services.backend.read();
-    const managed = new Set(Object.values(state.resources).map((r) => String(r.id)));
+    const managed = managedIds(state);
     const matches = globMatcher(options.filter);
     const [parsers, projects] = await Promise.all([
       options.only !== 'projects' ? services.clients.parsers.list() : Promise.resolve([]),
@@ -76,22 +77,26 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       return true;
     };
     for (const summary of parsers) {
-      if (managed.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
+      if (managed.parsers.has(summary.id) || !matches(summary.name) || declared.has(`parser.${summary.name}`))
         continue;
       if (heldBy(`parser.${summary.name}`, `parser "${summary.name}" (${summary.id})`)) continue;
-      if (summary.status !== 'FINISHED') {
-        options.onSkip?.(
-          `skipped parser "${summary.name}" (${summary.id}): its latest version is ${summary.status}`,
-        );
-        continue;
-      }
+      const notFinished = (status: string): boolean => {
+        if (status === 'FINISHED') return false;
+        options.onSkip?.(`skipped parser "${summary.name}" (${summary.id}): its latest version is ${status}`);
+        return true;
+      };
+      if (notFinished(summary.status)) continue;
       const details = await services.clients.parsers.get(summary.id, undefined, undefined, {
         version: summary.version,
         name: summary.name,
         // Read as it is, then skipped below: one parser listing none must not fail the import of the others.
         fieldless: true,
       });
-      if (details.status === 'FINISHED' && details.fields.length === 0) {
+      // A list lagging behind a PATCH shows the version before it FINISHED while the details read are of the new one,
+      // still generating (no fields or example pages yet, or those it was asked for): written and recorded as the
+      // parser's finished version, its manifest would declare what the parser may never have.
+      if (notFinished(details.status)) continue;
+      if (details.fields.length === 0) {
         // A parser with no fields (scrapeform makes one from `fields: {}`) cannot be told from an answer that left
         // them out: imported as declaring none, a later answer listing them would plan removing every one.
         options.onSkip?.(
@@ -109,7 +114,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     }
     for (const listed of projects) {
       const name = listed.name ?? `project-${listed.id}`;
-      if (managed.has(String(listed.id)) || !matches(name) || declared.has(`project.${name}`)) continue;
+      if (managed.projects.has(listed.id) || !matches(name) || declared.has(`project.${name}`)) continue;
       if (heldBy(`project.${name}`, `project "${name}" (${listed.id})`)) continue;
       // A list may leave fields out (API-NOTES): a project is read by id before a field is taken as not there.
       const project = sparse(listed) ? await services.clients.projects.get(listed.id) : listed;

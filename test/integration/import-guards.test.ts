@@ -167,6 +167,77 @@ describe('import guards', () => {
     await expect(readdir(path.join(dir, 'imported'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('imports a project whose id is the digits of a managed parser\'s id: a parser "N" and a project N are two objects', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = await h.raw('POST', `/api/projects?${q}`, {
+      name: 'crawl',
+      projectInput: { type: 'list', list: [BOOK] },
+      scrapingInterval: 'daily',
+    });
+    expect(made.status).toBe(201);
+    const id = (made.body as { id: number }).id;
+    // Parser ids are opaque strings (API-NOTES): state manages a parser whose id is the project's digits.
+    const parser = { urls: [BOOK], scraperParams: {}, fields: [] };
+    await writeFile(
+      path.join(dir, 'state.json'),
+      JSON.stringify({
+        format_version: 1,
+        serial: 1,
+        lineage: 'L',
+        resources: {
+          'parser.digits': {
+            kind: 'Parser',
+            id: String(id),
+            name: 'digits',
+            version: 0,
+            definition: parser,
+            descriptionsKnown: true,
+          },
+        },
+      }),
+    );
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out, '--only', 'projects']);
+    expect([imported.code, imported.stdout, imported.stderr]).toEqual([
+      0,
+      `imported project.crawl -> ${path.join(out, 'project-crawl.yaml')}\n`,
+      '',
+    ]);
+    expect((await state()).resources['project.crawl']?.id).toBe(id);
+  });
+
+  it('passes over a parser whose details show a newer version still generating, while the list lags at a FINISHED one', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    const made = await h.raw('POST', '/parsers', {
+      api_key: EMULATOR_KEY,
+      name: 'books',
+      urls: [BOOK],
+      fields: [{ name: 'title', description: 'Title' }],
+    });
+    const id = (made.body as { id: string }).id;
+    await h.emulator.idle();
+    // Version 1 generates for ten emulated minutes; the list shows version 0, FINISHED, for a minute.
+    await h.raw('PUT', '/_emulator/faults', { generationDelayMs: 600_000 });
+    h.emulator.quirks.set(['lagging-list'], { listLagMs: 0, versionLagMs: 60_000 });
+    const patched = await h.raw('PATCH', `/parsers/${id}/0`, {
+      api_key: EMULATOR_KEY,
+      add_fields: [{ name: 'upc', description: 'UPC' }],
+    });
+    expect(patched.status).toBe(202);
+    expect((await h.parsers.list()).map((p) => [p.version, p.status])).toEqual([[0, 'FINISHED']]);
+
+    const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
+    expect([imported.code, imported.stdout, imported.stderr]).toEqual([
+      0,
+      'Nothing to import: every live object is managed or declared.\n',
+      `skipped parser "books" (${id}): its latest version is GENERATING\n`,
+    ]);
+    await expect(state()).rejects.toThrow(/ENOENT/);
+    await expect(readdir(path.join(dir, 'imported'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('imports a webhook the service reports inside projectOutput, and the next plan is empty', async () => {
     h = await startTestEmulator({ quirks: ['sparse-projects'] });
     const { dir, scrapeform, state } = await workspace(h);
