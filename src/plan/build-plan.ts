@@ -13,7 +13,7 @@ import {
   UNCONFIRMED_REASON,
 } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange } from './model.js';
-import { indexLive, managedIds } from './plan-context.js';
+import { indexLive, managedIds, unmanagedParsersNamed } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
 import { partialPlanWarning, planSelection } from './partial-plan.js';
@@ -76,7 +76,7 @@ export function detailsNeeded(
   for (const desired of parsers) {
     const recorded = recovered.resources[desired.address];
     if (recorded === undefined) {
-      const matches = (index.parsersByName.get(desired.name) ?? []).filter((p) => !managed.parsers.has(p.id));
+      const matches = unmanagedParsersNamed(index, managed, desired.name);
       if (matches.length === 1 && matches[0] !== undefined) needed.add(matches[0].id);
       continue;
     }

@@ -76,6 +76,19 @@ export interface ManagedIds {
   projects: ReadonlySet<number>;
 }
 
+/** The live parsers, or projects, named `name` that no state manages: the ones a declared object may adopt. */
+export function unmanagedParsersNamed(
+  index: LiveIndex,
+  managed: ManagedIds,
+  name: string,
+): LiveParserSummary[] {
+  return (index.parsersByName.get(name) ?? []).filter((p) => !managed.parsers.has(p.id));
+}
+
+export function unmanagedProjectsNamed(index: LiveIndex, managed: ManagedIds, name: string): LiveProject[] {
+  return (index.projectsByName.get(name) ?? []).filter((p) => !managed.projects.has(p.id));
+}
+
 /** Ids state manages, with the old parser of a replace under way (it is deleted once the new one finishes). */
 export function managedIds(state: State): ManagedIds {
   const parsers = new Set<string>();

@@ -6,7 +6,7 @@ import { sameExampleUrls } from './example-urls.js';
 import type { ParserDelete, ParserForget, ResourceChange } from './model.js';
 import { definitionOf, sameParserDefinition } from './parser-definition.js';
 import { sameScraperParams } from './parser-spelling.js';
-import { change, isPrevented, noteKeyRedacted } from './plan-context.js';
+import { change, isPrevented, noteKeyRedacted, unmanagedParsersNamed } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
@@ -84,9 +84,7 @@ export function planParser(
   }
 
   if (recorded === undefined) {
-    const matches = (ctx.index.parsersByName.get(desired.name) ?? []).filter(
-      (p) => !ctx.managed.parsers.has(p.id),
-    );
+    const matches = unmanagedParsersNamed(ctx.index, ctx.managed, desired.name);
     if (matches.length > 1) {
       ctx.errors.push(
         `${address}: ${matches.length} live parsers are named "${desired.name}" (${matches.map((m) => m.id).join(', ')}); scrapeform cannot tell which to adopt. Rename the manifest, or delete the extra parsers.`,
@@ -342,9 +340,9 @@ export function planParser(
  * alone, so without this they would cost credits unseen.
  */
 function reportNameSharers(ctx: Context, address: string, names: readonly (string | undefined)[]): void {
-  const sharers = [...new Set(names)]
-    .flatMap((name) => (name === undefined ? [] : (ctx.index.parsersByName.get(name) ?? [])))
-    .filter((p) => !ctx.managed.parsers.has(p.id));
+  const sharers = [...new Set(names)].flatMap((name) =>
+    name === undefined ? [] : unmanagedParsersNamed(ctx.index, ctx.managed, name),
+  );
   for (const p of sharers) {
     ctx.drift.push({
       address,

@@ -10,7 +10,14 @@ import type {
   ProjectUpdate,
   ResourceChange,
 } from './model.js';
-import { change, isPrevented, noteKeyRedacted, sameJson, stable } from './plan-context.js';
+import {
+  change,
+  isPrevented,
+  noteKeyRedacted,
+  sameJson,
+  stable,
+  unmanagedProjectsNamed,
+} from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { notTakenStory, refusedKeys } from './project-drift.js';
 import { unseenSinceCreate } from './unseen-create.js';
@@ -102,9 +109,7 @@ export function planProject(
       );
       return undefined;
     }
-    const matches = (ctx.index.projectsByName.get(desired.name) ?? []).filter(
-      (p) => !ctx.managed.projects.has(p.id),
-    );
+    const matches = unmanagedProjectsNamed(ctx.index, ctx.managed, desired.name);
     if (matches.length > 1) {
       ctx.errors.push(
         `${address}: ${matches.length} live projects are named "${desired.name}" (${matches.map((m) => m.id).join(', ')}); scrapeform cannot tell which to adopt`,
