@@ -288,7 +288,7 @@ describe('lists: paging', () => {
         .query(keyQuery)
         .reply(200, { data: [project(1), project(2)], total: 3, per_page: 2, current: 1 });
       const { result: run, unmatched } = await withUnmatched(() =>
-        runScrapeform(['apply', '--auto-approve', dir], {
+        runScrapeform(['apply', '--auto-approve', '--state', path.join(dir, 'state.json'), dir], {
           env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
           cwd: dir,
         }),

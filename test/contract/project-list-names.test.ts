@@ -74,7 +74,7 @@ describe('a project list whose items have no name', () => {
         .reply(200, [{ id: 102, projectType: 'urls' }]);
       nock(PIPELINE_ORIGIN).get('/api/projects/102').query(keyQuery).reply(200, nightly);
       const { result: run, unmatched } = await withUnmatched(() =>
-        runScrapeform(['plan', dir], {
+        runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
           env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
           cwd: dir,
         }),
