@@ -3,12 +3,14 @@ import { createColors } from '../output/colors.js';
 import type { Colors } from '../output/colors.js';
 import type { RunStatus } from './exit-codes.js';
 
-/** What a command may touch of the outside world; tests pass their own to capture output. */
+/**
+ * What a command may touch of the outside world; tests pass their own to capture output. Relative paths (manifests,
+ * state, var files) are read from the process's own folder, as `--chdir` sets it: there is no folder of an io's own.
+ */
 export interface CliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
@@ -20,7 +22,6 @@ export function processIo(): CliIo {
     stdout: gathered(quietOnClosedPipe(process.stdout)),
     stderr: gathered(process.stderr),
     env: process.env,
-    cwd: process.cwd(),
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     // Asked of the descriptor: `process.stdin` would make a stream for it (about 2 ms of every start) that only a

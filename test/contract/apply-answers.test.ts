@@ -29,7 +29,6 @@ function apply(extra: string[] = []) {
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: folder.dir(),
   });
 }
 
@@ -266,7 +265,6 @@ describe('plan: details that would plan a paid change from nothing', () => {
       ['plan', '--state', path.join(folder.dir(), '.scrapeform', 'state.json'), folder.dir()],
       {
         env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
-        cwd: folder.dir(),
       },
     );
     expect(run.code).toBe(1);
@@ -313,7 +311,6 @@ describe('test: answers that must stop paid parses', () => {
       ['test', '--state', path.join(folder.dir(), '.scrapeform', 'state.json'), folder.dir()],
       {
         env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN },
-        cwd: folder.dir(),
       },
     );
     expect(parses.n).toBe(1);
@@ -407,7 +404,6 @@ describe('apply: a project the service schedules against the manifest', () => {
         SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
         SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
       },
-      cwd: folder.dir(),
     });
     expect((JSON.parse(plan.stdout) as { status: string }).status).toBe('no_changes');
   });

@@ -22,7 +22,6 @@ function scrapeform(args: string[], onDir = true) {
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: folder.dir(),
   });
 }
 

@@ -77,7 +77,6 @@ async function applyBoth(manifest: string, services: () => void) {
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['apply', '--auto-approve', ...extra, '--state', statePath(), folder.dir()], {
         env: { ...env, CI: 'true' },
-        cwd: folder.dir(),
       }),
     );
     nock.cleanAll();

@@ -51,9 +51,7 @@ const details = (name = 'a', version = 0, status = 'FINISHED') => ({
 });
 
 function scrapeform(args: string[]) {
-  return withUnmatched(() =>
-    runScrapeform([...args, '--state', statePath(), folder.dir()], { env, cwd: folder.dir() }),
-  );
+  return withUnmatched(() => runScrapeform([...args, '--state', statePath(), folder.dir()], { env }));
 }
 
 /** Every POST to `pathname` answered 303 to `location`, counted. */

@@ -13,9 +13,7 @@ const folder = contractFolder('scrapeform-details-behind-');
 const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 const run = (args: string[]) =>
-  runScrapeform([...args, '--state', statePath(), folder.dir()], { env, cwd: folder.dir() }).finally(() =>
-    nock.cleanAll(),
-  );
+  runScrapeform([...args, '--state', statePath(), folder.dir()], { env }).finally(() => nock.cleanAll());
 
 /** A manifest adding `price` to parser a, whose version 2 (made outside this state) already has it. */
 async function priceWanted(recorded: boolean): Promise<void> {

@@ -117,7 +117,6 @@ describe('plan and apply: a parser whose details list its fields in another shap
       const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
       const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
         env,
-        cwd: folder.dir(),
       });
       nock.cleanAll();
       expect([patches.n, posts.n]).toEqual([0, 0]);
@@ -138,7 +137,6 @@ describe('plan and apply: a parser whose details list its fields in another shap
       .reply(200, { name: 'a', status: 'FINISHED', version: 3, fields, example_result: [] });
     const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
       env,
-      cwd: folder.dir(),
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(

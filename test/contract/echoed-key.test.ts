@@ -34,7 +34,6 @@ function scrapeform(args: string[], key = SENTINEL_KEY): ReturnType<typeof runSc
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: dir,
   });
 }
 

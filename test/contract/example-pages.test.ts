@@ -46,7 +46,6 @@ describe('adoption: details that give example results for only some of the decla
     await liveParserShowing([PAGE_A]);
     const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
       env,
-      cwd: folder.dir(),
     });
     nock.cleanAll();
     expect(run.code).toBe(0);
@@ -64,7 +63,7 @@ describe('adoption: details that give example results for only some of the decla
     const deletes = counted(nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true));
     const run = await runScrapeform(
       ['apply', '--auto-approve', '--allow-adopt', '--allow-destroy', '--state', statePath(), folder.dir()],
-      { env, cwd: folder.dir() },
+      { env },
     );
     nock.cleanAll();
     expect([posts.n, deletes.n]).toEqual([0, 0]);
@@ -79,7 +78,6 @@ describe('adoption: details that give example results for only some of the decla
     await liveParserShowing([PAGE_A, 'https://books.example/c.html']);
     const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
       env,
-      cwd: folder.dir(),
     });
     nock.cleanAll();
     expect(run.code).toBe(0);

@@ -44,7 +44,6 @@ describe('import while the details show a newer version still generating', () =>
       ['import', '--out', out, '--only', 'parsers', '--state', folder.statePath()],
       {
         env,
-        cwd: folder.dir(),
       },
     );
     expect([imported.code, imported.stdout, imported.stderr]).toEqual([

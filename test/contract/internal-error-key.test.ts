@@ -43,7 +43,7 @@ describe('an internal error that quotes the key', () => {
     await writeFile(keyFile, `${SENTINEL_KEY}\n`, { mode: 0o600 });
     const run = await runScrapeform(
       ['plan', '--api-key-file', keyFile, '--state', path.join(dir, 'state.json'), dir],
-      { env: urls, cwd: dir },
+      { env: urls },
     );
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
@@ -59,7 +59,6 @@ describe('an internal error that quotes the key', () => {
     bug.message = `cannot read ${SENTINEL_KEY.toUpperCase()} as a version`;
     const run = await runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
       env: { ...urls, SCRAPERAPI_API_KEY: SENTINEL_KEY },
-      cwd: dir,
     });
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe('internal error: TypeError: cannot read *** as a version');

@@ -290,7 +290,6 @@ describe('lists: paging', () => {
       const { result: run, unmatched } = await withUnmatched(() =>
         runScrapeform(['apply', '--auto-approve', '--state', path.join(dir, 'state.json'), dir], {
           env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
-          cwd: dir,
         }),
       );
       expect(run.code).toBe(1);

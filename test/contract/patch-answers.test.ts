@@ -21,7 +21,6 @@ function apply() {
       SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
       SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
     },
-    cwd: folder.dir(),
   });
 }
 

@@ -76,7 +76,6 @@ describe('a project list whose items have no name', () => {
       const { result: run, unmatched } = await withUnmatched(() =>
         runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
           env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
-          cwd: dir,
         }),
       );
       expect(unmatched).toEqual([]);

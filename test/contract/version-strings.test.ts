@@ -162,7 +162,7 @@ async function writeManifest(fields: string[]): Promise<void> {
 }
 
 function scrapeform(args: string[]) {
-  return runScrapeform([...args, '--state', statePath(), folder.dir()], { env, cwd: folder.dir() });
+  return runScrapeform([...args, '--state', statePath(), folder.dir()], { env });
 }
 
 /** The list showing parser.a at `version` (as the service writes it), read by any number of calls. */

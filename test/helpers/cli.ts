@@ -10,7 +10,7 @@ export interface CliRun {
 /** Runs the CLI in-process with captured streams, no terminal, and only the environment given. */
 export async function runScrapeform(
   argv: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  options: { env?: Record<string, string | undefined> } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -18,7 +18,6 @@ export async function runScrapeform(
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     env: { CI: 'true', ...options.env },
-    cwd: options.cwd ?? process.cwd(),
     stdoutIsTTY: false,
     stderrIsTTY: false,
     stdinIsTTY: false,

@@ -65,7 +65,7 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
       ['status'],
       ['apply', 'manifests'],
     ]) {
-      const run = await runScrapeform([...args, '--state', ''], { env: env(), cwd: dir });
+      const run = await runScrapeform([...args, '--state', ''], { env: env() });
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stderr, args.join(' ')).toContain('error: --state is empty\n');
     }

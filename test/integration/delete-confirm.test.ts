@@ -73,7 +73,7 @@ function apply(ws: TestWorkspace, url: string, extra: string[] = []): ReturnType
       ws.backend.location,
       ...extra,
     ],
-    { cwd: ws.dir, env: emulatorEnv(url, EMULATOR_KEY) },
+    { env: emulatorEnv(url, EMULATOR_KEY) },
   );
 }
 

@@ -30,7 +30,6 @@ describe('import guards', () => {
           SCRAPEFORM_PIPELINE_URL: harness.emulator.url,
           ...env,
         },
-        cwd: dir,
       });
     const state = async (): Promise<State> => JSON.parse(await readFile(stateFile, 'utf8')) as State;
     return { dir, scrapeform, state };

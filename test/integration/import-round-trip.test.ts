@@ -52,7 +52,7 @@ describe('import round trip', () => {
     SCRAPEFORM_POLL_INTERVAL: '10ms',
   });
   const scrapeform = (args: string[]) =>
-    runScrapeform([...args, '--state', path.join(dir, 'state.json')], { env: env(), cwd: dir });
+    runScrapeform([...args, '--state', path.join(dir, 'state.json')], { env: env() });
   const manifestFile = (): string => path.join(dir, 'imported', 'parser-legacy-books.yaml');
   const state = async (): Promise<ParserState> => {
     const read = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as State;

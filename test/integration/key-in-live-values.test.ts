@@ -40,7 +40,7 @@ describe('the API key inside a value the service holds', () => {
     SCRAPEFORM_PIPELINE_URL: h.emulator.url,
   });
   const scrapeform = (args: string[]) =>
-    runScrapeform([...args, '--state', path.join(dir, 'state.json')], { env: env(), cwd: dir });
+    runScrapeform([...args, '--state', path.join(dir, 'state.json')], { env: env() });
 
   beforeEach(async () => {
     h = await startTestEmulator();

@@ -45,7 +45,6 @@ describe('a replica lagging behind a free rename (lagging-list: versionLagMs, de
     const ws = await TestWorkspace.create(harness);
     const cli = (args: string[]): ReturnType<typeof runScrapeform> =>
       runScrapeform([...args, '--state', ws.backend.location], {
-        cwd: ws.dir,
         env: emulatorEnv(harness.emulator.url, EMULATOR_KEY),
       });
     await ws.write({ 'books.yaml': bookParser(SUBTITLE + PRICE) });

@@ -33,7 +33,7 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
   };
   const state = path.join(dir, 'state.json');
   const file = path.join(dir, 'plan.json');
-  const scrapeform = (args: string[]) => runScrapeform([...args, '--state', state], { env, cwd: dir });
+  const scrapeform = (args: string[]) => runScrapeform([...args, '--state', state], { env });
   const plan = await scrapeform(['plan', dir, '--out', file]);
   expect(plan.code, plan.stderr).toBe(0);
   expect(plan.stdout.split('\n')).toContain(LINE);
@@ -44,7 +44,7 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
       urls: ['https://books.example/catalogue/a-light-in-the-attic_1000/index.html'],
     },
   ]);
-  expect((await runScrapeform(['show', file], { env, cwd: dir })).stdout).toBe(plan.stdout);
+  expect((await runScrapeform(['show', file], { env })).stdout).toBe(plan.stdout);
   expect((await scrapeform(['plan', dir, '--markdown'])).stdout).toContain(LINE);
   const applied = await scrapeform(['apply', dir, '--plan', file, '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);

@@ -54,7 +54,6 @@ function scrapeform(args: string[], env: Record<string, string> = {}): Promise<C
   );
   const state = env.SCRAPEFORM_STATE === undefined ? ['--state', stateFile()] : [];
   return runScrapeform([command, path.join(dir, 'manifests'), ...state, ...inDir], {
-    cwd: dir,
     env: {
       SCRAPERAPI_API_KEY: EMULATOR_KEY,
       SCRAPEFORM_PARSER_URL: h.emulator.url,

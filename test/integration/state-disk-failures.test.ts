@@ -46,7 +46,7 @@ async function pushInto(): Promise<{
   return {
     cwd,
     file,
-    push: () => runScrapeform(['state', 'push', pushed, '--state', file], { cwd }),
+    push: () => runScrapeform(['state', 'push', pushed, '--state', file]),
   };
 }
 

@@ -28,14 +28,14 @@ describe('durations longer than a timer can wait are usage errors', () => {
     ],
   ])('%j', async (argv, message) => {
     seen.length = 0;
-    const run = await runScrapeform(argv, { env: env(), cwd: server.cwd() });
+    const run = await runScrapeform(argv, { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`error: ${message}`);
     expect(seen).toEqual([]);
   });
 
   it('24 days is still a duration, and an unreadable one says so', async () => {
-    const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env(), cwd: server.cwd() });
+    const run = await runScrapeform(['watch', '--interval', 'soon'], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('error: --interval: cannot read "soon" as a duration');
     // The settings for tests were ignored when unreadable (review): a usage error now, before any call.
@@ -46,7 +46,6 @@ describe('durations longer than a timer can wait are usage errors', () => {
       seen.length = 0;
       const bad = await runScrapeform(['apply', '--auto-approve'], {
         env: { ...env(), [name]: value },
-        cwd: server.cwd(),
       });
       expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([
         1,
@@ -61,7 +60,7 @@ describe('durations longer than a timer can wait are usage errors', () => {
       ['watch', '--interval', '0ms'],
     ]) {
       seen.length = 0;
-      const zero = await runScrapeform(argv, { env: env(), cwd: server.cwd() });
+      const zero = await runScrapeform(argv, { env: env() });
       expect([zero.code, zero.stderr.split('\n')[0]]).toEqual([
         1,
         `error: ${argv.at(-2)}: ${argv.at(-1)} is too short (at least 1 ms)`,
@@ -70,7 +69,6 @@ describe('durations longer than a timer can wait are usage errors', () => {
     }
     const state = await runScrapeform(['plan'], {
       env: { ...env(), SCRAPEFORM_STATE_TIMEOUT: '25d' },
-      cwd: server.cwd(),
     });
     expect(state.stderr).toContain(
       'error: SCRAPEFORM_STATE_TIMEOUT: 25d is longer than the 24 days a timer can wait',
@@ -89,7 +87,6 @@ describe('run --wait-timeout without --wait', () => {
     seen.length = 0;
     const run = await runScrapeform(['run', 'nightly', '--wait-timeout', '10m', '--state', file], {
       env: env(),
-      cwd,
     });
     expect(run).toEqual({
       code: 1,

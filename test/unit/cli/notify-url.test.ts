@@ -26,7 +26,6 @@ it.each([
   server.seen.length = 0;
   const run = await runScrapeform(['watch', ...flags, '--listen', '127.0.0.1:0'], {
     env: { ...server.env(), ...extraEnv },
-    cwd: server.cwd(),
   });
   expect(run.code).toBe(1);
   expect(run.stderr.split('\n')[0]).toBe(`error: ${message}`);
