@@ -161,6 +161,10 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       // partial plan): the report says so rather than that the services matched.
       ...(outcome.result === undefined ? heldBack(outcome.plan) : {}),
     };
+    // The result first: the calls are made (and paid for), so a report file that cannot be written must not cost
+    // CI the result on stdout (`--json`: what was applied, the ids made, what failed), as plan prints before --out.
+    const text = renderOutput('apply', format, report, ctx.stdoutColors);
+    if (text !== '') ctx.print(text);
     if (flags.markdownReport !== undefined) {
       await writeOutputFile(
         flags.markdownReport,
@@ -170,8 +174,6 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       );
       ctx.log(`Wrote the apply report to ${flags.markdownReport}`);
     }
-    const text = renderOutput('apply', format, report, ctx.stdoutColors);
-    if (text !== '') ctx.print(text);
     // Interrupted while its calls ran, during the expect checks after them (the rest were not run), or after reading
     // the services with nothing to do: Ctrl-C and SIGTERM end every command with 130 (README, exit codes).
     if (outcome.result?.interrupted === true || controller.signal.aborted) return 'interrupted';

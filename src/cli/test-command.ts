@@ -26,6 +26,8 @@ export function registerTest(program: Command, run: RunCommand): void {
           await ws.backend.read(),
         );
       });
+      // The results first: the parse calls are made, so a JUnit file that cannot be written keeps them on stdout.
+      ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));
       if (flags.junit !== undefined)
         await writeOutputFile(
           flags.junit,
@@ -33,7 +35,6 @@ export function registerTest(program: Command, run: RunCommand): void {
           'the JUnit report',
           'the checks ran',
         );
-      ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));
       return results.every((r) => r.ok) ? 'ok' : 'error';
     }),
   );

@@ -86,7 +86,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   ];
   return {
     ok: checks.every((c) => c.status !== 'fail'),
-    endpoints: { parsers: config.parserUrl, projects: config.pipelineUrl },
+    // A URL given with the key in it (pasted with its `?api_key=` query) is shown as the calls to it are: redacted.
+    // The report is made to be shared, and says it holds no key.
+    endpoints: { parsers: transport.show(config.parserUrl), projects: transport.show(config.pipelineUrl) },
     checks,
     readings: order.map(
       (name) =>

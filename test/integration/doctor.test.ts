@@ -155,6 +155,20 @@ describe('scrapeform doctor', () => {
     expect(pipeline.emulator.requestLog.length).toBe(1);
   });
 
+  it('a service URL holding the key (pasted with its query) is reported without it, as the calls are', async () => {
+    const h = await seeded([]);
+    // doctor() holds the whole output to not containing the key: the report is made to be shared in issues.
+    const keyed = await doctor(`${h.emulator.url}/?api_key=${EMULATOR_KEY}`, h.emulator.url);
+    expect(keyed.code).toBe(1);
+    expect(keyed.report.endpoints).toEqual({
+      parsers: `${h.emulator.url}/?api_key=***`,
+      projects: h.emulator.url,
+    });
+    expect(keyed.report.checks.find((c) => c.name === 'parsers.list')?.message).toContain(
+      `GET ${h.emulator.url}/?api_key=***: 404`,
+    );
+  });
+
   it('prints a report for people on stdout, and names the proxy without its credentials', async () => {
     const h = await seeded(['sparse-projects']);
     const run = await runScrapeform(['doctor'], {
