@@ -67,7 +67,6 @@ describe('files a command writes on request', () => {
     const ws = await TestWorkspace.create(harness);
     const cli = (args: string[]): ReturnType<typeof runScrapeform> =>
       runScrapeform([...args, '--state', ws.backend.location], {
-        cwd: ws.dir,
         env: emulatorEnv(harness.emulator.url, EMULATOR_KEY),
       });
     await ws.write({
