@@ -10,7 +10,7 @@ export function proxyConfigured(env: Readonly<Record<string, string | undefined>
 }
 
 /**
- * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, timeouts, and HTTP(S)_PROXY /
+ * Creates the dispatcher scrapeform uses when a proxy is configured: keep-alive, a connect timeout, and HTTP(S)_PROXY /
  * NO_PROXY from env. undici is loaded here, on first use: without a proxy the clients use Node's http and https
  * modules (send-request.ts), which spares every command that calls the services the load of undici and most of
  * the CPU a call costs through fetch (deadlines are try-signal.ts's either way).
@@ -25,8 +25,11 @@ export function createDispatcher(env: Readonly<Record<string, string | undefined
     noProxy: pick('NO_PROXY') ?? '',
     keepAliveTimeout: 10_000,
     connect: { timeout: 10_000 },
-    headersTimeout: 60_000,
-    bodyTimeout: 120_000,
+    // None of undici's own: each try has its deadline (`--timeout`, try-signal.ts), which calls fetch off. Its
+    // 60 s for the headers and 120 s between body chunks cut a longer --timeout short only through a proxy, as a
+    // network error: a parse still scraping at 60 s was charged and failed, a create answered late looked lost.
+    headersTimeout: 0,
+    bodyTimeout: 0,
   });
 }
 
