@@ -7,6 +7,7 @@ import { mayHaveLanded, neverSent } from '../../src/api/api-error.js';
 import type { ApiError } from '../../src/api/api-error.js';
 import { createOnce } from '../../src/apply/create-once.js';
 import { createApiClients } from '../../src/api/create-clients.js';
+import { proxyRoute } from '../../src/workspace/doctor-machine-checks.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
 import { startForwardProxy } from '../helpers/forward-proxy.js';
 
@@ -268,6 +269,23 @@ describe('transport through a proxy', () => {
       await clients.close();
     }
   });
+
+  it.each(['127.0.0.1', '0.0.1', '.0.0.1', 'localhost,*', '*', 'localhost', '127.0.0.1:1'])(
+    'doctor names the route a call takes with NO_PROXY=%s',
+    async (noProxy) => {
+      const env = { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy };
+      const url = `http://127.0.0.1:${targetPort}`;
+      const before = seenByProxy.length;
+      const clients = createApiClients({ apiKey: SENTINEL_KEY, parserUrl: url, pipelineUrl: url }, { env });
+      try {
+        expect(await clients.parsers.list()).toEqual([]);
+      } finally {
+        await clients.close();
+      }
+      const took = seenByProxy.length > before ? `via http://127.0.0.1:${proxyPort}` : 'direct (NO_PROXY)';
+      expect(proxyRoute(env, url, url).route.parsers).toBe(took);
+    },
+  );
 });
 
 /** A parser service stand-in on loopback whose answers each test gives when it chooses (none of its own). */
