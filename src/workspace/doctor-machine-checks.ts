@@ -1,3 +1,4 @@
+import { proxyFor } from '../api/dispatcher.js';
 import { credentialsHidden } from '../model/state-url.js';
 import type { DoctorCheck, DoctorReport } from '../output/render-doctor.js';
 
@@ -23,7 +24,7 @@ export function clockCheck(skewMs: number | null): DoctorCheck {
     : { name: 'clock', status: 'ok', message: `this machine is ${text}` };
 }
 
-/** Which proxy each service's calls go through, as the dispatcher decides it (HTTP(S)_PROXY, NO_PROXY). */
+/** Which proxy each service's calls go through, as the dispatcher takes it (dispatcher.ts, proxyFor). */
 export function proxyRoute(
   env: Readonly<Record<string, string | undefined>>,
   parserUrl: string,
@@ -32,35 +33,15 @@ export function proxyRoute(
   const pick = (name: string): string | null => env[name.toLowerCase()] ?? env[name] ?? null;
   const httpProxy = pick('HTTP_PROXY');
   const httpsProxy = pick('HTTPS_PROXY');
-  const noProxy = pick('NO_PROXY');
   const route = (url: string): string => {
-    const target = new URL(url);
-    const proxy = target.protocol === 'https:' ? (httpsProxy ?? httpProxy) : httpProxy;
-    if (proxy === null || proxy === '') return 'direct';
-    if (bypassed(target, noProxy)) return 'direct (NO_PROXY)';
-    return `via ${credentialsHidden(proxy)}`;
+    const taken = proxyFor(env, new URL(url));
+    if ('proxy' in taken) return `via ${credentialsHidden(taken.proxy)}`;
+    return taken.direct === 'no-proxy' ? 'direct (NO_PROXY)' : 'direct';
   };
   return {
     httpProxy: httpProxy !== null ? credentialsHidden(httpProxy) : null,
     httpsProxy: httpsProxy !== null ? credentialsHidden(httpsProxy) : null,
-    noProxy,
+    noProxy: pick('NO_PROXY'),
     route: { parsers: route(parserUrl), projects: route(pipelineUrl) },
   };
-}
-
-function bypassed(target: URL, noProxy: string | null): boolean {
-  if (noProxy === null) return false;
-  return noProxy
-    .split(/[,\s]+/)
-    .filter((entry) => entry !== '')
-    .some((entry) => {
-      if (entry === '*') return true;
-      const [host, port] = entry.replace(/^\*?\./, '.').split(':');
-      if (port !== undefined && port !== target.port) return false;
-      const name = target.hostname;
-      return (
-        host !== undefined &&
-        (host.startsWith('.') ? name.endsWith(host) || name === host.slice(1) : name === host)
-      );
-    });
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { mayHaveLanded, neverSent } from '../../src/api/api-error.js';
 import type { ApiError } from '../../src/api/api-error.js';
 import { createOnce } from '../../src/apply/create-once.js';
 import { createApiClients } from '../../src/api/create-clients.js';
+import { proxyRoute } from '../../src/workspace/doctor-machine-checks.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
 import { startForwardProxy } from '../helpers/forward-proxy.js';
 
@@ -191,4 +193,111 @@ describe('transport through a proxy', () => {
       refusing.stop();
     }
   });
+
+  it.each([
+    ['its headers', 61_000, false],
+    ['the rest of its body', 121_000, true],
+  ] as const)(
+    "an answer slower than undici's own timeouts (%s) is waited for until --timeout, as without a proxy",
+    async (_, late, headersFirst) => {
+      // Review: undici's headersTimeout (60 s) and bodyTimeout (120 s) cut every call through a proxy short of a
+      // longer --timeout, as a network error: a parse still scraping at 60 s was charged and failed, never retried.
+      let answer: (() => void) | undefined;
+      const asked = new Promise<void>((resolve) => {
+        slow.once('request', (_req, res: http.ServerResponse) => {
+          res.setHeader('content-type', 'application/json');
+          if (headersFirst) res.write('[');
+          answer = () => res.end(headersFirst ? ']' : '[]');
+          resolve();
+        });
+      });
+      const clients = createApiClients(
+        {
+          apiKey: SENTINEL_KEY,
+          parserUrl: `http://127.0.0.1:${slowPort}`,
+          pipelineUrl: 'http://127.0.0.1:1',
+          timeoutMs: 5 * 60_000,
+        },
+        { env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '' }, retry: { maxRetries: 0 } },
+      );
+      try {
+        const listed = clients.parsers.list().then(
+          (parsers) => parsers,
+          (error: unknown) => (error as Error).message,
+        );
+        await asked;
+        // undici's clock, moved past its timeout: its testing hook (its timers tick on their own every half second).
+        const timers = createRequire(import.meta.url)('undici/lib/util/timers.js') as {
+          tick: (ms?: number) => void;
+        };
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        timers.tick(0);
+        timers.tick(late);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        answer?.();
+        expect(await listed).toEqual([]);
+      } finally {
+        await clients.close();
+      }
+    },
+  );
+
+  it("with none of undici's timeouts left, an answer that trickles on forever is still ended by --timeout", async () => {
+    let trickle: NodeJS.Timeout | undefined;
+    slow.once('request', (_req, res: http.ServerResponse) => {
+      res.setHeader('content-type', 'application/json');
+      res.write('[');
+      trickle = setInterval(() => res.write(' '), 20);
+    });
+    const clients = createApiClients(
+      {
+        apiKey: SENTINEL_KEY,
+        parserUrl: `http://127.0.0.1:${slowPort}`,
+        pipelineUrl: 'http://127.0.0.1:1',
+        timeoutMs: 300,
+      },
+      { env: { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '' }, retry: { maxRetries: 0 } },
+    );
+    try {
+      const error = (await clients.parsers.list().catch((e: unknown) => e)) as ApiError;
+      expect([error.code, error.message]).toEqual([
+        'api.timeout',
+        `GET http://127.0.0.1:${slowPort}/parsers?api_key=***: timed out: no answer within the request timeout of 300 ms while reading the 200 response`,
+      ]);
+    } finally {
+      clearInterval(trickle);
+      await clients.close();
+    }
+  });
+
+  it.each(['127.0.0.1', '0.0.1', '.0.0.1', 'localhost,*', '*', 'localhost', '127.0.0.1:1'])(
+    'doctor names the route a call takes with NO_PROXY=%s',
+    async (noProxy) => {
+      const env = { HTTP_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: noProxy };
+      const url = `http://127.0.0.1:${targetPort}`;
+      const before = seenByProxy.length;
+      const clients = createApiClients({ apiKey: SENTINEL_KEY, parserUrl: url, pipelineUrl: url }, { env });
+      try {
+        expect(await clients.parsers.list()).toEqual([]);
+      } finally {
+        await clients.close();
+      }
+      const took = seenByProxy.length > before ? `via http://127.0.0.1:${proxyPort}` : 'direct (NO_PROXY)';
+      expect(proxyRoute(env, url, url).route.parsers).toBe(took);
+    },
+  );
+});
+
+/** A parser service stand-in on loopback whose answers each test gives when it chooses (none of its own). */
+let slow: http.Server;
+let slowPort = 0;
+
+beforeAll(async () => {
+  slow = http.createServer();
+  slowPort = await listen(slow);
+});
+
+afterAll(async () => {
+  slow.closeAllConnections();
+  await new Promise((resolve) => slow.close(resolve));
 });
