@@ -187,7 +187,7 @@ export function planParser(
         `version ${live.version} FAILED: ${live.error ?? 'no error given'}; retrying from the last good version`,
       );
     }
-  } else if (recorded.failed !== undefined && live.version === recorded.failed.version) {
+  } else if (recorded.failed?.version === live.version && liveKind === 'failed') {
     if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     reasons.push(
       `version ${live.version} FAILED: ${recorded.failed.error}; retrying from the last good version`,
@@ -263,7 +263,9 @@ export function planParser(
   const urlsChanged = !sameExampleUrls(known.urls, wanted.urls);
   const paramsChanged = descriptionsKnown && !sameScraperParams(known.scraperParams, wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
-    if (isPrevented(ctx, address, desired)) return undefined;
+    // Nor a replace whose new parser FAILED twice with this definition: each try is a new parser.
+    if (isPrevented(ctx, address, desired) || retriedEnough(ctx, address, recorded.failed, wanted))
+      return undefined;
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
