@@ -240,8 +240,10 @@ export function planParser(
     // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
     const left = leftByInterruptedReplace(ctx, recorded);
     const destructive = left.length > 0 || !neverFinished(live);
-    // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace.
+    // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace. Nor is a definition
+    // whose new parsers FAILED twice (apply counts them in `failed`) tried again by itself.
     if (destructive && isPrevented(ctx, address, desired)) return undefined;
+    if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     return replaceParser(
       desired,
       recorded.id,

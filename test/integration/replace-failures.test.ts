@@ -1,4 +1,5 @@
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
+import { applyPlan } from '../../src/apply/apply-plan.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -71,5 +72,41 @@ describe('a replace whose new parser FAILS', () => {
     expect(plan.status).toBe('no_changes');
     expect(plan.warnings).toEqual([]);
     expect(h.emulator.requestLog.filter((e) => e.method === 'PATCH')).toEqual([]);
+  });
+
+  it('a replace whose wait timed out and whose new parser then FAILED is not retried for ever either', async () => {
+    await ws.write({ 'books.yaml': bookParser(FIELDS) });
+    await ws.converge();
+    h.emulator.setFaults({ generationDelayMs: 600_000, failGenerations: 10 });
+    await ws.write({ 'books.yaml': ONE_PAGE });
+    const timedOut = await applyPlan({
+      plan: await ws.plan(),
+      clients: ws.clients,
+      backend: ws.backend,
+      state: await ws.state(),
+      pollMinMs: 5,
+      pollMaxMs: 20,
+      waitTimeoutMs: 200,
+    });
+    expect(timedOut.results[0]?.error?.code).toBe('apply.wait-timeout');
+    h.emulator.setFaults({ generationDelayMs: null });
+    h.emulator.clock.advance(600_000);
+    await h.emulator.idle();
+    // The interrupted replace is tried again (its new parser FAILED), and that try FAILS twice.
+    for (let i = 0; i < 2; i++) {
+      const retry = await ws.plan();
+      expect(retry.resource_changes.map((c) => c.action)).toEqual(['replace']);
+      expect((await ws.applyChanges(retry)).results[0]?.error?.code).toBe('apply.generation-failed');
+    }
+    const after = await ws.plan();
+    expect(after.status).toBe('no_changes');
+    expect(after.warnings).toContainEqual(
+      expect.stringMatching(
+        /^parser\.books: version 0 FAILED 2 times with the definition the manifests ask for \(GenerationError.*\); not retried again by itself: fix the manifest, or try once more with --reassert parser\.books$/,
+      ),
+    );
+    // The original and the first new parser (FAILED) stay until a new one is FINISHED; the retries' were deleted.
+    expect(h.emulator.parsers.parsers.size).toBe(2);
+    expect(parserCreates()).toBe(4);
   });
 });
