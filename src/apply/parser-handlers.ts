@@ -208,14 +208,17 @@ async function replaceParser(
       );
     });
     await ctx.store.commit((state) => {
-      // The old parser stays; a failure it already had counts this try, so plans stop retrying it by themselves.
-      if (previous?.kind === 'Parser' && previous.failed !== undefined) {
+      // The old parser stays, and this try counts (a failure it already had keeps its version and error), so plans
+      // stop retrying the same definition by themselves: each try is a new parser, 30,000 credits.
+      const made = state.resources[change.address];
+      const error = (made?.kind === 'Parser' ? made.failed?.error : undefined) ?? status;
+      if (previous?.kind === 'Parser') {
         state.resources[change.address] = {
           ...previous,
           failed: failureOf(
             previous.failed,
-            previous.failed.version,
-            previous.failed.error,
+            previous.failed?.version ?? created.version,
+            previous.failed?.error ?? error,
             change.definition,
             sameParserDefinition,
           ),

@@ -17,15 +17,16 @@ export function stillGenerating(status: string): string {
 /**
  * A definition that FAILED twice in a row is not tried again by a plan on its own: each try costs a generation,
  * and a plan that always has this retry would keep `plan --detailed-exitcode` at 2 for ever. A changed manifest,
- * or `--reassert ADDR`, tries again.
+ * or `--reassert ADDR`, tries again. The same holds for a replace whose new parser FAILED (apply records it on the
+ * old parser, which stays): each try is a new parser.
  */
 export function retriedEnough(
   ctx: Context,
   address: string,
-  failed: ParserFailure,
+  failed: ParserFailure | undefined,
   wanted: ParserDefinition,
 ): boolean {
-  if ((failed.attempts ?? 1) < 2 || failed.definition === undefined) return false;
+  if (failed === undefined || (failed.attempts ?? 1) < 2 || failed.definition === undefined) return false;
   if (!sameParserDefinition(failed.definition, wanted) || ctx.reassert.includes(address)) return false;
   ctx.warnings.push(
     `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error})${NOT_RETRIED_ENDING} fix the manifest, or try once more with --reassert ${address}`,

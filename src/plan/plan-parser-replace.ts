@@ -4,9 +4,15 @@ import type { DesiredField, DesiredParser } from '../model/desired.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import type { ParserState } from '../state/model.js';
 import { diffFields } from './diff-fields.js';
-import type { ParserCreate, ParserFinishReplace, ParserReplace, ReplacedParser } from './model.js';
+import type {
+  ParserCreate,
+  ParserDelete,
+  ParserFinishReplace,
+  ParserReplace,
+  ReplacedParser,
+} from './model.js';
 import { definitionOf } from './parser-definition.js';
-import { change, withoutName } from './plan-context.js';
+import { change, isPrevented, withoutName } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { breakingOf } from './plan-parser-update.js';
 
@@ -157,5 +163,42 @@ export function finishReplace(
     definition,
     destructive: oldExists || also.length > 0,
     ...(also.length > 0 ? { alsoDeletes: also } : {}),
+  });
+}
+
+/**
+ * A manifest deleted while its replace was half done and whose new parser is gone too: the delete takes the parser
+ * the replace was replacing (and any left by an attempt before), which a forget would leave live and unmanaged.
+ */
+export function deleteLeftByReplace(
+  ctx: Context,
+  address: string,
+  recorded: ParserState,
+  original: string,
+  also: readonly string[],
+): ParserDelete | undefined {
+  ctx.drift.push({
+    address,
+    kind: 'Parser',
+    message: `parser ${recorded.id}, the new parser of an interrupted replace, was deleted outside scrapeform; ${original}, which it was replacing, is still live`,
+  });
+  const old = ctx.index.parserById.get(original);
+  if (old !== undefined) ctx.fingerprint[address] = `${old.id}@${old.version}`;
+  if (isPrevented(ctx, address, undefined, recorded)) return undefined;
+  const gone = [original, ...also];
+  return change<ParserDelete>({
+    address,
+    kind: 'Parser',
+    name: old?.name ?? recorded.name,
+    id: original,
+    action: 'delete',
+    reasons: [
+      `no manifest declares it any more; its interrupted replace's new parser (${recorded.id}) was deleted outside scrapeform, and ${gone.join(', ')}, left by that replace, ${gone.length === 1 ? 'goes' : 'go'}`,
+    ],
+    destructive: true,
+    breaking: gone.map(
+      (id) => `parser ${old?.name ?? recorded.name} (${id}) is deleted with all its versions`,
+    ),
+    ...(also.length > 0 ? { alsoDeletes: [...also] } : {}),
   });
 }

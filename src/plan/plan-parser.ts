@@ -16,6 +16,7 @@ import { retriedEnough, stillGenerating, STILL_GENERATING_ENDING } from './plan-
 import { recordedReasons, recordParser } from './plan-parser-record.js';
 import {
   createParser,
+  deleteLeftByReplace,
   finishReplace,
   leftByInterruptedReplace,
   neverFinished,
@@ -187,7 +188,7 @@ export function planParser(
         `version ${live.version} FAILED: ${live.error ?? 'no error given'}; retrying from the last good version`,
       );
     }
-  } else if (recorded.failed !== undefined && live.version === recorded.failed.version) {
+  } else if (recorded.failed?.version === live.version && liveKind === 'failed') {
     if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     reasons.push(
       `version ${live.version} FAILED: ${recorded.failed.error}; retrying from the last good version`,
@@ -239,8 +240,10 @@ export function planParser(
     // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
     const left = leftByInterruptedReplace(ctx, recorded);
     const destructive = left.length > 0 || !neverFinished(live);
-    // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace.
+    // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace. Nor is a definition
+    // whose new parsers FAILED twice (apply counts them in `failed`) tried again by itself.
     if (destructive && isPrevented(ctx, address, desired)) return undefined;
+    if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
     return replaceParser(
       desired,
       recorded.id,
@@ -263,7 +266,9 @@ export function planParser(
   const urlsChanged = !sameExampleUrls(known.urls, wanted.urls);
   const paramsChanged = descriptionsKnown && !sameScraperParams(known.scraperParams, wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
-    if (isPrevented(ctx, address, desired)) return undefined;
+    // Nor a replace whose new parser FAILED twice with this definition: each try is a new parser.
+    if (isPrevented(ctx, address, desired) || retriedEnough(ctx, address, recorded.failed, wanted))
+      return undefined;
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );
@@ -360,41 +365,4 @@ function madeBy(recorded: ParserState, version: number, kind: 'working' | 'faile
   if (recorded.patching === undefined || version !== expectedPatchVersion(recorded))
     return 'outside scrapeform';
   return `by a PATCH whose answer was lost, or outside scrapeform (${kind === 'working' ? 'its fields show which once it is FINISHED' : 'a FAILED version shows no fields to tell which'})`;
-}
-
-/**
- * A manifest deleted while its replace was half done and whose new parser is gone too: the delete takes the parser
- * the replace was replacing (and any left by an attempt before), which a forget would leave live and unmanaged.
- */
-function deleteLeftByReplace(
-  ctx: Context,
-  address: string,
-  recorded: ParserState,
-  original: string,
-  also: readonly string[],
-): ParserDelete | undefined {
-  ctx.drift.push({
-    address,
-    kind: 'Parser',
-    message: `parser ${recorded.id}, the new parser of an interrupted replace, was deleted outside scrapeform; ${original}, which it was replacing, is still live`,
-  });
-  const old = ctx.index.parserById.get(original);
-  if (old !== undefined) ctx.fingerprint[address] = `${old.id}@${old.version}`;
-  if (isPrevented(ctx, address, undefined, recorded)) return undefined;
-  const gone = [original, ...also];
-  return change<ParserDelete>({
-    address,
-    kind: 'Parser',
-    name: old?.name ?? recorded.name,
-    id: original,
-    action: 'delete',
-    reasons: [
-      `no manifest declares it any more; its interrupted replace's new parser (${recorded.id}) was deleted outside scrapeform, and ${gone.join(', ')}, left by that replace, ${gone.length === 1 ? 'goes' : 'go'}`,
-    ],
-    destructive: true,
-    breaking: gone.map(
-      (id) => `parser ${old?.name ?? recorded.name} (${id}) is deleted with all its versions`,
-    ),
-    ...(also.length > 0 ? { alsoDeletes: [...also] } : {}),
-  });
 }
