@@ -1,9 +1,12 @@
-import { ApiError, mayHaveLanded } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, unless404 } from '../api/api-error.js';
+import { archiveMark } from '../api/archived-project.js';
 import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
 import { quoted } from '../output/escape-text.js';
+import { unseenStory } from '../plan/unseen-create.js';
+import type { ProjectState } from '../state/model.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
 
@@ -92,6 +95,7 @@ export async function runProject(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
+  await refuseIfMissing(services, project, address);
   const wait = options.wait === true;
   const guarded = options.allowConcurrent !== true;
   const needs =
@@ -232,6 +236,38 @@ function refuseWhileRunning(
       status: 'input-needed',
     },
   );
+}
+
+/**
+ * The project is read by id before anything else: one archived outside scrapeform may still answer for its jobs
+ * (archive is a soft delete: archived-project.ts), and a start sent to it then either runs a project someone
+ * archived, paid per page, or starts nothing while `--wait` waits its whole timeout for a job that never comes and
+ * says not to start it again. A record marked archived, or a 404, starts nothing (`run.project-missing`), as status
+ * shows it MISSING. A 404 for a project this state created and has not seen since may only mean not visible yet
+ * (unseen-create.ts): said so, and nothing is started either, since it may as well be gone.
+ */
+async function refuseIfMissing(
+  services: Services,
+  project: ProjectState & { address: string },
+  address: string,
+): Promise<void> {
+  const live = await unless404(() => services.clients.projects.get(project.id));
+  const mark = live === undefined ? undefined : archiveMark(live);
+  if (live !== undefined && mark === undefined) return;
+  const story = live === undefined ? unseenStory(project) : undefined;
+  const why =
+    mark !== undefined
+      ? `the service shows it archived (${mark}): it was archived outside scrapeform`
+      : story === undefined
+        ? 'the service answers 404 for it: it was archived or deleted outside scrapeform'
+        : `the service answers 404 for it, which so soon after its create may only mean it is not visible yet (${story}), or it was archived or deleted outside scrapeform`;
+  throw new ScrapeformError('run.project-missing', `${project.address} was not started: ${why}`, {
+    hint:
+      story === undefined
+        ? 'scrapeform plan shows it archived or deleted outside scrapeform: apply creates it again (a new id) while a manifest declares it'
+        : `run it again once scrapeform status shows it (NOT VISIBLE YET until then): scrapeform run ${address}`,
+    details: { started: false, projectId: project.id },
+  });
 }
 
 /**
