@@ -28,19 +28,31 @@ export async function listProjectJobs(
   return { address: project.address, jobs: await services.clients.projects.listJobs(project.id) };
 }
 
-/** Cancels one job; a job that is not running or does not exist is a user error saying so. */
+/**
+ * Cancels one job; a job that is not running or does not exist is a user error saying so. The first try is sent
+ * once: one without a clear answer (none in time, a dropped connection, a 5xx) may have cancelled the job, so the
+ * try sent after it may be refused as "not running" because of it. Such a refusal is checked against the job list:
+ * a job that reads cancelled is reported cancelled, not as a cancel that failed (exit 1 in CI for a cancel done).
+ */
 export async function cancelProjectJob(
   services: Services,
   address: string,
   jobId: string,
 ): Promise<{ address: string; jobId: string; status: string | undefined }> {
   const project = managedProject(await services.backend.read(), address);
+  const projects = services.clients.projects;
+  let unclear = false;
   try {
-    const answer = (await services.clients.projects.cancelJob(project.id, jobId)) as
-      { status?: string } | undefined;
+    const answer = (await projects.cancelJob(project.id, jobId, undefined, true).catch((error: unknown) => {
+      if (!mayHaveLanded(error)) throw error;
+      unclear = true;
+      return projects.cancelJob(project.id, jobId);
+    })) as { status?: string } | undefined;
     return { address: project.address, jobId, status: answer?.status };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
+      const cancelled = unclear ? await cancelledJob(services, project.id, jobId) : undefined;
+      if (cancelled !== undefined) return { address: project.address, jobId, status: cancelled };
       const reason = (error.body as { error?: string } | undefined)?.error ?? error.message;
       throw new ScrapeformError(
         'cancel.not-running',
@@ -57,6 +69,17 @@ export async function cancelProjectJob(
     }
     throw error;
   }
+}
+
+/** The job's status when the project's list shows it cancelled; undefined otherwise, or when the list fails. */
+async function cancelledJob(
+  services: Services,
+  projectId: number,
+  jobId: string,
+): Promise<string | undefined> {
+  const jobs = await services.clients.projects.listJobs(projectId).catch(() => []);
+  const job = jobs.find((j) => String(j.id) === jobId);
+  return job !== undefined && normaliseJobStatus(job.status) === 'cancelled' ? job.status : undefined;
 }
 
 export interface RunProjectOptions {
