@@ -57,6 +57,7 @@ export const ERROR_CODES = [
   'plan.unknown-address',
   'run.already-running',
   'run.jobs-unreadable',
+  'run.project-missing',
   'run.unconfirmed',
   'run.wait-timeout',
   'state.corrupt',

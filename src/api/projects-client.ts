@@ -175,10 +175,16 @@ export class ProjectsClient {
     return this.transport.redactAnswer(jobs);
   }
 
-  /** Cancels a job; its response is undocumented, so whatever came back is returned as it is. */
-  async cancelJob(id: number, jobId: string | number, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * Cancels a job; its response is undocumented, so whatever came back is returned as it is. `once`: one try, not
+   * sent again after a failure without a clear answer (the caller then knows a later refusal may answer that try).
+   */
+  async cancelJob(id: number, jobId: string | number, signal?: AbortSignal, once = false): Promise<unknown> {
     const response = await this.transport.request(
-      this.call('DELETE', this.url('projects', id, 'jobs', jobId), { signal }),
+      this.call('DELETE', this.url('projects', id, 'jobs', jobId), {
+        signal,
+        ...(once ? { idempotent: false } : {}),
+      }),
     );
     return this.transport.redactAnswer(response.body);
   }

@@ -1,9 +1,12 @@
-import { ApiError, mayHaveLanded } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, unless404 } from '../api/api-error.js';
+import { archiveMark } from '../api/archived-project.js';
 import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
 import { quoted } from '../output/escape-text.js';
+import { unseenStory } from '../plan/unseen-create.js';
+import type { ProjectState } from '../state/model.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
 
@@ -25,19 +28,31 @@ export async function listProjectJobs(
   return { address: project.address, jobs: await services.clients.projects.listJobs(project.id) };
 }
 
-/** Cancels one job; a job that is not running or does not exist is a user error saying so. */
+/**
+ * Cancels one job; a job that is not running or does not exist is a user error saying so. The first try is sent
+ * once: one without a clear answer (none in time, a dropped connection, a 5xx) may have cancelled the job, so the
+ * try sent after it may be refused as "not running" because of it. Such a refusal is checked against the job list:
+ * a job that reads cancelled is reported cancelled, not as a cancel that failed (exit 1 in CI for a cancel done).
+ */
 export async function cancelProjectJob(
   services: Services,
   address: string,
   jobId: string,
 ): Promise<{ address: string; jobId: string; status: string | undefined }> {
   const project = managedProject(await services.backend.read(), address);
+  const projects = services.clients.projects;
+  let unclear = false;
   try {
-    const answer = (await services.clients.projects.cancelJob(project.id, jobId)) as
-      { status?: string } | undefined;
+    const answer = (await projects.cancelJob(project.id, jobId, undefined, true).catch((error: unknown) => {
+      if (!mayHaveLanded(error)) throw error;
+      unclear = true;
+      return projects.cancelJob(project.id, jobId);
+    })) as { status?: string } | undefined;
     return { address: project.address, jobId, status: answer?.status };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
+      const cancelled = unclear ? await cancelledJob(services, project.id, jobId) : undefined;
+      if (cancelled !== undefined) return { address: project.address, jobId, status: cancelled };
       const reason = (error.body as { error?: string } | undefined)?.error ?? error.message;
       throw new ScrapeformError(
         'cancel.not-running',
@@ -54,6 +69,17 @@ export async function cancelProjectJob(
     }
     throw error;
   }
+}
+
+/** The job's status when the project's list shows it cancelled; undefined otherwise, or when the list fails. */
+async function cancelledJob(
+  services: Services,
+  projectId: number,
+  jobId: string,
+): Promise<string | undefined> {
+  const jobs = await services.clients.projects.listJobs(projectId).catch(() => []);
+  const job = jobs.find((j) => String(j.id) === jobId);
+  return job !== undefined && normaliseJobStatus(job.status) === 'cancelled' ? job.status : undefined;
 }
 
 export interface RunProjectOptions {
@@ -92,6 +118,7 @@ export async function runProject(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const project = managedProject(await services.backend.read(), address);
+  await refuseIfMissing(services, project, address);
   const wait = options.wait === true;
   const guarded = options.allowConcurrent !== true;
   const needs =
@@ -232,6 +259,38 @@ function refuseWhileRunning(
       status: 'input-needed',
     },
   );
+}
+
+/**
+ * The project is read by id before anything else: one archived outside scrapeform may still answer for its jobs
+ * (archive is a soft delete: archived-project.ts), and a start sent to it then either runs a project someone
+ * archived, paid per page, or starts nothing while `--wait` waits its whole timeout for a job that never comes and
+ * says not to start it again. A record marked archived, or a 404, starts nothing (`run.project-missing`), as status
+ * shows it MISSING. A 404 for a project this state created and has not seen since may only mean not visible yet
+ * (unseen-create.ts): said so, and nothing is started either, since it may as well be gone.
+ */
+async function refuseIfMissing(
+  services: Services,
+  project: ProjectState & { address: string },
+  address: string,
+): Promise<void> {
+  const live = await unless404(() => services.clients.projects.get(project.id));
+  const mark = live === undefined ? undefined : archiveMark(live);
+  if (live !== undefined && mark === undefined) return;
+  const story = live === undefined ? unseenStory(project) : undefined;
+  const why =
+    mark !== undefined
+      ? `the service shows it archived (${mark}): it was archived outside scrapeform`
+      : story === undefined
+        ? 'the service answers 404 for it: it was archived or deleted outside scrapeform'
+        : `the service answers 404 for it, which so soon after its create may only mean it is not visible yet (${story}), or it was archived or deleted outside scrapeform`;
+  throw new ScrapeformError('run.project-missing', `${project.address} was not started: ${why}`, {
+    hint:
+      story === undefined
+        ? 'scrapeform plan shows it archived or deleted outside scrapeform: apply creates it again (a new id) while a manifest declares it'
+        : `run it again once scrapeform status shows it (NOT VISIBLE YET until then): scrapeform run ${address}`,
+    details: { started: false, projectId: project.id },
+  });
 }
 
 /**

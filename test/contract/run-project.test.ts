@@ -16,13 +16,19 @@ const keyQuery = { api_key: SENTINEL_KEY };
 const unreadableJobs = [{ jobId: 'a1', state: 'RUNNING' }];
 const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 200: unexpected response from GET /api/projects/522/jobs: field 0.id: Invalid input`;
 
-/** The managed project 522 in state, and clients that talk to nock (with `timeoutMs`, the request timeout). */
-function services(timeoutMs?: number): Services {
+/**
+ * The managed project 522 in state, and clients that talk to nock (with `timeoutMs`, the request timeout). `run`
+ * reads the project by id first: unless `live` is false, the service answers that read with the project, live.
+ */
+function services(timeoutMs?: number, live = true, recorded: Record<string, unknown> = {}): Services {
+  if (live) service().get('/api/projects/522').query(keyQuery).reply(200, { id: 522, name: 'nightly' });
   const api = createTestApi(timeoutMs !== undefined ? { timeoutMs } : {});
   return {
     backend: {
       read: async () =>
-        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
+        stateOf({
+          'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {}, ...recorded },
+        }),
     },
     clients: {
       projects: api.projects,
@@ -333,5 +339,58 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
       'the project was started (scheduledAt now) and no new job has shown yet: one may still start; do not start it again before checking: scrapeform jobs nightly shows its jobs',
     );
     expect(error.details).toEqual({ started: true, projectId: 522 });
+  });
+});
+
+describe('run: a project archived outside scrapeform is not started (it is read by id first)', () => {
+  const PLAN_HINT =
+    'scrapeform plan shows it archived or deleted outside scrapeform: apply creates it again (a new id) while a manifest declares it';
+
+  it('a read by id that shows it marked archived: no job list, no start, run.project-missing', async () => {
+    // Review: the jobs of an archived project may still be listed (archive is a soft delete), and then the start
+    // was sent to it: a run of a project archived in the dashboard, or a --wait that waited 30 minutes for a job
+    // that never came, telling CI not to start it again.
+    service()
+      .get('/api/projects/522')
+      .query(keyQuery)
+      .reply(200, { id: 522, name: 'nightly', archived: true });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(undefined, false), 'nightly', { wait: true, sleep: async () => {} })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.project-missing');
+    expect(error.message).toBe(
+      'project.nightly was not started: the service shows it archived (archived: true): it was archived outside scrapeform',
+    );
+    expect(error.hint).toBe(PLAN_HINT);
+    expect(error.details).toEqual({ started: false, projectId: 522 });
+  });
+
+  it('a 404 for a project seen since its create: no start, run.project-missing (not run.jobs-unreadable)', async () => {
+    service().get('/api/projects/522').query(keyQuery).reply(404, { error: 'project 522 not found' });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(undefined, false), 'nightly', { allowConcurrent: true })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.project-missing');
+    expect(error.message).toBe(
+      'project.nightly was not started: the service answers 404 for it: it was archived or deleted outside scrapeform',
+    );
+    expect(error.hint).toBe(PLAN_HINT);
+  });
+
+  it('a 404 for a project this state created and has not seen since: not started either, saying it may not be visible yet', async () => {
+    service().get('/api/projects/522').query(keyQuery).reply(404, { error: 'project 522 not found' });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(undefined, false, { unseenSince: '2026-11-27T08:00:00.000Z' }), 'nightly')),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.project-missing');
+    expect(error.message).toBe(
+      'project.nightly was not started: the service answers 404 for it, which so soon after its create may only mean it is not visible yet (project 522 was created by scrapeform at 2026-11-27T08:00:00.000Z and no list or read has shown it since), or it was archived or deleted outside scrapeform',
+    );
+    expect(error.hint).toBe(
+      'run it again once scrapeform status shows it (NOT VISIBLE YET until then): scrapeform run nightly',
+    );
   });
 });

@@ -42,6 +42,7 @@ const nightly = stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: '
 describe('run --wait: the progress of the new job', () => {
   it("prints the job's id and statuses from the service printable, and warns of an unknown one quoted", async () => {
     const jobs = nock(PIPELINE_ORIGIN);
+    jobs.get('/api/projects/522').query(keyQuery).reply(200, { id: 522, name: 'nightly' });
     jobs.get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
     jobs.patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
     jobs

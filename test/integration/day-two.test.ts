@@ -327,15 +327,15 @@ describe('run, jobs and cancel', () => {
 
   it('run whose start lands but whose answer is lost: run.unconfirmed, exit 1, sent once, "do not start it again"', async () => {
     await applied();
-    // The emulator carries the PATCH out (the job starts, paid) and drops the connection before answering.
-    // --allow-concurrent sends the start alone: the job list run reads first would meet the fault too.
-    emulator.setFaults({ dropAfterRate: 1 });
-    const run = await scrapeform(['run', 'nightly-book-pages', '--allow-concurrent']);
-    emulator.setFaults({ dropAfterRate: 0 });
+    // The emulator carries the PATCH out (the job starts, paid) and holds its answer past the request timeout. Only
+    // the PATCH: the project read and the job list run makes first are answered.
+    emulator.setFaults({ responseDelayMs: 3000, responseDelayMethods: ['PATCH'] });
+    const run = await scrapeform(['run', 'nightly-book-pages', '--timeout', '500ms']);
+    emulator.setFaults({ responseDelayMs: 0, responseDelayMethods: [] });
     expect(run.code).toBe(1);
     const [error, hint] = run.stderr.trimEnd().split('\n');
     expect(error).toMatch(
-      /^error: project\.nightly-book-pages may have started: the start \(PATCH scheduledAt now\) got no clear answer: PATCH http:\/\/127\.0\.0\.1:\d+\/api\/projects\/\d+\?api_key=\*\*\*: network error: /,
+      /^error: project\.nightly-book-pages may have started: the start \(PATCH scheduledAt now\) got no clear answer: PATCH http:\/\/127\.0\.0\.1:\d+\/api\/projects\/\d+\?api_key=\*\*\*: timed out: no answer within the request timeout of 500 ms$/,
     );
     expect(hint).toBe(
       '  hint: do not start it again before checking: scrapeform jobs nightly-book-pages shows whether a new job started',
@@ -357,8 +357,9 @@ describe('run, jobs and cancel', () => {
         '  hint: wait for it to end (scrapeform jobs nightly-book-pages shows it), or cancel it (scrapeform cancel nightly-book-pages JOB_ID), then run again; --allow-concurrent starts it anyway\n',
     );
     expect(refused.code).toBe(3);
-    // Only the list of its jobs: no start.
+    // Only the read of the project and the list of its jobs: no start.
     expect(emulator.requestLog.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /api/projects/${projectId}?api_key=***`,
       `GET /api/projects/${projectId}/jobs?api_key=***`,
     ]);
 
@@ -376,6 +377,24 @@ describe('run, jobs and cancel', () => {
       [1, 'Finished'],
       [2, 'Cancelled'],
       [3, 'Cancelled'],
+    ]);
+  });
+
+  it('run of a project archived outside scrapeform: nothing is sent, run.project-missing, exit 1', async () => {
+    const { projectId } = await applied();
+    // A second apply (no changes) sees the project live: state no longer holds it as not seen since its create.
+    expect((await scrapeform(['apply', '--auto-approve'])).code).toBe(0);
+    await api('DELETE', `/api/projects/${projectId}`);
+    const before = emulator.requestLog.length;
+    const run = await scrapeform(['run', 'nightly-book-pages', '--wait']);
+    // Before, its jobs were listed (404: run.jobs-unreadable), with a hint to start it with --allow-concurrent.
+    expect(run.stderr).toBe(
+      'error: project.nightly-book-pages was not started: the service answers 404 for it: it was archived or deleted outside scrapeform\n' +
+        '  hint: scrapeform plan shows it archived or deleted outside scrapeform: apply creates it again (a new id) while a manifest declares it\n',
+    );
+    expect(run.code).toBe(1);
+    expect(emulator.requestLog.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /api/projects/${projectId}?api_key=***`,
     ]);
   });
 

@@ -1,0 +1,82 @@
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import type { ApiClients } from '../../src/api/create-clients.js';
+import { ScrapeformError } from '../../src/errors.js';
+import type { Services } from '../../src/workspace/open-workspace.js';
+import { cancelProjectJob } from '../../src/workspace/project-jobs.js';
+import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { stateOf } from '../helpers/state.js';
+
+useNock();
+
+const service = () => nock(PIPELINE_ORIGIN);
+const keyQuery = { api_key: SENTINEL_KEY };
+
+/** The managed project 522 in state, and clients that talk to nock. */
+function services(): Services {
+  const api = createTestApi();
+  return {
+    backend: {
+      read: async () =>
+        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
+    },
+    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
+    warnings: [],
+    close: async () => undefined,
+  } as unknown as Services;
+}
+
+describe('cancel: a refusal after a try without a clear answer may be the answer to that try', () => {
+  it('the first try lost (502), sent again and refused as not running, and the job reads Cancelled: cancelled, not an error', async () => {
+    // Review: the DELETE is retried after a 502 a gateway gave once the service had cancelled the job; the retry
+    // was refused ("not running (Cancelled)") and cancel failed with cancel.not-running, exit 1, for a cancel done.
+    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(502, 'Bad Gateway');
+    service()
+      .delete('/api/projects/522/jobs/91')
+      .query(keyQuery)
+      .reply(400, { error: 'job 91 is not running (Cancelled)' });
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [
+        { id: 90, status: 'Finished' },
+        { id: 91, status: 'Cancelled' },
+      ]);
+    const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+    expect(unmatched).toEqual([]);
+    expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
+  });
+
+  it('the first try lost, and the job reads Finished: it ended by itself, cancel.not-running', async () => {
+    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(503, 'unavailable');
+    service()
+      .delete('/api/projects/522/jobs/91')
+      .query(keyQuery)
+      .reply(400, { error: 'job 91 is not running (Finished)' });
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 91, status: 'Finished' }]);
+    const error = await cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScrapeformError);
+    expect((error as ScrapeformError).code).toBe('cancel.not-running');
+    expect((error as ScrapeformError).message).toBe(
+      'job 91 of nightly cannot be cancelled: job 91 is not running (Finished)',
+    );
+  });
+
+  it('a refusal at the first try is the answer: cancel.not-running, without looking at the jobs', async () => {
+    service()
+      .delete('/api/projects/522/jobs/91')
+      .query(keyQuery)
+      .reply(400, { error: 'job 91 is not running (Cancelled)' });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),
+    );
+    expect(unmatched).toEqual([]);
+    expect((error as ScrapeformError).code).toBe('cancel.not-running');
+    expect((error as ScrapeformError).message).toBe(
+      'job 91 of nightly cannot be cancelled: job 91 is not running (Cancelled)',
+    );
+  });
+});
