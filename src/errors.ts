@@ -56,6 +56,8 @@ export const ERROR_CODES = [
   'plan.too-many-regenerations',
   'plan.unknown-address',
   'run.already-running',
+  'run.job-cancelled',
+  'run.job-failed',
   'run.jobs-unreadable',
   'run.project-missing',
   'run.unconfirmed',

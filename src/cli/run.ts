@@ -3,7 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { printable, quoted } from '../output/escape-text.js';
 import { renderJobsTable } from '../output/render-jobs.js';
 import { using } from '../workspace/open-workspace.js';
-import { isJobFailed, runProject } from '../workspace/project-jobs.js';
+import { refuseUnfinishedJob, runProject } from '../workspace/project-jobs.js';
 import type { RunCommand } from './io.js';
 import { addApiFlags, durationFlag, openServicesFromFlags, pollIntervalFromEnv } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
@@ -54,7 +54,8 @@ export function registerRun(program: Command, run: RunCommand): void {
         );
         if (job === undefined) return 'ok';
         ctx.print(renderJobsTable([job]));
-        return isJobFailed(job) ? 'error' : 'ok';
+        refuseUnfinishedJob(address, job);
+        return 'ok';
       }),
   );
 }

@@ -4,7 +4,7 @@ import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.j
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
-import { quoted } from '../output/escape-text.js';
+import { printable, quoted } from '../output/escape-text.js';
 import { unseenStory } from '../plan/unseen-create.js';
 import type { ProjectState } from '../state/model.js';
 import { managedProject } from './managed-address.js';
@@ -15,8 +15,26 @@ export function isJobFinished(job: LiveJob): boolean {
   return ['finished', 'cancelled', 'failed'].includes(normaliseJobStatus(job.status));
 }
 
-export function isJobFailed(job: LiveJob): boolean {
-  return normaliseJobStatus(job.status) === 'failed';
+/**
+ * `run --wait`'s end: a job that failed or was cancelled did not scrape what the run was for, so CI must not read it
+ * as done (exit 1, after the job's table). A cancel is no failure of the service, but the run is not done either.
+ */
+export function refuseUnfinishedJob(address: string, job: LiveJob): void {
+  const kind = normaliseJobStatus(job.status);
+  if (kind !== 'failed' && kind !== 'cancelled') return;
+  const status = typeof job.status === 'string' ? printable(job.status) : String(job.status);
+  const which = `job ${printable(String(job.id))} of ${printable(address)}`;
+  throw kind === 'failed'
+    ? new ScrapeformError('run.job-failed', `${which} failed (${status}): the run is not done`, {
+        hint: `scrapeform jobs ${printable(address)} lists it; the dashboard says why it failed`,
+      })
+    : new ScrapeformError(
+        'run.job-cancelled',
+        `${which} was cancelled (${status}) before it scraped every page: the run is not done`,
+        {
+          hint: `run it again once nothing cancels it (scrapeform jobs ${printable(address)} lists its jobs)`,
+        },
+      );
 }
 
 /** The jobs of a managed project, as the service lists them. */
