@@ -20,6 +20,18 @@ export interface LockInfo extends ProcessIdentity {
   session?: number;
 }
 
+/**
+ * What `force-unlock` broke: the holder of the lock, `unreadable` for a lock file that names none (empty, half
+ * written, or JSON that is no lock: every run calls the state locked by another run), undefined when none was held.
+ */
+export type BrokenLock = LockInfo | typeof UNREADABLE_LOCK | undefined;
+
+/** A file lock that names no holder: what `BrokenLock` and the messages say of it. */
+export const UNREADABLE_LOCK = 'unreadable';
+
+/** How messages name a lock file that names no holder. */
+export const UNREADABLE_LOCK_TEXT = 'a lock file that names no holder (empty, half written, or not a lock)';
+
 /** What `force-unlock` was told: the id of the lock to break (when given), and whether a live holder may lose it. */
 export interface ForceUnlockOptions {
   lockId?: string;
@@ -58,7 +70,7 @@ export interface StateBackend {
    * Breaks a lock left by a run that died; returns who held it, undefined when nothing was held. Refuses a lock
    * other than `lockId` (when given), and one whose holder is known to run unless `force`.
    */
-  forceUnlock(options?: ForceUnlockOptions): Promise<LockInfo | undefined>;
+  forceUnlock(options?: ForceUnlockOptions): Promise<BrokenLock>;
   /** Releases connections (a database backend). */
   close?(): Promise<void>;
 }
@@ -89,18 +101,20 @@ export function describeLock(held: LockInfo): string {
 }
 
 /** `force-unlock LOCK_ID` when the lock is another, or none: nothing is broken. */
-export function lockMismatch(location: string, lockId: string, held: LockInfo | undefined): ScrapeformError {
+export function lockMismatch(location: string, lockId: string, held: BrokenLock): ScrapeformError {
+  const unreadable = held === UNREADABLE_LOCK;
   return new ScrapeformError(
     'state.lock-mismatch',
     held === undefined
       ? `the state ${location} is not locked, so not by lock ${lockId}: nothing was broken`
-      : `the state ${location} is locked by ${describeLock(held)}, not by lock ${lockId}: nothing was broken`,
+      : `the state ${location} is locked by ${unreadable ? UNREADABLE_LOCK_TEXT : describeLock(held)}, not by lock ${lockId}: nothing was broken`,
     {
-      hint:
-        held?.id !== undefined
+      hint: unreadable
+        ? 'check that no run is active, then run scrapeform force-unlock without an id'
+        : held?.id !== undefined
           ? `check that it is the lock you meant, then run scrapeform force-unlock ${held.id}`
           : 'check that it is the lock you meant, then run scrapeform force-unlock without an id',
-      details: { lock: held ?? null, lockId },
+      details: { lock: unreadable ? null : (held ?? null), lockId },
     },
   );
 }

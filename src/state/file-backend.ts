@@ -4,7 +4,7 @@ import { lstatSync, readlinkSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
-import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
+import type { BrokenLock, ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
 import { FileLock } from './file-lock.js';
 import { fileSystemError } from './file-system-error.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
@@ -76,7 +76,7 @@ export class FileStateBackend implements StateBackend {
     return this.fileLock.take(operation);
   }
 
-  forceUnlock(options: ForceUnlockOptions = {}): Promise<LockInfo | undefined> {
+  forceUnlock(options: ForceUnlockOptions = {}): Promise<BrokenLock> {
     return this.fileLock.forceUnlock(options);
   }
 

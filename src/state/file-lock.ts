@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
-import { describeLock, lockAliveError, lockMismatch, newLockInfo } from './backend.js';
-import type { ForceUnlockOptions, LockInfo, StateLock } from './backend.js';
+import { describeLock, lockAliveError, lockMismatch, newLockInfo, UNREADABLE_LOCK } from './backend.js';
+import type { BrokenLock, ForceUnlockOptions, LockInfo, StateLock } from './backend.js';
 import { fileSystemError } from './file-system-error.js';
 import { judgeHolder } from './process-identity.js';
 
@@ -149,13 +149,18 @@ export class FileLock {
     return modified !== undefined && Date.now() - modified > STALE_GUARD_MS;
   }
 
-  async forceUnlock(options: ForceUnlockOptions = {}): Promise<LockInfo | undefined> {
-    const held = await this.readLock();
-    if (options.lockId !== undefined && held?.id !== options.lockId) {
+  /**
+   * Breaks the lock: its holder, or UNREADABLE_LOCK for a lock file that names none (every run calls the state
+   * locked by it, so force-unlock says it broke it rather than that nothing was locked).
+   */
+  async forceUnlock(options: ForceUnlockOptions = {}): Promise<BrokenLock> {
+    const found = await this.readLockText();
+    const held = found === undefined ? undefined : (found.info ?? UNREADABLE_LOCK);
+    if (options.lockId !== undefined && (held === UNREADABLE_LOCK || held?.id !== options.lockId)) {
       throw lockMismatch(this.statePath, options.lockId, held);
     }
-    if (held !== undefined && options.force !== true && judgeHolder(held) === 'alive') {
-      throw lockAliveError(this.statePath, held);
+    if (found?.info !== undefined && options.force !== true && judgeHolder(found.info) === 'alive') {
+      throw lockAliveError(this.statePath, found.info);
     }
     try {
       await rm(this.lockPath, { force: true });

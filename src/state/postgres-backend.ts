@@ -5,7 +5,9 @@ import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './ba
 import { judgeHolder } from './process-identity.js';
 import { redactUrl } from '../model/state-url.js';
 import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
-import { checkStateFormat, emptyState, nextState } from './model.js';
+import { nextState } from './model.js';
+import { stateColumnOf, stateOfRow } from './jsonb-state.js';
+import type { StateRow } from './jsonb-state.js';
 import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
@@ -153,8 +155,8 @@ export class PostgresStateBackend implements StateBackend {
 
   private async readNow(): Promise<State> {
     const client = await this.connect();
-    const { rows } = await client.query<{ state: State }>(`SELECT state FROM ${this.sqlTable} WHERE id = 1`);
-    const state = rows[0] === undefined ? emptyState('') : checkStateFormat(rows[0].state, this.location);
+    const { rows } = await client.query<StateRow>(`SELECT state FROM ${this.sqlTable} WHERE id = 1`);
+    const state = stateOfRow(rows[0], this.location);
     this.lastSerial = state.serial;
     return state;
   }
@@ -176,7 +178,7 @@ export class PostgresStateBackend implements StateBackend {
       await client.query(
         `INSERT INTO ${this.sqlTable} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
-        [next.serial, next.lineage, JSON.stringify(next)],
+        [next.serial, next.lineage, stateColumnOf(next)],
       );
       await client.query('COMMIT');
       this.lastSerial = next.serial;

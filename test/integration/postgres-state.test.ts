@@ -133,6 +133,42 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
     expect(JSON.parse(pulled.stdout)).toEqual({ ...backup, serial: 5 });
   });
 
+  it('a file state holding text jsonb cannot hold (NUL, half a surrogate pair) moves into the database and back unchanged', async () => {
+    // Text a service answered (a generation's error, a live name) is recorded as it came; the file backend keeps it.
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-pg-nul-'));
+    const parser = {
+      kind: 'Parser',
+      id: 'p-1',
+      name: 'books',
+      version: 0,
+      definition: null,
+      descriptionsKnown: true,
+      failed: { version: 1, error: 'bad\u0000page \ud83d, path C:\\u0000', attempts: 1 },
+    };
+    const file = { format_version: 1, serial: 3, lineage: 'L', resources: { 'parser.books': parser } };
+    await writeFile(path.join(dir, 'state.json'), JSON.stringify(file));
+    const env = { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1' };
+    const flags = ['--state', databaseUrl, '--workspace', 'nul_text'];
+    const location = new PostgresStateBackend(databaseUrl, 'nul_text').location;
+
+    const pushed = await runBuiltCli(['state', 'push', 'state.json', ...flags], { cwd: dir, env });
+    expect(pushed).toEqual({ code: 0, stdout: `Pushed 1 object to ${location} (serial 4).\n`, stderr: '' });
+    const pulled = await runBuiltCli(['state', 'pull', ...flags], { cwd: dir, env });
+    expect(pulled.code).toBe(0);
+    expect(JSON.parse(pulled.stdout)).toEqual({ ...file, serial: 4 });
+    // And a write on top of it (an apply's) keeps it too.
+    const backend = new PostgresStateBackend(databaseUrl, 'nul_text');
+    const again = new PostgresStateBackend(databaseUrl, 'nul_text');
+    try {
+      const written = await backend.write(await backend.read());
+      expect(written.resources['parser.books']).toEqual(parser);
+      expect(await again.read()).toEqual(written);
+    } finally {
+      await backend.close();
+      await again.close();
+    }
+  });
+
   it('a stale serial loses: the second writer fails and nothing is overwritten', async () => {
     const a = new PostgresStateBackend(databaseUrl, 'serial');
     const b = new PostgresStateBackend(databaseUrl, 'serial');

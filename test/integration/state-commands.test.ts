@@ -47,6 +47,35 @@ describe('force-unlock', () => {
     await lock.release();
   });
 
+  it('a lock file that names no holder (half written) is said to be broken, not "was not locked"', async () => {
+    const cwd = await folder();
+    await mkdir(path.join(cwd, '.scrapeform'));
+    const lockFile = path.join(cwd, '.scrapeform/state.json.lock');
+    await writeFile(lockFile, '{"holder":');
+    // apply and the others call it locked, and send the user to force-unlock.
+    await writeFile(path.join(cwd, 'pushed.json'), JSON.stringify(stateOf({})));
+    const locked = await runScrapeform(['state', 'push', 'pushed.json'], { cwd });
+    expect([locked.code, locked.stderr.split('\n')[0]]).toEqual([
+      1,
+      'error: the state .scrapeform/state.json is locked by another run',
+    ]);
+
+    const otherId = await runScrapeform(['force-unlock', 'not-this-lock'], { cwd });
+    expect(otherId).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: the state .scrapeform/state.json is locked by a lock file that names no holder (empty, half written, or not a lock), not by lock not-this-lock: nothing was broken\n  hint: check that no run is active, then run scrapeform force-unlock without an id\n',
+    });
+    expect(existsSync(lockFile)).toBe(true);
+    expect(await runScrapeform(['force-unlock'], { cwd })).toEqual({
+      code: 0,
+      stdout: 'Broke the lock of a lock file that names no holder (empty, half written, or not a lock).\n',
+      stderr: '',
+    });
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
   it('a lock message names the id force-unlock takes', async () => {
     const cwd = await folder();
     const lock = await new FileStateBackend(path.join(cwd, '.scrapeform/state.json')).lock('apply');
