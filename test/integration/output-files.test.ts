@@ -12,6 +12,20 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** A workspace on a fresh emulator, and the in-process CLI on its state. */
+async function workspaceWithCli(): Promise<{
+  ws: TestWorkspace;
+  cli: (args: string[]) => ReturnType<typeof runScrapeform>;
+}> {
+  const harness = (h = await startTestEmulator({}));
+  const ws = await TestWorkspace.create(harness);
+  const cli = (args: string[]): ReturnType<typeof runScrapeform> =>
+    runScrapeform([...args, '--state', ws.backend.location], {
+      env: emulatorEnv(harness.emulator.url, EMULATOR_KEY),
+    });
+  return { ws, cli };
+}
+
 /**
  * A file a command was asked to write (`plan --out`, `apply --markdown-report`) where it cannot be written is the
  * user's to mend: a `cli.output-write` error naming the path, the cause and what was done, never "internal error"
@@ -19,13 +33,7 @@ afterEach(async () => {
  */
 describe('files a command writes on request', () => {
   it('plan --out and apply --markdown-report into a folder that does not exist: exit 1, the path and what was done', async () => {
-    h = await startTestEmulator({});
-    const harness = h;
-    const ws = await TestWorkspace.create(harness);
-    const cli = (args: string[]): ReturnType<typeof runScrapeform> =>
-      runScrapeform([...args, '--state', ws.backend.location], {
-        env: emulatorEnv(harness.emulator.url, EMULATOR_KEY),
-      });
+    const { ws, cli } = await workspaceWithCli();
     await ws.write({
       'books.yaml': bookParser('  price: { description: Price including tax, type: number }\n'),
     });
@@ -62,13 +70,7 @@ describe('files a command writes on request', () => {
   });
 
   it('apply --json and test --json print their result on stdout even when the report file cannot be written', async () => {
-    h = await startTestEmulator({});
-    const harness = h;
-    const ws = await TestWorkspace.create(harness);
-    const cli = (args: string[]): ReturnType<typeof runScrapeform> =>
-      runScrapeform([...args, '--state', ws.backend.location], {
-        env: emulatorEnv(harness.emulator.url, EMULATOR_KEY),
-      });
+    const { ws, cli } = await workspaceWithCli();
     await ws.write({
       'books.yaml': bookParser(
         '  title: { description: Book title, selector: h1 }\n',

@@ -358,7 +358,11 @@ it('runWatch (library): a PATCH answered 202 with a body that cannot be read is 
   expect(status).toMatchObject({ heals: 1, regenerationsLeft: 0, creditsSpent: 30_000 });
 });
 
-it('runWatch (library): the notification of a heal says which deletes it left', async () => {
+/**
+ * parser.books applied and then renamed by hand (drift a heal reverts), and parser.hand-1 applied and then dropped
+ * from the manifests: a delete, which a heal leaves (destructive).
+ */
+async function renamedByHandWithADeleteLeft(): Promise<{ ws: TestWorkspace; manifests: LoadedManifests }> {
   h.emulator.reset();
   const ws = await TestWorkspace.create(h);
   const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
@@ -368,6 +372,11 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
   await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  return { ws, manifests };
+}
+
+it('runWatch (library): the notification of a heal says which deletes it left', async () => {
+  const { ws, manifests } = await renamedByHandWithADeleteLeft();
   const { status, posted, events } = await watchHeal(ws, manifests);
   expect(events).toEqual(['checked', 'heal-left', 'healed', 'checked', 'notified']);
   expect(status).toMatchObject({
@@ -386,15 +395,7 @@ it('runWatch (library): the notification of a heal says which deletes it left', 
 });
 
 it('runWatch (library): what a heal left stops showing in /healthz and /metrics once an apply made it, though no drift is left to heal', async () => {
-  h.emulator.reset();
-  const ws = await TestWorkspace.create(h);
-  const named = (name: string): string => bookParser(BOOK_FIELDS).replace('name: books', `name: ${name}`);
-  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS), 'hand-1.yaml': named('hand-1') });
-  await ws.converge();
-  const id = String((await ws.state()).resources['parser.books']?.id);
-  await ws.write({ 'books.yaml': bookParser(BOOK_FIELDS) });
-  await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
-  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const { ws, manifests } = await renamedByHandWithADeleteLeft();
   const left: (LeftChange[] | undefined)[] = [];
   let reads = 0;
   const status = newWatchStatus({ heal: { maxRegenerations: 0 } });
