@@ -26,6 +26,16 @@ export interface BoundedList {
   tail: string;
 }
 
+/**
+ * The room a list takes with every entry compact (its lead alone, for entries without a compact form) and a line
+ * counting any left out: what addList needs to name every entry. Kept free while a part written before it is added.
+ */
+export function compactRoom(list: BoundedList): number {
+  if (list.items.length === 0) return 0;
+  const entries = list.items.reduce((sum, item) => sum + (item.compact ?? item.lead).length + 1, 0);
+  return list.head.length + entries + list.more(1_000_000).length + list.tail.length;
+}
+
 /** Room a bounded text always keeps for the last line that says what was cut (cutNotice). */
 export const NOTICE_RESERVE = 200;
 
