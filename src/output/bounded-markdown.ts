@@ -8,13 +8,15 @@ import { markdownText } from './escape-markdown.js';
 const ITEM_TEXT_MIN = 400;
 
 /**
- * A list entry: its lead (Markdown of ours, already escaped) and its text (a user or service value, raw). `compact`
- * is the entry without its text (its lead alone, without the `: ` before the text): what is shown of every entry
- * when even ITEM_TEXT_MIN characters each would leave some out, so the list names every entry before it drops one.
+ * A list entry: its lead (Markdown of ours, already escaped), its text (a user or service value, raw) and what
+ * follows the text on its line (`after`, Markdown of ours: the cells after it in a table row). `compact` is the
+ * entry without its text (its lead alone, without the `: ` before the text): what is shown of every entry when even
+ * ITEM_TEXT_MIN characters each would leave some out, so the list names every entry before it drops one.
  */
 export interface ListItem {
   lead: string;
   text: string;
+  after?: string;
   compact?: string;
 }
 
@@ -24,6 +26,16 @@ export interface BoundedList {
   items: ListItem[];
   more: (left: number) => string;
   tail: string;
+}
+
+/**
+ * The room a list takes with every entry compact (its lead alone, for entries without a compact form) and a line
+ * counting any left out: what addList needs to name every entry. Kept free while a part written before it is added.
+ */
+export function compactRoom(list: BoundedList): number {
+  if (list.items.length === 0) return 0;
+  const entries = list.items.reduce((sum, item) => sum + (item.compact ?? item.lead).length + 1, 0);
+  return list.head.length + entries + list.more(1_000_000).length + list.tail.length;
 }
 
 /** Room a bounded text always keeps for the last line that says what was cut (cutNotice). */
@@ -122,12 +134,13 @@ export class BoundedText {
 
 /** One list entry on its line, its text cut to `cap` characters, saying how many more there were. */
 function renderItem(item: ListItem, cap: number): string {
-  if (item.text === '') return `${item.lead}\n`;
-  if (item.text.length <= cap) return `${item.lead}${markdownText(item.text)}\n`;
+  const after = item.after ?? '';
+  if (item.text === '') return `${item.lead}${after}\n`;
+  if (item.text.length <= cap) return `${item.lead}${markdownText(item.text)}${after}\n`;
   // Never split a surrogate pair: half a character would show as a replacement sign.
   const end = /[\ud800-\udbff]/.test(item.text.charAt(cap - 1)) ? cap - 1 : cap;
   const left = item.text.length - end;
-  return `${item.lead}${markdownText(item.text.slice(0, end))}… _(${formatCount(left)} more ${left === 1 ? 'character' : 'characters'} cut to fit the comment limit)_\n`;
+  return `${item.lead}${markdownText(item.text.slice(0, end))}… _(${formatCount(left)} more ${left === 1 ? 'character' : 'characters'} cut to fit the comment limit)_${after}\n`;
 }
 
 /** One list entry without its text (ListItem.compact). */

@@ -1,7 +1,9 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
 import { chatText } from './escape-chat.js';
-import { markdownText, tableCode } from './escape-markdown.js';
+import { BoundedText, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
+import { tableCode } from './escape-markdown.js';
+import { COMMENT_HEADER_RESERVE, MARKDOWN_LIMIT } from './render-plan-markdown.js';
 import { printable, printableJson } from './escape-text.js';
 import { formatCount } from '../format-count.js';
 import { renderJson } from './render-json.js';
@@ -61,29 +63,57 @@ export function renderDriftHuman(report: DriftReport, colors: Colors): string {
 
 /**
  * `drift --markdown`: a table for an issue or a pull-request comment. Every live value is escaped (escape-markdown.ts)
- * as in the Markdown plan: a name holding `</details>`, an image link or `@everyone` stays text in its cell.
+ * as in the Markdown plan: a name holding `</details>`, an image link or `@everyone` stays text in its cell. It fits
+ * GitHub's limit as the Markdown plan does (`limit`, room kept for a header): GitHub refuses a longer issue body or
+ * comment outright, and a service error or hundreds of drifted objects can take more. The totals always stay; what
+ * moved is shortened first (longest texts first, saying by how much), then left out with every object still named
+ * with its costs, then rows are cut, counted in a last line.
  */
-export function renderDriftMarkdown(report: DriftReport): string {
+export function renderDriftMarkdown(
+  report: DriftReport,
+  limit = MARKDOWN_LIMIT - COMMENT_HEADER_RESERVE,
+): string {
   if (report.status === 'no_drift') {
     return `### scrapeform drift\n\n${noDrift(report.summary.objects)}\n`;
   }
-  const rows = report.drift.map(
-    (d) =>
-      `| ${tableCode(d.address)} | ${markdownText(d.message)} | ${cost(d.revert)} | ${d.accept.possible ? cost(d.accept) : 'not possible'} |`,
+  const out = new BoundedText(limit - NOTICE_RESERVE);
+  out.add(
+    `### scrapeform drift\n\n${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform.\n\n`,
   );
-  return [
-    '### scrapeform drift',
-    '',
-    `${report.summary.drifted} of ${report.summary.objects} managed ${plural(report.summary.objects, 'object')} changed outside scrapeform.`,
-    '',
-    '| object | what moved | revert | accept |',
-    '| --- | --- | --- | --- |',
-    ...rows,
-    '',
-    `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. ${acceptAll(report, '**Accept all** (`scrapeform drift --accept`)', '**Accept** (`scrapeform drift --accept`)')}.`,
-    ...report.warnings.map((w) => `\n> ${markdownText(w)}`),
-    '',
-  ].join('\n');
+  const totals = `**Revert all** (\`scrapeform apply\`): ${cost(report.summary.revert)}. ${acceptAll(report, '**Accept all** (`scrapeform drift --accept`)', '**Accept** (`scrapeform drift --accept`)')}.\n`;
+  const giveTotals = out.setAside(totals.length);
+  out.addList({
+    head: '| object | what moved | revert | accept |\n| --- | --- | --- | --- |\n',
+    items: report.drift.map((d) => {
+      const costs = ` | ${cost(d.revert)} | ${d.accept.possible ? cost(d.accept) : 'not possible'} |`;
+      return {
+        lead: `| ${tableCode(d.address)} | `,
+        text: d.message,
+        after: costs,
+        compact: `| ${tableCode(d.address)} | _cut to fit the comment limit_${costs}`,
+      };
+    }),
+    more: (left) => `| _…and ${left} more_ | | | |\n`,
+    tail: '\n',
+  });
+  giveTotals();
+  out.add(totals);
+  out.addList({
+    head: '',
+    items: report.warnings.map((w) => ({ lead: '\n> ', text: w })),
+    more: (left) => `\n> _…and ${left} more warnings_\n`,
+    tail: '',
+  });
+  const { cutItems, shortenedItems } = out;
+  return `${out.text}${cutNotice(
+    [
+      cutItems > 0 ? `${cutItems} list ${cutItems === 1 ? 'entry' : 'entries'}` : '',
+      shortenedItems > 0
+        ? `part of ${shortenedItems} list ${shortenedItems === 1 ? 'entry' : 'entries'}`
+        : '',
+    ],
+    'run `scrapeform drift` for the full report',
+  )}`;
 }
 
 /**

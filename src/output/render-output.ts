@@ -52,7 +52,11 @@ const RENDERERS = {
   test: { human: renderTestReportHuman, json: renderTestReportJson, junit: renderJunit },
   ids: { human: renderManagedIdsHuman, json: renderManagedIdsJson },
   doctor: { human: renderDoctorHuman, json: renderDoctorJson },
-  drift: { human: renderDriftHuman, json: renderDriftJson, markdown: renderDriftMarkdown },
+  drift: {
+    human: renderDriftHuman,
+    json: renderDriftJson,
+    markdown: (report) => renderDriftMarkdown(report),
+  },
 } satisfies RendererTable;
 
 /** The formats one kind of output offers. */

@@ -3,7 +3,7 @@ import { adoptsLiveObject, describesPartialPlan } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
-import { BoundedText, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
+import { BoundedText, compactRoom, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { renderJson } from './render-json.js';
@@ -41,6 +41,22 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   const out = new BoundedText(limit - NOTICE_RESERVE);
   const s = plan.summary;
   out.add(['### scrapeform plan', '', `**${summarisePlan(plan)}**`, '', ''].join('\n'));
+  const destructive = destructiveList(plan.resource_changes.filter((c) => c.destructive));
+  const adopted = adoptedList(plan.resource_changes.filter(adoptsLiveObject));
+  const costly = plan.resource_changes.filter((c) => !c.destructive && c.regenerates);
+  const table = [
+    '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
+    '',
+    '',
+  ].join('\n');
+  // The notes come first, yet give way to the counts table and to the names of every destructive change, adoption
+  // and regeneration: room for those is kept while the notes are added (shortened, then cut and counted), so
+  // hundreds of parsers held back cannot push a delete out of the comment.
+  const giveNoted = out.setAside(
+    table.length + compactRoom(destructive) + compactRoom(adopted) + costlyIndexRoom(costly),
+  );
   // What a partial plan leaves out, and the parsers it holds back (no change planned, yet not in line), right under
   // the summary: not folded away among the other warnings, where a reviewer reading "Plan: 1 to create" or "No
   // changes planned: … (see the warning)" would not look.
@@ -51,13 +67,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
     more: (left) => `> - _…and ${left} more_\n`,
     tail: '\n',
   });
-  const table = [
-    '| adopt | create | update | replace | delete | archive | regenerations | est. credits |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| ${s.adopt} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.archive} | ${s.regenerations} | ${formatCount(s.estimated_credits)} |`,
-    '',
-    '',
-  ].join('\n');
+  giveNoted();
   // The lines on project runs and expect checks are shortened, as list entries are, before the counts table is cut:
   // the expect checks name every parser checked, and one add with the table dropped both, uncounted, past the limit.
   const giveTable = out.setAside(table.length);
@@ -71,37 +81,10 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   giveTable();
   out.add(table);
 
-  const destructive = plan.resource_changes.filter((c) => c.destructive);
-  const n = destructive.length;
   // Room for naming every change that regenerates should its details be cut (costly, and named nowhere else).
-  const giveBack = out.setAside(
-    costlyIndexRoom(plan.resource_changes.filter((c) => !c.destructive && c.regenerates)),
-  );
-  out.addList({
-    head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
-    items: destructive.map((c) => {
-      // What consumers lose (a replace's new parser id, a delete's versions, an archive that cannot be undone) is
-      // said here once, as the terminal plan says it, not again in the breaking list below.
-      const text = [...c.reasons, ...c.breaking].join('; ');
-      // The id once: a delete's reason already names it.
-      const id = c.id !== null && text.includes(String(c.id)) ? '' : idText(c);
-      return { lead: `> - ${changeName(c)}${id}: `, text, compact: `> - ${changeName(c)}${idText(c)}` };
-    }),
-    more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,
-    tail: '\n',
-  });
-
-  const adopted = plan.resource_changes.filter(adoptsLiveObject);
-  const a = adopted.length;
-  out.addList({
-    head: `> [!IMPORTANT]\n> **${a} live ${a === 1 ? 'object' : 'objects'} taken over by name** that no state manages (need \`--allow-adopt\` or \`adopt: true\`; another state may manage ${a === 1 ? 'it' : 'them'}):\n`,
-    items: adopted.map((c) => ({
-      lead: `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}`,
-      text: '',
-    })),
-    more: (left) => `> - _…and ${left} more_\n`,
-    tail: '\n',
-  });
+  const giveBack = out.setAside(costlyIndexRoom(costly));
+  out.addList(destructive);
+  out.addList(adopted);
 
   // Destructive changes are listed once, above: a delete is not repeated as "breaking".
   const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0 && !c.destructive);
@@ -246,10 +229,40 @@ function notShownList(changes: ResourceChange[]): BoundedList {
 
 /** The room notShownList takes to name `changes` (those that regenerate), with a line counting any others. */
 function costlyIndexRoom(changes: ResourceChange[]): number {
-  if (changes.length === 0) return 0;
-  const list = notShownList(changes);
-  const entries = list.items.reduce((sum, item) => sum + item.lead.length + 1, 0);
-  return list.head.length + entries + list.more(1_000_000).length + list.tail.length;
+  return compactRoom(notShownList(changes));
+}
+
+/**
+ * The destructive changes, each with what consumers lose (a replace's new parser id, a delete's versions, an archive
+ * that cannot be undone), said here once, as the terminal plan says it, not again in the breaking list.
+ */
+function destructiveList(changes: ResourceChange[]): BoundedList {
+  const n = changes.length;
+  return {
+    head: `> [!WARNING]\n> **${n} destructive ${n === 1 ? 'change' : 'changes'}** (need \`--allow-destroy\`):\n`,
+    items: changes.map((c) => {
+      const text = [...c.reasons, ...c.breaking].join('; ');
+      // The id once: a delete's reason already names it.
+      const id = c.id !== null && text.includes(String(c.id)) ? '' : idText(c);
+      return { lead: `> - ${changeName(c)}${id}: `, text, compact: `> - ${changeName(c)}${idText(c)}` };
+    }),
+    more: (left) => `> - _…and ${left} more destructive ${left === 1 ? 'change' : 'changes'}_\n`,
+    tail: '\n',
+  };
+}
+
+/** The changes that take over a live object no state manages. */
+function adoptedList(changes: ResourceChange[]): BoundedList {
+  const a = changes.length;
+  return {
+    head: `> [!IMPORTANT]\n> **${a} live ${a === 1 ? 'object' : 'objects'} taken over by name** that no state manages (need \`--allow-adopt\` or \`adopt: true\`; another state may manage ${a === 1 ? 'it' : 'them'}):\n`,
+    items: changes.map((c) => ({
+      lead: `> - ${markdownCode(c.address)} **${c.action}**${idText(c)}`,
+      text: '',
+    })),
+    more: (left) => `> - _…and ${left} more_\n`,
+    tail: '\n',
+  };
 }
 
 /** A change's address and action, and whether it regenerates, as the lists name it. */

@@ -147,4 +147,25 @@ describe('a cut comment still names every destructive and every regenerating cha
       `- _…and ${300 - shown - listed.length} more changes not named here: \`scrapeform show\` on the saved plan (the Action's \`plan-file\`) lists every one_\n`,
     );
   });
+
+  it('hundreds of parsers held back: the notes above the table never push out the counts, a delete or a regeneration', () => {
+    // Held-back parsers are noted right under the summary, above everything else: written first, they took all the
+    // room, and the counts table, the destructive list and the index of regenerating changes went, uncounted or
+    // as "…and 1 more destructive change" naming none.
+    const plan = planOf({ deleted: 250, created: ['keep'] });
+    for (let i = 0; i < 800; i++) {
+      const name = `parser.catalogue-page-${String(i).padStart(3, '0')}`;
+      plan.warnings.push(`${name}: version 2 is still generating; plan again once it finishes`);
+    }
+    const markdown = renderPlanMarkdown(plan);
+    expect(markdown.length + COMMENT_HEADER_RESERVE).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(markdown).toContain('| 0 | 1 | 0 | 0 | 250 | 0 | 1 |');
+    for (const change of plan.resource_changes.filter((c) => c.destructive)) {
+      expect(markdown).toContain(`> - ${named(change)}`);
+    }
+    expect(markdown).not.toContain('more destructive');
+    expect(markdown).toContain('- `parser.keep` **create** (regenerates)\n');
+    // The notes give way instead, counted where they are cut.
+    expect(markdown).toMatch(/> - _…and \d+ more_\n/);
+  });
 });
