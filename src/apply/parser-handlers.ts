@@ -12,7 +12,7 @@ import type {
   ParserUpdate,
 } from '../plan/model.js';
 import { parsersDeleted } from '../plan/model.js';
-import { failureOf } from '../state/model.js';
+import { failureOf, keptProtection } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, confirmGone, makeCall, noteCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
@@ -186,6 +186,7 @@ async function replaceParser(
     state.resources[change.address] = {
       ...createdParserState(change, created, change.definition),
       replacing: { oldId, ...(change.alsoDeletes !== undefined ? { also: change.alsoDeletes } : {}) },
+      ...keptProtection(state.resources[change.address]),
     };
     clearIntent(state, change.address);
   });
@@ -261,6 +262,7 @@ async function finishReplace(
       version: change.version,
       definition: change.definition,
       descriptionsKnown: true,
+      ...keptProtection(state.resources[change.address]),
     };
     clearIntent(state, change.address);
   });

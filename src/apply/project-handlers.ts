@@ -11,6 +11,7 @@ import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
 import { ScrapeformError } from '../errors.js';
+import { keptProtection } from '../state/model.js';
 import { confirmGone, makeCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
@@ -73,6 +74,7 @@ export const PROJECT_HANDLERS = {
         definition: change.definition,
         ...(held !== undefined ? { held } : {}),
         ...(refused !== undefined ? { refused } : {}),
+        ...keptProtection(state.resources[change.address]),
       };
     });
     refuseScheduleNotTaken(change, holds, notTaken);

@@ -139,6 +139,16 @@ export interface ProjectState {
 export type ResourceState = ParserState | ProjectState;
 
 /**
+ * The `lifecycle.prevent_destroy` an entry records, for a handler that writes the entry anew (a PATCH's answer, a
+ * replace): kept with every write, since a run killed before its end (where apply records each declared object's
+ * protection again) would otherwise leave it lifted, and the next plan would delete or archive the object once its
+ * manifest is gone.
+ */
+export function keptProtection(entry: ResourceState | undefined): { preventDestroy?: true } {
+  return entry?.preventDestroy === true ? { preventDestroy: true } : {};
+}
+
+/**
  * A create about to be sent, written to state before its POST. A run killed before the answer (or whose answer was
  * lost) leaves it behind; the next plan finds what landed by name and takes it as ours, with this definition,
  * instead of adopting it blind or creating another one (docs/concepts.md, "Crash safety").
