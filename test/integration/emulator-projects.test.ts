@@ -321,6 +321,25 @@ describe('jobs and the scheduler', () => {
     expect(jobsOf(id)).toHaveLength(1);
   });
 
+  it('schedulingEnabled false: a PATCH of the interval after the run schedules none', async () => {
+    await advanceTo(T0 - HOUR);
+    const id = await create({
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
+      scrapingInterval: 'daily',
+      scheduledAt: new Date(T0).toISOString(),
+      schedulingEnabled: false,
+    });
+    await advanceTo(T0 + HOUR);
+    const patched = await h.raw('PATCH', `/api/projects/${id}?${q}`, {
+      scrapingInterval: 'weekly',
+      schedulingEnabled: false,
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body as { scheduledAt: unknown }).scheduledAt).toBeNull();
+    await advanceTo(T0 + 30 * 24 * HOUR);
+    expect(jobsOf(id)).toHaveLength(1);
+  });
+
   it('PATCH scheduledAt: now triggers a run (what `scrapeform run` does)', async () => {
     await advanceTo(T0);
     const id = await create({
