@@ -298,6 +298,22 @@ describe('jobs and the scheduler', () => {
     ]);
   });
 
+  it('monthly: a run every month, February too, for a project started on the 31st', async () => {
+    await advanceTo(T0);
+    const id = await create({
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
+      scrapingInterval: 'monthly',
+      scheduledAt: '2030-01-31T08:00:00Z',
+    });
+    await advanceTo(Date.parse('2030-04-30T00:00:00Z'));
+    expect(jobsOf(id).map((j) => j.scheduledFor)).toEqual([
+      '2030-01-31T08:00:00.000Z',
+      '2030-02-28T08:00:00.000Z',
+      '2030-03-28T08:00:00.000Z',
+      '2030-04-28T08:00:00.000Z',
+    ]);
+  });
+
   it('scheduledAt now starts at once; once runs one time', async () => {
     const id = await create({
       projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
