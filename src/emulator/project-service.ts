@@ -207,8 +207,11 @@ export class ProjectService {
     if (body.scheduledAt !== undefined && project.scheduledAt !== null) {
       project.nextRunAt = resolveScheduledAt(project.scheduledAt, now);
     } else if (
+      // A new interval gives a project whose run is over its next run only while scheduling is enabled: with it
+      // false the project is not rescheduled after its next run (seed 2, schedulingEnabled).
       project.scrapingInterval !== intervalBefore &&
       project.nextRunAt === null &&
+      project.schedulingEnabled &&
       project.scrapingInterval !== ONCE
     ) {
       project.nextRunAt = nextAfter(project.scrapingInterval, now);

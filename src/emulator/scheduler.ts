@@ -46,8 +46,14 @@ export function nextAfter(interval: string, after: number): number | null {
   if (interval === 'daily') return after + DAY;
   if (interval === 'weekly') return after + 7 * DAY;
   if (interval === 'monthly') {
+    // The same day of the next month, or its last day when it is shorter: setUTCMonth alone overflows (January 31
+    // gave March 3), leaving February without a run.
     const date = new Date(after);
+    const day = date.getUTCDate();
+    date.setUTCDate(1);
     date.setUTCMonth(date.getUTCMonth() + 1);
+    const lastDay = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+    date.setUTCDate(Math.min(day, lastDay));
     return date.getTime();
   }
   if (interval === ONCE) return null;

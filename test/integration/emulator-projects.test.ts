@@ -298,6 +298,22 @@ describe('jobs and the scheduler', () => {
     ]);
   });
 
+  it('monthly: a run every month, February too, for a project started on the 31st', async () => {
+    await advanceTo(T0);
+    const id = await create({
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
+      scrapingInterval: 'monthly',
+      scheduledAt: '2030-01-31T08:00:00Z',
+    });
+    await advanceTo(Date.parse('2030-04-30T00:00:00Z'));
+    expect(jobsOf(id).map((j) => j.scheduledFor)).toEqual([
+      '2030-01-31T08:00:00.000Z',
+      '2030-02-28T08:00:00.000Z',
+      '2030-03-28T08:00:00.000Z',
+      '2030-04-28T08:00:00.000Z',
+    ]);
+  });
+
   it('scheduledAt now starts at once; once runs one time', async () => {
     const id = await create({
       projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
@@ -318,6 +334,25 @@ describe('jobs and the scheduler', () => {
       schedulingEnabled: false,
     });
     await advanceTo(T0 + 10 * HOUR);
+    expect(jobsOf(id)).toHaveLength(1);
+  });
+
+  it('schedulingEnabled false: a PATCH of the interval after the run schedules none', async () => {
+    await advanceTo(T0 - HOUR);
+    const id = await create({
+      projectInput: { type: 'list', list: ['https://books.example/catalogue/page-1.html'] },
+      scrapingInterval: 'daily',
+      scheduledAt: new Date(T0).toISOString(),
+      schedulingEnabled: false,
+    });
+    await advanceTo(T0 + HOUR);
+    const patched = await h.raw('PATCH', `/api/projects/${id}?${q}`, {
+      scrapingInterval: 'weekly',
+      schedulingEnabled: false,
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body as { scheduledAt: unknown }).scheduledAt).toBeNull();
+    await advanceTo(T0 + 30 * 24 * HOUR);
     expect(jobsOf(id)).toHaveLength(1);
   });
 
