@@ -1,7 +1,7 @@
 import { isRecord } from './rules.js';
 
 /** Maps merged key by key when an object overrides its template; other values are replaced whole. */
-const MERGED_MAPS: Record<'Parser' | 'Project', readonly string[]> = {
+export const MERGED_MAPS: Record<'Parser' | 'Project', readonly string[]> = {
   Parser: ['scraper_params', 'lifecycle'],
   Project: ['lifecycle', 'notificationConfig', 'apiParams'],
 };

@@ -200,6 +200,21 @@ function isPlainData(value: unknown, depth: number): boolean {
   return true;
 }
 
+/** yaml refuses an implicit key whose `:` is more than this many characters after the key starts; js-yaml does not. */
+const MAX_KEY_SPAN = 1024;
+
+/**
+ * Whether a long line may hold a key that yaml refuses for its length: its first `:` indicator is far from where
+ * its content starts (after `- ` markers), or the content starts with a quote or a bracket, whose text may hold
+ * a `: ` before the real indicator. A line with no indicator (a long value's continuation) holds no key.
+ */
+function mayHoldLongKey(line: string, indent: number): boolean {
+  const content = indent + (/^(?:-[ \t]+)*/.exec(line.slice(indent))?.[0].length ?? 0);
+  if ('"\'[{'.includes(line[content] ?? '')) return true;
+  const indicator = line.slice(content).search(/:(?:[ \t]|$)/);
+  return indicator > MAX_KEY_SPAN - 1;
+}
+
 interface Segment {
   start: SourcePosition;
   name?: { position: SourcePosition; text: string };
@@ -232,6 +247,7 @@ function splitDocuments(text: string): Segment[] | undefined {
     const indent = line.length - line.trimStart().length;
     const first = line[indent];
     if (first === undefined || first === '#') continue;
+    if (line.length > MAX_KEY_SPAN && mayHoldLongKey(line, indent)) return undefined;
     current ??= { indent: 0, names: [] };
     if (current.start === undefined) {
       current.start = { line: index + 1, column: indent + 1 };

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -125,6 +126,78 @@ describe('the JSON Schema and validate agree', () => {
       expect(validateAccepts(file)).toBe(false);
     },
   );
+
+  it('accepts what an object may write over its template (a null that drops a key, part of a field), as validate does', async () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'scrapeform-schema-extends-'));
+    try {
+      const file = path.join(work, 'extends.yaml');
+      writeFileSync(
+        file,
+        `kind: ParserTemplate
+name: base
+urls: [https://books.example/]
+scraper_params: { render: true, country_code: us }
+expect: [{ url: https://books.example/, result: {} }]
+fields:
+  title: { description: Title, selector: h1, type: string }
+  price: { description: Price }
+---
+kind: ParserTemplate
+name: shop
+extends: base
+scraper_params: { country_code: null }
+fields:
+  title: { selector: h2 }
+---
+kind: Parser
+name: books
+extends: shop
+scraper_params: { render: null }
+expect: null
+fields:
+  title: { selector: null, type: null }
+  price: null
+---
+kind: ProjectTemplate
+name: hourly
+projectType: urls
+projectInput: { type: list, list: [https://books.example/] }
+scrapingInterval: hourly
+output_format: CSV
+apiParams: { render: true }
+notificationConfig: { notifyOnSuccess: never }
+---
+kind: Project
+name: once
+extends: hourly
+scrapingInterval: null
+output_format: null
+apiParams: { render: null }
+notificationConfig: { notifyOnSuccess: null }
+`,
+      );
+      const loaded = await loadManifests({ paths: [file], env: {}, now: new Date('2026-01-01T00:00:00Z') });
+      expect(loaded.diagnostics).toEqual([]);
+      expect([...loaded.parsers, ...loaded.projects].map((o) => o.name)).toEqual(['books', 'once']);
+      const documents = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown);
+      expect(documents.map((d) => [validateSchema(d), validateSchema.errors?.[0]?.instancePath])).toEqual(
+        documents.map(() => [true, undefined]),
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it('still refuses, without extends, a null or a field without its description', () => {
+    const parser = { kind: 'Parser', name: 'x', urls: ['https://a.example/'] };
+    expect(validateSchema({ ...parser, scraper_params: { render: null } })).toBe(false);
+    expect(validateSchema({ ...parser, expect: null })).toBe(false);
+    expect(validateSchema({ ...parser, fields: { title: { selector: 'h1' } } })).toBe(false);
+    expect(validateSchema({ ...parser, fields: { title: { description: 'T', selector: null } } })).toBe(
+      false,
+    );
+    expect(validateSchema({ ...parser, fields: { title: { description: 'T' } } })).toBe(true);
+  });
 
   it('accepts an environment reference where a URL or boolean is expected, as validate does', () => {
     const parser = {

@@ -103,6 +103,12 @@ fields:
   title: { description: 'what? yes ?', selector: 'a[href]:hover' }
   price: { description: Is it in stock ?, selector: "[data-price]:first-child" }
 `,
+    'a line longer than 1024 characters after a short key': `kind: Parser
+name: l
+urls: [https://books.example/]
+fields:
+  title: { description: ${'d'.repeat(2000)} }
+`,
     'block scalars and folded text': `kind: Parser
 name: e
 urls:
@@ -216,6 +222,25 @@ fields:
     'a flow map as a key written without a space': {
       text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: {{x: 1}:{description: x}}\n',
       reported: ['manifest.key-type', 4, 10, KEY_TYPE('a map')],
+    },
+    // yaml allows at most 1,024 characters from the start of an implicit key to its `:`; js-yaml has no limit.
+    'a key longer than 1024 characters': {
+      text: `kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  ${'t'.repeat(1025)}: { description: x }\n`,
+      reported: [
+        'manifest.yaml-syntax',
+        5,
+        3,
+        'YAML syntax: The : indicator must be at most 1024 chars after the start of an implicit block mapping key',
+      ],
+    },
+    'a quoted key longer than 1024 characters, holding a colon': {
+      text: `kind: Parser\nname: a\nurls: [https://a.example/]\nfields:\n  t: { description: x }\n  "a: ${'t'.repeat(1025)}": { description: y }\n`,
+      reported: [
+        'manifest.yaml-syntax',
+        6,
+        3,
+        'YAML syntax: The : indicator must be at most 1024 chars after the start of an implicit block mapping key',
+      ],
     },
     'an octal and a decimal of the same value': {
       text: 'kind: Parser\nname: a\nurls: [https://a.example/]\nfields: { 0o10: { description: x }, 8: { description: y } }\n',
