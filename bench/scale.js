@@ -1,7 +1,7 @@
 // bench scale: apply at scale and a fast start (issue 14). Every figure is a whole process (the CLI run as users
 // run it, against an emulator in another process), timed from spawn to exit; CPU and peak memory are the CLI
 // process's own (bench/report-usage.cjs, preloaded with --require). With BENCH_BASELINE=<folder of a built scrapeform> each row also runs
-// that build in the same round, A/B in turn, so both sides see the same machine load. Medians of the rounds.
+// that build in the same round, the two taking turns to go first, so both sides see the same machine load. Medians of the rounds.
 // Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady]   (--quick: one round, smaller runs;
 // --only: those sections alone, for working on one row; npm run bench runs them all)
 import { spawn } from 'node:child_process';
@@ -43,6 +43,12 @@ if (process.env.BENCH_BASELINE) {
 for (const build of builds) {
   rmSync(path.join(path.dirname(build.bin), 'code-cache'), { recursive: true, force: true });
 }
+/**
+ * The builds in the order round `n` runs them: turn about, so neither always runs right after the other's heaviest
+ * work (the emulator collecting what the run before it made, the machine's caches), which a fixed order charged to
+ * the second build every round.
+ */
+const inTurn = (n) => (n % 2 === 0 ? builds : [...builds].reverse());
 /** What "before" is, for the description: BENCH_BASELINE_NAME (a commit), else the folder given. */
 const baselineName = process.env.BENCH_BASELINE_NAME ?? process.env.BENCH_BASELINE;
 const work = await mkdtemp(path.join(tmpdir(), 'scrapeform-bench-scale-'));
@@ -170,7 +176,7 @@ if (section('startup')) {
   }
   for (let i = 0; i < STARTS; i++) {
     times.node.push((await timed(['-e', '0'])).wallMs);
-    for (const b of builds) {
+    for (const b of inTurn(i)) {
       times[`${b.label} version`].push((await timed([b.bin, '--version'])).wallMs);
       const v = await timed([b.bin, 'validate', file]);
       if (v.code !== 0) throw new Error(`validate failed: ${v.stderr}`);
@@ -221,7 +227,7 @@ if (section('creates')) {
     ]);
     if (whole.code !== 0) throw new Error(`bare client process failed: ${whole.stderr.slice(-1500)}`);
     bareProcess.push(whole.wallMs);
-    for (const b of builds) {
+    for (const b of inTurn(round)) {
       creates[b.label].push(
         await applyFresh(emulator, b, `projects-${b.label}`, manifests(n, projectYaml), [
           '--concurrency',
@@ -281,7 +287,7 @@ if (section('creates')) {
     bareParsers.push(await barePosts(emulator.url, KEY, 'parsers', n, 16));
     await emulator.control('reset', 'POST');
     bareWaits.push(await bareCreateAndWait(emulator.url, KEY, n, 16, 20));
-    for (const b of builds) {
+    for (const b of inTurn(round)) {
       parsers[b.label].push(
         await applyFresh(
           emulator,
@@ -389,7 +395,7 @@ if (section('steady')) {
   await emulator.control('faults', 'PUT', { latencyMs: 50 });
   const runs = Object.fromEntries(builds.map((b) => [b.label, []]));
   for (let round = 0; round < (quick ? 1 : 2); round++) {
-    for (const b of builds) {
+    for (const b of inTurn(round)) {
       const r = await timed([b.bin, 'plan', '--detailed-exitcode'], { cwd: dir, env: emulator.env });
       if (r.code !== 0)
         throw new Error(
@@ -418,7 +424,7 @@ await rm(work, { recursive: true, force: true });
 const met = rows.filter((r) => r[4] === 'met').length;
 console.log(
   JSON.stringify({
-    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, A/B in turn. ` : ''}Each build's code cache is emptied first, so the same commands in the same order make its entries. Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
+    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, the two builds taking turns to go first (a fixed order charged the second with what the first left behind). ` : ''}Each build's code cache is emptied first, so the same commands in the same order make its entries. Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
     header: ['measure', 'target', 'figures', 'compared to', 'after'],
     rows,
     verdict: `${met} of ${rows.length} targets met. ${verdicts.join(' ')}`.trim(),
