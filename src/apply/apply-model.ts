@@ -72,6 +72,12 @@ export interface ApplyOptions {
    * before it (see createOnce) instead of listing again. Without it each create lists first.
    */
   live?: Pick<LiveSnapshot, 'parsers' | 'projects'>;
+  /**
+   * The addresses the manifests applied protect with `lifecycle.prevent_destroy`: an object created at one is
+   * recorded protected from its intent on (create-intent.ts), not only when the run ends, so a run killed after the
+   * POST leaves it protected.
+   */
+  protect?: ReadonlySet<string>;
   /** How long to wait for a generation (`--wait-timeout`, default 15 minutes). */
   waitTimeoutMs?: number;
   /** Return after the calls instead of waiting for generations (`--no-wait`); a replace still waits. */

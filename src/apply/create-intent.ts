@@ -2,7 +2,8 @@ import { ApiError, mayHaveLanded, neverSent } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { PostingChange, ResourceChange } from '../plan/model.js';
-import type { CreateIntent, State } from '../state/model.js';
+import { keptProtection } from '../state/model.js';
+import type { CreateIntent, ResourceState, State } from '../state/model.js';
 import type { HandlerContext } from './apply-context.js';
 import { createOnce } from './create-once.js';
 import type { Created } from './create-once.js';
@@ -28,11 +29,35 @@ export function intentOf(change: PostingChange): Omit<CreateIntent, 'before'> {
  * state still records at its address when it creates again an object deleted outside scrapeform (that record
  * stays until the new one is recorded, so without it the intent would read as spent after a kill).
  */
-function intentAt(state: State, change: PostingChange, before: (string | number)[]): CreateIntent {
+function intentAt(
+  ctx: HandlerContext,
+  state: State,
+  change: PostingChange,
+  before: (string | number)[],
+): CreateIntent {
   const recorded = state.resources[change.address];
   const recreates =
     change.action === 'create' && recorded?.kind === change.kind ? { recreates: recorded.id } : {};
-  return { ...intentOf(change), before, ...recreates } as CreateIntent;
+  return {
+    ...intentOf(change),
+    before,
+    ...recreates,
+    ...createdProtection(ctx, change.address, recorded),
+  } as CreateIntent;
+}
+
+/**
+ * The `lifecycle.prevent_destroy` of the object a create or replace makes at `address`, recorded with its intent and
+ * with the object itself: the manifest's (ApplyOptions.protect), or the one state recorded there (the parser a
+ * replace replaces). The end of the run records each declared object's protection; an object made by a run killed
+ * before then is protected all the same (recover-intents.ts takes it from the intent).
+ */
+export function createdProtection(
+  ctx: HandlerContext,
+  address: string,
+  recorded: ResourceState | undefined,
+): { preventDestroy?: true } {
+  return ctx.options.protect?.has(address) === true ? { preventDestroy: true } : keptProtection(recorded);
 }
 
 /**
@@ -59,7 +84,7 @@ export async function recordIntentsAhead(
       const byName = change.kind === 'Project' ? planned.projectsByName : planned.parsersByName;
       const before = (byName.get(change.name) ?? []).map((o) => o.id);
       ahead.set(change.address, intents[change.address]);
-      intents[change.address] = intentAt(state, change, before);
+      intents[change.address] = intentAt(ctx, state, change, before);
     }
   });
   await ctx.store.durable();
@@ -172,7 +197,10 @@ export async function createWithIntent<T extends { id: string | number; name?: s
           return;
         }
         earlier = ctx.store.current.intents?.[change.address];
-        await recordIntent(ctx, change.address, { ...intentAt(ctx.store.current, change, before), sent });
+        await recordIntent(ctx, change.address, {
+          ...intentAt(ctx, ctx.store.current, change, before),
+          sent,
+        });
         posting = true;
       },
     });

@@ -17,7 +17,7 @@ import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, confirmGone, makeCall, noteCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
-import { clearIntent, createWithIntent } from './create-intent.js';
+import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
 import { patchOnce, waveDefinitions } from './patch-intent.js';
 import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
 import { sameParserDefinition } from '../plan/parser-definition.js';
@@ -67,7 +67,10 @@ async function createParser(change: ParserCreate, result: ChangeResult, ctx: Han
   const created = await postParser(ctx, change, result);
   result.id = created.id;
   await ctx.store.commit((state) => {
-    state.resources[change.address] = createdParserState(change, created, change.definition);
+    state.resources[change.address] = {
+      ...createdParserState(change, created, change.definition),
+      ...createdProtection(ctx, change.address, state.resources[change.address]),
+    };
     clearIntent(state, change.address);
   });
   if (ctx.options.noWait === true) {
@@ -186,7 +189,7 @@ async function replaceParser(
     state.resources[change.address] = {
       ...createdParserState(change, created, change.definition),
       replacing: { oldId, ...(change.alsoDeletes !== undefined ? { also: change.alsoDeletes } : {}) },
-      ...keptProtection(state.resources[change.address]),
+      ...createdProtection(ctx, change.address, state.resources[change.address]),
     };
     clearIntent(state, change.address);
   });

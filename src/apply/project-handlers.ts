@@ -15,7 +15,7 @@ import { keptProtection } from '../state/model.js';
 import { confirmGone, makeCall, noteCreate } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
-import { clearIntent, createWithIntent } from './create-intent.js';
+import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
 
 /** One handler per project action; a missing one is a type error. */
 export const PROJECT_HANDLERS = {
@@ -41,6 +41,7 @@ export const PROJECT_HANDLERS = {
         ...(refused !== undefined ? { refused } : {}),
         // Not seen yet: until a list or read shows it, a 404 for it is no proof it is gone (unseen-create.ts).
         unseenSince: new Date(ctx.now()).toISOString(),
+        ...createdProtection(ctx, change.address, state.resources[change.address]),
       };
       clearIntent(state, change.address);
     });

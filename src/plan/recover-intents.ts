@@ -1,4 +1,5 @@
 import type { LiveParserDetails, LiveParserSummary, LiveProject } from '../api/live.js';
+import { keptProtection } from '../state/model.js';
 import type {
   CreateIntent,
   ParserCreateIntent,
@@ -76,14 +77,18 @@ export function recoverIntents(
         `${address}: an interrupted apply sent a create of "${intent.name}", and the service shows ${nameless.length === 1 ? 'a project' : 'projects'} without a name that ${nameless.length === 1 ? 'is' : 'are'} not managed (${nameless.map((o) => String(o.id)).join(', ')}); scrapeform cannot tell whether one is the project it made and takes none`,
       );
     } else if (landed.length === 1 && only !== undefined) {
+      // Protected as the run would have recorded it: as the intent says, or (an intent written before it said so)
+      // as the object state still records there was, which a replace keeps.
+      const protection = keptProtection(intent.preventDestroy === true ? intent : recorded);
       resources[address] =
         intent.kind === 'Parser'
-          ? recoveredParser(intent, only as LiveParserSummary)
+          ? { ...recoveredParser(intent, only as LiveParserSummary), ...protection }
           : {
               kind: 'Project',
               id: (only as LiveProject).id,
               name: intent.name,
               definition: intent.definition,
+              ...protection,
             };
       changed = true;
       notes.push(

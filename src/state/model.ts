@@ -144,7 +144,7 @@ export type ResourceState = ParserState | ProjectState;
  * protection again) would otherwise leave it lifted, and the next plan would delete or archive the object once its
  * manifest is gone.
  */
-export function keptProtection(entry: ResourceState | undefined): { preventDestroy?: true } {
+export function keptProtection(entry: { preventDestroy?: true } | undefined): { preventDestroy?: true } {
   return entry?.preventDestroy === true ? { preventDestroy: true } : {};
 }
 
@@ -171,6 +171,12 @@ interface IntentOutcome {
    * lag behind a create). One without it was never sent, or sent within the window before a kill.
    */
   sent?: string;
+  /**
+   * `lifecycle.prevent_destroy` of the object it creates, as the manifest applied declares it; absent when not set
+   * (and in intents written before it was recorded). The object recovered from the intent is protected as the end of
+   * the run would have recorded it, so a run killed after the POST does not leave it open to a delete or archive.
+   */
+  preventDestroy?: true;
 }
 
 export interface ParserCreateIntent extends IntentOutcome {

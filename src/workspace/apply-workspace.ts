@@ -154,6 +154,8 @@ export async function applyWorkspace(
       ...(options.maxGenerating !== undefined ? { maxGenerating: options.maxGenerating } : {}),
       // What this plan read: creates take it as what existed before them (no list per create).
       live: fresh.live,
+      // What the manifests protect: recorded with each create's intent and object, not only at the end of the run.
+      protect: new Set(declared.filter((object) => object.preventDestroy).map((object) => object.address)),
       ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
       ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),

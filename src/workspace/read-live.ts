@@ -18,12 +18,13 @@ export interface DeclaredObjects {
   projects: readonly DesiredProject[];
 }
 
-/** The services a workspace uses: those it declares objects of, or state records objects of (issue 13). */
+/** The services a workspace uses: those it declares objects of, or state records objects (or creates) of (issue 13). */
 export function servicesUsed(
   declared: DeclaredObjects,
   state: State,
 ): { parsers: boolean; projects: boolean } {
-  const recorded = Object.values(state.resources);
+  // Intents too: a create a killed run sent is recovered from the list even once no manifest declares its kind.
+  const recorded = [...Object.values(state.resources), ...Object.values(state.intents ?? {})];
   return {
     parsers: declared.parsers.length > 0 || recorded.some((r) => r.kind === 'Parser'),
     projects: declared.projects.length > 0 || recorded.some((r) => r.kind === 'Project'),

@@ -694,3 +694,54 @@ describe('a live parser sharing a managed parser name is shown, never hidden', (
     });
   });
 });
+
+describe('recoverIntents: lifecycle.prevent_destroy of the object an interrupted create made', () => {
+  const live = { parsers: [summary('p-1', 'books', 0, 'GENERATING')], projects: [liveProject(7, 'nightly')] };
+
+  it('records it protected when its intent says so, and unprotected from an intent written before the flag', () => {
+    const projectIntent = {
+      kind: 'Project' as const,
+      name: 'nightly',
+      definition: { name: 'nightly' },
+      before: [],
+    };
+    const parserIntent = { kind: 'Parser' as const, name: 'books', definition, before: [] };
+    const flagged = recoverIntents(
+      stateWith(
+        {},
+        {
+          'project.nightly': { ...projectIntent, preventDestroy: true },
+          'parser.books': { ...parserIntent, preventDestroy: true },
+        },
+      ),
+      live,
+    ).state;
+    expect(flagged.resources['project.nightly']).toMatchObject({ id: 7, preventDestroy: true });
+    expect(flagged.resources['parser.books']).toMatchObject({ id: 'p-1', preventDestroy: true });
+    // An older scrapeform's intent, without the flag, still reads: the object is recovered as it was before.
+    const older = recoverIntents(
+      stateWith({}, { 'project.nightly': projectIntent, 'parser.books': parserIntent }),
+      live,
+    ).state;
+    expect(older.resources['project.nightly']).toMatchObject({ id: 7 });
+    expect(older.resources['project.nightly']?.preventDestroy).toBeUndefined();
+    expect(older.resources['parser.books']?.preventDestroy).toBeUndefined();
+  });
+
+  it('keeps the protection of the parser a replace replaces when its intent (an older one) does not say', () => {
+    const recovered = recoverIntents(
+      stateWith(
+        { 'parser.books': { ...old, preventDestroy: true } },
+        {
+          'parser.books': { kind: 'Parser', name: 'books', definition, replaces: 'p-old', before: ['p-old'] },
+        },
+      ),
+      { parsers: [summary('p-old', 'books', 3), summary('p-1', 'books', 0, 'GENERATING')], projects: [] },
+    ).state;
+    expect(recovered.resources['parser.books']).toMatchObject({
+      id: 'p-1',
+      replacing: { oldId: 'p-old' },
+      preventDestroy: true,
+    });
+  });
+});

@@ -3,7 +3,7 @@ import { ApiError } from '../../../src/api/api-error.js';
 import type { ApiClients } from '../../../src/api/create-clients.js';
 import type { LiveParserDetails } from '../../../src/api/live.js';
 import type { ParserState } from '../../../src/state/model.js';
-import { readLive } from '../../../src/workspace/read-live.js';
+import { readLive, servicesUsed } from '../../../src/workspace/read-live.js';
 import { desiredParser } from '../../helpers/desired.js';
 import { liveDetails } from '../../helpers/live.js';
 import { parserState, stateOf } from '../../helpers/state.js';
@@ -66,5 +66,15 @@ describe('readLive: details below a version state knows, a list lagging behind i
     const fake = clients(refused(400));
     const state = stateOf({ 'parser.books': parserState({ definition, version: 1 }) });
     await expect(readLive(fake.clients, declared, state)).rejects.toThrow('400');
+  });
+});
+
+describe('servicesUsed: the services whose lists the plan reads', () => {
+  it('includes a service state holds only an interrupted create of, so the object it made is recovered', () => {
+    const state = stateOf({});
+    state.intents = {
+      'project.nightly': { kind: 'Project', name: 'nightly', definition: { name: 'nightly' }, sent: 'T' },
+    };
+    expect(servicesUsed({ parsers: [], projects: [] }, state)).toEqual({ parsers: false, projects: true });
   });
 });
