@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -37,10 +38,36 @@ function variablesRead(text: string): string[] {
   return names.filter((n): n is string => n !== undefined);
 }
 
+/** Each command (`state push` included) with its long options, as the completion script lists them. */
+async function commandFlags(): Promise<Map<string, string[]>> {
+  const bash = (await runScrapeform(['completion', 'bash'])).stdout;
+  const commands = new Map<string, string[]>();
+  for (const m of bash.matchAll(/'([a-z][a-z -]*)'\) opts='([^']*)'/g)) {
+    commands.set(m[1] ?? '', (m[2] ?? '').split(' ').filter(Boolean));
+  }
+  return commands;
+}
+
+/** The `### \`scrapeform …\`` headings of README.md with the text under each. */
+function commandSections(readme: string): { heading: string; body: string }[] {
+  return readme
+    .split(/^### /m)
+    .slice(1)
+    .filter((s) => s.startsWith('`scrapeform '))
+    .map((s) => ({ heading: s.slice(0, s.indexOf('\n')), body: s }));
+}
+
+/** Whether `text` holds `flag` as a whole flag (`--lock` not matched by `--lock-timeout`). */
+function mentions(text: string, flag: string): boolean {
+  return new RegExp(`${flag}(?![a-z-])`).test(text);
+}
+
 describe('README.md', () => {
   let readme = '';
+  let commands = new Map<string, string[]>();
   beforeAll(async () => {
     readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    commands = await commandFlags();
   });
 
   it('lists in its Configuration table every environment variable src/ reads, and none it does not', async () => {
@@ -59,5 +86,48 @@ describe('README.md', () => {
     expect(unlisted).toEqual([]);
     const listed = new Set(table.match(/SCRAPEFORM_[A-Z0-9_]+/g) ?? []);
     expect([...listed].filter((name) => !read.has(name))).toEqual([]);
+  });
+
+  it('documents every flag of every command, in its section or among the flags all commands share', () => {
+    const sections = commandSections(readme);
+    const commandsText = section(readme, 'Commands');
+    // The flags every command shares: the text before the first command, and the global options.
+    const shared = `${commandsText.split(/^### /m)[0] ?? ''}${commandsText.split('### Global options')[1] ?? ''}`;
+    expect(commands.size).toBeGreaterThan(20);
+    const undocumented: string[] = [];
+    for (const [command, flags] of commands) {
+      const own = sections
+        .filter(
+          (s) =>
+            s.heading.includes(`\`scrapeform ${command} `) || s.heading.includes(`\`scrapeform ${command}\``),
+        )
+        .map((s) => s.body)
+        .join('\n');
+      if (own === '') {
+        undocumented.push(`${command}: no section`);
+        continue;
+      }
+      for (const flag of flags) {
+        if (!mentions(own, flag) && !mentions(shared, flag)) undocumented.push(`${command} ${flag}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+  });
+
+  it('puts in each command heading only flags that command takes', () => {
+    const wrong: string[] = [];
+    for (const { heading } of commandSections(readme)) {
+      for (const part of heading.split(/`,\s*`/)) {
+        const name = /scrapeform ((?:state (?:pull|push))|[a-z-]+)/.exec(part)?.[1] ?? '';
+        const flags = commands.get(name);
+        if (flags === undefined) {
+          wrong.push(`${part}: no such command`);
+          continue;
+        }
+        for (const flag of part.match(/--[a-z][a-z-]*/g) ?? [])
+          if (!flags.includes(flag)) wrong.push(`${name} ${flag}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });
