@@ -130,4 +130,15 @@ describe('README.md', () => {
     }
     expect(wrong).toEqual([]);
   });
+
+  it("gives --timeout the default every command's help names: SCRAPEFORM_TIMEOUT, else 30s", async () => {
+    expect(section(readme, 'Configuration')).toContain('`SCRAPEFORM_TIMEOUT`, or `--timeout DURATION`');
+    const differing: string[] = [];
+    for (const [command, flags] of commands) {
+      if (!flags.includes('--timeout')) continue;
+      const help = (await runScrapeform([...command.split(' '), '--help'])).stdout.replace(/\s+/g, ' ');
+      if (!help.includes('(default SCRAPEFORM_TIMEOUT, else 30s)')) differing.push(command);
+    }
+    expect(differing).toEqual([]);
+  });
 });
