@@ -4,7 +4,7 @@ import { renderOutput } from '../output/render-output.js';
 import { withEnvironment } from '../workspace/open-workspace.js';
 import { runDoctor } from '../workspace/run-doctor.js';
 import type { RunCommand } from './io.js';
-import { addEnvironmentFlags, environmentOf, transportLogger } from './shared-flags.js';
+import { addEnvironmentFlags, addKeyFlags, environmentOf, transportLogger } from './shared-flags.js';
 import type { EnvironmentFlags } from './shared-flags.js';
 
 interface DoctorFlags extends EnvironmentFlags {
@@ -16,39 +16,37 @@ interface DoctorFlags extends EnvironmentFlags {
 }
 
 export function registerDoctor(program: Command, run: RunCommand): void {
-  addEnvironmentFlags(
-    program
-      .command('doctor')
-      .description('check the key and the answers of the real services, read-only (spends no credits)'),
-  )
-    .option('--json', 'print the report as JSON')
-    .option('--only <service>', 'check one service only: parsers or projects')
-    .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
-    .option('--api-key-file <path>', 'read the API key from this file')
-    .option('--timeout <duration>', 'give up on a request with no answer after this long (default 30s)')
-    .action(async (flags: DoctorFlags) =>
-      run(async (ctx) => {
-        if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
-          throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);
-        }
-        const only = flags.only;
-        // The environment's key variable and service URLs, as every other command that talks to the services.
-        const options = withEnvironment(
-          {
-            env: ctx.io.env,
-            ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-            ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-            ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
-          },
-          environmentOf(ctx, flags),
-        );
-        const report = await runDoctor({
-          ...options,
-          ...(only !== undefined ? { only } : {}),
-          onTransportEvent: transportLogger(ctx),
-        });
-        ctx.print(renderOutput('doctor', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));
-        return report.ok ? 'ok' : 'error';
-      }),
-    );
+  addKeyFlags(
+    addEnvironmentFlags(
+      program
+        .command('doctor')
+        .description('check the key and the answers of the real services, read-only (spends no credits)'),
+    )
+      .option('--json', 'print the report as JSON')
+      .option('--only <service>', 'check one service only: parsers or projects'),
+  ).action(async (flags: DoctorFlags) =>
+    run(async (ctx) => {
+      if (flags.only !== undefined && flags.only !== 'parsers' && flags.only !== 'projects') {
+        throw new ScrapeformError('cli.usage', `--only takes parsers or projects, got "${flags.only}"`);
+      }
+      const only = flags.only;
+      // The environment's key variable and service URLs, as every other command that talks to the services.
+      const options = withEnvironment(
+        {
+          env: ctx.io.env,
+          ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+          ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+        },
+        environmentOf(ctx, flags),
+      );
+      const report = await runDoctor({
+        ...options,
+        ...(only !== undefined ? { only } : {}),
+        onTransportEvent: transportLogger(ctx),
+      });
+      ctx.print(renderOutput('doctor', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));
+      return report.ok ? 'ok' : 'error';
+    }),
+  );
 }

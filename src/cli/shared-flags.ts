@@ -38,7 +38,12 @@ export interface SelectionFlags {
 }
 
 export function addApiFlags(command: Command): Command {
-  return addStateFlags(command)
+  return addKeyFlags(addStateFlags(command));
+}
+
+/** `--api-key-env`, `--api-key-file` and `--timeout`: on every command that talks to the services, `doctor` too. */
+export function addKeyFlags(command: Command): Command {
+  return command
     .option('--api-key-env <name>', 'read the API key from this variable instead of SCRAPERAPI_API_KEY')
     .option('--api-key-file <path>', 'read the API key from this file')
     .option(
