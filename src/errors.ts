@@ -80,6 +80,7 @@ export const ERROR_CODES = [
   'state.unlock-pending',
   'state.unreachable',
   'state.workspace',
+  'test.pattern-timeout',
   'watch.cannot-listen',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,3 +1,11 @@
+import { ScrapeformError } from '../errors.js';
+import {
+  compileExpectedPattern,
+  EXPECTED_PATTERN_BUDGET_MS,
+  isExpectedPattern,
+  testExpectedPattern,
+} from '../manifest/expected-pattern.js';
+
 /** One way the extracted result differs from an `expect` block. */
 export interface Mismatch {
   /** Where, in the result: `title`, `reviews[0].rating`. */
@@ -9,14 +17,15 @@ export interface Mismatch {
 
 /**
  * Partial matching of an `expect` block against a parse result: listed keys must match, others are ignored;
- * arrays compare by position; numbers exactly; a string starting with `~` is a regular expression.
+ * arrays compare by position; numbers exactly; a string starting with `~` is a regular expression. A pattern that
+ * runs past its budget against a value throws `test.pattern-timeout`: the check could not be decided.
  */
 export function matchExpected(expected: unknown, actual: unknown, path = ''): Mismatch[] {
-  if (typeof expected === 'string' && expected.startsWith('~')) {
-    const pattern = new RegExp(expected.slice(1));
-    return typeof actual === 'string' && pattern.test(actual)
-      ? []
-      : [{ path, expected, actual, reason: 'no match' }];
+  if (isExpectedPattern(expected)) {
+    const matched =
+      typeof actual === 'string' && testExpectedPattern(compileExpectedPattern(expected), actual);
+    if (matched === 'timeout') throw patternTimeout(path, expected, String(actual));
+    return matched ? [] : [{ path, expected, actual, reason: 'no match' }];
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [{ path, expected, actual, reason: 'different' }];
@@ -37,4 +46,12 @@ export function matchExpected(expected: unknown, actual: unknown, path = ''): Mi
     });
   }
   return Object.is(expected, actual) ? [] : [{ path, expected, actual, reason: 'different' }];
+}
+
+function patternTimeout(path: string, pattern: string, value: string): ScrapeformError {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return new ScrapeformError(
+    'test.pattern-timeout',
+    `${path || '(result)'}: the pattern ${JSON.stringify(pattern)} ran past its ${EXPECTED_PATTERN_BUDGET_MS / 1000} s budget against ${JSON.stringify(shown)} (catastrophic backtracking), so the check was not decided; rewrite it without nested quantifiers such as (.*)*`,
+  );
 }

@@ -1,6 +1,8 @@
+import vm from 'node:vm';
+
 /**
- * The `~pattern` strings of `expect` blocks. Compiled exactly as src/apply/match-expected.ts does
- * (`new RegExp(rest)`, no flags), so validate refuses what apply would fail on.
+ * The `~pattern` strings of `expect` blocks. One compile (`new RegExp(rest)`, no flags) for validate and for the
+ * checks (src/apply/match-expected.ts), so validate refuses what apply would fail on.
  */
 export function isExpectedPattern(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith('~');
@@ -8,4 +10,31 @@ export function isExpectedPattern(value: unknown): value is string {
 
 export function compileExpectedPattern(value: string): RegExp {
   return new RegExp(value.slice(1));
+}
+
+/** How long one pattern may run against one value before the check is given up as undecided. */
+export const EXPECTED_PATTERN_BUDGET_MS = 1000;
+
+let sandbox: { context: vm.Context; script: vm.Script } | undefined;
+
+/**
+ * Whether the value matches, or `'timeout'` past the budget. A regular expression runs synchronously and holds the
+ * event loop: a pattern with nested quantifiers (`(.*)*`) can backtrack for hours on a value it fails on, where
+ * neither a request timeout nor Ctrl-C reaches it. Run in a context of its own, it is stopped by vm's watchdog.
+ */
+export function testExpectedPattern(
+  pattern: RegExp,
+  value: string,
+  budgetMs = EXPECTED_PATTERN_BUDGET_MS,
+): boolean | 'timeout' {
+  sandbox ??= { context: vm.createContext({}), script: new vm.Script('pattern.test(value)') };
+  Object.assign(sandbox.context, { pattern, value });
+  try {
+    return sandbox.script.runInContext(sandbox.context, { timeout: budgetMs }) === true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return 'timeout';
+    throw error;
+  } finally {
+    Object.assign(sandbox.context, { pattern: undefined, value: undefined });
+  }
 }

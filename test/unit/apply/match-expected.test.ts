@@ -28,3 +28,18 @@ describe('matchExpected', () => {
     expect(matchExpected(expected, actual)).toEqual(mismatches);
   });
 });
+
+describe('a pattern that backtracks past its budget', () => {
+  it('is not a mismatch but a check that could not be decided (test.pattern-timeout), within about a second', () => {
+    const started = performance.now();
+    expect(() =>
+      matchExpected({ reviews: [{ author: '~^(.*.*)*\\d$' }] }, { reviews: [{ author: 'a'.repeat(40) }] }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'test.pattern-timeout',
+        message: `reviews[0].author: the pattern "~^(.*.*)*\\\\d$" ran past its 1 s budget against "${'a'.repeat(40)}" (catastrophic backtracking), so the check was not decided; rewrite it without nested quantifiers such as (.*)*`,
+      }),
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
