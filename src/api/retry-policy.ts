@@ -1,3 +1,4 @@
+import { followAbort, unfollowAbort } from '../abort-fanout.js';
 import { formatDuration } from '../duration.js';
 import type { ApiError } from './api-error.js';
 import type { AnswerHeaders } from './send-request.js';
@@ -92,16 +93,20 @@ export function parseRetryAfter(value: string, now: number): number | undefined 
   return Math.max(0, date - now);
 }
 
-/** The wait between tries: `ms`, or less when `signal` aborts (the timer is cleared, so nothing keeps the process). */
+/**
+ * The wait between tries: `ms`, or less when `signal` aborts (the timer is cleared, so nothing keeps the process).
+ * Every call waiting out a 429 at once follows the signal through one listener (abort-fanout.ts).
+ */
 export function waitBeforeRetry(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted === true) return resolve();
+    const waiter = { abort: (): void => done() };
     const done = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      if (signal !== undefined) unfollowAbort(signal, waiter);
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+    if (signal !== undefined) followAbort(signal, waiter);
   });
 }

@@ -1,3 +1,5 @@
+import { followAbort, unfollowAbort } from '../abort-fanout.js';
+
 /**
  * The deadline of one try of a request, together with the caller's signal (Ctrl-C): what calls the try off, and
  * why. The http path registers plain callbacks (`onAbort`); an AbortSignal is made only for an API that needs one
@@ -22,7 +24,7 @@ export interface TrySignal {
  * One timer per try and no AbortController unless `signal` is asked for. Per call, an AbortController, its signal's
  * listeners (the caller's signal, http.request's `signal` option, the body reader) and their removal cost more CPU
  * than the rest of the transport's own work in a profile of 1,000 creates (bench/scale.js): EventTarget is slow to
- * add to and remove from. The caller's signal gets one listener for all the tries it covers (`watchOuter`).
+ * add to and remove from. The caller's signal gets one listener for all the tries it covers (abort-fanout.ts).
  */
 export function trySignal(timeoutMs: number, outer?: AbortSignal): TrySignal {
   return new Try(timeoutMs, outer);
@@ -47,10 +49,7 @@ class Try implements TrySignal {
     }, timeoutMs);
     // As AbortSignal.timeout: the deadline alone does not keep the process alive.
     this.timer.unref();
-    if (outer !== undefined) {
-      if (outer.aborted) this.abort(outer.reason);
-      else watchOuter(outer).add(this);
-    }
+    if (outer !== undefined) followAbort(outer, this);
   }
 
   timedOut(): boolean {
@@ -91,27 +90,6 @@ class Try implements TrySignal {
     this.finished = true;
     this.listeners = undefined;
     clearTimeout(this.timer);
-    if (this.outer !== undefined) watched.get(this.outer)?.delete(this);
+    if (this.outer !== undefined) unfollowAbort(this.outer, this);
   }
-}
-
-/** The tries in flight under each caller's signal, which aborts them all through one listener of its own. */
-const watched = new WeakMap<AbortSignal, Set<Try>>();
-
-function watchOuter(outer: AbortSignal): Set<Try> {
-  let tries = watched.get(outer);
-  if (tries === undefined) {
-    const set = new Set<Try>();
-    tries = set;
-    watched.set(outer, set);
-    outer.addEventListener(
-      'abort',
-      () => {
-        for (const t of [...set]) t.abort(outer.reason);
-        set.clear();
-      },
-      { once: true },
-    );
-  }
-  return tries;
 }

@@ -1,3 +1,4 @@
+import { followAbort, unfollowAbort } from '../abort-fanout.js';
 import { formatTimeout } from '../api/api-error.js';
 import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
 import { MAX_TIMER_MS } from '../duration.js';
@@ -31,19 +32,14 @@ export class LookCutoff {
   private reached = false;
   /** The bounded looks still in flight, each rejected when the cut passes. */
   private readonly bounded = new Set<() => void>();
-  private readonly onInterrupt: (() => void) | undefined;
 
   constructor(
     ms: number,
     private readonly setAlarm: Alarm,
     private readonly interrupt?: AbortSignal,
   ) {
-    if (interrupt?.aborted === true) this.controller.abort(interrupt.reason);
-    else if (interrupt !== undefined) {
-      const onInterrupt = (): void => this.controller.abort(interrupt.reason);
-      this.onInterrupt = onInterrupt;
-      interrupt.addEventListener('abort', onInterrupt, { once: true });
-    }
+    // One listener on the interrupt for every cut (abort-fanout.ts): apply has one per generation it waits for.
+    if (interrupt !== undefined) followAbort(interrupt, this.controller);
     this.arm(Math.max(0, ms));
   }
 
@@ -79,7 +75,7 @@ export class LookCutoff {
     const alarm = this.alarm;
     this.alarm = undefined;
     alarm?.cancel();
-    if (this.onInterrupt !== undefined) this.interrupt?.removeEventListener('abort', this.onInterrupt);
+    if (this.interrupt !== undefined) unfollowAbort(this.interrupt, this.controller);
   }
 
   /**

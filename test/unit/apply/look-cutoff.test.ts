@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS } from '../../../src/duration.js';
 import type { Alarm } from '../../../src/apply/generation-poller.js';
@@ -54,5 +55,22 @@ describe('LookCutoff', () => {
     set[0]?.ring();
     await settle();
     expect(cut.passed).toBe(false);
+  });
+
+  it('the cuts of many generations waiting at once put one listener on the Ctrl-C signal, not one each', () => {
+    // apply waits for up to --max-generating (16 by default) generations at once, each with its cut: a listener
+    // each made Node print "MaxListenersExceededWarning: Possible EventTarget memory leak detected" on every
+    // apply of 11 creates or more.
+    const { alarm } = alarms();
+    const interrupt = new AbortController();
+    const cuts = Array.from({ length: 40 }, () => new LookCutoff(1000, alarm, interrupt.signal));
+    expect(getEventListeners(interrupt.signal, 'abort')).toHaveLength(1);
+    cuts[0]?.cancel();
+    interrupt.abort('stop');
+    expect(cuts.map((c) => [c.signal.aborted, c.passed])).toEqual([
+      [false, false],
+      ...Array.from({ length: 39 }, () => [true, false]),
+    ]);
+    expect(cuts[1]?.signal.reason).toBe('stop');
   });
 });

@@ -29,6 +29,7 @@ const RANK: Record<string, number> = {
   'package-root.ts': 0,
   'secret-forms.ts': 0,
   'decode-text.ts': 0,
+  'abort-fanout.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
