@@ -52,6 +52,15 @@ export function cutNotice(parts: readonly string[], seeAll: string): string {
   return `\n_…${listed} cut to fit the comment limit; ${seeAll}._\n`;
 }
 
+/** What a BoundedText cut of its list entries, as cutNotice lists it: entries left out, then entries shortened. */
+export function listCuts(out: { cutItems: number; shortenedItems: number }): string[] {
+  const entries = (n: number): string => `${n} list ${n === 1 ? 'entry' : 'entries'}`;
+  return [
+    out.cutItems > 0 ? entries(out.cutItems) : '',
+    out.shortenedItems > 0 ? `part of ${entries(out.shortenedItems)}` : '',
+  ];
+}
+
 /** Text that never grows past its limit: what does not fit is counted instead. */
 export class BoundedText {
   text = '';

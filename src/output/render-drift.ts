@@ -1,7 +1,7 @@
 import type { DriftChange, DriftCost, DriftReport } from '../plan/drift.js';
 import type { Colors } from './colors.js';
 import { chatText } from './escape-chat.js';
-import { BoundedText, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
+import { BoundedText, cutNotice, listCuts, NOTICE_RESERVE } from './bounded-markdown.js';
 import { tableCode } from './escape-markdown.js';
 import { COMMENT_HEADER_RESERVE, MARKDOWN_LIMIT } from './render-plan-markdown.js';
 import { printable, printableJson } from './escape-text.js';
@@ -104,16 +104,7 @@ export function renderDriftMarkdown(
     more: (left) => `\n> _…and ${left} more warnings_\n`,
     tail: '',
   });
-  const { cutItems, shortenedItems } = out;
-  return `${out.text}${cutNotice(
-    [
-      cutItems > 0 ? `${cutItems} list ${cutItems === 1 ? 'entry' : 'entries'}` : '',
-      shortenedItems > 0
-        ? `part of ${shortenedItems} list ${shortenedItems === 1 ? 'entry' : 'entries'}`
-        : '',
-    ],
-    'run `scrapeform drift` for the full report',
-  )}`;
+  return `${out.text}${cutNotice(listCuts(out), 'run `scrapeform drift` for the full report')}`;
 }
 
 /**

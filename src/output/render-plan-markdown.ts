@@ -3,7 +3,7 @@ import { adoptsLiveObject, describesPartialPlan } from '../plan/model.js';
 import { plannedRequests } from '../plan/plan-json.js';
 import { detailChange } from './change-details.js';
 import type { DetailLine } from './change-details.js';
-import { BoundedText, compactRoom, cutNotice, NOTICE_RESERVE } from './bounded-markdown.js';
+import { BoundedText, compactRoom, cutNotice, listCuts, NOTICE_RESERVE } from './bounded-markdown.js';
 import type { BoundedList } from './bounded-markdown.js';
 import { htmlText, markdownCode, markdownText } from './escape-markdown.js';
 import { renderJson } from './render-json.js';
@@ -144,15 +144,9 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.cutChanges += ordered.length - shown;
   if (shown < ordered.length) out.addList(index(shown));
 
-  const { cutChanges, cutItems, shortenedItems } = out;
+  const { cutChanges } = out;
   return `${out.text}${cutNotice(
-    [
-      cutChanges > 0 ? `${cutChanges} more ${cutChanges === 1 ? 'change' : 'changes'}` : '',
-      cutItems > 0 ? `${cutItems} list ${cutItems === 1 ? 'entry' : 'entries'}` : '',
-      shortenedItems > 0
-        ? `part of ${shortenedItems} list ${shortenedItems === 1 ? 'entry' : 'entries'}`
-        : '',
-    ],
+    [cutChanges > 0 ? `${cutChanges} more ${cutChanges === 1 ? 'change' : 'changes'}` : '', ...listCuts(out)],
     'run `scrapeform plan` for the full plan',
   )}`;
 }
