@@ -106,11 +106,13 @@ export function transportLogger(ctx: CommandContext): (event: TransportEvent) =>
   };
 }
 
-/** The library's environment options from --env and --var-file. */
-/** The chosen environment's settings, so flags, the environment and environment variables apply in that order. */
+/**
+ * The chosen environment's settings, so flags, the environment and environment variables apply in that order.
+ * --api-key-file is passed too, only so that the environment's errors never quote the key it holds.
+ */
 export function environmentOf(
   ctx: CommandContext,
-  flags: EnvironmentFlags & { state?: string; workspace?: string; apiKeyEnv?: string },
+  flags: EnvironmentFlags & { state?: string; workspace?: string; apiKeyEnv?: string; apiKeyFile?: string },
   paths: string[] = [],
 ): EnvironmentSettings | undefined {
   // --state, --workspace and --api-key-env win over the environment's, and are refused when another's.
@@ -121,6 +123,7 @@ export function environmentOf(
     statePath: flags.state,
     workspace: flags.workspace,
     apiKeyEnv: flags.apiKeyEnv,
+    apiKeyFile: flags.apiKeyFile,
   });
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolveApiConfig } from '../api/config.js';
 import type { ApiConfigOptions, ResolvedApiConfig } from '../api/config.js';
 import { createApiClients } from '../api/create-clients.js';
@@ -101,7 +102,7 @@ type EnvironmentChoice = EnvironmentOptions & { env: ServicesOptions['env'] } & 
     StateLocation,
     'statePath' | 'workspace'
   > &
-  Pick<ApiConfigOptions, 'apiKeyEnv'>;
+  Pick<ApiConfigOptions, 'apiKeyEnv' | 'apiKeyFile'>;
 
 /**
  * The chosen environment's settings (state, workspace, key variable, service URLs), read from scrapeform.yaml;
@@ -144,11 +145,25 @@ export function chosenEnvironment(options: EnvironmentChoice, consequence: strin
   return selected;
 }
 
-/** The keys in the variables that hold one: every environment's, and the one named for this run (--api-key-env). */
+/**
+ * The keys this run may hold: those in the variables that hold one (every environment's, and the one named by
+ * --api-key-env), and the one in --api-key-file, read here already (best effort: resolveApiConfig reads it later and
+ * reports a file it cannot read), since a var file may hold it by mistake before any key is resolved.
+ */
 function runKeys(selected: SelectedEnvironment, options: EnvironmentChoice): string[] {
   const names = keyVariables(selected.project?.config);
   if (options.apiKeyEnv !== undefined) names.add(options.apiKeyEnv);
-  return keysSet(names, options.env).map((k) => k.value);
+  const keys = keysSet(names, options.env).map((k) => k.value);
+  const inFile = options.apiKeyFile !== undefined ? keyInFile(options.apiKeyFile) : undefined;
+  return inFile !== undefined ? [...keys, inFile] : keys;
+}
+
+function keyInFile(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

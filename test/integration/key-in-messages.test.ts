@@ -73,6 +73,7 @@ environments:
 `,
     'p.yaml': PARSER,
     'vars.yaml': `pages: ${KEY}\n`,
+    'key.txt': `${KEY}\n`,
   };
   const REFUSED_VALUE = 'vars.yaml:1:8 pages: variable "pages" is declared number, got "***"\n';
   const NOTHING_SENT_ENVIRONMENT =
@@ -89,6 +90,11 @@ environments:
       [
         ['plan', '--env', 'prod', '--api-key-env', 'CI_KEY', '--var-file', 'vars.yaml'],
         { PROD_KEY: 'another', CI_KEY: KEY },
+      ],
+      // And the file named for this run, read later than the environment is chosen.
+      [
+        ['plan', '--env', 'prod', '--api-key-file', 'key.txt', '--var-file', 'vars.yaml'],
+        { PROD_KEY: 'another' },
       ],
     ] as const) {
       const run = await scrapeform(dir, [...args], env);
