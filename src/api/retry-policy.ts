@@ -79,16 +79,29 @@ export function retryAfterOf(
   return { ms, note };
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** IMF-fixdate, then the obsolete RFC 850 and asctime forms a recipient still reads (RFC 9110 section 5.6.7). */
+const HTTP_DATE = [
+  new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`, 'i'),
+  new RegExp(`^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`, 'i'),
+  new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`, 'i'),
+];
+
 /**
  * Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). Seconds with a
- * fraction (`1.5`) are read as meant. Anything else is unreadable (undefined: the backoff decides): a date names
- * its month, so `-5` is not the year -5 (Date.parse would read it, and `1.5` too, as a date long past: "now").
+ * fraction (`1.5`) are read as meant. Anything else is unreadable (undefined: the backoff decides). Only the three
+ * forms of an HTTP date are read as one: Date.parse finds a date in much else (`-5` and `1.5` as dates long past,
+ * "now"; `soon 2099` as a date in 2099, a wait of decades that ended the call).
  */
 export function parseRetryAfter(value: string, now: number): number | undefined {
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
-  if (!/[a-z]{3}/i.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
+  const form = HTTP_DATE.findIndex((f) => f.test(trimmed));
+  if (form < 0) return undefined;
+  // asctime names no zone, and means GMT; Date.parse would read it in the machine's own.
+  const date = Date.parse(form === 2 ? `${trimmed} GMT` : trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }

@@ -294,6 +294,13 @@ describe('retries', () => {
   });
 });
 
+/** `time` as asctime writes it (`Sun Nov  6 08:49:37 1994`), in GMT. */
+function asctime(time: number): string {
+  const [day, , month, year, clock] = new Date(time).toUTCString().replace(',', '').split(' ');
+  const date = new Date(time).getUTCDate();
+  return `${day} ${month} ${String(date).padStart(2, ' ')} ${clock} ${year}`;
+}
+
 describe('parseRetryAfter', () => {
   it.each([
     ['0', 0],
@@ -306,6 +313,15 @@ describe('parseRetryAfter', () => {
     ['-5', undefined],
     ['2001-01-05', undefined],
     ['Sun, 06 Nov 1994 08:49:37 GMT', 0],
+    // The two obsolete forms RFC 9110 still has recipients read.
+    ['Sunday, 06-Nov-94 08:49:37 GMT', 0],
+    ['Sun Nov  6 08:49:37 1994', 0],
+    // asctime names no zone and means GMT, whatever the machine's own.
+    [asctime(NOW + 3000), 3000],
+    // Text that only holds a date somewhere (Date.parse finds one) is no HTTP date: the backoff decides.
+    ['soon 2099', undefined],
+    ['try again in 5 minutes, Jan 2099', undefined],
+    [`${new Date(NOW + 3000).toUTCString()} please`, undefined],
   ])('%s -> %s ms', (value, expected) => {
     expect(parseRetryAfter(value, NOW)).toBe(expected);
   });
