@@ -1,0 +1,34 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startTestEmulator } from '../helpers/emulator.js';
+
+const newDataDir = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'scrapeform-emulator-'));
+
+describe('POST /_emulator/advance out of range', () => {
+  it('refuses to move the clock past the latest date with a 400, and the data dir still starts', async () => {
+    const dataDir = await newDataDir();
+    const first = await startTestEmulator({ dataDir });
+    let offsetBefore: number;
+    try {
+      offsetBefore = first.emulator.clock.offset;
+      for (const body of [{ ms: 1e300 }, { by: '99999999999999d' }]) {
+        const refused = await first.raw('POST', '/_emulator/advance', body);
+        expect(refused.status).toBe(400);
+        expect((refused.body as { error: string }).error).toMatch(/latest date/);
+      }
+      expect(first.emulator.clock.offset).toBe(offsetBefore);
+      expect((await first.raw('GET', '/_emulator/clock')).status).toBe(200);
+    } finally {
+      await first.emulator.close();
+    }
+    const second = await startTestEmulator({ dataDir });
+    try {
+      expect((await second.raw('GET', '/_emulator/clock')).status).toBe(200);
+      expect((await second.raw('GET', '/parsers?api_key=test-key-7c1e')).status).toBe(200);
+    } finally {
+      await second.emulator.close();
+    }
+  });
+});
