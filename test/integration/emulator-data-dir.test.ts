@@ -1,7 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ScrapeformError } from '../../src/errors.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 
 const newDataDir = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'scrapeform-emulator-'));
@@ -31,4 +32,32 @@ describe('POST /_emulator/advance out of range', () => {
       await second.emulator.close();
     }
   });
+});
+
+describe('a state file the emulator cannot read', () => {
+  const stateFile = async (text: string): Promise<string> => {
+    const dataDir = await newDataDir();
+    await writeFile(path.join(dataDir, 'emulator-state.json'), text);
+    return dataDir;
+  };
+
+  it.each([
+    ['cut short', '{"accounts":[{"key":"secret-key-9d2f","credits":5}],"pars'],
+    ['empty', ''],
+    ['of another shape', '{"version": 99, "things": []}'],
+    ['null', 'null'],
+    ['with a clock offset no date holds', '{"accounts":[],"parsers":[],"clockOffsetMs":1e300}'],
+  ])(
+    'refuses one %s with a user error naming the file, rather than crash or start empty',
+    async (_, text) => {
+      const dataDir = await stateFile(text);
+      const error = (await startTestEmulator({ dataDir }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as ScrapeformError | undefined;
+      expect(error).toMatchObject({ code: 'emulator.state-unreadable' });
+      expect(error?.message).toContain(path.join(dataDir, 'emulator-state.json'));
+      expect(error?.message).not.toContain('secret-key-9d2f');
+    },
+  );
 });
