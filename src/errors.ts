@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'drift.unknown-address',
   'emulator.cannot-listen',
   'emulator.port-in-use',
+  'emulator.state-unreadable',
   'emulator.unknown-quirk',
   'import.duplicate-name',
   'import.file-exists',

@@ -1,3 +1,11 @@
+/** The latest time a JavaScript Date holds (+275760-09-13): past it `iso()` throws, so the clock never goes there. */
+export const LATEST_DATE_MS = 8.64e15;
+
+/** Whether `ms` (since the epoch) is a time a Date holds. */
+export function holdsDate(ms: number): boolean {
+  return Number.isFinite(ms) && Math.abs(ms) <= LATEST_DATE_MS;
+}
+
 interface Timer {
   at: number;
   seq: number;

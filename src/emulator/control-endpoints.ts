@@ -1,4 +1,5 @@
 import { parseDuration } from '../duration.js';
+import { holdsDate, LATEST_DATE_MS } from './clock.js';
 import { checkFaults, NO_FAULTS } from './faults.js';
 import { bodyObject, HttpError, json } from './http.js';
 import type { EmulatorRequest, EmulatorResponse } from './http.js';
@@ -24,6 +25,12 @@ export function handleControl(req: EmulatorRequest, { emulator, save }: ControlT
     const ms = typeof by === 'number' ? by : typeof by === 'string' ? parseDuration(by) : undefined;
     if (ms === undefined || ms < 0)
       throw new HttpError(400, 'give how far to advance: {"ms": 3600000} or {"by": "1h"}');
+    // Refused before it moves anything: a clock past the latest date fails every answer, and is saved to --data-dir.
+    if (!holdsDate(emulator.clock.now() + ms))
+      throw new HttpError(
+        400,
+        `cannot advance by ${ms} ms: that passes ${new Date(LATEST_DATE_MS).toISOString()}, the latest date a clock holds`,
+      );
     emulator.clock.advance(ms);
     save();
     return json(200, { now: emulator.clock.iso() });

@@ -1,6 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ScrapeformError } from '../errors.js';
 import type { Account } from './accounts.js';
+import { holdsDate } from './clock.js';
 import type { StoredParser } from './parser-records.js';
 import type { ProjectSnapshot } from './project-service.js';
 
@@ -47,12 +49,62 @@ async function writeState(dataDir: string, state: PersistedState): Promise<void>
   await rename(temporary, file);
 }
 
-/** The state saved in `dataDir`, or undefined when there is none yet. */
+/**
+ * The state saved in `dataDir`, or undefined when there is none yet. A file that is not JSON or not of this shape
+ * is refused, naming it: starting empty would drop what it holds at the next write.
+ */
 export async function readState(dataDir: string): Promise<PersistedState | undefined> {
+  const file = path.join(dataDir, STATE_FILE);
+  let text: string;
   try {
-    return JSON.parse(await readFile(path.join(dataDir, STATE_FILE), 'utf8')) as PersistedState;
+    text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the emulator state in ${dataDir}: ${(error as Error).message}`);
+    throw unreadable(file, (error as Error).message, error);
   }
+  let state: unknown;
+  try {
+    state = JSON.parse(text) as unknown;
+  } catch {
+    // Not the parser's message: newer Nodes quote the text around the fault, which may be an account's API key.
+    throw unreadable(file, 'not JSON (cut short or damaged)');
+  }
+  const problem = describeStateProblem(state);
+  if (problem !== undefined) throw unreadable(file, `not an emulator state this version reads: ${problem}`);
+  return state as PersistedState;
+}
+
+function unreadable(file: string, why: string, cause?: unknown): ScrapeformError {
+  return new ScrapeformError('emulator.state-unreadable', `cannot read the emulator state ${file}: ${why}`, {
+    hint: 'restore the file from a backup, or move it away to start with an empty emulator',
+    details: { file },
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+/** What is wrong with the top of a parsed state file (the parts start-up relies on), or undefined. */
+function describeStateProblem(state: unknown): string | undefined {
+  if (!isObject(state)) return 'the file holds no object';
+  const accounts = state.accounts;
+  if (!Array.isArray(accounts) || !accounts.every((a) => isObject(a) && typeof a.key === 'string'))
+    return '"accounts" is not a list of accounts';
+  const parsers = state.parsers;
+  if (!Array.isArray(parsers) || !parsers.every((p) => isObject(p) && Array.isArray(p.versions)))
+    return '"parsers" is not a list of parsers';
+  if (typeof state.clockOffsetMs !== 'number' || !holdsDate(Date.now() + state.clockOffsetMs))
+    return '"clockOffsetMs" is not a clock offset';
+  const projects = state.projects;
+  if (projects === undefined) return undefined;
+  if (
+    !isObject(projects) ||
+    !['projects', 'archived', 'jobs'].every((key) => Array.isArray(projects[key])) ||
+    typeof projects.nextProjectId !== 'number' ||
+    typeof projects.nextJobId !== 'number'
+  )
+    return '"projects" is not a record of projects and jobs';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
