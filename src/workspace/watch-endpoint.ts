@@ -13,7 +13,8 @@ export interface WatchEndpoint {
 /**
  * The small HTTP endpoint of `watch`: `/healthz` (200 while the last run succeeded or none ran yet, 503 after a
  * failed one, with the status as JSON, and `not_healed`: what the last heal left out, destructive or over its
- * regeneration budget) and `/metrics` (Prometheus text). Nothing else, and only GET.
+ * regeneration budget) and `/metrics` (Prometheus text). Nothing else, and only GET and HEAD (the same answer without
+ * its body, as HTTP asks of every server: a monitor probing with HEAD got 404); another method is a 405.
  */
 export async function startWatchEndpoint(
   listen: { host: string; port: number },
@@ -22,12 +23,18 @@ export async function startWatchEndpoint(
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const current = status();
-    if (req.method === 'GET' && path === '/metrics') {
+    if ((path === '/metrics' || path === '/healthz') && req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
+      res.end(`${path} answers GET and HEAD only\n`);
+      return;
+    }
+    // Node sends no body to a HEAD, with the headers a GET gets.
+    if (path === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
       res.end(renderMetrics(current));
       return;
     }
-    if (req.method === 'GET' && path === '/healthz') {
+    if (path === '/healthz') {
       const ok = current.lastRunOk !== false;
       res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
       res.end(

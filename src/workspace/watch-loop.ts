@@ -121,10 +121,12 @@ export async function runWatch(
   // What the last heal could not do, as notified: the same failures again (a service that keeps refusing what the
   // heal sends) are not posted at every run, only when they change, or with a heal that did something.
   let healFailed = '[]';
-  // Runs failed in a row since the last that succeeded: the first is notified, and the next run that succeeds says
-  // how many (a watch that cannot check, its key revoked or the service down, must not look like one that found
-  // nothing). Counted apart from status.failures, which also counts heals that failed in runs that succeeded.
+  // Runs failed since the last that succeeded and was told: the first is notified, and the next run that succeeds
+  // says how many (a watch that cannot check must not look like one that found nothing). Apart from status.failures,
+  // which also counts failed heals. A post the chat did not take (down, 5xx, no answer) is not told: the next run
+  // posts again what it sees, or the drift (or the failing check) stays untold until it changes.
   let failedRuns = 0;
+  let failingTold = false;
   for (let run = 1; !options.signal.aborted; run++) {
     try {
       const read = options.heal?.loadManifests ?? options.reloadManifests;
@@ -166,12 +168,11 @@ export async function runWatch(
       const signature = JSON.stringify(after.drift.map((d) => [d.address, d.message]));
       healFailed = failedNow;
       const recovered = failedRuns > 0 ? { failures: failedRuns } : undefined;
-      failedRuns = 0;
+      failingTold = false;
       if (signature !== notified || madeCalls || recovered !== undefined) {
         // The first run reports only drift; later runs also report drift that went away.
-        if (found.status === 'drift' || notified !== '' || madeCalls || recovered !== undefined)
-          await notify(found, heal, recovered, options);
-        notified = signature;
+        const quiet = found.status !== 'drift' && notified === '' && !madeCalls && recovered === undefined;
+        if (quiet || (await notify(found, heal, recovered, options))) [notified, failedRuns] = [signature, 0];
       }
     } catch (error) {
       if (options.signal.aborted) break;
@@ -179,15 +180,15 @@ export async function runWatch(
       status.lastRunOk = false;
       status.lastError = error instanceof Error ? error.message : String(error);
       options.onEvent?.({ type: 'failed', error });
-      if (++failedRuns === 1) {
-        await post(
+      failedRuns++;
+      if (!failingTold)
+        failingTold = await post(
           {
             text: `scrapeform watch: the drift check failed: ${chatText(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
             failing: { error: status.lastError },
           },
           options,
         );
-      }
     } finally {
       status.runs++;
       status.lastRunAt = now();
@@ -326,7 +327,7 @@ async function notify(
   heal: WatchDriftNotification['heal'],
   recovered: WatchDriftNotification['recovered'],
   options: WatchOptions,
-): Promise<void> {
+): Promise<boolean> {
   const healText =
     heal === undefined
       ? ''
@@ -342,7 +343,7 @@ async function notify(
     recovered === undefined
       ? ''
       : `scrapeform watch: the drift check works again (after ${recovered.failures} failed ${recovered.failures === 1 ? 'run' : 'runs'}).\n`;
-  await post(
+  return post(
     {
       text: `${recoveredText}${renderDriftText(report)}${healText}`,
       drift: toDriftJson(report),
@@ -353,9 +354,12 @@ async function notify(
   );
 }
 
-/** POSTs a notification to `--notify`, if set; a failure is an event, never a failed run. */
-async function post(body: WatchNotification, options: WatchOptions): Promise<void> {
-  if (options.notifyUrl === undefined) return;
+/**
+ * POSTs a notification to `--notify`, if set; a failure is an event, never a failed run. Whether it was delivered (or
+ * there is nowhere to post): one that was not is posted again at the next run.
+ */
+async function post(body: WatchNotification, options: WatchOptions): Promise<boolean> {
+  if (options.notifyUrl === undefined) return true;
   try {
     const response = await (options.fetch ?? fetch)(options.notifyUrl, {
       method: 'POST',
@@ -367,11 +371,13 @@ async function post(body: WatchNotification, options: WatchOptions): Promise<voi
     await response.body?.cancel();
     if (!response.ok) throw new Error(`the notification endpoint answered ${response.status}`);
     options.onEvent?.({ type: 'notified', status: response.status });
+    return true;
   } catch (error) {
     // The URL is not shown: chat webhook URLs carry their secret in the path (and an error may quote it).
     const text = error instanceof Error ? error.message : String(error);
     const message = text.split(options.notifyUrl).join('the notification URL');
     options.onEvent?.({ type: 'notify-failed', error: message });
+    return false;
   }
 }
 

@@ -1,0 +1,110 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { loadManifests } from '../../src/manifest/load-manifests.js';
+import { runWatch } from '../../src/workspace/watch-loop.js';
+import type { WatchEvent } from '../../src/workspace/watch-loop.js';
+import { convergedBooks } from '../helpers/converged-books.js';
+/** What a chat webhook that is down for a while sees of `watch`'s notifications (a real server on 127.0.0.1). */
+
+let h: EmulatorHarness;
+beforeAll(async () => {
+  h = await startTestEmulator({ generationDelayMs: 5 });
+});
+afterAll(async () => h.emulator.close());
+
+/**
+ * A webhook on 127.0.0.1 that answers `statuses` in turn (then 204): the bodies it was posted. Its URL holds a
+ * token in its path, as Slack's do.
+ */
+async function chatHook(statuses: number[]) {
+  const bodies: Record<string, unknown>[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      bodies.push(JSON.parse(body) as Record<string, unknown>);
+      res.writeHead(statuses[bodies.length - 1] ?? 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/T0/B0/s3cr3tT0ken`;
+  return { url, bodies, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** `maxRuns` runs of a library watch without heal, failing in the runs `failure` gives an error for. */
+async function watchRuns(
+  notifyUrl: string,
+  maxRuns: number,
+  failure: (run: number) => string | undefined = () => undefined,
+): Promise<string[]> {
+  const { ws } = await convergedBooksRenamed();
+  const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
+  const events: string[] = [];
+  let runs = 0;
+  await runWatch(
+    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    {
+      intervalMs: 900_000,
+      maxRuns,
+      signal: new AbortController().signal,
+      reloadManifests: async () => {
+        const error = failure(++runs);
+        if (error !== undefined) throw new Error(error);
+        return manifests;
+      },
+      notifyUrl,
+      sleep: async () => undefined,
+      onEvent: (e: WatchEvent) =>
+        events.push(e.type === 'notify-failed' ? `notify-failed: ${e.error}` : e.type),
+    },
+  );
+  return events;
+}
+
+/** The books parser applied, then its price field renamed by hand: drift at every run. */
+async function convergedBooksRenamed() {
+  const converged = await convergedBooks(h);
+  await h.parsers.update(converged.id, 0, { rename_fields: [{ name: 'price', new_name: 'cost' }] });
+  return converged;
+}
+
+it('watch: drift whose notification the chat refused is posted again at the next run, not lost until it changes', async () => {
+  const hook = await chatHook([503]);
+  try {
+    const events = await watchRuns(hook.url, 3);
+    // Run 1 finds the drift, and the chat answers 503; run 2 finds the same drift and posts it again (delivered); run
+    // 3 finds it again, told already.
+    expect(events.filter((e) => e !== 'checked')).toEqual([
+      'notify-failed: the notification endpoint answered 503',
+      'notified',
+    ]);
+    expect(hook.bodies.map((b) => (b.drift as { status: string }).status)).toEqual(['drift', 'drift']);
+    expect(String(hook.bodies[1]?.text)).toContain('field price renamed to cost');
+  } finally {
+    await hook.close();
+  }
+});
+
+it('watch: a check that starts failing while the chat is down is told at the next failed run that can post', async () => {
+  const hook = await chatHook([502]);
+  try {
+    const events = await watchRuns(hook.url, 4, (run) => (run <= 3 ? 'key revoked' : undefined));
+    expect(events.filter((e) => e !== 'checked' && e !== 'failed')).toEqual([
+      'notify-failed: the notification endpoint answered 502',
+      'notified',
+      'notified',
+    ]);
+    expect(hook.bodies.map((b) => Object.keys(b).filter((k) => k !== 'text'))).toEqual([
+      ['failing'],
+      ['failing'],
+      ['drift', 'recovered'],
+    ]);
+    expect(hook.bodies[2]?.recovered).toEqual({ failures: 3 });
+  } finally {
+    await hook.close();
+  }
+});
