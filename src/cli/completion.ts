@@ -66,6 +66,12 @@ export function completionScript(shell: Shell, entries: readonly CompletionEntry
     const cases = entries
       .map((e) => `    '${e.name}') opts='${e.options.map((o) => o.flag).join(' ')}' ;;`)
       .join('\n');
+    // The second word names a subcommand only if one of that name exists: `plan manifests --out` is plan's flags.
+    const subcommands =
+      entries
+        .filter((e) => e.name.includes(' '))
+        .map((e) => `'${e.name}'`)
+        .join('|') || "''";
     return `# bash completion for scrapeform; load with: source <(scrapeform completion bash)
 _scrapeform() {
   local cur="\${COMP_WORDS[COMP_CWORD]}"
@@ -89,7 +95,11 @@ ${entries
   .join('\n')}
     esac
   fi
-  if [ "$COMP_CWORD" -ge 3 ] && [[ "\${COMP_WORDS[2]}" != -* ]]; then cmd="$cmd \${COMP_WORDS[2]}"; fi
+  if [ "$COMP_CWORD" -ge 3 ]; then
+    case "$cmd \${COMP_WORDS[2]}" in
+      ${subcommands}) cmd="$cmd \${COMP_WORDS[2]}" ;;
+    esac
+  fi
   case "$cmd" in
 ${cases}
   esac

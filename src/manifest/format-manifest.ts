@@ -1,5 +1,5 @@
-import { isMap, isScalar, parseAllDocuments } from 'yaml';
-import type { Node, YAMLMap } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, parseAllDocuments, visit } from 'yaml';
+import type { Alias, Document, Node, YAMLMap } from 'yaml';
 import { PROJECT_DIFFABLE_KEYS } from '../model/vocabulary.js';
 
 /** The order keys are written in: as DESIGN section 1 shows them; keys not listed keep their place after these. */
@@ -35,7 +35,7 @@ const EXPECT_KEYS = ['url', 'result'];
 /**
  * A manifest file in canonical form (`scrapeform fmt`): keys in the documented order, two-space indentation, no
  * line wrapping. Comments, flow style, quoting and anchors stay as written; only order and indentation change, so
- * the meaning never does. Returns the text unchanged when it does not parse (validate reports why).
+ * the meaning never does (a document whose sorting would put an alias before its anchor keeps its key order). Returns the text unchanged when it does not parse (validate reports why).
  */
 export function formatManifestText(text: string): string {
   const documents = parseAllDocuments(text);
@@ -47,14 +47,45 @@ export function formatManifestText(text: string): string {
   };
   // Files that hold no scrapeform manifest (a workflow, a compose file) are never rewritten.
   if (!documents.some((d) => FORMATTED_KINDS.includes(String(kindOf(d.contents))))) return text;
-  const out = documents.map((doc) => {
+  const out = documents.map((doc, index) => {
     const root = doc.contents;
     const kind = kindOf(root);
+    const targets = aliasTargets(doc);
     if (isMap(root) && (kind === 'Parser' || kind === 'ParserTemplate')) formatParser(root);
     else if (isMap(root) && (kind === 'Project' || kind === 'ProjectTemplate')) formatProject(root);
-    return doc.toString({ indent: 2, lineWidth: 0 });
+    // A key moved ahead of the anchor its alias names (`urls: [*u]` sorted before `expect: [{ url: &u ... }]`)
+    // cannot be written, or names another anchor of that name: that document keeps its key order.
+    const written = aliasesKept(doc, targets) ? doc : (parseAllDocuments(text) as Document[])[index];
+    return (written ?? doc).toString({ indent: 2, lineWidth: 0 });
   });
   return out.join('');
+}
+
+/** Each alias of a document and the node it names, as the document is written. */
+function aliasTargets(doc: Document): Map<Alias, unknown> {
+  const targets = new Map<Alias, unknown>();
+  visit(doc, {
+    Alias: (_, alias) => {
+      targets.set(alias, alias.resolve(doc));
+    },
+  });
+  return targets;
+}
+
+/** Whether every alias still comes after the anchor it named before keys were sorted. */
+function aliasesKept(doc: Document, targets: Map<Alias, unknown>): boolean {
+  const anchors = new Map<string, unknown>();
+  let kept = true;
+  visit(doc, (_, node) => {
+    if (isAlias(node)) {
+      if (anchors.get(node.source) === targets.get(node)) return undefined;
+      kept = false;
+      return visit.BREAK;
+    }
+    if ((isScalar(node) || isCollection(node)) && node.anchor !== undefined) anchors.set(node.anchor, node);
+    return undefined;
+  });
+  return kept;
 }
 
 function formatParser(root: YAMLMap): void {

@@ -172,6 +172,9 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
     expect(await complete(['scrapeform', 'plan', '--detailed'])).toBe('--detailed-exitcode');
     expect(await complete(['scrapeform', 'state', 'p'])).toBe('pull push');
     expect(await complete(['scrapeform', 'state', 'push', '--fo'])).toBe('--force');
+    // Flags after a path: the path was taken for a subcommand, and nothing was completed.
+    expect(await complete(['scrapeform', 'plan', 'manifests', '--detailed'])).toBe('--detailed-exitcode');
+    expect(await complete(['scrapeform', 'fmt', 'a.yaml', 'b.yaml', '--ch'])).toBe('--check');
     const zsh = (await runScrapeform(['completion', 'zsh'])).stdout;
     expect(zsh).toContain('#compdef scrapeform');
     expect(zsh).toMatch(/'--detailed-exitcode\[exit 2 [^\]]+\]'/);

@@ -574,6 +574,15 @@ adopt: true
     ]);
   });
 
+  it('keeps the key order of a document where sorting would put an alias before its anchor', () => {
+    // Sorting urls before expect wrote *u before &u: fmt and fmt --check stopped with an internal error.
+    const aliased = `kind: Parser\nname: b\nexpect:\n  - url: &u https://books.example/b.html\n    result: { title: B }\nurls: [*u]\nfields:\n  title: { description: Title }\n`;
+    const other = `urls: [https://books.example/a.html]\nkind: Parser\nname: a\nfields:\n  title: { description: Title }\n`;
+    expect(formatManifestText(`${other}---\n${aliased}`)).toBe(
+      `kind: Parser\nname: a\nurls: [ https://books.example/a.html ]\nfields:\n  title: { description: Title }\n---\n${aliased.replace('[*u]', '[ *u ]')}`,
+    );
+  });
+
   it('formats templates and keeps x- keys first, where their anchors must stay', () => {
     const text = `urls: [https://a.example/]\nkind: ParserTemplate\nx-f: &f { description: A }\nname: p\nfields: { a: *f }\n`;
     expect(formatManifestText(text)).toBe(
