@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeLock, UNREADABLE_LOCK, UNREADABLE_LOCK_TEXT } from '../state/backend.js';
+import { describeLock } from '../state/backend.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
 import { addStateFlags, openStateFromFlags } from './shared-flags.js';
@@ -29,9 +29,7 @@ export function registerForceUnlock(program: Command, run: RunCommand): void {
           }),
         }));
         ctx.print(
-          held === undefined
-            ? `${location} was not locked.`
-            : `Broke the lock of ${held === UNREADABLE_LOCK ? UNREADABLE_LOCK_TEXT : describeLock(held)}.`,
+          held === undefined ? `${location} was not locked.` : `Broke the lock of ${describeLock(held)}.`,
         );
         return 'ok';
       }),

@@ -30,7 +30,7 @@ export type BrokenLock = LockInfo | typeof UNREADABLE_LOCK | undefined;
 export const UNREADABLE_LOCK = 'unreadable';
 
 /** How messages name a lock file that names no holder. */
-export const UNREADABLE_LOCK_TEXT = 'a lock file that names no holder (empty, half written, or not a lock)';
+const UNREADABLE_LOCK_TEXT = 'a lock file that names no holder (empty, half written, or not a lock)';
 
 /** What `force-unlock` was told: the id of the lock to break (when given), and whether a live holder may lose it. */
 export interface ForceUnlockOptions {
@@ -94,8 +94,12 @@ export function newLockInfo(operation: string): LockInfo {
   };
 }
 
-/** `holder (pid N, operation, since T)`, and the lock's id when it has one: how every message names a lock. */
-export function describeLock(held: LockInfo): string {
+/**
+ * `holder (pid N, operation, since T)`, and the lock's id when it has one: how every message names a lock; a lock
+ * file that names no holder, as such.
+ */
+export function describeLock(held: LockInfo | typeof UNREADABLE_LOCK): string {
+  if (held === UNREADABLE_LOCK) return UNREADABLE_LOCK_TEXT;
   const id = held.id !== undefined ? `, lock id ${held.id}` : '';
   return `${held.holder} (pid ${held.pid}, ${held.operation}, since ${held.started}${id})`;
 }
@@ -107,7 +111,7 @@ export function lockMismatch(location: string, lockId: string, held: BrokenLock)
     'state.lock-mismatch',
     held === undefined
       ? `the state ${location} is not locked, so not by lock ${lockId}: nothing was broken`
-      : `the state ${location} is locked by ${unreadable ? UNREADABLE_LOCK_TEXT : describeLock(held)}, not by lock ${lockId}: nothing was broken`,
+      : `the state ${location} is locked by ${describeLock(held)}, not by lock ${lockId}: nothing was broken`,
     {
       hint: unreadable
         ? 'check that no run is active, then run scrapeform force-unlock without an id'
