@@ -162,8 +162,8 @@ function alternatives(forms: readonly string[]): string {
 /** Matchers by the secrets they take out: redact() is called with the same key for every message of a run. */
 const matchers = new Map<string, SecretMatcher | undefined>();
 
-/** Text with every form of each secret replaced by REDACTED (api/redact.ts also takes out `api_key` values). */
-export function withoutSecrets(text: string, secrets: readonly string[]): string {
+/** The matcher of `secrets`, built once per set of secrets (the manifest check asks for one per object). */
+function matcherFor(secrets: readonly string[]): SecretMatcher | undefined {
   const id = secrets.join('\0');
   let matcher = matchers.get(id);
   if (matcher === undefined && !matchers.has(id)) {
@@ -171,6 +171,12 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
     matcher = secretMatcher(secrets);
     matchers.set(id, matcher);
   }
+  return matcher;
+}
+
+/** Text with every form of each secret replaced by REDACTED (api/redact.ts also takes out `api_key` values). */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  const matcher = matcherFor(secrets);
   return matcher === undefined || !matcher.found(text) ? text : matcher.remove(text);
 }
 
@@ -183,7 +189,7 @@ export function withoutSecrets(text: string, secrets: readonly string[]): string
  * large apply or plan).
  */
 export function secretsRemover(secrets: readonly string[]): <T>(value: T) => { value: T; held: boolean } {
-  const matcher = secretMatcher(secrets);
+  const matcher = matcherFor(secrets);
   return (value) => {
     if (matcher === undefined || !holds(value, matcher)) return { value, held: false };
     return { value: mapStrings(value, matcher.remove, true), held: true };
