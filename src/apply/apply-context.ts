@@ -125,11 +125,7 @@ export function noteCreate(
   path: string,
   recovered: Recovered | undefined,
 ): void {
-  if (recovered === undefined) noteCall(ctx, change, result, { method: 'POST', path }, 201);
-  else {
-    const { status, ...more } = recovered;
-    noteCall(ctx, change, result, { method: 'POST', path }, status, more);
-  }
+  noteCall(ctx, change, result, { method: 'POST', path }, recovered?.status ?? 201, recovered);
 }
 
 /** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */
