@@ -54,9 +54,8 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   // The notes come first, yet give way to the counts table and to the names of every destructive change, adoption
   // and regeneration: room for those is kept while the notes are added (shortened, then cut and counted), so
   // hundreds of parsers held back cannot push a delete out of the comment.
-  const giveNoted = out.setAside(
-    table.length + compactRoom(destructive) + compactRoom(adopted) + costlyIndexRoom(costly),
-  );
+  const costlyRoom = costlyIndexRoom(costly);
+  const giveNoted = out.setAside(table.length + compactRoom(destructive) + compactRoom(adopted) + costlyRoom);
   // What a partial plan leaves out, and the parsers it holds back (no change planned, yet not in line), right under
   // the summary: not folded away among the other warnings, where a reviewer reading "Plan: 1 to create" or "No
   // changes planned: … (see the warning)" would not look.
@@ -82,7 +81,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT - COMMENT_
   out.add(table);
 
   // Room for naming every change that regenerates should its details be cut (costly, and named nowhere else).
-  const giveBack = out.setAside(costlyIndexRoom(costly));
+  const giveBack = out.setAside(costlyRoom);
   out.addList(destructive);
   out.addList(adopted);
 
