@@ -6,7 +6,8 @@ import { credentialsHidden, readableUrl } from '../model/state-url.js';
 
 /** Whether the environment names a proxy (HTTP_PROXY / HTTPS_PROXY, either case). */
 export function proxyConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
-  return ['HTTP_PROXY', 'HTTPS_PROXY'].some((name) => (env[name.toLowerCase()] ?? env[name] ?? '') !== '');
+  const { httpProxy, httpsProxy } = proxySettings(env);
+  return httpProxy !== '' || httpsProxy !== '';
 }
 
 /** The proxy variables as the dispatcher hands them to undici: the lowercase name first, as undici reads them. */
