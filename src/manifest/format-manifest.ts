@@ -47,6 +47,8 @@ export function formatManifestText(text: string): string {
   };
   // Files that hold no scrapeform manifest (a workflow, a compose file) are never rewritten.
   if (!documents.some((d) => FORMATTED_KINDS.includes(String(kindOf(d.contents))))) return text;
+  // The documents as written, parsed again only when one of them has to keep its key order.
+  let asWritten: Document[] | undefined;
   const out = documents.map((doc, index) => {
     const root = doc.contents;
     const kind = kindOf(root);
@@ -55,7 +57,9 @@ export function formatManifestText(text: string): string {
     else if (isMap(root) && (kind === 'Project' || kind === 'ProjectTemplate')) formatProject(root);
     // A key moved ahead of the anchor its alias names (`urls: [*u]` sorted before `expect: [{ url: &u ... }]`)
     // cannot be written, or names another anchor of that name: that document keeps its key order.
-    const written = aliasesKept(doc, targets) ? doc : (parseAllDocuments(text) as Document[])[index];
+    const written = aliasesKept(doc, targets)
+      ? doc
+      : (asWritten ??= parseAllDocuments(text) as Document[])[index];
     return (written ?? doc).toString({ indent: 2, lineWidth: 0 });
   });
   return out.join('');
