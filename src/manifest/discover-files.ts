@@ -6,7 +6,7 @@ import type ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import type { Diagnostic } from './diagnostic.js';
 import { byCodeUnit } from '../code-unit-order.js';
-import { isProjectFileName, projectFilesIn } from './project-file-names.js';
+import { isProjectFileName, projectFileIn } from './project-file-names.js';
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 
@@ -153,7 +153,7 @@ export function walkSkips(
   const rules = [...excludeRules];
   let dir = path.resolve(root);
   for (let i = 0; ; i++) {
-    if (!isProjectFolder(dir, project) && projectFilesIn(dir).length > 0) return 'ignored';
+    if (!isProjectFolder(dir, project) && projectFileIn(dir) !== undefined) return 'ignored';
     const own = readIgnoreFile(dir, []);
     if (own !== undefined) rules.push(own);
     const step = steps[i];

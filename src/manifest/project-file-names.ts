@@ -14,6 +14,11 @@ export function projectFilesIn(folder: string): string[] {
   return PROJECT_FILE_NAMES.map((name) => path.join(folder, name)).filter(isFile);
 }
 
+/** The first project file a folder holds, looking no further once one is found (every command looks for it). */
+export function projectFileIn(folder: string): string | undefined {
+  return PROJECT_FILE_NAMES.map((name) => path.join(folder, name)).find(isFile);
+}
+
 /** Whether `name` is one of the project file's names. */
 export function isProjectFileName(name: string): boolean {
   return (PROJECT_FILE_NAMES as readonly string[]).includes(name);

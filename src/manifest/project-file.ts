@@ -7,7 +7,7 @@ import type { GivenSettings } from './environment-given.js';
 import { sharedStates, stateLocation } from './environment-states.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
-import { PROJECT_FILE_NAMES, projectFilesIn } from './project-file-names.js';
+import { PROJECT_FILE_NAMES, projectFileIn, projectFilesIn } from './project-file-names.js';
 import type { Environment } from './interpolate.js';
 import { readManifestFile } from './read-manifest-file.js';
 import { documentSource } from './object-source.js';
@@ -26,7 +26,6 @@ import { diagnosticsFromIssues } from './zod-diagnostics.js';
  * which paths are read. It declares typed variables and names environments (paths, variable values, state, the
  * variable holding the key, service URLs). Without it everything works as it did before environments.
  */
-export { PROJECT_FILE_NAMES } from './project-file-names.js';
 
 export interface ProjectFile {
   file: string;
@@ -92,15 +91,10 @@ export interface SelectEnvironmentOptions {
 export function findProjectFile(paths: readonly string[]): string | undefined {
   const folders = paths.length === 1 && isFolder(paths[0] as string) ? ['', paths[0] as string] : [''];
   for (const folder of folders) {
-    const [file] = projectFilesIn(folder);
+    const file = projectFileIn(folder);
     if (file !== undefined) return file;
   }
   return undefined;
-}
-
-/** Whether a folder holds a project file (another project, when it is not the one in use). */
-export function projectFileIn(folder: string): string | undefined {
-  return projectFilesIn(folder)[0];
 }
 
 /** The project file read and checked; environment variables (`${NAME}`) are expanded, variables are not. */
