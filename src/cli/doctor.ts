@@ -4,15 +4,18 @@ import { renderOutput } from '../output/render-output.js';
 import { withEnvironment } from '../workspace/open-workspace.js';
 import { runDoctor } from '../workspace/run-doctor.js';
 import type { RunCommand } from './io.js';
-import { addEnvironmentFlags, addKeyFlags, environmentOf, transportLogger } from './shared-flags.js';
-import type { EnvironmentFlags } from './shared-flags.js';
+import {
+  addEnvironmentFlags,
+  addKeyFlags,
+  environmentOf,
+  keyOptions,
+  transportLogger,
+} from './shared-flags.js';
+import type { ApiFlags, EnvironmentFlags } from './shared-flags.js';
 
-interface DoctorFlags extends EnvironmentFlags {
+interface DoctorFlags extends EnvironmentFlags, Pick<ApiFlags, 'apiKeyEnv' | 'apiKeyFile' | 'timeout'> {
   json?: boolean;
   only?: string;
-  apiKeyEnv?: string;
-  apiKeyFile?: string;
-  timeout?: string;
 }
 
 export function registerDoctor(program: Command, run: RunCommand): void {
@@ -34,9 +37,7 @@ export function registerDoctor(program: Command, run: RunCommand): void {
       const options = withEnvironment(
         {
           env: ctx.io.env,
-          ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-          ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-          ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+          ...keyOptions(flags),
         },
         environmentOf(ctx, flags),
       );

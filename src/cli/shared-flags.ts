@@ -143,15 +143,26 @@ export async function openFromFlags(
     paths,
     ...environmentOptions(flags),
     ...stateOptions(ctx, flags, settings, signal),
-    ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-    ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+    ...keyOptions(flags),
     ...(signal !== undefined ? { interrupt: signal } : {}),
     onTransportEvent: transportLogger(ctx),
   }).then((opened) => {
     for (const warning of opened.warnings) ctx.log(ctx.colors.yellow(`warning: ${warning}`));
     return opened;
   });
+}
+
+/** `--api-key-env`, `--api-key-file` and `--timeout`, those given, as the options of every command that calls the services. */
+export function keyOptions(flags: Pick<ApiFlags, 'apiKeyEnv' | 'apiKeyFile' | 'timeout'>): {
+  apiKeyEnv?: string;
+  apiKeyFile?: string;
+  timeout?: string;
+} {
+  return {
+    ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+    ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
+    ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+  };
 }
 
 /** The planner's selection from --target, --exclude, --reassert and --accept-unknown. */
@@ -200,9 +211,7 @@ export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags
       env: ctx.io.env,
       ...environmentOptions(flags),
       ...stateOptions(ctx, flags, settings),
-      ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-      ...(flags.apiKeyFile !== undefined ? { apiKeyFile: flags.apiKeyFile } : {}),
-      ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
+      ...keyOptions(flags),
       onTransportEvent: transportLogger(ctx),
     },
     settings,
