@@ -25,6 +25,12 @@ export interface Faults {
   generationError: string;
 }
 
+/** The longest delay a Node timer holds: past it setTimeout warns and fires after 1 ms (about 24.8 days). */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** The delays handed to setTimeout as they are (the clock's timers re-arm in steps, so generationDelayMs is not one). */
+const TIMER_DELAYS: readonly string[] = ['latencyMs', 'responseDelayMs'];
+
 export const NO_FAULTS: Readonly<Faults> = {
   latencyMs: 0,
   errorRate: 0,
@@ -86,6 +92,11 @@ export function checkFaults(body: Record<string, unknown>): Partial<Faults> {
       continue;
     }
     if (typeof value !== 'number' || value < 0) throw new HttpError(400, `${key} must be a number >= 0`);
+    if (TIMER_DELAYS.includes(key) && !(value <= LONGEST_TIMER_MS))
+      throw new HttpError(
+        400,
+        `${key} is at most ${LONGEST_TIMER_MS} ms (about 24.8 days): a longer delay fires at once in Node`,
+      );
     if ((rates as readonly string[]).includes(key) && value > 1)
       throw new HttpError(400, `${key} is a share from 0 to 1`);
     if (key === 'errorStatus' && value !== 500 && value !== 503)

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
 import type { Account } from './accounts.js';
@@ -40,13 +40,28 @@ export function createStateSaver(dataDir: string, takeState: () => PersistedStat
   };
 }
 
-/** Writes the state atomically: a temporary file, then a rename over the old one. */
+/**
+ * Writes the state atomically: a temporary file, flushed to disk, then a rename over the old one. Without the flush a
+ * crash after the rename can leave the new name on an empty or cut-short file, which the next start refuses. A write
+ * that fails takes its temporary file away: each one left would hold the accounts' keys.
+ */
 async function writeState(dataDir: string, state: PersistedState): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   const file = path.join(dataDir, STATE_FILE);
   const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(state));
-  await rename(temporary, file);
+  try {
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(state));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

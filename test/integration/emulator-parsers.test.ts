@@ -536,6 +536,22 @@ describe('control endpoints and faults', () => {
     });
     expect(await h.raw('PUT', '/_emulator/faults', { explode: 1 })).toMatchObject({ status: 400 });
   });
+
+  it.each(['latencyMs', 'responseDelayMs'])(
+    'refuses a %s longer than a Node timer holds (it would fire at once), and keeps the faults set',
+    async (key) => {
+      await h.raw('PUT', '/_emulator/faults', { [key]: 5 });
+      const refused = await h.raw('PUT', '/_emulator/faults', { [key]: 2 ** 31 });
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { error: `${key} is at most 2147483647 ms (about 24.8 days): a longer delay fires at once in Node` },
+      ]);
+      expect(h.emulator.faults).toMatchObject({ [key]: 5 });
+      // The most a timer holds is accepted.
+      expect((await h.raw('PUT', '/_emulator/faults', { [key]: 2 ** 31 - 1 })).status).toBe(200);
+      await h.raw('DELETE', '/_emulator/faults');
+    },
+  );
 });
 
 describe('--data-dir', () => {
