@@ -190,7 +190,7 @@ export function planProject(
       id: live.id,
       action: 'adopt',
       reasons,
-      definition: payload,
+      definition: recordedDefinition(payload, ignored, recorded, live),
     });
   }
   if (recorded !== undefined && recorded.definition !== undefined) {
@@ -219,7 +219,7 @@ export function planProject(
     reasons: [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
     changed,
     before: holding,
-    definition: payload,
+    definition: recordedDefinition(payload, ignored, recorded, live),
     breaking:
       'projectType' in changed || 'output_format' in changed
         ? ['the shape of the results changes (projectType or output_format)']
@@ -228,6 +228,33 @@ export function planProject(
       ? { input_summary: summariseInputs(PROJECT_FIELDS.projectInput.read(live), desired.projectInput) }
       : {}),
   });
+}
+
+/**
+ * What state records once an update (or an adoption) is applied: the manifest's values, except for the keys
+ * `lifecycle.ignore_changes` names, which are never sent: for those, what state recorded (last sent), else what the
+ * service reports, else nothing (the service's default). Recording the manifest's value there would read, once the
+ * key leaves ignore_changes, as sent: its update shown as an edit made outside scrapeform, or, from a service that
+ * leaves the key out of its answers, not planned at all.
+ */
+function recordedDefinition(
+  payload: ProjectDefinition,
+  ignored: ReadonlySet<string>,
+  recorded: ProjectState | undefined,
+  live: LiveProject,
+): ProjectDefinition {
+  const definition: ProjectDefinition = { ...payload };
+  for (const key of ignored) {
+    const rule = projectFieldRule(key);
+    if (rule === undefined || !rule.compared) continue;
+    const reported = rule.read(live);
+    if (recorded !== undefined && key in recorded.definition) definition[key] = recorded.definition[key];
+    else if (!(key in payload)) continue;
+    else if (reported !== undefined) definition[key] = reported;
+    // A key every project has stays as declared when nothing else is known.
+    else if (key !== 'projectType' && key !== 'projectInput') delete definition[key];
+  }
+  return definition;
 }
 
 function summariseInputs(before: unknown, after: DesiredProject['projectInput']): string {
