@@ -5,6 +5,7 @@ import { isWithin } from './discover-files.js';
 import { givenToOtherEnvironment } from './environment-given.js';
 import type { GivenSettings } from './environment-given.js';
 import { sharedStates, stateLocation } from './environment-states.js';
+import { enclosingProjects } from './enclosing-project.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
 import { PROJECT_FILE_NAMES, projectFileIn, projectFilesIn } from './project-file-names.js';
@@ -86,7 +87,8 @@ export interface SelectEnvironmentOptions {
 
 /**
  * The project file in use: `scrapeform.yaml` (or `.yml`) in the current folder; else, when one folder is named,
- * in that folder (so `scrapeform validate examples/multi-env` reads that project).
+ * in that folder (so `scrapeform validate examples/multi-env` reads that project). A run inside a project that finds
+ * none is refused by selectEnvironment (enclosing-project.ts), never planned against another state.
  */
 export function findProjectFile(paths: readonly string[]): string | undefined {
   const folders = paths.length === 1 && isFolder(paths[0] as string) ? ['', paths[0] as string] : [''];
@@ -210,7 +212,10 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
   const names = Object.keys(config?.environments ?? {});
   const name = options.environment;
   if (project === undefined) {
-    if (name !== undefined) diagnostics.push(noProject(`--env ${name}`));
+    // Inside a project whose file this run would not read: refused before its state or key is taken for another.
+    const enclosing = options.projectFile === false ? [] : enclosingProjects(given);
+    diagnostics.push(...enclosing);
+    if (name !== undefined && enclosing.length === 0) diagnostics.push(noProject(`--env ${name}`));
     readVarFiles(givenVarFiles(options), new Map(), selected.variables, diagnostics, undefined);
     return selected;
   }
