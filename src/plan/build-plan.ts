@@ -217,7 +217,7 @@ export function buildPlan(input: PlanInput): Plan {
   const recovered = recoverIntents(input.state, live);
   warnings.push(...recovered.notes);
   // Objects renamed with a `moved:` hint are planned at their new address, from the state of their old one.
-  const moves = planMoves(recovered.state, [...input.parsers, ...input.projects]);
+  const moves = planMoves(recovered.state, [...input.parsers, ...input.projects], selected);
   const state = moves.state;
   warnings.push(...moves.warnings);
   errors.push(...moves.errors);

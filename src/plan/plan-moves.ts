@@ -21,8 +21,16 @@ export interface MovesOutcome {
  * holds at any address of the chain moves to its end in one step. A chain state holds nothing of is skipped:
  * once applied it is only history (as in Terraform), and is said only when its end has no state either (the object
  * is then created). State at two addresses of one chain is an error: the hints cannot say which to keep.
+ *
+ * `chosen` is what a partial plan (`--target`, `--exclude`, paths) plans: a chain none of whose addresses it chose
+ * moves nothing and is not said, as the partial plan promises of other objects (its state stays where it is until
+ * a plan that chooses it). One it chose by any address moves whole: its old address alone would plan a delete.
  */
-export function planMoves(state: State, declared: readonly (DesiredParser | DesiredProject)[]): MovesOutcome {
+export function planMoves(
+  state: State,
+  declared: readonly (DesiredParser | DesiredProject)[],
+  chosen: (address: string) => boolean = () => true,
+): MovesOutcome {
   const outcome: MovesOutcome = { state, moves: [], warnings: [], errors: [] };
   const seen = new Set<string>();
   const next = new Map<string, string>();
@@ -47,7 +55,9 @@ export function planMoves(state: State, declared: readonly (DesiredParser | Desi
     const held = sources.filter((s) => resources[s.from]?.kind === s.kind);
     const froms = sources.map((s) => s.from);
     const source = held[0];
+    const inPlan = chosen(to) || froms.some(chosen);
     if (source === undefined) {
+      if (!inPlan) continue;
       if (resources[to] === undefined) {
         outcome.warnings.push(
           `${to}: moved from ${froms.join(', ')}, but state has nothing at ${froms.join(' or ')}; the ${froms.length === 1 ? 'hint is' : 'hints are'} ignored and ${to} is planned as declared`,
@@ -63,7 +73,7 @@ export function planMoves(state: State, declared: readonly (DesiredParser | Desi
       continue;
     }
     const recorded = resources[source.from];
-    if (recorded === undefined) continue;
+    if (recorded === undefined || !inPlan) continue;
     delete resources[source.from];
     resources[to] = recorded;
     outcome.moves.push({ from: source.from, to, kind: recorded.kind, id: recorded.id, name: recorded.name });
