@@ -274,6 +274,17 @@ describe('moved hints', () => {
     ]);
     expect(excluded.code, excluded.stderr).toBe(0);
     expect(excluded.stdout).not.toContain('Moved');
+    // Its new address excluded, the object is left alone at its old one too: neither moved nor deleted there.
+    const away = JSON.parse((await run('plan', ['--exclude', 'parser.category-gb', '--json'])).stdout) as {
+      moved?: { from: string; to: string }[];
+      resource_changes: { address: string; action: string }[];
+    };
+    expect(away.moved?.map((m) => `${m.from} -> ${m.to}`)).toEqual([
+      'project.nightly-uk -> project.nightly-gb',
+    ]);
+    expect(away.resource_changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'update project.nightly-gb',
+    ]);
     const applied = await run('apply', ['--auto-approve', '--target', 'parser.category-de']);
     expect(applied.code, applied.stderr).toBe(0);
     expect(sent()).toEqual([]);
