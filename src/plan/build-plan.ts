@@ -217,7 +217,11 @@ export function buildPlan(input: PlanInput): Plan {
   const recovered = recoverIntents(input.state, live);
   warnings.push(...recovered.notes);
   // Objects renamed with a `moved:` hint are planned at their new address, from the state of their old one.
-  const moves = planMoves(recovered.state, [...input.parsers, ...input.projects]);
+  // A partial plan makes the moves of the objects it chose, by either address, and of no object it excluded.
+  const chooses = (addresses: readonly string[]): boolean =>
+    addresses.some(selected) && !addresses.some((a) => excludes.includes(a));
+  const moves = planMoves(recovered.state, [...input.parsers, ...input.projects], chooses);
+  const unmoved = new Set(moves.unmoved);
   const state = moves.state;
   warnings.push(...moves.warnings);
   errors.push(...moves.errors);
@@ -262,7 +266,7 @@ export function buildPlan(input: PlanInput): Plan {
       warnings,
     );
   for (const address of [...parserAddresses].sort()) {
-    if (!selected(address)) continue;
+    if (!selected(address) || unmoved.has(address)) continue;
     const recorded = state.resources[address];
     const change = planParser(
       ctx,
@@ -284,7 +288,7 @@ export function buildPlan(input: PlanInput): Plan {
   ]);
   const desiredProjects = new Map<string, DesiredProject>(input.projects.map((p) => [p.address, p]));
   for (const address of [...projectAddresses].sort()) {
-    if (!selected(address)) continue;
+    if (!selected(address) || unmoved.has(address)) continue;
     const recorded = state.resources[address];
     const change = planProject(
       ctx,

@@ -9,6 +9,8 @@ export interface MovesOutcome {
   moves: PlannedMove[];
   warnings: string[];
   errors: string[];
+  /** Addresses state holds an object at that a chain the plan did not choose would move (`chosen`). */
+  unmoved: string[];
 }
 
 /**
@@ -21,9 +23,18 @@ export interface MovesOutcome {
  * holds at any address of the chain moves to its end in one step. A chain state holds nothing of is skipped:
  * once applied it is only history (as in Terraform), and is said only when its end has no state either (the object
  * is then created). State at two addresses of one chain is an error: the hints cannot say which to keep.
+ *
+ * `chosen` says whether a partial plan (`--target`, `--exclude`, paths) chose a chain, given its addresses (its end
+ * first). A chain it did not choose moves nothing and is not said, as the partial plan promises of other objects:
+ * its state stays where it is until a plan that chooses it, and its address is in `unmoved`, which the plan leaves
+ * alone too (planned there, the object would be deleted, its manifest being at the chain's end).
  */
-export function planMoves(state: State, declared: readonly (DesiredParser | DesiredProject)[]): MovesOutcome {
-  const outcome: MovesOutcome = { state, moves: [], warnings: [], errors: [] };
+export function planMoves(
+  state: State,
+  declared: readonly (DesiredParser | DesiredProject)[],
+  chosen: (addresses: readonly string[]) => boolean = () => true,
+): MovesOutcome {
+  const outcome: MovesOutcome = { state, moves: [], warnings: [], errors: [], unmoved: [] };
   const seen = new Set<string>();
   const next = new Map<string, string>();
   const hints: { from: string; to: string; kind: 'Parser' | 'Project' }[] = [];
@@ -47,7 +58,9 @@ export function planMoves(state: State, declared: readonly (DesiredParser | Desi
     const held = sources.filter((s) => resources[s.from]?.kind === s.kind);
     const froms = sources.map((s) => s.from);
     const source = held[0];
+    const inPlan = chosen([to, ...froms]);
     if (source === undefined) {
+      if (!inPlan) continue;
       if (resources[to] === undefined) {
         outcome.warnings.push(
           `${to}: moved from ${froms.join(', ')}, but state has nothing at ${froms.join(' or ')}; the ${froms.length === 1 ? 'hint is' : 'hints are'} ignored and ${to} is planned as declared`,
@@ -64,6 +77,10 @@ export function planMoves(state: State, declared: readonly (DesiredParser | Desi
     }
     const recorded = resources[source.from];
     if (recorded === undefined) continue;
+    if (!inPlan) {
+      outcome.unmoved.push(source.from);
+      continue;
+    }
     delete resources[source.from];
     resources[to] = recorded;
     outcome.moves.push({ from: source.from, to, kind: recorded.kind, id: recorded.id, name: recorded.name });

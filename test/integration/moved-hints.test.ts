@@ -253,6 +253,55 @@ describe('moved hints', () => {
     expect(await readFile(path.join(dir, 'state.json'), 'utf8')).toBe(before);
   });
 
+  // A partial plan promises that changes to other objects are neither shown nor applied: a move is a change of
+  // state, so a targeted plan makes only the moves of the objects it chose (either end of the hint).
+  it('--target and --exclude leave the moves of objects they did not choose alone: shown nowhere, state kept', async () => {
+    const before = await stateOf();
+    const hint = '  - { from: parser.category-uk, to: parser.category-gb }\n';
+    await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb'], hint));
+    const other = await run('plan', ['--target', 'parser.category-de', '--json']);
+    expect(other.code, other.stderr).toBe(0);
+    const json = JSON.parse(other.stdout) as { status: string; moved?: unknown };
+    expect(json.moved).toBeUndefined();
+    expect(json.status).toBe('no_changes');
+    const excluded = await run('plan', [
+      '--exclude',
+      'parser.category-gb',
+      '--exclude',
+      'parser.category-uk',
+      '--target',
+      'parser.category-fr',
+    ]);
+    expect(excluded.code, excluded.stderr).toBe(0);
+    expect(excluded.stdout).not.toContain('Moved');
+    // Its new address excluded, the object is left alone at its old one too: neither moved nor deleted there.
+    const away = JSON.parse((await run('plan', ['--exclude', 'parser.category-gb', '--json'])).stdout) as {
+      moved?: { from: string; to: string }[];
+      resource_changes: { address: string; action: string }[];
+    };
+    expect(away.moved?.map((m) => `${m.from} -> ${m.to}`)).toEqual([
+      'project.nightly-uk -> project.nightly-gb',
+    ]);
+    expect(away.resource_changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'update project.nightly-gb',
+    ]);
+    const applied = await run('apply', ['--auto-approve', '--target', 'parser.category-de']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sent()).toEqual([]);
+    const after = await stateOf();
+    expect(after['parser.category-uk']?.id).toBe(before['parser.category-uk']?.id);
+    expect(after['parser.category-gb']).toBeUndefined();
+    // Chosen by either end, the move is made as before (the old address alone would plan a delete).
+    for (const address of ['parser.category-gb', 'parser.category-uk']) {
+      const chosen = JSON.parse((await run('plan', ['--target', address, '--json'])).stdout) as {
+        moved?: { from: string; to: string }[];
+      };
+      expect(chosen.moved?.map((m) => `${m.from} -> ${m.to}`)).toEqual([
+        'parser.category-uk -> parser.category-gb',
+      ]);
+    }
+  });
+
   it('without a hint, the renamed element is a delete and a create', async () => {
     await writeFile(path.join(dir, 'manifests', 'category.yaml'), manifest(['de', 'fr', 'gb']));
     const plan = await run('plan');
