@@ -9,6 +9,7 @@ import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import { skipReason, startsGeneration } from './heal-outcome.js';
 import { leftLines, leftOutOfHeal, nothingToHeal, withoutChanges } from './heal-selection.js';
+import { notifyRefusal } from './notify-answer.js';
 import type { LeftChange } from './heal-selection.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
@@ -367,9 +368,10 @@ async function post(body: WatchNotification, options: WatchOptions): Promise<boo
       body: JSON.stringify(body),
       // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
       signal: AbortSignal.any([AbortSignal.timeout(10_000), options.signal]),
+      redirect: 'manual', // a webhook that redirects is refused (notify-answer.ts)
     });
     await response.body?.cancel();
-    if (!response.ok) throw new Error(`the notification endpoint answered ${response.status}`);
+    if (!response.ok) throw new Error(notifyRefusal(response, options.notifyUrl));
     options.onEvent?.({ type: 'notified', status: response.status });
     return true;
   } catch (error) {

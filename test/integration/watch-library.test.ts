@@ -572,16 +572,16 @@ it('runWatch (library): a heal that applied something is notified also when the 
 
 it('runWatch (library): names and errors in the notification text cannot mention anyone or hide a link in chat; the structured parts stay exact', async () => {
   const { ws, id } = await convergedBooks(h);
-  const renamed = '<!channel> <https://evil|click> & co';
+  const renamed = '<!channel> @channel <https://evil|click> & co';
   await h.parsers.update(id, 0, { rename_fields: [{ name: 'price', new_name: renamed }] });
-  const error = 'key revoked by <@U123> in <#C123>, ask <!here>';
-  // Run 1 fails with an error quoting mentions; run 2 works again and finds the field renamed by hand.
+  const error = 'key revoked by <@U123> in <#C123>, ask <!here> or @here';
+  // Run 1 fails with an error quoting mentions (Slack's, and Mattermost's and Discord's plain @here); run 2 works again and finds the field renamed by hand.
   const { posted } = await watchFailing(ws, 2, (run) => (run === 1 ? error : undefined));
   expect(posted[0]).toEqual({
-    text: 'scrapeform watch: the drift check failed: key revoked by &lt;@U123&gt; in &lt;#C123&gt;, ask &lt;!here&gt;\nNo drift can be seen until it works again; the next run is in 15m 00s.',
+    text: 'scrapeform watch: the drift check failed: key revoked by &lt;@\u200bU123&gt; in &lt;#C123&gt;, ask &lt;!here&gt; or @\u200bhere\nNo drift can be seen until it works again; the next run is in 15m 00s.',
     failing: { error },
   });
-  const shown = '&lt;!channel&gt; &lt;https://evil|click&gt; &amp; co';
+  const shown = '&lt;!channel&gt; @\u200bchannel &lt;https://evil|click&gt; &amp; co';
   expect(String(posted[1]?.text).split('\n')).toEqual([
     'scrapeform watch: the drift check works again (after 1 failed run).',
     'scrapeform: 1 of 1 managed object changed outside scrapeform',

@@ -108,3 +108,28 @@ it('watch: a check that starts failing while the chat is down is told at the nex
     await hook.close();
   }
 });
+
+it('watch: a notify URL that redirects is a failed post, its report not sent on to where it points', async () => {
+  // Where the redirect points: another server on 127.0.0.1, which must receive nothing.
+  const elsewhere = await chatHook([]);
+  const redirects = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(307, { location: `${elsewhere.url}/collect` }).end());
+  });
+  await new Promise<void>((resolve) => redirects.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(redirects.address() as AddressInfo).port}/services/T0/B0/s3cr3tT0ken`;
+  try {
+    const events = await watchRuns(url, 2);
+    const elsewhereHost = new URL(elsewhere.url).host;
+    // Not taken as told: the next run posts again, and is refused again.
+    expect(events.filter((e) => e !== 'checked')).toEqual([
+      `notify-failed: the notification endpoint answered 307, a redirect to ${elsewhereHost}: not followed, the report is not sent on`,
+      `notify-failed: the notification endpoint answered 307, a redirect to ${elsewhereHost}: not followed, the report is not sent on`,
+    ]);
+    expect(elsewhere.bodies).toEqual([]);
+    expect(events.join('\n')).not.toContain('s3cr3tT0ken');
+  } finally {
+    await new Promise<void>((resolve) => redirects.close(() => resolve()));
+    await elsewhere.close();
+  }
+});

@@ -208,7 +208,11 @@ describe('drift renderers with a hostile live field name', () => {
   });
 
   it('in a notification, on its lines, its tags as text for chat', () => {
-    const chat = shown.replace('</details>', '&lt;/details&gt;').replace('<img src=x>', '&lt;img src=x&gt;');
+    // `@everyone` pings a Discord or Mattermost channel: a zero-width space after the `@` shows the same and pings none.
+    const chat = shown
+      .replace('</details>', '&lt;/details&gt;')
+      .replace('<img src=x>', '&lt;img src=x&gt;')
+      .replace('@everyone', '@\u200beveryone');
     expect(renderDriftText(hostile).split('\n')).toEqual([
       'scrapeform: 1 of 3 managed objects changed outside scrapeform',
       `• parser.books: version moved from 0 to 1 outside scrapeform: field price renamed to ${chat}`,
