@@ -1,9 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { discoverManifestFiles } from '../manifest/discover-files.js';
 import { formatManifestText } from '../manifest/format-manifest.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunCommand } from './io.js';
+import { writeOutputFile } from './write-output.js';
 
 /** `scrapeform fmt`: manifests in canonical key order and indentation, comments kept (`--check` for CI). */
 export function registerFmt(program: Command, run: RunCommand): void {
@@ -29,8 +30,24 @@ export function registerFmt(program: Command, run: RunCommand): void {
           const text = await readFile(file, 'utf8');
           const formatted = formatManifestText(text);
           if (formatted === text) continue;
+          if (flags.check !== true) {
+            // Whole or not at all: a manifest cut short by a full disk or a kill would plan deletes for what was cut.
+            const n = changed.length;
+            const before =
+              n === 0
+                ? ''
+                : `; ${n === 1 ? '1 file' : `${n} files`} before it ${n === 1 ? 'was' : 'were'} formatted`;
+            await writeOutputFile(
+              file,
+              formatted,
+              'the formatted manifest',
+              `the file is unchanged${before}`,
+              {
+                whole: true,
+              },
+            );
+          }
           changed.push(file);
-          if (flags.check !== true) await writeFile(file, formatted);
         }
         if (flags.check === true) {
           if (changed.length === 0) return 'ok';

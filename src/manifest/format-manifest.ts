@@ -36,8 +36,22 @@ const EXPECT_KEYS = ['url', 'result'];
  * A manifest file in canonical form (`scrapeform fmt`): keys in the documented order, two-space indentation, no
  * line wrapping. Comments, flow style, quoting and anchors stay as written; only order and indentation change, so
  * the meaning never does (a document whose sorting would put an alias before its anchor keeps its key order). Returns the text unchanged when it does not parse (validate reports why).
+ *
+ * A UTF-8 byte order mark and CRLF line endings are kept as found (the ending of the first line, for a file that
+ * mixes both): a Windows checkout was rewritten whole to LF, and `--check` failed on every formatted file.
  */
 export function formatManifestText(text: string): string {
+  const mark = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const crlf = /^[^\n]*\r\n/.test(text);
+  // In YAML a CRLF is a line break as LF is, in block scalars too: the meaning is the same with either.
+  const body = crlf ? text.slice(mark.length).replace(/\r\n/g, '\n') : text.slice(mark.length);
+  const formatted = formatLfText(body);
+  // A file left as it is (it does not parse, or holds no manifest) is left byte for byte, mixed endings included.
+  if (formatted === body) return text;
+  return `${mark}${crlf ? formatted.replace(/\n/g, '\r\n') : formatted}`;
+}
+
+function formatLfText(text: string): string {
   const documents = parseAllDocuments(text);
   if (!Array.isArray(documents) || documents.some((d) => d.errors.length > 0)) return text;
   const kindOf = (root: unknown): unknown => {
