@@ -203,9 +203,11 @@ export function neverSent(error: unknown): boolean {
 
 /**
  * A failure that may have landed all the same: no answer (the request may have gone out), a 5xx, a success (2xx)
- * whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, or a 303 not
- * followed: See Other answers a request the server processed, pointing at where to GET its outcome (RFC 9110
- * section 15.4.4; only a GET follows it, redirects.ts). A create is then looked for (see-other.ts, by name) and a
+ * whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, or a redirect (3xx)
+ * not followed. A 303 See Other answers a request the server processed, pointing at where to GET its outcome (RFC
+ * 9110 section 15.4.4; only a GET follows it, redirects.ts); a 301 or 302 is how many a proxy or gateway answers a
+ * POST it forwarded (the older Post/Redirect/Get), and one that redirects to another origin, or names no Location,
+ * may do so after forwarding too: none is a refusal. A create is then looked for (see-other.ts, by name) and a
  * PATCH counted as a generation started, as after a lost answer.
  */
 export function mayHaveLanded(error: unknown): error is ApiError {
@@ -213,8 +215,7 @@ export function mayHaveLanded(error: unknown): error is ApiError {
     error instanceof ApiError &&
     ((error.status === 0 && !neverSent(error)) ||
       error.status >= 500 ||
-      (error.status >= 200 && error.status < 300) ||
-      (error.status === 303 && error.code === 'api.redirect'))
+      (error.status >= 200 && error.status < 400))
   );
 }
 

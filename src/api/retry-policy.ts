@@ -64,19 +64,30 @@ function beyondWait(policy: RetryPolicy, retryAfterMs: number | undefined): retr
 
 /**
  * The Retry-After of a failed answer, in ms, when it carried a readable one, and the note its error then says
- * when the wait is beyondWait: how long the service asked for, and that no try follows.
+ * when no try follows for it: how long the service asked for, and that it is beyondWait, or longer than what is
+ * left of the call's `maxElapsedMs` after `elapsedMs` (retryDelay gives up then too; without the note the call
+ * ended on a bare 429, not a word of the wait, where a short request timeout left less than the wait asked).
  */
 export function retryAfterOf(
-  policy: RetryPolicy,
+  policy: RetryPolicy & { maxElapsedMs: number },
   headers: AnswerHeaders,
   now: number,
+  elapsedMs: number,
 ): { ms?: number; note?: string } {
   const header = headers.get('retry-after');
   const ms = header === null ? undefined : parseRetryAfter(header, now);
-  if (!beyondWait(policy, ms)) return ms === undefined ? {} : { ms };
+  if (ms === undefined) return {};
+  const left = Math.max(0, policy.maxElapsedMs - elapsedMs);
+  const beyond = beyondWait(policy, ms);
+  if (!beyond && ms <= left) return { ms };
   const asked = Number.isFinite(ms) ? formatDuration(ms) : 'longer than scrapeform waits';
-  const note = `the service asks to wait ${asked} before another try, more than the ${formatDuration(policy.maxDelayMs)} scrapeform waits between tries; not tried again`;
-  return { ms, note };
+  const limit = beyond
+    ? `the ${formatDuration(policy.maxDelayMs)} scrapeform waits between tries`
+    : `the ${formatDuration(left)} left of the ${formatDuration(policy.maxElapsedMs)} scrapeform gives one call`;
+  return {
+    ms,
+    note: `the service asks to wait ${asked} before another try, more than ${limit}; not tried again`,
+  };
 }
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';

@@ -74,7 +74,7 @@ export class Transport {
     const started = this.now();
 
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(request, url, body);
+      const outcome = await this.attempt(request, url, body, started);
       if (!(outcome instanceof ApiError)) return outcome;
       const retryAfterMs = this.retryAfters.get(outcome);
       const elapsedMs = this.now() - started;
@@ -238,21 +238,23 @@ export class Transport {
     request: TransportRequest,
     url: URL,
     body: string | undefined,
+    callStarted: number,
   ): Promise<TransportResponse | ApiError> {
     const deadline = trySignal(this.timeoutMs, request.signal);
     try {
-      return await this.tryOnce(request, url, body, deadline);
+      return await this.tryOnce(request, url, body, deadline, callStarted);
     } finally {
       deadline.done();
     }
   }
 
-  /** The try itself: the request, and any same-origin redirects it answers with. */
+  /** The try itself: the request, and any same-origin redirects it answers with; `callStarted`: the call's first. */
   private async tryOnce(
     request: TransportRequest,
     url: URL,
     body: string | undefined,
     deadline: TrySignal,
+    callStarted: number,
   ): Promise<TransportResponse | ApiError> {
     // Made at the first redirect: most answers are not one.
     let visited: Set<string> | undefined;
@@ -300,7 +302,8 @@ export class Transport {
         return { status: response.status, url: shown, body: parsed, headers: response.headers };
       }
       const retryable = response.status === 429 || response.status >= 500;
-      const retryAfter = retryable ? retryAfterOf(this.policy, response.headers, this.now()) : {};
+      const now = this.now();
+      const retryAfter = retryable ? retryAfterOf(this.policy, response.headers, now, now - callStarted) : {};
       const error = new ApiError({
         code: codeForStatus(response.status),
         status: response.status,

@@ -20,8 +20,8 @@ export const DEFAULT_MAX_GENERATING = 16;
 
 /**
  * How a create's object was found when its POST's answer did not give it (createOnce): `list`, by name in a list
- * read after it (no answer, a 5xx, a 2xx that could not be read, a 303 naming nothing to take); `location`, read
- * at the Location of a 303 See Other.
+ * read after it (no answer, a 5xx, a 2xx that could not be read, a redirect not followed: a 303 naming nothing
+ * to take); `location`, read at the Location of a 303 See Other.
  */
 export type FoundBy = 'list' | 'location';
 

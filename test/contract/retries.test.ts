@@ -286,6 +286,43 @@ describe('retries', () => {
     expect(sleeps).toEqual([20_000]);
   });
 
+  it('a Retry-After that does not fit in what is left of the call ends it saying so, not with a bare 429', async () => {
+    // Under the 30 s cap, but past the overall bound (four request timeouts, 20 s here): the call ended at once
+    // with "429: slow down", no try and no word of the 25 s the service asked for.
+    nock(PARSER_ORIGIN).post('/parsers').reply(429, 'slow down', { 'Retry-After': '25' });
+    const { parsers, sleeps, events } = createTestApi({ now: () => NOW, timeoutMs: 5_000 });
+    const error = (await parsers
+      .create({ name: 'b', urls: ['https://b.example/'] })
+      .catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status, sleeps, events.filter((e) => e.type === 'retry')]).toEqual([
+      'api.rate-limited',
+      429,
+      [],
+      [],
+    ]);
+    expect(error.message).toBe(
+      `POST ${PARSER_ORIGIN}/parsers: 429: slow down: the service asks to wait 25s before another try, more than the 20s left of the 20s scrapeform gives one call; not tried again`,
+    );
+
+    // After a wait, what is left is less: the second 20 s wait would end past the 30 s bound.
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(2).reply(503, '', { 'Retry-After': '20' });
+    let clock = NOW;
+    const waited: number[] = [];
+    const { parsers: again } = createTestApi({
+      retry: { maxElapsedMs: 30_000 },
+      now: () => clock,
+      sleep: async (ms) => {
+        waited.push(ms);
+        clock += ms;
+      },
+    });
+    const late = (await again.list().catch((e: unknown) => e)) as ApiError;
+    expect(waited).toEqual([20_000]);
+    expect(late.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?api_key=***: 503: the service asks to wait 20s before another try, more than the 10s left of the 30s scrapeform gives one call; not tried again`,
+    );
+  });
+
   it('does not retry 4xx other than 429', async () => {
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(401);
     const { parsers, sleeps } = createTestApi();
