@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
@@ -20,6 +21,12 @@ export interface ApiClients {
    * A wait gives the look it makes at its deadline this long (LookCutoff).
    */
   timeoutMs?: number;
+  /**
+   * Which account the key is, as a saved plan records it: the SHA-256 of `salt` and the key, cut to 16 hex digits.
+   * With a random salt per file it tells two keys apart and says nothing of either (ACCOUNT_DIGEST_LENGTH). Clients
+   * put together by hand have none, and their plans record no account.
+   */
+  accountDigest?: (salt: string) => string;
   /** Closes the keep-alive connections so the process can exit. */
   close(): Promise<void>;
 }
@@ -57,6 +64,7 @@ export function createApiClients(
     projects: new ProjectsClient(transport, config.pipelineUrl),
     endpoints: { parsers: endpointShown(config.parserUrl), projects: endpointShown(config.pipelineUrl) },
     timeoutMs,
+    accountDigest: (salt) => accountDigest(salt, config.apiKey),
     // The command is over: what is still in flight was given up (a try past its deadline). destroy, not close:
     // close waits for it, and a proxy that never answers a tunnel held the process 300 s (undici's own bound).
     close: async () => {
@@ -82,4 +90,14 @@ function endpointShown(url: string): string {
   } catch {
     return url.replace(/\/\/[^/@]*@/, '//').replace(/[?#].*$/, '');
   }
+}
+
+/** How many hex digits of the salted SHA-256 a saved plan keeps of the key: 64 bits, enough to tell keys apart. */
+export const ACCOUNT_DIGEST_LENGTH = 16;
+
+function accountDigest(salt: string, apiKey: string): string {
+  return createHash('sha256')
+    .update(`${salt}:${apiKey}`, 'utf8')
+    .digest('hex')
+    .slice(0, ACCOUNT_DIGEST_LENGTH);
 }

@@ -284,6 +284,17 @@ export interface PlanTarget {
    * plan from before it was recorded (stale-plan.ts says how such a plan is judged).
    */
   state?: StateIdentity;
+  /**
+   * The account of the key the plan was made with: a random salt (32 hex digits) and the SHA-256 of the salt and the
+   * key, cut to 16 hex digits, never the key. apply --plan refuses the file with a key of another account. Absent in
+   * a plan from before it was recorded.
+   */
+  account?: PlanAccount;
+}
+
+export interface PlanAccount {
+  salt: string;
+  sha256: string;
 }
 
 export interface Plan {

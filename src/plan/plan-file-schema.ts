@@ -148,6 +148,8 @@ export const PlanFileSchema = z.object({
         projects: z.string(),
         // Absent in plans saved before it was recorded: still read (stale-plan.ts judges them).
         state: z.object({ workspace: z.string(), location: z.string() }).optional(),
+        // Absent in plans saved before it was recorded: applied with any key, as before.
+        account: z.object({ salt: z.string(), sha256: z.string() }).optional(),
       })
       .optional(),
   }),

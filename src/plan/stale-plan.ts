@@ -30,8 +30,9 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
   if (here === undefined) return [];
   const moved: string[] = [];
   if (made !== undefined) {
-    const { state: _madeState, ...madeServices } = made;
-    const { state: _hereState, ...hereServices } = here;
+    // (The account is judged before anything is read: refuseOtherAccount. Each plan has a salt of its own.)
+    const { state: _madeState, account: _madeAccount, ...madeServices } = made;
+    const { state: _hereState, account: _hereAccount, ...hereServices } = here;
     if (stable(madeServices) !== stable(hereServices))
       moved.push(`it was made for ${describeTarget(made)}, and this run is for ${describeTarget(here)}`);
   }
@@ -50,6 +51,31 @@ function targetMoved(saved: Plan, here: PlanTarget | undefined): string[] {
     );
   }
   return moved;
+}
+
+/**
+ * A saved plan made for another environment, service or state, or with the key of another account, is refused before
+ * any call, a read included: its creates would land in this run's account, and its updates and deletes go by id to
+ * whatever has that id there. Another environment says so first (its key is another one by design). `digest` is the
+ * run's (create-clients.ts, accountDigest); a plan from before the account was recorded, or a run whose clients were
+ * put together by hand, has no account to compare. refuseStalePlan checks the rest against a fresh plan.
+ */
+export function refuseOtherTarget(
+  saved: Plan,
+  here: PlanTarget | undefined,
+  digest: ((salt: string) => string) | undefined,
+): void {
+  const moved = targetMoved(saved, here);
+  if (moved.length > 0) throw stalePlan(moved);
+  const made = saved.fingerprint.target?.account;
+  if (made === undefined || digest === undefined || digest(made.salt) === made.sha256) return;
+  throw new ScrapeformError(
+    'apply.plan-stale',
+    'refusing the saved plan: it was made with the API key of another account (its creates would land in this one, and its updates and deletes reach objects by id here); nothing was sent',
+    {
+      hint: 'apply it with the key it was made with, or plan --out again with this key and review the new plan',
+    },
+  );
 }
 
 /** Whether a change deletes a parser or archives a project: a delete, an archive, a replace (its old parser goes). */
@@ -157,12 +183,14 @@ export function refuseStalePlan(
   moved.push(...leftOut(saved, fresh));
   if (stable(saved.summary) !== stable(summarise(saved.resource_changes)))
     moved.push('its summary does not count its own changes');
-  if (moved.length > 0) {
-    throw new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
-      hint: 'run scrapeform plan --out again and review the new plan',
-      details: { moved },
-    });
-  }
+  if (moved.length > 0) throw stalePlan(moved);
+}
+
+function stalePlan(moved: string[]): ScrapeformError {
+  return new ScrapeformError('apply.plan-stale', `refusing the saved plan: ${moved.join('; ')}`, {
+    hint: 'run scrapeform plan --out again and review the new plan',
+    details: { moved },
+  });
 }
 
 /**

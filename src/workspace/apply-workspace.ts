@@ -15,13 +15,13 @@ import {
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
-import { refuseStalePlan } from '../plan/stale-plan.js';
+import { refuseOtherTarget, refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
 import { stateBeforeCalls } from '../plan/refresh-state.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
-import { planWorkspace } from './plan-workspace.js';
+import { planWorkspace, runTarget } from './plan-workspace.js';
 import { recordResultDiffs } from './result-diffs.js';
 
 /** What apply's own options the workspace passes through as they are. */
@@ -77,6 +77,9 @@ export async function applyWorkspace(
   ws: Workspace,
   options: ApplyWorkspaceOptions,
 ): Promise<ApplyWorkspaceOutcome> {
+  // Before the lock and any read: a plan for another environment or account is refused with nothing sent.
+  if (options.savedPlan !== undefined)
+    refuseOtherTarget(options.savedPlan, runTarget(ws), ws.clients.accountDigest);
   const lock = await ws.backend.lock('apply');
   try {
     const stale = ws.backend.staleLockBroken;

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { ScrapeformError } from '../errors.js';
 import { suggestNearest } from '../manifest/suggest.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { PlanOptions } from '../plan/build-plan.js';
-import type { LiveSnapshot, Plan } from '../plan/model.js';
+import type { LiveSnapshot, Plan, PlanAccount, PlanTarget } from '../plan/model.js';
 import type { State } from '../state/model.js';
 import type { Workspace } from './open-workspace.js';
 import { readLive } from './read-live.js';
@@ -54,16 +55,40 @@ async function readAndPlan(
     options:
       ws.manifests.narrowedTo !== undefined ? { ...options, narrowedTo: ws.manifests.narrowedTo } : options,
   });
+  const target = runTarget(ws);
+  if (target !== undefined) {
+    plan.fingerprint.target = target;
+    const digest = ws.clients.accountDigest;
+    if (digest !== undefined) target.account = accountOf(plan, digest);
+  }
+  return { state, plan, live };
+}
+
+/**
+ * What this run acts on, as a saved plan records it (without the account, which has a salt of its own in each plan):
+ * the environment, the services and the state. Undefined for clients put together by hand (no endpoints).
+ */
+export function runTarget(ws: Workspace): PlanTarget | undefined {
   const endpoints = ws.clients.endpoints;
   const stateIdentity = ws.backend.stateIdentity;
-  if (endpoints !== undefined)
-    plan.fingerprint.target = {
-      environment: ws.manifests.environment?.name ?? null,
-      parsers: endpoints.parsers,
-      projects: endpoints.projects,
-      ...(stateIdentity !== undefined ? { state: { ...stateIdentity } } : {}),
-    };
-  return { state, plan, live };
+  if (endpoints === undefined) return undefined;
+  return {
+    environment: ws.manifests.environment?.name ?? null,
+    parsers: endpoints.parsers,
+    projects: endpoints.projects,
+    ...(stateIdentity !== undefined ? { state: { ...stateIdentity } } : {}),
+  };
+}
+
+/**
+ * The account of the run's key as a plan records it (create-clients.ts, accountDigest). The salt is drawn from the
+ * rest of the plan (a SHA-256 of it): another for every plan that differs, so the same key gives another digest in
+ * each and no two files can be matched up by it, while one plan made twice stays the same text (`plan --json`, then
+ * `plan --out`, give the same JSON).
+ */
+function accountOf(plan: Plan, digest: (salt: string) => string): PlanAccount {
+  const salt = createHash('sha256').update(JSON.stringify(plan), 'utf8').digest('hex').slice(0, 32);
+  return { salt, sha256: digest(salt) };
 }
 
 /**
