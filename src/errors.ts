@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'emulator.cannot-listen',
   'emulator.port-in-use',
   'emulator.state-unreadable',
+  'emulator.state-unwritable',
   'emulator.unknown-quirk',
   'import.duplicate-name',
   'import.file-exists',

@@ -78,6 +78,7 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
     generationDelayMs: delay,
     ...(flags.credits !== undefined ? { credits: integer(flags.credits, '--credits') } : {}),
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
+    warn: (message) => ctx.log(ctx.colors.yellow(`warning: ${message}`)),
     ...(flags.seed !== undefined ? { seed: integer(flags.seed, '--seed') } : {}),
     ...(flags.generationCost !== undefined
       ? { generationCost: integer(flags.generationCost, '--generation-cost') }

@@ -58,10 +58,17 @@ export function handleControl(req: EmulatorRequest, { emulator, save }: ControlT
   if (what === 'accounts') {
     if (req.method === 'PUT' || req.method === 'POST') {
       const body = bodyObject(req);
-      if (typeof body.key !== 'string' || body.key === '' || typeof body.credits !== 'number') {
+      if (typeof body.key !== 'string' || body.key === '' || body.credits === undefined) {
         throw new HttpError(400, 'give {"key": "...", "credits": 1000}');
       }
-      emulator.accounts.set(body.key, body.credits);
+      // As --credits: a negative or fractional balance makes every charge answer what no account of the services can.
+      const credits = body.credits;
+      if (typeof credits !== 'number' || !Number.isSafeInteger(credits) || credits < 0)
+        throw new HttpError(
+          400,
+          `"credits" takes a whole number, got ${typeof credits === 'number' ? String(credits) : JSON.stringify(credits)}`,
+        );
+      emulator.accounts.set(body.key, credits);
       save();
     }
     return json(

@@ -19,25 +19,63 @@ export interface PersistedState {
 export interface StateSaver {
   /** Asks for a write; asks made while one is queued share it. */
   save(): void;
-  /** Resolves once every asked-for write is on disk. */
+  /**
+   * Resolves once every asked-for write has run and the last one is on disk; rejects with `emulator.state-unwritable`
+   * when the last one failed (the file holds older state than the emulator).
+   */
   flush(): Promise<void>;
 }
 
-/** Coalesced, ordered writes of the state taken at write time, so a burst of changes costs one write. */
-export function createStateSaver(dataDir: string, takeState: () => PersistedState): StateSaver {
+/**
+ * Coalesced, ordered writes of the state taken at write time, so a burst of changes costs one write. A write that
+ * fails never stops the next one (the disk may be freed, the folder put back): `report` hears of the first failure,
+ * not of each one after it, and of the first write that works again. The chain never rejects: a rejection nobody
+ * handles would end the process.
+ */
+export function createStateSaver(
+  dataDir: string,
+  takeState: () => PersistedState,
+  report: (problem: string) => void,
+): StateSaver {
+  const file = path.join(dataDir, STATE_FILE);
   let saving: Promise<void> = Promise.resolve();
   let queued = false;
+  let failure: ScrapeformError | undefined;
   return {
     save() {
       if (queued) return;
       queued = true;
       saving = saving.then(async () => {
         queued = false;
-        await writeState(dataDir, takeState());
+        try {
+          await writeState(dataDir, takeState());
+          if (failure !== undefined) report(`the emulator state ${file} is written again`);
+          failure = undefined;
+        } catch (error) {
+          if (failure === undefined) {
+            failure = unwritable(file, error);
+            report(`${failure.message}; the emulator keeps running and tries again at the next change`);
+          }
+        }
       });
     },
-    flush: () => saving,
+    flush: () =>
+      saving.then(() => {
+        if (failure !== undefined) throw failure;
+      }),
   };
+}
+
+function unwritable(file: string, cause: unknown): ScrapeformError {
+  return new ScrapeformError(
+    'emulator.state-unwritable',
+    `cannot write the emulator state ${file}: ${(cause as Error).message}`,
+    {
+      hint: 'free space on the disk, or give write access to the folder; changes since the last write are not saved',
+      details: { file },
+      cause,
+    },
+  );
 }
 
 /**

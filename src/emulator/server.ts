@@ -45,6 +45,8 @@ export interface EmulatorOptions {
   parseCost?: number;
   /** Where to persist state (atomically) and reload it from. */
   dataDir?: string;
+  /** Hears that writes to `dataDir` fail, and that they work again; default: a warning line on stderr. */
+  warn?: (message: string) => void;
   /** Makes ids and injected faults repeatable. */
   seed?: number;
   /** Replaces the page fetcher (demo site + real network), for tests. */
@@ -79,12 +81,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const saver: StateSaver | undefined =
     options.dataDir === undefined
       ? undefined
-      : createStateSaver(options.dataDir, () => ({
-          accounts: accounts.list(),
-          parsers: [...parsers.parsers.values()],
-          projects: projects.snapshot(),
-          clockOffsetMs: clock.offset,
-        }));
+      : createStateSaver(
+          options.dataDir,
+          () => ({
+            accounts: accounts.list(),
+            parsers: [...parsers.parsers.values()],
+            projects: projects.snapshot(),
+            clockOffsetMs: clock.offset,
+          }),
+          options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`)),
+        );
   const save = (): void => saver?.save();
 
   const fetcher =

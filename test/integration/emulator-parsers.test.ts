@@ -537,6 +537,25 @@ describe('control endpoints and faults', () => {
     expect(await h.raw('PUT', '/_emulator/faults', { explode: 1 })).toMatchObject({ status: 400 });
   });
 
+  it.each([
+    ['negative', -5, '-5'],
+    ['fractional', 2.5, '2.5'],
+    ['a string', '100', '"100"'],
+    ['past what a number holds exactly', 2 ** 53, '9007199254740992'],
+  ])(
+    'refuses credits that are %s with a 400 naming the field, as --credits does, and sets nothing',
+    async (_, credits, shown) => {
+      const refused = await h.raw('PUT', '/_emulator/accounts', { key: 'k3', credits });
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { error: `"credits" takes a whole number, got ${shown}` },
+      ]);
+      expect(h.emulator.accounts.list().map((a) => a.key)).not.toContain('k3');
+      // None is accepted (an account that cannot pay).
+      expect((await h.raw('PUT', '/_emulator/accounts', { key: 'k3', credits: 0 })).status).toBe(200);
+    },
+  );
+
   it.each(['latencyMs', 'responseDelayMs'])(
     'refuses a %s longer than a Node timer holds (it would fire at once), and keeps the faults set',
     async (key) => {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rmdir } from 'node:fs/promises';
 import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,11 @@ describe('createStateSaver', () => {
   it('puts the new state on disk before it replaces the old file', async () => {
     const dataDir = await newDataDir();
     steps.length = 0;
-    const saver = createStateSaver(dataDir, () => state);
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      () => undefined,
+    );
     saver.save();
     await saver.flush();
     const temporary = `emulator-state.json.${process.pid}.tmp`;
@@ -50,9 +54,47 @@ describe('createStateSaver', () => {
     const file = path.join(dataDir, 'emulator-state.json');
     // A folder where the state file goes: the rename over it fails once the temporary file is written.
     await mkdir(file);
-    const saver = createStateSaver(dataDir, () => state);
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      () => undefined,
+    );
     saver.save();
-    await expect(saver.flush()).rejects.toMatchObject({ code: 'EISDIR' });
+    await expect(saver.flush()).rejects.toMatchObject({
+      code: 'emulator.state-unwritable',
+      cause: { code: 'EISDIR' },
+    });
     expect(await readdir(dataDir)).toEqual(['emulator-state.json']);
+  });
+
+  it('says once that writes fail, naming the file, keeps saving, and writes again once the fault is gone', async () => {
+    const dataDir = await newDataDir();
+    const file = path.join(dataDir, 'emulator-state.json');
+    const temporary = `${file}.${process.pid}.tmp`;
+    // A folder where the temporary file goes: every write fails until it is taken away.
+    await mkdir(temporary);
+    const problems: string[] = [];
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      (problem) => problems.push(problem),
+    );
+    for (let i = 0; i < 3; i++) {
+      saver.save();
+      await expect(saver.flush()).rejects.toMatchObject({
+        code: 'emulator.state-unwritable',
+        message: expect.stringContaining(file) as string,
+      });
+    }
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(`cannot write the emulator state ${file}:`);
+    expect(problems[0]).toContain('EISDIR');
+
+    await rmdir(temporary);
+    saver.save();
+    await saver.flush();
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(state);
+    expect(problems).toHaveLength(2);
+    expect(problems[1]).toBe(`the emulator state ${file} is written again`);
   });
 });
