@@ -1,4 +1,4 @@
-import { ApiError, unless404 } from '../api/api-error.js';
+import { ApiError, neverSent, unless404, unreadableStatus } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -71,6 +71,7 @@ export async function makeCall(
       noteCall(ctx, change, result, line, error.status);
       return error.status;
     }
+    noteFailedCall(result, line, error);
     throw error;
   }
 }
@@ -110,6 +111,28 @@ export function noteCall(
     address: change.address,
     ...call,
     ...(more.generates !== undefined ? { generates: more.generates } : {}),
+  });
+}
+
+/**
+ * A call that failed, listed with the status it got (0: no answer; a 2xx whose answer could not be read, so marked),
+ * so the report lists every call sent: one refused (a 402 for credits) or one whose answer was lost (it may have
+ * landed and been charged) counts for whoever audits the calls. `error` is what the change failed with: the call's
+ * own ApiError, or an unconfirmed create caused by it. A call that never left (a refused connection), and a failure
+ * of another call (the list before a create), add nothing. Only the result lists it: no `call` event, which would
+ * read as a call that did what it asked (watch counts generations from them; `call-unanswered` tells those that may
+ * have started one).
+ */
+export function noteFailedCall(result: ChangeResult, line: CallLine, error: unknown): void {
+  const failed =
+    error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed' ? error.cause : error;
+  if (!(failed instanceof ApiError) || failed.method !== line.method || neverSent(failed)) return;
+  const unreadable = unreadableStatus(failed);
+  result.calls.push({
+    method: line.method,
+    path: line.path,
+    status: unreadable ?? failed.status,
+    ...(unreadable !== undefined ? { answer: 'unreadable' as const } : {}),
   });
 }
 

@@ -14,7 +14,14 @@ import type {
 import { parsersDeleted } from '../plan/model.js';
 import { failureOf, keptProtection } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { abortIfInterrupted, confirmGone, makeCall, noteCall, noteCreate } from './apply-context.js';
+import {
+  abortIfInterrupted,
+  confirmGone,
+  makeCall,
+  noteCall,
+  noteCreate,
+  noteFailedCall,
+} from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
@@ -112,6 +119,9 @@ async function postParser(
     create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
     planned: ctx.planned?.parsersByName,
     seeOther: (location) => ctx.clients.parsers.seeOther(location),
+  }).catch((error: unknown) => {
+    noteFailedCall(result, { method: 'POST', path: PARSERS_PATH }, error);
+    throw error;
   });
   noteCreate(ctx, change, result, PARSERS_PATH, recovered);
   return { id: created.id, version: created.version };
@@ -128,12 +138,16 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
   for (const [i, ops] of change.waves.entries()) {
     abortIfInterrupted(ctx);
     const definition = definitions[i] ?? change.definition;
+    const line = { method: 'PATCH', path: parserPath(id, version) } as const;
     const updated = await patchOnce(ctx, change.address, { from: version, definition }, () =>
       ctx.clients.parsers.update(id, version, ops),
-    );
+    ).catch((error: unknown) => {
+      noteFailedCall(result, line, error);
+      throw error;
+    });
     // Noted with the status the service answered, and whether the version generates (a 200 to an add generates
     // all the same), so what counts regenerations (watch's budget) counts it.
-    noteCall(ctx, change, result, { method: 'PATCH', path: parserPath(id, version) }, updated.status, {
+    noteCall(ctx, change, result, line, updated.status, {
       generates: !updated.ready,
     });
     version = updated.version;

@@ -12,7 +12,7 @@ import { projectFieldRule } from '../model/project-fields.js';
 import { sameJson, stable } from '../plan/plan-context.js';
 import { ScrapeformError } from '../errors.js';
 import { keptProtection } from '../state/model.js';
-import { confirmGone, makeCall, noteCreate } from './apply-context.js';
+import { confirmGone, makeCall, noteCreate, noteFailedCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
@@ -26,6 +26,9 @@ export const PROJECT_HANDLERS = {
       create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
       planned: ctx.planned?.projectsByName,
       seeOther: (location) => ctx.clients.projects.seeOther(location),
+    }).catch((error: unknown) => {
+      noteFailedCall(result, { method: 'POST', path: PROJECTS_PATH }, error);
+      throw error;
     });
     noteCreate(ctx, change, result, PROJECTS_PATH, recovered);
     result.id = created.id;
