@@ -1,15 +1,18 @@
 import vm from 'node:vm';
 
 /**
- * The `~pattern` strings of `expect` blocks. One compile (`new RegExp(rest)`, no flags) for validate and for the
- * checks (src/apply/match-expected.ts), so validate refuses what apply would fail on.
+ * The `~pattern` strings of `expect` blocks. One compile (`new RegExp(rest, 'u')`) for validate and for the checks
+ * (src/apply/match-expected.ts), so validate refuses what apply would fail on. The `u` flag reads the value as
+ * characters: without it `.` matches half of an emoji, `[😀-😎]` is refused, and `\p{Lu}` silently means the text
+ * `p{Lu}`. It also refuses escapes that mean nothing (`\-` outside a class): refused at validate, never read as
+ * another pattern. Not `v`: it would refuse an unescaped `-` or `(` in a class (`[\w.-]`), which users write.
  */
 export function isExpectedPattern(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith('~');
 }
 
 export function compileExpectedPattern(value: string): RegExp {
-  return new RegExp(value.slice(1));
+  return new RegExp(value.slice(1), 'u');
 }
 
 /** How long one pattern may run against one value before the check is given up as undecided. */

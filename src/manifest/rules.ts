@@ -227,7 +227,9 @@ function checkExpectedPatterns(
           'value',
           'manifest.expect-pattern',
           `${JSON.stringify(expected)} is not a valid regular expression: ${reason}`,
-          { hint: 'after the ~ comes a JavaScript regular expression; escape ( [ { * + ? with a backslash' },
+          {
+            hint: 'after the ~ comes a JavaScript regular expression with the u flag; escape ( ) [ ] { } * + ? . ^ $ | \\ / with a backslash, and nothing else (a - needs none outside [...])',
+          },
         ),
       );
     }

@@ -28,7 +28,10 @@ export const HttpUrlSchema = z
     error: URL_CREDENTIALS_MESSAGE,
     params: { code: 'manifest.url-credentials' },
   })
-  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$' });
+  // No `format: uri` in the JSON Schema: it is RFC 3986 to the letter and refused what validate takes (WHATWG
+  // URL parsing, as browsers and the services read it): `https://de.wikipedia.org/wiki/Zürich`, a `|` or `{` in a
+  // query. The pattern says what an editor can: http(s), a host, no credentials.
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$', format: undefined });
 
 /* eslint-disable no-control-regex -- these patterns exist to refuse control characters */
 /** Names hold no control characters at all. */

@@ -43,3 +43,16 @@ describe('a pattern that backtracks past its budget', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('patterns read text as characters, not UTF-16 halves', () => {
+  const result = { city: 'Zürich', badge: '😀', tag: 'p{Lu}' };
+
+  it.each([
+    [{ badge: '~^.$' }, []],
+    [{ badge: '~^[😀-😎]$' }, []],
+    [{ city: '~^\\p{Lu}\\p{Ll}+$' }, []],
+    [{ tag: '~^\\p{Lu}' }, [{ path: 'tag', expected: '~^\\p{Lu}', actual: 'p{Lu}', reason: 'no match' }]],
+  ])('%j', (expected, mismatches) => {
+    expect(matchExpected(expected, result)).toEqual(mismatches);
+  });
+});

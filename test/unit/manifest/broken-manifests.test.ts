@@ -105,7 +105,7 @@ const CASES: Record<string, string> = {
   'urls-one-string.yaml':
     'urls-one-string.yaml:3:7 urls: expected a list, got "https://books.example/a.html"',
   'bad-expect-pattern.yaml':
-    'bad-expect-pattern.yaml:6:22 expect[0].result.price: "~£(\\\\d+" is not a valid regular expression: Unterminated group\n  hint: after the ~ comes a JavaScript regular expression; escape ( [ { * + ? with a backslash',
+    'bad-expect-pattern.yaml:6:22 expect[0].result.price: "~£(\\\\d+" is not a valid regular expression: Unterminated group\n  hint: after the ~ comes a JavaScript regular expression with the u flag; escape ( ) [ ] { } * + ? . ^ $ | \\ / with a backslash, and nothing else (a - needs none outside [...])',
   'cron-never-fires.yaml':
     'cron-never-fires.yaml:5:19 scrapingInterval: the cron expression never fires: no date matches it (such as February 30)',
   'cron-seven-fields.yaml':

@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAllEnvironments, loadManifests } from '../../../src/manifest/load-manifests.js';
 import type { LoadedManifests } from '../../../src/manifest/load-manifests.js';
+import { runScrapeform } from '../../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const TREES = ['examples', 'test/fixtures/valid', 'test/fixtures/broken'];
@@ -207,5 +208,38 @@ notificationConfig: { notifyOnSuccess: null }
       scraper_params: { render: '${RENDER:-false}' },
     };
     expect(validateSchema(parser)).toBe(true);
+  });
+});
+
+describe('URLs as users write them (a letter beyond ASCII in the path, a | or {} in the query)', () => {
+  const urls = [
+    'https://de.wikipedia.org/wiki/Zürich',
+    'https://books.example/search?q=poetry|fiction',
+    'https://books.example/search?filter={"genre":"poetry"}',
+  ];
+
+  it('are accepted by validate and by the schema, in urls, expect, projectInput and webhookOutput', async () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'scrapeform-schema-urls-'));
+    try {
+      const file = path.join(work, 'urls.yaml');
+      const documents = urls.map((url, i) => ({
+        parser: { kind: 'Parser', name: `p${i}`, urls: [url], expect: [{ url, result: {} }] },
+        project: {
+          kind: 'Project',
+          name: `w${i}`,
+          projectType: 'urls',
+          projectInput: { type: 'webhook_input', url },
+          webhookOutput: { url },
+        },
+      }));
+      const all = documents.flatMap((d) => [d.parser, d.project]);
+      writeFileSync(file, all.map((d) => JSON.stringify(d)).join('\n---\n'));
+      expect(await runScrapeform(['validate', file])).toMatchObject({ code: 0, stderr: '' });
+      expect(all.map((d) => [d.name, validateSchema(d), validateSchema.errors?.[0]?.instancePath])).toEqual(
+        all.map((d) => [d.name, true, undefined]),
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
