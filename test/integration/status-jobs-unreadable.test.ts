@@ -61,7 +61,9 @@ describe('status when one project job list cannot be read', () => {
   it('shows every other project, names the one that failed, and exits 1', async () => {
     const run = await status([]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^project\.alpha\s+1\s+scheduled\s+daily\s+11 Finished \(3 done, 0 failed\)$/m);
+    expect(run.stdout).toMatch(
+      /^project\.alpha\s+1\s+scheduled\s+daily\s+11 Finished \(3 done, 0 failed\)$/m,
+    );
     expect(run.stdout).toMatch(/^project\.beta\s+2\s+scheduling off\s+off\s+unreadable$/m);
     expect(run.stderr).toContain(
       'error: the jobs of project.beta could not be listed, so its last job is not shown: GET ',
