@@ -82,6 +82,7 @@ export const ERROR_CODES = [
   'state.unlock-pending',
   'state.unreachable',
   'state.workspace',
+  'status.jobs-unlisted',
   'test.pattern-timeout',
   'watch.cannot-listen',
 ] as const;

@@ -162,14 +162,19 @@ export class ProjectsClient {
     await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }));
   }
 
-  /** The project's jobs, read like the lists; see job-status.ts for their statuses and which is newest. */
-  async listJobs(id: number, signal?: AbortSignal): Promise<LiveJob[]> {
+  /**
+   * The project's jobs, read like the lists; see job-status.ts for their statuses and which is newest. A stated
+   * total is not checked by default (it may count jobs the list does not hold); `whole` (run, which must see every
+   * running job before a paid start) refuses, as the lists plan reads, a list whose end is in doubt: a full page
+   * with no way to the next, or a total larger than the jobs read.
+   */
+  async listJobs(id: number, signal?: AbortSignal, whole = false): Promise<LiveJob[]> {
     const jobs = await readList(
       this.transport,
       this.call('GET', this.url('projects', id, 'jobs'), { signal }),
       JobSchema,
       'jobs',
-      { totalChecked: false },
+      { totalChecked: whole },
     );
     // Printed whole by `jobs --json`: a results link with the key in it is printed without it.
     return this.transport.redactAnswer(jobs);

@@ -14,6 +14,8 @@ export interface StatusRow {
   schedule?: string;
   nextRun?: string | null;
   lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
+  /** Why the project's job list could not be read (its last job is then unknown, shown `unreadable`). */
+  jobsError?: string;
 }
 
 /** `scrapeform status`: a row per managed object. */
@@ -29,11 +31,13 @@ export function renderStatusHuman(rows: readonly StatusRow[]): string {
       r.drift ? 'DRIFT' : '',
       r.schedule ?? '',
       r.nextRun ?? '',
-      r.lastJob === undefined
-        ? ''
-        : r.lastJob === null
-          ? 'none'
-          : `${String(r.lastJob.id)} ${r.lastJob.status ?? ''} (${String(r.lastJob.doneCount ?? '?')} done, ${String(r.lastJob.failedCount ?? '?')} failed)`,
+      r.jobsError !== undefined
+        ? 'unreadable'
+        : r.lastJob === undefined
+          ? ''
+          : r.lastJob === null
+            ? 'none'
+            : `${String(r.lastJob.id)} ${r.lastJob.status ?? ''} (${String(r.lastJob.doneCount ?? '?')} done, ${String(r.lastJob.failedCount ?? '?')} failed)`,
     ]),
   );
 }

@@ -125,7 +125,8 @@ export interface RunProjectOptions {
 /**
  * Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. The jobs are
  * listed first, and nothing is sent while one is running or may be (refuseWhileRunning), unless `allowConcurrent`;
- * a list that cannot be read starts nothing either, since it cannot show that none runs. Only `allowConcurrent`
+ * a list that cannot be read starts nothing either, since it cannot show that none runs, nor one whose end is in
+ * doubt (listJobs `whole`): a job running on a page not read would be started again, paid per page. Only `allowConcurrent`
  * without `wait` starts the project without listing its jobs.
  */
 export async function runProject(
@@ -149,7 +150,7 @@ export async function runProject(
   // keep the project from starting.
   const listed =
     wait || guarded
-      ? await services.clients.projects.listJobs(project.id).catch((error: unknown) => {
+      ? await services.clients.projects.listJobs(project.id, undefined, true).catch((error: unknown) => {
           throw new ScrapeformError(
             'run.jobs-unreadable',
             `${project.address} was not started: its jobs could not be listed, which ${needs}: ${messageOf(error)}`,
@@ -168,7 +169,7 @@ export async function runProject(
   options.onStarted?.();
   if (!wait) return { address: project.address, job: undefined };
   const listAfterStart = (signal: AbortSignal): Promise<LiveJob[]> =>
-    services.clients.projects.listJobs(project.id, signal).catch((error: unknown) => {
+    services.clients.projects.listJobs(project.id, signal, true).catch((error: unknown) => {
       throw new ScrapeformError(
         'run.jobs-unreadable',
         `${project.address} was started (scheduledAt now), but its jobs could not be listed to follow the new one: ${messageOf(error)}`,

@@ -1,3 +1,4 @@
+import { ApiError } from '../api/api-error.js';
 import { newestJob } from '../api/job-status.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import type { LiveJob } from '../api/live.js';
@@ -14,7 +15,10 @@ export type { StatusRow } from '../output/render-status.js';
 
 /**
  * Every managed object with its live status: versions and drift for parsers, schedule, next run and last job for
- * projects. Rows are sorted by address, whatever order the calls finish in.
+ * projects. Rows are sorted by address, whatever order the calls finish in. A project whose job list cannot be read
+ * (an error answer after the retries, a record of an unknown shape) keeps its row, with `jobsError` saying why
+ * instead of a last job: one project's list must not hide every other object's status (the command then fails,
+ * naming it).
  */
 export async function readStatus(services: Services, now: () => number = Date.now): Promise<StatusRow[]> {
   const state = await services.backend.read();
@@ -77,9 +81,19 @@ export async function readStatus(services: Services, now: () => number = Date.no
       });
       return;
     }
-    const jobs = await services.clients.projects.listJobs(r.id);
+    let jobs: LiveJob[] | undefined;
+    let jobsError: string | undefined;
+    try {
+      jobs = await services.clients.projects.listJobs(r.id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      jobsError = error.message;
+    }
     // The newest job by its timestamp: lists are not documented to be in any order (API-NOTES).
-    const last = newestJob(jobs) as (LiveJob & { doneCount?: unknown; failedCount?: unknown }) | undefined;
+    const last =
+      jobs === undefined
+        ? undefined
+        : (newestJob(jobs) as (LiveJob & { doneCount?: unknown; failedCount?: unknown }) | undefined);
     rows.push({
       address,
       id: r.id,
@@ -98,15 +112,19 @@ export async function readStatus(services: Services, now: () => number = Date.no
             ? '?'
             : (live.scrapingInterval ?? 'once'),
       nextRun: live.scheduledAt ?? null,
-      lastJob:
-        last === undefined
-          ? null
-          : {
-              id: last.id,
-              ...(last.status !== undefined ? { status: last.status } : {}),
-              doneCount: last.doneCount,
-              failedCount: last.failedCount,
-            },
+      ...(jobsError !== undefined
+        ? { jobsError }
+        : {
+            lastJob:
+              last === undefined
+                ? null
+                : {
+                    id: last.id,
+                    ...(last.status !== undefined ? { status: last.status } : {}),
+                    doneCount: last.doneCount,
+                    failedCount: last.failedCount,
+                  },
+          }),
     });
   });
   return rows.sort((a, b) => byCodeUnit(a.address, b.address));

@@ -394,3 +394,45 @@ describe('run: a project archived outside scrapeform is not started (it is read 
     );
   });
 });
+
+describe('run: a job list whose end is in doubt is never read as the whole list (a job on a page not read may run)', () => {
+  const finished = [
+    { id: 1, status: 'Finished' },
+    { id: 2, status: 'Finished' },
+  ];
+
+  it('a full page stating its size but no next page, page number, offset or total: nothing is sent', async () => {
+    // Page 2 would show job 3 Running: a start now would run again behind it, paid per page.
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, per_page: 2 });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { sleep: async () => {} })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.jobs-unreadable');
+    expect(error.message).toBe(
+      `project.nightly was not started: its jobs could not be listed, which run needs to see that none of them is running: GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 200: unexpected response from GET /api/projects/522/jobs: the page is full (2 of at most 2) and the answer gives no total, next page, page number or offset; the list may go on, so it is incomplete and nothing is planned from it`,
+    );
+    expect(error.details).toEqual({ started: false, projectId: 522 });
+  });
+
+  it('a stated total larger than the jobs read, with no next page given: nothing is sent', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, total: 3 });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error.code).toBe('run.jobs-unreadable');
+    expect(error.message).toContain(
+      'the answer says the list holds 3 but 2 were read, with no next page given in a way scrapeform reads',
+    );
+    expect(error.details).toEqual({ started: false, projectId: 522 });
+  });
+
+  it('a short page stating its size is the whole list: the start is sent', async () => {
+    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, per_page: 3 });
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
+    expect(unmatched).toEqual([]);
+    expect(result).toEqual({ address: 'project.nightly', job: undefined });
+  });
+});
