@@ -1,6 +1,7 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node, YAMLMap } from 'yaml';
 import { literalValue } from './interpolate.js';
+import { readLineEndings, writeLineEndings } from './line-endings.js';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
 export type ManifestEdit =
@@ -52,12 +53,23 @@ export interface EditedManifest {
  * a value written with a reference (`${var.…}`, `${each.…}`, `${NAME}`: shared by every environment or element
  * that reads it), a field a template declares (renaming it there would rename it for every object built on it),
  * and whatever is not where the object's values say it is.
+ *
+ * A UTF-8 byte order mark and CRLF line endings are kept as found, as `fmt` keeps them (readLineEndings): the
+ * whole file was written back with LF and without the mark, and a Windows checkout showed every line changed.
  */
 export function editManifestText(
   file: string,
   text: string,
   targets: readonly ManifestTarget[],
 ): EditedManifest {
+  const { endings, body } = readLineEndings(text);
+  const edited = editLfText(file, body, targets);
+  // Nothing to write: the file is kept as it is, byte for byte, mixed endings included.
+  if (edited.text === body) return { text, refused: edited.refused };
+  return { ...edited, text: edited.text === null ? null : writeLineEndings(endings, edited.text) };
+}
+
+function editLfText(file: string, text: string, targets: readonly ManifestTarget[]): EditedManifest {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter });
   const list: Document[] = Array.isArray(documents) ? [...documents] : [];
@@ -127,7 +139,8 @@ interface Written {
 
 function templateDocument(template: TemplateText): Written | undefined {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(template.text, { lineCounter });
+  // Placed as the loader places it: without a byte order mark, which would move line 1 a column on.
+  const documents = parseAllDocuments(readLineEndings(template.text).body, { lineCounter });
   const list = Array.isArray(documents) ? documents : [];
   const doc = list.find((d) => {
     if (!isMap(d.contents)) return false;

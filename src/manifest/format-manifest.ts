@@ -1,6 +1,7 @@
 import { isAlias, isCollection, isMap, isScalar, parseAllDocuments, visit } from 'yaml';
 import type { Alias, Document, Node, YAMLMap } from 'yaml';
 import { PROJECT_DIFFABLE_KEYS } from '../model/vocabulary.js';
+import { readLineEndings, writeLineEndings } from './line-endings.js';
 
 /** The order keys are written in: as DESIGN section 1 shows them; keys not listed keep their place after these. */
 const PARSER_KEYS = [
@@ -41,14 +42,11 @@ const EXPECT_KEYS = ['url', 'result'];
  * mixes both): a Windows checkout was rewritten whole to LF, and `--check` failed on every formatted file.
  */
 export function formatManifestText(text: string): string {
-  const mark = text.startsWith('\uFEFF') ? '\uFEFF' : '';
-  const crlf = /^[^\n]*\r\n/.test(text);
-  // In YAML a CRLF is a line break as LF is, in block scalars too: the meaning is the same with either.
-  const body = crlf ? text.slice(mark.length).replace(/\r\n/g, '\n') : text.slice(mark.length);
+  const { endings, body } = readLineEndings(text);
   const formatted = formatLfText(body);
   // A file left as it is (it does not parse, or holds no manifest) is left byte for byte, mixed endings included.
   if (formatted === body) return text;
-  return `${mark}${crlf ? formatted.replace(/\n/g, '\r\n') : formatted}`;
+  return writeLineEndings(endings, formatted);
 }
 
 function formatLfText(text: string): string {

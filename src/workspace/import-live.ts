@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { access, appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import { ScrapeformError } from '../errors.js';
@@ -12,9 +12,11 @@ import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import { chosenEnvironment } from './open-workspace.js';
 import type { Services } from './open-workspace.js';
+import { writeManifestFile } from './write-manifest.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { managedIds } from '../plan/plan-context.js';
+import { replaceFile } from '../replace-file.js';
 
 export interface ImportOptions {
   /**
@@ -148,10 +150,18 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     }
     for (const p of planned) target.checkRead(p.file, p.address);
     if (planned.length > 0) await mkdir(out, { recursive: true });
-    for (const p of planned) {
-      await writeFile(p.file, p.text);
-      state.resources[p.address] = p.resource;
+    const written: string[] = [];
+    try {
+      for (const p of planned) {
+        await writeManifestFile(p.file, p.text, 'the imported manifest', 'nothing was imported');
+        written.push(p.file);
+      }
+    } catch (error) {
+      // Manifests without their state: the next plan would create their live objects again. None was there before.
+      for (const file of written) await rm(file, { force: true });
+      throw error;
     }
+    for (const p of planned) state.resources[p.address] = p.resource;
     if (planned.length > 0) {
       const created = !(await exists(services.backend.location));
       await services.backend.write(state);
@@ -203,11 +213,15 @@ async function ignoreLocalState(stateFile: string): Promise<string | undefined> 
     if ((await exists(path.join(at, '.git'))) || path.dirname(at) === at) break;
   }
   const file = path.join(home, '.gitignore');
-  const before = await readFile(file, 'utf8').catch(() => '');
+  // Only a missing file is empty: one that cannot be read is never replaced by the lines added alone.
+  const before = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' ? '' : Promise.reject(error),
+  );
   const separator = before === '' || before.endsWith('\n') ? '' : '\n';
-  await appendFile(
+  // Replaced whole (the old text and the lines added), not appended to: a write cut short keeps the user's rules.
+  await replaceFile(
     file,
-    `${separator}# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n`,
+    `${before}${separator}# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n`,
   );
   return file;
 }

@@ -30,6 +30,7 @@ const RANK: Record<string, number> = {
   'secret-forms.ts': 0,
   'decode-text.ts': 0,
   'abort-fanout.ts': 0,
+  'replace-file.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

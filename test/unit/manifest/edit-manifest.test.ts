@@ -125,3 +125,41 @@ describe('editManifestText', () => {
     expect(dropped.text).toMatch(/\nfields:\n {2}price: null\n$/);
   });
 });
+
+describe('editManifestText keeps how the file is written', () => {
+  const crlf = (text: string): string => text.replace(/\n/g, '\r\n');
+  const BOOKS =
+    'kind: Parser\nname: books # the shop\nurls: [ https://books.example/a.html ]\nfields:\n  price: { description: Price, type: number }\n';
+  const RENAMED = BOOKS.replace('  price:', '  cost:');
+  const rename = [at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser')];
+
+  it("keeps a file's CRLF line endings and UTF-8 byte order mark, and writes its new lines with CRLF too", () => {
+    expect(editManifestText('m.yaml', crlf(BOOKS), rename).text).toBe(crlf(RENAMED));
+    expect(editManifestText('m.yaml', `\uFEFF${BOOKS}`, rename).text).toBe(`\uFEFF${RENAMED}`);
+    expect(editManifestText('m.yaml', `\uFEFF${crlf(BOOKS)}`, rename).text).toBe(`\uFEFF${crlf(RENAMED)}`);
+    const added = editManifestText('m.yaml', crlf(BOOKS), [
+      at(1, [{ edit: 'add-field', field: 'upc', value: { description: 'UPC' } }], 'Parser'),
+    ]).text;
+    expect(added).toBe(crlf(`${BOOKS}  upc:\n    description: UPC\n`));
+  });
+
+  it('finds the document of a template whose file starts with a byte order mark where the loader places it', () => {
+    const template: TemplateText = {
+      label: 'ProjectTemplate "nightly"',
+      file: 't.yaml',
+      text: `\uFEFFkind: ProjectTemplate\r\nname: nightly\r\nwebhookOutput: { url: 'https://h.example/' }\r\n`,
+      line: 1,
+      column: 1,
+    };
+    const own = `kind: Project\nname: p\nextends: nightly\n`;
+    const removed = editManifestText('m.yaml', own, [
+      { ...at(1, [{ edit: 'set', key: 'webhookOutput', value: undefined }]), templates: [template] },
+    ]);
+    expect(removed.refused).toEqual(new Map());
+    expect(removed.text).toBe(`${own}webhookOutput: null\n`);
+  });
+
+  it('writes a file whose lines end in both ways with the ending of its first line, as fmt does', () => {
+    expect(editManifestText('m.yaml', BOOKS.replace('\n', '\r\n'), rename).text).toBe(crlf(RENAMED));
+  });
+});

@@ -1,0 +1,31 @@
+import { ScrapeformError } from '../errors.js';
+import { replaceFile, writeFailureReason } from '../replace-file.js';
+
+/**
+ * Writes a manifest (or another file the user keeps) whole or not at all (replaceFile): a write that fails midway
+ * (a full disk, a file size limit, a kill) leaves the file as it was, never cut short, where the next plan would
+ * plan removing what was cut. A failure is the user's to mend, named as `fmt` names it (`cli.output-write`), with
+ * what the command did and did not do (`done`).
+ */
+export async function writeManifestFile(
+  file: string,
+  text: string,
+  what: string,
+  done: string,
+): Promise<void> {
+  try {
+    await replaceFile(file, text);
+  } catch (error) {
+    const failure = writeFailureReason(error);
+    if (failure === undefined) throw error;
+    throw new ScrapeformError(
+      'cli.output-write',
+      `cannot write ${what} to ${file}: ${failure.reason} (${failure.code}); ${done}`,
+      {
+        hint: 'free space on the disk, or give this user the right to write there, then run the command again',
+        details: { path: file, errno: failure.code },
+        cause: error,
+      },
+    );
+  }
+}
