@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { isAlias, isCollection, isMap, isScalar, parseAllDocuments, visit } from 'yaml';
 import type { Alias, Document, Node, YAMLMap } from 'yaml';
 import { PROJECT_DIFFABLE_KEYS } from '../model/vocabulary.js';
 import { readLineEndings, writeLineEndings } from './line-endings.js';
+import { keepScalarSource, SOURCE_TAG } from './scalar-source.js';
 
 /** The order keys are written in: as DESIGN section 1 shows them; keys not listed keep their place after these. */
 const PARSER_KEYS = [
@@ -35,22 +37,29 @@ const EXPECT_KEYS = ['url', 'result'];
 
 /**
  * A manifest file in canonical form (`scrapeform fmt`): keys in the documented order, two-space indentation, no
- * line wrapping. Comments, flow style, quoting and anchors stay as written; only order and indentation change, so
- * the meaning never does (a document whose sorting would put an alias before its anchor keeps its key order). Returns the text unchanged when it does not parse (validate reports why).
+ * line wrapping. Comments, flow style, quoting, anchors and each scalar's text stay as written (scalar-source.ts);
+ * only order and indentation change, so the meaning never does (a document whose sorting would put an alias before
+ * its anchor keeps its key order). Returns the text unchanged when it does not parse (validate reports why).
  *
  * A UTF-8 byte order mark and CRLF line endings are kept as found (the ending of the first line, for a file that
  * mixes both): a Windows checkout was rewritten whole to LF, and `--check` failed on every formatted file.
  */
 export function formatManifestText(text: string): string {
   const { endings, body } = readLineEndings(text);
-  const formatted = formatLfText(body);
+  const formatted = formatLfText(body, true);
   // A file left as it is (it does not parse, or holds no manifest) is left byte for byte, mixed endings included.
   if (formatted === body) return text;
   return writeLineEndings(endings, formatted);
 }
 
-function formatLfText(text: string): string {
-  const documents = parseAllDocuments(text);
+/**
+ * With `keepSource`, every scalar is written as it was (scalar-source.ts), and the result is kept only when it reads
+ * back as the same values, else the text is formatted again the library's way (a scalar whose lines could not be
+ * indented anew): the meaning never changes, whatever is written.
+ */
+function formatLfText(text: string, keepSource = false): string {
+  const options = keepSource ? { keepSourceTokens: true, customTags: [SOURCE_TAG] } : {};
+  const documents = parseAllDocuments(text, options);
   if (!Array.isArray(documents) || documents.some((d) => d.errors.length > 0)) return text;
   const kindOf = (root: unknown): unknown => {
     if (!isMap(root)) return undefined;
@@ -71,10 +80,30 @@ function formatLfText(text: string): string {
     // cannot be written, or names another anchor of that name: that document keeps its key order.
     const written = aliasesKept(doc, targets)
       ? doc
-      : (asWritten ??= parseAllDocuments(text) as Document[])[index];
+      : (asWritten ??= parseAllDocuments(text, options) as Document[])[index];
+    if (keepSource) keepScalarSource(written ?? doc);
     return (written ?? doc).toString({ indent: 2, lineWidth: 0 });
   });
-  return out.join('');
+  const formatted = out.join('');
+  if (!keepSource || formatted === text || sameValues(text, formatted)) return formatted;
+  return formatLfText(text);
+}
+
+/** Whether two texts parse without errors into the same documents with the same values. */
+function sameValues(before: string, after: string): boolean {
+  const read = (text: string): unknown[] | undefined => {
+    const docs = parseAllDocuments(text);
+    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;
+    // Maps as Map: a key that is a list is compared as one, with no warning. Aliases expanded past the library's
+    // limit (a billion laughs) throw: formatted the library's way then.
+    try {
+      return docs.map((d) => d.toJS({ mapAsMap: true }));
+    } catch {
+      return undefined;
+    }
+  };
+  const values = read(after);
+  return values !== undefined && isDeepStrictEqual(read(before), values);
 }
 
 /** Each alias of a document and the node it names, as the document is written. */
