@@ -68,12 +68,16 @@ function formatLfText(text: string, keepSource = false): string {
   };
   // Files that hold no scrapeform manifest (a workflow, a compose file) are never rewritten.
   if (!documents.some((d) => FORMATTED_KINDS.includes(String(kindOf(d.contents))))) return text;
+  const targetsOf = documents.map(aliasTargets);
+  // An alias naming no anchor before it cannot be written (the library throws): such a file is left as it is, as
+  // one that does not parse (validate says where).
+  if (targetsOf.some((targets) => [...targets.values()].includes(undefined))) return text;
   // The documents as written, parsed again only when one of them has to keep its key order.
   let asWritten: Document[] | undefined;
   const out = documents.map((doc, index) => {
     const root = doc.contents;
     const kind = kindOf(root);
-    const targets = aliasTargets(doc);
+    const targets = targetsOf[index] ?? aliasTargets(doc);
     if (isMap(root) && (kind === 'Parser' || kind === 'ParserTemplate')) formatParser(root);
     else if (isMap(root) && (kind === 'Project' || kind === 'ProjectTemplate')) formatProject(root);
     // A key moved ahead of the anchor its alias names (`urls: [*u]` sorted before `expect: [{ url: &u ... }]`)

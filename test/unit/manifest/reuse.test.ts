@@ -583,6 +583,15 @@ adopt: true
     );
   });
 
+  it('leaves a file whose alias names no anchor as it is, for validate to say where', () => {
+    // The library cannot write such an alias: fmt and fmt --check stopped with an internal error.
+    const text = `urls: [https://a.example/]\nkind: Parser\nname: a\nfields:\n  title: { description: *nope }\n`;
+    expect(formatManifestText(text)).toBe(text);
+    expect(formatManifestText(`kind: Parser\nname: b\n---\n${text}`)).toBe(
+      `kind: Parser\nname: b\n---\n${text}`,
+    );
+  });
+
   it('formats templates and keeps x- keys first, where their anchors must stay', () => {
     const text = `urls: [https://a.example/]\nkind: ParserTemplate\nx-f: &f { description: A }\nname: p\nfields: { a: *f }\n`;
     expect(formatManifestText(text)).toBe(
