@@ -22,13 +22,23 @@ export function sameDescription(a: string, b: string): boolean {
 }
 
 /**
+ * The scraping parameters that switch something on (seed 1, "Scraping parameters": "Enables JavaScript rendering",
+ * "Use residential proxies", …): the service does it only when asked, so `false` asks for what leaving the switch
+ * out asks for. follow_redirect is the one switch on by default.
+ */
+const OFF_UNLESS_ASKED = ['render', 'premium', 'ultra_premium', 'keep_headers', 'retry_404'] as const;
+
+/**
  * Scraping parameters as compared: `follow_redirect: true` is the service's default (seed 1, "Scraping
- * parameters"), the same as leaving it out; a country code names one country in either case.
+ * parameters"), the same as leaving it out, as `false` is for a switch in OFF_UNLESS_ASKED; a country code names one
+ * country in either case.
  */
 export function scraperParamsKey(params: ScraperParams): string {
   const { follow_redirect: followRedirect, country_code: countryCode, ...rest } = params;
+  const asked: Record<string, unknown> = { ...rest };
+  for (const name of OFF_UNLESS_ASKED) if (asked[name] === false) delete asked[name];
   return stable({
-    ...rest,
+    ...asked,
     ...(followRedirect === false ? { follow_redirect: false } : {}),
     ...(typeof countryCode === 'string' ? { country_code: countryCode.toLowerCase() } : {}),
   });

@@ -42,4 +42,25 @@ describe('a parser manifest respelled', () => {
     expect([plan.status, plan.resource_changes, plan.warnings]).toEqual(['no_changes', [], []]);
     expect((await h.parsers.list()).map((p) => [p.id, p.version])).toEqual([[id, 0]]);
   });
+
+  it('render: false and premium: false written out or left out, a description as a block scalar: no call', async () => {
+    await ws.write({
+      'books.yaml': bookParser(
+        FIELDS,
+        'scraper_params: { render: false, premium: false, country_code: us }\n',
+      ),
+    });
+    await ws.converge();
+    const id = (await ws.state()).resources['parser.books']?.id;
+    const block = `  title:\n    description: |\n      Caf\u00e9 book title from the main heading\n    selector: h1\n  price: { description: Price including tax, type: number }\n`;
+    await ws.write({ 'books.yaml': bookParser(block, 'scraper_params: { country_code: us }\n') });
+    const plan = await ws.plan();
+    expect([plan.status, plan.resource_changes, plan.warnings]).toEqual(['no_changes', [], []]);
+    await ws.write({
+      'books.yaml': bookParser(FIELDS, 'scraper_params: { country_code: us, render: false }\n'),
+    });
+    const again = await ws.plan();
+    expect([again.status, again.resource_changes, again.warnings]).toEqual(['no_changes', [], []]);
+    expect((await h.parsers.list()).map((p) => [p.id, p.version])).toEqual([[id, 0]]);
+  });
 });

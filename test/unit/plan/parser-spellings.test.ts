@@ -63,6 +63,26 @@ describe('scraper_params spelled two ways', () => {
     expect(dropped.resource_changes).toEqual([]);
   });
 
+  it('false for a switch the service turns on only when asked (render, premium, …) is the same as leaving it out', () => {
+    const off: ScraperParams = {
+      render: false,
+      premium: false,
+      ultra_premium: false,
+      keep_headers: false,
+      retry_404: false,
+    };
+    const added = planOf(
+      { urls: [URL_A], scraperParams: {}, fields: title },
+      { scraperParams: off, fields: title },
+    );
+    expect(added.resource_changes).toEqual([]);
+    const dropped = planOf(
+      { urls: [URL_A], scraperParams: { ...off, country_code: 'us' }, fields: title },
+      { scraperParams: { country_code: 'us' }, fields: title },
+    );
+    expect(dropped.resource_changes).toEqual([]);
+  });
+
   it('a country code in another case is the same country: no replace', () => {
     const plan = planOf(
       { urls: [URL_A], scraperParams: { country_code: 'us' }, fields: title },
@@ -79,6 +99,9 @@ describe('scraper_params spelled two ways', () => {
       [{}, { follow_redirect: false }],
       [{ country_code: 'us' }, { country_code: 'de' }],
       [{}, { render: true }],
+      [{ render: false }, { render: true }],
+      [{ premium: true }, {}],
+      [{ ultra_premium: true }, { ultra_premium: false }],
     ] as [ScraperParams, ScraperParams][]) {
       const plan = planOf(
         { urls: [URL_A], scraperParams: before, fields: title },
