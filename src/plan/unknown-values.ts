@@ -2,6 +2,7 @@ import type { DesiredField, DesiredParser, DesiredRename } from '../model/desire
 import { isPlaceholderDescription, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition, ParserState, UnknownValues } from '../state/model.js';
+import { sameScraperParams } from './parser-spelling.js';
 import { stable } from './plan-context.js';
 
 /*
@@ -71,7 +72,8 @@ export function resolveUnknowns(
     if (accept) recorded.push(`scraper_params: ${JSON.stringify(desired.scraperParams)}`);
     else {
       remaining.scraperParams = true;
-      if (Object.keys(desired.scraperParams).length > 0) unconfirmed.push('scraper_params');
+      // Params that read as none (`render: false`: parser-spelling.ts) have nothing to confirm, as none have.
+      if (!sameScraperParams(desired.scraperParams, {})) unconfirmed.push('scraper_params');
     }
   }
   const wanted = new Map(desired.fields.map((f) => [f.name, f]));
