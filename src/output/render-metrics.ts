@@ -6,6 +6,9 @@ export interface WatchMetrics {
   failures: number;
   heals: number;
   creditsSpent: number;
+  /** `--notify` posts the webhook took, and those it did not (no answer, an error status, a redirect). */
+  notificationsSent: number;
+  notificationsFailed: number;
   regenerationsLeft?: number;
   lastRunAt?: number;
   lastRunOk?: boolean;
@@ -50,6 +53,18 @@ export function renderMetrics(m: WatchMetrics): string {
       'counter',
       'Credits the heals spent, estimated from regenerations at the public price.',
       m.creditsSpent,
+    ),
+    ...metric(
+      'scrapeform_notifications_sent_total',
+      'counter',
+      'Notifications the --notify webhook took (a 2xx answer).',
+      m.notificationsSent,
+    ),
+    ...metric(
+      'scrapeform_notifications_failed_total',
+      'counter',
+      'Notifications not delivered (no answer, an error status, a redirect).',
+      m.notificationsFailed,
     ),
     ...metric(
       'scrapeform_regenerations_left',

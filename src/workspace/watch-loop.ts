@@ -9,7 +9,8 @@ import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import { skipReason, startsGeneration } from './heal-outcome.js';
 import { leftLines, leftOutOfHeal, nothingToHeal, withoutChanges } from './heal-selection.js';
-import { notifyRefusal } from './notify-answer.js';
+import { postNotification } from './watch-post.js';
+import type { NotifyCounts } from './watch-post.js';
 import type { LeftChange } from './heal-selection.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
@@ -17,7 +18,7 @@ import { formatCount } from '../format-count.js';
 import { formatDuration } from '../duration.js';
 
 /** What `watch` knows after its runs: what /healthz and /metrics show. */
-export interface WatchStatus {
+export interface WatchStatus extends NotifyCounts {
   /** Objects state manages, and those drifted, at the last successful run. */
   objects: number;
   drifted: number;
@@ -151,7 +152,7 @@ export async function runWatch(
         if (made.applied.length + made.failed.length > 0)
           after = await check(services, manifests, options, status).catch(async (error: unknown) => {
             // The heal changed the service (and may have spent credits): told now, though the check after it failed.
-            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, options);
+            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, options, status);
             throw error;
           });
       } else if (
@@ -173,7 +174,8 @@ export async function runWatch(
       if (signature !== notified || madeCalls || recovered !== undefined) {
         // The first run reports only drift; later runs also report drift that went away.
         const quiet = found.status !== 'drift' && notified === '' && !madeCalls && recovered === undefined;
-        if (quiet || (await notify(found, heal, recovered, options))) [notified, failedRuns] = [signature, 0];
+        if (quiet || (await notify(found, heal, recovered, options, status)))
+          [notified, failedRuns] = [signature, 0];
       }
     } catch (error) {
       if (options.signal.aborted) break;
@@ -183,12 +185,13 @@ export async function runWatch(
       options.onEvent?.({ type: 'failed', error });
       failedRuns++;
       if (!failingTold)
-        failingTold = await post(
+        failingTold = await postNotification(
           {
             text: `scrapeform watch: the drift check failed: ${chatText(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
             failing: { error: status.lastError },
-          },
+          } satisfies WatchFailingNotification,
           options,
+          status,
         );
     } finally {
       status.runs++;
@@ -208,6 +211,8 @@ export function newWatchStatus(options: { heal?: { maxRegenerations: number } })
     failures: 0,
     heals: 0,
     creditsSpent: 0,
+    notificationsSent: 0,
+    notificationsFailed: 0,
     ...(options.heal !== undefined ? { regenerationsLeft: options.heal.maxRegenerations } : {}),
   };
 }
@@ -328,6 +333,7 @@ async function notify(
   heal: WatchDriftNotification['heal'],
   recovered: WatchDriftNotification['recovered'],
   options: WatchOptions,
+  counts: NotifyCounts,
 ): Promise<boolean> {
   const healText =
     heal === undefined
@@ -344,43 +350,16 @@ async function notify(
     recovered === undefined
       ? ''
       : `scrapeform watch: the drift check works again (after ${recovered.failures} failed ${recovered.failures === 1 ? 'run' : 'runs'}).\n`;
-  return post(
+  return postNotification(
     {
       text: `${recoveredText}${renderDriftText(report)}${healText}`,
       drift: toDriftJson(report),
       ...(recovered !== undefined ? { recovered } : {}),
       ...(heal !== undefined ? { heal } : {}),
-    },
+    } satisfies WatchDriftNotification,
     options,
+    counts,
   );
-}
-
-/**
- * POSTs a notification to `--notify`, if set; a failure is an event, never a failed run. Whether it was delivered (or
- * there is nowhere to post): one that was not is posted again at the next run.
- */
-async function post(body: WatchNotification, options: WatchOptions): Promise<boolean> {
-  if (options.notifyUrl === undefined) return true;
-  try {
-    const response = await (options.fetch ?? fetch)(options.notifyUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
-      signal: AbortSignal.any([AbortSignal.timeout(10_000), options.signal]),
-      redirect: 'manual', // a webhook that redirects is refused (notify-answer.ts)
-    });
-    await response.body?.cancel();
-    if (!response.ok) throw new Error(notifyRefusal(response, options.notifyUrl));
-    options.onEvent?.({ type: 'notified', status: response.status });
-    return true;
-  } catch (error) {
-    // The URL is not shown: chat webhook URLs carry their secret in the path (and an error may quote it).
-    const text = error instanceof Error ? error.message : String(error);
-    const message = text.split(options.notifyUrl).join('the notification URL');
-    options.onEvent?.({ type: 'notify-failed', error: message });
-    return false;
-  }
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { loadManifests } from '../../src/manifest/load-manifests.js';
-import { runWatch } from '../../src/workspace/watch-loop.js';
-import type { WatchEvent } from '../../src/workspace/watch-loop.js';
+import { newWatchStatus, runWatch } from '../../src/workspace/watch-loop.js';
+import type { WatchEvent, WatchStatus } from '../../src/workspace/watch-loop.js';
+import { startWatchEndpoint } from '../../src/workspace/watch-endpoint.js';
 import { convergedBooks } from '../helpers/converged-books.js';
 /** What a chat webhook that is down for a while sees of `watch`'s notifications (a real server on 127.0.0.1). */
 
@@ -40,6 +41,7 @@ async function watchRuns(
   notifyUrl: string,
   maxRuns: number,
   failure: (run: number) => string | undefined = () => undefined,
+  status: WatchStatus = newWatchStatus({}),
 ): Promise<string[]> {
   const { ws } = await convergedBooksRenamed();
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
@@ -61,6 +63,7 @@ async function watchRuns(
       onEvent: (e: WatchEvent) =>
         events.push(e.type === 'notify-failed' ? `notify-failed: ${e.error}` : e.type),
     },
+    status,
   );
   return events;
 }
@@ -131,5 +134,32 @@ it('watch: a notify URL that redirects is a failed post, its report not sent on 
   } finally {
     await new Promise<void>((resolve) => redirects.close(() => resolve()));
     await elsewhere.close();
+  }
+});
+
+it('watch: /metrics counts the notifications posted and those that failed, so an alert can see a chat that is down', async () => {
+  const hook = await chatHook([503, 500]);
+  const status = newWatchStatus({});
+  const endpoint = await startWatchEndpoint({ host: '127.0.0.1', port: 0 }, () => status);
+  try {
+    // Run 1 fails to post the drift (503), run 2 too (500), run 3 posts it, run 4 has nothing new to tell.
+    const events = await watchRuns(hook.url, 4, () => undefined, status);
+    expect(events.filter((e) => e.startsWith('notif'))).toEqual([
+      'notify-failed: the notification endpoint answered 503',
+      'notify-failed: the notification endpoint answered 500',
+      'notified',
+    ]);
+    const metrics = await (await fetch(`${endpoint.url}/metrics`)).text();
+    expect(metrics).toContain(
+      '# TYPE scrapeform_notifications_sent_total counter\nscrapeform_notifications_sent_total 1\n',
+    );
+    expect(metrics).toContain(
+      '# TYPE scrapeform_notifications_failed_total counter\nscrapeform_notifications_failed_total 2\n',
+    );
+    // A failed post is not a failed run: the drift check worked every time.
+    expect(metrics).toContain('scrapeform_failures_total 0\n');
+  } finally {
+    await endpoint.close();
+    await hook.close();
   }
 });

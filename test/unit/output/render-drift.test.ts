@@ -140,6 +140,8 @@ describe('drift renderers', () => {
         failures: 1,
         heals: 1,
         creditsSpent: 30_000,
+        notificationsSent: 2,
+        notificationsFailed: 1,
         regenerationsLeft: 1,
         lastRunAt: 1_735_689_600_000,
         lastRunOk: true,

@@ -1,0 +1,49 @@
+import { notifyRefusal } from './notify-answer.js';
+
+/** Where and how `watch` posts its notifications (the part of its options a post needs). */
+export interface NotifyTarget {
+  notifyUrl?: string;
+  signal: AbortSignal;
+  fetch?: typeof fetch;
+  onEvent?: (event: { type: 'notified'; status: number } | { type: 'notify-failed'; error: string }) => void;
+}
+
+/** The posts counted for /metrics: an alert on a chat that stopped taking them needs the failures as a series. */
+export interface NotifyCounts {
+  notificationsSent: number;
+  notificationsFailed: number;
+}
+
+/**
+ * POSTs a notification to `--notify`, if set; a failure is an event (and counted), never a failed run. Whether it was
+ * delivered (or there is nowhere to post): one that was not is posted again at the next run.
+ */
+export async function postNotification(
+  body: object,
+  target: NotifyTarget,
+  counts: NotifyCounts,
+): Promise<boolean> {
+  if (target.notifyUrl === undefined) return true;
+  try {
+    const response = await (target.fetch ?? fetch)(target.notifyUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
+      signal: AbortSignal.any([AbortSignal.timeout(10_000), target.signal]),
+      redirect: 'manual', // a webhook that redirects is refused (notify-answer.ts)
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(notifyRefusal(response, target.notifyUrl));
+    counts.notificationsSent++;
+    target.onEvent?.({ type: 'notified', status: response.status });
+    return true;
+  } catch (error) {
+    counts.notificationsFailed++;
+    // The URL is not shown: chat webhook URLs carry their secret in the path (and an error may quote it).
+    const text = error instanceof Error ? error.message : String(error);
+    const message = text.split(target.notifyUrl).join('the notification URL');
+    target.onEvent?.({ type: 'notify-failed', error: message });
+    return false;
+  }
+}
