@@ -82,7 +82,7 @@ export const ERROR_CODES = [
   'state.unlock-pending',
   'state.unreachable',
   'state.workspace',
-  'status.jobs-unlisted',
+  'status.incomplete',
   'test.pattern-timeout',
   'watch.cannot-listen',
 ] as const;

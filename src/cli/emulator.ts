@@ -107,8 +107,17 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
   return 'ok';
 }
 
+/**
+ * A flag's whole number. One past Number.MAX_SAFE_INTEGER is not held exactly (99999999999999999999 would become
+ * 100000000000000000000): refused as PUT /_emulator/accounts refuses such credits, never rounded.
+ */
 function integer(value: string, flag: string): number {
   if (!/^\d+$/.test(value))
     throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
-  return Number(value);
+  const number = Number(value);
+  if (!Number.isSafeInteger(number))
+    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`, {
+      hint: `whole numbers up to ${Number.MAX_SAFE_INTEGER} are held exactly`,
+    });
+  return number;
 }

@@ -17,27 +17,46 @@ export function registerStatus(program: Command, run: RunCommand): void {
     run(async (ctx) => {
       const rows = await using(openServicesFromFlags(ctx, flags), (services) => readStatus(services));
       ctx.print(renderOutput('status', flags.json === true ? 'json' : 'human', rows, ctx.stdoutColors));
-      refuseUnreadJobs(rows);
+      refuseUnread(rows);
       return 'ok';
     }),
   );
 }
 
 /**
- * After the rows: a project whose jobs could not be listed fails the command (exit 1), named with why, so a script
- * never reads an unknown last job as a status shown whole.
+ * After the rows: an object status could not read whole (a project's jobs, a parser's details, a lookup by id) fails
+ * the command (exit 1), each named with why, so a script never reads an unknown as a status shown whole.
  */
-function refuseUnreadJobs(rows: readonly StatusRow[]): void {
-  const failed = rows.filter((r): r is StatusRow & { jobsError: string } => r.jobsError !== undefined);
-  const [one] = failed;
-  if (one === undefined) return;
+function refuseUnread(rows: readonly StatusRow[]): void {
+  const failed = rows.flatMap((r) => {
+    if (r.jobsError !== undefined)
+      return [
+        {
+          r,
+          why: r.jobsError,
+          jobs: true,
+          one: `the jobs of ${r.address} could not be listed, so its last job is not shown`,
+        },
+      ];
+    if (r.readError === undefined) return [];
+    const one = r.status.startsWith('UNREADABLE')
+      ? `${r.address} is not listed and could not be read by id, so whether it exists is not known`
+      : `the details of ${r.address} could not be read, so how long it has been generating is not shown`;
+    return [{ r, why: r.readError, jobs: false, one }];
+  });
+  const [first] = failed;
+  if (first === undefined) return;
   throw new ScrapeformError(
-    'status.jobs-unlisted',
+    'status.incomplete',
     failed.length === 1
-      ? `the jobs of ${one.address} could not be listed, so its last job is not shown: ${one.jobsError}`
-      : `the jobs of ${failed.length} projects could not be listed, so their last jobs are not shown: ${failed.map((r) => `${r.address}: ${r.jobsError}`).join('; ')}`,
+      ? `${first.one}: ${first.why}`
+      : `${failed.length} objects could not be read whole: ${failed.map((f) => `${f.r.address}: ${f.why}`).join('; ')}`,
     {
-      hint: "the status of every other object is shown above; scrapeform jobs ADDR reads one project's jobs again",
+      hint: [
+        'the status of every other object is shown above',
+        ...(failed.some((f) => !f.jobs) ? ['scrapeform status reads them again'] : []),
+        ...(failed.some((f) => f.jobs) ? ["scrapeform jobs ADDR reads one project's jobs again"] : []),
+      ].join('; '),
     },
   );
 }

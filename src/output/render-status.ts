@@ -16,6 +16,11 @@ export interface StatusRow {
   lastJob?: { id: unknown; status?: string; doneCount?: unknown; failedCount?: unknown } | null;
   /** Why the project's job list could not be read (its last job is then unknown, shown `unreadable`). */
   jobsError?: string;
+  /**
+   * Why the object could not be read (a parser's details, or a lookup by id of one the list lacks): the status says
+   * what is then unknown.
+   */
+  readError?: string;
 }
 
 /** `scrapeform status`: a row per managed object. */

@@ -11,6 +11,8 @@ import { latestVersions, summaryOf } from '../plan/latest-versions.js';
 import { expectedPatchVersion } from '../plan/recover-intents.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
+import { objectKey, readOrNote } from './read-or-why.js';
+import type { UnreadObjects } from './read-or-why.js';
 
 /** What a workspace declares: which services it uses follows from it (and from state). */
 export interface DeclaredObjects {
@@ -40,13 +42,15 @@ export function servicesUsed(
  * A list is not proof of absence (issue 13: lists may lag behind a create, or page): a recorded object the list
  * lacks is looked up by id, and only a 404 (or, for a project, a record marked archived: ProjectsClient.find)
  * leaves it out of the snapshot, which the planner reads as gone (drift). One found by id joins the snapshot as if
- * listed.
+ * listed. With `unread` (status), a lookup by id that fails otherwise than with a 404 is noted there and the object
+ * left out; without it (plan, drift), it ends the read: an object not read is never taken as gone.
  */
 export async function readLive(
   clients: ApiClients,
   declared: DeclaredObjects,
   state: State,
   signal?: AbortSignal,
+  unread?: UnreadObjects,
 ): Promise<LiveSnapshot> {
   const used = servicesUsed(declared, state);
   const fieldless = fieldlessOf(state, declared.parsers);
@@ -76,7 +80,9 @@ export async function readLive(
   for (const id of replacedIds(state))
     if (!listedParsers.has(id) && !unlisted.has(id)) unlisted.set(id, { fieldless: fieldless(id) });
   await forEachLimited([...unlisted], READ_CONCURRENCY, async ([id, known]) => {
-    const found = await unless404(() => clients.parsers.get(id, undefined, signal, known));
+    const found = await readOrNote(unread, objectKey('Parser', id), () =>
+      unless404(() => clients.parsers.get(id, undefined, signal, known)),
+    );
     if (found === undefined) return;
     details[found.id] = found;
     parsers.push(summaryOf(found));
@@ -87,7 +93,9 @@ export async function readLive(
     (r) => !listedProjects.has(r.id),
   );
   await forEachLimited(unlistedProjects, READ_CONCURRENCY, async (recorded) => {
-    const found = await clients.projects.find(recorded.id, signal);
+    const found = await readOrNote(unread, objectKey('Project', recorded.id), () =>
+      clients.projects.find(recorded.id, signal),
+    );
     if (found !== undefined) projects.push(found);
   });
 

@@ -1,4 +1,3 @@
-import { ApiError } from '../api/api-error.js';
 import { newestJob } from '../api/job-status.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import type { LiveJob } from '../api/live.js';
@@ -7,6 +6,8 @@ import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { readLive } from './read-live.js';
+import { objectKey, readOrWhy } from './read-or-why.js';
+import type { UnreadObjects } from './read-or-why.js';
 import { unseenStory } from '../plan/unseen-create.js';
 import { laggingVersion } from '../plan/lagging-version.js';
 import { byCodeUnit } from '../code-unit-order.js';
@@ -15,21 +16,41 @@ export type { StatusRow } from '../output/render-status.js';
 
 /**
  * Every managed object with its live status: versions and drift for parsers, schedule, next run and last job for
- * projects. Rows are sorted by address, whatever order the calls finish in. A project whose job list cannot be read
- * (an error answer after the retries, a record of an unknown shape) keeps its row, with `jobsError` saying why
- * instead of a last job: one project's list must not hide every other object's status (the command then fails,
- * naming it).
+ * projects. Rows are sorted by address, whatever order the calls finish in. A read of one object that fails (an error
+ * answer after the retries, a record of an unknown shape: readOrWhy) keeps its row, saying why: a project's job list
+ * in `jobsError` instead of a last job, a parser's details or a lookup by id in `readError`. One object must not hide
+ * every other object's status (the command then fails, naming each: cli/status.ts).
  */
 export async function readStatus(services: Services, now: () => number = Date.now): Promise<StatusRow[]> {
   const state = await services.backend.read();
   // Only the services state uses are called, and an object a list lacks is looked up by id: MISSING means a 404.
   // For an object this state created and has not seen live since, a 404 may only mean not visible yet (plan and
   // drift read it so too, unseen-create.ts): it is shown as such, never as deleted.
-  const { parsers, projects } = await readLive(services.clients, { parsers: [], projects: [] }, state);
+  const unread: UnreadObjects = new Map();
+  const { parsers, projects } = await readLive(
+    services.clients,
+    { parsers: [], projects: [] },
+    state,
+    undefined,
+    unread,
+  );
   const parserById = new Map(parsers.map((p) => [p.id, p]));
   const projectById = new Map(projects.map((p) => [p.id, p]));
   const rows: StatusRow[] = [];
   await forEachLimited(Object.entries(state.resources), READ_CONCURRENCY, async ([address, r]) => {
+    const why = unread.get(objectKey(r.kind, r.id));
+    if (why !== undefined) {
+      // Not listed, and not read by id: whether it exists is not known, so neither MISSING nor drift is claimed.
+      rows.push({
+        address,
+        id: r.id,
+        ...(r.kind === 'Parser' ? { version: r.version } : {}),
+        status: 'UNREADABLE (not listed, and not read by id)',
+        drift: false,
+        readError: why,
+      });
+      return;
+    }
     if (r.kind === 'Parser') {
       const live = parserById.get(r.id);
       if (live === undefined) {
@@ -61,9 +82,15 @@ export async function readStatus(services: Services, now: () => number = Date.no
         drift: lag === undefined && !known.includes(live.version),
       };
       if (parserStatusKind(live.status) === 'working') {
-        const details = await services.clients.parsers.get(r.id, live.version);
-        const since = details.createdAt !== null ? Date.parse(details.createdAt) : NaN;
-        if (!Number.isNaN(since)) row.generatingForMs = Math.max(0, now() - since);
+        const details = await readOrWhy(() => services.clients.parsers.get(r.id, live.version));
+        if ('why' in details) {
+          row.status = `${row.status} (for how long: unreadable)`;
+          row.readError = details.why;
+        } else {
+          const { createdAt } = details.value;
+          const since = createdAt !== null ? Date.parse(createdAt) : NaN;
+          if (!Number.isNaN(since)) row.generatingForMs = Math.max(0, now() - since);
+        }
       }
       rows.push(row);
       return;
@@ -81,14 +108,9 @@ export async function readStatus(services: Services, now: () => number = Date.no
       });
       return;
     }
-    let jobs: LiveJob[] | undefined;
-    let jobsError: string | undefined;
-    try {
-      jobs = await services.clients.projects.listJobs(r.id);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      jobsError = error.message;
-    }
+    const listed = await readOrWhy(() => services.clients.projects.listJobs(r.id));
+    const jobs: LiveJob[] | undefined = 'value' in listed ? listed.value : undefined;
+    const jobsError = 'why' in listed ? listed.why : undefined;
     // The newest job by its timestamp: lists are not documented to be in any order (API-NOTES).
     const last =
       jobs === undefined

@@ -48,3 +48,33 @@ describe('scrapeform emulator on a port in use', () => {
     });
   });
 });
+
+describe('scrapeform emulator --credits', () => {
+  it.each([
+    ['past what a number holds exactly', '99999999999999999999'],
+    ['one past the largest held exactly', '9007199254740992'],
+  ])(
+    'refuses a whole number %s as a usage error, as PUT /_emulator/accounts does, and starts nothing',
+    async (_, credits) => {
+      // Were it accepted, the emulator would run until Ctrl-C: the listeners it added stop it after a while.
+      const started = runScrapeform(['emulator', '--port', '0', '--credits', credits]);
+      const stopper = setTimeout(() => process.emit('SIGINT'), 3_000);
+      const run = await started.finally(() => clearTimeout(stopper));
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        1,
+        '',
+        `error: --credits takes a whole number, got "${credits}"\n` +
+          '  hint: whole numbers up to 9007199254740991 are held exactly\n',
+      ]);
+    },
+  );
+
+  it('takes the largest whole number held exactly', async () => {
+    const started = runScrapeform(['emulator', '--port', '0', '--credits', '9007199254740991']);
+    // Started (it prints where it listens), then stopped as by Ctrl-C, once it listens for it.
+    const stopper = setInterval(() => process.emit('SIGINT'), 200);
+    const run = await started.finally(() => clearInterval(stopper));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('scrapeform emulator listening on http://127.0.0.1:');
+  });
+});
