@@ -282,13 +282,51 @@ export function formatBytes(bytes: number): string {
     : `${bytes} bytes`;
 }
 
-/** An answer's body: parsed JSON, the text when it is not JSON, undefined when empty; at most `maxBytes`. */
+/**
+ * How deep the arrays and objects of an answer may nest: far beyond any answer seen (a parser's example result nests
+ * a few levels), well within what every walk over an answer can take (redaction, schema checks, comparisons, state
+ * and plan files, manifests written by import), which recurse and threw "Maximum call stack size exceeded" at some
+ * thousands of levels that JSON.parse had read without complaint.
+ */
+export const MAX_ANSWER_DEPTH = 1000;
+
+/** An answer that nests deeper than MAX_ANSWER_DEPTH: a bad response, never walked. */
+export class AnswerTooDeep extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer nests arrays or objects more than ${limit} levels deep`);
+    this.name = 'AnswerTooDeep';
+  }
+}
+
+/**
+ * An answer's body: parsed JSON, the text when it is not JSON, undefined when empty; at most `maxBytes`, and
+ * AnswerTooDeep when its values nest deeper than MAX_ANSWER_DEPTH.
+ */
 export async function readBody(response: WireAnswer, maxBytes: number): Promise<unknown> {
   const text = await response.text(maxBytes);
   if (text === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     return text;
   }
+  // Each level takes at least two characters (`[]`): a shorter text cannot nest too deep, so most are not walked.
+  if (text.length > 2 * MAX_ANSWER_DEPTH && nestsDeeperThan(parsed, MAX_ANSWER_DEPTH))
+    throw new AnswerTooDeep(MAX_ANSWER_DEPTH);
+  return parsed;
+}
+
+/** Whether a parsed JSON value nests arrays and objects more than `limit` levels deep, walked without recursion. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }

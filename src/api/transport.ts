@@ -15,8 +15,8 @@ import type {
   TransportRequest,
   TransportResponse,
 } from './transport-contract.js';
-import { AnswerTooLarge, MAX_ANSWER_BYTES, readBody, sendOverFetch, sendOverHttp } from './send-request.js';
-import { cutAnswerError, noAnswerError, tooLargeError } from './try-errors.js';
+import { MAX_ANSWER_BYTES, readBody, sendOverFetch, sendOverHttp } from './send-request.js';
+import { cutAnswerError, noAnswerError, refusedAnswerError } from './try-errors.js';
 import type { FailedTry } from './try-errors.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
@@ -289,7 +289,8 @@ export class Transport {
         parsed = await readBody(response, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
       } catch (error) {
         const at = this.failedTry(request, current);
-        if (error instanceof AnswerTooLarge) return tooLargeError(at, response.status, error);
+        const refused = refusedAnswerError(at, response.status, error);
+        if (refused !== undefined) return refused;
         if (!(error instanceof AnswerUndecodable))
           return noAnswerError(at, error, this.timeout(deadline), response.status);
         if (request.expect.includes(response.status)) return cutAnswerError(at, response.status, error);

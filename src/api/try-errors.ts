@@ -1,7 +1,6 @@
 import { ApiError, formatTimeout, networkReason, proxyRefusal } from './api-error.js';
 import type { AnswerUndecodable } from './answer-encoding.js';
-import type { AnswerTooLarge } from './send-request.js';
-import { formatBytes } from './send-request.js';
+import { AnswerTooDeep, AnswerTooLarge, formatBytes } from './send-request.js';
 
 /** What the error of one failed try says of it: the call, where it went, and what is never shown. */
 export interface FailedTry {
@@ -66,14 +65,21 @@ export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndec
   });
 }
 
-/** An answer too long to read: a bad response, not retried (the next would be as long). */
-export function tooLargeError(at: FailedTry, status: number, error: AnswerTooLarge): ApiError {
+/**
+ * An answer refused whatever its status: too long to read, or nested too deep to walk (MAX_ANSWER_DEPTH). A bad
+ * response, not retried (the next would be the same); undefined for any other failure to read one.
+ */
+export function refusedAnswerError(at: FailedTry, status: number, error: unknown): ApiError | undefined {
+  if (!(error instanceof AnswerTooLarge) && !(error instanceof AnswerTooDeep)) return undefined;
   return new ApiError({
     ...base(at),
     code: 'api.bad-response',
     status,
     retryable: false,
     cause: error,
-    message: `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`,
+    message:
+      error instanceof AnswerTooLarge
+        ? `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`
+        : `the ${status} answer nests arrays or objects more than ${error.limit} levels deep; nothing is planned from it`,
   });
 }
