@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
-import { ScrapeformError } from '../errors.js';
-import { replaceFile, writeFailureReason } from '../replace-file.js';
+import { replaceFile } from '../replace-file.js';
+import { writeFailure } from '../workspace/write-manifest.js';
 
 /**
  * Writes a file a command was asked for (`plan --out`, `apply --markdown-report`, `test --junit`): a path that
@@ -19,16 +19,12 @@ export async function writeOutputFile(
   try {
     await (options.whole === true ? replaceFile(file, text) : writeFile(file, text));
   } catch (error) {
-    const failure = writeFailureReason(error);
-    if (failure === undefined) throw error;
-    throw new ScrapeformError(
-      'cli.output-write',
-      `cannot write ${what} to ${file}: ${failure.reason} (${failure.code}); ${done}`,
-      {
-        hint: 'give a path in a folder that exists and this user can write, on a disk with space',
-        details: { path: file, errno: failure.code },
-        cause: error,
-      },
+    throw writeFailure(
+      error,
+      file,
+      what,
+      done,
+      'give a path in a folder that exists and this user can write, on a disk with space',
     );
   }
 }

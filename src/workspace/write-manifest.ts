@@ -16,16 +16,33 @@ export async function writeManifestFile(
   try {
     await replaceFile(file, text);
   } catch (error) {
-    const failure = writeFailureReason(error);
-    if (failure === undefined) throw error;
-    throw new ScrapeformError(
-      'cli.output-write',
-      `cannot write ${what} to ${file}: ${failure.reason} (${failure.code}); ${done}`,
-      {
-        hint: 'free space on the disk, or give this user the right to write there, then run the command again',
-        details: { path: file, errno: failure.code },
-        cause: error,
-      },
+    throw writeFailure(
+      error,
+      file,
+      what,
+      done,
+      'free space on the disk, or give this user the right to write there, then run the command again',
     );
   }
+}
+
+/**
+ * A failed write of `file` as the user's to mend (`cli.output-write`), not an internal error with a stack: `what` was
+ * written, `done` is what the command did and did not do, `hint` how to mend it. An error that is not one of a file
+ * call (no errno code) is returned as it is.
+ */
+export function writeFailure(
+  error: unknown,
+  file: string,
+  what: string,
+  done: string,
+  hint: string,
+): unknown {
+  const failure = writeFailureReason(error);
+  if (failure === undefined) return error;
+  return new ScrapeformError(
+    'cli.output-write',
+    `cannot write ${what} to ${file}: ${failure.reason} (${failure.code}); ${done}`,
+    { hint, details: { path: file, errno: failure.code }, cause: error },
+  );
 }
