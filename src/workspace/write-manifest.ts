@@ -16,15 +16,12 @@ export async function writeManifestFile(
   try {
     await replaceFile(file, text);
   } catch (error) {
-    throw writeFailure(
-      error,
-      file,
-      what,
-      done,
-      'free space on the disk, or give this user the right to write there, then run the command again',
-    );
+    throw writeFailure(error, file, what, done, MANIFEST_HINT);
   }
 }
+
+const MANIFEST_HINT =
+  'free space on the disk, or give this user the right to write there, then run the command again';
 
 /**
  * A failed write of `file` as the user's to mend (`cli.output-write`), not an internal error with a stack: `what` was
