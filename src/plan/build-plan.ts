@@ -222,6 +222,13 @@ export function buildPlan(input: PlanInput): Plan {
     addresses.some(selected) && !addresses.some((a) => excludes.includes(a));
   const moves = planMoves(recovered.state, [...input.parsers, ...input.projects], chooses);
   const unmoved = new Set(moves.unmoved);
+  for (const object of [...input.parsers, ...input.projects]) {
+    if (!unmoved.has(object.address) || !selected(object.address) || excludes.includes(object.address))
+      continue;
+    warnings.push(
+      `${object.address}: not planned: its moved: hint comes from an address --exclude names, and the move and the object are planned together; plan without that --exclude to move it`,
+    );
+  }
   const state = moves.state;
   warnings.push(...moves.warnings);
   errors.push(...moves.errors);

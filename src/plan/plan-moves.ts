@@ -9,7 +9,7 @@ export interface MovesOutcome {
   moves: PlannedMove[];
   warnings: string[];
   errors: string[];
-  /** Addresses state holds an object at that a chain the plan did not choose would move (`chosen`). */
+  /** The addresses of each chain the plan did not choose (`chosen`) that would move an object state holds. */
   unmoved: string[];
 }
 
@@ -26,8 +26,9 @@ export interface MovesOutcome {
  *
  * `chosen` says whether a partial plan (`--target`, `--exclude`, paths) chose a chain, given its addresses (its end
  * first). A chain it did not choose moves nothing and is not said, as the partial plan promises of other objects:
- * its state stays where it is until a plan that chooses it, and its address is in `unmoved`, which the plan leaves
- * alone too (planned there, the object would be deleted, its manifest being at the chain's end).
+ * its state stays where it is until a plan that chooses it, and its addresses are in `unmoved`, which the plan leaves
+ * alone too (planned at the old one, the object would be deleted, its manifest being at the chain's end; at the
+ * end, created again, state holding nothing there).
  */
 export function planMoves(
   state: State,
@@ -78,7 +79,8 @@ export function planMoves(
     const recorded = resources[source.from];
     if (recorded === undefined) continue;
     if (!inPlan) {
-      outcome.unmoved.push(source.from);
+      // Every address of the chain: planned at its end from no state, the object would be created again.
+      outcome.unmoved.push(to, ...froms);
       continue;
     }
     delete resources[source.from];

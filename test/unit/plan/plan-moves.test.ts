@@ -122,6 +122,22 @@ describe('a plan with a move', () => {
     expect(parseSavedPlan(renderSavedPlan(plan), 'plan.json').moved).toEqual(plan.moved);
   });
 
+  it('a partial plan that excludes the old address plans neither address, and says why: no create of the object', () => {
+    const state = stateWith(['old']);
+    const plan = buildPlan({
+      parsers: [],
+      projects: [movedFromOld()],
+      state,
+      live: liveOf(state),
+      options: { targets: [], excludes: ['project.old'], reassert: [], acceptUnknown: [] },
+    });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan).not.toHaveProperty('moved');
+    expect(plan.warnings).toContain(
+      'project.new: not planned: its moved: hint comes from an address --exclude names, and the move and the object are planned together; plan without that --exclude to move it',
+    );
+  });
+
   it('a plan with no move says nothing of moves (the public JSON is unchanged)', () => {
     const state = stateWith(['same']);
     const plan = buildPlan({ parsers: [], projects: [desiredProject('same')], state, live: liveOf(state) });
