@@ -15,7 +15,9 @@ export function readLineEndings(text: string): { endings: LineEndings; body: str
   const mark = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   const crlf = /^[^\n]*\r\n/.test(text);
   const rest = text.slice(mark.length);
-  return { endings: { mark, crlf }, body: crlf ? rest.replace(/\r\n/g, '\n') : rest };
+  // Every CRLF, whatever the first line ends with: one left in a file that starts with LF was written back inside a
+  // scalar (fmt keeps each scalar's text), and the file still mixed both.
+  return { endings: { mark, crlf }, body: rest.replace(/\r\n/g, '\n') };
 }
 
 /** A body rewritten with LF endings, written back as its file was (readLineEndings). */

@@ -93,3 +93,14 @@ expect:
     );
   });
 });
+
+describe('formatManifestText: a file whose first line ends in LF and others in CRLF', () => {
+  it('is written with LF throughout, inside a scalar written on two lines too', () => {
+    const text = 'kind: Parser\nname: x\r\ndescription: Title\r\n  two\r\nurls: [https://a.example/]\r\n';
+    const formatted = formatManifestText(text);
+    expect(formatted).not.toContain('\r');
+    expect(formatted).toBe(
+      'kind: Parser\nname: x\nurls: [ https://a.example/ ]\ndescription: Title\n  two\n',
+    );
+  });
+});
