@@ -48,8 +48,9 @@ export async function listProjectJobs(
 
 /**
  * Cancels one job; a job that is not running or does not exist is a user error saying so. The first try is sent
- * once: one without a clear answer (none in time, a dropped connection, a 5xx) may have cancelled the job, so the
- * try sent after it may be refused as "not running" because of it. Such a refusal is checked against the job list:
+ * once: one without a clear answer (none in time, a dropped connection, a 5xx, a redirect not followed) may have
+ * cancelled the job, so the try sent after it may be refused as "not running" because of it; after a redirect, which
+ * a second try would get again, the job list alone says. Such a refusal is checked against the job list:
  * a job that reads cancelled is reported cancelled, not as a cancel that failed (exit 1 in CI for a cancel done).
  */
 export async function cancelProjectJob(
@@ -61,11 +62,17 @@ export async function cancelProjectJob(
   const projects = services.clients.projects;
   let unclear = false;
   try {
-    const answer = (await projects.cancelJob(project.id, jobId, undefined, true).catch((error: unknown) => {
-      if (!mayHaveLanded(error)) throw error;
-      unclear = true;
-      return projects.cancelJob(project.id, jobId);
-    })) as { status?: string } | undefined;
+    const answer = (await projects
+      .cancelJob(project.id, jobId, undefined, true)
+      .catch(async (error: unknown) => {
+        if (!mayHaveLanded(error)) throw error;
+        unclear = true;
+        // A redirect not followed would answer a second try the same: the list says whether the first cancelled it.
+        if (error.status < 300 || error.status >= 400) return projects.cancelJob(project.id, jobId);
+        const cancelled = await cancelledJob(services, project.id, jobId);
+        if (cancelled === undefined) throw error;
+        return { status: cancelled };
+      })) as { status?: string } | undefined;
     return { address: project.address, jobId, status: answer?.status };
   } catch (error) {
     if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {

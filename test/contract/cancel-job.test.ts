@@ -47,6 +47,27 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
     expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
   });
 
+  it('the first try answered with a redirect: not sent again (it would be redirected again); the job list says', async () => {
+    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(302, '', { Location: '/elsewhere' });
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 91, status: 'Cancelled' }]);
+    const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+    expect(unmatched).toEqual([]);
+    expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
+    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(302, '', { Location: '/elsewhere' });
+    service()
+      .get('/api/projects/522/jobs')
+      .query(keyQuery)
+      .reply(200, [{ id: 91, status: 'Running' }]);
+    const failed = await withUnmatched(() =>
+      cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),
+    );
+    expect(failed.unmatched).toEqual([]);
+    expect(failed.result).toMatchObject({ code: 'api.redirect', status: 302 });
+  });
+
   it('the first try lost, and the job reads Finished: it ended by itself, cancel.not-running', async () => {
     service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(503, 'unavailable');
     service()
