@@ -23,7 +23,8 @@ export interface ApiClients {
   timeoutMs?: number;
   /**
    * Which account the key is, as a saved plan records it: the SHA-256 of `salt` and the key, cut to 16 hex digits.
-   * With a random salt per file it tells two keys apart and says nothing of either (ACCOUNT_DIGEST_LENGTH). Clients
+   * With a salt of its own in each plan (drawn from the rest of it) it tells two keys apart and says nothing of
+   * either (ACCOUNT_DIGEST_LENGTH). Clients
    * put together by hand have none, and their plans record no account.
    */
   accountDigest?: (salt: string) => string;

@@ -59,10 +59,13 @@ export function createStateSaver(
         }
       });
     },
-    flush: () =>
-      saving.then(() => {
+    // A write that failed is tried once more at the end: space freed since, with no change after it, still saves.
+    flush() {
+      if (failure !== undefined) this.save();
+      return saving.then(() => {
         if (failure !== undefined) throw failure;
-      }),
+      });
+    },
   };
 }
 

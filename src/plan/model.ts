@@ -285,8 +285,8 @@ export interface PlanTarget {
    */
   state?: StateIdentity;
   /**
-   * The account of the key the plan was made with: a random salt (32 hex digits) and the SHA-256 of the salt and the
-   * key, cut to 16 hex digits, never the key. apply --plan refuses the file with a key of another account. Absent in
+   * The account of the key the plan was made with: a salt drawn from the rest of the plan (32 hex digits: accountOf,
+   * plan-workspace.ts) and the SHA-256 of the salt and the key, cut to 16 hex digits, never the key. apply --plan refuses the file with a key of another account. Absent in
    * a plan from before it was recorded.
    */
   account?: PlanAccount;

@@ -97,4 +97,24 @@ describe('createStateSaver', () => {
     expect(problems).toHaveLength(2);
     expect(problems[1]).toBe(`the emulator state ${file} is written again`);
   });
+
+  it('tries a failed write once more when flushed at the end: space freed since, with no change after it, saves', async () => {
+    const dataDir = await newDataDir();
+    const file = path.join(dataDir, 'emulator-state.json');
+    const temporary = `${file}.${process.pid}.tmp`;
+    await mkdir(temporary);
+    const problems: string[] = [];
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      (problem) => problems.push(problem),
+    );
+    saver.save();
+    await expect(saver.flush()).rejects.toMatchObject({ code: 'emulator.state-unwritable' });
+    await rmdir(temporary);
+    // No save() in between: only the flush at the end.
+    await saver.flush();
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(state);
+    expect(problems[1]).toBe(`the emulator state ${file} is written again`);
+  });
 });
