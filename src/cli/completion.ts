@@ -142,7 +142,14 @@ ${top.map((e) => `    '${e.name}:${quote(e.description).replace(/:/g, '\\:')}'`)
 ${cases}
   esac
 }
-compdef _scrapeform scrapeform 2>/dev/null || true
+# Sourced before compinit ran, compdef is not there yet: start the completion system so that the first TAB works.
+(( $+functions[compdef] )) || { autoload -Uz compinit && compinit; }
+# Autoloaded from $fpath, this file is the body of _scrapeform, run at the first TAB: complete that TAB too.
+if [[ $funcstack[1] == _scrapeform ]]; then
+  _scrapeform "$@"
+else
+  compdef _scrapeform scrapeform
+fi
 `;
   }
   const lines = [
