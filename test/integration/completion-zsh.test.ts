@@ -83,4 +83,13 @@ describe.skipIf(!hasZsh())('zsh completion, run in a real zsh', () => {
       'scrapeform plan --detailed-exitcode',
     );
   });
+
+  it('past a subcommand (state push), TAB completes its own flags; before it, the subcommands', async () => {
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform state push --fo\t')).toContain('scrapeform state push --force');
+    expect(await typeInto(setup, 'scrapeform state pull --wor\t')).toContain(
+      'scrapeform state pull --workspace',
+    );
+    expect(await typeInto(setup, 'scrapeform state pus\t')).toContain('scrapeform state push');
+  });
 });
