@@ -60,6 +60,18 @@ function quote(text: string): string {
   return text.replace(/'/g, `'\\''`);
 }
 
+/** A command's long options as `_arguments` specs: `'--flag[description]'`, `:value:` when it takes one. */
+function zshOptions(e: CompletionEntry): string[] {
+  return e.options.map(
+    (o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.takesValue ? ':value:' : ''}'`,
+  );
+}
+
+/** `_arguments` specs for a command without subcommands: its options, then files. */
+function zshArguments(e: CompletionEntry): string {
+  return [...zshOptions(e), `'*:file:_files'`].join(' ');
+}
+
 export function completionScript(shell: Shell, entries: readonly CompletionEntry[]): string {
   const top = entries.filter((e) => !e.name.includes(' '));
   if (shell === 'bash') {
@@ -117,11 +129,22 @@ complete -o default -F _scrapeform scrapeform
       .filter((e) => !e.name.includes(' '))
       .map((e) => {
         const children = entries.filter((c) => c.name.startsWith(`${e.name} `));
-        const args =
-          children.length > 0
-            ? `'1:subcommand:(${children.map((c) => c.name.split(' ')[1]).join(' ')})'`
-            : `${e.options.map((o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.takesValue ? ':value:' : ''}'`).join(' ')} '*:file:_files'`;
-        return `    ${e.name}) _arguments ${args} ;;`;
+        if (children.length === 0) return `    ${e.name}) _arguments ${zshArguments(e)} ;;`;
+        // `state push --<TAB>`: past the subcommand, its own flags, as bash and fish offer them.
+        const names = children.map((c) => c.name.split(' ')[1] ?? '');
+        return [
+          `    ${e.name})`,
+          `      if (( CURRENT == 2 )); then`,
+          `        _arguments ${[...zshOptions(e), `'1:subcommand:(${names.join(' ')})'`].join(' ')}`,
+          `      else`,
+          `        local sub=$words[2]`,
+          `        shift words`,
+          `        (( CURRENT-- ))`,
+          `        case $sub in`,
+          ...children.map((c, i) => `          ${names[i] ?? ''}) _arguments ${zshArguments(c)} ;;`),
+          `        esac`,
+          `      fi ;;`,
+        ].join('\n');
       })
       .join('\n');
     return `#compdef scrapeform
@@ -142,7 +165,14 @@ ${top.map((e) => `    '${e.name}:${quote(e.description).replace(/:/g, '\\:')}'`)
 ${cases}
   esac
 }
-compdef _scrapeform scrapeform 2>/dev/null || true
+# Sourced before compinit ran, compdef is not there yet: start the completion system so that the first TAB works.
+(( $+functions[compdef] )) || { autoload -Uz compinit && compinit; }
+# Autoloaded from $fpath, this file is the body of _scrapeform, run at the first TAB: complete that TAB too.
+if [[ $funcstack[1] == _scrapeform ]]; then
+  _scrapeform "$@"
+else
+  compdef _scrapeform scrapeform
+fi
 `;
   }
   const lines = [

@@ -1,0 +1,95 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../helpers/child-cli.js';
+
+const exec = promisify(execFile);
+
+function hasZsh(): boolean {
+  try {
+    execFileSync('zsh', ['-fc', 'zmodload zsh/zpty'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Types `input` (TAB included) once into an interactive zsh started with `zsh -f -i` in a folder holding one file,
+ * after `setup` ran, and returns what the terminal showed after the keys: the completion list or the completed line.
+ */
+const DRIVER = `zmodload zsh/zpty
+zpty z "cd \${(q)3} && PS1='> ' TERM=dumb zsh -f -i"
+zpty -w z "unsetopt zle_bracketed_paste; $1"
+zpty -w z "echo RE''ADY"
+out=''
+for i in {1..200}; do
+  while zpty -r -t z line; do out+=$line; done
+  [[ $out == *READY* ]] && break
+  sleep 0.05
+done
+[[ $out == *READY* ]] || { print -r -- "setup did not finish: $out"; exit 1; }
+zpty -n -w z "$2"
+out=''
+for i in {1..40}; do
+  sleep 0.05
+  while zpty -r -t z line; do out+=$line; done
+done
+print -r -- "$out"
+zpty -d z
+`;
+
+describe.skipIf(!hasZsh())('zsh completion, run in a real zsh', () => {
+  let dir: string;
+  let work: string;
+  let fpathDir: string;
+  let bin: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-zsh-'));
+    work = path.join(dir, 'work');
+    fpathDir = path.join(dir, 'functions');
+    bin = path.join(dir, 'bin');
+    await Promise.all([mkdir(work), mkdir(fpathDir), mkdir(bin)]);
+    await writeFile(path.join(work, 'somefile.txt'), '');
+    await writeFile(path.join(bin, 'scrapeform'), `#!/bin/sh\nexec node '${BUILT_CLI}' "$@"\n`);
+    await chmod(path.join(bin, 'scrapeform'), 0o755);
+    await writeFile(path.join(dir, 'drive.zsh'), DRIVER);
+    const script = (await exec('node', [BUILT_CLI, 'completion', 'zsh'])).stdout;
+    await writeFile(path.join(fpathDir, '_scrapeform'), script);
+  });
+  const typeInto = async (setup: string, input: string): Promise<string> =>
+    (await exec('zsh', ['-f', path.join(dir, 'drive.zsh'), `PATH=${bin}:$PATH; ${setup}`, input, work]))
+      .stdout;
+
+  it('installed in $fpath, the first TAB after "scrapeform " lists the commands', async () => {
+    const shown = await typeInto(
+      `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`,
+      'scrapeform \t',
+    );
+    expect(shown).toContain('validate');
+    expect(shown).toContain('force-unlock');
+    expect(shown).not.toContain('somefile.txt');
+  });
+
+  it('sourced before compinit ran (from .zshrc), TAB completes commands and flags, not files', async () => {
+    const setup = 'source <(scrapeform completion zsh)';
+    const commands = await typeInto(setup, 'scrapeform \t');
+    expect(commands).toContain('validate');
+    expect(commands).not.toContain('somefile.txt');
+    expect(await typeInto(setup, 'scrapeform plan --detailed\t')).toContain(
+      'scrapeform plan --detailed-exitcode',
+    );
+  });
+
+  it('past a subcommand (state push), TAB completes its own flags; before it, the subcommands', async () => {
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform state push --fo\t')).toContain('scrapeform state push --force');
+    expect(await typeInto(setup, 'scrapeform state pull --wor\t')).toContain(
+      'scrapeform state pull --workspace',
+    );
+    expect(await typeInto(setup, 'scrapeform state pus\t')).toContain('scrapeform state push');
+  });
+});
