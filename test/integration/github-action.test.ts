@@ -173,6 +173,35 @@ process.exit(2);
     expect(fail.code).toBe(1);
   });
 
+  it('a refused plan’s error in the job summary: its fence is longer than any run of backticks in it, never closed early', async () => {
+    // A service error or a manifest value quoted in the refusal: a line of backticks, then Markdown that must stay text.
+    const error =
+      'error: refused\n````\n![x](https://example.test/x.png) <img src=x>\n`````` inline ``` run\n';
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [] }));
+console.log('### scrapeform plan');
+process.stderr.write(${JSON.stringify(error)});
+process.exit(3);
+`,
+    );
+    await rm(path.join(dir, 'summary'), { force: true });
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '1',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    const summary = await readFile(path.join(dir, 'summary'), 'utf8');
+    // The longest run in the error is 6 backticks: a fence of 7 opens and closes the block, the error whole inside.
+    expect(summary).toBe(
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n${'`'.repeat(7)}text\n${error}${'`'.repeat(7)}\n\n### scrapeform plan\n`,
+    );
+  });
+
   it('apply: the saved plan exactly; without it refused, or planned and applied at once as the fallback', async () => {
     await writeFile(path.join(dir, 'fake.mjs'), 'process.exit(0);\n');
     await writeFile(path.join(dir, 'reviewed.json'), '{}');
