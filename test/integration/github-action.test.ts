@@ -37,6 +37,28 @@ async function actionValidator(file: string): Promise<{ code: number; output: st
   }
 }
 
+/**
+ * GITHUB_OUTPUT read as the runner reads it: `name=value`, or `name<<DELIMITER`, the lines up to the first line that is
+ * the delimiter, then that line. A name written twice keeps its last value.
+ */
+function readOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc?.[1] !== undefined && heredoc[2] !== undefined) {
+      const end = lines.indexOf(heredoc[2], i + 1);
+      if (end < 0) throw new Error(`no end of ${heredoc[1]}`);
+      outputs[heredoc[1]] = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else if (line.includes('=')) {
+      outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+    }
+  }
+  return outputs;
+}
+
 describe('action.yml and the example workflow', () => {
   it('pass action-validator, which also catches a broken action (the check of the check)', async () => {
     expect(await actionValidator(path.join(ROOT, 'action.yml'))).toMatchObject({ code: 0 });
@@ -171,6 +193,105 @@ process.exit(2);
     expect(await readFile(path.join(dir, 'out/plan.err'), 'utf8')).toContain('needs at least 1 example URL');
     const fail = await runStep('Fail when the plan failed', { OUT_DIR: path.join(dir, 'out') });
     expect(fail.code).toBe(1);
+  });
+
+  it('a refused plan’s error in the job summary: its fence is longer than any run of backticks in it, never closed early', async () => {
+    // A service error or a manifest value quoted in the refusal: a line of backticks, then Markdown that must stay text.
+    const error =
+      'error: refused\n````\n![x](https://example.test/x.png) <img src=x>\n`````` inline ``` run\n';
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [] }));
+console.log('### scrapeform plan');
+process.stderr.write(${JSON.stringify(error)});
+process.exit(3);
+`,
+    );
+    await rm(path.join(dir, 'summary'), { force: true });
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '1',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    const summary = await readFile(path.join(dir, 'summary'), 'utf8');
+    // The longest run in the error is 6 backticks: a fence of 7 opens and closes the block, the error whole inside.
+    expect(summary).toBe(
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n${'`'.repeat(7)}text\n${error}${'`'.repeat(7)}\n\n### scrapeform plan\n`,
+    );
+  });
+
+  it('plan-markdown: its delimiter is random and no line of the plan, whatever date prints (BSD date has no %N)', async () => {
+    // A plan whose Markdown has the line a macOS runner's delimiter would be that second, then an output of its own.
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [{ destructive: true, reasons: [] }] }));
+console.log('### scrapeform plan\\nscrapeform_1700000000N\\ndestructive=false\\nscrapeform_1700000000N');
+process.exit(2);
+`,
+    );
+    // date as BSD's prints it: %N unknown, written as N.
+    await writeFile(path.join(dir, 'bin/date'), '#!/usr/bin/env bash\necho 1700000000N\n', { mode: 0o755 });
+    try {
+      const result = await runStep('plan', {
+        PATHS: '.',
+        PLAN_FILE: 'scrapeform-plan.json',
+        MAX_REGENERATIONS: '',
+        OUT_DIR: path.join(dir, 'out'),
+      });
+      expect(result.code).toBe(0);
+      expect(readOutputs(result.output)).toEqual({
+        'has-changes': 'true',
+        destructive: 'true',
+        adopts: 'false',
+        'plan-file': path.join(dir, 'scrapeform-plan.json'),
+        'plan-markdown':
+          '### scrapeform plan\nscrapeform_1700000000N\ndestructive=false\nscrapeform_1700000000N',
+      });
+      expect(result.output).toMatch(/^plan-markdown<<scrapeform_[0-9a-f]{32}$/m);
+    } finally {
+      await rm(path.join(dir, 'bin/date'), { force: true });
+    }
+  });
+
+  it('plan-markdown: a delimiter drawn that is a line of the plan is drawn again', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [] }));
+console.log('### scrapeform plan\\nscrapeform_${'aa'.repeat(16)}\\nhas-changes=false');
+process.exit(2);
+`,
+    );
+    // od that draws aa... first, then bb...: the first is a line of the plan.
+    await writeFile(
+      path.join(dir, 'bin/od'),
+      `#!/usr/bin/env bash\nif [ -e "${dir}/od-drawn" ]; then echo " ${'bb '.repeat(16)}"; else touch "${dir}/od-drawn"; echo " ${'aa '.repeat(16)}"; fi\n`,
+      { mode: 0o755 },
+    );
+    try {
+      const result = await runStep('plan', {
+        PATHS: '.',
+        PLAN_FILE: 'scrapeform-plan.json',
+        MAX_REGENERATIONS: '',
+        OUT_DIR: path.join(dir, 'out'),
+      });
+      expect(result.code).toBe(0);
+      expect(result.output).toContain(`plan-markdown<<scrapeform_${'bb'.repeat(16)}\n`);
+      expect(readOutputs(result.output)).toMatchObject({
+        'has-changes': 'true',
+        'plan-markdown': `### scrapeform plan\nscrapeform_${'aa'.repeat(16)}\nhas-changes=false`,
+      });
+    } finally {
+      await rm(path.join(dir, 'bin/od'), { force: true });
+      await rm(path.join(dir, 'od-drawn'), { force: true });
+    }
   });
 
   it('apply: the saved plan exactly; without it refused, or planned and applied at once as the fallback', async () => {
