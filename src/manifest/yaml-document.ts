@@ -18,6 +18,9 @@ const MAX_ALIAS_COUNT = 100;
 /** Maps and lists nested deeper than this are refused; a real manifest needs a dozen levels at most. */
 export const MAX_NESTING_DEPTH = 64;
 
+/** Why a document nesting more than MAX_NESTING_DEPTH maps and lists is refused. */
+export const TOO_DEEP_MESSAGE = `the document is nested too deep (more than ${MAX_NESTING_DEPTH} levels of maps and lists)`;
+
 /** Tags of plain YAML data; any other (`!!binary`, `!!set`, `!custom`) would change what a value is. */
 const PLAIN_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`),
@@ -128,7 +131,7 @@ function tooDeep(place: Omit<Diagnostic, 'code' | 'message'>): Diagnostic {
   return {
     ...place,
     code: 'manifest.too-deep',
-    message: `the document is nested too deep (more than ${MAX_NESTING_DEPTH} levels of maps and lists)`,
+    message: TOO_DEEP_MESSAGE,
     hint: 'a manifest needs a few levels; check for a runaway indentation or bracket',
   };
 }

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
 import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';
-import { manifestYaml, readBackProblem } from './read-back.js';
+import { manifestYaml, readBackProblem, tooDeepProblem } from './read-back.js';
 
 const SCHEMA_FILE = path.join(PACKAGE_ROOT, 'schemas', 'scrapeform.schema.json');
 /** Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports). */
@@ -82,6 +82,9 @@ export function importParser(out: string, details: LiveParserDetails): ImportedO
     ...(Object.keys(fields).length > 0 ? { fields } : {}),
     ...(expect.length > 0 ? { expect } : {}),
   };
+  // Before anything else walks it: fields nested a few hundred levels blew the YAML writer's call stack.
+  const deep = tooDeepProblem(written);
+  if (deep !== undefined) return `skipped parser "${details.name}" (${details.id}): ${cannotHoldText(deep)}`;
   const key = referenceKey(written);
   if (key !== undefined)
     return `skipped parser "${details.name}" (${details.id}): its field "${key}" has \${ in its name, which a manifest key cannot hold`;
@@ -209,6 +212,8 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
       ? { apiParams: apiParams as Record<string, string | number | boolean> }
       : {}),
   };
+  const deep = tooDeepProblem(written);
+  if (deep !== undefined) return skip(cannotHoldText(deep));
   const key = referenceKey(written);
   if (key !== undefined) return skip(`the key "${key}" has \${ in it, which a manifest key cannot hold`);
   const checked = ProjectManifestSchema.safeParse(written);

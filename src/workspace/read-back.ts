@@ -1,10 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isScalar, visit } from 'yaml';
+import { formatKeyPath } from '../manifest/diagnostic.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import type { ObjectSource } from '../manifest/object-source.js';
 import { parseManifestText } from '../manifest/read-manifest-file.js';
 import { checkParserRules, checkProjectRules } from '../manifest/rules.js';
-import { documentToData, inspectDocument } from '../manifest/yaml-document.js';
+import {
+  documentToData,
+  inspectDocument,
+  MAX_NESTING_DEPTH,
+  TOO_DEEP_MESSAGE,
+} from '../manifest/yaml-document.js';
 
 /**
  * A value as manifest YAML, no line wrapping. A `<<` key (a field or an `apiParams` name the service holds) is
@@ -53,4 +59,30 @@ export function readBackProblem(
       ? checkParserRules(nowhere, read.data)
       : checkProjectRules(nowhere, read.data, new Date()),
   );
+}
+
+/**
+ * Where `data` (a document import would write) nests more maps and lists than a manifest may hold, as the loader
+ * reports it (the path of the first collection past MAX_NESTING_DEPTH, then why), or undefined. Walked without
+ * recursion, before anything else reads the value: a parser whose fields nest a few hundred levels (an answer may
+ * nest 1,000) blew the call stack of the YAML writer, and the whole import ended as an internal error.
+ */
+export function tooDeepProblem(data: unknown): string | undefined {
+  const stack: { value: unknown; depth: number; path: PropertyKey[] }[] = [
+    { value: data, depth: 1, path: [] },
+  ];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, depth, path } = next;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_NESTING_DEPTH) return `${formatKeyPath(path)}: ${TOO_DEEP_MESSAGE}`;
+    const entries: [PropertyKey, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
+    // Pushed last first, so the first collection past the limit in document order is the one named.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i];
+      if (entry !== undefined) stack.push({ value: entry[1], depth: depth + 1, path: [...path, entry[0]] });
+    }
+  }
+  return undefined;
 }

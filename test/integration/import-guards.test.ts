@@ -140,6 +140,47 @@ describe('import guards', () => {
     expect(h.emulator.requestLog.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
+  it('passes over a parser whose fields nest deeper than a manifest holds, and imports the others', async () => {
+    h = await startTestEmulator();
+    const { dir, scrapeform, state } = await workspace(h);
+    // 400 levels of fields (800 of maps in a manifest), an answer within the 1,000 levels one may nest.
+    const names = Array.from({ length: 400 }, (_, i) =>
+      Array.from({ length: i + 1 }, (_, j) => `f${j}`).join('.'),
+    );
+    const made = async (name: string, fields: string[]): Promise<string> => {
+      const created = await h!.raw('POST', '/parsers', {
+        api_key: EMULATOR_KEY,
+        name,
+        urls: [BOOK],
+        fields: fields.map((field) => ({ name: field, description: 'Text', selector: 'h1' })),
+      });
+      expect(created.status).toBe(201);
+      return (created.body as { id: string }).id;
+    };
+    const deep = await made('deep', names);
+    await made('shallow', ['title']);
+    await h.emulator.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the parsers' generations (20 ms) are over
+    const out = path.join(dir, 'imported');
+    const imported = await scrapeform(['import', '--out', out]);
+    // Before, the YAML writer ran out of call stack: an internal error, and nothing imported at all.
+    expect(imported.code, imported.stderr).toBe(0);
+    const where = names
+      .slice(0, 32)
+      .map((name) => `fields.${name.slice(name.lastIndexOf('.') + 1)}`)
+      .join('.');
+    expect(imported.stderr.split('\n').filter((line) => line.startsWith('skipped'))).toEqual([
+      `skipped parser "deep" (${deep}): a value a manifest cannot hold (${where}: the document is nested too deep (more than 64 levels of maps and lists))`,
+    ]);
+    expect(await readdir(out)).toEqual(['parser-shallow.yaml']);
+    expect(Object.keys((await state()).resources)).toEqual(['parser.shallow']);
+    const plan = await scrapeform(['plan', out, '--detailed-exitcode']);
+    expect([plan.code, plan.stdout.split('\n')[0]], plan.stderr).toEqual([
+      0,
+      'No changes. The live services match the manifests.',
+    ]);
+  });
+
   it('never imports over an address state holds: a second live object of that name is passed over', async () => {
     h = await startTestEmulator();
     const { dir, scrapeform, state } = await workspace(h);
