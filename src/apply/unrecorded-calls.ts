@@ -8,8 +8,9 @@ import type { ChangeResult } from './apply-model.js';
  * but calls it made before may have landed with nothing recorded. The error says which: the changes that made calls
  * and whose object or intent differs between what this run holds and what the file holds (read again, which a full
  * disk allows; every change that made calls when that read fails too). Only for the file: a database that cannot be
- * written may not answer a read either, and would hold the error back for its timeout. Said as the same error with that added, so the user knows which
- * objects the next apply reads again rather than take "the state was not changed" for nothing having happened.
+ * written may not answer a read either, and would hold the error back for its timeout. Said as the same error with
+ * that added, so the user knows which objects the next apply reads again rather than take "the state was not
+ * changed" for nothing having happened.
  */
 export async function withUnrecordedCalls(
   error: unknown,
@@ -30,7 +31,7 @@ export async function withUnrecordedCalls(
   const named = unrecorded.map((result) => `${result.address} (${result.action})`).join(', ');
   return new ScrapeformError(
     error.code,
-    `${error.message}; apply stopped: state does not record the calls made for ${named}, which the next apply reads again (a create is found by name)`,
+    `${error.message}; apply stopped: state does not hold all it did for ${named}, which the next apply reads again (a create not recorded is found by name)`,
     {
       ...(error.hint !== undefined ? { hint: error.hint } : {}),
       details: { ...error.details, unrecorded: unrecorded.map((result) => result.address) },

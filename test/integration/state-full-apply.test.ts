@@ -67,7 +67,7 @@ describe('the disk under the state fills up during apply', () => {
     expect(run.code).toBe(1);
     const error = run.stderr.slice(run.stderr.indexOf('error: '));
     expect(error).toBe(
-      `error: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped: state does not record the calls made for ${landed.map((name) => `parser.${name} (create)`).join(', ')}, which the next apply reads again (a create is found by name)\n  hint: free space on that disk, then run the command again\n`,
+      `error: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped: state does not hold all it did for ${landed.map((name) => `parser.${name} (create)`).join(', ')}, which the next apply reads again (a create not recorded is found by name)\n  hint: free space on that disk, then run the command again\n`,
     );
     expect(run.stderr).not.toContain('internal error');
     expect(await readdir(path.join(dir, '.scrapeform'))).toEqual(['state.json']);
