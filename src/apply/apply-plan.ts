@@ -14,6 +14,7 @@ import { DEFAULT_MAX_GENERATING } from './apply-model.js';
 import type { ApplyOptions, ApplyResult, ChangeResult } from './apply-model.js';
 import { HookRunner } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
+import { withUnrecordedCalls } from './unrecorded-calls.js';
 import { GenerationPoller, realAlarm, sleepAlarm } from './generation-poller.js';
 import type { Alarm } from './generation-poller.js';
 import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
@@ -142,7 +143,10 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     poller.close();
     await settleIntents(ctx, ctx.intentsAhead ?? new Map()).catch(() => undefined);
     await settlePatches(ctx, ctx.patchesAhead ?? new Set()).catch(() => undefined);
-    await store.flushed();
+    // A write that failed stopped the run: the error names what was sent and is not recorded.
+    await store.flushed().catch(async (error: unknown) => {
+      throw await withUnrecordedCalls(error, results, store.current, options.backend);
+    });
   }
   const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));
   results.sort((a, b) => (order.get(a.address) ?? 0) - (order.get(b.address) ?? 0));

@@ -10,6 +10,12 @@ const FILE_SYSTEM_FAILURES: Record<string, { cause: string; hint: string }> = {
     cause: 'the disk quota is used up',
     hint: 'free space or raise the quota, then run the command again',
   },
+  // A file size limit (`ulimit -f`, a container's) or the largest file the file system takes: on Linux the write
+  // fails with EFBIG once SIGXFSZ is ignored, as Node ignores it.
+  EFBIG: {
+    cause: 'the file would pass the largest size allowed',
+    hint: 'raise the file size limit (ulimit -f) or point --state (or SCRAPEFORM_STATE) at a file system that takes larger files, then run the command again',
+  },
   EROFS: {
     cause: 'the file system is read-only',
     hint: 'point --state (or SCRAPEFORM_STATE) at a writable place, or mount that one writable',

@@ -96,4 +96,15 @@ describe('a full or read-only disk under the state', () => {
     );
     expect(await readdir(cwd)).toEqual(['pushed.json']);
   });
+
+  it('a file past the size this process may write (ulimit -f): a user error, not a bug report with a stack', async () => {
+    const { cwd, file, push } = await pushInto();
+    disk.failure = { code: 'EFBIG', at: 'write', match: /state\.json\.\d+\.[0-9a-f]{8}\.tmp$/ };
+    expect(await push()).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: cannot write the state file ${file}: the file would pass the largest size allowed (EFBIG); the state was not changed\n  hint: raise the file size limit (ulimit -f) or point --state (or SCRAPEFORM_STATE) at a file system that takes larger files, then run the command again\n`,
+    });
+    expect(await readdir(cwd)).toEqual(['pushed.json']);
+  });
 });

@@ -1,0 +1,47 @@
+import { ScrapeformError } from '../errors.js';
+import type { StateBackend } from '../state/backend.js';
+import type { State } from '../state/model.js';
+import type { ChangeResult } from './apply-model.js';
+
+/**
+ * A state write that failed during apply on a full, read-only or forbidden disk (`state.io`): apply stopped there,
+ * but calls it made before may have landed with nothing recorded. The error says which: the changes that made calls
+ * and whose object or intent differs between what this run holds and what the file holds (read again, which a full
+ * disk allows; every change that made calls when that read fails too). Only for the file: a database that cannot be
+ * written may not answer a read either, and would hold the error back for its timeout. Said as the same error with
+ * that added, so the user knows which objects the next apply reads again rather than take "the state was not
+ * changed" for nothing having happened.
+ */
+export async function withUnrecordedCalls(
+  error: unknown,
+  results: readonly ChangeResult[],
+  current: State,
+  backend: StateBackend,
+): Promise<unknown> {
+  if (!(error instanceof ScrapeformError) || error.code !== 'state.io') return error;
+  const called = results.filter((result) => result.calls.length > 0);
+  if (called.length === 0) return error;
+  const stored = await backend.read().catch(() => undefined);
+  const unrecorded = called.filter(
+    (result) =>
+      stored === undefined ||
+      JSON.stringify(recordOf(stored, result.address)) !== JSON.stringify(recordOf(current, result.address)),
+  );
+  if (unrecorded.length === 0) return error;
+  const named = unrecorded.map((result) => `${result.address} (${result.action})`).join(', ');
+  return new ScrapeformError(
+    error.code,
+    `${error.message}; apply stopped: state does not hold all it did for ${named}, which the next apply reads again (a create not recorded is found by name)`,
+    {
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      details: { ...error.details, unrecorded: unrecorded.map((result) => result.address) },
+      status: error.status,
+      cause: error,
+    },
+  );
+}
+
+/** What state holds of one address: its object and the intent of a create at it. */
+function recordOf(state: State, address: string): unknown[] {
+  return [state.resources[address], state.intents?.[address]];
+}
