@@ -38,10 +38,12 @@ export class EmulatorClock {
     return new Date(this.now()).toISOString();
   }
 
-  /** Runs `run` once the clock reaches `at` (ms since the epoch, emulated time). */
-  at(at: number, run: () => void): void {
-    this.push({ at, seq: this.seq++, run });
+  /** Runs `run` once the clock reaches `at` (ms since the epoch, emulated time); the answer drops the timer unfired. */
+  at(at: number, run: () => void): () => void {
+    const timer = { at, seq: this.seq++, run };
+    this.push(timer);
     if (!this.firing && (this.armedFor === undefined || at < this.armedFor)) this.arm();
+    return () => this.cancel(timer);
   }
 
   after(ms: number, run: () => void): void {
@@ -123,10 +125,27 @@ export class EmulatorClock {
     }
   }
 
-  private push(timer: Timer): void {
+  /** Takes a timer out of the heap if it is still there (fired or cleared ones are not): the last one fills its place. */
+  private cancel(timer: Timer): void {
     const heap = this.timers;
-    heap.push(timer);
-    let i = heap.length - 1;
+    const index = heap.indexOf(timer);
+    if (index === -1) return;
+    const last = heap.pop() as Timer;
+    if (index === heap.length) return;
+    heap[index] = last;
+    this.siftUp(index);
+    this.siftDown(index);
+  }
+
+  private push(timer: Timer): void {
+    this.timers.push(timer);
+    this.siftUp(this.timers.length - 1);
+  }
+
+  private siftUp(start: number): void {
+    const heap = this.timers;
+    const timer = heap[start] as Timer;
+    let i = start;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!earlier(timer, heap[parent] as Timer)) break;
@@ -140,17 +159,24 @@ export class EmulatorClock {
     const heap = this.timers;
     const last = heap.pop();
     if (last === undefined || heap.length === 0) return;
-    let i = 0;
+    heap[0] = last;
+    this.siftDown(0);
+  }
+
+  private siftDown(start: number): void {
+    const heap = this.timers;
+    const timer = heap[start] as Timer;
+    let i = start;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= heap.length) break;
       const right = left + 1;
       const child = right < heap.length && earlier(heap[right] as Timer, heap[left] as Timer) ? right : left;
-      if (!earlier(heap[child] as Timer, last)) break;
+      if (!earlier(heap[child] as Timer, timer)) break;
       heap[i] = heap[child] as Timer;
       i = child;
     }
-    heap[i] = last;
+    heap[i] = timer;
   }
 }
 

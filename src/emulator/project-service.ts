@@ -216,8 +216,8 @@ export class ProjectService {
     ) {
       project.nextRunAt = nextAfter(project.scrapingInterval, now);
     }
-    // A run left where it was already has its timer, which reads the project as it is when it fires; arming again
-    // added a timer (with its closure) per PATCH, each kept until its time, a week away for a weekly project.
+    // A run left where it was already has its timer, which reads the project as it is when it fires; a moved run's
+    // timer replaces the one it had (ProjectScheduler.arm), so PATCHes add no timers either way.
     if (project.nextRunAt !== nextRunBefore) this.scheduler.arm(project);
     this.options.onChange();
     return json(200, this.describe(project));

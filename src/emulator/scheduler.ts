@@ -17,13 +17,21 @@ export interface SchedulerOptions {
 
 /** Runs each project at `nextRunAt`, then by its interval while scheduling is enabled. */
 export class ProjectScheduler {
+  /** Drops the one timer each project has: re-arming replaces it, so a PATCH that moves a run leaves none behind. */
+  private readonly cancels = new WeakMap<StoredProject, () => void>();
+
   constructor(private readonly options: SchedulerOptions) {}
 
-  /** Sets the timer of the project's next run (stale timers check the time on firing and do nothing). */
+  /** Sets the timer of the project's next run in place of the one it had. */
   arm(project: StoredProject): void {
+    this.cancels.get(project)?.();
+    this.cancels.delete(project);
     const at = project.nextRunAt;
     if (at === null) return;
-    this.options.clock.at(at, () => this.due(project, at));
+    this.cancels.set(
+      project,
+      this.options.clock.at(at, () => this.due(project, at)),
+    );
   }
 
   private due(project: StoredProject, at: number): void {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redact } from '../api/redact.js';
+import { MAX_ANSWER_DEPTH, nestsDeeperThan } from '../api/send-request.js';
 import { ScrapeformError } from '../errors.js';
 import { Accounts } from './accounts.js';
 import type { Account } from './accounts.js';
@@ -64,6 +65,13 @@ export interface ServiceHandler {
 }
 
 const LOG_LIMIT = 10_000;
+
+/**
+ * How deep a request body may nest: what is stored is answered back inside a list (and a page with paged-lists), and
+ * an answer deeper than MAX_ANSWER_DEPTH is one the CLI refuses and JSON.stringify cannot write, so one such body
+ * stored would make every later list unreadable.
+ */
+const MAX_BODY_DEPTH = MAX_ANSWER_DEPTH - 10;
 
 /** Starts both services on one local origin (DESIGN section 6). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -169,6 +177,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         }
       }
       if (rawBody !== '' && req.body === undefined) throw new HttpError(400, 'malformed JSON body');
+      if (rawBody.length > 2 * MAX_BODY_DEPTH && nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
+        throw new HttpError(
+          400,
+          `the request body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep`,
+        );
+      }
       if (isControl) response = handleControl(req, { emulator, save });
       else {
         let handled: EmulatorResponse | undefined;

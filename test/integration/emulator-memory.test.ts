@@ -33,6 +33,23 @@ describe('emulator memory per request', () => {
     expect(h.emulator.clock.pending).toBe(pending);
   });
 
+  it('a PATCH that moves the next run replaces its timer: 100 moves keep one, and one run falls due', async () => {
+    h = await startTestEmulator();
+    const id = await createProject(h);
+    await h.emulator.projects.idle();
+    const pending = h.emulator.clock.pending;
+    const start = h.emulator.clock.now() + 3_600_000;
+    for (let i = 0; i < 100; i++) {
+      const scheduledAt = new Date(start + (i % 2 === 0 ? i : 200 - i) * 60_000).toISOString();
+      const patched = await h.raw('PATCH', `/api/projects/${id}?${q}`, { scheduledAt });
+      expect(patched.status).toBe(200);
+    }
+    expect(h.emulator.clock.pending).toBe(pending);
+    const jobsBefore = h.emulator.projects.jobs.size;
+    h.emulator.clock.advance(4 * 3_600_000);
+    expect(h.emulator.projects.jobs.size).toBe(jobsBefore + 1);
+  });
+
   it('a reset after many creates leaves no timer, project, job or logged request', async () => {
     h = await startTestEmulator();
     for (let i = 0; i < 50; i++) await createProject(h);

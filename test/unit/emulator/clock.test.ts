@@ -22,6 +22,26 @@ describe('EmulatorClock timers', () => {
     clock.stop();
   });
 
+  it('drops a cancelled timer unfired and keeps the others in order', () => {
+    const clock = new EmulatorClock(() => 0);
+    const fired: string[] = [];
+    const times = Array.from({ length: 200 }, (_, i) => ((i * 7919) % 50) * 10);
+    const cancels = times.map((at, i) => clock.at(at, () => fired.push(`${at}:${i}`)));
+    cancels.forEach((cancel, i) => {
+      if (i % 3 === 0) cancel();
+    });
+    cancels[0]?.();
+    expect(clock.pending).toBe(times.filter((_, i) => i % 3 !== 0).length);
+    clock.advance(1000);
+    const expected = times
+      .map((at, i) => ({ at, i }))
+      .filter(({ i }) => i % 3 !== 0)
+      .sort((a, b) => a.at - b.at || a.i - b.i)
+      .map(({ at, i }) => `${at}:${i}`);
+    expect(fired).toEqual(expected);
+    clock.stop();
+  });
+
   it('fires only what an advance reaches, and the rest on a later advance', () => {
     const clock = new EmulatorClock(() => 0);
     const fired: number[] = [];
