@@ -1,3 +1,4 @@
+import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { createColors } from '../output/colors.js';
 import type { Colors } from '../output/colors.js';
@@ -19,7 +20,7 @@ export interface CliIo {
 export function processIo(): CliIo {
   process.once('exit', flushPendingOutput);
   return {
-    stdout: gathered(quietOnClosedPipe(process.stdout)),
+    stdout: gathered(isRegularFile(1) ? wholeToFile(1) : quietOnClosedPipe(process.stdout)),
     stderr: gathered(process.stderr),
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
@@ -98,12 +99,46 @@ export function quietOnClosedPipe(stream: NodeJS.WritableStream): { write(text: 
   return { write: (text: string) => (closed ? false : stream.write(text)) };
 }
 
+/** Why a write of wholeToFile stopped, for outputFailure. */
+let fileFailure: NodeJS.ErrnoException | undefined;
+
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * stdout that is a file (`state pull > backup.json`), written to the end of each text. Node's stream for a file
+ * writes once and drops what a short write leaves: past a file size limit (`ulimit -f`) the backup was cut short
+ * and the command exited 0. The write after a short one fails (EFBIG, ENOSPC), which ends the output and the exit
+ * says so (outputFailure).
+ */
+function wholeToFile(fd: number): { write(text: string): unknown } {
+  return {
+    write: (text: string) => {
+      if (fileFailure !== undefined) return false;
+      const bytes = Buffer.from(text);
+      try {
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+        return true;
+      } catch (error) {
+        fileFailure = error as NodeJS.ErrnoException;
+        return false;
+      }
+    },
+  };
+}
+
 /**
  * Why what was written to `stream` did not all get out, other than a reader that went away (EPIPE: it took what it
  * wanted). A file of stdout is written synchronously and its error is set at once, but emitted only after the
  * process has exited: without this, a backup cut short by a full disk exited 0.
  */
 export function outputFailure(stream: { errored?: Error | null }): NodeJS.ErrnoException | undefined {
+  if (fileFailure !== undefined) return fileFailure;
   const error = stream.errored as NodeJS.ErrnoException | null | undefined;
   return error === null || error === undefined || error.code === 'EPIPE' ? undefined : error;
 }

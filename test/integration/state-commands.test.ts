@@ -260,6 +260,49 @@ describe('state pull into a full disk', () => {
       await full.close();
     }
   });
+
+  it('exits 1 when stdout is a file past the size this process may write (ulimit -f), not 0 with the file cut short', async () => {
+    // Node's stream for a file wrote once and dropped what a short write left: the backup held 1 KiB, exit 0.
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    const resources = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `project.p${i}`,
+        { kind: 'Project' as const, id: i + 1, name: `p${i}`, definition: { name: `p${i}` } },
+      ]),
+    );
+    await writeFile(backendFile, JSON.stringify({ ...stateOf(resources), lineage: 'L', serial: 4 }));
+    const backup = path.join(cwd, 'backup.json');
+    const ran = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        'bash',
+        [
+          '-c',
+          'ulimit -f 1; exec "$0" "$@" > "$BACKUP"',
+          process.execPath,
+          BUILT_CLI,
+          'state',
+          'pull',
+          '--state',
+          backendFile,
+        ],
+        {
+          cwd,
+          env: { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1', BACKUP: backup },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(ran).toEqual({
+      code: 1,
+      stderr:
+        'error: the output could not be written (EFBIG: file too large, write): what stdout got is incomplete\n  hint: free space where stdout goes (or write it elsewhere), then run the command again\n',
+    });
+    expect((await readFile(backup)).length).toBe(1024);
+  });
 });
 
 describe('state push of a file the backends would not read', () => {
