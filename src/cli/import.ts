@@ -43,7 +43,14 @@ export function registerImport(program: Command, run: RunCommand): void {
           env: ctx.io.env,
           ...environmentOptions(flags),
           onSkip: (message) => ctx.log(ctx.colors.yellow(printable(message))),
-          onGitignore: (file) => ctx.log(`Added .scrapeform/ (local state) to ${printable(file)}.`),
+          onGitignore: (file, problem) =>
+            ctx.log(
+              problem === undefined
+                ? `Added .scrapeform/ (local state) to ${printable(file)}.`
+                : ctx.colors.yellow(
+                    `warning: could not add .scrapeform/ (local state) to ${printable(file)}: ${printable(problem)}; add it by hand to keep the state and its lock out of Git`,
+                  ),
+            ),
         }),
       );
       ctx.print(

@@ -16,7 +16,7 @@ import { writeManifestFile } from './write-manifest.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { managedIds } from '../plan/plan-context.js';
-import { replaceFile } from '../replace-file.js';
+import { replaceFile, writeFailureReason } from '../replace-file.js';
 
 export interface ImportOptions {
   /**
@@ -45,8 +45,11 @@ export interface ImportOptions {
   only?: 'parsers' | 'projects';
   /** Objects passed over, with why (a latest version that is not FINISHED, an unknown project type). */
   onSkip?: (message: string) => void;
-  /** Called with the .gitignore that `.scrapeform/` was added to, when import created local state. */
-  onGitignore?: (file: string) => void;
+  /**
+   * Called with the .gitignore that `.scrapeform/` was added to, when import created local state; with `problem`
+   * when it could not be read or written (the import is done all the same).
+   */
+  onGitignore?: (file: string, problem?: string) => void;
 }
 
 /**
@@ -166,8 +169,15 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       const created = !(await exists(services.backend.location));
       await services.backend.write(state);
       if (created) {
-        const gitignore = await ignoreLocalState(services.backend.location);
-        if (gitignore !== undefined) options.onGitignore?.(gitignore);
+        // The import is done and recorded: a .gitignore that cannot be read or written is said, not a failure.
+        const gitignore = await ignoreLocalState(services.backend.location).catch((error: unknown) => {
+          const home = path.dirname(path.dirname(path.resolve(services.backend.location)));
+          const failure = writeFailureReason(error);
+          if (failure === undefined) throw error;
+          return { file: path.join(home, '.gitignore'), problem: `${failure.reason} (${failure.code})` };
+        });
+        if (typeof gitignore === 'string') options.onGitignore?.(gitignore);
+        else if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
       }
     }
     return planned;

@@ -528,6 +528,24 @@ describe('import', () => {
     );
   });
 
+  it('a .gitignore that cannot be read is said, and the import, done and recorded, still exits 0', async () => {
+    await api('POST', '/parsers', {
+      name: 'legacy',
+      urls: ['https://books.example/catalogue/page-1.html'],
+      fields: [{ name: 'title', description: 'T', selector: 'h1' }],
+    });
+    await emulator.idle();
+    await mkdir(path.join(dir, '.git'));
+    // A folder where .gitignore goes: reading it fails (EISDIR). It was an internal error after the import was done.
+    await mkdir(path.join(dir, '.gitignore'));
+    const imported = await scrapeform(['import', '--out', 'imported']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(
+      `warning: could not add .scrapeform/ (local state) to ${path.join(dir, '.gitignore')}: illegal operation on a directory (EISDIR); add it by hand to keep the state and its lock out of Git`,
+    );
+    expect(await readFile(path.join(dir, 'imported/parser-legacy.yaml'), 'utf8')).toContain('name: legacy');
+  });
+
   it('without scrapeform installed in the repository, the $schema says how to make it resolve; an ignored state is left alone', async () => {
     await api('POST', '/parsers', {
       name: 'legacy',
