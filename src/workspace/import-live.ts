@@ -169,15 +169,8 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       const created = !(await exists(services.backend.location));
       await services.backend.write(state);
       if (created) {
-        // The import is done and recorded: a .gitignore that cannot be read or written is said, not a failure.
-        const gitignore = await ignoreLocalState(services.backend.location).catch((error: unknown) => {
-          const home = path.dirname(path.dirname(path.resolve(services.backend.location)));
-          const failure = writeFailureReason(error);
-          if (failure === undefined) throw error;
-          return { file: path.join(home, '.gitignore'), problem: `${failure.reason} (${failure.code})` };
-        });
-        if (typeof gitignore === 'string') options.onGitignore?.(gitignore);
-        else if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
+        const gitignore = await ignoreLocalState(services.backend.location);
+        if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
       }
     }
     return planned;
@@ -209,10 +202,10 @@ function keySkipped(object: string): string {
 /**
  * When import creates a state file in a `.scrapeform` folder, that folder is local (state, lock, workspaces) and
  * must not be committed: `.scrapeform/` is added to the .gitignore beside it, unless a .gitignore between it and
- * the repository root already ignores it. Returns the file written. A state elsewhere (--state PATH, PostgreSQL)
- * is the user's choice and left alone.
+ * the repository root already ignores it. Returns the file, with the problem when it could not be read or written
+ * (the import is done and recorded: said, not a failure). A state elsewhere (--state PATH, PostgreSQL) is left alone.
  */
-async function ignoreLocalState(stateFile: string): Promise<string | undefined> {
+async function ignoreLocalState(stateFile: string): Promise<{ file: string; problem?: string } | undefined> {
   const folder = path.dirname(path.resolve(stateFile));
   if (path.basename(folder) !== '.scrapeform') return undefined;
   const home = path.dirname(folder);
@@ -223,17 +216,23 @@ async function ignoreLocalState(stateFile: string): Promise<string | undefined> 
     if ((await exists(path.join(at, '.git'))) || path.dirname(at) === at) break;
   }
   const file = path.join(home, '.gitignore');
-  // Only a missing file is empty: one that cannot be read is never replaced by the lines added alone.
-  const before = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) =>
-    error.code === 'ENOENT' ? '' : Promise.reject(error),
-  );
-  const separator = before === '' || before.endsWith('\n') ? '' : '\n';
-  // Replaced whole (the old text and the lines added), not appended to: a write cut short keeps the user's rules.
-  await replaceFile(
-    file,
-    `${before}${separator}# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n`,
-  );
-  return file;
+  try {
+    // Only a missing file is empty: one that cannot be read is never replaced by the lines added alone.
+    const before = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? '' : Promise.reject(error),
+    );
+    const separator = before === '' || before.endsWith('\n') ? '' : '\n';
+    // Replaced whole (the old text and the lines added), not appended to: a write cut short keeps the user's rules.
+    await replaceFile(
+      file,
+      `${before}${separator}# scrapeform's local state and lock (scrapeform import)\n.scrapeform/\n`,
+    );
+    return { file };
+  } catch (error) {
+    const failure = writeFailureReason(error);
+    if (failure === undefined) throw error;
+    return { file, problem: `${failure.reason} (${failure.code})` };
+  }
 }
 
 function globMatcher(glob: string | undefined): (name: string) => boolean {
