@@ -91,7 +91,8 @@ async function writeState(dataDir: string, state: PersistedState): Promise<void>
   const file = path.join(dataDir, STATE_FILE);
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    const handle = await open(temporary, 'w');
+    // Readable by this user alone: the file holds the accounts' API keys.
+    const handle = await open(temporary, 'w', 0o600);
     try {
       await handle.writeFile(JSON.stringify(state));
       await handle.sync();

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,5 +116,17 @@ describe('createStateSaver', () => {
     await saver.flush();
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(state);
     expect(problems[1]).toBe(`the emulator state ${file} is written again`);
+  });
+
+  it("writes the state file readable by this user alone: it holds the accounts' API keys", async () => {
+    const dataDir = await newDataDir();
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      () => undefined,
+    );
+    saver.save();
+    await saver.flush();
+    expect((await stat(path.join(dataDir, 'emulator-state.json'))).mode & 0o777).toBe(0o600);
   });
 });
