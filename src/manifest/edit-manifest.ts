@@ -1,7 +1,9 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from 'yaml';
-import type { Document, Node, YAMLMap } from 'yaml';
+import type { Document, Node, Scalar, YAMLMap } from 'yaml';
+import { sameValues } from './format-manifest.js';
 import { literalValue } from './interpolate.js';
 import { readLineEndings, writeLineEndings } from './line-endings.js';
+import { keepScalarSource, SOURCE_TAG } from './scalar-source.js';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
 export type ManifestEdit =
@@ -56,6 +58,8 @@ export interface EditedManifest {
  *
  * A UTF-8 byte order mark and CRLF line endings are kept as found, as `fmt` keeps them (readLineEndings): the
  * whole file was written back with LF and without the mark, and a Windows checkout showed every line changed.
+ * Each scalar not edited is written as it was, as `fmt` writes it (keepScalarSource): the library's form joined a
+ * string written on two lines, turned `0x1F` into `0x1f` and `\u00e9` into `é`, a diff on lines nobody changed.
  */
 export function editManifestText(
   file: string,
@@ -71,7 +75,11 @@ export function editManifestText(
 
 function editLfText(file: string, text: string, targets: readonly ManifestTarget[]): EditedManifest {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter });
+  const documents = parseAllDocuments(text, {
+    lineCounter,
+    keepSourceTokens: true,
+    customTags: [SOURCE_TAG],
+  });
   const list: Document[] = Array.isArray(documents) ? [...documents] : [];
   const refused = new Map<number, string[]>();
   const removedDocuments = new Set<number>();
@@ -126,7 +134,25 @@ function editLfText(file: string, text: string, targets: readonly ManifestTarget
   if (kept.length === 0) return { text: null, refused };
   // Nothing to write: the file is kept as it is, byte for byte (a rewrite would reformat it).
   if (!changed && removedDocuments.size === 0) return { text, refused };
-  return { text: kept.map((d) => d.toString({ lineWidth: 0 })).join(''), refused };
+  return { text: keptSource(kept), refused };
+}
+
+/**
+ * The documents written with each scalar's source text (keepScalarSource), kept only when they read back as the same
+ * values as in the library's form, else in that form (as `fmt` falls back). A scalar an edit changed has no source
+ * left (`edited`), so its new value is written.
+ */
+function keptSource(documents: readonly Document[]): string {
+  const library = documents.map((d) => d.toString({ lineWidth: 0 })).join('');
+  for (const d of documents) keepScalarSource(d);
+  const source = documents.map((d) => d.toString({ lineWidth: 0 })).join('');
+  return source === library || sameValues(library, source) ? source : library;
+}
+
+/** A scalar given a new value: its source text is no longer what it holds, so the library writes it. */
+function edited(node: Scalar, value: unknown): void {
+  node.value = value;
+  delete node.srcToken;
 }
 
 /** A document as read, with what places its nodes. */
@@ -188,7 +214,7 @@ function applyEdit(
       const done = map?.items.some((p) => scalarOf(p.key) === leafOf(edit.to)) === true;
       if (pair === undefined && done && fieldMap(doc, parentPath(edit.to)) === map) return undefined;
       if (pair === undefined || !isScalar(pair.key)) return `rename ${edit.from}: not in ${own.file}`;
-      pair.key.value = leafOf(edit.to);
+      edited(pair.key, leafOf(edit.to));
       return undefined;
     }
     case 'remove-field': {
@@ -249,7 +275,7 @@ function setKey(
   }
   const node = doc.getIn([key], true);
   // A scalar changes in place, so a comment on its line stays with it.
-  if (isScalar(node) && (value === null || typeof value !== 'object')) node.value = literalValue(value);
+  if (isScalar(node) && (value === null || typeof value !== 'object')) edited(node, literalValue(value));
   else doc.setIn([key], doc.createNode(literalValue(value)));
   return undefined;
 }

@@ -93,8 +93,11 @@ function formatLfText(text: string, keepSource = false): string {
   return formatLfText(text);
 }
 
-/** Whether two texts parse without errors into the same documents with the same values. */
-function sameValues(before: string, after: string): boolean {
+/**
+ * Whether two texts parse without errors into the same documents with the same values: a text written with each
+ * scalar's source (scalar-source.ts) is kept only when it reads back as the library's form of it does.
+ */
+export function sameValues(before: string, after: string): boolean {
   const read = (text: string): unknown[] | undefined => {
     const docs = parseAllDocuments(text);
     if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;

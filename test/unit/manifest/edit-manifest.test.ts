@@ -162,4 +162,43 @@ describe('editManifestText keeps how the file is written', () => {
   it('writes a file whose lines end in both ways with the ending of its first line, as fmt does', () => {
     expect(editManifestText('m.yaml', BOOKS.replace('\n', '\r\n'), rename).text).toBe(crlf(RENAMED));
   });
+  // fmt keeps each scalar as written (scalar-source.ts); accept wrote the untouched ones in the library's form.
+  const SCALARS = `kind: Parser
+name: books # the shop
+urls: [ https://books.example/a.html ]
+scraper_params: { max: 0x1F }
+fields:
+  title:
+    description: "Title
+      two \\u00e9"
+  body:
+    description: >-
+      folded
+        more
+      block
+  price:
+    description: 'single
+      quoted'
+    type: number
+`;
+
+  it('keeps each scalar it does not edit as written (line breaks, escapes, number forms), with LF or CRLF', () => {
+    const removed = SCALARS.slice(0, SCALARS.indexOf('  price:'));
+    const remove = [at(1, [{ edit: 'remove-field', field: 'price' }], 'Parser')];
+    expect(removed).not.toBe(SCALARS);
+    expect(editManifestText('m.yaml', SCALARS, remove).text).toBe(removed);
+    expect(editManifestText('m.yaml', crlf(SCALARS), remove).text).toBe(crlf(removed));
+  });
+
+  it('writes the scalars it edits with their new values, and keeps the others as written', () => {
+    const renamed = editManifestText('m.yaml', SCALARS, [
+      at(1, [{ edit: 'rename-field', from: 'title', to: 'heading' }], 'Parser'),
+    ]);
+    expect(renamed.text).toBe(SCALARS.replace('  title:', '  heading:'));
+    const project = `kind: Project\nname: nightly # kept\nscrapingInterval: "week\\x6Cy" # was\nretries: 0x1F\n`;
+    const set = editManifestText('m.yaml', project, [
+      at(1, [{ edit: 'set', key: 'scrapingInterval', value: 'daily' }]),
+    ]);
+    expect(set.text).toBe(project.replace('"week\\x6Cy"', '"daily"'));
+  });
 });
