@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { editManifestText } from '../manifest/edit-manifest.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
@@ -11,7 +11,7 @@ import type { DriftReport, ObjectDrift } from '../plan/drift.js';
 import type { ResourceState } from '../state/model.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Workspace } from './open-workspace.js';
-import { writeManifestFile } from './write-manifest.js';
+import { removeManifestFile, writeManifestFile } from './write-manifest.js';
 
 export interface AcceptDriftOptions {
   /** Only these addresses (`--target`); every drifted object when empty. */
@@ -137,19 +137,19 @@ async function editUntilTaken(
       }
       // Refused objects leave their documents as written; the others' edits stand.
       if (edited.text === onDisk.get(file)) continue;
-      if (edited.text === null) await rm(file);
-      else {
-        // Manifests are written before state: one already rewritten is finished by accepting again.
-        const before = [...originals].filter(([f, text]) => f !== file && onDisk.get(f) !== text).length;
-        await writeManifestFile(
+      // Manifests are written before state: one already rewritten is finished by accepting again.
+      const before = [...originals].filter(([f, text]) => f !== file && onDisk.get(f) !== text).length;
+      const done =
+        before === 0
+          ? 'the file is unchanged, and nothing was accepted'
+          : `the file is unchanged, and nothing was accepted (${before} other manifest${before === 1 ? ' was' : 's were'} rewritten: run drift --accept again to finish)`;
+      if (edited.text === null)
+        await removeManifestFile(
           file,
-          edited.text,
-          'the accepted manifest',
-          before === 0
-            ? 'the file is unchanged, and nothing was accepted'
-            : `the file is unchanged, and nothing was accepted (${before} other manifest${before === 1 ? ' was' : 's were'} rewritten: run drift --accept again to finish)`,
+          'whose only document was of an object deleted outside scrapeform',
+          done,
         );
-      }
+      else await writeManifestFile(file, edited.text, 'the accepted manifest', done);
       onDisk.set(file, edited.text);
     }
     const left = editing();

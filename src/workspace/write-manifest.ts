@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { ScrapeformError } from '../errors.js';
 import { replaceFile, writeFailureReason } from '../replace-file.js';
 
@@ -24,9 +25,29 @@ const MANIFEST_HINT =
   'free space on the disk, or give this user the right to write there, then run the command again';
 
 /**
+ * Removes a manifest left with no document (`why` says why it goes). A failure (a folder this user may not change,
+ * a file held open: EACCES, EPERM, EBUSY) is the user's to mend, as a failed write is (`cli.output-write`), with
+ * what the command did and did not do (`done`), not an internal error with a stack.
+ */
+export async function removeManifestFile(file: string, why: string, done: string): Promise<void> {
+  try {
+    await rm(file);
+  } catch (error) {
+    throw writeFailure(
+      error,
+      file,
+      'the manifest',
+      done,
+      'give this user the right to change that folder, or close what holds the file open, then run the command again',
+      `remove ${file}, ${why}`,
+    );
+  }
+}
+
+/**
  * A failed write of `file` as the user's to mend (`cli.output-write`), not an internal error with a stack: `what` was
- * written, `done` is what the command did and did not do, `hint` how to mend it. An error that is not one of a file
- * call (no errno code) is returned as it is.
+ * written, `done` is what the command did and did not do, `hint` how to mend it, `action` what could not be done
+ * (`write WHAT to FILE`, or a removal). An error that is not one of a file call (no errno code) is returned as it is.
  */
 export function writeFailure(
   error: unknown,
@@ -34,12 +55,13 @@ export function writeFailure(
   what: string,
   done: string,
   hint: string,
+  action = `write ${what} to ${file}`,
 ): unknown {
   const failure = writeFailureReason(error);
   if (failure === undefined) return error;
   return new ScrapeformError(
     'cli.output-write',
-    `cannot write ${what} to ${file}: ${failure.reason} (${failure.code}); ${done}`,
+    `cannot ${action}: ${failure.reason} (${failure.code}); ${done}`,
     { hint, details: { path: file, errno: failure.code }, cause: error },
   );
 }
