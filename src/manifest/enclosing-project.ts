@@ -1,8 +1,7 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { walkSkips } from './discover-files.js';
-import { projectFileIn } from './project-file-names.js';
+import { isFolder, projectFileIn } from './project-file-names.js';
 
 /**
  * A run that found no project file of its own (in the current folder, or in the one folder named), from or naming
@@ -46,13 +45,5 @@ function projectFileAbove(folder: string): string | undefined {
     const file = projectFileIn(dir);
     if (file !== undefined) return path.resolve(file);
     if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
-function isFolder(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -31,3 +31,12 @@ function isFile(file: string): boolean {
     return false;
   }
 }
+
+/** Whether `file` is a folder (false when it does not exist or cannot be read). */
+export function isFolder(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}

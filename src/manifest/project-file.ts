@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from './diagnostic.js';
 import { isWithin } from './discover-files.js';
@@ -8,7 +7,7 @@ import { sharedStates, stateLocation } from './environment-states.js';
 import { enclosingProjects } from './enclosing-project.js';
 import { environmentReach, inProject } from './environment-reach.js';
 import { interpolateDocument } from './interpolate.js';
-import { PROJECT_FILE_NAMES, projectFileIn, projectFilesIn } from './project-file-names.js';
+import { isFolder, PROJECT_FILE_NAMES, projectFileIn, projectFilesIn } from './project-file-names.js';
 import type { Environment } from './interpolate.js';
 import { readManifestFile } from './read-manifest-file.js';
 import { documentSource } from './object-source.js';
@@ -387,12 +386,4 @@ function noProject(what: string): Diagnostic {
     message: `${what}: there is no scrapeform.yaml in the current folder`,
     hint: 'environments are declared in scrapeform.yaml at the root of the project; run from there or use --chdir',
   };
-}
-
-function isFolder(folder: string): boolean {
-  try {
-    return statSync(folder).isDirectory();
-  } catch {
-    return false;
-  }
 }
