@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { sameJson } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
 import type { ChangeResult } from './apply-model.js';
@@ -24,8 +25,7 @@ export async function withUnrecordedCalls(
   const stored = await backend.read().catch(() => undefined);
   const unrecorded = called.filter(
     (result) =>
-      stored === undefined ||
-      JSON.stringify(recordOf(stored, result.address)) !== JSON.stringify(recordOf(current, result.address)),
+      stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
   );
   if (unrecorded.length === 0) return error;
   const named = unrecorded.map((result) => `${result.address} (${result.action})`).join(', ');
