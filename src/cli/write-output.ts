@@ -19,7 +19,7 @@ export async function writeOutputFile(
   try {
     await writeFile(file, text);
   } catch (error) {
-    throw writeFailure(error, file, what, done, OUTPUT_HINT);
+    throw writeFailure(error, file, `write ${what} to ${file}`, done, OUTPUT_HINT);
   }
 }
 

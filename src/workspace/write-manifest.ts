@@ -17,7 +17,7 @@ export async function writeManifestFile(
   try {
     await replaceFile(file, text);
   } catch (error) {
-    throw writeFailure(error, file, what, done, MANIFEST_HINT);
+    throw writeFailure(error, file, `write ${what} to ${file}`, done, MANIFEST_HINT);
   }
 }
 
@@ -36,26 +36,24 @@ export async function removeManifestFile(file: string, why: string, done: string
     throw writeFailure(
       error,
       file,
-      'the manifest',
+      `remove ${file}, ${why}`,
       done,
       'give this user the right to change that folder, or close what holds the file open, then run the command again',
-      `remove ${file}, ${why}`,
     );
   }
 }
 
 /**
- * A failed write of `file` as the user's to mend (`cli.output-write`), not an internal error with a stack: `what` was
- * written, `done` is what the command did and did not do, `hint` how to mend it, `action` what could not be done
- * (`write WHAT to FILE`, or a removal). An error that is not one of a file call (no errno code) is returned as it is.
+ * A failed write of `file` as the user's to mend (`cli.output-write`), not an internal error with a stack: `action`
+ * is what could not be done (`write WHAT to FILE`, or a removal), `done` what the command did and did not do, `hint`
+ * how to mend it. An error that is not one of a file call (no errno code) is returned as it is.
  */
 export function writeFailure(
   error: unknown,
   file: string,
-  what: string,
+  action: string,
   done: string,
   hint: string,
-  action = `write ${what} to ${file}`,
 ): unknown {
   const failure = writeFailureReason(error);
   if (failure === undefined) return error;
