@@ -58,7 +58,10 @@ async function plan(ctx: CommandContext, paths: string[], flags: PlanFlags): Pro
   const maxRegenerations = wholeNumber(flags.maxRegenerations, '--max-regenerations');
   const format = formatOf(flags);
   return using(openFromFlags(ctx, paths, flags), async (ws) => {
-    const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), { lock: flags.lock === true });
+    const { plan, live, state } = await planWorkspace(ws, selectionOf(flags), {
+      lock: flags.lock === true,
+      account: true,
+    });
     ctx.print(renderOutput('plan', format, plan, ctx.stdoutColors));
     if (flags.out !== undefined) {
       await writeOutputFile(

@@ -17,17 +17,19 @@ export interface PlannedWorkspace {
 
 /**
  * Reads state and the live services (two lists, details only where needed) and plans. Writes nothing; with
- * `lock`, holds the state lock while it reads (`plan --lock`).
+ * `lock`, holds the state lock while it reads (`plan --lock`). With `account`, the plan records the key's account
+ * (accountOf, a SHA-256 of the whole plan for its salt): only `plan` asks, whose JSON and saved file carry it; the
+ * plans of apply and watch are neither shown as JSON nor saved.
  */
 export async function planWorkspace(
   ws: Workspace,
   options: PlanOptions = {},
-  how: { lock?: boolean; signal?: AbortSignal } = {},
+  how: { lock?: boolean; signal?: AbortSignal; account?: boolean } = {},
 ): Promise<PlannedWorkspace> {
-  if (how.lock !== true) return readAndPlan(ws, options, how.signal);
+  if (how.lock !== true) return readAndPlan(ws, options, how);
   const lock = await ws.backend.lock('plan');
   try {
-    return await readAndPlan(ws, options, how.signal);
+    return await readAndPlan(ws, options, how);
   } finally {
     await lock.release();
   }
@@ -37,7 +39,7 @@ export async function planWorkspace(
 async function readAndPlan(
   ws: Workspace,
   options: PlanOptions,
-  signal?: AbortSignal,
+  { signal, account }: { signal?: AbortSignal; account?: boolean },
 ): Promise<PlannedWorkspace> {
   const state = await ws.backend.read();
   checkSelection(options, [
@@ -59,7 +61,7 @@ async function readAndPlan(
   if (target !== undefined) {
     plan.fingerprint.target = target;
     const digest = ws.clients.accountDigest;
-    if (digest !== undefined) target.account = accountOf(plan, digest);
+    if (account === true && digest !== undefined) target.account = accountOf(plan, digest);
   }
   return { state, plan, live };
 }
