@@ -39,9 +39,11 @@ function refuseUnread(rows: readonly StatusRow[]): void {
         },
       ];
     if (r.readError === undefined) return [];
-    const one = r.status.startsWith('UNREADABLE')
-      ? `${r.address} is not listed and could not be read by id, so whether it exists is not known`
-      : `the details of ${r.address} could not be read, so how long it has been generating is not shown`;
+    // What could not be read is said by the row, never read from its status: that may be any text the service answers.
+    const one =
+      r.unread === 'by-id'
+        ? `${r.address} is not listed and could not be read by id, so whether it exists is not known`
+        : `the details of ${r.address} could not be read, so how long it has been generating is not shown`;
     return [{ r, why: r.readError, jobs: false, one }];
   });
   const [first] = failed;

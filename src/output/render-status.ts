@@ -21,6 +21,12 @@ export interface StatusRow {
    * what is then unknown.
    */
   readError?: string;
+  /**
+   * Which read `readError` is about, set with it: `by-id` (an object the list lacks, looked up by id: whether it
+   * exists is not known) or `details` (a listed parser's details: how long it has been generating is not known).
+   * Said here, never guessed from `status`, which may be any text the service answers (API-NOTES).
+   */
+  unread?: 'by-id' | 'details';
 }
 
 /** `scrapeform status`: a row per managed object. */

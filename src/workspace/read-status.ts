@@ -48,6 +48,7 @@ export async function readStatus(services: Services, now: () => number = Date.no
         status: 'UNREADABLE (not listed, and not read by id)',
         drift: false,
         readError: why,
+        unread: 'by-id',
       });
       return;
     }
@@ -86,6 +87,7 @@ export async function readStatus(services: Services, now: () => number = Date.no
         if ('why' in details) {
           row.status = `${row.status} (for how long: unreadable)`;
           row.readError = details.why;
+          row.unread = 'details';
         } else {
           const { createdAt } = details.value;
           const since = createdAt !== null ? Date.parse(createdAt) : NaN;

@@ -114,11 +114,11 @@ describe('status when one parser cannot be read', () => {
     const run = await status(['--json']);
     expect(run.code).toBe(1);
     const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
-    expect(rows.map((r) => [r.address, r.status, r.readError === undefined])).toEqual([
-      ['parser.busy', 'GENERATING (for how long: unreadable)', false],
-      ['parser.done', 'FINISHED', true],
-      ['parser.gone', 'UNREADABLE (not listed, and not read by id)', false],
-      ['project.alpha', 'scheduled', true],
+    expect(rows.map((r) => [r.address, r.status, r.readError === undefined, r.unread])).toEqual([
+      ['parser.busy', 'GENERATING (for how long: unreadable)', false, 'details'],
+      ['parser.done', 'FINISHED', true, undefined],
+      ['parser.gone', 'UNREADABLE (not listed, and not read by id)', false, 'by-id'],
+      ['project.alpha', 'scheduled', true, undefined],
     ]);
     expect(rows[0]?.readError).toMatch(/^GET .*p-busy.*: field status: /);
     expect(rows[2]?.readError).toMatch(/^GET .*p-gone.*: field status: /);
