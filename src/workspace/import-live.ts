@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { access, mkdir, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import { ScrapeformError } from '../errors.js';
@@ -8,11 +8,11 @@ import { environmentsReading, otherEnvironments } from '../manifest/environment-
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { fileKey, giveDistinctFiles } from './distinct-files.js';
+import { writeImported } from './import-writes.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import { chosenEnvironment } from './open-workspace.js';
 import type { Services } from './open-workspace.js';
-import { writeManifestFile } from './write-manifest.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { managedIds } from '../plan/plan-context.js';
@@ -153,25 +153,11 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     }
     for (const p of planned) target.checkRead(p.file, p.address);
     if (planned.length > 0) await mkdir(out, { recursive: true });
-    const written: string[] = [];
-    try {
-      for (const p of planned) {
-        await writeManifestFile(p.file, p.text, 'the imported manifest', 'nothing was imported');
-        written.push(p.file);
-      }
-    } catch (error) {
-      // Manifests without their state: the next plan would create their live objects again. None was there before.
-      for (const file of written) await rm(file, { force: true });
-      throw error;
-    }
-    for (const p of planned) state.resources[p.address] = p.resource;
-    if (planned.length > 0) {
-      const created = !(await exists(services.backend.location));
-      await services.backend.write(state);
-      if (created) {
-        const gitignore = await ignoreLocalState(services.backend.location);
-        if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
-      }
+    const created = planned.length > 0 && !(await exists(services.backend.location));
+    await writeImported(services.backend, state, planned);
+    if (created) {
+      const gitignore = await ignoreLocalState(services.backend.location);
+      if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
     }
     return planned;
   } finally {
