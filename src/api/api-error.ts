@@ -206,8 +206,9 @@ export function neverSent(error: unknown): boolean {
  * whose answer could not be read (no id, HTML, the wrong shape): the service said it was done, or a redirect (3xx)
  * not followed. A 303 See Other answers a request the server processed, pointing at where to GET its outcome (RFC
  * 9110 section 15.4.4; only a GET follows it, redirects.ts); a 301 or 302 is how many a proxy or gateway answers a
- * POST it forwarded (the older Post/Redirect/Get), and one that redirects to another origin, or names no Location,
- * may do so after forwarding too: none is a refusal. A create is then looked for (see-other.ts, by name) and a
+ * POST it forwarded (the older Post/Redirect/Get), and one that redirects to another origin, a 307 or 308 (which a
+ * POST or PATCH does not follow, redirects.ts), or one naming no Location may come after forwarding too: none is a
+ * refusal. A create is then looked for (see-other.ts, by name) and a
  * PATCH counted as a generation started, as after a lost answer.
  */
 export function mayHaveLanded(error: unknown): error is ApiError {

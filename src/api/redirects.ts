@@ -13,11 +13,13 @@ export interface RedirectedRequest {
 
 /**
  * The next URL of a redirect, or why it is not followed. Only same-origin redirects are followed: another origin
- * would receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows only 307/308, which
- * keep the method and body; a 301/302/303 would turn it into a GET and hide whether the change landed. Only a GET
- * follows a 303: it names a resource to GET (RFC 9110), and a DELETE sent there would delete that one. None of
- * these refusals is retried: the same request would be redirected the same way. `show` redacts a URL for the
- * message; the key goes into the next URL's query when it travels there.
+ * would receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows none: a 301/302/303
+ * would turn it into a GET, and a 307/308, which keeps the method and body, sends it again where a proxy or the
+ * service may have taken it before redirecting (nothing in the seeds or API-NOTES says either service redirects):
+ * a create or regeneration sent twice is paid twice. Its caller looks for what may have landed instead
+ * (mayHaveLanded). Only a GET follows a 303: it names a resource to GET (RFC 9110), and a DELETE sent there would
+ * delete that one. None of these refusals is retried: the same request would be redirected the same way. `show`
+ * redacts a URL for the message; the key goes into the next URL's query when it travels there.
  */
 export function nextHop(
   request: RedirectedRequest,
@@ -45,6 +47,12 @@ export function nextHop(
   ) {
     return {
       refused: `redirected to ${show(target)} with ${status}, which would turn the ${request.method} into a GET; not followed`,
+      target,
+    };
+  }
+  if (request.method === 'POST' || request.method === 'PATCH') {
+    return {
+      refused: `redirected to ${show(target)} with ${status}; not followed, as the ${request.method} may have been taken before it and would be sent twice`,
       target,
     };
   }

@@ -7,11 +7,11 @@ import { contractFolder } from '../helpers/contract-folder.js';
 import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 /**
- * A create answered with a redirect the transport does not follow (a 301 or 302 would turn the POST into a GET; a
- * 307 or 308 to another origin would take the key there; a 3xx without a Location points nowhere): a proxy or load
- * balancer may answer so after forwarding the POST (a 302 is the old Post/Redirect/Get), so it may have landed. It
- * is looked for by name, as after a lost answer, and never sent again blindly: it used to end the apply on the
- * redirect without a look, the object it made unrecorded, and its intent not marked unconfirmed.
+ * A create answered with a redirect, which the transport does not follow (a 301 or 302 would turn the POST into a
+ * GET; a 307 or 308 would send it again, to another origin with the key; a 3xx without a Location points nowhere):
+ * a proxy or load balancer may answer so after forwarding the POST (a 302 is the old Post/Redirect/Get), so it may
+ * have landed. It is looked for by name, as after a lost answer, and never sent again blindly: it used to end the
+ * apply on the redirect without a look, the object it made unrecorded, and its intent not marked unconfirmed.
  */
 useNock();
 
@@ -82,6 +82,36 @@ describe('apply: a parser create answered with a redirect not followed', () => {
     const state = await readState();
     expect([state.resources['parser.a'].id, state.intents]).toEqual(['p-9', undefined]);
   });
+
+  it.each([307, 308] as const)(
+    'a same-origin %i: the POST is not sent again to its Location (it may have landed); looked for by name and recorded',
+    async (status) => {
+      // A proxy in front of the service may have forwarded the create before redirecting it: sent again to the
+      // Location, it was a second parser, paid twice.
+      await freshState();
+      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      const posts = redirected(PARSER_ORIGIN, '/parsers', status, '/v2/parsers');
+      const resent = { n: 0 };
+      nock(PARSER_ORIGIN)
+        .post('/v2/parsers')
+        .reply(() => {
+          resent.n++;
+          return [201, { id: 'p-10', version: 0 }];
+        })
+        .persist();
+      nock(PARSER_ORIGIN)
+        .get('/parsers')
+        .query(keyQuery)
+        .reply(200, [summary('p-9')]);
+      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details).persist();
+      const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
+      nock.cleanAll();
+      expect([run.code, posts.n, resent.n, unmatched]).toEqual([0, 1, 0, []]);
+      const state = await readState();
+      expect([state.resources['parser.a'].id, state.intents]).toEqual(['p-9', undefined]);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(SENTINEL_KEY);
+    },
+  );
 
   it.each([
     [301, '/v2/parsers'],
