@@ -117,6 +117,9 @@ async function editUntilTaken(
   }
   const templates = await templateTexts(editing());
   const onDisk = new Map<string, string | null>(originals);
+  // The objects whose edits each file on disk holds, and those whose edits did not take.
+  const holds = new Map<string, string[]>();
+  const notTakenAt = new Set<string>();
   for (;;) {
     const byFile = new Map<string, AcceptCandidate[]>();
     for (const candidate of editing()) {
@@ -137,12 +140,8 @@ async function editUntilTaken(
       }
       // Refused objects leave their documents as written; the others' edits stand.
       if (edited.text === onDisk.get(file)) continue;
-      // Manifests are written before state: one already rewritten is finished by accepting again.
-      const before = [...originals].filter(([f, text]) => f !== file && onDisk.get(f) !== text).length;
-      const done =
-        before === 0
-          ? 'the file is unchanged, and nothing was accepted'
-          : `the file is unchanged, and nothing was accepted (${before} other manifest${before === 1 ? ' was' : 's were'} rewritten: run drift --accept again to finish)`;
+      const stale = [...holds.values()].flat().filter((address) => notTakenAt.has(address));
+      const done = unfinishedWrite(file, originals, onDisk, stale);
       if (edited.text === null)
         await removeManifestFile(
           file,
@@ -151,6 +150,10 @@ async function editUntilTaken(
         );
       else await writeManifestFile(file, edited.text, 'the accepted manifest', done);
       onDisk.set(file, edited.text);
+      holds.set(
+        file,
+        inFile.map((c) => c.entry.address).filter((address) => !failed.has(address)),
+      );
     }
     const left = editing();
     if (left.length === 0) break;
@@ -162,11 +165,33 @@ async function editUntilTaken(
     if (notTaken.length === 0) break;
     for (const { address, why } of notTaken) {
       failed.add(address);
+      notTakenAt.add(address);
       skipped.push(`${address}: ${why}; its manifest is left as it was`);
     }
   }
   const changed = [...originals].filter(([file, text]) => onDisk.get(file) !== text).map(([file]) => file);
   return { changed, failed };
+}
+
+/**
+ * What a failed write or removal of `file` leaves (the `done` of its error): manifests are written before state, so
+ * nothing is accepted, and accepting again finishes what was rewritten. A file written again after a check (an edit
+ * that did not take is dropped) holds the first write, and `stale` names the objects whose edits did not take but
+ * are still on disk, which accepting again would not take out.
+ */
+function unfinishedWrite(
+  file: string,
+  originals: ReadonlyMap<string, string>,
+  onDisk: ReadonlyMap<string, string | null>,
+  stale: readonly string[],
+): string {
+  const before = [...originals].filter(([f, text]) => f !== file && onDisk.get(f) !== text).length;
+  const head = `${onDisk.get(file) !== originals.get(file) ? 'the file holds the edits this run wrote first' : 'the file is unchanged'}, and nothing was accepted`;
+  const others = `${before} other manifest${before === 1 ? ' was' : 's were'} rewritten`;
+  if (stale.length === 0)
+    return before === 0 ? head : `${head} (${others}: run drift --accept again to finish)`;
+  const one = stale.length === 1;
+  return `${head}${before === 0 ? '' : ` (${others})`}; the edit${one ? '' : 's'} of ${stale.join(', ')} did not take and ${one ? 'is' : 'are'} still written: take ${one ? 'it' : 'them'} out by hand, then run drift --accept again to finish`;
 }
 
 /**

@@ -201,4 +201,15 @@ fields:
     ]);
     expect(set.text).toBe(project.replace('"week\\x6Cy"', '"daily"'));
   });
+
+  it('keeps a string written on several lines in a flow map it edits, laid out as fmt lays it out', () => {
+    const text = `kind: Parser\nname: books\nurls: [https://books.example/a.html]\nfields: { a: { description: "line one\n    line two", selector: h1 }, price: { description: Price } }\n`;
+    const edited = editManifestText('m.yaml', text, [
+      at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toBe(
+      `kind: Parser\nname: books\nurls: [ https://books.example/a.html ]\nfields:\n  {\n    a:\n      {\n        description: "line one\n          line two",\n        selector: h1\n      },\n    cost: { description: Price }\n  }\n`,
+    );
+  });
 });

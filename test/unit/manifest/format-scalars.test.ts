@@ -94,6 +94,20 @@ expect:
   });
 });
 
+describe('formatManifestText: a flow map holding a string written on several lines', () => {
+  // README: the string keeps its line breaks (only its lines are indented anew), and the flow collection holding it
+  // is laid out one item a line; the values read back are the same.
+  it('keeps the string as written, reindents its lines and lays the collection out one item a line', () => {
+    const text = `kind: Parser\nname: books\nurls: [https://books.example/a.html]\nfields: { a: { description: "line one\n    line two", selector: h1 }, b: { description: 'plain' } }\n`;
+    const formatted = formatManifestText(text);
+    expect(formatted).toBe(
+      `kind: Parser\nname: books\nurls: [ https://books.example/a.html ]\nfields:\n  {\n    a:\n      {\n        description: "line one\n          line two",\n        selector: h1\n      },\n    b: { description: 'plain' }\n  }\n`,
+    );
+    expect(values(formatted)).toEqual(values(text));
+    expect(formatManifestText(formatted)).toBe(formatted);
+  });
+});
+
 describe('formatManifestText: a file whose first line ends in LF and others in CRLF', () => {
   it('is written with LF throughout, inside a scalar written on two lines too', () => {
     const text = 'kind: Parser\nname: x\r\ndescription: Title\r\n  two\r\nurls: [https://a.example/]\r\n';
