@@ -52,7 +52,10 @@ export type ApplyEvent =
   /** A POST or PATCH that may have landed though it failed (no answer, a 5xx): a generation may have started. */
   | { type: 'call-unanswered'; address: string; method: 'POST' | 'PATCH' }
   | { type: 'generation'; address: string; id: string; version: number; status: string; elapsedMs: number }
-  /** `stopped`: Ctrl-C ended it after a call of its own (a parser left generating), not a failure of its own. */
+  /**
+   * `stopped`: Ctrl-C ended it after a call of its own (a parser left generating), or a failed state write kept it
+   * from starting (nothing sent): not a failure of its own.
+   */
   | { type: 'done'; address: string; ok: boolean; error?: string; stopped?: boolean }
   /** Something the user should know that does not fail the change (an unknown status while waiting). */
   | { type: 'warning'; address: string; message: string };

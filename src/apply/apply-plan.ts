@@ -92,10 +92,24 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     try {
       // A regenerating change first reads what its report compares (hooks never throw). That may wait for a read
       // under way, so Ctrl-C is checked after it: a change interrupted by then has not started.
-      if (change.regenerates && !interrupted()) await hooks?.beforeFirstCall(change);
+      if (change.regenerates && !interrupted() && store.failed === undefined)
+        await hooks?.beforeFirstCall(change);
       if (interrupted()) {
         result.skipped = true;
         result.error = { code: 'apply.interrupted', message: 'not started: interrupted' };
+        return;
+      }
+      // A state write failed: every change not started yet stays so, and says why (not a failed call).
+      if (store.failed !== undefined) {
+        result.skipped = true;
+        result.error = notStartedForState(store.failed);
+        ctx.emit({
+          type: 'done',
+          address: change.address,
+          ok: false,
+          error: result.error.message,
+          stopped: true,
+        });
         return;
       }
       if (refusal !== undefined && spends(change)) {
@@ -196,6 +210,12 @@ function refusedSpending(refusal: { address: string; error: ApiError }): ChangeR
     message: `not sent: the service refused the paid call of ${refusal.address} (HTTP ${refusal.error.status}), so no further paid call (a parser create or regeneration, a project create) was made`,
     hint: 'check the credits and plan of the account in the ScraperAPI dashboard, then apply again: state holds what was done',
   };
+}
+
+/** Why a change was not started: a state write failed before it, so nothing it would send could be recorded. */
+function notStartedForState(failure: unknown): ChangeResult['error'] & object {
+  const { code } = describeError(failure);
+  return { code, message: 'not started: state could not be written' };
 }
 
 function describeError(error: unknown): { code: string; message: string; hint?: string } {

@@ -85,6 +85,11 @@ export class StateStore {
     return this.durable();
   }
 
+  /** The error of the write that failed, if one has: nothing is sent after it, since state could not record it. */
+  get failed(): unknown {
+    return this.failure;
+  }
+
   /** What apply awaits before it returns: every commit on disk. */
   flushed(): Promise<void> {
     return this.durable();

@@ -21,24 +21,36 @@ export async function withUnrecordedCalls(
 ): Promise<unknown> {
   if (!(error instanceof ScrapeformError) || error.code !== 'state.io') return error;
   const called = results.filter((result) => result.calls.length > 0);
-  if (called.length === 0) return error;
-  const stored = await backend.read().catch(() => undefined);
+  // Changes apply did not start once the write had failed: nothing of theirs was sent.
+  const notStarted = results.filter((result) => result.skipped === true && result.error?.code === error.code);
+  if (called.length === 0 && notStarted.length === 0) return error;
+  const stored = called.length > 0 ? await backend.read().catch(() => undefined) : undefined;
   const unrecorded = called.filter(
     (result) =>
       stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
   );
-  if (unrecorded.length === 0) return error;
+  if (unrecorded.length === 0 && notStarted.length === 0) return error;
   const named = unrecorded.map((result) => `${result.address} (${result.action})`).join(', ');
-  return new ScrapeformError(
-    error.code,
-    `${error.message}; apply stopped: state does not hold all it did for ${named}, which the next apply reads again (a create not recorded is found by name)`,
-    {
-      ...(error.hint !== undefined ? { hint: error.hint } : {}),
-      details: { ...error.details, unrecorded: unrecorded.map((result) => result.address) },
-      status: error.status,
-      cause: error,
+  const said = [
+    ...(unrecorded.length > 0
+      ? [
+          `apply stopped: state does not hold all it did for ${named}, which the next apply reads again (a create not recorded is found by name)`,
+        ]
+      : ['apply stopped']),
+    ...(notStarted.length > 0
+      ? [`not started, nothing sent: ${notStarted.map((result) => result.address).join(', ')}`]
+      : []),
+  ];
+  return new ScrapeformError(error.code, `${error.message}; ${said.join('; ')}`, {
+    ...(error.hint !== undefined ? { hint: error.hint } : {}),
+    details: {
+      ...error.details,
+      ...(unrecorded.length > 0 ? { unrecorded: unrecorded.map((result) => result.address) } : {}),
+      ...(notStarted.length > 0 ? { notStarted: notStarted.map((result) => result.address) } : {}),
     },
-  );
+    status: error.status,
+    cause: error,
+  });
 }
 
 /** What state holds of one address: its object and the intent of a create at it. */

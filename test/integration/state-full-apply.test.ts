@@ -65,9 +65,17 @@ describe('the disk under the state fills up during apply', () => {
     expect(landed.length).toBeGreaterThan(0);
     expect(landed.length).toBeLessThan(PARSERS);
     expect(run.code).toBe(1);
+    // The creates never sent say so, not that they failed as a call the service refused would.
+    const neverSent = Array.from({ length: PARSERS }, (_, i) => `p${i}`).filter(
+      (name) => !landed.includes(name),
+    );
+    for (const name of neverSent) {
+      expect(run.stderr).toContain(`parser.${name}  stopped: not started: state could not be written\n`);
+      expect(run.stderr).not.toContain(`parser.${name}  failed`);
+    }
     const error = run.stderr.slice(run.stderr.indexOf('error: '));
     expect(error).toBe(
-      `error: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped: state does not hold all it did for ${landed.map((name) => `parser.${name} (create)`).join(', ')}, which the next apply reads again (a create not recorded is found by name)\n  hint: free space on that disk, then run the command again\n`,
+      `error: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped: state does not hold all it did for ${landed.map((name) => `parser.${name} (create)`).join(', ')}, which the next apply reads again (a create not recorded is found by name); not started, nothing sent: ${neverSent.map((name) => `parser.${name}`).join(', ')}\n  hint: free space on that disk, then run the command again\n`,
     );
     expect(run.stderr).not.toContain('internal error');
     expect(await readdir(path.join(dir, '.scrapeform'))).toEqual(['state.json']);
