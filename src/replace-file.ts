@@ -8,9 +8,14 @@ import path from 'node:path';
  * its mode (and owner, where this user may give it); a symbolic link stays a link to the file it names, which is
  * the one replaced. The temporary file is hidden and not `*.yaml`, so no command reads one left by a kill. Every
  * file the user keeps and scrapeform rewrites goes through it: `fmt`, `drift --accept`, and `import` (its
- * manifests and the .gitignore it adds `.scrapeform/` to).
+ * manifests and the .gitignore it adds `.scrapeform/` to), and the emulator's `--data-dir` state. `mode`, when given,
+ * is the file's mode whether it was there or not: the emulator's state holds API keys, so it stays its user's alone.
  */
-export async function replaceFile(file: string, text: string): Promise<void> {
+export async function replaceFile(
+  file: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<void> {
   const target = await realpath(file).catch(() => file);
   const before = await stat(target).catch(() => undefined);
   const folder = path.dirname(target);
@@ -20,13 +25,12 @@ export async function replaceFile(file: string, text: string): Promise<void> {
   );
   try {
     // A new file (import's) gets the mode any new file gets (0666 less the umask), as a plain write gave it.
-    const handle = await open(temporary, 'wx', before === undefined ? 0o666 : 0o600);
+    const handle = await open(temporary, 'wx', options.mode ?? (before === undefined ? 0o666 : 0o600));
     try {
-      if (before !== undefined) {
-        await handle.chown(before.uid, before.gid).catch(() => undefined);
-        // After chown, which clears set-user-ID bits; and not at open, where the umask would narrow it.
-        await handle.chmod(before.mode & 0o7777);
-      }
+      if (before !== undefined) await handle.chown(before.uid, before.gid).catch(() => undefined);
+      // After chown, which clears set-user-ID bits; and not at open, where the umask would narrow it.
+      const mode = options.mode ?? (before !== undefined ? before.mode & 0o7777 : undefined);
+      if (mode !== undefined) await handle.chmod(mode);
       await handle.writeFile(text);
       await handle.sync();
     } finally {

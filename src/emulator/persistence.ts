@@ -1,6 +1,7 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScrapeformError } from '../errors.js';
+import { replaceFile } from '../replace-file.js';
 import type { Account } from './accounts.js';
 import { holdsDate } from './clock.js';
 import type { StoredParser } from './parser-records.js';
@@ -82,28 +83,13 @@ function unwritable(file: string, cause: unknown): ScrapeformError {
 }
 
 /**
- * Writes the state atomically: a temporary file, flushed to disk, then a rename over the old one. Without the flush a
- * crash after the rename can leave the new name on an empty or cut-short file, which the next start refuses. A write
- * that fails takes its temporary file away: each one left would hold the accounts' keys.
+ * Writes the state atomically (replaceFile: a temporary file, flushed to disk, then a rename over the old one), so a
+ * crash midway never leaves a cut-short file, which the next start refuses. Readable by this user alone, even when
+ * the file was widened since: it holds the accounts' API keys.
  */
 async function writeState(dataDir: string, state: PersistedState): Promise<void> {
   await mkdir(dataDir, { recursive: true });
-  const file = path.join(dataDir, STATE_FILE);
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    // Readable by this user alone: the file holds the accounts' API keys.
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(state));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
-  }
+  await replaceFile(path.join(dataDir, STATE_FILE), JSON.stringify(state), { mode: 0o600 });
 }
 
 /**

@@ -228,6 +228,9 @@ export class ProjectService {
     this.projects.delete(project.id);
     this.archived.set(project.id, project);
     project.nextRunAt = null;
+    // Drops its timer: the run would do nothing (isLive), but the timer stayed in the clock until it fell due, a week
+    // later for a weekly project.
+    this.scheduler.arm(project);
     project.queued = [];
     this.options.onChange();
     return { status: 204 };

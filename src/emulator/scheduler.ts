@@ -22,7 +22,7 @@ export class ProjectScheduler {
 
   constructor(private readonly options: SchedulerOptions) {}
 
-  /** Sets the timer of the project's next run in place of the one it had. */
+  /** Sets the timer of the project's next run in place of the one it had; none when it has no next run (archived). */
   arm(project: StoredProject): void {
     this.cancels.get(project)?.();
     this.cancels.delete(project);

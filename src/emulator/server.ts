@@ -12,8 +12,8 @@ import { holdsAnswer, NO_FAULTS, pickFault } from './faults.js';
 import type { Faults } from './faults.js';
 import { createFetcher } from './fetcher.js';
 import type { PageFetcher } from './fetcher.js';
-import { HttpError, json, RetryAfterError } from './http.js';
-import type { EmulatorRequest, EmulatorResponse } from './http.js';
+import { answerFailure, answerFor, encodeAnswer, HttpError, json, send, targetOf } from './http.js';
+import type { EmulatorRequest, EmulatorResponse, EncodedAnswer } from './http.js';
 import { ParserService } from './parser-service.js';
 import { createStateSaver, readState } from './persistence.js';
 import type { StateSaver } from './persistence.js';
@@ -46,7 +46,10 @@ export interface EmulatorOptions {
   parseCost?: number;
   /** Where to persist state (atomically) and reload it from. */
   dataDir?: string;
-  /** Hears that writes to `dataDir` fail, and that they work again; default: a warning line on stderr. */
+  /**
+   * Hears that writes to `dataDir` fail, and that they work again, and of answers that could not be written (the
+   * client then has a 500, or its connection closed); default: a warning line on stderr.
+   */
   warn?: (message: string) => void;
   /** Makes ids and injected faults repeatable. */
   seed?: number;
@@ -86,6 +89,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let accounts = new Accounts(initialAccounts());
   let faults: Faults = { ...NO_FAULTS };
   const requestLog = new RequestLog(LOG_LIMIT);
+  const warn =
+    options.warn ?? ((message: string): void => void process.stderr.write(`warning: ${message}\n`));
   const saver: StateSaver | undefined =
     options.dataDir === undefined
       ? undefined
@@ -97,7 +102,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
             projects: projects.snapshot(),
             clockOffsetMs: clock.offset,
           }),
-          options.warn ?? ((message) => process.stderr.write(`warning: ${message}\n`)),
+          warn,
         );
   const save = (): void => saver?.save();
 
@@ -146,18 +151,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const services: ServiceHandler[] = [parsers, projects];
 
   const server = http.createServer((incoming, outgoing) => {
-    void serve(incoming, outgoing);
+    serve(incoming, outgoing).catch((error: unknown) => {
+      // A rejection nobody handles would end the process, and the client would wait for an answer forever.
+      warnUnanswered(incoming.method ?? 'GET', incoming.url ?? '/', error);
+      answerFailure(outgoing, error);
+    });
   });
+
+  const warnUnanswered = (method: string, shownPath: string, error: unknown): void => {
+    const keys = accounts.list().map((a) => a.key);
+    // Each part alone: redacting the joined text would take the colon after a key in the query as part of it.
+    warn(
+      `cannot answer ${method} ${redact(shownPath, keys)}: ${redact(String((error as Error).message), keys)}`,
+    );
+  };
 
   const serve = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> => {
     const started = Date.now();
     const method = incoming.method ?? 'GET';
-    const url = new URL(incoming.url ?? '/', 'http://emulator');
+    const url = targetOf(incoming);
     const shownPath = redact(
-      `${url.pathname}${url.search}`,
+      url !== undefined ? `${url.pathname}${url.search}` : (incoming.url ?? '/'),
       accounts.list().map((a) => a.key),
     );
-    const isControl = url.pathname.startsWith('/_emulator/') || url.pathname === '/_emulator';
+    const isControl =
+      url !== undefined && (url.pathname.startsWith('/_emulator/') || url.pathname === '/_emulator');
     let fault: string | undefined;
     let response: EmulatorResponse;
     const drop = (kind: string): void => {
@@ -166,6 +184,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     };
     try {
       const rawBody = await readBody(incoming);
+      if (url === undefined) throw new HttpError(400, 'malformed request target');
       const req = toRequest(incoming, url, rawBody);
       if (!isControl) {
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
@@ -199,8 +218,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (!isControl && holdsAnswer(faults, method)) {
       await new Promise((r) => setTimeout(r, faults.responseDelayMs));
     }
-    log(shownPath, method, response.status, started, fault);
-    send(outgoing, response);
+    let answer: EncodedAnswer;
+    try {
+      answer = encodeAnswer(response);
+    } catch (error) {
+      warnUnanswered(method, shownPath, error);
+      answer = encodeAnswer(answerFor(error));
+    }
+    log(shownPath, method, answer.status, started, fault);
+    send(outgoing, answer);
   };
 
   const log = (shownPath: string, method: string, status: number, started: number, fault?: string): void => {
@@ -314,18 +340,6 @@ async function listen(server: http.Server, host: string, port: number): Promise<
   }
 }
 
-/** The answer to an error thrown by a handler: its own status for an HttpError, 500 for anything else. */
-function answerFor(error: unknown): EmulatorResponse {
-  if (error instanceof HttpError) {
-    return {
-      status: error.status,
-      body: { error: error.message },
-      ...(error instanceof RetryAfterError ? { headers: { 'retry-after': String(error.retryAfter) } } : {}),
-    };
-  }
-  return { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
-}
-
 function toRequest(incoming: http.IncomingMessage, url: URL, rawBody: string): EmulatorRequest {
   let body: unknown;
   if (rawBody !== '') {
@@ -358,16 +372,4 @@ async function readBody(incoming: http.IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function send(outgoing: http.ServerResponse, response: EmulatorResponse): void {
-  const headers: Record<string, string> = { ...response.headers };
-  let payload: string | undefined;
-  if (response.text !== undefined) payload = response.text;
-  else if (response.body !== undefined && response.status !== 204) {
-    payload = JSON.stringify(response.body);
-    headers['content-type'] = 'application/json';
-  }
-  outgoing.writeHead(response.status, headers);
-  outgoing.end(payload);
 }

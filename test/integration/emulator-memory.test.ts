@@ -50,6 +50,24 @@ describe('emulator memory per request', () => {
     expect(h.emulator.projects.jobs.size).toBe(jobsBefore + 1);
   });
 
+  it('archiving a project drops its scheduled run: no timer is left for it and no job is made when it falls due', async () => {
+    h = await startTestEmulator();
+    const pending = h.emulator.clock.pending;
+    const created = await h.raw('POST', `/api/projects?${q}`, {
+      projectInput: { type: 'list', list: [] },
+      scrapingInterval: 'hourly',
+      scheduledAt: new Date(h.emulator.clock.now() + 3_600_000).toISOString(),
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: number }).id;
+    expect(h.emulator.clock.pending).toBe(pending + 1);
+    expect((await h.raw('DELETE', `/api/projects/${id}?${q}`)).status).toBe(204);
+    expect(h.emulator.clock.pending).toBe(pending);
+    h.emulator.clock.advance(3 * 3_600_000);
+    expect([...h.emulator.projects.jobs.values()].filter((j) => j.projectId === id)).toEqual([]);
+    expect(h.emulator.clock.pending).toBe(pending);
+  });
+
   it('a reset after many creates leaves no timer, project, job or logged request', async () => {
     h = await startTestEmulator();
     for (let i = 0; i < 50; i++) await createProject(h);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,9 +38,9 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ key, credits: 5 }),
         });
-      // A folder where the temporary file goes: every write fails until it is taken away.
-      const temporary = `${file}.${child.pid}.tmp`;
-      await mkdir(temporary);
+      // A folder where the state file goes: every rename over it fails until it is taken away.
+      await rm(file, { force: true });
+      await mkdir(file);
       expect((await put('key-b')).status).toBe(200);
       await until(() => stderr.includes('cannot write'));
       expect((await put('key-c')).status).toBe(200);
@@ -50,7 +50,7 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
       expect(stderr.match(/cannot write the emulator state/g)).toHaveLength(1);
       expect(stderr).toContain(`warning: cannot write the emulator state ${file}: EISDIR`);
 
-      await rmdir(temporary);
+      await rmdir(file);
       expect((await put('key-d')).status).toBe(200);
       await until(async () => {
         const text = await readFile(file, 'utf8').catch(() => '');
@@ -60,7 +60,8 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
       expect(saved.accounts.map((a) => a.key)).toEqual(['key-a', 'key-b', 'key-c', 'key-d']);
 
       // Broken again at the end: the last change never reached the disk, and the exit says so.
-      await mkdir(temporary);
+      await rm(file);
+      await mkdir(file);
       expect((await put('key-e')).status).toBe(200);
       child.kill('SIGINT');
       expect(await exited).toBe(1);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rmdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,8 +43,12 @@ describe('createStateSaver', () => {
     );
     saver.save();
     await saver.flush();
-    const temporary = `emulator-state.json.${process.pid}.tmp`;
-    expect(steps).toEqual([`sync ${temporary}`, `rename ${temporary}`]);
+    const temporary = expect.stringMatching(
+      new RegExp(`^(sync|rename) \\.emulator-state\\.json\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`),
+    ) as unknown;
+    // The folder is synced after the rename, so the new name is on disk too.
+    expect(steps).toEqual([temporary, temporary, `sync ${path.basename(dataDir)}`]);
+    expect(steps[0]?.startsWith('sync ')).toBe(true);
     expect(JSON.parse(await readFile(path.join(dataDir, 'emulator-state.json'), 'utf8'))).toEqual(state);
     expect(await readdir(dataDir)).toEqual(['emulator-state.json']);
   });
@@ -70,9 +74,8 @@ describe('createStateSaver', () => {
   it('says once that writes fail, naming the file, keeps saving, and writes again once the fault is gone', async () => {
     const dataDir = await newDataDir();
     const file = path.join(dataDir, 'emulator-state.json');
-    const temporary = `${file}.${process.pid}.tmp`;
-    // A folder where the temporary file goes: every write fails until it is taken away.
-    await mkdir(temporary);
+    // A folder where the state file goes: every rename over it fails until it is taken away.
+    await mkdir(file);
     const problems: string[] = [];
     const saver = createStateSaver(
       dataDir,
@@ -90,7 +93,7 @@ describe('createStateSaver', () => {
     expect(problems[0]).toContain(`cannot write the emulator state ${file}:`);
     expect(problems[0]).toContain('EISDIR');
 
-    await rmdir(temporary);
+    await rmdir(file);
     saver.save();
     await saver.flush();
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(state);
@@ -101,8 +104,7 @@ describe('createStateSaver', () => {
   it('tries a failed write once more when flushed at the end: space freed since, with no change after it, saves', async () => {
     const dataDir = await newDataDir();
     const file = path.join(dataDir, 'emulator-state.json');
-    const temporary = `${file}.${process.pid}.tmp`;
-    await mkdir(temporary);
+    await mkdir(file);
     const problems: string[] = [];
     const saver = createStateSaver(
       dataDir,
@@ -111,7 +113,7 @@ describe('createStateSaver', () => {
     );
     saver.save();
     await expect(saver.flush()).rejects.toMatchObject({ code: 'emulator.state-unwritable' });
-    await rmdir(temporary);
+    await rmdir(file);
     // No save() in between: only the flush at the end.
     await saver.flush();
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(state);
@@ -128,5 +130,20 @@ describe('createStateSaver', () => {
     saver.save();
     await saver.flush();
     expect((await stat(path.join(dataDir, 'emulator-state.json'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('narrows a state file widened since back to this user alone at the next write', async () => {
+    const dataDir = await newDataDir();
+    const file = path.join(dataDir, 'emulator-state.json');
+    await writeFile(file, JSON.stringify(state), { mode: 0o644 });
+    await chmod(file, 0o644);
+    const saver = createStateSaver(
+      dataDir,
+      () => state,
+      () => undefined,
+    );
+    saver.save();
+    await saver.flush();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 });
