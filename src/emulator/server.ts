@@ -355,12 +355,21 @@ function toRequest(incoming: http.IncomingMessage, url: URL, rawBody: string): E
     segments: url.pathname
       .split('/')
       .filter((s) => s !== '')
-      .map(decodeURIComponent),
+      .map(decodeSegment),
     query: url.searchParams,
     headers: incoming.headers,
     rawBody,
     body,
   };
+}
+
+/** A path segment as routes read it; a bad percent escape (`/%zz`) is the client's error, not the emulator's. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `malformed path segment: ${segment}`);
+  }
 }
 
 async function readBody(incoming: http.IncomingMessage): Promise<string> {

@@ -50,6 +50,14 @@ describe('answers the emulator cannot give as asked', () => {
     },
   );
 
+  it('answers 400 to a path whose percent escape is malformed, not 500, and keeps serving', async () => {
+    const answer = await h.raw('GET', `/api/projects/%zz?${q}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: 'malformed path segment: %zz' });
+    expect(warnings).toEqual([]);
+    expect((await h.raw('GET', '/_emulator/clock')).status).toBe(200);
+  });
+
   it('answers 500 to an answer JSON cannot write, warns naming the request, and keeps serving', async () => {
     const created = await h.raw('POST', `/api/projects?${q}`, { projectInput: { type: 'list', list: [] } });
     expect(created.status).toBe(201);
