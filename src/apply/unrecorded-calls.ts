@@ -2,7 +2,7 @@ import { ScrapeformError } from '../errors.js';
 import { sameJson } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
-import type { ChangeResult } from './apply-model.js';
+import type { ApplyResult, ChangeResult } from './apply-model.js';
 
 /**
  * A state write that failed during apply (`state.io`: a full, read-only or forbidden disk; `state.lock-lost`: the lock
@@ -60,4 +60,28 @@ export async function withUnrecordedCalls(
 /** What state holds of one address: its object and the intent of a create at it. */
 function recordOf(state: State, address: string): unknown[] {
   return [state.resources[address], state.intents?.[address]];
+}
+
+/**
+ * A state error that stopped apply once calls may have been sent, with what apply had done by then: every change
+ * of the plan, the calls each sent, and those not started. The CLI prints that result (`apply --json`) before the
+ * error, so CI learns what was made (and paid for) on this path too, as it does when a call fails.
+ */
+export class ApplyStoppedError extends ScrapeformError {
+  constructor(
+    error: ScrapeformError,
+    readonly result: ApplyResult,
+  ) {
+    super(error.code, error.message, {
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      details: error.details,
+      status: error.status,
+      cause: error,
+    });
+  }
+}
+
+/** The error that stopped apply with `result`: a user error carries it (ApplyStoppedError); a bug stays as it is. */
+export function stoppedWith(error: unknown, result: ApplyResult): unknown {
+  return error instanceof ScrapeformError ? new ApplyStoppedError(error, result) : error;
 }
