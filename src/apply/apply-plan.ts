@@ -14,7 +14,7 @@ import { DEFAULT_MAX_GENERATING } from './apply-model.js';
 import type { ApplyOptions, ApplyResult, ChangeResult } from './apply-model.js';
 import { HookRunner } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
-import { withUnrecordedCalls } from './unrecorded-calls.js';
+import { stoppedWith, withUnrecordedCalls } from './unrecorded-calls.js';
 import { GenerationPoller, realAlarm, sleepAlarm } from './generation-poller.js';
 import type { Alarm } from './generation-poller.js';
 import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
@@ -157,21 +157,39 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     poller.close();
     await settleIntents(ctx, ctx.intentsAhead ?? new Map()).catch(() => undefined);
     await settlePatches(ctx, ctx.patchesAhead ?? new Set()).catch(() => undefined);
-    // A write that failed stopped the run: the error names what was sent and is not recorded.
+    // A write that failed stopped the run: the error names what was sent and is not recorded, and carries the
+    // result so far, with every change never reached (the write before the first call failed) as not started.
     await store.flushed().catch(async (error: unknown) => {
-      throw await withUnrecordedCalls(error, results, store.current, options.backend);
+      const stopped = await withUnrecordedCalls(error, results, store.current, options.backend);
+      const reached = new Set(results.map((result) => result.address));
+      for (const change of options.plan.resource_changes.filter((c) => !reached.has(c.address)))
+        results.push({
+          address: change.address,
+          action: change.action,
+          ok: false,
+          skipped: true,
+          calls: [],
+          id: change.id,
+          error: notStartedForState(error),
+        });
+      throw stoppedWith(stopped, outcome());
     });
   }
-  const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));
-  results.sort((a, b) => (order.get(a.address) ?? 0) - (order.get(b.address) ?? 0));
-  return {
-    results,
-    state: store.current,
-    interrupted: options.signal?.aborted === true,
-    ...(refusal !== undefined
-      ? { paymentRefused: { address: refusal.address, status: refusal.error.status } }
-      : {}),
-  };
+  return outcome();
+
+  /** The results in plan order, and what state holds now. */
+  function outcome(): ApplyResult {
+    const order = new Map(options.plan.resource_changes.map((c, i) => [c.address, i]));
+    results.sort((a, b) => (order.get(a.address) ?? 0) - (order.get(b.address) ?? 0));
+    return {
+      results,
+      state: store.current,
+      interrupted: options.signal?.aborted === true,
+      ...(refusal !== undefined
+        ? { paymentRefused: { address: refusal.address, status: refusal.error.status } }
+        : {}),
+    };
+  }
 }
 
 /** Every kind and action has its handler: a missing one is a type error here. */

@@ -2,16 +2,17 @@ import { ScrapeformError } from '../errors.js';
 import { sameJson } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
-import type { ChangeResult } from './apply-model.js';
+import type { ApplyResult, ChangeResult } from './apply-model.js';
 
 /**
- * A state write that failed during apply on a full, read-only or forbidden disk (`state.io`): apply stopped there,
- * but calls it made before may have landed with nothing recorded. The error says which: the changes that made calls
- * and whose object or intent differs between what this run holds and what the file holds (read again, which a full
- * disk allows; every change that made calls when that read fails too). Only for the file: a database that cannot be
- * written may not answer a read either, and would hold the error back for its timeout. Said as the same error with
- * that added, so the user knows which objects the next apply reads again rather than take "the state was not
- * changed" for nothing having happened.
+ * A state write that failed during apply (`state.io`: a full, read-only or forbidden disk; `state.lock-lost`: the lock
+ * taken over by another run; any other `state.*` error a write raises): apply stopped there, but calls it made before
+ * may have landed with nothing recorded. The error says which: the changes that made calls and whose object or
+ * intent differs between what this run holds and what the state holds (read again, which a full disk or a lost lock
+ * allows; every change that made calls when that read fails too). A database that did not answer
+ * (`state.unreachable`) is not read again: it may not answer a read either, and would hold the error back for its
+ * timeout; every change that made calls is named then. Said as the same error with that added, so the user knows
+ * which objects the next apply reads again rather than take "the state was not changed" for nothing having happened.
  */
 export async function withUnrecordedCalls(
   error: unknown,
@@ -19,12 +20,15 @@ export async function withUnrecordedCalls(
   current: State,
   backend: StateBackend,
 ): Promise<unknown> {
-  if (!(error instanceof ScrapeformError) || error.code !== 'state.io') return error;
+  if (!(error instanceof ScrapeformError) || !error.code.startsWith('state.')) return error;
   const called = results.filter((result) => result.calls.length > 0);
   // Changes apply did not start once the write had failed: nothing of theirs was sent.
   const notStarted = results.filter((result) => result.skipped === true && result.error?.code === error.code);
   if (called.length === 0 && notStarted.length === 0) return error;
-  const stored = called.length > 0 ? await backend.read().catch(() => undefined) : undefined;
+  const stored =
+    called.length > 0 && error.code !== 'state.unreachable'
+      ? await backend.read().catch(() => undefined)
+      : undefined;
   const unrecorded = called.filter(
     (result) =>
       stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
@@ -56,4 +60,28 @@ export async function withUnrecordedCalls(
 /** What state holds of one address: its object and the intent of a create at it. */
 function recordOf(state: State, address: string): unknown[] {
   return [state.resources[address], state.intents?.[address]];
+}
+
+/**
+ * A state error that stopped apply once calls may have been sent, with what apply had done by then: every change
+ * of the plan, the calls each sent, and those not started. The CLI prints that result (`apply --json`) before the
+ * error, so CI learns what was made (and paid for) on this path too, as it does when a call fails.
+ */
+export class ApplyStoppedError extends ScrapeformError {
+  constructor(
+    error: ScrapeformError,
+    readonly result: ApplyResult,
+  ) {
+    super(error.code, error.message, {
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      details: error.details,
+      status: error.status,
+      cause: error,
+    });
+  }
+}
+
+/** The error that stopped apply with `result`: a user error carries it (ApplyStoppedError); a bug stays as it is. */
+export function stoppedWith(error: unknown, result: ApplyResult): unknown {
+  return error instanceof ScrapeformError ? new ApplyStoppedError(error, result) : error;
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_MAX_GENERATING } from '../apply/apply-model.js';
 import type { ApplyEvent } from '../apply/apply-model.js';
+import { ApplyStoppedError } from '../apply/unrecorded-calls.js';
 import { formatDuration } from '../duration.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
@@ -151,7 +152,15 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         ...polling,
         ...stateWindow,
       }),
-    );
+    ).catch((error: unknown) => {
+      // A state write stopped apply once calls may have been sent: CI still gets the result on stdout (what was
+      // made, the calls sent, what was not started, and the error), then the error on stderr and exit 1.
+      if (error instanceof ApplyStoppedError && format === 'json') {
+        shown.stop();
+        ctx.print(renderOutput('apply', 'json', stoppedReport(error), ctx.stdoutColors));
+      }
+      throw error;
+    });
     shown.stop();
     const report: ApplyReport = {
       result: outcome.result,
@@ -283,4 +292,20 @@ function refuseSelectionWithSavedPlan(flags: ApplyFlags): void {
     `--plan applies a saved plan exactly as reviewed: ${given.join(', ')} cannot change it`,
     { hint: `plan again with ${given.join(', ')} and --out, then apply that file` },
   );
+}
+
+/** The report of an apply a state error stopped: its results so far, no checks (none ran), and the error. */
+function stoppedReport(error: ApplyStoppedError): ApplyReport {
+  const unrecorded = error.details.unrecorded;
+  return {
+    result: error.result,
+    checks: [],
+    resultDiffs: [],
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      ...(Array.isArray(unrecorded) ? { unrecorded: unrecorded.map(String) } : {}),
+    },
+  };
 }

@@ -23,6 +23,11 @@ export interface ApplyReport {
    * lagging behind state, a partial plan: summarisePlan).
    */
   noChanges?: string;
+  /**
+   * The state error that stopped apply once calls may have been sent (a full disk, a lost lock): the results hold
+   * what was done by then, and the command exits 1 with this error on stderr too.
+   */
+  error?: { code: string; message: string; hint?: string; unrecorded?: string[] };
 }
 
 /**
@@ -121,16 +126,27 @@ function noteLines(r: ChangeResult, colors: Colors): string[] {
   ];
 }
 
-/** The apply result as JSON (`apply --json`): status, one entry per change, and the expect checks. */
+/**
+ * The apply result as JSON (`apply --json`): status, one entry per change, the expect checks, and the state error
+ * that stopped apply, if one did.
+ */
 export function renderApplyJson(report: ApplyReport): string {
   const { result, checks } = report;
   if (result === undefined) return renderJson({ status: 'no_changes', results: [] });
-  const failed = result.results.some((r) => !r.ok);
+  const failed = report.error !== undefined || result.results.some((r) => !r.ok);
   return renderJson({
-    status: result.interrupted ? 'interrupted' : failed ? 'failed' : 'applied',
+    status:
+      report.error !== undefined
+        ? 'failed'
+        : result.interrupted
+          ? 'interrupted'
+          : failed
+            ? 'failed'
+            : 'applied',
     results: result.results,
     checks,
     result_changes: report.resultDiffs,
+    ...(report.error !== undefined ? { error: report.error } : {}),
   });
 }
 

@@ -1,0 +1,194 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import type * as fsPromises from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { runScrapeform } from '../helpers/cli.js';
+
+/**
+ * A state write that fails mid-apply: `full` fills the disk under the state (every later write of its temporary
+ * file fails with ENOSPC); `taken` hands the lock to another run (the lock file names another holder from then on).
+ */
+const disk = vi.hoisted(() => ({
+  full: undefined as undefined | (() => boolean),
+  taken: undefined as undefined | (() => boolean),
+}));
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof fsPromises>();
+  const open: typeof real.open = async (file, flags, mode) => {
+    const handle = await real.open(file, flags, mode);
+    if (/state\.json\.\d+\.[0-9a-f]{8}\.tmp$/.test(String(file)) && disk.full?.() === true) {
+      handle.writeFile = () =>
+        Promise.reject(
+          Object.assign(new Error(`ENOSPC: no space left on device, write`), {
+            code: 'ENOSPC',
+            syscall: 'write',
+          }),
+        );
+    }
+    return handle;
+  };
+  const readFile = (async (file: Parameters<typeof real.readFile>[0], options?: unknown) => {
+    if (String(file).endsWith('state.json.lock') && disk.taken?.() === true)
+      return JSON.stringify({
+        id: 'another-run',
+        holder: 'ci@elsewhere',
+        host: 'elsewhere',
+        pid: 4242,
+        operation: 'apply',
+        started: '2026-11-27T00:00:00.000Z',
+      });
+    return real.readFile(file, options as Parameters<typeof real.readFile>[1]);
+  }) as typeof real.readFile;
+  return { ...real, open, readFile, default: { ...real, open, readFile } };
+});
+
+const KEY = 'state-stopped-key';
+const PARSERS = 4;
+let emulator: RunningEmulator;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKeys: [KEY], generationDelayMs: 30 });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+/** A folder of PARSERS parser manifests, each named with `prefix`. */
+async function workspace(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-statestopped-'));
+  for (let i = 0; i < PARSERS; i++)
+    await writeFile(
+      path.join(dir, `p${i}.yaml`),
+      `kind: Parser\nname: ${prefix}${i}\nurls: [https://books.example/catalogue/page-1.html]\nfields:\n  heading: { description: Page heading, selector: h1 }\n`,
+    );
+  return dir;
+}
+
+const env = (): Record<string, string> => ({
+  SCRAPERAPI_API_KEY: KEY,
+  SCRAPEFORM_PARSER_URL: emulator.url,
+  SCRAPEFORM_PIPELINE_URL: emulator.url,
+  SCRAPEFORM_POLL_INTERVAL: '20ms',
+});
+
+/** The names of the live parsers starting with `prefix`. */
+const created = (prefix: string): string[] =>
+  [...emulator.parsers.parsers.values()]
+    .map((p) => p.name)
+    .filter((name) => name.startsWith(prefix))
+    .sort();
+
+interface Doc {
+  status: string;
+  results: {
+    address: string;
+    ok: boolean;
+    skipped?: boolean;
+    calls: { method: string; path: string; status: number }[];
+    error?: { code: string; message: string };
+  }[];
+  error?: { code: string; message: string; hint?: string; unrecorded?: string[] };
+}
+
+describe('apply stopped by a state write that failed', () => {
+  it('apply --json still prints its result: what was sent, what was not started, and the error', async () => {
+    const dir = await workspace('j');
+    // The intents go to disk before the first POST; every write after it fails. One generation at a time, so
+    // the failed write comes before the last creates.
+    disk.full = () => created('j').length > 0;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--json', '--max-generating', '1'],
+      { env: env() },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    const landed = created('j').map((name) => `parser.${name}`);
+    expect(landed.length).toBeGreaterThan(0);
+    expect(landed.length).toBeLessThan(PARSERS);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.j${i}`);
+    const neverSent = all.filter((address) => !landed.includes(address));
+    // The error is still on stderr, as before.
+    const error = run.stderr.slice(run.stderr.indexOf('error: ') + 'error: '.length).split('\n')[0] ?? '';
+    expect(error).toContain(
+      'cannot write the state file .scrapeform/state.json: no space left on the device',
+    );
+    expect(run.stdout, run.stderr).not.toBe('');
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    // Every change of the plan, in plan order.
+    expect(doc.results.map((r) => r.address)).toEqual(all);
+    for (const r of doc.results) {
+      if (landed.includes(r.address)) {
+        // Its create was sent and answered: the call is listed, though state could not record it.
+        expect(r.calls).toEqual([expect.objectContaining({ method: 'POST', status: 201 })]);
+        expect(r.skipped).toBeUndefined();
+      } else {
+        expect(r).toMatchObject({
+          ok: false,
+          skipped: true,
+          calls: [],
+          error: { code: 'state.io', message: 'not started: state could not be written' },
+        });
+      }
+    }
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message: error,
+      hint: 'free space on that disk, then run the command again',
+      unrecorded: landed,
+    });
+    expect(error).toContain(`not started, nothing sent: ${neverSent.join(', ')}`);
+  });
+
+  it('apply --json lists every change as not started when the write before the first call fails', async () => {
+    const dir = await workspace('e');
+    disk.full = () => true;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(created('e')).toEqual([]);
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    expect(doc.results).toEqual(
+      Array.from({ length: PARSERS }, (_, i) => ({
+        address: `parser.e${i}`,
+        action: 'create',
+        ok: false,
+        skipped: true,
+        calls: [],
+        id: null,
+        error: { code: 'state.io', message: 'not started: state could not be written' },
+      })),
+    );
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message:
+        'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed',
+      hint: 'free space on that disk, then run the command again',
+    });
+    expect(run.stderr).toContain(`error: ${doc.error?.message}\n`);
+  });
+
+  it('a lock taken over by another run mid-apply names what was sent and not recorded, and what was not started', async () => {
+    const dir = await workspace('l');
+    disk.taken = () => created('l').length > 0;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1'], {
+      env: env(),
+    }).finally(() => (disk.taken = undefined));
+    expect(run.code).toBe(1);
+    const landed = created('l').map((name) => `parser.${name}`);
+    expect(landed.length).toBeGreaterThan(0);
+    expect(landed.length).toBeLessThan(PARSERS);
+    const neverSent = Array.from({ length: PARSERS }, (_, i) => `parser.l${i}`).filter(
+      (address) => !landed.includes(address),
+    );
+    const error = run.stderr.slice(run.stderr.indexOf('error: '));
+    expect(error).toBe(
+      `error: the state lock of .scrapeform/state.json is no longer held by this run (now held by ci@elsewhere (pid 4242, apply, since 2026-11-27T00:00:00.000Z, lock id another-run)): the state was not written; apply stopped: state does not hold all it did for ${landed.map((address) => `${address} (create)`).join(', ')}, which the next apply reads again (a create not recorded is found by name); not started, nothing sent: ${neverSent.join(', ')}\n  hint: someone ran force-unlock while this run was active; check what it did with plan, then apply again\n`,
+    );
+  });
+});
