@@ -276,6 +276,27 @@ process.exitCode = 3; // not exit(): stderr to a pipe is written after it, and e
     expect(comments[0]?.body.split('\n\n').slice(1).join('\n\n')).toBe(summary);
   });
 
+  it('a failed plan’s error is in the job summary too (a push has no comment): escaped and bounded as the comment’s', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `process.stderr.write(${JSON.stringify(longError)}); process.exitCode = 1;\n`,
+    );
+    await rm(path.join(dir, 'summary'), { force: true });
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    const summary = await readFile(path.join(dir, 'summary'), 'utf8').catch(() => '');
+    expect(summary).toBe(
+      `### scrapeform plan failed (exit 1)\n\nNothing was applied. The error:\n\n\`\`\`text\n${shownError(4802).replace('…\n', '')}\n\`\`\`\n`,
+    );
+    const { comments } = await runCommentScript(dir, { code: '1', err: longError }, {});
+    expect(comments[0]?.body.split('\n\n').slice(1).join('\n\n')).toBe(summary);
+  });
+
   it('plan-markdown: its delimiter is random and no line of the plan, whatever date prints (BSD date has no %N)', async () => {
     // A plan whose Markdown has the line a macOS runner's delimiter would be that second, then an output of its own.
     await writeFile(
