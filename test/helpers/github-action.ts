@@ -60,6 +60,8 @@ export async function runActionStep(
         PATH: `${bin}:${process.env.PATH ?? ''}`,
         GITHUB_OUTPUT: output,
         GITHUB_STEP_SUMMARY: path.join(dir, 'summary'),
+        // ${{ github.action_path }}: this checkout, whose files the steps run.
+        ACTION_PATH: ROOT,
         ...env,
       },
     });
@@ -177,6 +179,7 @@ export async function runCommentScript(
     COMMENT: 'true',
     DESTRUCTIVE: 'false',
     DESTRUCTIVE_LABEL: '',
+    ACTION_PATH: ROOT,
     ...env,
   });
   try {

@@ -220,8 +220,81 @@ process.exit(3);
     const summary = await readFile(path.join(dir, 'summary'), 'utf8');
     // The longest run in the error is 6 backticks: a fence of 7 opens and closes the block, the error whole inside.
     expect(summary).toBe(
-      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n${'`'.repeat(7)}text\n${error}${'`'.repeat(7)}\n\n### scrapeform plan\n`,
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n${'`'.repeat(7)}text\n${error}\n${'`'.repeat(7)}\n\n### scrapeform plan\n`,
     );
+  });
+
+  // 5,000 lines of retries and warnings, then the error (a bidirectional override, an escape sequence) and its hint.
+  const longError = [
+    ...Array.from({ length: 4998 }, (_, i) => `warning: retry ${String(i + 1).padStart(4, '0')}`),
+    '\u001b[31merror:\u001b[0m refused: manifests/a\u202eyaml.b regenerates 2 parsers',
+    'hint: raise max-regenerations',
+    '',
+  ].join('\n');
+  // As the comment shows it: the last lines within 600 characters (20,000 for a failure), from a whole line, each
+  // control and override written as an escape.
+  const shownError = (first: number) =>
+    [
+      '…',
+      ...Array.from(
+        { length: 4998 - first + 1 },
+        (_, i) => `warning: retry ${String(first + i).padStart(4, '0')}`,
+      ),
+      '\\u001b[31merror:\\u001b[0m refused: manifests/a\\u202eyaml.b regenerates 2 parsers',
+      'hint: raise max-regenerations',
+      '',
+    ].join('\n');
+
+  it('a refused plan’s error in the job summary is the comment’s: escaped, and only its last lines within the bound', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `import { writeFileSync } from 'node:fs';
+const out = process.argv[process.argv.indexOf('--out') + 1];
+writeFileSync(out, JSON.stringify({ resource_changes: [] }));
+console.log('### scrapeform plan');
+process.stderr.write(${JSON.stringify(longError)});
+process.exitCode = 3; // not exit(): stderr to a pipe is written after it, and exit() would cut it
+`,
+    );
+    await rm(path.join(dir, 'summary'), { force: true });
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '1',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    const summary = await readFile(path.join(dir, 'summary'), 'utf8');
+    expect(summary).toBe(
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${shownError(4975)}\n\`\`\`\n\n### scrapeform plan\n`,
+    );
+    const { comments } = await runCommentScript(
+      dir,
+      { code: '3', md: '### scrapeform plan\n', err: longError },
+      {},
+    );
+    expect(comments[0]?.body.split('\n\n').slice(1).join('\n\n')).toBe(summary);
+  });
+
+  it('a failed plan’s error is in the job summary too (a push has no comment): escaped and bounded as the comment’s', async () => {
+    await writeFile(
+      path.join(dir, 'fake.mjs'),
+      `process.stderr.write(${JSON.stringify(longError)}); process.exitCode = 1;\n`,
+    );
+    await rm(path.join(dir, 'summary'), { force: true });
+    const result = await runStep('plan', {
+      PATHS: '.',
+      PLAN_FILE: 'scrapeform-plan.json',
+      MAX_REGENERATIONS: '',
+      OUT_DIR: path.join(dir, 'out'),
+    });
+    expect(result.code).toBe(0);
+    const summary = await readFile(path.join(dir, 'summary'), 'utf8').catch(() => '');
+    expect(summary).toBe(
+      `### scrapeform plan failed (exit 1)\n\nNothing was applied. The error:\n\n\`\`\`text\n${shownError(4802).replace('…\n', '')}\n\`\`\`\n`,
+    );
+    const { comments } = await runCommentScript(dir, { code: '1', err: longError }, {});
+    expect(comments[0]?.body.split('\n\n').slice(1).join('\n\n')).toBe(summary);
   });
 
   it('plan-markdown: its delimiter is random and no line of the plan, whatever date prints (BSD date has no %N)', async () => {
