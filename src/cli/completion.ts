@@ -5,12 +5,29 @@ import type { RunCommand } from './io.js';
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
+/**
+ * What TAB offers for a flag's value: the environments of scrapeform.yaml (asked of `scrapeform __complete env`),
+ * a fixed set of words, files, folders, or nothing (a duration, a number, a name: no file name fits there).
+ */
+type ValueKind =
+  | { kind: 'env' }
+  | { kind: 'words'; words: readonly string[] }
+  | { kind: 'file' }
+  | { kind: 'dir' }
+  | { kind: 'none' };
+
 /** One command as completion sees it: its full name (`state push`), description and long options. */
 interface CompletionEntry {
   name: string;
   description: string;
-  options: { flag: string; description: string; takesValue: boolean }[];
+  options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
 }
+
+/** Flags whose value is one of a fixed set (each command checks it; these are the words it accepts). */
+const FLAG_WORDS: Readonly<Record<string, readonly string[]>> = { '--only': ['parsers', 'projects'] };
+
+/** What the shells run at `--env <TAB>`: quiet, whatever happens. */
+const ENVIRONMENTS = 'command scrapeform __complete env 2>/dev/null';
 
 /** `scrapeform completion bash|zsh|fish`: a completion script made from the commands as they are defined. */
 export function registerCompletion(program: Command, run: RunCommand): void {
@@ -35,7 +52,8 @@ export function registerCompletion(program: Command, run: RunCommand): void {
 function commandTree(program: Command): CompletionEntry[] {
   const entries: CompletionEntry[] = [];
   const visit = (command: Command, prefix: string): void => {
-    for (const sub of command.commands) {
+    // `__complete` is the scripts' own helper, not a command to offer.
+    for (const sub of command.commands.filter((c) => !c.name().startsWith('__'))) {
       const name = `${prefix}${sub.name()}`;
       entries.push({ name, description: sub.description(), options: longOptions(sub.options) });
       visit(sub, `${name} `);
@@ -48,11 +66,21 @@ function commandTree(program: Command): CompletionEntry[] {
 function longOptions(options: readonly Option[]): CompletionEntry['options'] {
   return options
     .filter((o) => o.long !== undefined)
-    .map((o) => ({
-      flag: o.long as string,
-      description: o.description,
-      takesValue: o.required || o.optional,
-    }));
+    .map((o) => {
+      const takesValue = o.required || o.optional;
+      const flag = o.long as string;
+      return { flag, description: o.description, takesValue, ...(takesValue ? { value: valueKind(o) } : {}) };
+    });
+}
+
+/** From the flag, then the name of its value (`<file>`, `<dir>`, `<path-or-url>`...). */
+function valueKind(option: Option): ValueKind {
+  const words = FLAG_WORDS[option.long ?? ''];
+  if (option.long === '--env') return { kind: 'env' };
+  if (words !== undefined) return { kind: 'words', words };
+  const name = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1] ?? '';
+  if (name === 'dir') return { kind: 'dir' };
+  return ['file', 'path', 'path-or-url'].includes(name) ? { kind: 'file' } : { kind: 'none' };
 }
 
 /** Descriptions inside single quotes in the generated script. */
@@ -63,8 +91,45 @@ function quote(text: string): string {
 /** A command's long options as `_arguments` specs: `'--flag[description]'`, `:value:` when it takes one. */
 function zshOptions(e: CompletionEntry): string[] {
   return e.options.map(
-    (o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.takesValue ? ':value:' : ''}'`,
+    (o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.value ? zshValue(o.value) : ''}'`,
   );
+}
+
+function zshValue(value: ValueKind): string {
+  switch (value.kind) {
+    case 'env':
+      return ':environment:_scrapeform_environments';
+    case 'words':
+      return `:value:(${value.words.join(' ')})`;
+    case 'file':
+      return ':file:_files';
+    case 'dir':
+      return ':folder:_files -/';
+    case 'none':
+      return ':value:';
+  }
+}
+
+/** The bash `case` arms (`'plan --env'|'apply --env')`) that complete a flag's value, one per kind of value. */
+function bashValueCases(entries: readonly CompletionEntry[]): string {
+  const arms = new Map<string, string[]>();
+  for (const e of entries) {
+    for (const o of e.options) {
+      if (o.value === undefined) continue;
+      const reply =
+        o.value.kind === 'env'
+          ? `COMPREPLY=( $(compgen -W "$(${ENVIRONMENTS})" -- "$cur") ); compopt +o default 2>/dev/null`
+          : o.value.kind === 'words'
+            ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
+            : o.value.kind === 'file'
+              ? `COMPREPLY=( $(compgen -f -- "$cur") )`
+              : o.value.kind === 'dir'
+                ? `COMPREPLY=( $(compgen -d -- "$cur") )`
+                : `COMPREPLY=(); compopt +o default 2>/dev/null`;
+      arms.set(reply, [...(arms.get(reply) ?? []), `'${e.name} ${o.flag}'`]);
+    }
+  }
+  return [...arms].map(([reply, patterns]) => `    ${patterns.join('|')}) ${reply}; return ;;`).join('\n');
 }
 
 /** `_arguments` specs for a command without subcommands: its options, then files. */
@@ -112,6 +177,10 @@ ${entries
       ${subcommands}) cmd="$cmd \${COMP_WORDS[2]}" ;;
     esac
   fi
+  # The word before names a flag that takes a value: complete that value (environments, its words, files...).
+  case "$cmd \${COMP_WORDS[COMP_CWORD-1]}" in
+${bashValueCases(entries)}
+  esac
   case "$cmd" in
 ${cases}
   esac
@@ -149,6 +218,12 @@ complete -o default -F _scrapeform scrapeform
       .join('\n');
     return `#compdef scrapeform
 # zsh completion for scrapeform; save as _scrapeform in a folder of $fpath, or: source <(scrapeform completion zsh)
+# --env <TAB>: the environments of the scrapeform.yaml here (none, and no error, when it is missing or broken).
+_scrapeform_environments() {
+  local -a environments
+  environments=(\${(f)"$(${ENVIRONMENTS})"})
+  compadd -a environments
+}
 _scrapeform() {
   local -a commands
   commands=(
@@ -191,9 +266,24 @@ fi
     }
     for (const o of e.options) {
       lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -l '${o.flag.slice(2)}'${o.takesValue ? ' -r' : ''} -d '${quote(o.description)}'`,
+        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -l '${o.flag.slice(2)}'${o.value ? fishValue(o.value) : ''} -d '${quote(o.description)}'`,
       );
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+function fishValue(value: ValueKind): string {
+  switch (value.kind) {
+    case 'env':
+      return ` -x -a '(${ENVIRONMENTS})'`;
+    case 'words':
+      return ` -x -a '${value.words.join(' ')}'`;
+    case 'file':
+      return ' -r -F';
+    case 'dir':
+      return " -x -a '(__fish_complete_directories (commandline -ct))'";
+    case 'none':
+      return ' -x';
+  }
 }

@@ -47,6 +47,8 @@ const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<Register>
   { names: ['show'], load: async () => (await import('./show.js')).registerShow },
   { names: ['version'], load: async () => (await import('./version.js')).registerVersion },
   { names: ['completion'], load: async () => (await import('./completion.js')).registerCompletion },
+  // Hidden: what the completion scripts call at `--env <TAB>`, loading nothing else.
+  { names: ['__complete'], load: async () => (await import('./complete-values.js')).registerCompleteValues },
 ];
 
 /** Program options that take a value: the word after them is not the command. */

@@ -63,8 +63,8 @@ describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
     const script = (await exec('node', [BUILT_CLI, 'completion', 'zsh'])).stdout;
     await writeFile(path.join(fpathDir, '_scrapeform'), script);
   });
-  const typeInto = async (setup: string, input: string): Promise<string> =>
-    (await exec('zsh', ['-f', path.join(dir, 'drive.zsh'), `PATH=${bin}:$PATH; ${setup}`, input, work]))
+  const typeInto = async (setup: string, input: string, cwd = work): Promise<string> =>
+    (await exec('zsh', ['-f', path.join(dir, 'drive.zsh'), `PATH=${bin}:$PATH; ${setup}`, input, cwd]))
       .stdout;
 
   it('installed in $fpath, the first TAB after "scrapeform " lists the commands', async () => {
@@ -94,5 +94,35 @@ describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
       'scrapeform state pull --workspace',
     );
     expect(await typeInto(setup, 'scrapeform state pus\t')).toContain('scrapeform state push');
+  });
+
+  it('a flag value: --env the environments of scrapeform.yaml, --only its values, --out files, none for a broken file', async () => {
+    const project = path.join(dir, 'project');
+    const broken = path.join(dir, 'broken');
+    await Promise.all([mkdir(project), mkdir(broken)]);
+    await writeFile(
+      path.join(project, 'scrapeform.yaml'),
+      'kind: Config\nenvironments:\n  staging: {}\n  production: { workspace: prod }\n',
+    );
+    await writeFile(path.join(project, 'somefile.txt'), '');
+    await writeFile(path.join(broken, 'scrapeform.yaml'), 'kind: Config\nenvironments: [staging\n');
+    await writeFile(path.join(broken, 'somefile.txt'), '');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    const envs = await typeInto(setup, 'scrapeform plan --env \t', project);
+    expect(envs).toContain('staging');
+    expect(envs).toContain('production');
+    expect(envs).not.toContain('somefile.txt');
+    expect(await typeInto(setup, 'scrapeform apply --env prod\t', project)).toContain(
+      'scrapeform apply --env production',
+    );
+    const none = await typeInto(setup, 'scrapeform plan --env \t', broken);
+    expect(none).not.toContain('somefile.txt');
+    expect(none).not.toMatch(/error|staging/);
+    expect(await typeInto(setup, 'scrapeform doctor --only pa\t', project)).toContain(
+      'scrapeform doctor --only parsers',
+    );
+    expect(await typeInto(setup, 'scrapeform plan --out some\t', project)).toContain(
+      'scrapeform plan --out somefile.txt',
+    );
   });
 });

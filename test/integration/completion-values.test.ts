@@ -1,0 +1,141 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../helpers/child-cli.js';
+
+const exec = promisify(execFile);
+
+const PROJECT = [
+  'kind: Config',
+  'environments:',
+  '  staging:',
+  '    state: .scrapeform/staging.json',
+  '  prod: { workspace: prod }',
+  '',
+].join('\n');
+
+/** A folder holding a project file with two environments, a file and a folder; a bin folder with `scrapeform`. */
+async function workspace(): Promise<{ project: string; broken: string; bin: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-values-'));
+  const project = path.join(dir, 'project');
+  const broken = path.join(dir, 'broken');
+  const bin = path.join(dir, 'bin');
+  await Promise.all([mkdir(path.join(project, 'sub'), { recursive: true }), mkdir(broken), mkdir(bin)]);
+  await writeFile(path.join(project, 'scrapeform.yaml'), PROJECT);
+  await writeFile(path.join(project, 'somefile.txt'), '');
+  await writeFile(path.join(broken, 'scrapeform.yaml'), 'kind: Config\nenvironments: [staging\n  prod: {\n');
+  await writeFile(path.join(broken, 'somefile.txt'), '');
+  await writeFile(path.join(bin, 'scrapeform'), `#!/bin/sh\nexec node '${BUILT_CLI}' "$@"\n`);
+  await chmod(path.join(bin, 'scrapeform'), 0o755);
+  return { project, broken, bin };
+}
+
+describe('bash completion of flag values, run in a real bash', () => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  let script: string;
+  beforeAll(async () => {
+    ws = await workspace();
+    script = path.join(path.dirname(ws.bin), 'completion.bash');
+    await writeFile(script, (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout);
+  });
+  /** The candidates bash offers for the last word, sorted, and what the completion printed to stderr. */
+  const complete = async (cwd: string, words: string[]): Promise<{ shown: string; stderr: string }> => {
+    const { stdout, stderr } = await exec(
+      'bash',
+      [
+        '-c',
+        `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
+      ],
+      { cwd, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
+    );
+    return { shown: stdout.trim(), stderr };
+  };
+
+  it('--env offers the environments of scrapeform.yaml, not files', async () => {
+    expect(await complete(ws.project, ['scrapeform', 'plan', '--env', ''])).toEqual({
+      shown: 'prod staging',
+      stderr: '',
+    });
+    expect((await complete(ws.project, ['scrapeform', 'apply', '--env', 'st'])).shown).toBe('staging');
+    expect((await complete(ws.project, ['scrapeform', 'state', 'pull', '--env', 'p'])).shown).toBe('prod');
+  });
+
+  it('__complete env reads scrapeform.yaml alone: no manifest, state, client or emulator module is loaded', async () => {
+    const hook = path.join(path.dirname(ws.bin), 'modules.cjs');
+    const loaded = path.join(path.dirname(ws.bin), 'modules.json');
+    await writeFile(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(Object.keys(require.cache))));\n`,
+    );
+    const { stdout } = await exec('node', ['--require', hook, BUILT_CLI, '__complete', 'env'], {
+      cwd: ws.project,
+    });
+    expect(stdout).toBe('staging\nprod\n');
+    const modules = JSON.parse(await readFile(loaded, 'utf8')) as string[];
+    expect(modules.some((m) => m.includes('complete-values'))).toBe(true);
+    expect(modules.filter((m) => /load-manifests|emulator|[\\/](pg|undici)[\\/]|state/.test(m))).toEqual([]);
+  });
+
+  it('a broken scrapeform.yaml offers nothing for --env and prints nothing', async () => {
+    expect(await complete(ws.broken, ['scrapeform', 'plan', '--env', ''])).toEqual({ shown: '', stderr: '' });
+  });
+
+  it('a flag with a fixed set of values offers those; a file flag files; a folder flag folders', async () => {
+    expect((await complete(ws.project, ['scrapeform', 'doctor', '--only', ''])).shown).toBe(
+      'parsers projects',
+    );
+    expect((await complete(ws.project, ['scrapeform', 'import', '--only', 'pa'])).shown).toBe('parsers');
+    expect((await complete(ws.project, ['scrapeform', 'plan', '--out', ''])).shown).toBe(
+      'scrapeform.yaml somefile.txt sub',
+    );
+    expect((await complete(ws.project, ['scrapeform', 'import', '--out', ''])).shown).toBe('sub');
+    // A value that is neither (a duration) is not a file name.
+    expect((await complete(ws.project, ['scrapeform', 'plan', '--timeout', ''])).shown).toBe('');
+    // Past the value, the command's paths and flags as before.
+    expect((await complete(ws.project, ['scrapeform', 'plan', '--env', 'prod', 'some'])).shown).toBe(
+      'somefile.txt',
+    );
+  });
+});
+
+function hasFish(): boolean {
+  try {
+    execFileSync('fish', ['-c', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish', () => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  let script: string;
+  beforeAll(async () => {
+    ws = await workspace();
+    script = path.join(path.dirname(ws.bin), 'completion.fish');
+    await writeFile(script, (await exec('node', [BUILT_CLI, 'completion', 'fish'])).stdout);
+  });
+  /** The candidates fish offers for `line`, without their descriptions, sorted. */
+  const complete = async (cwd: string, line: string): Promise<{ shown: string; stderr: string }> => {
+    const { stdout, stderr } = await exec(
+      'fish',
+      ['--no-config', '-c', `source ${script}; complete -C '${line}' | string replace -r '\\t.*' '' | sort`],
+      { cwd, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
+    );
+    return { shown: stdout.trim().split('\n').join(' '), stderr };
+  };
+
+  it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {
+    expect(await complete(ws.project, 'scrapeform plan --env ')).toEqual({
+      shown: 'prod staging',
+      stderr: '',
+    });
+    expect(await complete(ws.broken, 'scrapeform plan --env ')).toEqual({ shown: '', stderr: '' });
+    expect((await complete(ws.project, 'scrapeform doctor --only ')).shown).toBe('parsers projects');
+    expect((await complete(ws.project, 'scrapeform plan --out some')).shown).toBe('somefile.txt');
+    expect((await complete(ws.project, 'scrapeform import --out ')).shown).toBe('sub/');
+  });
+});
