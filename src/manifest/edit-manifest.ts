@@ -3,6 +3,8 @@ import type { Document, Node, Scalar, YAMLMap } from 'yaml';
 import { sameValues } from './format-manifest.js';
 import { literalValue } from './interpolate.js';
 import { readLineEndings, writeLineEndings } from './line-endings.js';
+import { patchedText } from './patch-manifest.js';
+import type { DocumentEdit } from './patch-manifest.js';
 import { keepScalarSource, SOURCE_TAG } from './scalar-source.js';
 
 /** One change to a manifest document, as `drift --accept` makes them. Field names are in dot notation. */
@@ -49,8 +51,9 @@ export interface EditedManifest {
 }
 
 /**
- * Applies edits to the documents of one file (each found by kind and place) through yaml's Document API, so
- * comments, key order, quoting and flow style of everything else stay as written. Every string written is
+ * Applies edits to the documents of one file (each found by kind and place) through yaml's Document API, and
+ * writes anew only the text of what changed (patchedText), when that reads back as the edited documents; else the
+ * edited documents in the library's layout, comments, key order, quoting and flow style kept. Every string written is
  * escaped (`literalText`), so the next load reads back the live value. Refused, leaving the document as it was:
  * a value written with a reference (`${var.…}`, `${each.…}`, `${NAME}`: shared by every environment or element
  * that reads it), a field a template declares (renaming it there would rename it for every object built on it),
@@ -83,6 +86,7 @@ function editLfText(file: string, text: string, targets: readonly ManifestTarget
   const list: Document[] = Array.isArray(documents) ? [...documents] : [];
   const refused = new Map<number, string[]>();
   const removedDocuments = new Set<number>();
+  const edits: DocumentEdit[] = [];
   let changed = false;
   const broken = list.some((d) => d.errors.length > 0);
   for (const [at, target] of targets.entries()) {
@@ -123,10 +127,14 @@ function editLfText(file: string, text: string, targets: readonly ManifestTarget
       refused.set(at, problems);
       continue;
     }
-    if (removed) removedDocuments.add(index);
+    if (removed) {
+      removedDocuments.add(index);
+      edits.push({ before: doc, after: null });
+    }
     // Edits already made (by an earlier run, or by hand) change nothing: the document is left as written.
     else if (draft.toString({ lineWidth: 0 }) !== doc.toString({ lineWidth: 0 })) {
       list[index] = draft;
+      edits.push({ before: doc, after: draft });
       changed = true;
     }
   }
@@ -134,7 +142,10 @@ function editLfText(file: string, text: string, targets: readonly ManifestTarget
   if (kept.length === 0) return { text: null, refused };
   // Nothing to write: the file is kept as it is, byte for byte (a rewrite would reformat it).
   if (!changed && removedDocuments.size === 0) return { text, refused };
-  return { text: keptSource(kept), refused };
+  // Only the text of what changed is written anew, when that reads back as the edited documents (patchedText).
+  const patched = patchedText(text, edits);
+  const written = keptSource(kept);
+  return { text: patched !== undefined && sameValues(written, patched) ? patched : written, refused };
 }
 
 /**

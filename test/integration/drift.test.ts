@@ -153,6 +153,14 @@ describe('scrapeform drift', () => {
     const nightly = await readFile(path.join(ws.dir, 'manifests', 'nightly.yaml'), 'utf8');
     expect(nightly).toContain('scrapingInterval: weekly # every night');
     expect(nightly).toContain('output_format: CSV');
+    // Only what drift changed is written anew: `[x]`, flow maps and every other line stay byte for byte.
+    expect(books).toBe(bookParser(FIELDS).replace('  reviews:', '  opinions:'));
+    expect(nightly).toBe(
+      PROJECT.replace('daily # every night', 'weekly # every night').replace(
+        'output_format: JSON',
+        'output_format: CSV',
+      ),
+    );
     expect((await ws.plan()).status).toBe('no_changes');
 
     // A field added and one removed by hand (a regeneration): the new one gets a placeholder description.

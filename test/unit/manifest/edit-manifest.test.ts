@@ -202,14 +202,143 @@ fields:
     expect(set.text).toBe(project.replace('"week\\x6Cy"', '"daily"'));
   });
 
-  it('keeps a string written on several lines in a flow map it edits, laid out as fmt lays it out', () => {
+  it('keeps a flow map holding a string on several lines as written when it renames a field in it', () => {
     const text = `kind: Parser\nname: books\nurls: [https://books.example/a.html]\nfields: { a: { description: "line one\n    line two", selector: h1 }, price: { description: Price } }\n`;
     const edited = editManifestText('m.yaml', text, [
       at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'),
     ]);
     expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toBe(text.replace('price:', 'cost:'));
+  });
+});
+
+// accept wrote the whole edited document in the yaml library's layout: `[x]` became `[ x ]`, a flow map holding a
+// string on several lines was spread one item a line, lines nobody edited changed in the user's diff.
+describe('editManifestText changes only the text of what it edits', () => {
+  const LAYOUT = `kind: Parser
+name: books   # the shop
+urls: [https://books.example/a.html, 'https://books.example/b.html']
+scraper_params: {render: true, country_code: "us"}
+fields:
+    title:   {description: "Title\n      two", selector: h1}
+    price:
+        description: 'Price'   # in euros
+        type: number
+    tags: [a,b]
+    stock: {description: Stock}
+---
+kind: Project
+name: nightly # kept
+scrapingInterval: "weekly"  # was
+projectInput: {type: list, list: [https://books.example/a.html]}
+`;
+  const lines = (text: string | null): string[] => (text ?? '').split('\n');
+
+  it('renames a field: only its key changes, every other line stays byte for byte', () => {
+    const edited = editManifestText('m.yaml', LAYOUT, [
+      at(1, [{ edit: 'rename-field', from: 'price', to: 'cost' }], 'Parser'),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toBe(LAYOUT.replace('    price:\n', '    cost:\n'));
+    const changed = lines(edited.text).filter((line, i) => line !== lines(LAYOUT)[i]);
+    expect(changed).toEqual(['    cost:']);
+  });
+
+  it('renames a field written in a flow map, and sets a project key, in place', () => {
+    const edited = editManifestText('m.yaml', LAYOUT, [
+      at(1, [{ edit: 'rename-field', from: 'stock', to: 'in_stock' }], 'Parser'),
+      at(14, [{ edit: 'set', key: 'scrapingInterval', value: 'daily' }]),
+    ]);
+    expect(edited.refused).toEqual(new Map());
     expect(edited.text).toBe(
-      `kind: Parser\nname: books\nurls: [ https://books.example/a.html ]\nfields:\n  {\n    a:\n      {\n        description: "line one\n          line two",\n        selector: h1\n      },\n    cost: { description: Price }\n  }\n`,
+      LAYOUT.replace('    stock: {', '    in_stock: {').replace('"weekly"  # was', '"daily"  # was'),
     );
+  });
+
+  it('removes a field and adds one without touching the lines around them', () => {
+    const edited = editManifestText('m.yaml', LAYOUT, [
+      at(
+        1,
+        [
+          { edit: 'remove-field', field: 'price' },
+          { edit: 'add-field', field: 'upc', value: { description: 'UPC' } },
+        ],
+        'Parser',
+      ),
+    ]);
+    expect(edited.refused).toEqual(new Map());
+    expect(edited.text).toBe(
+      LAYOUT.replace(
+        "    price:\n        description: 'Price'   # in euros\n        type: number\n",
+        '',
+      ).replace(
+        '    stock: {description: Stock}\n',
+        '    stock: {description: Stock}\n    upc:\n      description: UPC\n',
+      ),
+    );
+  });
+
+  it('removes a field with the comment above it, and an item of a flow map with its comma, other lines kept', () => {
+    const text = `kind: Parser\nname: books\nurls: [x]\nfields:\n  # about a\n  a:\n    description: A\n  # about b\n  b: {description: B}   # b!\n  c: {description: C, fields: {d: {description: D}, x: {description: X},\n    e: {description: E},\n    f: {description: F}}}\n\n# trailing\n`;
+    const remove = (...fields: string[]): string | null =>
+      editManifestText('m.yaml', text, [
+        at(
+          1,
+          fields.map((field): ManifestEdit => ({ edit: 'remove-field', field })),
+          'Parser',
+        ),
+      ]).text;
+    expect(remove('b')).toBe(text.replace('  # about b\n  b: {description: B}   # b!\n', ''));
+    expect(remove('c.d')).toBe(text.replace('{d: {description: D}, x:', '{x:'));
+    expect(remove('c.x')).toBe(text.replace(' x: {description: X},', ''));
+    expect(remove('c.e')).toBe(text.replace('    e: {description: E},\n', ''));
+    expect(remove('c.f')).toBe(text.replace(',\n    f: {description: F}}}', '}}'));
+    expect(remove('c.d', 'c.f')).toBe(
+      text.replace('{d: {description: D}, x:', '{x:').replace(',\n    f: {description: F}}}', '}}'),
+    );
+  });
+
+  it('writes a project key set to a new list or map where the one read was, flow or block', () => {
+    const list = editManifestText('m.yaml', LAYOUT, [
+      at(14, [{ edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/'] } }]),
+    ]);
+    expect(list.text).toBe(
+      LAYOUT.replace(
+        'projectInput: {type: list, list: [https://books.example/a.html]}',
+        'projectInput: { type: list, list: [ https://b.example/ ] }',
+      ),
+    );
+    const block =
+      'kind: Project\nname: n\nwebhookOutput:\n    url: https://a.example/ # old\n\noutput_format: JSON\n';
+    const hook = editManifestText('m.yaml', block, [
+      at(1, [
+        { edit: 'set', key: 'webhookOutput', value: { url: 'https://b.example/', webhookEncoding: 'json' } },
+      ]),
+    ]);
+    expect(hook.text).toBe(
+      'kind: Project\nname: n\nwebhookOutput:\n    url: https://b.example/\n    webhookEncoding: json\n\noutput_format: JSON\n',
+    );
+  });
+
+  it('removes the document of a deleted object and keeps the other one as written', () => {
+    const edited = editManifestText('m.yaml', LAYOUT, [at(14, [{ edit: 'remove-document' }])]);
+    expect(edited.text).toBe(LAYOUT.slice(0, LAYOUT.indexOf('---\n')));
+  });
+
+  it("writes the library's layout when only changing the edited text would not read back as the edit, or cannot", () => {
+    const text =
+      'kind: Parser\nname: books # the shop\nurls: [https://books.example/a.html]\nfields: {stock: {description: Stock}}\n';
+    const library = (fields: string): string =>
+      `kind: Parser\nname: books # the shop\nurls: [ https://books.example/a.html ]\nfields: { ${fields} }\n`;
+    // `{in, stock: …}` would read as two keys: the key is written quoted, in the library's layout.
+    const renamed = editManifestText('m.yaml', text, [
+      at(1, [{ edit: 'rename-field', from: 'stock', to: 'in, stock' }], 'Parser'),
+    ]);
+    expect(renamed.text).toBe(library('"in, stock": { description: Stock }'));
+    // A pair added to a flow map.
+    const added = editManifestText('m.yaml', text, [
+      at(1, [{ edit: 'add-field', field: 'upc', value: { description: 'UPC' } }], 'Parser'),
+    ]);
+    expect(added.text).toBe(library('stock: { description: Stock }, upc: { description: UPC }'));
   });
 });

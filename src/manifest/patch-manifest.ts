@@ -1,0 +1,202 @@
+import { Document, isAlias, isCollection, isMap, isScalar, isSeq, YAMLMap } from 'yaml';
+import type { Node, Pair, Scalar, YAMLSeq } from 'yaml';
+
+/** One document of a file as read, and what the edits made of it (a copy: `doc.clone()`), or null when removed. */
+export interface DocumentEdit {
+  before: Document;
+  after: Document | null;
+}
+
+/** A piece of the text from `start` to `end` replaced by `text`. */
+interface Patch {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The file's text with only what the edits changed written anew: a renamed key, a scalar set to a new value, a
+ * pair removed, a pair added at the end of a block map, a document removed. Every other byte stays as written: the
+ * whole document written in the library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on
+ * several lines one item a line and re-indented a file indented by four, lines nobody edited in the user's diff.
+ * Undefined when an edit is of another shape (a value replaced by a collection, a pair added to a flow map): the
+ * caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
+ */
+export function patchedText(text: string, edits: readonly DocumentEdit[]): string | undefined {
+  const patches: Patch[] = [];
+  for (const { before, after } of edits) {
+    const range = before.range;
+    if (range === undefined) return undefined;
+    if (after === null) patches.push({ start: range[0], end: range[2], text: '' });
+    else if (!diffNode(text, before.contents, after.contents, patches)) return undefined;
+  }
+  patches.sort((a, b) => b.start - a.start);
+  let out = text;
+  let limit = Number.POSITIVE_INFINITY;
+  for (const patch of patches) {
+    // Two patches over the same text: the edits are not of the shapes this writes.
+    if (patch.end > limit) return undefined;
+    out = out.slice(0, patch.start) + patch.text + out.slice(patch.end);
+    limit = patch.start;
+  }
+  return out;
+}
+
+/** Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. */
+function diffNode(text: string, before: unknown, after: unknown, patches: Patch[]): boolean {
+  if (before === after) return true;
+  // A value set anew (setIn: a project key's live map or list) is written where the one read was.
+  if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
+    return replaced(text, before, after, patches);
+  if (isScalar(before) && isScalar(after)) {
+    // A scalar the edits did not change keeps its source token (edited() drops it).
+    if (after.srcToken !== undefined) return true;
+    const written = scalarText(after);
+    if (written === undefined || before.range === undefined || before.range === null) return false;
+    patches.push({ start: before.range[0], end: before.range[1], text: written });
+    return true;
+  }
+  if (isAlias(before) && isAlias(after)) return before.source === after.source;
+  if (isSeq(before) && isSeq(after)) {
+    if (before.items.length !== after.items.length) return false;
+    return before.items.every((item, i) => diffNode(text, item, after.items[i], patches));
+  }
+  if (isMap(before) && isMap(after)) return diffMap(text, before, after, patches);
+  return false;
+}
+
+function diffMap(text: string, before: YAMLMap, after: YAMLMap, patches: Patch[]): boolean {
+  // Pairs are matched by where their key was read: the copy keeps each node's range, a new pair has none.
+  const at = (pair: Pair): number | undefined => (pair.key as Node | null)?.range?.[0];
+  const kept = new Set<Pair>();
+  const added: Pair[] = [];
+  for (const pair of after.items) {
+    const start = at(pair);
+    const read = start === undefined ? undefined : before.items.find((p) => at(p) === start);
+    if (read === undefined) {
+      added.push(pair);
+      continue;
+    }
+    kept.add(read);
+    if (!diffNode(text, read.key, pair.key, patches)) return false;
+    if (!diffNode(text, read.value, pair.value, patches)) return false;
+  }
+  for (const pair of before.items) {
+    if (kept.has(pair)) continue;
+    const removed = removal(text, before, pair);
+    if (removed === undefined) return false;
+    patches.push(removed);
+  }
+  if (added.length === 0) return true;
+  const last = before.items.at(-1);
+  if (before.flow === true || last === undefined) return false;
+  const key = last.key as Node | null;
+  if (key?.range === undefined || key.range === null) return false;
+  const column = key.range[0] - (text.lastIndexOf('\n', key.range[0] - 1) + 1);
+  const block = new Document(new YAMLMap());
+  (block.contents as YAMLMap).items.push(...added);
+  const lines = block
+    .toString({ lineWidth: 0 })
+    .split('\n')
+    .filter((l) => l !== '');
+  const end = lineEnd(text, pairEnd(last));
+  if (end === undefined) return false;
+  patches.push({ start: end, end, text: lines.map((l) => `${' '.repeat(column)}${l}\n`).join('') });
+  return true;
+}
+
+/**
+ * A collection read replaced by a new node: in a flow collection's place written on one line, in a block one's
+ * place as a block indented where it was; undefined when it does not fit there.
+ */
+function replaced(text: string, before: YAMLMap | YAMLSeq, after: Node, patches: Patch[]): boolean {
+  const range = before.range;
+  if (range == null) return false;
+  const copy = after.clone();
+  if (before.flow === true) {
+    if (isCollection(copy)) copy.flow = true;
+    const written = isScalar(copy)
+      ? scalarText(copy)
+      : new Document(copy).toString({ lineWidth: 0 }).replace(/\n$/, '');
+    if (written === undefined || written.includes('\n')) return false;
+    patches.push({ start: range[0], end: range[1], text: written });
+    return true;
+  }
+  const end = lineEnd(text, range[1]);
+  if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
+  const column = range[0] - (text.lastIndexOf('\n', range[0] - 1) + 1);
+  const lines = new Document(copy).toString({ lineWidth: 0 }).replace(/\n$/, '').split('\n');
+  const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
+  patches.push({ start: range[0], end, text: `${written}\n` });
+  return true;
+}
+
+/**
+ * The text a removed pair took: in a block map its lines, with the comment lines right above it (its own, as the
+ * library drops them with it); in a flow map the item and a comma beside it, other items kept on their lines.
+ */
+function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
+  const key = pair.key as Node | null;
+  const start = key?.range?.[0];
+  const valueEnd = pairEnd(pair);
+  if (start === undefined || valueEnd === undefined) return undefined;
+  const lineStart = (at: number): number => text.lastIndexOf('\n', at - 1) + 1;
+  if (map.flow !== true) {
+    let from = lineStart(start);
+    const end = lineEnd(text, valueEnd);
+    if (text.slice(from, start).trim() !== '' || end === undefined) return undefined;
+    if (key?.commentBefore != null) {
+      while (
+        from > 0 &&
+        text
+          .slice(lineStart(from - 1), from)
+          .trim()
+          .startsWith('#')
+      )
+        from = lineStart(from - 1);
+    }
+    return { start: from, end, text: '' };
+  }
+  const comma = /^\s*,/.exec(text.slice(valueEnd));
+  if (comma !== null) {
+    const end = valueEnd + comma[0].length;
+    const rest = /^[ \t]*(\n|$)/.exec(text.slice(end));
+    const spaces = /[ \t]*$/.exec(text.slice(0, start))?.[0].length ?? 0;
+    // Alone on its line: the line goes; else the item, its comma and the spaces before it.
+    if (rest !== null && lineStart(start) === start - spaces)
+      return { start: start - spaces, end: end + rest[0].length, text: '' };
+    if (rest !== null) return { start: start - spaces, end, text: '' };
+    return { start, end: end + (/^[ \t]*/.exec(text.slice(end))?.[0].length ?? 0), text: '' };
+  }
+  const before = /,\s*$/.exec(text.slice(0, start));
+  return before === null ? undefined : { start: before.index, end: valueEnd, text: '' };
+}
+
+/** Where a pair's value (or key, when it has none) ends, trailing blank lines left out. */
+function pairEnd(pair: Pair): number | undefined {
+  const node = ((pair.value as Node | null) ?? (pair.key as Node | null)) as Node | null;
+  return node?.range?.[1];
+}
+
+/** The offset just past the line on which `at` falls, its comment included; undefined when more follows there. */
+function lineEnd(text: string, at: number | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  // A block collection's range ends after its last line break, and after blank lines following it.
+  let end = at;
+  while (end > 0 && /\s/.test(text.charAt(end - 1))) end--;
+  const newline = text.indexOf('\n', end);
+  const rest = text.slice(end, newline === -1 ? text.length : newline);
+  if (rest.trim() !== '' && !rest.trimStart().startsWith('#')) return undefined;
+  return newline === -1 ? text.length : newline + 1;
+}
+
+/** A scalar as the library writes it, when that is one line. */
+function scalarText(node: Scalar): string | undefined {
+  // Its comments stay where they are written, outside the range replaced.
+  const bare = node.clone() as Scalar;
+  delete bare.comment;
+  delete bare.commentBefore;
+  bare.spaceBefore = false;
+  const written = new Document(bare).toString({ lineWidth: 0 }).replace(/\n$/, '');
+  return written.includes('\n') ? undefined : written;
+}
