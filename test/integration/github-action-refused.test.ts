@@ -42,7 +42,7 @@ process.exit(3);
     expect(result.output).toContain('has-changes=true\ndestructive=true\nadopts=false\n');
     expect(result.output).toContain('**Plan: 4 to replace (4 regenerations, ~120,000 credits).**');
     expect(await readFile(path.join(dir, 'summary'), 'utf8')).toBe(
-      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${REFUSAL}\`\`\`\n\n### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n`,
+      `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${REFUSAL}\n\`\`\`\n\n### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n`,
     );
     const fail = await runActionStep(dir, 'Fail when the plan failed', { OUT_DIR: out });
     expect(fail.code).toBe(3);
@@ -69,7 +69,7 @@ process.exit(3);
       expect(result.code).toBe(0);
       expect(await readFile(path.join(out, 'plan.err'), 'utf8')).toBe(REFUSAL);
       expect(await readFile(path.join(dir, 'summary'), 'utf8')).toBe(
-        `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${REFUSAL}\`\`\`\n\n### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n`,
+        `### scrapeform plan refused (exit 3)\n\nNothing was applied. The plan below was refused:\n\n\`\`\`text\n${REFUSAL}\n\`\`\`\n\n### scrapeform plan\n\n**Plan: 4 to replace (4 regenerations, ~120,000 credits).**\n`,
       );
       expect(await readFile(path.join(out, 'plan.code'), 'utf8')).toBe('3\n');
     } finally {
