@@ -225,8 +225,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       warnUnanswered(method, shownPath, error);
       answer = encodeAnswer(answerFor(error));
     }
+    // Logged with the status the client got: a header Node refuses makes send throw, and the 500 written instead
+    // (answerFailure, below) is what the log says, not the handler's status.
+    try {
+      send(outgoing, answer);
+    } catch (error) {
+      log(shownPath, method, 500, started, fault);
+      throw error;
+    }
     log(shownPath, method, answer.status, started, fault);
-    send(outgoing, answer);
   };
 
   const log = (shownPath: string, method: string, status: number, started: number, fault?: string): void => {

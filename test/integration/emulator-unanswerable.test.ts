@@ -93,6 +93,8 @@ describe('answers the emulator cannot give as asked', () => {
       expect(warnings[0]).toMatch(
         /^cannot answer GET \/api\/projects\?api_key=\*\*\*: Invalid character in header/,
       );
+      // The log says what the client got, not the status the handler meant to send.
+      expect(h.emulator.requestLog.at(-1)).toMatchObject({ method: 'GET', status: 500 });
     } finally {
       delete (projects as { handle?: unknown }).handle;
     }
