@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import type * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -171,6 +171,128 @@ describe('apply stopped by a state write that failed', () => {
       hint: 'free space on that disk, then run the command again',
     });
     expect(run.stderr).toContain(`error: ${doc.error?.message}\n`);
+  });
+
+  it('apply prints its summary and writes --markdown-report with what was done before the stop, and the error', async () => {
+    const dir = await workspace('m');
+    const report = path.join(dir, 'report.md');
+    disk.full = () => created('m').length > 0;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1', '--markdown-report', report],
+      { env: env() },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.m${i}`);
+    const landed = created('m').map((name) => `parser.${name}`);
+    expect(landed.length).toBeGreaterThan(0);
+    expect(landed.length).toBeLessThan(PARSERS);
+    const neverSent = all.filter((address) => !landed.includes(address));
+    const ids = new Map([...emulator.parsers.parsers.values()].map((p) => [`parser.${p.name}`, p.id]));
+    // The changes whose own result the failed write ended, as the progress log says.
+    const failed = landed.filter((address) => run.stderr.includes(`${address}  failed: `));
+    const applied = landed.filter((address) => !failed.includes(address));
+    const written =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    const hint = 'free space on that disk, then run the command again';
+    const error = run.stderr.slice(run.stderr.indexOf('error: ') + 'error: '.length).split('\n')[0] ?? '';
+    expect(error).toContain(`${written}; apply stopped: state does not hold all it did for `);
+    const counts = `${applied.length} applied, ${neverSent.length} not started, ${failed.length} failed`;
+    expect(run.stdout.slice(run.stdout.indexOf('\nApply '))).toBe(
+      [
+        '',
+        `Apply stopped by a state error: ${counts}.`,
+        ...applied.map((address) => `  ✓ ${address} create ${ids.get(address)} version 0`),
+        ...failed.flatMap((address) => [
+          `  ✗ ${address} create ${ids.get(address)} version 0: ${written}`,
+          `      hint: ${hint}`,
+        ]),
+        ...neverSent.map((address) => `  - ${address} create: not started`),
+        `State does not hold all it did for ${landed.join(', ')}: the next apply reads ${landed.length === 1 ? 'it' : 'them'} again.`,
+        '',
+      ].join('\n'),
+    );
+    const row = (address: string): string =>
+      applied.includes(address)
+        ? `| \`${address}\` | create | ok \`${ids.get(address)}\` version 0 |`
+        : failed.includes(address)
+          ? `| \`${address}\` | create | failed \`${ids.get(address)}\` version 0: \`${written}\` |`
+          : `| \`${address}\` | create | not started |`;
+    expect(await readFile(report, 'utf8')).toBe(
+      [
+        '### scrapeform apply: stopped by a state error',
+        '',
+        `${counts}.`,
+        '',
+        `- **Error** \`state.io\`: ${error}`,
+        `- **Hint:** ${hint}`,
+        '',
+        '| object | action | result |',
+        '| --- | --- | --- |',
+        ...all.map(row),
+        '',
+      ].join('\n'),
+    );
+    // The error is still the last thing on stderr, after the report was written.
+    expect(run.stderr).toContain(`Wrote the apply report to ${report}\nerror: ${error}\n  hint: ${hint}\n`);
+  });
+
+  it('apply with --markdown-report says nothing was sent when the write before the first call fails', async () => {
+    const dir = await workspace('n');
+    const report = path.join(dir, 'report.md');
+    disk.full = () => true;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--markdown-report', report],
+      {
+        env: env(),
+      },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(created('n')).toEqual([]);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.n${i}`);
+    const error = `cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`;
+    expect(run.stdout.slice(run.stdout.indexOf('\nApply '))).toBe(
+      [
+        '',
+        `Apply stopped by a state error: 0 applied, ${PARSERS} not started, 0 failed.`,
+        ...all.map((address) => `  - ${address} create: not started`),
+        '',
+      ].join('\n'),
+    );
+    expect(await readFile(report, 'utf8')).toBe(
+      [
+        '### scrapeform apply: stopped by a state error',
+        '',
+        `0 applied, ${PARSERS} not started, 0 failed.`,
+        '',
+        `- **Error** \`state.io\`: ${error}`,
+        '- **Hint:** free space on that disk, then run the command again',
+        '',
+        '| object | action | result |',
+        '| --- | --- | --- |',
+        ...all.map((address) => `| \`${address}\` | create | not started |`),
+        '',
+      ].join('\n'),
+    );
+    expect(run.stderr).toContain(`error: ${error}\n`);
+  });
+
+  it('a --markdown-report that cannot be written when a state error stopped apply is a warning before that error', async () => {
+    const dir = await workspace('w');
+    const report = path.join(dir, 'missing', 'report.md');
+    disk.full = () => true;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--markdown-report', report],
+      {
+        env: env(),
+      },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `\nApply stopped by a state error: 0 applied, ${PARSERS} not started, 0 failed.\n`,
+    );
+    expect(run.stderr).toContain(
+      `warning: cannot write the apply report to ${report}: no such file or directory (ENOENT); apply stopped on the error below\nerror: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`,
+    );
   });
 
   it('a lock taken over by another run mid-apply names what was sent and not recorded, and what was not started', async () => {
