@@ -153,7 +153,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         ...stateWindow,
       }),
     ).catch(async (error: unknown) => {
-      // A state write stopped apply once calls may have been sent: the result so far (what was made, the calls
+      // A state write stopped apply (before, during or after its calls): the result so far (what was made, the calls
       // sent, what was not started, and the error) is still printed and written to --markdown-report, for CI and
       // for the person reading the log; then the error on stderr and exit 1.
       if (error instanceof ApplyStoppedError) {

@@ -24,7 +24,7 @@ export interface ApplyReport {
    */
   noChanges?: string;
   /**
-   * The state error that stopped apply once calls may have been sent (a full disk, a lost lock): the results hold
+   * The state error that stopped apply (a full disk, a lost lock; before, during or after its calls): the results hold
    * what was done by then, and the command exits 1 with this error on stderr too.
    */
   error?: { code: string; message: string; hint?: string; unrecorded?: string[] };

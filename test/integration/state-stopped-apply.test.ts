@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,10 +9,12 @@ import { runScrapeform } from '../helpers/cli.js';
 
 /**
  * A state write that fails mid-apply: `full` fills the disk under the state (every later write of its temporary
- * file fails with ENOSPC); `taken` hands the lock to another run (the lock file names another holder from then on).
+ * file fails with ENOSPC); `fullFor` fails the writes of the state texts it picks; `taken` hands the lock to another
+ * run (the lock file names another holder from then on).
  */
 const disk = vi.hoisted(() => ({
   full: undefined as undefined | (() => boolean),
+  fullFor: undefined as undefined | ((text: string) => boolean),
   taken: undefined as undefined | (() => boolean),
 }));
 
@@ -20,15 +22,18 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof fsPromises>();
   const open: typeof real.open = async (file, flags, mode) => {
     const handle = await real.open(file, flags, mode);
-    if (/state\.json\.\d+\.[0-9a-f]{8}\.tmp$/.test(String(file)) && disk.full?.() === true) {
-      handle.writeFile = () =>
-        Promise.reject(
-          Object.assign(new Error(`ENOSPC: no space left on device, write`), {
-            code: 'ENOSPC',
-            syscall: 'write',
-          }),
-        );
-    }
+    if (!/state\.json\.\d+\.[0-9a-f]{8}\.tmp$/.test(String(file))) return handle;
+    const full = disk.full?.() === true;
+    const write = handle.writeFile.bind(handle);
+    handle.writeFile = (data, options) =>
+      full || disk.fullFor?.(String(data)) === true
+        ? Promise.reject(
+            Object.assign(new Error(`ENOSPC: no space left on device, write`), {
+              code: 'ENOSPC',
+              syscall: 'write',
+            }),
+          )
+        : write(data, options);
     return handle;
   };
   const readFile = (async (file: Parameters<typeof real.readFile>[0], options?: unknown) => {
@@ -293,6 +298,79 @@ describe('apply stopped by a state write that failed', () => {
     expect(run.stderr).toContain(
       `warning: cannot write the apply report to ${report}: no such file or directory (ENOENT); apply stopped on the error below\nerror: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`,
     );
+  });
+
+  it('apply --json prints its result when the write of the protection after the last call fails', async () => {
+    const dir = await workspace('q');
+    // parser.q0 goes live under another state; this one adopts it, protected, and creates the others.
+    await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--target', 'parser.q0'], { env: env() });
+    await rm(path.join(dir, '.scrapeform'), { recursive: true });
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(
+      manifest,
+      `${await readFile(manifest, 'utf8')}adopt: true\nlifecycle: { prevent_destroy: true }\n`,
+    );
+    // Every write of the run goes through until the one recording that protection, after every call.
+    disk.fullFor = (text) => text.includes('"preventDestroy":true');
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.fullFor = undefined));
+    expect(run.code).toBe(1);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.q${i}`);
+    expect(created('q').map((name) => `parser.${name}`)).toEqual(all);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    expect(run.stderr).toContain(
+      `error: ${message}\n  hint: free space on that disk, then run the command again\n`,
+    );
+    expect(run.stdout, run.stderr).not.toBe('');
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    expect(doc.results.map((r) => [r.address, r.ok, r.calls.map((c) => `${c.method} ${c.status}`)])).toEqual([
+      ['parser.q0', true, []],
+      ...all.slice(1).map((address) => [address, true, ['POST 201']]),
+    ]);
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message,
+      hint: 'free space on that disk, then run the command again',
+    });
+  });
+
+  it('apply --json lists every change as not started when the write before the intents fails', async () => {
+    const dir = await workspace('r');
+    await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--target', 'parser.r0'], { env: env() });
+    // parser.r0 is protected from now on, recorded before any call; the others are created.
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(manifest, `${await readFile(manifest, 'utf8')}lifecycle: { prevent_destroy: true }\n`);
+    disk.full = () => true;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(created('r')).toEqual(['r0']);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    expect(run.stderr).toContain(`error: ${message}\n`);
+    expect(run.stdout, run.stderr).not.toBe('');
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    expect(doc.results).toEqual(
+      Array.from({ length: PARSERS - 1 }, (_, i) => ({
+        address: `parser.r${i + 1}`,
+        action: 'create',
+        ok: false,
+        skipped: true,
+        calls: [],
+        id: null,
+        error: { code: 'state.io', message: 'not started: state could not be written' },
+      })),
+    );
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message,
+      hint: 'free space on that disk, then run the command again',
+    });
   });
 
   it('a lock taken over by another run mid-apply names what was sent and not recorded, and what was not started', async () => {
