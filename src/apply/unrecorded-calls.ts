@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import type { ResourceChange } from '../plan/model.js';
 import { sameJson } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
@@ -63,9 +64,10 @@ function recordOf(state: State, address: string): unknown[] {
 }
 
 /**
- * A state error that stopped apply once calls may have been sent, with what apply had done by then: every change
- * of the plan, the calls each sent, and those not started. The CLI prints that result (`apply --json`) before the
- * error, so CI learns what was made (and paid for) on this path too, as it does when a call fails.
+ * A state error that stopped apply (a write before its first call, during its calls, or after its last), with what
+ * apply had done by then: every change of the plan, the calls each sent, and those not started. The CLI prints that
+ * result (`apply --json`, the summary, --markdown-report) before the error, so CI learns what was made (and paid
+ * for) on this path too, as it does when a call fails.
  */
 export class ApplyStoppedError extends ScrapeformError {
   constructor(
@@ -84,4 +86,29 @@ export class ApplyStoppedError extends ScrapeformError {
 /** The error that stopped apply with `result`: a user error carries it (ApplyStoppedError); a bug stays as it is. */
 export function stoppedWith(error: unknown, result: ApplyResult): unknown {
   return error instanceof ScrapeformError ? new ApplyStoppedError(error, result) : error;
+}
+
+/**
+ * The error of a state write that failed before apply's first call (the write of what finished since, the protection
+ * and the moves, before the intents), with its result: every change of the plan not started, nothing sent.
+ */
+export function stoppedBeforeCalls(
+  error: unknown,
+  changes: readonly ResourceChange[],
+  state: State,
+): unknown {
+  if (!(error instanceof ScrapeformError)) return error;
+  return new ApplyStoppedError(error, {
+    results: changes.map((change) => ({
+      address: change.address,
+      action: change.action,
+      ok: false,
+      skipped: true,
+      calls: [],
+      id: change.id,
+      error: { code: error.code, message: 'not started: state could not be written' },
+    })),
+    state,
+    interrupted: false,
+  });
 }

@@ -152,12 +152,23 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         ...polling,
         ...stateWindow,
       }),
-    ).catch((error: unknown) => {
-      // A state write stopped apply once calls may have been sent: CI still gets the result on stdout (what was
-      // made, the calls sent, what was not started, and the error), then the error on stderr and exit 1.
-      if (error instanceof ApplyStoppedError && format === 'json') {
+    ).catch(async (error: unknown) => {
+      // A state write stopped apply (before, during or after its calls): the result so far (what was made, the calls
+      // sent, what was not started, and the error) is still printed and written to --markdown-report, for CI and
+      // for the person reading the log; then the error on stderr and exit 1.
+      if (error instanceof ApplyStoppedError) {
         shown.stop();
-        ctx.print(renderOutput('apply', 'json', stoppedReport(error), ctx.stdoutColors));
+        await showReport(
+          ctx,
+          format,
+          stoppedReport(error),
+          flags.markdownReport,
+          'apply stopped on the error below',
+        ).catch((failure: unknown) => {
+          // The state error is what the run ends with: a report that cannot be written is said before it.
+          if (!(failure instanceof ScrapeformError)) throw failure;
+          ctx.log(ctx.colors.yellow(`warning: ${printable(failure.message)}`));
+        });
       }
       throw error;
     });
@@ -170,19 +181,13 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
       // partial plan): the report says so rather than that the services matched.
       ...(outcome.result === undefined ? heldBack(outcome.plan) : {}),
     };
-    // The result first: the calls are made (and paid for), so a report file that cannot be written must not cost
-    // CI the result on stdout (`--json`: what was applied, the ids made, what failed), as plan prints before --out.
-    const text = renderOutput('apply', format, report, ctx.stdoutColors);
-    if (text !== '') ctx.print(text);
-    if (flags.markdownReport !== undefined) {
-      await writeOutputFile(
-        flags.markdownReport,
-        renderOutput('apply', 'markdown', report, ctx.colors),
-        'the apply report',
-        'the apply itself is over and state records what it did',
-      );
-      ctx.log(`Wrote the apply report to ${flags.markdownReport}`);
-    }
+    await showReport(
+      ctx,
+      format,
+      report,
+      flags.markdownReport,
+      'the apply itself is over and state records what it did',
+    );
     // Interrupted while its calls ran, during the expect checks after them (the rest were not run), or after reading
     // the services with nothing to do: Ctrl-C and SIGTERM end every command with 130 (README, exit codes).
     if (outcome.result?.interrupted === true || controller.signal.aborted) return 'interrupted';
@@ -192,6 +197,31 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     shown.stop();
     stopListening();
   }
+}
+
+/**
+ * Prints the apply result and writes it to the --markdown-report file, if one was asked for (`done`: what the
+ * write failure says of the apply). The result first: the calls are made (and paid for), so a report file that
+ * cannot be written must not cost CI the result on stdout (`--json`: what was applied, the ids made, what failed), as
+ * plan prints before --out.
+ */
+async function showReport(
+  ctx: CommandContext,
+  format: 'json' | 'human',
+  report: ApplyReport,
+  markdownReport: string | undefined,
+  done: string,
+): Promise<void> {
+  const text = renderOutput('apply', format, report, ctx.stdoutColors);
+  if (text !== '') ctx.print(text);
+  if (markdownReport === undefined) return;
+  await writeOutputFile(
+    markdownReport,
+    renderOutput('apply', 'markdown', report, ctx.colors),
+    'the apply report',
+    done,
+  );
+  ctx.log(`Wrote the apply report to ${markdownReport}`);
 }
 
 /**

@@ -24,7 +24,7 @@ export interface ApplyReport {
    */
   noChanges?: string;
   /**
-   * The state error that stopped apply once calls may have been sent (a full disk, a lost lock): the results hold
+   * The state error that stopped apply (a full disk, a lost lock; before, during or after its calls): the results hold
    * what was done by then, and the command exits 1 with this error on stderr too.
    */
   error?: { code: string; message: string; hint?: string; unrecorded?: string[] };
@@ -40,7 +40,7 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const { green, red, yellow, dim, bold } = colors;
   const sorted = sortResults(result);
   const { ok, stopped, notStarted, failed } = sorted;
-  const lines = ['', bold(`Apply ${outcomeWord(result, failed.length)}: ${countsText(sorted)}.`)];
+  const lines = ['', bold(`Apply ${outcomeWord(report, failed.length)}: ${countsText(sorted)}.`)];
   for (const r of ok) {
     lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
     lines.push(...noteLines(r, colors));
@@ -59,6 +59,11 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
     lines.push(...noteLines(r, colors));
   }
   for (const r of notStarted) lines.push(`  ${dim('-')} ${printable(r.address)} ${r.action}: not started`);
+  const unrecorded = report.error?.unrecorded ?? [];
+  if (unrecorded.length > 0)
+    lines.push(
+      `State does not hold all it did for ${unrecorded.map(printable).join(', ')}: the next apply reads ${unrecorded.length === 1 ? 'it' : 'them'} again.`,
+    );
   if (result.interrupted)
     lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
   if (checks.length > 0) lines.push('', `Expect checks:\n${renderChecks(checks, colors)}`);
@@ -94,8 +99,10 @@ function notStarted(r: ChangeResult): boolean {
   return r.skipped === true || (r.error?.code === 'apply.interrupted' && r.calls.length === 0);
 }
 
-function outcomeWord(result: ApplyResult, failed: number): string {
-  return result.interrupted ? 'interrupted' : failed === 0 ? 'complete' : 'finished with failures';
+/** How apply ended; a state error that stopped it first (its changes may all be applied or not started). */
+function outcomeWord({ result, error }: ApplyReport, failed: number): string {
+  if (error !== undefined) return 'stopped by a state error';
+  return result?.interrupted === true ? 'interrupted' : failed === 0 ? 'complete' : 'finished with failures';
 }
 
 /** `2 applied, 1 failed`; after Ctrl-C also what it stopped and what it never started, when any. */
@@ -183,7 +190,20 @@ export function renderApplyMarkdown(
       : notStarted(r)
         ? 'not started'
         : `${r.error?.code === 'apply.interrupted' ? 'stopped' : 'failed'}${object(r)}${recovered(r)}: ${tableCode(r.error?.message ?? 'failed')}`;
-  out.add(`### scrapeform apply: ${outcomeWord(result, sorted.failed.length)}\n\n${countsText(sorted)}.\n\n`);
+  out.add(`### scrapeform apply: ${outcomeWord(report, sorted.failed.length)}\n\n${countsText(sorted)}.\n\n`);
+  // The state error that stopped apply, before the table: CI posts this report without the log that has it.
+  if (report.error !== undefined) {
+    const { code, message, hint } = report.error;
+    out.addList({
+      head: '',
+      items: [
+        { lead: `- **Error** ${markdownCode(code)}: `, text: message },
+        ...(hint !== undefined ? [{ lead: '- **Hint:** ', text: hint }] : []),
+      ],
+      more: () => '',
+      tail: '\n',
+    });
+  }
   const head = '| object | action | result |\n| --- | --- | --- |\n';
   const row = (r: ChangeResult): string => `| ${tableCode(r.address)} | ${r.action} | ${outcome(r)} |\n`;
   const rows = result.results.map(row);

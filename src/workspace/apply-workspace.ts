@@ -1,6 +1,7 @@
 import { applyPlan } from '../apply/apply-plan.js';
 import type { ApplyOptions, ApplyResult } from '../apply/apply-model.js';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
+import { stoppedBeforeCalls, stoppedWith } from '../apply/unrecorded-calls.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { ScrapeformError } from '../errors.js';
 import { DEFAULT_CONCURRENCY } from '../model/vocabulary.js';
@@ -144,7 +145,13 @@ export async function applyWorkspace(
     // a reviewer approved is still current when applied again with consent. Nothing was sent before this write, and
     // everything in it is read again from the services by the next run, so a run killed before it loses nothing.
     const recorded = moved !== protectedState ? (recordProtection(moved, declared) ?? moved) : protectedState;
-    const state = recorded !== fresh.state ? await ws.backend.write(recorded) : fresh.state;
+    // A write that fails stops apply with its result (apply --json prints it): every change not started.
+    const state =
+      recorded !== fresh.state
+        ? await ws.backend.write(recorded).catch((error: unknown) => {
+            throw stoppedBeforeCalls(error, plan.resource_changes, fresh.state);
+          })
+        : fresh.state;
     // What each regeneration changes in the example results, read around its own generation (none with --no-wait).
     const resultDiffs =
       options.noWait === true ? undefined : recordResultDiffs(ws.clients, fresh.live, options.signal);
@@ -168,9 +175,13 @@ export async function applyWorkspace(
       ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
       ...(resultDiffs !== undefined ? { hooks: resultDiffs.hooks } : {}),
     });
-    // Objects this apply created are in state only now: their protection is recorded too.
+    // Objects this apply created or adopted are in state only now: their protection is recorded too. Every call is
+    // made: a write that fails stops apply with its result as it is (apply --json prints it), and no expect check.
     const created = recordProtection(result.state, declared);
-    if (created !== undefined) result.state = await ws.backend.write(created);
+    if (created !== undefined)
+      result.state = await ws.backend.write(created).catch((error: unknown) => {
+        throw stoppedWith(error, result);
+      });
     // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
     const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,10 +9,12 @@ import { runScrapeform } from '../helpers/cli.js';
 
 /**
  * A state write that fails mid-apply: `full` fills the disk under the state (every later write of its temporary
- * file fails with ENOSPC); `taken` hands the lock to another run (the lock file names another holder from then on).
+ * file fails with ENOSPC); `fullFor` fails the writes of the state texts it picks; `taken` hands the lock to another
+ * run (the lock file names another holder from then on).
  */
 const disk = vi.hoisted(() => ({
   full: undefined as undefined | (() => boolean),
+  fullFor: undefined as undefined | ((text: string) => boolean),
   taken: undefined as undefined | (() => boolean),
 }));
 
@@ -20,15 +22,18 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof fsPromises>();
   const open: typeof real.open = async (file, flags, mode) => {
     const handle = await real.open(file, flags, mode);
-    if (/state\.json\.\d+\.[0-9a-f]{8}\.tmp$/.test(String(file)) && disk.full?.() === true) {
-      handle.writeFile = () =>
-        Promise.reject(
-          Object.assign(new Error(`ENOSPC: no space left on device, write`), {
-            code: 'ENOSPC',
-            syscall: 'write',
-          }),
-        );
-    }
+    if (!/state\.json\.\d+\.[0-9a-f]{8}\.tmp$/.test(String(file))) return handle;
+    const full = disk.full?.() === true;
+    const write = handle.writeFile.bind(handle);
+    handle.writeFile = (data, options) =>
+      full || disk.fullFor?.(String(data)) === true
+        ? Promise.reject(
+            Object.assign(new Error(`ENOSPC: no space left on device, write`), {
+              code: 'ENOSPC',
+              syscall: 'write',
+            }),
+          )
+        : write(data, options);
     return handle;
   };
   const readFile = (async (file: Parameters<typeof real.readFile>[0], options?: unknown) => {
@@ -171,6 +176,201 @@ describe('apply stopped by a state write that failed', () => {
       hint: 'free space on that disk, then run the command again',
     });
     expect(run.stderr).toContain(`error: ${doc.error?.message}\n`);
+  });
+
+  it('apply prints its summary and writes --markdown-report with what was done before the stop, and the error', async () => {
+    const dir = await workspace('m');
+    const report = path.join(dir, 'report.md');
+    disk.full = () => created('m').length > 0;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1', '--markdown-report', report],
+      { env: env() },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.m${i}`);
+    const landed = created('m').map((name) => `parser.${name}`);
+    expect(landed.length).toBeGreaterThan(0);
+    expect(landed.length).toBeLessThan(PARSERS);
+    const neverSent = all.filter((address) => !landed.includes(address));
+    const ids = new Map([...emulator.parsers.parsers.values()].map((p) => [`parser.${p.name}`, p.id]));
+    // The changes whose own result the failed write ended, as the progress log says.
+    const failed = landed.filter((address) => run.stderr.includes(`${address}  failed: `));
+    const applied = landed.filter((address) => !failed.includes(address));
+    const written =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    const hint = 'free space on that disk, then run the command again';
+    const error = run.stderr.slice(run.stderr.indexOf('error: ') + 'error: '.length).split('\n')[0] ?? '';
+    expect(error).toContain(`${written}; apply stopped: state does not hold all it did for `);
+    const counts = `${applied.length} applied, ${neverSent.length} not started, ${failed.length} failed`;
+    expect(run.stdout.slice(run.stdout.indexOf('\nApply '))).toBe(
+      [
+        '',
+        `Apply stopped by a state error: ${counts}.`,
+        ...applied.map((address) => `  ✓ ${address} create ${ids.get(address)} version 0`),
+        ...failed.flatMap((address) => [
+          `  ✗ ${address} create ${ids.get(address)} version 0: ${written}`,
+          `      hint: ${hint}`,
+        ]),
+        ...neverSent.map((address) => `  - ${address} create: not started`),
+        `State does not hold all it did for ${landed.join(', ')}: the next apply reads ${landed.length === 1 ? 'it' : 'them'} again.`,
+        '',
+      ].join('\n'),
+    );
+    const row = (address: string): string =>
+      applied.includes(address)
+        ? `| \`${address}\` | create | ok \`${ids.get(address)}\` version 0 |`
+        : failed.includes(address)
+          ? `| \`${address}\` | create | failed \`${ids.get(address)}\` version 0: \`${written}\` |`
+          : `| \`${address}\` | create | not started |`;
+    expect(await readFile(report, 'utf8')).toBe(
+      [
+        '### scrapeform apply: stopped by a state error',
+        '',
+        `${counts}.`,
+        '',
+        `- **Error** \`state.io\`: ${error}`,
+        `- **Hint:** ${hint}`,
+        '',
+        '| object | action | result |',
+        '| --- | --- | --- |',
+        ...all.map(row),
+        '',
+      ].join('\n'),
+    );
+    // The error is still the last thing on stderr, after the report was written.
+    expect(run.stderr).toContain(`Wrote the apply report to ${report}\nerror: ${error}\n  hint: ${hint}\n`);
+  });
+
+  it('apply with --markdown-report says nothing was sent when the write before the first call fails', async () => {
+    const dir = await workspace('n');
+    const report = path.join(dir, 'report.md');
+    disk.full = () => true;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--markdown-report', report],
+      {
+        env: env(),
+      },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(created('n')).toEqual([]);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.n${i}`);
+    const error = `cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`;
+    expect(run.stdout.slice(run.stdout.indexOf('\nApply '))).toBe(
+      [
+        '',
+        `Apply stopped by a state error: 0 applied, ${PARSERS} not started, 0 failed.`,
+        ...all.map((address) => `  - ${address} create: not started`),
+        '',
+      ].join('\n'),
+    );
+    expect(await readFile(report, 'utf8')).toBe(
+      [
+        '### scrapeform apply: stopped by a state error',
+        '',
+        `0 applied, ${PARSERS} not started, 0 failed.`,
+        '',
+        `- **Error** \`state.io\`: ${error}`,
+        '- **Hint:** free space on that disk, then run the command again',
+        '',
+        '| object | action | result |',
+        '| --- | --- | --- |',
+        ...all.map((address) => `| \`${address}\` | create | not started |`),
+        '',
+      ].join('\n'),
+    );
+    expect(run.stderr).toContain(`error: ${error}\n`);
+  });
+
+  it('a --markdown-report that cannot be written when a state error stopped apply is a warning before that error', async () => {
+    const dir = await workspace('w');
+    const report = path.join(dir, 'missing', 'report.md');
+    disk.full = () => true;
+    const run = await runScrapeform(
+      ['--chdir', dir, 'apply', '--auto-approve', '--markdown-report', report],
+      {
+        env: env(),
+      },
+    ).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `\nApply stopped by a state error: 0 applied, ${PARSERS} not started, 0 failed.\n`,
+    );
+    expect(run.stderr).toContain(
+      `warning: cannot write the apply report to ${report}: no such file or directory (ENOENT); apply stopped on the error below\nerror: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`,
+    );
+  });
+
+  it('apply --json prints its result when the write of the protection after the last call fails', async () => {
+    const dir = await workspace('q');
+    // parser.q0 goes live under another state; this one adopts it, protected, and creates the others.
+    await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--target', 'parser.q0'], { env: env() });
+    await rm(path.join(dir, '.scrapeform'), { recursive: true });
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(
+      manifest,
+      `${await readFile(manifest, 'utf8')}adopt: true\nlifecycle: { prevent_destroy: true }\n`,
+    );
+    // Every write of the run goes through until the one recording that protection, after every call.
+    disk.fullFor = (text) => text.includes('"preventDestroy":true');
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.fullFor = undefined));
+    expect(run.code).toBe(1);
+    const all = Array.from({ length: PARSERS }, (_, i) => `parser.q${i}`);
+    expect(created('q').map((name) => `parser.${name}`)).toEqual(all);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    expect(run.stderr).toContain(
+      `error: ${message}\n  hint: free space on that disk, then run the command again\n`,
+    );
+    expect(run.stdout, run.stderr).not.toBe('');
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    expect(doc.results.map((r) => [r.address, r.ok, r.calls.map((c) => `${c.method} ${c.status}`)])).toEqual([
+      ['parser.q0', true, []],
+      ...all.slice(1).map((address) => [address, true, ['POST 201']]),
+    ]);
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message,
+      hint: 'free space on that disk, then run the command again',
+    });
+  });
+
+  it('apply --json lists every change as not started when the write before the intents fails', async () => {
+    const dir = await workspace('r');
+    await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--target', 'parser.r0'], { env: env() });
+    // parser.r0 is protected from now on, recorded before any call; the others are created.
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(manifest, `${await readFile(manifest, 'utf8')}lifecycle: { prevent_destroy: true }\n`);
+    disk.full = () => true;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(created('r')).toEqual(['r0']);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    expect(run.stderr).toContain(`error: ${message}\n`);
+    expect(run.stdout, run.stderr).not.toBe('');
+    const doc = JSON.parse(run.stdout) as Doc;
+    expect(doc.status).toBe('failed');
+    expect(doc.results).toEqual(
+      Array.from({ length: PARSERS - 1 }, (_, i) => ({
+        address: `parser.r${i + 1}`,
+        action: 'create',
+        ok: false,
+        skipped: true,
+        calls: [],
+        id: null,
+        error: { code: 'state.io', message: 'not started: state could not be written' },
+      })),
+    );
+    expect(doc.error).toEqual({
+      code: 'state.io',
+      message,
+      hint: 'free space on that disk, then run the command again',
+    });
   });
 
   it('a lock taken over by another run mid-apply names what was sent and not recorded, and what was not started', async () => {
