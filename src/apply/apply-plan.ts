@@ -160,7 +160,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     // A write that failed stopped the run: the error names what was sent and is not recorded, and carries the
     // result so far, with every change never reached (the write before the first call failed) as not started.
     await store.flushed().catch(async (error: unknown) => {
-      const stopped = await withUnrecordedCalls(error, results, store.current, options.backend);
+      // The changes never reached first: the error names them as not started (all of them when the write before
+      // the first call failed).
       const reached = new Set(results.map((result) => result.address));
       for (const change of options.plan.resource_changes.filter((c) => !reached.has(c.address)))
         results.push({
@@ -172,6 +173,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
           id: change.id,
           error: notStartedForState(error),
         });
+      const stopped = await withUnrecordedCalls(error, results, store.current, options.backend);
       throw stoppedWith(stopped, outcome());
     });
   }

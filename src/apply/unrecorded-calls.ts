@@ -11,7 +11,7 @@ import type { ApplyResult, ChangeResult } from './apply-model.js';
  * may have landed with nothing recorded. The error says which: the changes that made calls and whose object or
  * intent differs between what this run holds and what the state holds (read again, which a full disk or a lost lock
  * allows; every change that made calls when that read fails too). A database that did not answer
- * (`state.unreachable`) is not read again: it may not answer a read either, and would hold the error back for its
+ * (`state.unreachable`, or a lock lost with its connection) is not read again: it may not answer a read either, and would hold the error back for its
  * timeout; every change that made calls is named then. Said as the same error with that added, so the user knows
  * which objects the next apply reads again rather than take "the state was not changed" for nothing having happened.
  */
@@ -27,15 +27,13 @@ export async function withUnrecordedCalls(
   const notStarted = results.filter((result) => result.skipped === true && result.error?.code === error.code);
   if (called.length === 0 && notStarted.length === 0) return error;
   const stored =
-    called.length > 0 && error.code !== 'state.unreachable'
-      ? await backend.read().catch(() => undefined)
-      : undefined;
+    called.length > 0 && !silentDatabase(error) ? await backend.read().catch(() => undefined) : undefined;
   const unrecorded = called.filter(
     (result) =>
       stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
   );
   if (unrecorded.length === 0 && notStarted.length === 0) return error;
-  const named = unrecorded.map((result) => `${result.address} (${result.action})`).join(', ');
+  const named = listed(unrecorded.map((result) => `${result.address} (${result.action})`));
   const said = [
     ...(unrecorded.length > 0
       ? [
@@ -43,7 +41,7 @@ export async function withUnrecordedCalls(
         ]
       : ['apply stopped']),
     ...(notStarted.length > 0
-      ? [`not started, nothing sent: ${notStarted.map((result) => result.address).join(', ')}`]
+      ? [`not started, nothing sent: ${listed(notStarted.map((result) => result.address))}`]
       : []),
   ];
   return new ScrapeformError(error.code, `${error.message}; ${said.join('; ')}`, {
@@ -56,6 +54,23 @@ export async function withUnrecordedCalls(
     status: error.status,
     cause: error,
   });
+}
+
+/** At most 20 names, then how many more: a stopped apply of 1,000 creates named them all in one line. */
+function listed(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(', ');
+  return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown;
+}
+
+/**
+ * A state error that says the database stopped answering: `state.unreachable`, or a lock lost with the connection
+ * that held it (PostgreSQL: the error carries the connection's failure as its cause, a timeout included). Read
+ * again, it would hold the error back for the database's timeout (30 s by default).
+ */
+function silentDatabase(error: ScrapeformError): boolean {
+  return (
+    error.code === 'state.unreachable' || (error.code === 'state.lock-lost' && error.cause !== undefined)
+  );
 }
 
 /** What state holds of one address: its object and the intent of a create at it. */

@@ -3,6 +3,7 @@ import { stable } from '../plan/plan-context.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { checkStateFormat, emptyState, stateShapeProblem } from '../state/model.js';
+import { whileHolding } from '../state/backend.js';
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
 import { parseStateJson, SAVE_AS_UTF8 } from '../state/state-text.js';
@@ -55,7 +56,7 @@ export function registerState(program: Command, run: RunCommand): void {
       const incoming = await readPushedState(file);
       return using(openState(where), async ({ backend }): Promise<RunStatus> => {
         const lock = await backend.lock('state push');
-        try {
+        return whileHolding(lock, async (): Promise<RunStatus> => {
           const current = await readReplaced(backend, file, flags.force === true, ctx.log);
           const problems: string[] = [];
           // A file without a lineage (written by hand, or pulled from a backend never written) takes the
@@ -96,9 +97,7 @@ export function registerState(program: Command, run: RunCommand): void {
             `Pushed ${count} ${count === 1 ? 'object' : 'objects'} to ${backend.location} (serial ${written.serial}).`,
           );
           return 'ok';
-        } finally {
-          await lock.release();
-        }
+        });
       });
     }),
   );

@@ -177,3 +177,24 @@ export function withLock(
     close: async () => backend.close?.(),
   };
 }
+
+/**
+ * Runs `work` while `lock` is held, then releases it. When `work` failed and the release fails too (the lock file
+ * on a disk gone read-only, the same fault that failed the work), the work's error is the one thrown, with the
+ * release's message added: a release error thrown from a `finally` replaced it, and an apply stopped by a state
+ * write lost what it had done (its --json result, the creates not recorded) behind "cannot remove the lock file".
+ */
+export async function whileHolding<T>(lock: StateLock, work: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await lock.release().catch((release: unknown) => {
+      if (error instanceof Error)
+        error.message += `; the lock was not released either: ${release instanceof Error ? release.message : String(release)}`;
+    });
+    throw error;
+  }
+  await lock.release();
+  return result;
+}

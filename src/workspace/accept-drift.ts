@@ -12,6 +12,7 @@ import type { ResourceState } from '../state/model.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import type { Workspace } from './open-workspace.js';
 import { removeManifestFile, writeManifestFile } from './write-manifest.js';
+import { whileHolding } from '../state/backend.js';
 
 export interface AcceptDriftOptions {
   /** Only these addresses (`--target`); every drifted object when empty. */
@@ -52,7 +53,7 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
       'acceptDrift needs ws.reloadManifests (openWorkspace sets it) to check its manifest edits',
     );
   const lock = await ws.backend.lock('drift --accept');
-  try {
+  return whileHolding(lock, async () => {
     const { state, report } = await detectWorkspaceDrift(ws, {
       manifests: ws.manifests,
       ...(options.targets !== undefined ? { targets: options.targets } : {}),
@@ -89,9 +90,7 @@ export async function acceptDrift(ws: Workspace, options: AcceptDriftOptions = {
         entry.accept.placeholders.map((f) => `${entry.address}: ${f}`),
       ),
     };
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /**

@@ -20,6 +20,7 @@ import { refuseOtherTarget, refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
 import { stateBeforeCalls } from '../plan/refresh-state.js';
+import { whileHolding } from '../state/backend.js';
 import type { LockInfo } from '../state/backend.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace, runTarget } from './plan-workspace.js';
@@ -82,7 +83,7 @@ export async function applyWorkspace(
   if (options.savedPlan !== undefined)
     refuseOtherTarget(options.savedPlan, runTarget(ws), ws.clients.accountDigest);
   const lock = await ws.backend.lock('apply');
-  try {
+  return whileHolding(lock, async () => {
     const stale = ws.backend.staleLockBroken;
     if (stale !== undefined) options.onStaleLock?.(stale);
     const recreate = {
@@ -203,9 +204,7 @@ export async function applyWorkspace(
       checks,
       resultDiffs: result.interrupted || resultDiffs === undefined ? [] : resultDiffs.diffs(),
     };
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /** The fresh plan's changes at the addresses and with the actions of the saved plan: what applying it does now. */

@@ -17,6 +17,7 @@ import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { managedIds } from '../plan/plan-context.js';
 import { replaceFile, writeFailureReason } from '../replace-file.js';
+import { whileHolding } from '../state/backend.js';
 
 export interface ImportOptions {
   /**
@@ -62,7 +63,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   const target = await readImportTarget(options);
   const { out, declared } = target;
   const lock = await services.backend.lock('import');
-  try {
+  return whileHolding(lock, async () => {
     const state = await services.backend.read();
     const managed = managedIds(state);
     const matches = globMatcher(options.filter);
@@ -160,9 +161,7 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);
     }
     return planned;
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /** A listed project that leaves out a field its manifest is written from (see importProject). */

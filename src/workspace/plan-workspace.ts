@@ -7,6 +7,7 @@ import type { LiveSnapshot, Plan, PlanAccount, PlanTarget } from '../plan/model.
 import type { State } from '../state/model.js';
 import type { Workspace } from './open-workspace.js';
 import { readLive } from './read-live.js';
+import { whileHolding } from '../state/backend.js';
 
 export interface PlannedWorkspace {
   /** The state the plan was made from. */
@@ -28,11 +29,9 @@ export async function planWorkspace(
 ): Promise<PlannedWorkspace> {
   if (how.lock !== true) return readAndPlan(ws, options, how);
   const lock = await ws.backend.lock('plan');
-  try {
+  return whileHolding(lock, async () => {
     return await readAndPlan(ws, options, how);
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 /** `signal` (apply's Ctrl-C) calls off the reads under way: a service that stopped answering does not hold it. */

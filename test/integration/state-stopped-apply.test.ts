@@ -171,8 +171,10 @@ describe('apply stopped by a state write that failed', () => {
     );
     expect(doc.error).toEqual({
       code: 'state.io',
+      // Every change named as not started, as when a later write fails (the write before the first call left
+      // them out, as it named them before adding them).
       message:
-        'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed',
+        'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped; not started, nothing sent: parser.e0, parser.e1, parser.e2, parser.e3',
       hint: 'free space on that disk, then run the command again',
     });
     expect(run.stderr).toContain(`error: ${doc.error?.message}\n`);
@@ -254,7 +256,7 @@ describe('apply stopped by a state write that failed', () => {
     expect(run.code).toBe(1);
     expect(created('n')).toEqual([]);
     const all = Array.from({ length: PARSERS }, (_, i) => `parser.n${i}`);
-    const error = `cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed`;
+    const error = `cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped; not started, nothing sent: parser.n0, parser.n1, parser.n2, parser.n3`;
     expect(run.stdout.slice(run.stdout.indexOf('\nApply '))).toBe(
       [
         '',

@@ -55,6 +55,45 @@ describe('withUnrecordedCalls', () => {
     expect(error.details.unrecorded).toEqual(['project.a']);
   });
 
+  it('does not read again after a lock lost with its database connection (the cause), which may not answer either', async () => {
+    const backend = backendHolding(recordedState);
+    const lost = new ScrapeformError(
+      'state.lock-lost',
+      'the state lock of db was lost with the database connection that held it: the state was not written',
+      { cause: new Error('Query read timeout') },
+    );
+    const error = (await withUnrecordedCalls(
+      lost,
+      [created],
+      structuredClone(recordedState),
+      backend,
+    )) as ScrapeformError;
+    expect(backend.reads).toBe(0);
+    expect(error.code).toBe('state.lock-lost');
+    expect(error.details.unrecorded).toEqual(['project.a']);
+  });
+
+  it('names at most 20 changes in its message; details hold them all', async () => {
+    const backend = backendHolding(emptyState('L'));
+    const full = new ScrapeformError('state.io', 'cannot write the state file state.json: no space left');
+    const many = Array.from({ length: 25 }, (_, i) => ({ ...created, address: `project.p${i}`, id: i }));
+    // This run holds the 25 objects; the state read again holds none of them.
+    const holding: State = {
+      ...emptyState('L'),
+      resources: Object.fromEntries(
+        many.map((r) => [r.address, { kind: 'Project' as const, id: r.id, name: r.address, definition: {} }]),
+      ),
+    };
+    const error = (await withUnrecordedCalls(full, many, holding, backend)) as ScrapeformError;
+    expect(error.message).toContain(
+      `state does not hold all it did for ${many
+        .slice(0, 20)
+        .map((r) => `${r.address} (create)`)
+        .join(', ')} and 5 more, which the next apply reads again`,
+    );
+    expect(error.details.unrecorded).toHaveLength(25);
+  });
+
   it('leaves an error that is no state error as it is', async () => {
     const backend = backendHolding(recordedState);
     const other = new Error('boom');
