@@ -22,10 +22,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 5
 /** What a retry decision reads of the call: whether it may be repeated, and whether Ctrl-C came. */
 export interface RetryCall {
   idempotent: boolean;
-  /**
-   * Each try is charged: no retry without an answer (status 0), nor after a gateway's 502 or 504 (nobody waited
-   * for the service's answer, as with our own timeout): either may come after the charge.
-   */
+  /** Each try is charged: retried only after an answer saying it was not done (paidTryMayBeCharged). */
   paid?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -49,13 +46,31 @@ export function retryDelay(
 ): number | undefined {
   if (!error.retryable || attempt >= policy.maxRetries || call.signal?.aborted) return undefined;
   if (!call.idempotent && error.status !== 429) return undefined;
-  if (call.paid === true && [0, 502, 504].includes(error.status)) return undefined;
+  if (call.paid === true && paidTryMayBeCharged(error.status)) return undefined;
   if (beyondWait(policy, retryAfterMs)) return undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const delayMs = retryAfterMs ?? Math.floor(random() * ceiling);
   if (elapsedMs + delayMs > policy.maxElapsedMs) return undefined;
   return delayMs;
 }
+
+/**
+ * The answers that say a paid try was not done: refused (429), or failed (the seed's 500 "Extraction failed", a
+ * 503 Service Unavailable). Every other 5xx may be a proxy's or gateway's that gave up on a request the service
+ * had (a 502, a 504, Cloudflare's 520 to 524), and names no outcome a charge would not follow.
+ */
+const PAID_RETRIED: ReadonlySet<number> = new Set([429, 500, 503]);
+
+/**
+ * Whether a failed try of a paid call (a parse) may have been charged all the same, and is then never sent again:
+ * no answer (status 0: a timeout, a broken connection), or a 5xx other than 500 and 503.
+ */
+export function paidTryMayBeCharged(status: number): boolean {
+  return status === 0 || (status >= 500 && !PAID_RETRIED.has(status));
+}
+
+/** What the error of such a try says after its message (a connection refused, never sent, does not say it). */
+export const MAY_BE_CHARGED = 'a parse is charged per try and this one may have been: not sent again';
 
 /** Whether a Retry-After asks for a longer wait than any one the policy makes: the call then ends. */
 function beyondWait(policy: RetryPolicy, retryAfterMs: number | undefined): retryAfterMs is number {

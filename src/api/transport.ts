@@ -16,7 +16,7 @@ import type {
   TransportResponse,
 } from './transport-contract.js';
 import { MAX_ANSWER_BYTES, readBody, sendOverFetch, sendOverHttp } from './send-request.js';
-import { cutAnswerError, noAnswerError, refusedAnswerError } from './try-errors.js';
+import { chargeNote, cutAnswerError, noAnswerError, notesOf, refusedAnswerError } from './try-errors.js';
 import type { FailedTry } from './try-errors.js';
 import { trySignal } from './try-signal.js';
 import type { TrySignal } from './try-signal.js';
@@ -313,7 +313,7 @@ export class Transport {
         body: parsed,
         retryable,
         secrets: [this.apiKey],
-        note: [cut?.message, retryAfter.note].filter((n) => n !== undefined).join('; ') || undefined,
+        note: notesOf(cut?.message, retryAfter.note, chargeNote(request, response.status)),
         ...this.serviceOf(request),
       });
       if (retryAfter.ms !== undefined) this.retryAfters.set(error, retryAfter.ms);
@@ -353,6 +353,7 @@ export class Transport {
       method: request.method,
       url,
       aborted: request.signal?.aborted === true,
+      paid: request.paid,
       secrets: [this.apiKey],
       ...this.serviceOf(request),
     };

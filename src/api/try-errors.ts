@@ -1,4 +1,6 @@
-import { ApiError, formatTimeout, networkReason, proxyRefusal } from './api-error.js';
+import { ApiError, formatTimeout, networkReason, neverSent, proxyRefusal } from './api-error.js';
+import type { ApiErrorInit } from './api-error.js';
+import { MAY_BE_CHARGED, paidTryMayBeCharged } from './retry-policy.js';
 import type { AnswerUndecodable } from './answer-encoding.js';
 import { AnswerTooDeep, AnswerTooLarge, formatBytes } from './send-request.js';
 
@@ -8,6 +10,8 @@ export interface FailedTry {
   url: URL;
   /** The caller called it off: a try it aborted is not tried again. */
   aborted: boolean;
+  /** Each try is charged (a parse): one without a complete answer is never sent again, and its error says so. */
+  paid?: boolean | undefined;
   secrets: readonly string[];
   service?: string | undefined;
 }
@@ -33,7 +37,7 @@ export function noAnswerError(
   status: number | undefined,
 ): ApiError {
   const reading = status !== undefined ? ` while reading the ${status} response` : '';
-  return new ApiError({
+  return charged(at, {
     ...base(at),
     code: timeout.timedOut ? 'api.timeout' : 'api.network',
     status: 0,
@@ -48,13 +52,19 @@ export function noAnswerError(
   });
 }
 
+/** The error of a try without a complete answer; a paid one that may have gone out says it may have been charged. */
+function charged(at: FailedTry, init: ApiErrorInit): ApiError {
+  const error = new ApiError(init);
+  return at.paid === true && !neverSent(error) ? new ApiError({ ...init, note: MAY_BE_CHARGED }) : error;
+}
+
 /**
  * An answer of an expected status whose body does not decode as its content-encoding says (cut short, or not in
  * it): no complete answer, as when the connection breaks during it (noAnswerError), whichever way the request went
  * (answer-encoding.ts). Only a body cut short is called incomplete: a whole one in another encoding is unreadable.
  */
 export function cutAnswerError(at: FailedTry, status: number, error: AnswerUndecodable): ApiError {
-  return new ApiError({
+  return charged(at, {
     ...base(at),
     code: 'api.network',
     status: 0,
@@ -82,4 +92,14 @@ export function refusedAnswerError(at: FailedTry, status: number, error: unknown
         ? `the ${status} answer is larger than ${formatBytes(error.limit)}; it was not read, and nothing is planned from it`
         : `the ${status} answer nests arrays or objects more than ${error.limit} levels deep; nothing is planned from it`,
   });
+}
+
+/** MAY_BE_CHARGED for the failed answer (`status`) of a paid call that may have been charged, else undefined. */
+export function chargeNote(call: { paid?: boolean | undefined }, status: number): string | undefined {
+  return call.paid === true && paidTryMayBeCharged(status) ? MAY_BE_CHARGED : undefined;
+}
+
+/** The notes an error says after its message, those there, joined; undefined when there is none. */
+export function notesOf(...notes: (string | undefined)[]): string | undefined {
+  return notes.filter((n) => n !== undefined).join('; ') || undefined;
 }

@@ -27,6 +27,11 @@ export interface CheckClock {
   elapsedMs: () => number;
 }
 
+/** Read afresh (a check awaited in between may have seen Ctrl-C): a function, so no earlier test narrows it. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 const SYSTEM_CLOCK: CheckClock = { now: () => new Date(), elapsedMs: () => performance.now() };
 
 /**
@@ -141,7 +146,12 @@ export async function runExpectChecks(
           ...timing(),
         });
       } catch (error) {
-        const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
+        // Called off by Ctrl-C: the parse went out and may be charged all the same; its answer is not awaited.
+        const message = aborted(signal)
+          ? 'interrupted: the parse was sent and may have been charged; its answer was not awaited'
+          : error instanceof ApiError || error instanceof Error
+            ? error.message
+            : String(error);
         if (refusesPayment(error))
           refused = `not parsed: the service refused a parse of ${parser.address} (HTTP ${error.status}), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard`;
         results.push({

@@ -7,6 +7,7 @@ import type { RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
 import { addApiFlags, openFromFlags } from './shared-flags.js';
 import type { ApiFlags } from './shared-flags.js';
+import { stopOnSignals } from './stop-signals.js';
 
 export function registerTest(program: Command, run: RunCommand): void {
   const command = program
@@ -17,15 +18,23 @@ export function registerTest(program: Command, run: RunCommand): void {
     .option('--junit <file>', 'also write JUnit XML for CI test reports');
   addApiFlags(command).action(async (paths: string[], flags: ApiFlags & { json?: boolean; junit?: string }) =>
     run(async (ctx) => {
-      const results = await using(openFromFlags(ctx, paths, flags), async (ws) => {
+      // Each parse is paid: Ctrl-C (or SIGTERM) calls off the one under way, sends no other, and reports the checks
+      // that ran (a second signal exits at once). Before, the process ended with nothing said of them.
+      const controller = new AbortController();
+      const stopListening = stopOnSignals(
+        ctx,
+        controller,
+        'Interrupted: no further parse is sent; the checks that ran are reported (again to exit at once).',
+      );
+      let planned = 0;
+      const results = await using(openFromFlags(ctx, paths, flags, controller.signal), async (ws) => {
         // Paths named with --env narrow the checks as they narrow a plan (loadManifests' narrowedTo).
         const kept = narrowedSelects(ws.manifests.narrowedTo);
-        return runExpectChecks(
-          ws.clients,
-          ws.manifests.parsers.filter((p) => p.expect.length > 0 && kept(p.address)),
-          await ws.backend.read(),
-        );
-      });
+        const parsers = ws.manifests.parsers.filter((p) => p.expect.length > 0 && kept(p.address));
+        planned = parsers.reduce((n, p) => n + p.expect.length, 0);
+        const state = await ws.backend.read();
+        return runExpectChecks(ws.clients, parsers, state, undefined, controller.signal);
+      }).finally(stopListening);
       // The results first: the parse calls are made, so a JUnit file that cannot be written keeps them on stdout.
       ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));
       if (flags.junit !== undefined)
@@ -35,6 +44,15 @@ export function registerTest(program: Command, run: RunCommand): void {
           'the JUnit report',
           'the checks ran',
         );
+      if (controller.signal.aborted) {
+        const notRun = planned - results.length;
+        ctx.log(
+          ctx.colors.yellow(
+            `Interrupted: ${notRun} of ${planned} ${planned === 1 ? 'check was' : 'checks were'} not run (no parse was sent for ${notRun === 1 ? 'it' : 'them'}).`,
+          ),
+        );
+        return 'interrupted';
+      }
       return results.every((r) => r.ok) ? 'ok' : 'error';
     }),
   );

@@ -194,6 +194,57 @@ describe('retries', () => {
     expect(retried.sleeps).toHaveLength(1);
   });
 
+  it('a parse is asked again only after 429, 500 or 503; any other 5xx may come after the charge and ends it, saying so', async () => {
+    // Review: a parse answered 524 (a proxy in front gave up waiting for the origin, which had the request) was sent
+    // again, up to five times, each try charged; the README names 429, 500 and 503 only.
+    for (const status of [501, 505, 520, 522, 524, 599]) {
+      const scope = nock(PARSER_ORIGIN)
+        .get('/parse/p-1/0')
+        .query(true)
+        .reply(status, '<html>A timeout occurred</html>');
+      const again = nock(PARSER_ORIGIN)
+        .get('/parse/p-1/0')
+        .query(true)
+        .reply(200, { result: { title: 'x' } });
+      const api = createTestApi();
+      const error = (await api.parsers
+        .parse('p-1', 0, 'https://b.example/')
+        .catch((e: unknown) => e)) as ApiError;
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error.message).toBe(
+        `GET ${PARSER_ORIGIN}/parse/p-1/0?url=https%3A%2F%2Fb.example%2F&api_key=***: ${status}: <html>A timeout occurred</html>: a parse is charged per try and this one may have been: not sent again`,
+      );
+      expect(api.sleeps).toEqual([]);
+      expect(scope.isDone()).toBe(true);
+      expect(again.isDone()).toBe(false);
+      nock.cleanAll();
+    }
+    // No answer at all (a timeout, a broken connection) says the same.
+    nock(PARSER_ORIGIN).get('/parse/p-1/0').query(true).delay(300).reply(200, { result: {} });
+    const late = createTestApi({ timeoutMs: 50 });
+    const timedOut = (await late.parsers
+      .parse('p-1', 0, 'https://b.example/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect(timedOut.message).toBe(
+      `GET ${PARSER_ORIGIN}/parse/p-1/0?url=https%3A%2F%2Fb.example%2F&api_key=***: timed out: no answer within the request timeout of 50 ms: a parse is charged per try and this one may have been: not sent again`,
+    );
+    // A connection refused never carried the request: nothing was charged, and the error does not say it was.
+    nock(PARSER_ORIGIN)
+      .get('/parse/p-1/0')
+      .query(true)
+      .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    const refused = (await createTestApi()
+      .parsers.parse('p-1', 0, 'https://b.example/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect(refused.code).toBe('api.network');
+    expect(refused.message).not.toContain('charged');
+    // A list (free) is still asked again after a 524.
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(524).get('/parsers').query(true).reply(200, list);
+    const free = createTestApi();
+    expect(await free.parsers.list()).toHaveLength(1);
+    expect(free.sleeps).toHaveLength(1);
+  });
+
   it('retries DELETE (idempotent)', async () => {
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(503);
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(true).reply(204);

@@ -36,7 +36,11 @@ describe('expect checks', () => {
     const results = await running;
     expect(asked).toEqual(['https://books.example/a.html']);
     expect(results.map((r) => [r.url, r.ok, r.error])).toEqual([
-      ['https://books.example/a.html', false, 'The operation was aborted'],
+      [
+        'https://books.example/a.html',
+        false,
+        'interrupted: the parse was sent and may have been charged; its answer was not awaited',
+      ],
     ]);
   });
 
