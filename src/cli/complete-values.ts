@@ -23,19 +23,22 @@ export function registerCompleteValues(program: Command, run: RunCommand): void 
     .command('__complete', { hidden: true })
     .description('the values a completion script offers (env: the environments of scrapeform.yaml)')
     .argument('<kind>', 'env')
-    .action(async (kind: string) =>
+    // `scrapeform --chdir DIR plan --env <TAB>`: the scripts pass DIR here, where a folder that is not there offers
+    // nothing (the program's own --chdir would refuse it with an error).
+    .option('--chdir <dir>', 'read the scrapeform.yaml of this folder', '')
+    .action(async (kind: string, options: { chdir: string }) =>
       run(async (ctx) => {
-        const names = kind === 'env' ? environmentNames() : [];
+        const names = kind === 'env' ? environmentNames(options.chdir) : [];
         if (names.length > 0) ctx.print(names.join('\n'));
         return 'ok';
       }),
     );
 }
 
-/** The environments declared in the project file of the current folder, in the order written; none on any problem. */
-export function environmentNames(): string[] {
+/** The environments declared in the project file of `dir` (the current folder by default), in the order written; none on any problem. */
+export function environmentNames(dir = ''): string[] {
   try {
-    const file = projectFileIn('');
+    const file = projectFileIn(dir);
     if (file === undefined || statSync(file).size > MAX_PROJECT_FILE_BYTES) return [];
     const decoded = decodeText(readFileSync(file));
     if (!('text' in decoded)) return [];

@@ -1,5 +1,6 @@
 import type { Command, Option } from 'commander';
 import { ScrapeformError } from '../errors.js';
+import { fishScript } from './completion-fish.js';
 import type { RunCommand } from './io.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -9,7 +10,7 @@ type Shell = (typeof SHELLS)[number];
  * What TAB offers for a flag's value: the environments of scrapeform.yaml (asked of `scrapeform __complete env`),
  * a fixed set of words, files, folders, or nothing (a duration, a number, a name: no file name fits there).
  */
-type ValueKind =
+export type ValueKind =
   | { kind: 'env' }
   | { kind: 'words'; words: readonly string[] }
   | { kind: 'file' }
@@ -17,7 +18,7 @@ type ValueKind =
   | { kind: 'none' };
 
 /** One command as completion sees it: its full name (`state push`), description and long options. */
-interface CompletionEntry {
+export interface CompletionEntry {
   name: string;
   description: string;
   options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
@@ -26,8 +27,12 @@ interface CompletionEntry {
 /** Flags whose value is one of a fixed set (each command checks it; these are the words it accepts). */
 const FLAG_WORDS: Readonly<Record<string, readonly string[]>> = { '--only': ['parsers', 'projects'] };
 
-/** What the shells run at `--env <TAB>`: quiet, whatever happens. */
-const ENVIRONMENTS = 'command scrapeform __complete env 2>/dev/null';
+/**
+ * What the shells run at `--env <TAB>`: quiet, whatever happens. `dir` is the shell's expression for the folder of a
+ * `--chdir DIR` written before the command (`.` without one): there, not here, is the scrapeform.yaml the command reads.
+ */
+export const environments = (dir: string): string =>
+  `command scrapeform __complete env --chdir ${dir} 2>/dev/null`;
 
 /** `scrapeform completion bash|zsh|fish`: a completion script made from the commands as they are defined. */
 export function registerCompletion(program: Command, run: RunCommand): void {
@@ -43,7 +48,7 @@ export function registerCompletion(program: Command, run: RunCommand): void {
             `completion: unknown shell "${shell}"; use ${SHELLS.join(', ')}`,
           );
         }
-        ctx.print(completionScript(shell as Shell, commandTree(program)));
+        ctx.print(completionScript(shell as Shell, commandTree(program), globalOptions(program)));
         return 'ok';
       }),
     );
@@ -61,6 +66,14 @@ function commandTree(program: Command): CompletionEntry[] {
   };
   visit(program, '');
   return entries;
+}
+
+/** The program's own options, written before the command (`--chdir DIR`, `--no-color`...), and `--help`. */
+function globalOptions(program: Command): CompletionEntry['options'] {
+  return [
+    ...longOptions(program.options),
+    { flag: '--help', description: 'print the help', takesValue: false },
+  ];
 }
 
 function longOptions(options: readonly Option[]): CompletionEntry['options'] {
@@ -84,7 +97,7 @@ function valueKind(option: Option): ValueKind {
 }
 
 /** Descriptions inside single quotes in the generated script. */
-function quote(text: string): string {
+export function quote(text: string): string {
   return text.replace(/'/g, `'\\''`);
 }
 
@@ -118,7 +131,7 @@ function bashValueCases(entries: readonly CompletionEntry[]): string {
       if (o.value === undefined) continue;
       const reply =
         o.value.kind === 'env'
-          ? `COMPREPLY=( $(compgen -W "$(${ENVIRONMENTS})" -- "$cur") ); compopt +o default 2>/dev/null`
+          ? `COMPREPLY=( $(compgen -W "$(${environments('"${chdir:-.}"')})" -- "$cur") ); compopt +o default 2>/dev/null`
           : o.value.kind === 'words'
             ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
             : o.value.kind === 'file'
@@ -137,8 +150,14 @@ function zshArguments(e: CompletionEntry): string {
   return [...zshOptions(e), `'*:file:_files'`].join(' ');
 }
 
-export function completionScript(shell: Shell, entries: readonly CompletionEntry[]): string {
+export function completionScript(
+  shell: Shell,
+  entries: readonly CompletionEntry[],
+  globals: CompletionEntry['options'],
+): string {
   const top = entries.filter((e) => !e.name.includes(' '));
+  /** The global options that take a value (`--chdir`): the word after them is that value, not the command. */
+  const valued = globals.filter((o) => o.takesValue).map((o) => o.flag);
   if (shell === 'bash') {
     const cases = entries
       .map((e) => `    '${e.name}') opts='${e.options.map((o) => o.flag).join(' ')}' ;;`)
@@ -151,13 +170,45 @@ export function completionScript(shell: Shell, entries: readonly CompletionEntry
         .join('|') || "''";
     return `# bash completion for scrapeform; load with: source <(scrapeform completion bash)
 _scrapeform() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}"
-  if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=( $(compgen -W '${top.map((e) => e.name).join(' ')}' -- "$cur") )
+  local cur="\${COMP_WORDS[COMP_CWORD]}" flag="\${COMP_WORDS[COMP_CWORD-1]}" chdir='' i=1
+  # bash splits --flag=value at "=" (in COMP_WORDBREAKS): "--env", "=", "st". The value is that of the flag before.
+  if [[ "$cur" == '=' && "$flag" == --* ]]; then
+    cur=''
+  elif [[ "$flag" == '=' && "\${COMP_WORDS[COMP_CWORD-2]}" == --* ]]; then
+    flag="\${COMP_WORDS[COMP_CWORD-2]}"
+  fi
+  # The program's options before the command (--chdir DIR, --no-color) are not the command: skip them, and keep DIR,
+  # where --env reads scrapeform.yaml.
+  while [ "$i" -lt "$COMP_CWORD" ]; do
+    case "\${COMP_WORDS[i]}" in
+      ${valued.map((f) => `'${f}'`).join('|') || "''"})
+        local opt="\${COMP_WORDS[i]}"
+        [ "\${COMP_WORDS[i+1]}" = '=' ] && i=$((i + 1))
+        # Its value is the word completed: no command yet.
+        [ "$((i + 1))" -lt "$COMP_CWORD" ] || { i=$COMP_CWORD; break; }
+        [ "$opt" = '--chdir' ] && chdir="\${COMP_WORDS[i+1]}"
+        i=$((i + 2)) ;;
+      --chdir=*) chdir="\${COMP_WORDS[i]#--chdir=}"; i=$((i + 1)) ;;
+      -*) i=$((i + 1)) ;;
+      *) break ;;
+    esac
+  done
+  chdir="\${chdir/#\\~/$HOME}"
+  if [ "$i" -ge "$COMP_CWORD" ]; then
+    if [ "$flag" = '--chdir' ]; then
+      COMPREPLY=( $(compgen -d -- "$cur") )
+    elif [[ "$cur" == -* ]]; then
+      COMPREPLY=( $(compgen -W '${globals.map((o) => o.flag).join(' ')}' -- "$cur") )
+    else
+      COMPREPLY=( $(compgen -W '${top.map((e) => e.name).join(' ')}' -- "$cur") )
+    fi
     return
   fi
-  local cmd="\${COMP_WORDS[1]}" opts=''
-  if [ "$COMP_CWORD" -eq 2 ]; then
+  # From here on, the words from the command on, as if no option came before it.
+  local -a words=( scrapeform "\${COMP_WORDS[@]:i}" )
+  local cword=$((COMP_CWORD - i + 1))
+  local cmd="\${words[1]}" opts=''
+  if [ "$cword" -eq 2 ]; then
     case "$cmd" in
 ${entries
   .filter((e) => e.name.includes(' '))
@@ -172,13 +223,13 @@ ${entries
   .join('\n')}
     esac
   fi
-  if [ "$COMP_CWORD" -ge 3 ]; then
-    case "$cmd \${COMP_WORDS[2]}" in
-      ${subcommands}) cmd="$cmd \${COMP_WORDS[2]}" ;;
+  if [ "$cword" -ge 3 ]; then
+    case "$cmd \${words[2]}" in
+      ${subcommands}) cmd="$cmd \${words[2]}" ;;
     esac
   fi
   # The word before names a flag that takes a value: complete that value (environments, its words, files...).
-  case "$cmd \${COMP_WORDS[COMP_CWORD-1]}" in
+  case "$cmd $flag" in
 ${bashValueCases(entries)}
   esac
   case "$cmd" in
@@ -218,10 +269,11 @@ complete -o default -F _scrapeform scrapeform
       .join('\n');
     return `#compdef scrapeform
 # zsh completion for scrapeform; save as _scrapeform in a folder of $fpath, or: source <(scrapeform completion zsh)
-# --env <TAB>: the environments of the scrapeform.yaml here (none, and no error, when it is missing or broken).
+# --env <TAB>: the environments of the scrapeform.yaml here, or in the folder of a --chdir before the command ($chdir,
+# set by _scrapeform); none, and no error, when it is missing or broken.
 _scrapeform_environments() {
   local -a environments
-  environments=(\${(f)"$(${ENVIRONMENTS})"})
+  environments=(\${(f)"$(${environments('"${chdir:-.}"')})"})
   compadd -a environments
 }
 _scrapeform() {
@@ -229,8 +281,35 @@ _scrapeform() {
   commands=(
 ${top.map((e) => `    '${e.name}:${quote(e.description).replace(/:/g, '\\:')}'`).join('\n')}
   )
+  local -a globals
+  globals=(
+${globals.map((o) => `    '${o.flag}:${quote(o.description).replace(/:/g, '\\:')}'`).join('\n')}
+  )
+  local chdir=.
+  # The program's options before the command (--chdir DIR, --no-color) are not the command: skip them, and keep DIR,
+  # where --env reads scrapeform.yaml.
+  while (( CURRENT > 2 )) && [[ $words[2] == -* ]]; do
+    case $words[2] in
+      (${valued.join('|') || "''"})
+        if (( CURRENT == 3 )); then _files -/; return; fi
+        [[ $words[2] == --chdir ]] && chdir=\${(Q)words[3]}
+        shift words
+        (( CURRENT-- )) ;;
+      (--chdir=*) chdir=\${\${(Q)words[2]}#--chdir=} ;;
+    esac
+    shift words
+    (( CURRENT-- ))
+  done
+  chdir=\${chdir/#\\~/$HOME}
   if (( CURRENT == 2 )); then
-    _describe 'command' commands
+    if [[ $PREFIX == --chdir=* ]]; then
+      compset -P '--chdir='
+      _files -/
+    elif [[ $PREFIX == -* ]]; then
+      _describe 'option' globals
+    else
+      _describe 'command' commands
+    fi
     return
   fi
   local cmd=$words[2]
@@ -250,40 +329,5 @@ else
 fi
 `;
   }
-  const lines = [
-    '# fish completion for scrapeform; load with: scrapeform completion fish | source',
-    'complete -c scrapeform -f',
-    ...top.map(
-      (e) => `complete -c scrapeform -n '__fish_use_subcommand' -a '${e.name}' -d '${quote(e.description)}'`,
-    ),
-  ];
-  for (const e of entries) {
-    const [parent = '', child] = e.name.split(' ');
-    if (child !== undefined) {
-      lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}' -a '${child}' -d '${quote(e.description)}'`,
-      );
-    }
-    for (const o of e.options) {
-      lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -l '${o.flag.slice(2)}'${o.value ? fishValue(o.value) : ''} -d '${quote(o.description)}'`,
-      );
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-function fishValue(value: ValueKind): string {
-  switch (value.kind) {
-    case 'env':
-      return ` -x -a '(${ENVIRONMENTS})'`;
-    case 'words':
-      return ` -x -a '${value.words.join(' ')}'`;
-    case 'file':
-      return ' -r -F';
-    case 'dir':
-      return " -x -a '(__fish_complete_directories (commandline -ct))'";
-    case 'none':
-      return ' -x';
-  }
+  return fishScript(entries, globals, valued);
 }

@@ -101,6 +101,76 @@ describe('bash completion of flag values, run in a real bash', () => {
   });
 });
 
+describe('bash completion after global options (--chdir DIR, --no-color) and of --flag=value, run in a real bash', () => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  let root: string;
+  let script: string;
+  beforeAll(async () => {
+    ws = await workspace();
+    root = path.dirname(ws.bin);
+    script = path.join(root, 'completion.bash');
+    await writeFile(script, (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout);
+  });
+  /** As bash splits the line: `--env=st` is the three words `--env`, `=`, `st` (`=` is in COMP_WORDBREAKS). */
+  const complete = async (cwd: string, words: string[]): Promise<{ shown: string; stderr: string }> => {
+    const { stdout, stderr } = await exec(
+      'bash',
+      [
+        '-c',
+        `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
+      ],
+      { cwd, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
+    );
+    return { shown: stdout.trim(), stderr };
+  };
+
+  it('past --chdir DIR the command is found: its flags, its subcommands, the commands themselves', async () => {
+    expect((await complete(root, ['scrapeform', '--chdir', 'project', 'plan', '--detailed'])).shown).toBe(
+      '--detailed-exitcode',
+    );
+    expect((await complete(root, ['scrapeform', '--chdir', 'project', 'val'])).shown).toBe('validate');
+    expect(
+      (await complete(root, ['scrapeform', '--no-color', '--chdir', 'project', 'state', 'pu'])).shown,
+    ).toBe('pull push');
+    expect(
+      (await complete(root, ['scrapeform', '--chdir', '=', 'project', 'state', 'push', '--fo'])).shown,
+    ).toBe('--force');
+    // The value of --chdir is a folder; before the command, the program's own options.
+    expect((await complete(root, ['scrapeform', '--chdir', ''])).shown).toBe('bin broken project');
+    expect((await complete(root, ['scrapeform', '--chdir', '=', 'pro'])).shown).toBe('project');
+    expect((await complete(root, ['scrapeform', '--ch'])).shown).toBe('--chdir');
+  });
+
+  it('--env after --chdir DIR offers the environments of DIR/scrapeform.yaml; a missing DIR nothing', async () => {
+    expect(await complete(root, ['scrapeform', '--chdir', 'project', 'plan', '--env', ''])).toEqual({
+      shown: 'prod staging',
+      stderr: '',
+    });
+    expect(
+      (await complete(root, ['scrapeform', '--chdir', '=', 'project', 'state', 'pull', '--env', 'p'])).shown,
+    ).toBe('prod');
+    expect(await complete(root, ['scrapeform', '--chdir', 'missing', 'plan', '--env', ''])).toEqual({
+      shown: '',
+      stderr: '',
+    });
+    // The project folder's own file is not read in place of DIR's.
+    expect(await complete(ws.project, ['scrapeform', '--chdir', '../broken', 'plan', '--env', ''])).toEqual({
+      shown: '',
+      stderr: '',
+    });
+  });
+
+  it('--flag=value completes the value as --flag value does', async () => {
+    expect(await complete(ws.project, ['scrapeform', 'plan', '--env', '='])).toEqual({
+      shown: 'prod staging',
+      stderr: '',
+    });
+    expect((await complete(ws.project, ['scrapeform', 'apply', '--env', '=', 'st'])).shown).toBe('staging');
+    expect((await complete(ws.project, ['scrapeform', 'doctor', '--only', '=', 'pa'])).shown).toBe('parsers');
+    expect((await complete(ws.project, ['scrapeform', 'plan', '--timeout', '=', ''])).shown).toBe('');
+  });
+});
+
 function hasFish(): boolean {
   try {
     execFileSync('fish', ['-c', 'true'], { stdio: 'ignore' });
@@ -127,6 +197,23 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     );
     return { shown: stdout.trim().split('\n').join(' '), stderr };
   };
+
+  it('past --chdir DIR: the commands, the flags of the command, and --env reads DIR/scrapeform.yaml', async () => {
+    const root = path.dirname(ws.bin);
+    expect((await complete(root, 'scrapeform --chdir project val')).shown).toBe('validate');
+    expect((await complete(root, 'scrapeform --chdir project plan --detailed')).shown).toBe(
+      '--detailed-exitcode',
+    );
+    expect(await complete(root, 'scrapeform --chdir project plan --env ')).toEqual({
+      shown: 'prod staging',
+      stderr: '',
+    });
+    expect((await complete(root, 'scrapeform --no-color --chdir=project apply --env st')).shown).toBe(
+      'staging',
+    );
+    expect(await complete(root, 'scrapeform --chdir missing plan --env ')).toEqual({ shown: '', stderr: '' });
+    expect((await complete(root, 'scrapeform --chdir pro')).shown).toBe('project/');
+  });
 
   it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {
     expect(await complete(ws.project, 'scrapeform plan --env ')).toEqual({

@@ -125,4 +125,35 @@ describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
       'scrapeform plan --out somefile.txt',
     );
   });
+  it('past global options (--chdir DIR, --no-color): the command and its flags; --env reads DIR/scrapeform.yaml', async () => {
+    const root = path.join(dir, 'chdir');
+    await mkdir(path.join(root, 'infra'), { recursive: true });
+    await writeFile(
+      path.join(root, 'infra', 'scrapeform.yaml'),
+      'kind: Config\nenvironments:\n  staging: {}\n  production: { workspace: prod }\n',
+    );
+    await writeFile(path.join(root, 'scrapeform.yaml'), 'kind: Config\nenvironments:\n  here: {}\n');
+    await writeFile(path.join(root, 'somefile.txt'), '');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform --chdir infra plan --detailed\t', root)).toContain(
+      'scrapeform --chdir infra plan --detailed-exitcode',
+    );
+    expect(await typeInto(setup, 'scrapeform --no-color --chdir infra state push --fo\t', root)).toContain(
+      'scrapeform --no-color --chdir infra state push --force',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir=infra valid\t', root)).toContain(
+      'scrapeform --chdir=infra validate',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir inf\t', root)).toContain('scrapeform --chdir infra/');
+    expect(await typeInto(setup, 'scrapeform --chd\t', root)).toContain('scrapeform --chdir');
+    const envs = await typeInto(setup, 'scrapeform --chdir infra plan --env \t', root);
+    expect(envs).toContain('staging');
+    expect(envs).toContain('production');
+    expect(envs).not.toMatch(/here|somefile/);
+    expect(await typeInto(setup, 'scrapeform --chdir=infra apply --env prod\t', root)).toContain(
+      'scrapeform --chdir=infra apply --env production',
+    );
+    const none = await typeInto(setup, 'scrapeform --chdir missing plan --env \t', root);
+    expect(none).not.toMatch(/here|staging|somefile|error/);
+  });
 });
