@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { decodeText } from '../decode-text.js';
-import { projectFileIn } from '../manifest/project-file-names.js';
+import { ENVIRONMENT_NAME, projectFileIn } from '../manifest/project-file-names.js';
 import type { RunCommand } from './io.js';
 
 /*
@@ -14,9 +14,6 @@ import type { RunCommand } from './io.js';
 
 /** What a TAB may read: a project file larger than this is no one's hand-written file. */
 const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
-
-/** The names scrapeform.yaml's schema allows for an environment (schemas.ts); anything else is not offered. */
-const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export function registerCompleteValues(program: Command, run: RunCommand): void {
   program

@@ -1,5 +1,5 @@
-import type { CompletionEntry, ValueKind } from './completion.js';
-import { environments, quote } from './completion.js';
+import { environments, quote } from './completion-model.js';
+import type { CompletionEntry, ValueKind } from './completion-model.js';
 
 /** `scrapeform completion fish`: the commands, their flags and values, and the program's options before them. */
 export function fishScript(

@@ -1,38 +1,15 @@
 import type { Command, Option } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { fishScript } from './completion-fish.js';
+import { environments, quote } from './completion-model.js';
+import type { CompletionEntry, ValueKind } from './completion-model.js';
 import type { RunCommand } from './io.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
-/**
- * What TAB offers for a flag's value: the environments of scrapeform.yaml (asked of `scrapeform __complete env`),
- * a fixed set of words, files, folders, or nothing (a duration, a number, a name: no file name fits there).
- */
-export type ValueKind =
-  | { kind: 'env' }
-  | { kind: 'words'; words: readonly string[] }
-  | { kind: 'file' }
-  | { kind: 'dir' }
-  | { kind: 'none' };
-
-/** One command as completion sees it: its full name (`state push`), description and long options. */
-export interface CompletionEntry {
-  name: string;
-  description: string;
-  options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
-}
-
 /** Flags whose value is one of a fixed set (each command checks it; these are the words it accepts). */
 const FLAG_WORDS: Readonly<Record<string, readonly string[]>> = { '--only': ['parsers', 'projects'] };
-
-/**
- * What the shells run at `--env <TAB>`: quiet, whatever happens. `dir` is the shell's expression for the folder of a
- * `--chdir DIR` written before the command (`.` without one): there, not here, is the scrapeform.yaml the command reads.
- */
-export const environments = (dir: string): string =>
-  `command scrapeform __complete env --chdir ${dir} 2>/dev/null`;
 
 /** `scrapeform completion bash|zsh|fish`: a completion script made from the commands as they are defined. */
 export function registerCompletion(program: Command, run: RunCommand): void {
@@ -94,11 +71,6 @@ function valueKind(option: Option): ValueKind {
   const name = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1] ?? '';
   if (name === 'dir') return { kind: 'dir' };
   return ['file', 'path', 'path-or-url'].includes(name) ? { kind: 'file' } : { kind: 'none' };
-}
-
-/** Descriptions inside single quotes in the generated script. */
-export function quote(text: string): string {
-  return text.replace(/'/g, `'\\''`);
 }
 
 /** A command's long options as `_arguments` specs: `'--flag[description]'`, `:value:` when it takes one. */

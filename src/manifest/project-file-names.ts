@@ -9,6 +9,9 @@ import path from 'node:path';
 /** `scrapeform.yaml`, or `scrapeform.yml`: one of them at the root of a project. */
 export const PROJECT_FILE_NAMES = ['scrapeform.yaml', 'scrapeform.yml'] as const;
 
+/** The names the project file may give its environments (its schema, and what `--env <TAB>` offers). */
+export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
 /** The project files a folder holds ('' is the current folder), in the order of PROJECT_FILE_NAMES. */
 export function projectFilesIn(folder: string): string[] {
   return PROJECT_FILE_NAMES.map((name) => path.join(folder, name)).filter(isFile);

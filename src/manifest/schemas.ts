@@ -8,6 +8,7 @@ import {
 import { ProjectManifestSchema, SCHEDULE_JSON_SCHEMA } from './project-schema.js';
 import { ENVIRONMENT_VARIABLE_NAME } from '../model/vocabulary.js';
 import { API_VERSION, HttpUrlSchema, IDENTIFIER, ResourceNameSchema } from './schema-parts.js';
+import { ENVIRONMENT_NAME } from './project-file-names.js';
 
 /**
  * The manifest format (DESIGN section 1), as the user writes it. Every user-facing key carries `.describe()`,
@@ -136,8 +137,6 @@ export const VariableSchema = z
     description: z.string().optional().describe('What the variable is for.'),
   })
   .describe('A typed variable, read as ${var.NAME} in manifests.');
-
-const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export const EnvironmentSchema = z
   .strictObject({
