@@ -8,3 +8,12 @@ export function formatCount(n: number): string {
   const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return whole < 0 ? `-${digits}` : digits;
 }
+
+/**
+ * At most `max` names joined by commas, then how many more: a stopped apply of 1,000 creates named them all in one
+ * line, in its error and in its summary alike.
+ */
+export function formatNames(names: readonly string[], max = 20): string {
+  const shown = names.slice(0, max).join(', ');
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}

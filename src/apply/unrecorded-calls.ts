@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { formatNames } from '../format-count.js';
 import type { ResourceChange } from '../plan/model.js';
 import { sameJson } from '../plan/plan-context.js';
 import type { StateBackend } from '../state/backend.js';
@@ -33,7 +34,7 @@ export async function withUnrecordedCalls(
       stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
   );
   if (unrecorded.length === 0 && notStarted.length === 0) return error;
-  const named = listed(unrecorded.map((result) => `${result.address} (${result.action})`));
+  const named = formatNames(unrecorded.map((result) => `${result.address} (${result.action})`));
   const said = [
     ...(unrecorded.length > 0
       ? [
@@ -41,7 +42,7 @@ export async function withUnrecordedCalls(
         ]
       : ['apply stopped']),
     ...(notStarted.length > 0
-      ? [`not started, nothing sent: ${listed(notStarted.map((result) => result.address))}`]
+      ? [`not started, nothing sent: ${formatNames(notStarted.map((result) => result.address))}`]
       : []),
   ];
   return new ScrapeformError(error.code, `${error.message}; ${said.join('; ')}`, {
@@ -54,12 +55,6 @@ export async function withUnrecordedCalls(
     status: error.status,
     cause: error,
   });
-}
-
-/** At most 20 names, then how many more: a stopped apply of 1,000 creates named them all in one line. */
-function listed(names: readonly string[]): string {
-  const shown = names.slice(0, 20).join(', ');
-  return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ApplyResult, ChangeResult } from '../apply/apply-model.js';
 import { callText, recoveredCalls } from './call-text.js';
+import { formatNames } from '../format-count.js';
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import { createColors } from './colors.js';
 import { markdownCode, markdownText, tableCode } from './escape-markdown.js';
@@ -62,7 +63,7 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
   const unrecorded = report.error?.unrecorded ?? [];
   if (unrecorded.length > 0)
     lines.push(
-      `State does not hold all it did for ${unrecorded.map(printable).join(', ')}: the next apply reads ${unrecorded.length === 1 ? 'it' : 'them'} again.`,
+      `State does not hold all it did for ${formatNames(unrecorded.map(printable))}: the next apply reads ${unrecorded.length === 1 ? 'it' : 'them'} again.`,
     );
   if (result.interrupted)
     lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
