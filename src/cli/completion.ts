@@ -165,6 +165,11 @@ _scrapeform() {
       *) break ;;
     esac
   done
+  # DIR as typed: one level of quotes, or the backslashes, taken off (never eval'd; DIR is only ever used quoted).
+  case "$chdir" in
+    \\'*\\'|\\"*\\") chdir="\${chdir:1:\${#chdir}-2}" ;;
+    *) chdir="\${chdir//\\\\/}" ;;
+  esac
   chdir="\${chdir/#\\~/$HOME}"
   if [ "$i" -ge "$COMP_CWORD" ]; then
     if [ "$flag" = '--chdir' ]; then

@@ -160,6 +160,23 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
     });
   });
 
+  it('--chdir DIR written quoted or with backslashes reads DIR/scrapeform.yaml, as zsh and fish do', async () => {
+    await mkdir(path.join(root, 'my project'), { recursive: true });
+    await writeFile(path.join(root, 'my project', 'scrapeform.yaml'), PROJECT);
+    // The words as bash hands them over: DIR as typed, quotes and backslashes included.
+    for (const typed of [`"'my project'"`, `'"my project"'`, `'my\\ project'`]) {
+      const { stdout, stderr } = await exec(
+        'bash',
+        [
+          '-c',
+          `source ${script}; COMP_WORDS=(scrapeform --chdir ${typed} plan --env ''); COMP_CWORD=5; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
+        ],
+        { cwd: root, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
+      );
+      expect({ typed, shown: stdout.trim(), stderr }).toEqual({ typed, shown: 'prod staging', stderr: '' });
+    }
+  });
+
   it('--flag=value completes the value as --flag value does', async () => {
     expect(await complete(ws.project, ['scrapeform', 'plan', '--env', '='])).toEqual({
       shown: 'prod staging',
