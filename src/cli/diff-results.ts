@@ -6,6 +6,7 @@ import { addApiFlags, openServicesFromFlags, wholeNumber } from './shared-flags.
 import type { ApiFlags } from './shared-flags.js';
 import { diffResults, renderResultChanges } from '../output/render-result-changes.js';
 import { renderJson } from '../output/render-json.js';
+import type { LiveParserDetails } from '../api/live.js';
 
 export function registerDiffResults(program: Command, run: RunCommand): void {
   const command = program
@@ -28,15 +29,11 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
             services.clients.parsers.get(parser.id, from, undefined, { fieldless: true }),
             services.clients.parsers.get(parser.id, to, undefined, { fieldless: true }),
           ]);
-          for (const details of [before, after]) {
-            if (details.exampleResult === null) {
-              throw new ScrapeformError(
-                'diff.no-results',
-                `version ${details.version} has no example_result (${details.status}${details.error ? `: ${details.error}` : ''})`,
-              );
-            }
-          }
-          const changes = diffResults(before.exampleResult ?? [], after.exampleResult ?? []);
+          const [older, newer] = [
+            comparable(parser.address, from, before),
+            comparable(parser.address, to, after),
+          ];
+          const changes = diffResults(older, newer);
           if (flags.json === true) ctx.print(renderJson({ address: parser.address, from, to, changes }));
           else ctx.print(renderResultChanges(changes, from, to));
           return 'ok';
@@ -45,4 +42,30 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
         }
       }),
   );
+}
+
+/**
+ * The example_result of the version asked for, when it is one to compare: FINISHED (the seed leaves open what a
+ * version still generating holds, and a service may show an empty list or the last version's data there, which
+ * would read as every value removed or as no change), and the version asked for (an answer of another one, from a
+ * service that does not read the version segment, would compare the latest with itself: "No differences").
+ */
+function comparable(
+  address: string,
+  asked: number,
+  details: LiveParserDetails,
+): NonNullable<LiveParserDetails['exampleResult']> {
+  if (details.version !== asked) {
+    throw new ScrapeformError(
+      'diff.no-results',
+      `asked for version ${asked} of ${address}, the service answered version ${details.version}: nothing is compared`,
+    );
+  }
+  if (details.status !== 'FINISHED' || details.exampleResult === null) {
+    throw new ScrapeformError(
+      'diff.no-results',
+      `version ${asked} has no example_result to compare (${details.status}${details.error ? `: ${details.error}` : ''})`,
+    );
+  }
+  return details.exampleResult;
 }

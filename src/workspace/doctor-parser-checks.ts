@@ -1,6 +1,6 @@
 import { normaliseParserStatus } from '../api/parser-status.js';
 import { PARSER_SERVICE } from '../api/transport-contract.js';
-import { ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
+import { ParserDetailsSchema, ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
 import { PARSER_STATUSES } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { failedCall, listOnce } from './doctor-list-check.js';
@@ -84,17 +84,26 @@ export async function checkParsers(
     details.example_result === undefined && details.example_results !== undefined
       ? ' (as example_results)'
       : '';
+  // As plan reads it (ParsersClient.get): an answer it refuses fails every plan, whatever else it shows.
+  const read = ParserDetailsSchema.safeParse(details);
+  const issue = read.success ? undefined : read.error.issues[0];
   checks.push(
-    finished && fieldsMissing
+    !read.success
       ? {
           name: 'parsers.details',
           status: 'fail',
-          message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
+          message: `the details of parser "${pick.name}" (${pick.id}) are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
         }
-      : {
-          name: 'parsers.details',
-          status: 'ok',
-          message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
-        },
+      : finished && fieldsMissing
+        ? {
+            name: 'parsers.details',
+            status: 'fail',
+            message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
+          }
+        : {
+            name: 'parsers.details',
+            status: 'ok',
+            message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+          },
   );
 }

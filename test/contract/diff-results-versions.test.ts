@@ -1,0 +1,110 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import type { CliRun } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
+import { PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { parserState, stateOf } from '../helpers/state.js';
+
+useNock();
+
+/**
+ * diff-results against details answers the emulator never gives: the seed leaves open what example_result holds
+ * while a version generates, and a service may answer another version than the path asks for. Only two FINISHED
+ * versions, the ones asked for, are compared; anything else is diff.no-results, never a diff of what is not a result.
+ */
+const keyQuery = { api_key: SENTINEL_KEY };
+const folder = contractFolder('scrapeform-diff-results-');
+const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
+const URL_A = 'https://books.example/a.html';
+
+function finished(version: number, price: number): Record<string, unknown> {
+  return {
+    name: 'books',
+    status: 'FINISHED',
+    version,
+    fields: [{ name: 'price', type: 'text' }],
+    example_result: [{ url: URL_A, result: { price } }],
+  };
+}
+
+async function diffResults(
+  from: number,
+  to: number,
+  answers: [number, Record<string, unknown>][],
+): Promise<CliRun> {
+  await mkdir(path.dirname(folder.statePath()), { recursive: true });
+  const definition = { urls: [URL_A], fields: { price: { description: 'Price' } } };
+  await writeFile(
+    folder.statePath(),
+    JSON.stringify(stateOf({ 'parser.books': parserState({ version: 1, definition } as never) })),
+  );
+  for (const [version, body] of answers) {
+    nock(PARSER_ORIGIN).get(`/parsers/p-1/${version}`).query(keyQuery).reply(200, body);
+  }
+  const { result, unmatched } = await withUnmatched(() =>
+    runScrapeform(
+      ['diff-results', 'books', '--from', String(from), '--to', String(to), '--state', folder.statePath()],
+      { env },
+    ),
+  );
+  expect(unmatched).toEqual([]);
+  expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
+  return result;
+}
+
+describe('diff-results: a version that is not a FINISHED one is not compared', () => {
+  it('two FINISHED versions: their differences', async () => {
+    const run = await diffResults(0, 1, [
+      [0, finished(0, 1)],
+      [1, finished(1, 2)],
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`example_result, version 0 -> 1:\n  ${URL_A}\n    ~ price: 1 -> 2\n`);
+  });
+
+  it.each([
+    ['GENERATING', { status: 'GENERATING', fields: [] }, 'GENERATING'],
+    [
+      'FAILED',
+      { status: 'FAILED', error: 'pages could not be downloaded', fields: [] },
+      'FAILED: pages could not be downloaded',
+    ],
+    ['QUEUED (a status scrapeform does not know)', { status: 'QUEUED' }, 'QUEUED'],
+  ])(
+    'a %s version answered with an empty example_result: diff.no-results, not every value removed',
+    async (_what, answer, said) => {
+      const run = await diffResults(0, 1, [
+        [0, finished(0, 1)],
+        [1, { name: 'books', version: 1, example_result: [], ...answer }],
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.split('\n')[0]).toBe(`error: version 1 has no example_result to compare (${said})`);
+    },
+  );
+
+  it('a GENERATING version that still shows the example_result of the one before: not read as no difference', async () => {
+    const run = await diffResults(1, 2, [
+      [1, finished(1, 1)],
+      [2, { ...finished(2, 1), status: 'GENERATING', fields: [] }],
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe('error: version 2 has no example_result to compare (GENERATING)');
+  });
+
+  it('an answer of another version than the one asked for: refused, not "No differences"', async () => {
+    // A service that ignores the version segment answers its latest for both.
+    const run = await diffResults(0, 1, [
+      [0, finished(3, 1)],
+      [1, finished(3, 1)],
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toBe(
+      'error: asked for version 0 of parser.books, the service answered version 3: nothing is compared',
+    );
+  });
+});

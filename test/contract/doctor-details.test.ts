@@ -1,0 +1,83 @@
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import type { DoctorReport } from '../../src/output/render-doctor.js';
+import { runScrapeform } from '../helpers/cli.js';
+import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+
+useNock();
+
+/**
+ * doctor against parser details that plan cannot read (ParsersClient.get refuses them as a bad response): the
+ * check fails, the others still run, and the exit is 1, never "scrapeform can work with this account".
+ */
+const keyQuery = { api_key: SENTINEL_KEY };
+const env = {
+  SCRAPERAPI_API_KEY: SENTINEL_KEY,
+  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+};
+const item = { id: 'p1', name: 'books', status: 'FINISHED', error: null, generated_at: null, version: 1 };
+const details = {
+  name: 'books',
+  status: 'FINISHED',
+  version: 1,
+  fields: [{ name: 'title', type: 'text' }],
+  example_result: [{ url: 'https://books.example/a.html', result: { title: 'A' } }],
+};
+
+async function doctor(answer: Record<string, unknown>): Promise<{ code: number; report: DoctorReport }> {
+  nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+  nock(PARSER_ORIGIN).get('/parsers/p1').query(keyQuery).reply(200, answer);
+  nock(PIPELINE_ORIGIN)
+    .get('/api/projects')
+    .query(keyQuery)
+    .reply(200, [{ id: 7, name: 'nightly' }]);
+  nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+  const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+  expect(unmatched).toEqual([]);
+  expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
+  return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport };
+}
+
+const checkOf = (report: DoctorReport, name: string) => report.checks.filter((c) => c.name === name);
+
+describe('doctor: parser details plan cannot read', () => {
+  it('details as the seed describes them: the check passes', async () => {
+    const { code, report } = await doctor(details);
+    expect(code).toBe(0);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'ok',
+        message: 'parser "books" (p1): example_result, fields, name, status, version',
+      },
+    ]);
+  });
+
+  it.each([
+    ['no status', { ...details, status: undefined }, 'status'],
+    ['a status that is a number', { ...details, status: 3 }, 'status'],
+    [
+      'example_result an object',
+      { ...details, example_result: { url: 'https://books.example/a.html' } },
+      'example_result',
+    ],
+    ['a field without its name', { ...details, fields: [{ type: 'text' }] }, 'fields.0.name'],
+  ])(
+    '%s: parsers.details fails naming the field, the project checks still run, exit 1',
+    async (_what, answer, field) => {
+      const { code, report } = await doctor(answer);
+      expect(code).toBe(1);
+      expect(report.ok).toBe(false);
+      const [check, ...others] = checkOf(report, 'parsers.details');
+      expect(others).toEqual([]);
+      expect(check?.status).toBe('fail');
+      expect(check?.message).toMatch(
+        new RegExp(
+          `^the details of parser "books" \\(p1\\) are not an answer plan can read: field ${field.replace('.', '\\.')}: `,
+        ),
+      );
+      expect(checkOf(report, 'projects.details').map((c) => c.status)).toEqual(['ok']);
+    },
+  );
+});
