@@ -18,7 +18,7 @@ import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
 import { LiveProgress } from './live-progress.js';
-import { collect } from './options.js';
+import { collect, wholeNumber } from './options.js';
 import { confirm } from './prompt.js';
 import { stopOnSignals } from './stop-signals.js';
 import { readSavedPlan } from './saved-plan.js';
@@ -31,7 +31,6 @@ import {
   durationFromEnv,
   pollIntervalFromEnv,
   selectionOf,
-  wholeNumber,
 } from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 

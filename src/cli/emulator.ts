@@ -9,7 +9,7 @@ import {
   startEmulator,
 } from '../emulator/server.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { collect } from './options.js';
+import { collect, wholeNumber } from './options.js';
 
 interface EmulatorFlags {
   host: string;
@@ -53,7 +53,7 @@ export function registerEmulator(program: Command, run: RunCommand): void {
 }
 
 async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'> {
-  const port = integer(flags.port, '--port');
+  const port = wholeNumber(flags.port, '--port') as number;
   const delay = parseDuration(flags.generationDelay);
   if (delay === undefined)
     throw new ScrapeformError(
@@ -76,14 +76,16 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
     port,
     apiKeys: flags.apiKey ?? [],
     generationDelayMs: delay,
-    ...(flags.credits !== undefined ? { credits: integer(flags.credits, '--credits') } : {}),
+    ...(flags.credits !== undefined ? { credits: wholeNumber(flags.credits, '--credits') as number } : {}),
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     warn: (message) => ctx.log(ctx.colors.yellow(`warning: ${message}`)),
-    ...(flags.seed !== undefined ? { seed: integer(flags.seed, '--seed') } : {}),
+    ...(flags.seed !== undefined ? { seed: wholeNumber(flags.seed, '--seed') as number } : {}),
     ...(flags.generationCost !== undefined
-      ? { generationCost: integer(flags.generationCost, '--generation-cost') }
+      ? { generationCost: wholeNumber(flags.generationCost, '--generation-cost') as number }
       : {}),
-    ...(flags.parseCost !== undefined ? { parseCost: integer(flags.parseCost, '--parse-cost') } : {}),
+    ...(flags.parseCost !== undefined
+      ? { parseCost: wholeNumber(flags.parseCost, '--parse-cost') as number }
+      : {}),
   });
   ctx.print(`scrapeform emulator listening on ${running.url}`);
   ctx.print(`  export SCRAPEFORM_PARSER_URL=${running.url}`);
@@ -105,19 +107,4 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
   await running.close();
   ctx.log('emulator stopped');
   return 'ok';
-}
-
-/**
- * A flag's whole number. One past Number.MAX_SAFE_INTEGER is not held exactly (99999999999999999999 would become
- * 100000000000000000000): refused as PUT /_emulator/accounts refuses such credits, never rounded.
- */
-function integer(value: string, flag: string): number {
-  if (!/^\d+$/.test(value))
-    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
-  const number = Number(value);
-  if (!Number.isSafeInteger(number))
-    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`, {
-      hint: `whole numbers up to ${Number.MAX_SAFE_INTEGER} are held exactly`,
-    });
-  return number;
 }

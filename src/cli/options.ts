@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
 import type { RenderFormat } from '../output/render-output.js';
 
 /** commander collector for repeatable flags: without one, the last occurrence silently wins (STYLE.md). */
@@ -21,4 +22,21 @@ export function addFormatFlags(command: Command, help: { json: string; markdown:
 /** The format those flags chose: human unless one of them was given. */
 export function formatOf(flags: { json?: boolean; markdown?: boolean }): RenderFormat {
   return flags.json === true ? 'json' : flags.markdown === true ? 'markdown' : 'human';
+}
+
+/**
+ * A flag's whole number, undefined when the flag is not given. One past Number.MAX_SAFE_INTEGER is not held exactly
+ * (99999999999999999999 would become 100000000000000000000, and `diff-results --from` sent it so): refused, never
+ * rounded.
+ */
+export function wholeNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value))
+    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
+  const number = Number(value);
+  if (!Number.isSafeInteger(number))
+    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`, {
+      hint: `whole numbers up to ${Number.MAX_SAFE_INTEGER} are held exactly`,
+    });
+  return number;
 }

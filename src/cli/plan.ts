@@ -8,16 +8,9 @@ import { using } from '../workspace/open-workspace.js';
 import { planWorkspace } from '../workspace/plan-workspace.js';
 import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
-import { addFormatFlags, formatOf } from './options.js';
+import { addFormatFlags, formatOf, wholeNumber } from './options.js';
 import { writeOutputFile } from './write-output.js';
-import {
-  addApiFlags,
-  addLockFlags,
-  addSelectionFlags,
-  openFromFlags,
-  selectionOf,
-  wholeNumber,
-} from './shared-flags.js';
+import { addApiFlags, addLockFlags, addSelectionFlags, openFromFlags, selectionOf } from './shared-flags.js';
 import type { ApiFlags, SelectionFlags } from './shared-flags.js';
 
 interface PlanFlags extends ApiFlags, SelectionFlags {

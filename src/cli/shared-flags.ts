@@ -197,13 +197,6 @@ export function durationFlag(text: string, flag: string, example: string, least 
   return ms;
 }
 
-export function wholeNumber(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value))
-    throw new ScrapeformError('cli.usage', `${flag} takes a whole number, got "${value}"`);
-  return Number(value);
-}
-
 export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags): Promise<Services> {
   const settings = environmentOf(ctx, flags);
   return openServices(

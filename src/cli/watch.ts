@@ -16,8 +16,8 @@ import {
   environmentOptions,
   openFromFlags,
   pollIntervalFromEnv,
-  wholeNumber,
 } from './shared-flags.js';
+import { wholeNumber } from './options.js';
 import type { ApiFlags } from './shared-flags.js';
 import { stopOnSignals } from './stop-signals.js';
 import { watchEventLines } from './watch-log.js';

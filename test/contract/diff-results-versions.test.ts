@@ -108,3 +108,30 @@ describe('diff-results: a version that is not a FINISHED one is not compared', (
     );
   });
 });
+
+describe('diff-results: a version too large to hold exactly', () => {
+  it('is a usage error, never rounded and sent (99999999999999999999 was asked as 100000000000000000000)', async () => {
+    const { result, unmatched } = await withUnmatched(() =>
+      runScrapeform(
+        [
+          'diff-results',
+          'books',
+          '--from',
+          '99999999999999999999',
+          '--to',
+          '1',
+          '--state',
+          folder.statePath(),
+        ],
+        { env },
+      ),
+    );
+    expect(unmatched).toEqual([]);
+    expect([result.code, result.stdout, result.stderr]).toEqual([
+      1,
+      '',
+      'error: --from takes a whole number, got "99999999999999999999"\n' +
+        '  hint: whole numbers up to 9007199254740991 are held exactly\n',
+    ]);
+  });
+});
