@@ -105,3 +105,28 @@ export function checkFaults(body: Record<string, unknown>): Partial<Faults> {
   }
   return out;
 }
+
+/**
+ * The answers held back by `responseDelayMs`, each until its delay is over or the delay is cleared (set to 0, or the
+ * faults cleared or reset): then every held answer goes out at once. Kept held, an answer left by a client a test
+ * killed went out (and into the request log) whenever its delay ended, during a later command of that test.
+ */
+export class HeldAnswers {
+  private readonly held = new Set<() => void>();
+
+  /** Resolves when the answer may go: after `ms`, or at releaseAll(). */
+  hold(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const release = (): void => {
+        clearTimeout(timer);
+        if (this.held.delete(release)) resolve();
+      };
+      const timer = setTimeout(release, ms);
+      this.held.add(release);
+    });
+  }
+
+  releaseAll(): void {
+    for (const release of [...this.held]) release();
+  }
+}

@@ -24,7 +24,7 @@ export interface RunningEmulator {
   quirks: Quirks;
   setFaults(faults: Partial<Faults>): void;
   reset(): void;
-  /** Waits until no generation is pending (tests). */
+  /** Waits until no generation is pending (tests); answers a cleared response delay let go are sent by then. */
   idle(): Promise<void>;
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { Accounts } from './accounts.js';
 import type { Account } from './accounts.js';
 import { EmulatorClock } from './clock.js';
 import { handleControl } from './control-endpoints.js';
-import { holdsAnswer, NO_FAULTS, pickFault } from './faults.js';
+import { HeldAnswers, holdsAnswer, NO_FAULTS, pickFault } from './faults.js';
 import type { Faults } from './faults.js';
 import { createFetcher } from './fetcher.js';
 import type { PageFetcher } from './fetcher.js';
@@ -166,6 +166,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     );
   };
 
+  const heldAnswers = new HeldAnswers();
   const serve = async (incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> => {
     const started = Date.now();
     const method = incoming.method ?? 'GET';
@@ -215,9 +216,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     } catch (error) {
       response = answerFor(error);
     }
-    if (!isControl && holdsAnswer(faults, method)) {
-      await new Promise((r) => setTimeout(r, faults.responseDelayMs));
-    }
+    if (!isControl && holdsAnswer(faults, method)) await heldAnswers.hold(faults.responseDelayMs);
     let answer: EncodedAnswer;
     try {
       answer = encodeAnswer(response);
@@ -278,6 +277,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     quirks,
     setFaults(next) {
       faults = { ...faults, ...next };
+      if (!(faults.responseDelayMs > 0)) heldAnswers.releaseAll();
     },
     reset() {
       clock.clear();
@@ -286,11 +286,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       projects.reset();
       accounts = new Accounts(initialAccounts());
       faults = { ...NO_FAULTS };
+      heldAnswers.releaseAll();
       requestLog.clear();
       quirks.reset();
       save();
     },
     async idle() {
+      // Answers let go by a cleared delay are sent (and logged) in the turn they were let go.
+      await new Promise((r) => setImmediate(r));
       for (;;) {
         const pending = [...parsers.parsers.values()].some((p) =>
           p.versions.some((v) => v.status === 'GENERATING'),

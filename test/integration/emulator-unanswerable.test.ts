@@ -58,6 +58,18 @@ describe('answers the emulator cannot give as asked', () => {
     expect((await h.raw('GET', '/_emulator/clock')).status).toBe(200);
   });
 
+  it('clearing the response delay sends the answers held so far, logged by the time idle() returns', async () => {
+    h.emulator.setFaults({ responseDelayMs: 60_000, responseDelayMethods: ['POST'] });
+    const answered = h.raw('POST', `/api/projects?${q}`, { projectInput: { type: 'list', list: [] } });
+    while (h.emulator.projects.projects.size === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(h.emulator.requestLog).toEqual([]);
+    h.emulator.setFaults({ responseDelayMs: 0 });
+    await h.emulator.idle();
+    // Not a minute later, during whatever the test does next.
+    expect(h.emulator.requestLog.map((e) => `${e.method} ${e.status}`)).toEqual(['POST 201']);
+    expect((await answered).status).toBe(201);
+  });
+
   it('answers 500 to an answer JSON cannot write, warns naming the request, and keeps serving', async () => {
     const created = await h.raw('POST', `/api/projects?${q}`, { projectInput: { type: 'list', list: [] } });
     expect(created.status).toBe(201);
