@@ -79,6 +79,19 @@ describe('parsePlanFile', () => {
     );
   });
 
+  it('refuses JSON nested deeper than any plan, naming where, before anything walks it (the call stack overflowed)', async () => {
+    // Spliced in as text: JSON.stringify of such a value overflows the call stack itself.
+    const nested = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`;
+    const text = (await fixture('history')).replace('"body": {', `"body": {"deep": ${nested}, `);
+    const saved = text.replace(/\n}\n$/, `,\n  "digest": "sha256:${'0'.repeat(64)}"\n}\n`);
+    const refusal = {
+      code: 'apply.plan-unreadable',
+      message: `the saved plan plan.json is damaged at resource_changes[0].requests[0].body.deep${'[0]'.repeat(122)}: it is nested too deep (more than 128 levels of objects and arrays)`,
+    };
+    expect(failure(() => parsePlanFile(text, 'plan.json'))).toEqual(refusal);
+    expect(failure(() => parseSavedPlan(saved, 'plan.json'))).toEqual(refusal);
+  });
+
   it('names the key path of a value of the wrong type', async () => {
     const text = await edited('fresh', (plan) => {
       plan.resource_changes[0].record.definition.fields[1].description = 42;
