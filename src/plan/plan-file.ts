@@ -76,7 +76,7 @@ export function parsePlanFile(text: string, file: string): Plan {
 
 /**
  * The JSON of a plan file, refused before anything else reads it when it is not a plan object, is of another
- * format_version, or nests deeper than any plan.
+ * format_version (a newer scrapeform's says so: saving it again is not the fix), or nests deeper than any plan.
  */
 function readPlanJson(text: string, file: string): Record<string, unknown> {
   let data: unknown;
@@ -88,6 +88,16 @@ function readPlanJson(text: string, file: string): Record<string, unknown> {
   const version = (data as { format_version?: unknown } | null)?.format_version;
   if (typeof data !== 'object' || data === null || Array.isArray(data) || version === undefined) {
     throw unreadable(`${file} is not a plan saved by scrapeform plan --out`);
+  }
+  if (typeof version === 'number' && Number.isInteger(version) && version > PLAN_FORMAT_VERSION) {
+    throw new ScrapeformError(
+      'apply.plan-unreadable',
+      `${file} was written by a newer scrapeform (plan format_version ${version}; this scrapeform reads format_version ${PLAN_FORMAT_VERSION})`,
+      {
+        hint: 'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest), or save the plan again with this one',
+        details: { formatVersion: version, supported: PLAN_FORMAT_VERSION },
+      },
+    );
   }
   if (version !== PLAN_FORMAT_VERSION) {
     throw unreadable(

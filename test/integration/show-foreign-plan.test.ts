@@ -61,3 +61,17 @@ it('refuses a plan nested thousands deep with a message, not an internal error',
   );
   expect(run.code).toBe(1);
 });
+
+it('says a plan of a newer scrapeform is one, with both versions and what to do', async () => {
+  const text = await saved((plan) => {
+    plan.format_version = 2;
+    plan.resource_changes = 'a shape this scrapeform does not know';
+  });
+  const run = await show(text, '--json');
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toBe(
+    'error: plan.json was written by a newer scrapeform (plan format_version 2; this scrapeform reads format_version 1)\n' +
+      '  hint: upgrade scrapeform to the version that wrote it (npm install scrapeform@latest), or save the plan again with this one\n',
+  );
+  expect(run.code).toBe(1);
+});
