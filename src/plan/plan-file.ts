@@ -1,5 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import { formatKeyPath } from '../manifest/diagnostic.js';
+import { MAX_NESTING_DEPTH } from '../manifest/yaml-document.js';
 import { PLAN_FORMAT_VERSION } from './model.js';
 import type { FieldOperations } from '../model/wire.js';
 import type { ParserDefinition } from '../state/model.js';
@@ -17,16 +18,8 @@ import type { PlannedRequest } from './plan-json.js';
  * the plan that was reviewed, whatever the edit.
  */
 export function parseSavedPlan(text: string, file: string): Plan {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw unreadable(`cannot read the saved plan ${file}: ${(error as Error).message}`);
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || !('format_version' in data)) {
-    throw unreadable(`${file} is not a plan saved by scrapeform plan --out`);
-  }
-  const { [DIGEST_KEY]: digest, ...content } = data as Record<string, unknown>;
+  const data = readPlanJson(text, file);
+  const { [DIGEST_KEY]: digest, ...content } = data;
   if (typeof digest !== 'string') {
     throw unreadable(
       `the saved plan ${file} has no digest: apply --plan and show take only files written by scrapeform plan --out`,
@@ -47,21 +40,7 @@ export function parseSavedPlan(text: string, file: string): Plan {
  * edited file): apply makes exactly the calls that were reviewed, or none.
  */
 export function parsePlanFile(text: string, file: string): Plan {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw unreadable(`cannot read the saved plan ${file}: ${(error as Error).message}`);
-  }
-  const version = (data as { format_version?: unknown } | null)?.format_version;
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || version === undefined) {
-    throw unreadable(`${file} is not a plan saved by scrapeform plan --out`);
-  }
-  if (version !== PLAN_FORMAT_VERSION) {
-    throw unreadable(
-      `${file} has plan format_version ${JSON.stringify(version)}; this scrapeform reads format_version ${PLAN_FORMAT_VERSION}`,
-    );
-  }
+  const data = readPlanJson(text, file);
   const parsed = PlanFileSchema.safeParse(data);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
@@ -93,6 +72,72 @@ export function parsePlanFile(text: string, file: string): Plan {
     return typed;
   });
   return { ...plan, format_version: PLAN_FORMAT_VERSION, resource_changes: changes };
+}
+
+/**
+ * The JSON of a plan file, refused before anything else reads it when it is not a plan object, is of another
+ * format_version (a newer scrapeform's says so: saving it again is not the fix), or nests deeper than any plan.
+ */
+function readPlanJson(text: string, file: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw unreadable(`cannot read the saved plan ${file}: ${(error as Error).message}`);
+  }
+  const version = (data as { format_version?: unknown } | null)?.format_version;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || version === undefined) {
+    throw unreadable(`${file} is not a plan saved by scrapeform plan --out`);
+  }
+  if (typeof version === 'number' && Number.isInteger(version) && version > PLAN_FORMAT_VERSION) {
+    throw new ScrapeformError(
+      'apply.plan-unreadable',
+      `${file} was written by a newer scrapeform (plan format_version ${version}; this scrapeform reads format_version ${PLAN_FORMAT_VERSION})`,
+      {
+        hint: 'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest), or save the plan again with this one',
+        details: { formatVersion: version, supported: PLAN_FORMAT_VERSION },
+      },
+    );
+  }
+  if (version !== PLAN_FORMAT_VERSION) {
+    throw unreadable(
+      `${file} has plan format_version ${JSON.stringify(version)}; this scrapeform reads format_version ${PLAN_FORMAT_VERSION}`,
+    );
+  }
+  const deep = pathTooDeep(data);
+  if (deep !== undefined) {
+    throw unreadable(
+      `the saved plan ${file} is damaged at ${formatKeyPath(deep)}: it is nested too deep (more than ${MAX_PLAN_DEPTH} levels of objects and arrays)`,
+    );
+  }
+  return data as Record<string, unknown>;
+}
+
+/** Twice what a manifest may nest: a plan wraps a manifest's values in a few levels of its own. */
+const MAX_PLAN_DEPTH = 2 * MAX_NESTING_DEPTH;
+
+/**
+ * The path of the first object or array nested past MAX_PLAN_DEPTH, in document order, or undefined. Walked
+ * without recursion: the digest, the schema and the checks of a change all recurse, and a file nesting a few
+ * thousand arrays overflowed the call stack (show and apply --plan ended as an internal error).
+ */
+function pathTooDeep(data: unknown): PropertyKey[] | undefined {
+  const stack: { value: unknown; depth: number; path: PropertyKey[] }[] = [
+    { value: data, depth: 1, path: [] },
+  ];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, depth, path } = next;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_PLAN_DEPTH) return path;
+    const entries: [PropertyKey, unknown][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i];
+      if (entry !== undefined) stack.push({ value: entry[1], depth: depth + 1, path: [...path, entry[0]] });
+    }
+  }
+  return undefined;
 }
 
 function unreadable(message: string): ScrapeformError {

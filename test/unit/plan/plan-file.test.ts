@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { renderPlanJson } from '../../../src/output/render-plan-json.js';
 import { parsePlanFile, parseSavedPlan } from '../../../src/plan/plan-file.js';
 import { renderSavedPlan } from '../../../src/output/render-saved-plan.js';
-import { failure } from '../../helpers/failure.js';
+import { failure, thrown } from '../../helpers/failure.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../fixtures/plan-json');
 const NAMES = ['fresh', 'history', 'failures'] as const;
@@ -70,13 +70,46 @@ describe('parsePlanFile', () => {
     );
   });
 
-  it('refuses another format_version, naming both', async () => {
-    const text = await edited('fresh', (plan) => {
-      plan.format_version = 2;
-    });
-    expect(failure(() => parsePlanFile(text, 'plan.json')).message).toBe(
-      'plan.json has plan format_version 2; this scrapeform reads format_version 1',
-    );
+  it('refuses another format_version no scrapeform wrote, naming both', async () => {
+    for (const version of [0, '1', 1.5]) {
+      const text = await edited('fresh', (plan) => {
+        plan.format_version = version;
+      });
+      expect(failure(() => parsePlanFile(text, 'plan.json')).message).toBe(
+        `plan.json has plan format_version ${JSON.stringify(version)}; this scrapeform reads format_version 1`,
+      );
+    }
+  });
+
+  it('refuses a plan written by a newer scrapeform as such, naming both versions, whatever else it holds', async () => {
+    for (const text of [
+      await edited('fresh', (plan) => {
+        plan.format_version = 2;
+      }),
+      JSON.stringify({ format_version: 3, changes: 'a shape this scrapeform does not know' }),
+    ]) {
+      const error = thrown(() => parsePlanFile(text, 'plan.json'));
+      expect(error?.code).toBe('apply.plan-unreadable');
+      expect(error?.message).toMatch(
+        /^plan\.json was written by a newer scrapeform \(plan format_version [23]; this scrapeform reads format_version 1\)$/,
+      );
+      expect(error?.hint).toBe(
+        'upgrade scrapeform to the version that wrote it (npm install scrapeform@latest), or save the plan again with this one',
+      );
+    }
+  });
+
+  it('refuses JSON nested deeper than any plan, naming where, before anything walks it (the call stack overflowed)', async () => {
+    // Spliced in as text: JSON.stringify of such a value overflows the call stack itself.
+    const nested = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`;
+    const text = (await fixture('history')).replace('"body": {', `"body": {"deep": ${nested}, `);
+    const saved = text.replace(/\n}\n$/, `,\n  "digest": "sha256:${'0'.repeat(64)}"\n}\n`);
+    const refusal = {
+      code: 'apply.plan-unreadable',
+      message: `the saved plan plan.json is damaged at resource_changes[0].requests[0].body.deep${'[0]'.repeat(122)}: it is nested too deep (more than 128 levels of objects and arrays)`,
+    };
+    expect(failure(() => parsePlanFile(text, 'plan.json'))).toEqual(refusal);
+    expect(failure(() => parseSavedPlan(saved, 'plan.json'))).toEqual(refusal);
   });
 
   it('names the key path of a value of the wrong type', async () => {
