@@ -176,7 +176,8 @@ export async function applyWorkspace(
       ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
       ...(resultDiffs !== undefined ? { hooks: resultDiffs.hooks } : {}),
     });
-    // Objects this apply created or adopted are in state only now: their protection is recorded too. Every call is
+    // Each declared object's protection, as the run ends (those it created or adopted hold it already, from the write
+    // that recorded them, so a run killed before this write leaves them protected too). Every call is
     // made: a write that fails stops apply with its result as it is (apply --json prints it), and no expect check.
     const created = recordProtection(result.state, declared);
     if (created !== undefined)
