@@ -117,8 +117,12 @@ export async function applyWorkspace(
     const moved = moveState(protectedState, plan.moved ?? []);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') {
-      // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does.
-      if (protectedState !== fresh.state) await ws.backend.write(protectedState);
+      // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does. A
+      // write that fails stops apply with its (empty) result, as it does before the calls of a plan of changes.
+      if (protectedState !== fresh.state)
+        await ws.backend.write(protectedState).catch((error: unknown) => {
+          throw stoppedBeforeCalls(error, [], fresh.state);
+        });
       return { plan, checks: [], resultDiffs: [] };
     }
     checkRegenerations(plan, options.maxRegenerations);

@@ -243,6 +243,38 @@ describe('apply stopped by a state write that failed', () => {
     expect(run.stderr).toContain(`Wrote the apply report to ${report}\nerror: ${error}\n  hint: ${hint}\n`);
   });
 
+  it('apply --json prints its empty result with the error when a plan of no changes cannot record the protection', async () => {
+    const dir = await workspace('z');
+    const first = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve'], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    // Protection is recorded in state with no call: the plan has no changes, only that write to make.
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(manifest, `${await readFile(manifest, 'utf8')}lifecycle: { prevent_destroy: true }\n`);
+    const before = emulator.requestLog.length;
+    disk.full = () => true;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(emulator.requestLog.slice(before).filter((e) => e.method !== 'GET')).toEqual([]);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    const hint = 'free space on that disk, then run the command again';
+    expect(run.stderr).toContain(`error: ${message}\n  hint: ${hint}\n`);
+    expect(JSON.parse(run.stdout)).toEqual({
+      status: 'failed',
+      results: [],
+      checks: [],
+      result_changes: [],
+      error: { code: 'state.io', message, hint },
+    });
+    // State still holds the parsers, unprotected: the next apply records the protection.
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')) as {
+      resources: Record<string, { preventDestroy?: true }>;
+    };
+    expect(state.resources['parser.z0']?.preventDestroy).toBeUndefined();
+  });
+
   it('apply with --markdown-report says nothing was sent when the write before the first call fails', async () => {
     const dir = await workspace('n');
     const report = path.join(dir, 'report.md');
