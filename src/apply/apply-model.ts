@@ -77,8 +77,8 @@ export interface ApplyOptions {
   live?: Pick<LiveSnapshot, 'parsers' | 'projects'>;
   /**
    * The addresses the manifests applied protect with `lifecycle.prevent_destroy`: an object created at one is
-   * recorded protected from its intent on (create-intent.ts), not only when the run ends, so a run killed after the
-   * POST leaves it protected.
+   * recorded protected from its intent on (create-intent.ts), and one adopted at one in the write that records it,
+   * not only when the run ends, so a run killed after the POST or the adoption leaves it protected.
    */
   protect?: ReadonlySet<string>;
   /** How long to wait for a generation (`--wait-timeout`, default 15 minutes). */

@@ -48,9 +48,10 @@ function intentAt(
 
 /**
  * The `lifecycle.prevent_destroy` of the object a create or replace makes at `address`, recorded with its intent and
- * with the object itself: the manifest's (ApplyOptions.protect), or the one state recorded there (the parser a
- * replace replaces). The end of the run records each declared object's protection; an object made by a run killed
- * before then is protected all the same (recover-intents.ts takes it from the intent).
+ * with the object itself (and of an object an adoption records there, in the same write): the manifest's
+ * (ApplyOptions.protect), or the one state recorded there (the parser a replace replaces). The end of the run records
+ * each declared object's protection; an object made or adopted by a run killed before then is protected all the same
+ * (recover-intents.ts takes a created one from the intent).
  */
 export function createdProtection(
   ctx: HandlerContext,

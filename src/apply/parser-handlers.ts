@@ -48,6 +48,8 @@ export const PARSER_HANDLERS = {
         version: change.version,
         definition: change.definition,
         descriptionsKnown: false,
+        // Protected as the manifest says from the write that adopts it: a run killed before its end leaves it so.
+        ...createdProtection(ctx, change.address, state.resources[change.address]),
       };
     });
   },

@@ -105,6 +105,8 @@ export const PROJECT_HANDLERS = {
         id: change.id,
         name: change.name,
         definition: change.definition,
+        // Protected as the manifest says from the write that adopts it: a run killed before its end leaves it so.
+        ...createdProtection(ctx, change.address, state.resources[change.address]),
       };
     });
   },

@@ -100,7 +100,8 @@ export function stoppedWith(error: unknown, result: ApplyResult): unknown {
 
 /**
  * The error of a state write that failed before apply's first call (the write of what finished since, the protection
- * and the moves, before the intents), with its result: every change of the plan not started, nothing sent.
+ * and the moves, before the intents), with its result: every change of the plan not started, nothing sent (none for
+ * a plan of no changes, whose one write records what finished since and the protection).
  */
 export function stoppedBeforeCalls(
   error: unknown,

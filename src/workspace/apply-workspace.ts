@@ -117,8 +117,12 @@ export async function applyWorkspace(
     const moved = moveState(protectedState, plan.moved ?? []);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') {
-      // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does.
-      if (protectedState !== fresh.state) await ws.backend.write(protectedState);
+      // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does. A
+      // write that fails stops apply with its (empty) result, as it does before the calls of a plan of changes.
+      if (protectedState !== fresh.state)
+        await ws.backend.write(protectedState).catch((error: unknown) => {
+          throw stoppedBeforeCalls(error, [], fresh.state);
+        });
       return { plan, checks: [], resultDiffs: [] };
     }
     checkRegenerations(plan, options.maxRegenerations);
@@ -176,7 +180,8 @@ export async function applyWorkspace(
       ...(options.stateWriteWindowMs !== undefined ? { stateWriteWindowMs: options.stateWriteWindowMs } : {}),
       ...(resultDiffs !== undefined ? { hooks: resultDiffs.hooks } : {}),
     });
-    // Objects this apply created or adopted are in state only now: their protection is recorded too. Every call is
+    // Each declared object's protection, as the run ends (those it created or adopted hold it already, from the write
+    // that recorded them, so a run killed before this write leaves them protected too). Every call is
     // made: a write that fails stops apply with its result as it is (apply --json prints it), and no expect check.
     const created = recordProtection(result.state, declared);
     if (created !== undefined)

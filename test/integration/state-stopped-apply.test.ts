@@ -243,6 +243,38 @@ describe('apply stopped by a state write that failed', () => {
     expect(run.stderr).toContain(`Wrote the apply report to ${report}\nerror: ${error}\n  hint: ${hint}\n`);
   });
 
+  it('apply --json prints its empty result with the error when a plan of no changes cannot record the protection', async () => {
+    const dir = await workspace('z');
+    const first = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve'], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    // Protection is recorded in state with no call: the plan has no changes, only that write to make.
+    const manifest = path.join(dir, 'p0.yaml');
+    await writeFile(manifest, `${await readFile(manifest, 'utf8')}lifecycle: { prevent_destroy: true }\n`);
+    const before = emulator.requestLog.length;
+    disk.full = () => true;
+    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
+      env: env(),
+    }).finally(() => (disk.full = undefined));
+    expect(run.code).toBe(1);
+    expect(emulator.requestLog.slice(before).filter((e) => e.method !== 'GET')).toEqual([]);
+    const message =
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    const hint = 'free space on that disk, then run the command again';
+    expect(run.stderr).toContain(`error: ${message}\n  hint: ${hint}\n`);
+    expect(JSON.parse(run.stdout)).toEqual({
+      status: 'failed',
+      results: [],
+      checks: [],
+      result_changes: [],
+      error: { code: 'state.io', message, hint },
+    });
+    // State still holds the parsers, unprotected: the next apply records the protection.
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')) as {
+      resources: Record<string, { preventDestroy?: true }>;
+    };
+    expect(state.resources['parser.z0']?.preventDestroy).toBeUndefined();
+  });
+
   it('apply with --markdown-report says nothing was sent when the write before the first call fails', async () => {
     const dir = await workspace('n');
     const report = path.join(dir, 'report.md');
@@ -302,7 +334,7 @@ describe('apply stopped by a state write that failed', () => {
     );
   });
 
-  it('apply --json prints its result when the write of the protection after the last call fails', async () => {
+  it('apply --json prints its result when the write recording an adopted object with its protection fails', async () => {
     const dir = await workspace('q');
     // parser.q0 goes live under another state; this one adopts it, protected, and creates the others.
     await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--target', 'parser.q0'], { env: env() });
@@ -312,31 +344,42 @@ describe('apply stopped by a state write that failed', () => {
       manifest,
       `${await readFile(manifest, 'utf8')}adopt: true\nlifecycle: { prevent_destroy: true }\n`,
     );
-    // Every write of the run goes through until the one recording that protection, after every call.
+    // The intents of the creates go through; the adoption is written with its protection, and that write fails.
     disk.fullFor = (text) => text.includes('"preventDestroy":true');
     const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json'], {
       env: env(),
     }).finally(() => (disk.fullFor = undefined));
     expect(run.code).toBe(1);
     const all = Array.from({ length: PARSERS }, (_, i) => `parser.q${i}`);
-    expect(created('q').map((name) => `parser.${name}`)).toEqual(all);
+    const landed = created('q')
+      .map((name) => `parser.${name}`)
+      .filter((address) => address !== 'parser.q0');
     const message =
       'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+    const error = run.stderr.slice(run.stderr.indexOf('error: ') + 'error: '.length).split('\n')[0] ?? '';
+    expect(error.startsWith(`${message}; apply stopped`), error).toBe(true);
     expect(run.stderr).toContain(
-      `error: ${message}\n  hint: free space on that disk, then run the command again\n`,
+      `error: ${error}\n  hint: free space on that disk, then run the command again\n`,
     );
     expect(run.stdout, run.stderr).not.toBe('');
     const doc = JSON.parse(run.stdout) as Doc;
     expect(doc.status).toBe('failed');
-    expect(doc.results.map((r) => [r.address, r.ok, r.calls.map((c) => `${c.method} ${c.status}`)])).toEqual([
-      ['parser.q0', true, []],
-      ...all.slice(1).map((address) => [address, true, ['POST 201']]),
-    ]);
+    expect(doc.results.map((r) => r.address)).toEqual(all);
+    expect(doc.results[0]).toMatchObject({ address: 'parser.q0', action: 'adopt', calls: [] });
+    for (const r of doc.results.slice(1))
+      if (landed.includes(r.address)) expect(r.calls).toEqual([expect.objectContaining({ method: 'POST' })]);
+      else expect(r).toMatchObject({ skipped: true, calls: [] });
     expect(doc.error).toEqual({
       code: 'state.io',
-      message,
+      message: error,
       hint: 'free space on that disk, then run the command again',
+      ...(landed.length > 0 ? { unrecorded: landed } : {}),
     });
+    // The adopted parser was never recorded without its protection: state does not hold it at all.
+    const state = JSON.parse(await readFile(path.join(dir, '.scrapeform/state.json'), 'utf8')) as {
+      resources: Record<string, unknown>;
+    };
+    expect(state.resources['parser.q0']).toBeUndefined();
   });
 
   it('apply --json lists every change as not started when the write before the intents fails', async () => {
