@@ -1,4 +1,5 @@
 import { redact, redactError } from './redact.js';
+import { MAY_BE_CHARGED } from './retry-policy.js';
 
 export type ApiErrorCode =
   | 'api.bad-request'
@@ -69,6 +70,17 @@ const ADVICE: Record<ApiErrorCode, string> = {
   'api.bad-response': 'the service answered in a shape scrapeform does not understand',
 };
 
+/**
+ * What to do after a parse that may have been charged and was not sent again (its note is MAY_BE_CHARGED): ADVICE
+ * says "retry" for these codes, which after a paid try is to pay twice unknowingly (README, the reliability rule).
+ */
+const PAID_ADVICE: Partial<Record<ApiErrorCode, string>> = {
+  'api.timeout':
+    'the service did not answer in time, and this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
+  'api.server-error':
+    'the service or a gateway before it failed after this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); contact support if it persists',
+};
+
 const EXCERPT_LENGTH = 500;
 
 /**
@@ -110,7 +122,7 @@ export class ApiError extends Error {
     this.url = url;
     this.body = body;
     this.retryable = init.retryable;
-    this.hint = ADVICE[init.code];
+    this.hint = (init.note === MAY_BE_CHARGED ? PAID_ADVICE[init.code] : undefined) ?? ADVICE[init.code];
     this.location = init.location !== undefined ? redact(init.location, init.secrets) : undefined;
     this.answered = init.answered;
   }

@@ -2,6 +2,7 @@ import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import { renderOutput } from '../output/render-output.js';
+import type { NotRunCheck } from '../output/render-test-report.js';
 import { using } from '../workspace/open-workspace.js';
 import type { RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
@@ -26,29 +27,34 @@ export function registerTest(program: Command, run: RunCommand): void {
         controller,
         'Interrupted: no further parse is sent; the checks that ran are reported (again to exit at once).',
       );
-      let planned = 0;
+      // The checks in the order they run: those past the ones that ran were not run (interrupted).
+      let planned: NotRunCheck[] = [];
       const results = await using(openFromFlags(ctx, paths, flags, controller.signal), async (ws) => {
         // Paths named with --env narrow the checks as they narrow a plan (loadManifests' narrowedTo).
         const kept = narrowedSelects(ws.manifests.narrowedTo);
         const parsers = ws.manifests.parsers.filter((p) => p.expect.length > 0 && kept(p.address));
-        planned = parsers.reduce((n, p) => n + p.expect.length, 0);
+        planned = parsers.flatMap((p) => p.expect.map((check) => ({ address: p.address, url: check.url })));
         const state = await ws.backend.read();
         return runExpectChecks(ws.clients, parsers, state, undefined, controller.signal);
       }).finally(stopListening);
+      // An interrupted run is not passed, and --json and --junit name the checks not run: a CI job reading either
+      // rather than the exit code reported the checks that ran, all passed, as a green run.
+      const interrupted = controller.signal.aborted;
+      const report = { results, interrupted, notRun: interrupted ? planned.slice(results.length) : [] };
       // The results first: the parse calls are made, so a JUnit file that cannot be written keeps them on stdout.
-      ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', results, ctx.stdoutColors));
+      ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));
       if (flags.junit !== undefined)
         await writeOutputFile(
           flags.junit,
-          renderOutput('test', 'junit', results, ctx.colors),
+          renderOutput('test', 'junit', report, ctx.colors),
           'the JUnit report',
           'the checks ran',
         );
-      if (controller.signal.aborted) {
-        const notRun = planned - results.length;
+      if (interrupted) {
+        const notRun = report.notRun.length;
         ctx.log(
           ctx.colors.yellow(
-            `Interrupted: ${notRun} of ${planned} ${planned === 1 ? 'check was' : 'checks were'} not run (no parse was sent for ${notRun === 1 ? 'it' : 'them'}).`,
+            `Interrupted: ${notRun} of ${planned.length} ${planned.length === 1 ? 'check was' : 'checks were'} not run (no parse was sent for ${notRun === 1 ? 'it' : 'them'}).`,
           ),
         );
         return 'interrupted';

@@ -1,26 +1,44 @@
 import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
+import type { NotRunCheck, TestReport } from './render-test-report.js';
+
+/** A test case: a check that ran, or one an interrupt stopped before its parse was sent (`run` left out). */
+interface Case {
+  address: string;
+  url: string;
+  run?: ExpectCheckResult;
+}
+
+const NOT_RUN = 'not run: interrupted before its parse was sent';
 
 /**
  * JUnit XML for CI test reports: one test suite per parser, one test case per expect block. Counts, `time` (seconds
  * as a plain decimal: dorny/test-reporter reads it with parseFloat) and `timestamp` are on every suite and on the
  * root, as Surefire writes them and report tools expect. A check whose values differ is a `failure`; one that could
- * not run at all (the page could not be parsed, the parser is not applied yet) is an `error`. scrapeform skips no
- * check, so `skipped` is always 0, and written so readers need not guess. Checked against
- * test/fixtures/junit/junit.xsd.
+ * not run at all (the page could not be parsed, the parser is not applied yet) is an `error`. A check Ctrl-C stopped
+ * before its parse was sent is `skipped` (with a message), so a report read without the exit code is not green
+ * with checks missing; no other check is skipped. Checked against test/fixtures/junit/junit.xsd.
  */
-export function renderJunit(results: readonly ExpectCheckResult[]): string {
-  const byParser = new Map<string, ExpectCheckResult[]>();
-  for (const r of results) byParser.set(r.address, [...(byParser.get(r.address) ?? []), r]);
+export function renderJunit(report: TestReport): string {
+  const all: Case[] = [
+    ...report.results.map((run) => ({ address: run.address, url: run.url, run })),
+    ...report.notRun.map((c: NotRunCheck) => ({ address: c.address, url: c.url })),
+  ];
+  const byParser = new Map<string, Case[]>();
+  for (const c of all) byParser.set(c.address, [...(byParser.get(c.address) ?? []), c]);
+  const root = totals(all);
   const suites = [...byParser].map(([address, cases]) => {
     const body = cases.map((c) => `    ${renderCase(address, c)}`).join('\n');
-    return `  <testsuite ${attributes({ name: address, ...totals(cases) })}>\n${body}\n  </testsuite>`;
+    // A suite of checks none of which ran has no start of its own: the run's.
+    const counts = totals(cases, root.timestamp);
+    return `  <testsuite ${attributes({ name: address, ...counts })}>\n${body}\n  </testsuite>`;
   });
-  const root = attributes({ name: 'scrapeform test', ...totals(results) });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${root}>\n${suites.join('\n')}${suites.length > 0 ? '\n' : ''}</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${attributes({ name: 'scrapeform test', ...root })}>\n${suites.join('\n')}${suites.length > 0 ? '\n' : ''}</testsuites>\n`;
 }
 
-function renderCase(address: string, c: ExpectCheckResult): string {
-  const head = `<testcase ${attributes({ classname: address, name: c.url, time: seconds(c.durationMs) })}`;
+function renderCase(address: string, { url, run: c }: Case): string {
+  const head = `<testcase ${attributes({ classname: address, name: url, time: seconds(c?.durationMs ?? 0) })}`;
+  if (c === undefined)
+    return `${head}>\n      <skipped ${attributes({ message: NOT_RUN, type: 'scrapeform.not-run' })}/>\n    </testcase>`;
   if (c.ok) return `${head}/>`;
   const detail = [
     c.error ?? '',
@@ -38,18 +56,19 @@ function renderCase(address: string, c: ExpectCheckResult): string {
 }
 
 /** Counts, total time and start of a group of checks, as attribute values. */
-function totals(cases: readonly ExpectCheckResult[]): Record<string, string> {
-  const errors = cases.filter((c) => !c.ok && c.error !== undefined).length;
-  const failures = cases.filter((c) => !c.ok && c.error === undefined).length;
-  const started = cases.map((c) => c.startedAt).sort()[0];
+function totals(cases: readonly Case[], noStart?: string): Record<string, string> {
+  const ran = cases.flatMap((c) => (c.run !== undefined ? [c.run] : []));
+  const errors = ran.filter((c) => !c.ok && c.error !== undefined).length;
+  const failures = ran.filter((c) => !c.ok && c.error === undefined).length;
+  const started = ran.map((c) => c.startedAt).sort()[0];
   return {
     tests: String(cases.length),
     failures: String(failures),
     errors: String(errors),
-    skipped: '0',
-    time: seconds(cases.reduce((sum, c) => sum + c.durationMs, 0)),
-    // Surefire's form: ISO 8601 without the zone (the times are UTC).
-    timestamp: (started ?? new Date(0).toISOString()).replace(/(\.\d+)?Z$/, ''),
+    skipped: String(cases.length - ran.length),
+    time: seconds(ran.reduce((sum, c) => sum + c.durationMs, 0)),
+    // Surefire's form: ISO 8601 without the zone (the times are UTC); `noStart` is already in it.
+    timestamp: (started ?? noStart ?? new Date(0).toISOString()).replace(/(\.\d+)?Z$/, ''),
   };
 }
 

@@ -1,5 +1,4 @@
 import { ScrapeformError } from '../errors.js';
-import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { DriftReport } from '../plan/drift.js';
 import type { Plan } from '../plan/model.js';
 import type { Colors } from './colors.js';
@@ -19,6 +18,7 @@ import { renderPlanMarkdown } from './render-plan-markdown.js';
 import { renderStatusHuman, renderStatusJson } from './render-status.js';
 import type { StatusRow } from './render-status.js';
 import { renderTestReportHuman, renderTestReportJson } from './render-test-report.js';
+import type { TestReport } from './render-test-report.js';
 
 /** The formats a command can print; each command offers the ones its row in RENDERERS has. */
 export const RENDER_FORMATS = ['human', 'json', 'markdown', 'junit'] as const;
@@ -30,7 +30,7 @@ export interface Renderable {
   apply: ApplyReport;
   status: StatusRow[];
   jobs: JobsView;
-  test: ExpectCheckResult[];
+  test: TestReport;
   ids: ManagedIds;
   doctor: DoctorReport;
   drift: DriftReport;

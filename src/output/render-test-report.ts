@@ -3,11 +3,35 @@ import type { Colors } from './colors.js';
 import { renderChecks } from './render-checks.js';
 import { renderJson } from './render-json.js';
 
-/** `scrapeform test` for people. */
-export function renderTestReportHuman(results: readonly ExpectCheckResult[], colors: Colors): string {
-  return results.length === 0 ? 'No expect blocks to run.' : renderChecks(results, colors);
+/** A check Ctrl-C (or SIGTERM) stopped before its parse was sent. */
+export interface NotRunCheck {
+  address: string;
+  url: string;
 }
 
-export function renderTestReportJson(results: readonly ExpectCheckResult[]): string {
-  return renderJson({ passed: results.every((r) => r.ok), results });
+/** What `scrapeform test` reports: the checks that ran, and, when it was interrupted, those that did not. */
+export interface TestReport {
+  results: ExpectCheckResult[];
+  interrupted: boolean;
+  /** In plan order; empty unless interrupted. */
+  notRun: NotRunCheck[];
+}
+
+/** `scrapeform test` for people (an interrupted run says on stderr how many checks were not run). */
+export function renderTestReportHuman(report: TestReport, colors: Colors): string {
+  return report.results.length === 0 ? 'No expect blocks to run.' : renderChecks(report.results, colors);
+}
+
+/**
+ * `test --json`: an interrupted run is not passed, whatever the checks that ran gave (a CI job reading the JSON
+ * rather than the exit code would report it green), and names the checks not run; `status` as apply's.
+ */
+export function renderTestReportJson(report: TestReport): string {
+  const passed = !report.interrupted && report.results.every((r) => r.ok);
+  return renderJson({
+    status: report.interrupted ? 'interrupted' : passed ? 'passed' : 'failed',
+    passed,
+    results: report.results,
+    notRun: report.notRun,
+  });
 }

@@ -214,6 +214,10 @@ describe('retries', () => {
       expect(error.message).toBe(
         `GET ${PARSER_ORIGIN}/parse/p-1/0?url=https%3A%2F%2Fb.example%2F&api_key=***: ${status}: <html>A timeout occurred</html>: a parse is charged per try and this one may have been: not sent again`,
       );
+      // Its hint does not say "retry" (the 5xx advice's), which may pay for the page twice.
+      expect(error.hint).toBe(
+        'the service or a gateway before it failed after this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); contact support if it persists',
+      );
       expect(api.sleeps).toEqual([]);
       expect(scope.isDone()).toBe(true);
       expect(again.isDone()).toBe(false);
@@ -238,6 +242,7 @@ describe('retries', () => {
       .catch((e: unknown) => e)) as ApiError;
     expect(refused.code).toBe('api.network');
     expect(refused.message).not.toContain('charged');
+    expect(refused.hint).not.toContain('charged');
     // A list (free) is still asked again after a 524.
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(524).get('/parsers').query(true).reply(200, list);
     const free = createTestApi();

@@ -48,9 +48,11 @@ const results: ExpectCheckResult[] = [
   },
 ];
 
+const report = { results, interrupted: false, notRun: [] };
+
 describe('JUnit from scrapeform test', () => {
   it('is valid against the JUnit schema, with time, timestamp, errors and skipped on every suite', async () => {
-    const xml = renderJunit(results);
+    const xml = renderJunit(report);
     expect(await validate(xml)).toEqual([]);
     expect(xml).toContain(
       '<testsuites name="scrapeform test" tests="3" failures="1" errors="1" skipped="0" time="1.484" timestamp="2026-11-23T08:00:00">',
@@ -76,16 +78,40 @@ describe('JUnit from scrapeform test', () => {
     expect(times.every((t) => Number.isFinite(t) && t >= 0)).toBe(true);
   });
 
+  it('an interrupted run: the checks not run are skipped, with a message, in their suites (one of its own too)', async () => {
+    const xml = renderJunit({
+      results: results.slice(0, 2),
+      interrupted: true,
+      notRun: [
+        { address: 'parser.books', url: 'https://books.example/c.html' },
+        { address: 'parser.news', url: 'https://news.example/1.html' },
+      ],
+    });
+    expect(await validate(xml)).toEqual([]);
+    expect(xml).toContain(
+      '<testsuites name="scrapeform test" tests="4" failures="1" errors="0" skipped="2" time="1.484" timestamp="2026-11-23T08:00:00">',
+    );
+    expect(xml).toContain(
+      [
+        '    <testcase classname="parser.books" name="https://books.example/c.html" time="0.000">',
+        '      <skipped message="not run: interrupted before its parse was sent" type="scrapeform.not-run"/>',
+        '    </testcase>',
+        '  </testsuite>',
+        '  <testsuite name="parser.news" tests="1" failures="0" errors="0" skipped="1" time="0.000" timestamp="2026-11-23T08:00:00">',
+      ].join('\n'),
+    );
+  });
+
   it('no checks at all is still a valid report', async () => {
-    const xml = renderJunit([]);
+    const xml = renderJunit({ results: [], interrupted: false, notRun: [] });
     expect(await validate(xml)).toEqual([]);
     expect(xml).toContain('tests="0" failures="0" errors="0" skipped="0" time="0.000"');
   });
 
   it('the schema rejects what test-report tools cannot read (the check of the check)', async () => {
-    const broken = renderJunit(results).replace(' time="1.234"', ' time="1,234"');
+    const broken = renderJunit(report).replace(' time="1.234"', ' time="1,234"');
     expect((await validate(broken)).join('\n')).toMatch(/time.*1,234/);
-    const noTimestamp = renderJunit(results).replace(/ timestamp="[^"]*"/, '');
+    const noTimestamp = renderJunit(report).replace(/ timestamp="[^"]*"/, '');
     expect((await validate(noTimestamp)).join('\n')).toContain('timestamp');
   });
 });

@@ -310,12 +310,15 @@ describe('renderers of command output', () => {
   });
 
   it('test results as text, JSON and JUnit XML (escaped)', () => {
-    expect(renderOutput('test', 'human', checks, plain)).toMatchSnapshot();
-    expect(JSON.parse(renderOutput('test', 'json', checks, plain)).passed).toBe(false);
-    const xml = renderOutput('test', 'junit', checks, plain);
+    const report = { results: checks, interrupted: false, notRun: [] };
+    expect(renderOutput('test', 'human', report, plain)).toMatchSnapshot();
+    expect(JSON.parse(renderOutput('test', 'json', report, plain)).passed).toBe(false);
+    const xml = renderOutput('test', 'junit', report, plain);
     expect(xml).toMatchSnapshot();
     expect(xml).toContain('name="https://books.example/b.html?q=&quot;x&quot;&amp;y=&lt;1&gt;"');
-    expect(renderOutput('test', 'human', [], plain)).toBe('No expect blocks to run.');
+    expect(renderOutput('test', 'human', { results: [], interrupted: false, notRun: [] }, plain)).toBe(
+      'No expect blocks to run.',
+    );
   });
 
   it('status, jobs and output tables print live values printable: no line forged, nothing cleared', () => {
