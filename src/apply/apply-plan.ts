@@ -14,7 +14,12 @@ import { DEFAULT_MAX_GENERATING } from './apply-model.js';
 import type { ApplyOptions, ApplyResult, ChangeResult } from './apply-model.js';
 import { HookRunner } from './regeneration-hooks.js';
 import { StateStore } from './state-store.js';
-import { stoppedWith, withUnrecordedCalls } from './unrecorded-calls.js';
+import {
+  notStartedForState,
+  notStartedResult,
+  stoppedWith,
+  withUnrecordedCalls,
+} from './unrecorded-calls.js';
 import { GenerationPoller, realAlarm, sleepAlarm } from './generation-poller.js';
 import type { Alarm } from './generation-poller.js';
 import { DEFAULT_POLL_MIN_MS } from './wait-for-generation.js';
@@ -164,15 +169,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       // the first call failed).
       const reached = new Set(results.map((result) => result.address));
       for (const change of options.plan.resource_changes.filter((c) => !reached.has(c.address)))
-        results.push({
-          address: change.address,
-          action: change.action,
-          ok: false,
-          skipped: true,
-          calls: [],
-          id: change.id,
-          error: notStartedForState(error),
-        });
+        results.push(notStartedResult(change, error));
       const stopped = await withUnrecordedCalls(error, results, store.current, options.backend);
       throw stoppedWith(stopped, outcome());
     });
@@ -230,12 +227,6 @@ function refusedSpending(refusal: { address: string; error: ApiError }): ChangeR
     message: `not sent: the service refused the paid call of ${refusal.address} (HTTP ${refusal.error.status}), so no further paid call (a parser create or regeneration, a project create) was made`,
     hint: 'check the credits and plan of the account in the ScraperAPI dashboard, then apply again: state holds what was done',
   };
-}
-
-/** Why a change was not started: a state write failed before it, so nothing it would send could be recorded. */
-function notStartedForState(failure: unknown): ChangeResult['error'] & object {
-  const { code } = describeError(failure);
-  return { code, message: 'not started: state could not be written' };
 }
 
 function describeError(error: unknown): { code: string; message: string; hint?: string } {

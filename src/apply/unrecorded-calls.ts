@@ -33,6 +33,18 @@ export async function withUnrecordedCalls(
     (result) =>
       stored === undefined || !sameJson(recordOf(stored, result.address), recordOf(current, result.address)),
   );
+  return namingStop(error, unrecorded, notStarted);
+}
+
+/**
+ * The state error with what apply left: the changes that made calls state does not hold all of, and those not
+ * started (nothing sent); the error as it is when there are none.
+ */
+function namingStop(
+  error: ScrapeformError,
+  unrecorded: readonly ChangeResult[],
+  notStarted: readonly ChangeResult[],
+): ScrapeformError {
   if (unrecorded.length === 0 && notStarted.length === 0) return error;
   const named = formatNames(unrecorded.map((result) => `${result.address} (${result.action})`));
   const said = [
@@ -55,6 +67,25 @@ export async function withUnrecordedCalls(
     status: error.status,
     cause: error,
   });
+}
+
+/** A change apply did not start because a state write failed before it: nothing of it was sent. */
+export function notStartedResult(change: ResourceChange, failure: unknown): ChangeResult {
+  return {
+    address: change.address,
+    action: change.action,
+    ok: false,
+    skipped: true,
+    calls: [],
+    id: change.id,
+    error: notStartedForState(failure),
+  };
+}
+
+/** Why a change was not started: a state write failed before it, so nothing it would send could be recorded. */
+export function notStartedForState(failure: unknown): ChangeResult['error'] & object {
+  const code = failure instanceof ScrapeformError ? failure.code : 'internal';
+  return { code, message: 'not started: state could not be written' };
 }
 
 /**
@@ -109,17 +140,6 @@ export function stoppedBeforeCalls(
   state: State,
 ): unknown {
   if (!(error instanceof ScrapeformError)) return error;
-  return new ApplyStoppedError(error, {
-    results: changes.map((change) => ({
-      address: change.address,
-      action: change.action,
-      ok: false,
-      skipped: true,
-      calls: [],
-      id: change.id,
-      error: { code: error.code, message: 'not started: state could not be written' },
-    })),
-    state,
-    interrupted: false,
-  });
+  const results = changes.map((change) => notStartedResult(change, error));
+  return new ApplyStoppedError(namingStop(error, [], results), { results, state, interrupted: false });
 }

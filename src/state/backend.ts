@@ -183,8 +183,13 @@ export function withLock(
  * on a disk gone read-only, the same fault that failed the work), the work's error is the one thrown, with the
  * release's message added: a release error thrown from a `finally` replaced it, and an apply stopped by a state
  * write lost what it had done (its --json result, the creates not recorded) behind "cannot remove the lock file".
+ * A release that fails after the work succeeded is the error, as `afterWork` turns it (by default as it is).
  */
-export async function whileHolding<T>(lock: StateLock, work: () => Promise<T>): Promise<T> {
+export async function whileHolding<T>(
+  lock: StateLock,
+  work: () => Promise<T>,
+  afterWork: (release: unknown, result: T) => unknown = (release) => release,
+): Promise<T> {
   let result: T;
   try {
     result = await work();
@@ -195,6 +200,9 @@ export async function whileHolding<T>(lock: StateLock, work: () => Promise<T>): 
     });
     throw error;
   }
-  await lock.release();
+  // A release that fails after the work is done is thrown as `afterWork` makes it: apply's carries what was done.
+  await lock.release().catch((release: unknown) => {
+    throw afterWork(release, result);
+  });
   return result;
 }

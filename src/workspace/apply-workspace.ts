@@ -83,7 +83,7 @@ export async function applyWorkspace(
   if (options.savedPlan !== undefined)
     refuseOtherTarget(options.savedPlan, runTarget(ws), ws.clients.accountDigest);
   const lock = await ws.backend.lock('apply');
-  return whileHolding(lock, async () => {
+  const applying = async (): Promise<ApplyWorkspaceOutcome> => {
     const stale = ws.backend.staleLockBroken;
     if (stale !== undefined) options.onStaleLock?.(stale);
     const recreate = {
@@ -209,7 +209,12 @@ export async function applyWorkspace(
       checks,
       resultDiffs: result.interrupted || resultDiffs === undefined ? [] : resultDiffs.diffs(),
     };
-  });
+  };
+  // A lock file that cannot be removed once every call is made (a disk gone read-only) fails the command, which
+  // still says what it did.
+  return whileHolding(lock, applying, (release, outcome) =>
+    outcome.result !== undefined ? stoppedWith(release, outcome.result) : release,
+  );
 }
 
 /** The fresh plan's changes at the addresses and with the actions of the saved plan: what applying it does now. */

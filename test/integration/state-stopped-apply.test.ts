@@ -394,8 +394,9 @@ describe('apply stopped by a state write that failed', () => {
     }).finally(() => (disk.full = undefined));
     expect(run.code).toBe(1);
     expect(created('r')).toEqual(['r0']);
+    // Named as not started, as when the write of the intents fails.
     const message =
-      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed';
+      'cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped; not started, nothing sent: parser.r1, parser.r2, parser.r3';
     expect(run.stderr).toContain(`error: ${message}\n`);
     expect(run.stdout, run.stderr).not.toBe('');
     const doc = JSON.parse(run.stdout) as Doc;

@@ -52,4 +52,15 @@ describe('whileHolding', () => {
     await expect(whileHolding(lock, () => Promise.resolve('done'))).rejects.toBe(cannotRemove);
     expect(lock.releases).toBe(1);
   });
+
+  it('turns a release that fails after the work succeeded as asked, with what the work returned', async () => {
+    const lock = lockFailing(cannotRemove);
+    const thrown = await whileHolding(
+      lock,
+      () => Promise.resolve({ made: 3 }),
+      (release, result) => new Error(`${result.made} made; ${(release as Error).message}`),
+    ).catch((error: unknown) => error);
+    expect((thrown as Error).message).toBe(`3 made; ${cannotRemove.message}`);
+    expect(lock.releases).toBe(1);
+  });
 });
