@@ -1,3 +1,4 @@
+import { pathNestedPast } from '../nesting-path.js';
 import { ScrapeformError } from '../errors.js';
 import { formatKeyPath } from '../manifest/diagnostic.js';
 import { MAX_NESTING_DEPTH } from '../manifest/yaml-document.js';
@@ -104,7 +105,7 @@ function readPlanJson(text: string, file: string): Record<string, unknown> {
       `${file} has plan format_version ${JSON.stringify(version)}; this scrapeform reads format_version ${PLAN_FORMAT_VERSION}`,
     );
   }
-  const deep = pathTooDeep(data);
+  const deep = pathNestedPast(data, MAX_PLAN_DEPTH);
   if (deep !== undefined) {
     throw unreadable(
       `the saved plan ${file} is damaged at ${formatKeyPath(deep)}: it is nested too deep (more than ${MAX_PLAN_DEPTH} levels of objects and arrays)`,
@@ -115,30 +116,6 @@ function readPlanJson(text: string, file: string): Record<string, unknown> {
 
 /** Twice what a manifest may nest: a plan wraps a manifest's values in a few levels of its own. */
 const MAX_PLAN_DEPTH = 2 * MAX_NESTING_DEPTH;
-
-/**
- * The path of the first object or array nested past MAX_PLAN_DEPTH, in document order, or undefined. Walked
- * without recursion: the digest, the schema and the checks of a change all recurse, and a file nesting a few
- * thousand arrays overflowed the call stack (show and apply --plan ended as an internal error).
- */
-function pathTooDeep(data: unknown): PropertyKey[] | undefined {
-  const stack: { value: unknown; depth: number; path: PropertyKey[] }[] = [
-    { value: data, depth: 1, path: [] },
-  ];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value, depth, path } = next;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_PLAN_DEPTH) return path;
-    const entries: [PropertyKey, unknown][] = Array.isArray(value)
-      ? value.map((item, index) => [index, item])
-      : Object.entries(value);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i];
-      if (entry !== undefined) stack.push({ value: entry[1], depth: depth + 1, path: [...path, entry[0]] });
-    }
-  }
-  return undefined;
-}
 
 function unreadable(message: string): ScrapeformError {
   return new ScrapeformError('apply.plan-unreadable', message, {

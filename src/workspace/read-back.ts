@@ -1,3 +1,4 @@
+import { pathNestedPast } from '../nesting-path.js';
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isScalar, visit } from 'yaml';
 import { formatKeyPath } from '../manifest/diagnostic.js';
@@ -68,21 +69,6 @@ export function readBackProblem(
  * nest 1,000) blew the call stack of the YAML writer, and the whole import ended as an internal error.
  */
 export function tooDeepProblem(data: unknown): string | undefined {
-  const stack: { value: unknown; depth: number; path: PropertyKey[] }[] = [
-    { value: data, depth: 1, path: [] },
-  ];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value, depth, path } = next;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_NESTING_DEPTH) return `${formatKeyPath(path)}: ${TOO_DEEP_MESSAGE}`;
-    const entries: [PropertyKey, unknown][] = Array.isArray(value)
-      ? value.map((item, index) => [index, item])
-      : Object.entries(value);
-    // Pushed last first, so the first collection past the limit in document order is the one named.
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i];
-      if (entry !== undefined) stack.push({ value: entry[1], depth: depth + 1, path: [...path, entry[0]] });
-    }
-  }
-  return undefined;
+  const path = pathNestedPast(data, MAX_NESTING_DEPTH);
+  return path === undefined ? undefined : `${formatKeyPath(path)}: ${TOO_DEEP_MESSAGE}`;
 }
