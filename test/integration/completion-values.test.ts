@@ -33,6 +33,30 @@ async function workspace(): Promise<{ project: string; broken: string; bin: stri
   return { project, broken, bin };
 }
 
+/**
+ * The candidates bash offers for the last word, sorted, and what the completion printed to stderr. `typed` are the
+ * words as bash hands them over (quotes included, as the line had them).
+ */
+async function bashOffers(
+  script: string,
+  bin: string,
+  cwd: string,
+  typed: string[],
+): Promise<{ shown: string; stderr: string }> {
+  const { stdout, stderr } = await exec(
+    'bash',
+    [
+      '-c',
+      `source ${script}; COMP_WORDS=(${typed.join(' ')}); COMP_CWORD=${typed.length - 1}; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
+    ],
+    { cwd, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } },
+  );
+  return { shown: stdout.trim(), stderr };
+}
+
+/** Plain words, each as one bash word. */
+const quoted = (words: string[]): string[] => words.map((w) => `'${w}'`);
+
 describe('bash completion of flag values, run in a real bash', () => {
   let ws: Awaited<ReturnType<typeof workspace>>;
   let script: string;
@@ -41,18 +65,7 @@ describe('bash completion of flag values, run in a real bash', () => {
     script = path.join(path.dirname(ws.bin), 'completion.bash');
     await writeFile(script, (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout);
   });
-  /** The candidates bash offers for the last word, sorted, and what the completion printed to stderr. */
-  const complete = async (cwd: string, words: string[]): Promise<{ shown: string; stderr: string }> => {
-    const { stdout, stderr } = await exec(
-      'bash',
-      [
-        '-c',
-        `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
-      ],
-      { cwd, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
-    );
-    return { shown: stdout.trim(), stderr };
-  };
+  const complete = (cwd: string, words: string[]) => bashOffers(script, ws.bin, cwd, quoted(words));
 
   it('--env offers the environments of scrapeform.yaml, not files', async () => {
     expect(await complete(ws.project, ['scrapeform', 'plan', '--env', ''])).toEqual({
@@ -112,17 +125,7 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
     await writeFile(script, (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout);
   });
   /** As bash splits the line: `--env=st` is the three words `--env`, `=`, `st` (`=` is in COMP_WORDBREAKS). */
-  const complete = async (cwd: string, words: string[]): Promise<{ shown: string; stderr: string }> => {
-    const { stdout, stderr } = await exec(
-      'bash',
-      [
-        '-c',
-        `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
-      ],
-      { cwd, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
-    );
-    return { shown: stdout.trim(), stderr };
-  };
+  const complete = (cwd: string, words: string[]) => bashOffers(script, ws.bin, cwd, quoted(words));
 
   it('past --chdir DIR the command is found: its flags, its subcommands, the commands themselves', async () => {
     expect((await complete(root, ['scrapeform', '--chdir', 'project', 'plan', '--detailed'])).shown).toBe(
@@ -165,15 +168,15 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
     await writeFile(path.join(root, 'my project', 'scrapeform.yaml'), PROJECT);
     // The words as bash hands them over: DIR as typed, quotes and backslashes included.
     for (const typed of [`"'my project'"`, `'"my project"'`, `'my\\ project'`]) {
-      const { stdout, stderr } = await exec(
-        'bash',
-        [
-          '-c',
-          `source ${script}; COMP_WORDS=(scrapeform --chdir ${typed} plan --env ''); COMP_CWORD=5; _scrapeform; printf '%s\\n' "\${COMPREPLY[@]}" | sort | tr '\\n' ' '`,
-        ],
-        { cwd: root, env: { ...process.env, PATH: `${ws.bin}:${process.env.PATH ?? ''}` } },
-      );
-      expect({ typed, shown: stdout.trim(), stderr }).toEqual({ typed, shown: 'prod staging', stderr: '' });
+      const offered = await bashOffers(script, ws.bin, root, [
+        'scrapeform',
+        '--chdir',
+        typed,
+        'plan',
+        '--env',
+        "''",
+      ]);
+      expect({ typed, ...offered }).toEqual({ typed, shown: 'prod staging', stderr: '' });
     }
   });
 
