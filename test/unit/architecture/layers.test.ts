@@ -31,6 +31,7 @@ const RANK: Record<string, number> = {
   'decode-text.ts': 0,
   'abort-fanout.ts': 0,
   'replace-file.ts': 0,
+  'invisible-characters.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
