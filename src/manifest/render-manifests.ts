@@ -1,4 +1,5 @@
-import { Document } from 'yaml';
+import { Document, Scalar, visit } from 'yaml';
+import { INVISIBLE_CHARACTERS, unicodeEscape } from '../invisible-characters.js';
 import type {
   DesiredField,
   DesiredObject,
@@ -30,10 +31,32 @@ export function renderManifests(sets: readonly RenderedSet[]): string {
         `${object.address} from ${describeSource(object.source)}`,
       ];
       doc.commentBefore = head.map((line) => ` ${line}`).join('\n');
-      documents.push(doc.toString({ lineWidth: 0 }));
+      documents.push(withInvisibleEscaped(doc));
     }
   }
   return documents.join('---\n');
+}
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
+const ANY_INVISIBLE = new RegExp(INVISIBLE.source);
+
+/**
+ * The document as YAML, each bidirectional override or zero-width character (which the manifest checks let through,
+ * unlike control characters) written as an escape such as `\u202e`: printed raw it would show a reviewer the text
+ * around it reordered or two different names alike ("Trojan Source"). A scalar holding one is written in double
+ * quotes, where YAML reads the escape back as the character, so the output still parses to the same values; in the
+ * heading comment the escape only shows. YAML's double quotes already escape C0 controls, and only there can
+ * they be, a block scalar's line breaks and tabs aside.
+ */
+function withInvisibleEscaped(doc: Document): string {
+  visit(doc, {
+    Scalar(_key, node: Scalar) {
+      if (typeof node.value === 'string' && ANY_INVISIBLE.test(node.value)) {
+        node.type = Scalar.QUOTE_DOUBLE;
+      }
+    },
+  });
+  return doc.toString({ lineWidth: 0 }).replace(INVISIBLE, unicodeEscape);
 }
 
 /** `teams/a/books.yaml:1:1, for_each[2] at teams/a/books.yaml:9:5, ParserTemplate "product" at templates/p.yaml:1:1`. */

@@ -1,13 +1,11 @@
+import { INVISIBLE_CHARACTERS, unicodeEscape } from '../invisible-characters.js';
+
 /**
  * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
- * escape: they split or overwrite lines and start colour or cursor sequences), DEL, C1 controls, the Unicode
- * bidirectional overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source"), and the
- * characters that show as nothing (soft hyphen, zero-width space, joiners, word joiner, invisible operators, byte
- * order mark), with which two names that differ look the same.
+ * escape: they split or overwrite lines and start colour or cursor sequences) and the invisible ones (DEL, C1
+ * controls, bidirectional overrides, zero-width characters: see invisible-characters.ts).
  */
-const UNSAFE =
-  // eslint-disable-next-line no-control-regex -- these characters are what it finds
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CHARACTERS}]`, 'g');
 
 const ANY_UNSAFE = new RegExp(UNSAFE.source);
 
@@ -20,7 +18,7 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 export function printable(text: string): string {
   // Most text has nothing to escape: one scan without the replace's callback machinery.
   if (!ANY_UNSAFE.test(text)) return text;
-  return text.replace(UNSAFE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(UNSAFE, (c) => NAMED[c] ?? unicodeEscape(c));
 }
 
 /**

@@ -32,6 +32,7 @@ const RANK: Record<string, number> = {
   'abort-fanout.ts': 0,
   'replace-file.ts': 0,
   'nesting-path.ts': 0,
+  'invisible-characters.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
