@@ -93,10 +93,16 @@ export async function runExpectChecks(
     const r = state.resources[p.address];
     return r?.kind === 'Parser' ? [r.id] : [];
   });
-  const listed =
-    latestFinished || recordedIds.length === 0
-      ? new Map<string, LiveParserSummary>()
-      : new Map((await clients.parsers.list(signal)).map((p) => [p.id, p]));
+  let listed = new Map<string, LiveParserSummary>();
+  if (!latestFinished && recordedIds.length > 0) {
+    try {
+      listed = new Map((await clients.parsers.list(signal)).map((p) => [p.id, p]));
+    } catch (error) {
+      // Ctrl-C during the list: no check ran, and each is reported not run (exit 130), not as the list's error.
+      if (aborted(signal)) return results;
+      throw error;
+    }
+  }
   // A parse the account refused (402, or the 403 ScraperAPI answers for exhausted credits): each parse is paid, so
   // none is sent after it; every check left says why instead.
   let refused: string | undefined =
@@ -146,12 +152,15 @@ export async function runExpectChecks(
           ...timing(),
         });
       } catch (error) {
-        // Called off by Ctrl-C: the parse went out and may be charged all the same; its answer is not awaited.
-        const message = aborted(signal)
-          ? 'interrupted: the parse was sent and may have been charged; its answer was not awaited'
-          : error instanceof ApiError || error instanceof Error
-            ? error.message
-            : String(error);
+        const own = error instanceof Error ? error.message : String(error);
+        // Called off by Ctrl-C mid-flight (no answer), the parse went out and may be charged all the same. Cut short
+        // in the wait before a retry, the try before it was answered (a 429, 500 or 503: not done, not charged), and
+        // that answer is what is said: calling it possibly charged sent the user looking for a charge.
+        const message = !aborted(signal)
+          ? own
+          : error instanceof ApiError && error.status > 0
+            ? `interrupted: ${own}`
+            : 'interrupted: the parse was sent and may have been charged; its answer was not awaited';
         if (refusesPayment(error))
           refused = `not parsed: the service refused a parse of ${parser.address} (HTTP ${error.status}), so no further parse (each is paid) was sent; check the credits and plan of the account in the ScraperAPI dashboard`;
         results.push({

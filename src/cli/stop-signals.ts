@@ -13,14 +13,12 @@ export function stopOnSignals(
   ctx: CommandContext,
   controller: AbortController,
   stopping: string,
+  /** Said on the second signal: what is left behind (a command that writes no state says so of its own). */
+  again = 'Interrupted again: exiting now. State holds what was written; the next plan recovers the rest by name.',
 ): () => void {
   const onSignal = (): void => {
     if (controller.signal.aborted) {
-      ctx.log(
-        ctx.colors.red(
-          'Interrupted again: exiting now. State holds what was written; the next plan recovers the rest by name.',
-        ),
-      );
+      ctx.log(ctx.colors.red(again));
       process.exit(130);
     }
     controller.abort();

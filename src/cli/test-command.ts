@@ -1,3 +1,5 @@
+import { ScrapeformError } from '../errors.js';
+import { printableLines } from '../output/escape-text.js';
 import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
@@ -26,6 +28,8 @@ export function registerTest(program: Command, run: RunCommand): void {
         ctx,
         controller,
         'Interrupted: no further parse is sent; the checks that ran are reported (again to exit at once).',
+        // test writes no state: apply's sentence of it said what test does not do.
+        'Interrupted again: exiting now; the checks that ran are not reported (a parse under way may have been charged).',
       );
       // The checks in the order they run: those past the ones that ran were not run (interrupted).
       let planned: NotRunCheck[] = [];
@@ -43,13 +47,24 @@ export function registerTest(program: Command, run: RunCommand): void {
       const report = { results, interrupted, notRun: interrupted ? planned.slice(results.length) : [] };
       // The results first: the parse calls are made, so a JUnit file that cannot be written keeps them on stdout.
       ctx.print(renderOutput('test', flags.json === true ? 'json' : 'human', report, ctx.stdoutColors));
+      let junitFailure: unknown;
       if (flags.junit !== undefined)
         await writeOutputFile(
           flags.junit,
           renderOutput('test', 'junit', report, ctx.colors),
           'the JUnit report',
           'the checks ran',
-        );
+        ).catch((error: unknown) => {
+          // Interrupted, the run still ends 130 with its line: the write's error is said first.
+          if (!interrupted) throw error;
+          junitFailure = error;
+        });
+      if (junitFailure !== undefined) {
+        const text = junitFailure instanceof Error ? junitFailure.message : String(junitFailure);
+        const hint = junitFailure instanceof ScrapeformError ? junitFailure.hint : undefined;
+        ctx.log(`${ctx.colors.red('error:')} ${printableLines(text)}`);
+        if (hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(hint)}`);
+      }
       if (interrupted) {
         const notRun = report.notRun.length;
         ctx.log(

@@ -19,7 +19,11 @@ export interface TestReport {
 
 /** `scrapeform test` for people (an interrupted run says on stderr how many checks were not run). */
 export function renderTestReportHuman(report: TestReport, colors: Colors): string {
-  return report.results.length === 0 ? 'No expect blocks to run.' : renderChecks(report.results, colors);
+  if (report.results.length > 0) return renderChecks(report.results, colors);
+  // Interrupted before the first check: there were checks to run.
+  return report.notRun.length > 0
+    ? 'No check ran: interrupted before the first parse was sent.'
+    : 'No expect blocks to run.';
 }
 
 /**
