@@ -1,5 +1,4 @@
 import { redact, redactError } from './redact.js';
-import { MAY_BE_CHARGED } from './retry-policy.js';
 
 export type ApiErrorCode =
   | 'api.bad-request'
@@ -69,6 +68,12 @@ const ADVICE: Record<ApiErrorCode, string> = {
     'the list answer pages in a way scrapeform cannot follow safely, so the list is incomplete and nothing is planned from it: report it with the message',
   'api.bad-response': 'the service answered in a shape scrapeform does not understand',
 };
+
+/**
+ * What the error of a paid try that may have been charged says after its message (retry-policy.ts,
+ * paidTryMayBeCharged; a connection refused, never sent, does not say it).
+ */
+export const MAY_BE_CHARGED = 'a parse is charged per try and this one may have been: not sent again';
 
 /**
  * What to do after a parse that may have been charged and was not sent again (its note is MAY_BE_CHARGED): ADVICE

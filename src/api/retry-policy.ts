@@ -69,9 +69,6 @@ export function paidTryMayBeCharged(status: number): boolean {
   return status === 0 || (status >= 500 && !PAID_RETRIED.has(status));
 }
 
-/** What the error of such a try says after its message (a connection refused, never sent, does not say it). */
-export const MAY_BE_CHARGED = 'a parse is charged per try and this one may have been: not sent again';
-
 /** Whether a Retry-After asks for a longer wait than any one the policy makes: the call then ends. */
 function beyondWait(policy: RetryPolicy, retryAfterMs: number | undefined): retryAfterMs is number {
   return retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs;

@@ -68,7 +68,7 @@ export interface TransportRequest {
   /**
    * Each try is charged (a parse scrapes a page): retried only after an answer saying it was not done (429, 500,
    * 503), never after a timeout, a broken connection or any other 5xx (a gateway's 502 or 504, Cloudflare's 524),
-   * whose try the service may have run and charged; the error then says so (retry-policy.ts, MAY_BE_CHARGED).
+   * whose try the service may have run and charged; the error then says so (api-error.ts, MAY_BE_CHARGED).
    */
   paid?: boolean;
   /** The service called, for messages (`PARSER_SERVICE`, `PIPELINE_SERVICE`). */

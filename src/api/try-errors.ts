@@ -1,6 +1,13 @@
-import { ApiError, formatTimeout, networkReason, neverSent, proxyRefusal } from './api-error.js';
+import {
+  ApiError,
+  formatTimeout,
+  MAY_BE_CHARGED,
+  networkReason,
+  neverSent,
+  proxyRefusal,
+} from './api-error.js';
 import type { ApiErrorInit } from './api-error.js';
-import { MAY_BE_CHARGED, paidTryMayBeCharged } from './retry-policy.js';
+import { paidTryMayBeCharged } from './retry-policy.js';
 import type { AnswerUndecodable } from './answer-encoding.js';
 import { AnswerTooDeep, AnswerTooLarge, formatBytes } from './send-request.js';
 
