@@ -16,7 +16,8 @@ export interface RedirectedRequest {
  * would receive the key (in the query, or re-sent in a POST body). A POST or PATCH follows none: a 301/302/303
  * would turn it into a GET, and a 307/308, which keeps the method and body, sends it again where a proxy or the
  * service may have taken it before redirecting (nothing in the seeds or API-NOTES says either service redirects):
- * a create or regeneration sent twice is paid twice. Its caller looks for what may have landed instead
+ * a create or regeneration sent twice is paid twice. Nor does a request sent only once (a job's cancel, whose
+ * refusal after a first try that landed would read as "not running"). Its caller looks for what may have landed instead
  * (mayHaveLanded). Only a GET follows a 303: it names a resource to GET (RFC 9110), and a DELETE sent there would
  * delete that one. None of these refusals is retried: the same request would be redirected the same way. `show`
  * redacts a URL for the message; the key goes into the next URL's query when it travels there.
@@ -50,7 +51,7 @@ export function nextHop(
       target,
     };
   }
-  if (request.method === 'POST' || request.method === 'PATCH') {
+  if (request.method === 'POST' || request.method === 'PATCH' || !request.idempotent) {
     return {
       refused: `redirected to ${show(target)} with ${status}; not followed, as the ${request.method} may have been taken before it and would be sent twice`,
       target,

@@ -68,6 +68,23 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
     expect(failed.result).toMatchObject({ code: 'api.redirect', status: 302 });
   });
 
+  it.each([307, 308])(
+    'the first try answered with a same-origin %i: not sent there (a cancel that landed would be refused as not running); the job list says',
+    async (status) => {
+      service()
+        .delete('/api/projects/522/jobs/91')
+        .query(keyQuery)
+        .reply(status, '', { Location: '/v2/jobs/91' });
+      service()
+        .get('/api/projects/522/jobs')
+        .query(keyQuery)
+        .reply(200, [{ id: 91, status: 'Cancelled' }]);
+      const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+      expect(unmatched).toEqual([]);
+      expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
+    },
+  );
+
   it('the first try lost, and the job reads Finished: it ended by itself, cancel.not-running', async () => {
     service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(503, 'unavailable');
     service()
