@@ -2,6 +2,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { createColors } from '../output/colors.js';
 import type { Colors } from '../output/colors.js';
+import { printableLines } from '../output/escape-text.js';
 import type { RunStatus } from './exit-codes.js';
 
 /**
@@ -176,6 +177,16 @@ export function createContext(io: CliIo, options: { color: ColorChoice }): Comma
     print: (text) => io.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     log: (text) => io.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   };
+}
+
+/**
+ * A user error on stderr, as a command ends with one: `error:` and its `hint:`. Messages quote paths, names and the
+ * services' own texts: each line is printed printable, so none can clear the screen or forge a line (a message may
+ * hold line breaks of its own).
+ */
+export function logError(ctx: CommandContext, error: { message: string; hint?: string | undefined }): void {
+  ctx.log(`${ctx.colors.red('error:')} ${printableLines(error.message)}`);
+  if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(error.hint)}`);
 }
 
 /** Runs a command's body with the context built from the global flags; given to each command's register function. */

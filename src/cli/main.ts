@@ -5,13 +5,12 @@ import { ScrapeformError } from '../errors.js';
 import type { Diagnostic } from '../manifest/diagnostic.js';
 import { DEFAULT_API_KEY_ENV } from '../model/vocabulary.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
-import { printableLines } from '../output/escape-text.js';
 import { VERSION } from '../version.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { RunStatus } from './exit-codes.js';
 import { changeDirectory } from './chdir.js';
 import { addExamples } from './examples.js';
-import { createContext } from './io.js';
+import { createContext, logError } from './io.js';
 import type { CliIo, ColorChoice, CommandContext, RunCommand } from './io.js';
 
 type Register = (program: Command, run: RunCommand) => void;
@@ -152,10 +151,7 @@ function failureStatus(error: unknown, ctx: CommandContext): RunStatus {
       ctx.log(renderDiagnostics(diagnostics as Diagnostic[], { colors: ctx.colors }));
       ctx.log(countDiagnostics(diagnostics as Diagnostic[]));
     }
-    // Messages quote paths, names and the services' own texts: each line is printed printable, so none can clear
-    // the screen or forge a line (a message may hold line breaks of its own).
-    ctx.log(`${ctx.colors.red('error:')} ${printableLines(error.message)}`);
-    if (error.hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(error.hint)}`);
+    logError(ctx, error);
     return error instanceof ScrapeformError ? error.status : 'error';
   }
   // A bug's own text is not redacted where it was made: its message may quote a keyed URL or a value that held the

@@ -1,11 +1,11 @@
 import { ScrapeformError } from '../errors.js';
-import { printableLines } from '../output/escape-text.js';
 import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
 import { renderOutput } from '../output/render-output.js';
 import type { NotRunCheck } from '../output/render-test-report.js';
 import { using } from '../workspace/open-workspace.js';
+import { logError } from './io.js';
 import type { RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
 import { addApiFlags, openFromFlags } from './shared-flags.js';
@@ -59,12 +59,13 @@ export function registerTest(program: Command, run: RunCommand): void {
           if (!interrupted) throw error;
           junitFailure = error;
         });
-      if (junitFailure !== undefined) {
-        const text = junitFailure instanceof Error ? junitFailure.message : String(junitFailure);
-        const hint = junitFailure instanceof ScrapeformError ? junitFailure.hint : undefined;
-        ctx.log(`${ctx.colors.red('error:')} ${printableLines(text)}`);
-        if (hint !== undefined) ctx.log(`  ${ctx.colors.cyan('hint:')} ${printableLines(hint)}`);
-      }
+      if (junitFailure !== undefined)
+        logError(
+          ctx,
+          junitFailure instanceof ScrapeformError
+            ? junitFailure
+            : { message: junitFailure instanceof Error ? junitFailure.message : String(junitFailure) },
+        );
       if (interrupted) {
         const notRun = report.notRun.length;
         ctx.log(
