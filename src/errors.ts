@@ -111,6 +111,20 @@ export class ScrapeformError extends Error {
     this.status = options.status ?? 'error';
   }
 
+  /**
+   * The same error with more said after its message (what the command left, after the failure): its code and
+   * status kept, `hint` in place of its own when given, `details` added to its own, and itself as the cause.
+   */
+  saying(more: string, options: { hint?: string; details?: Record<string, unknown> } = {}): ScrapeformError {
+    const hint = options.hint ?? this.hint;
+    return new ScrapeformError(this.code, `${this.message}; ${more}`, {
+      ...(hint !== undefined ? { hint } : {}),
+      details: { ...this.details, ...options.details },
+      status: this.status,
+      cause: this,
+    });
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       code: this.code,

@@ -57,15 +57,11 @@ function namingStop(
       ? [`not started, nothing sent: ${formatNames(notStarted.map((result) => result.address))}`]
       : []),
   ];
-  return new ScrapeformError(error.code, `${error.message}; ${said.join('; ')}`, {
-    ...(error.hint !== undefined ? { hint: error.hint } : {}),
+  return error.saying(said.join('; '), {
     details: {
-      ...error.details,
       ...(unrecorded.length > 0 ? { unrecorded: unrecorded.map((result) => result.address) } : {}),
       ...(notStarted.length > 0 ? { notStarted: notStarted.map((result) => result.address) } : {}),
     },
-    status: error.status,
-    cause: error,
   });
 }
 

@@ -90,11 +90,9 @@ function extended(
   details: Record<string, unknown> = {},
 ): unknown {
   if (!(failure instanceof ScrapeformError)) return failure;
-  return new ScrapeformError(failure.code, `${failure.message}; ${said}`, {
-    hint: hint === undefined ? failure.hint : failure.hint === undefined ? hint : `${hint}; ${failure.hint}`,
-    details: { ...failure.details, ...details },
-    status: failure.status,
-    cause: failure,
+  return failure.saying(said, {
+    ...(hint !== undefined ? { hint: failure.hint === undefined ? hint : `${hint}; ${failure.hint}` } : {}),
+    details,
   });
 }
 
