@@ -7,14 +7,15 @@ import type { State } from '../state/model.js';
 import type { ApplyResult, ChangeResult } from './apply-model.js';
 
 /**
- * A state write that failed during apply (`state.io`: a full, read-only or forbidden disk; `state.lock-lost`: the lock
- * taken over by another run; any other `state.*` error a write raises): apply stopped there, but calls it made before
- * may have landed with nothing recorded. The error says which: the changes that made calls and whose object or
- * intent differs between what this run holds and what the state holds (read again, which a full disk or a lost lock
- * allows; every change that made calls when that read fails too). A database that did not answer
- * (`state.unreachable`, or a lock lost with its connection) is not read again: it may not answer a read either, and would hold the error back for its
- * timeout; every change that made calls is named then. Said as the same error with that added, so the user knows
- * which objects the next apply reads again rather than take "the state was not changed" for nothing having happened.
+ * A state write that failed during apply (`state.io`: a full, read-only or forbidden disk; `state.lock-lost`: the
+ * lock taken over by another run; any other `state.*` error a write raises): apply stopped there, but calls it made
+ * before may have landed with nothing recorded. The error says which: the changes that made calls and whose object
+ * or intent differs between what this run holds and what the state holds (read again, which a full disk or a lost
+ * lock allows; every change that made calls when that read fails too). A database that did not answer
+ * (`state.unreachable`, or a lock lost with its connection) is not read again: it may not answer a read either, and
+ * would hold the error back for its timeout; every change that made calls is named then. Said as the same error
+ * with that added, so the user knows which objects the next apply reads again rather than take "the state was not
+ * changed" for nothing having happened.
  */
 export async function withUnrecordedCalls(
   error: unknown,

@@ -32,7 +32,10 @@ export function registerCompleteValues(program: Command, run: RunCommand): void 
     );
 }
 
-/** The environments declared in the project file of `dir` (the current folder by default), in the order written; none on any problem. */
+/**
+ * The environments declared in the project file of `dir` (the current folder by default), in the order written;
+ * none on any problem.
+ */
 export function environmentNames(dir = ''): string[] {
   try {
     const file = projectFileIn(dir);

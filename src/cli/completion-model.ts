@@ -21,7 +21,8 @@ export interface CompletionEntry {
 
 /**
  * What the shells run at `--env <TAB>`: quiet, whatever happens. `dir` is the shell's expression for the folder of a
- * `--chdir DIR` written before the command (`.` without one): there, not here, is the scrapeform.yaml the command reads.
+ * `--chdir DIR` written before the command (`.` without one): there, not here, is the scrapeform.yaml the command
+ * reads.
  */
 export const environments = (dir: string): string =>
   `command scrapeform __complete env --chdir ${dir} 2>/dev/null`;
