@@ -1,6 +1,4 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { holdingParses } from '../helpers/emulator-front.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
@@ -22,26 +20,8 @@ describe('parse', () => {
     await ws.write({ 'books.yaml': bookParser('  title: { description: Book title, selector: h1 }\n') });
     await ws.applyChanges(await ws.plan());
     // A front of the emulator that holds every parse (a page the service takes for ever to fetch).
-    const parses: string[] = [];
-    const held: ServerResponse[] = [];
-    const target = h.emulator.url;
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if ((req.url ?? '').startsWith('/parse/')) {
-        parses.push(req.url ?? '');
-        held.push(res);
-        return;
-      }
-      void fetch(`${target}${req.url ?? ''}`, { method: req.method }).then(async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      for (const res of held) res.destroy();
-      server.close();
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { url, parses, close } = await holdingParses(h.emulator.url);
+    closers.push(close);
     const run = await runBuiltCli(
       ['parse', 'parser.books', BOOK_A, '--state', ws.backend.location, '--timeout', '300ms'],
       { cwd: ws.dir, env: emulatorEnv(url, EMULATOR_KEY), exitWithinMs: 20_000 },

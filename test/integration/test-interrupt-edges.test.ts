@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { access, readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { emulatorFront } from '../helpers/emulator-front.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
@@ -28,23 +27,13 @@ async function front(
   answer: (req: IncomingMessage, res: ServerResponse, held: ServerResponse[]) => boolean,
 ): Promise<{ url: string; seen: string[] }> {
   const seen: string[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (answer(req, res, held)) {
-      seen.push(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}`);
-      return;
-    }
-    void fetch(`${target}${req.url ?? ''}`, { method: req.method }).then(async (reply) => {
-      res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'text/plain' });
-      res.end(Buffer.from(await reply.arrayBuffer()));
-    });
+  const { url, close } = await emulatorFront(target, (req, res, held) => {
+    if (!answer(req, res, held)) return false;
+    seen.push(`${req.method ?? ''} ${(req.url ?? '').split('?')[0] ?? ''}`);
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    for (const res of held) res.destroy();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  closers.push(close);
+  return { url, seen };
 }
 
 /** Three checks of parser.books, applied. */

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { holdingParses as holdParses } from '../helpers/emulator-front.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
@@ -18,30 +19,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-/**
- * A front of the emulator that passes every call on, except parses: each is counted and never answered (a page
- * the service takes for ever to fetch), until the test ends.
- */
+/** The front of holdingParses, closed when the test ends. */
 async function holdingParses(target: string): Promise<{ url: string; parses: string[] }> {
-  const parses: string[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if ((req.url ?? '').startsWith('/parse/')) {
-      parses.push(req.url ?? '');
-      held.push(res);
-      return;
-    }
-    void fetch(`${target}${req.url ?? ''}`, { method: req.method }).then(async (answer) => {
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    for (const res of held) res.destroy();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, parses };
+  const front = await holdParses(target);
+  closers.push(front.close);
+  return front;
 }
 
 /**
