@@ -42,12 +42,15 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
   return out;
 }
 
-/** Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. */
-function diffNode(text: string, before: unknown, after: unknown, patches: Patch[]): boolean {
+/**
+ * Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. `parent` is
+ * the column of the key `before` is the value of, when it has one: how far the file nests a line at this level.
+ */
+function diffNode(text: string, before: unknown, after: unknown, patches: Patch[], parent?: number): boolean {
   if (before === after) return true;
   // A value set anew (setIn: a project key's live map or list) is written where the one read was.
   if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
-    return replaced(text, before, after, patches);
+    return replaced(text, before, after, patches, parent);
   if (isScalar(before) && isScalar(after)) {
     // A scalar the edits did not change keeps its source token (edited() drops it).
     if (after.srcToken !== undefined) return true;
@@ -61,11 +64,17 @@ function diffNode(text: string, before: unknown, after: unknown, patches: Patch[
     if (before.items.length !== after.items.length) return false;
     return before.items.every((item, i) => diffNode(text, item, after.items[i], patches));
   }
-  if (isMap(before) && isMap(after)) return diffMap(text, before, after, patches);
+  if (isMap(before) && isMap(after)) return diffMap(text, before, after, patches, parent);
   return false;
 }
 
-function diffMap(text: string, before: YAMLMap, after: YAMLMap, patches: Patch[]): boolean {
+function diffMap(
+  text: string,
+  before: YAMLMap,
+  after: YAMLMap,
+  patches: Patch[],
+  parent: number | undefined,
+): boolean {
   // Pairs are matched by where their key was read: the copy keeps each node's range, a new pair has none.
   const at = (pair: Pair): number | undefined => (pair.key as Node | null)?.range?.[0];
   const kept = new Set<Pair>();
@@ -79,7 +88,7 @@ function diffMap(text: string, before: YAMLMap, after: YAMLMap, patches: Patch[]
     }
     kept.add(read);
     if (!diffNode(text, read.key, pair.key, patches)) return false;
-    if (!diffNode(text, read.value, pair.value, patches)) return false;
+    if (!diffNode(text, read.value, pair.value, patches, columnOf(text, at(read)))) return false;
   }
   for (const pair of before.items) {
     if (kept.has(pair)) continue;
@@ -92,11 +101,11 @@ function diffMap(text: string, before: YAMLMap, after: YAMLMap, patches: Patch[]
   if (before.flow === true || last === undefined) return false;
   const key = last.key as Node | null;
   if (key?.range === undefined || key.range === null) return false;
-  const column = key.range[0] - (text.lastIndexOf('\n', key.range[0] - 1) + 1);
+  const column = columnOf(text, key.range[0]) ?? 0;
   const block = new Document(new YAMLMap());
   (block.contents as YAMLMap).items.push(...added);
   const lines = block
-    .toString({ lineWidth: 0 })
+    .toString({ lineWidth: 0, indent: indentStep(text, before, parent) })
     .split('\n')
     .filter((l) => l !== '');
   const end = lineEnd(text, pairEnd(last));
@@ -109,7 +118,13 @@ function diffMap(text: string, before: YAMLMap, after: YAMLMap, patches: Patch[]
  * A collection read replaced by a new node: in a flow collection's place written on one line, in a block one's
  * place as a block indented where it was; undefined when it does not fit there.
  */
-function replaced(text: string, before: YAMLMap | YAMLSeq, after: Node, patches: Patch[]): boolean {
+function replaced(
+  text: string,
+  before: YAMLMap | YAMLSeq,
+  after: Node,
+  patches: Patch[],
+  parent: number | undefined,
+): boolean {
   const range = before.range;
   if (range == null) return false;
   const copy = after.clone();
@@ -124,8 +139,9 @@ function replaced(text: string, before: YAMLMap | YAMLSeq, after: Node, patches:
   }
   const end = lineEnd(text, range[1]);
   if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
-  const column = range[0] - (text.lastIndexOf('\n', range[0] - 1) + 1);
-  const lines = new Document(copy).toString({ lineWidth: 0 }).replace(/\n$/, '').split('\n');
+  const column = columnOf(text, range[0]) ?? 0;
+  const step = parent !== undefined && column > parent ? column - parent : 2;
+  const lines = new Document(copy).toString({ lineWidth: 0, indent: step }).replace(/\n$/, '').split('\n');
   const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
   patches.push({ start: range[0], end, text: `${written}\n` });
   return true;
@@ -170,6 +186,32 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
   }
   const before = /,\s*$/.exec(text.slice(0, start));
   return before === null ? undefined : { start: before.index, end: valueEnd, text: '' };
+}
+
+/** The column of an offset in the text (0 for the first). */
+function columnOf(text: string, at: number | undefined): number | undefined {
+  return at === undefined ? undefined : at - (text.lastIndexOf('\n', at - 1) + 1);
+}
+
+/**
+ * How many spaces the file nests a line by at a block map's level, for the lines written anew in it (the library
+ * nests by two, which mixed both in a file indented by four): as a pair's own block value is nested under its key,
+ * else as the map is nested under its parent key, else two.
+ */
+function indentStep(text: string, map: YAMLMap, parent: number | undefined): number {
+  for (const pair of map.items) {
+    const start = (pair.key as Node | null)?.range?.[0];
+    const value = pair.value;
+    const valueStart = isCollection(value) && value.flow !== true ? value.range?.[0] : undefined;
+    // Only a value starting on a line of its own shows the nesting (not one after an anchor or a tag).
+    if (start === undefined || valueStart === undefined || text.lastIndexOf('\n', valueStart - 1) < start)
+      continue;
+    const key = columnOf(text, start) ?? 0;
+    const nested = columnOf(text, valueStart) ?? 0;
+    if (nested > key) return nested - key;
+  }
+  const column = columnOf(text, map.range?.[0]);
+  return parent !== undefined && column !== undefined && column > parent ? column - parent : 2;
 }
 
 /** Where a pair's value (or key, when it has none) ends, trailing blank lines left out. */

@@ -273,9 +273,43 @@ projectInput: {type: list, list: [https://books.example/a.html]}
         '',
       ).replace(
         '    stock: {description: Stock}\n',
-        '    stock: {description: Stock}\n    upc:\n      description: UPC\n',
+        '    stock: {description: Stock}\n    upc:\n        description: UPC\n',
       ),
     );
+  });
+
+  // The added lines were written with the library's two-space nesting inside a file indented by four, so one
+  // field's lines mixed both indentations in the reviewed diff.
+  it('indents the lines it adds or writes anew as the file indents at that level, nested ones too', () => {
+    const text = `kind: Parser # the shop\nname: books\nurls: [x]\nfields:\n    title: {description: T}\n`;
+    const added = editManifestText('m.yaml', text, [
+      at(
+        1,
+        [
+          {
+            edit: 'add-field',
+            field: 'reviews',
+            value: { description: 'R', fields: { author: { description: 'A' } } },
+          },
+        ],
+        'Parser',
+      ),
+    ]);
+    expect(added.text).toBe(
+      `${text}    reviews:\n        description: R\n        fields:\n            author:\n                description: A\n`,
+    );
+    // Where the siblings' own lines show the step (three here), that is the one followed.
+    const three = `kind: Parser\nname: books\nurls: [x]\nfields:\n  title:\n     description: T\n`;
+    const nested = editManifestText('m.yaml', three, [
+      at(1, [{ edit: 'add-field', field: 'upc', value: { description: 'U' } }], 'Parser'),
+    ]);
+    expect(nested.text).toBe(`${three}  upc:\n     description: U\n`);
+    const block =
+      'kind: Project\nname: n\nprojectInput:\n    type: list\n    list:\n        - https://a.example/\n';
+    const set = editManifestText('m.yaml', block, [
+      at(1, [{ edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/'] } }]),
+    ]);
+    expect(set.text).toBe(block.replace('a.example', 'b.example'));
   });
 
   it('removes a field with the comment above it, and an item of a flow map with its comma, other lines kept', () => {
