@@ -16,9 +16,10 @@ interface Patch {
 
 /**
  * The file's text with only what the edits changed written anew: a renamed key, a scalar set to a new value, a
- * pair removed, a pair added at the end of a block map, a document removed. Every other byte stays as written: the
- * whole document written in the library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on
- * several lines one item a line and re-indented a file indented by four, lines nobody edited in the user's diff.
+ * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map, a document
+ * removed. Every other byte stays as written: the whole document written in the library's layout turned `[x]` into
+ * `[ x ]`, spread a flow map holding a string on several lines one item a line and re-indented a file indented by
+ * four, lines nobody edited in the user's diff.
  * Undefined when an edit is of another shape (a value replaced by a collection, a pair added to a flow map): the
  * caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
  */
@@ -89,6 +90,11 @@ function diffMap(
     kept.add(read);
     if (!diffNode(text, read.key, pair.key, patches)) return false;
     if (!diffNode(text, read.value, pair.value, patches, columnOf(text, at(read)))) return false;
+  }
+  // Every item of a flow map removed: no comma is left to take with the last one, so the map is written `{}`.
+  if (before.flow === true && before.items.length > 0 && after.items.length === 0 && before.range != null) {
+    patches.push({ start: before.range[0], end: before.range[1], text: '{}' });
+    return true;
   }
   for (const pair of before.items) {
     if (kept.has(pair)) continue;

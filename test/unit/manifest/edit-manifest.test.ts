@@ -332,6 +332,37 @@ projectInput: {type: list, list: [https://books.example/a.html]}
     );
   });
 
+  // Removing the last item of a flow map found no comma to take with it, and the whole document was written in the
+  // library's layout: `[x]` became `[ x ]` and every flow map on the page was respaced.
+  it('writes {} for a flow map all of whose items it removes, every other byte kept', () => {
+    const text = `kind: Parser # the shop\nname: books\nurls: [x]\nfields:\n  c: {description: C, fields: {d: {description: D}}} # keep\n  e: {description: E}\n  g: {description: G, fields: {h: {description: H},\n    i: {description: I}}}\n`;
+    const remove = (...fields: string[]): string | null =>
+      editManifestText('m.yaml', text, [
+        at(
+          1,
+          fields.map((field): ManifestEdit => ({ edit: 'remove-field', field })),
+          'Parser',
+        ),
+      ]).text;
+    expect(remove('c.d')).toBe(text.replace('fields: {d: {description: D}}}', 'fields: {}}'));
+    expect(remove('g.h', 'g.i')).toBe(
+      text.replace('fields: {h: {description: H},\n    i: {description: I}}}', 'fields: {}}'),
+    );
+    const flat =
+      'kind: Parser\nname: books\nurls: [x]\nfields: {a: {description: A}, b: {description: B}}   # all\n';
+    const all = editManifestText('m.yaml', flat, [
+      at(
+        1,
+        [
+          { edit: 'remove-field', field: 'a' },
+          { edit: 'remove-field', field: 'b' },
+        ],
+        'Parser',
+      ),
+    ]);
+    expect(all.text).toBe(flat.replace('{a: {description: A}, b: {description: B}}', '{}'));
+  });
+
   it('writes a project key set to a new list or map where the one read was, flow or block', () => {
     const list = editManifestText('m.yaml', LAYOUT, [
       at(14, [{ edit: 'set', key: 'projectInput', value: { type: 'list', list: ['https://b.example/'] } }]),
