@@ -43,7 +43,14 @@ export interface ApiErrorInit {
    * other, so a refusal names the one that refused.
    */
   service?: string;
+  /**
+   * What kind of call failed, for the hint of a 5xx: a parse (`paid`), one sent again after a failure (a GET or
+   * DELETE: `repeatable`), or a create or change sent once (`once`). Without it the hint is the generic one.
+   */
+  call?: CallKind;
 }
+
+export type CallKind = 'paid' | 'repeatable' | 'once';
 
 /** What to do, per code, following the seeds' error tables. */
 const ADVICE: Record<ApiErrorCode, string> = {
@@ -55,8 +62,7 @@ const ADVICE: Record<ApiErrorCode, string> = {
   'api.not-found':
     'the id does not exist: verify it with the list endpoint (scrapeform plan re-reads the lists)',
   'api.rate-limited': 'the service is rate limiting: wait and try again',
-  'api.server-error':
-    'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
+  'api.server-error': 'the service or a gateway before it failed; contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network':
     'no complete answer from the service (none, or one cut short: the connection broke during it, or its compressed body ended early), or one whose body was not in the encoding it named: check the network, proxy settings and the endpoint URL',
@@ -84,6 +90,18 @@ const PAID_ADVICE: Partial<Record<ApiErrorCode, string>> = {
     'the service did not answer in time, and this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); check the network, or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
   'api.server-error':
     'the service or a gateway before it failed after this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); contact support if it persists',
+};
+
+/**
+ * What to do after a 5xx, by the kind of call: the parse advice (extraction failed: retry with other scraping
+ * parameters) fits a parse only, and "retry" fits neither a free read, already sent again after each 5xx, nor a
+ * create or change, never sent again as it may have landed.
+ */
+const SERVER_ADVICE: Record<CallKind, string> = {
+  paid: 'the service failed (for parsing: extraction failed); retry, try additional scraping parameters, and contact support if it persists',
+  repeatable:
+    'the service or a gateway before it failed; this call spends no credits, and scrapeform sent it again after each 5xx as far as its retry limits allow: run the command again later, and contact support if it persists',
+  once: 'the service or a gateway before it failed, and the change may have been made all the same: scrapeform does not send a create or change again after a 5xx; check what the service holds (scrapeform plan re-reads it) before running the command again, and contact support if it persists',
 };
 
 const EXCERPT_LENGTH = 500;
@@ -127,7 +145,7 @@ export class ApiError extends Error {
     this.url = url;
     this.body = body;
     this.retryable = init.retryable;
-    this.hint = (init.note === MAY_BE_CHARGED ? PAID_ADVICE[init.code] : undefined) ?? ADVICE[init.code];
+    this.hint = adviceFor(init);
     this.location = init.location !== undefined ? redact(init.location, init.secrets) : undefined;
     this.answered = init.answered;
   }
@@ -145,6 +163,19 @@ export class ApiError extends Error {
       ...(this.location !== undefined ? { location: this.location } : {}),
     };
   }
+}
+
+/**
+ * The hint of an error: after a parse that may have been charged, one that does not say "retry" (its note says
+ * MAY_BE_CHARGED, alone or among others: a Retry-After not waited, an answer cut short); after a 5xx, the advice
+ * for its kind of call; else the code's.
+ */
+function adviceFor(init: ApiErrorInit): string {
+  const charged = init.note?.split('; ').includes(MAY_BE_CHARGED) === true;
+  const paid = charged ? PAID_ADVICE[init.code] : undefined;
+  if (paid !== undefined) return paid;
+  if (init.code === 'api.server-error' && init.call !== undefined) return SERVER_ADVICE[init.call];
+  return ADVICE[init.code];
 }
 
 /** The code for an HTTP status that is not a success. */

@@ -314,6 +314,7 @@ export class Transport {
         retryable,
         secrets: [this.apiKey],
         note: notesOf(cut?.message, retryAfter.note, chargeNote(request, response.status)),
+        call: request.paid === true ? 'paid' : request.idempotent ? 'repeatable' : 'once',
         ...this.serviceOf(request),
       });
       if (retryAfter.ms !== undefined) this.retryAfters.set(error, retryAfter.ms);

@@ -8,6 +8,8 @@ import type { ApiFlags } from './shared-flags.js';
 import { diffResults, renderResultChanges } from '../output/render-result-changes.js';
 import { renderJson } from '../output/render-json.js';
 import type { LiveParserDetails } from '../api/live.js';
+import { unless404 } from '../api/api-error.js';
+import type { ParsersClient } from '../api/parsers-client.js';
 
 export function registerDiffResults(program: Command, run: RunCommand): void {
   const command = program
@@ -25,11 +27,14 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
         const services = await openServicesFromFlags(ctx, flags);
         try {
           const parser = managedParser(await services.backend.read(), address);
-          const [before, after] = await Promise.all([
-            // Shown, not planned from: a version with no fields is shown as such.
-            services.clients.parsers.get(parser.id, from, undefined, { fieldless: true }),
-            services.clients.parsers.get(parser.id, to, undefined, { fieldless: true }),
-          ]);
+          const parsers = services.clients.parsers;
+          // Shown, not planned from: a version with no fields is shown as such.
+          const read = (version: number): Promise<LiveParserDetails | undefined> =>
+            unless404(() => parsers.get(parser.id, version, undefined, { fieldless: true }));
+          const [before, after] = await Promise.all([read(from), read(to)]);
+          if (before === undefined || after === undefined) {
+            throw await notFound(parsers, parser, before === undefined ? from : to);
+          }
           const [older, newer] = [
             comparable(parser.address, from, before),
             comparable(parser.address, to, after),
@@ -42,6 +47,43 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
           await services.close();
         }
       }),
+  );
+}
+
+/**
+ * The error of a version answered 404, naming what was asked: the parser and the version when the parser is there
+ * (with its latest version), the parser when it is gone too. The 404's own hint ("the id does not exist") read as
+ * if the parser were gone when only the version was.
+ */
+async function notFound(
+  parsers: ParsersClient,
+  parser: { address: string; id: string },
+  asked: number,
+): Promise<ScrapeformError> {
+  const named = `${parser.address} (${parser.id})`;
+  let latest: LiveParserDetails | undefined | null;
+  try {
+    latest = await unless404(() => parsers.get(parser.id, undefined, undefined, { fieldless: true }));
+  } catch {
+    // Its latest version could not be read: the 404 is still said of what was asked.
+    latest = null;
+  }
+  if (latest === undefined) {
+    return new ScrapeformError(
+      'diff.no-results',
+      `${named} is not at the service (it answered 404 for the parser and for version ${asked}): nothing is compared`,
+      { hint: 'scrapeform plan re-reads the parser list and says what became of it' },
+    );
+  }
+  return new ScrapeformError(
+    'diff.no-results',
+    `${named} has no version ${asked} (the service answered 404 for it): nothing is compared`,
+    {
+      hint:
+        latest === null
+          ? 'pick two FINISHED versions the parser has; scrapeform plan re-reads the parser list and says whether it is still there'
+          : `its latest version is ${latest.version}: pick two FINISHED versions from 0 to ${latest.version}`,
+    },
   );
 }
 

@@ -33,7 +33,7 @@ function finished(version: number, price: number): Record<string, unknown> {
 async function diffResults(
   from: number,
   to: number,
-  answers: [number, Record<string, unknown>][],
+  answers: [number | 'latest', Record<string, unknown>, number?][],
 ): Promise<CliRun> {
   await mkdir(path.dirname(folder.statePath()), { recursive: true });
   const definition = { urls: [URL_A], fields: { price: { description: 'Price' } } };
@@ -41,8 +41,12 @@ async function diffResults(
     folder.statePath(),
     JSON.stringify(stateOf({ 'parser.books': parserState({ version: 1, definition } as never) })),
   );
-  for (const [version, body] of answers) {
-    nock(PARSER_ORIGIN).get(`/parsers/p-1/${version}`).query(keyQuery).reply(200, body);
+  for (const [version, body, status] of answers) {
+    const at = version === 'latest' ? '/parsers/p-1' : `/parsers/p-1/${version}`;
+    nock(PARSER_ORIGIN)
+      .get(at)
+      .query(keyQuery)
+      .reply(status ?? 200, body);
   }
   const { result, unmatched } = await withUnmatched(() =>
     runScrapeform(
@@ -106,6 +110,50 @@ describe('diff-results: a version that is not a FINISHED one is not compared', (
     expect(run.stderr.split('\n')[0]).toBe(
       'error: asked for version 0 of parser.books, the service answered version 3: nothing is compared',
     );
+  });
+});
+
+describe('diff-results: a 404 names what was asked for', () => {
+  // Review: a version the parser does not have was reported as "the id does not exist", as if the parser were gone.
+  it('a version the parser does not have: named with the parser, and its latest version given', async () => {
+    const run = await diffResults(0, 5, [
+      [0, finished(0, 1)],
+      [5, { detail: 'Not found.' }, 404],
+      ['latest', finished(3, 1)],
+    ]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'error: parser.books (p-1) has no version 5 (the service answered 404 for it): nothing is compared\n' +
+        '  hint: its latest version is 3: pick two FINISHED versions from 0 to 3\n',
+    ]);
+  });
+
+  it('a parser that is gone: said so, not that one version is missing', async () => {
+    const run = await diffResults(0, 1, [
+      [0, { detail: 'Not found.' }, 404],
+      [1, { detail: 'Not found.' }, 404],
+      ['latest', { detail: 'Not found.' }, 404],
+    ]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'error: parser.books (p-1) is not at the service (it answered 404 for the parser and for version 0): nothing is compared\n' +
+        '  hint: scrapeform plan re-reads the parser list and says what became of it\n',
+    ]);
+  });
+  it('a parser whose latest version cannot be read: the 404 still named with the parser and the version', async () => {
+    const run = await diffResults(0, 5, [
+      [0, finished(0, 1)],
+      [5, { detail: 'Not found.' }, 404],
+      ['latest', { detail: 'not an object of details' }, 200],
+    ]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'error: parser.books (p-1) has no version 5 (the service answered 404 for it): nothing is compared\n' +
+        '  hint: pick two FINISHED versions the parser has; scrapeform plan re-reads the parser list and says whether it is still there\n',
+    ]);
   });
 });
 

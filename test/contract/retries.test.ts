@@ -379,6 +379,65 @@ describe('retries', () => {
     );
   });
 
+  it('a 502 or 504 that outlasts the retries gives each kind of call the hint that fits it, not the parse advice', async () => {
+    // Review: a free read (a list, a parser's details) answered 502 after every retry was told "for parsing: extraction
+    // failed; retry, try additional scraping parameters": advice for a parse, and "retry" for what was already tried.
+    const READ =
+      'the service or a gateway before it failed; this call spends no credits, and scrapeform sent it again after each 5xx as far as its retry limits allow: run the command again later, and contact support if it persists';
+    const WRITE =
+      'the service or a gateway before it failed, and the change may have been made all the same: scrapeform does not send a create or change again after a 5xx; check what the service holds (scrapeform plan re-reads it) before running the command again, and contact support if it persists';
+    const PAID =
+      'the service or a gateway before it failed after this parse may have been charged: parsing the page again may be paid twice (check the usage in the ScraperAPI dashboard); contact support if it persists';
+    for (const status of [502, 504]) {
+      const calls: [string, number, string, (api: ReturnType<typeof createTestApi>) => Promise<unknown>][] = [
+        ['GET list', 5, READ, (api) => api.parsers.list()],
+        ['GET details', 5, READ, (api) => api.parsers.get('p-1')],
+        ['DELETE', 5, READ, (api) => api.parsers.delete('p-1')],
+        ['POST', 1, WRITE, (api) => api.projects.create({ name: 'x' })],
+        ['PATCH', 1, WRITE, (api) => api.projects.update(7, { name: 'y' })],
+        ['parse', 1, PAID, (api) => api.parsers.parse('p-1', 0, 'https://b.example/')],
+      ];
+      for (const [call, tries, hint, send] of calls) {
+        const seen = { n: 0 };
+        for (const origin of [PARSER_ORIGIN, PIPELINE_ORIGIN]) {
+          for (const method of ['GET', 'DELETE', 'POST', 'PATCH']) {
+            nock(origin)
+              .intercept(/.*/, method)
+              .times(6)
+              .optionally()
+              .reply(() => {
+                seen.n++;
+                return [status, 'Bad Gateway'];
+              });
+          }
+        }
+        const error = (await send(createTestApi()).catch((e: unknown) => e)) as ApiError;
+        expect([call, status, error.code, error.status, seen.n]).toEqual([
+          call,
+          status,
+          'api.server-error',
+          status,
+          tries,
+        ]);
+        expect([call, status, error.hint]).toEqual([call, status, hint]);
+        nock.cleanAll();
+      }
+    }
+    // A parse's 504 with a Retry-After not waited says both in its message; its hint is still the one of a parse
+    // that may have been charged, not "retry".
+    nock(PARSER_ORIGIN)
+      .get('/parse/p-1/0')
+      .query(true)
+      .reply(504, 'Gateway Timeout', { 'Retry-After': '120' });
+    const error = (await createTestApi()
+      .parsers.parse('p-1', 0, 'https://b.example/')
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parse/p-1/0?url=https%3A%2F%2Fb.example%2F&api_key=***: 504: Gateway Timeout: the service asks to wait 2m 00s before another try, more than the 30s scrapeform waits between tries; not tried again; a parse is charged per try and this one may have been: not sent again`,
+    );
+    expect(error.hint).toBe(PAID);
+  });
+
   it('does not retry 4xx other than 429', async () => {
     nock(PARSER_ORIGIN).get('/parsers').query(true).reply(401);
     const { parsers, sleeps } = createTestApi();
