@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redact } from '../api/redact.js';
+import { redact, redactError } from '../api/redact.js';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan } from '../api/send-request.js';
 import { ScrapeformError } from '../errors.js';
 import { Accounts } from './accounts.js';
@@ -153,17 +153,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const server = http.createServer((incoming, outgoing) => {
     serve(incoming, outgoing).catch((error: unknown) => {
       // A rejection nobody handles would end the process, and the client would wait for an answer forever.
-      warnUnanswered(incoming.method ?? 'GET', incoming.url ?? '/', error);
-      answerFailure(outgoing, error);
+      answerFailure(outgoing, warnUnanswered(incoming.method ?? 'GET', incoming.url ?? '/', error));
     });
   });
 
-  const warnUnanswered = (method: string, shownPath: string, error: unknown): void => {
+  /** Warns of a fault of the emulator's own (anything but an HttpError); returns the error, keys redacted, to answer. */
+  const warnUnanswered = (method: string, shownPath: string, error: unknown): unknown => {
     const keys = accounts.list().map((a) => a.key);
+    const redacted = redactError(error, keys);
+    const message = redacted instanceof Error ? redacted.message : String(redacted);
     // Each part alone: redacting the joined text would take the colon after a key in the query as part of it.
-    warn(
-      `cannot answer ${method} ${redact(shownPath, keys)}: ${redact(String((error as Error).message), keys)}`,
-    );
+    warn(`cannot answer ${method} ${redact(shownPath, keys)}: ${message}`);
+    return redacted;
   };
 
   const heldAnswers = new HeldAnswers();
@@ -214,15 +215,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         if (response.status < 300 && random() < faults.dropAfterRate) return drop('dropped-after');
       }
     } catch (error) {
-      response = answerFor(error);
+      // Not a 500 without a trace: a handler that throws anything else is a bug, which would look like an outage.
+      response = answerFor(error instanceof HttpError ? error : warnUnanswered(method, shownPath, error));
     }
     if (!isControl && holdsAnswer(faults, method)) await heldAnswers.hold(faults.responseDelayMs);
     let answer: EncodedAnswer;
     try {
       answer = encodeAnswer(response);
     } catch (error) {
-      warnUnanswered(method, shownPath, error);
-      answer = encodeAnswer(answerFor(error));
+      answer = encodeAnswer(answerFor(warnUnanswered(method, shownPath, error)));
     }
     // Logged with the status the client got: a header Node refuses makes send throw, and the 500 written instead
     // (answerFailure, below) is what the log says, not the handler's status.

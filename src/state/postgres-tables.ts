@@ -74,12 +74,13 @@ const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
 export async function ensureTables(client: pg.Client, workspace: string): Promise<string> {
   const table = tableOf(workspace);
   const names = [table, legacyTableOf(workspace), LOCKS_TABLE];
-  const existing = await tablesNamed(client, names);
-  if (!existing.has(table) || !existing.has(LOCKS_TABLE)) await createTables(client, workspace, names);
+  // The schema comes with the tables, not from a query of its own on every open.
+  const found = await tablesNamed(client, names);
+  let schema = found.schema;
+  if (!found.tables.has(table) || !found.tables.has(LOCKS_TABLE))
+    schema = await createTables(client, workspace, names);
   // Not null: with no schema to create in, the CREATE TABLE above failed (3F000), and PostgreSQL said so.
-  const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
-  const schema = rows[0]?.schema;
-  if (schema === undefined || schema === null) throw new Error('the state tables are in no schema');
+  if (schema === null) throw new Error('the state tables are in no schema');
   return schema;
 }
 
@@ -89,13 +90,13 @@ export async function ensureTables(client: pg.Client, workspace: string): Promis
  * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
  * waits here, then finds the tables made.
  */
-async function createTables(client: pg.Client, workspace: string, names: string[]): Promise<void> {
+async function createTables(client: pg.Client, workspace: string, names: string[]): Promise<string | null> {
   const table = tableOf(workspace);
   const sqlTable = quoteIdentifier(table);
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
-    const existing = await tablesNamed(client, names);
+    const { schema, tables: existing } = await tablesNamed(client, names);
     if (!existing.has(table)) {
       refuseSharedTable(workspace, existing);
       await client.query(
@@ -107,21 +108,32 @@ async function createTables(client: pg.Client, workspace: string, names: string[
     if (!existing.has(LOCKS_TABLE))
       await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
     await client.query('COMMIT');
+    return schema;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
 
-/** The tables of these exact names in the current schema, with their comment (who owns them). */
-async function tablesNamed(client: pg.Client, names: string[]): Promise<Map<string, string | null>> {
-  const { rows } = await client.query<{ name: string; comment: string | null }>(
-    `SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
-     JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+/**
+ * The current schema (null when no schema of the search path exists), and the tables of these exact names in it
+ * with their comment (who owns them). One row at least, with no table named when there is none.
+ */
+async function tablesNamed(
+  client: pg.Client,
+  names: string[],
+): Promise<{ schema: string | null; tables: Map<string, string | null> }> {
+  const { rows } = await client.query<{ schema: string | null; name: string | null; comment: string | null }>(
+    `SELECT current_schema() AS schema, t.name, t.comment FROM (SELECT 1) AS one LEFT JOIN (
+       SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)
+     ) AS t ON true`,
     [names],
   );
-  return new Map(rows.map((r) => [r.name, r.comment]));
+  const tables = new Map<string, string | null>();
+  for (const r of rows) if (r.name !== null) tables.set(r.name, r.comment);
+  return { schema: rows[0]?.schema ?? null, tables };
 }
 
 /**

@@ -91,6 +91,26 @@ describe('answers the emulator cannot give as asked', () => {
     expect((await h.raw('GET', `/api/projects/${id}?${q}`)).status).toBe(200);
   });
 
+  it('answers 500 to a handler that throws something not an HttpError, warns naming the request, and keeps serving', async () => {
+    const projects = h.emulator.projects;
+    // An injected fault: a handler bug, whose message happens to quote the key it was given.
+    projects.handle = (req) =>
+      Promise.reject(new TypeError(`cannot read 'list' of ${req.query.get('api_key')} (undefined)`));
+    try {
+      const answer = await h.raw('GET', `/api/projects?${q}`);
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual({ error: "emulator error: cannot read 'list' of *** (undefined)" });
+      expect(warnings).toEqual([
+        "cannot answer GET /api/projects?api_key=***: cannot read 'list' of *** (undefined)",
+      ]);
+      expect(h.emulator.requestLog.at(-1)).toMatchObject({ method: 'GET', status: 500 });
+    } finally {
+      delete (projects as { handle?: unknown }).handle;
+    }
+    expect((await h.raw('GET', `/api/projects?${q}`)).status).toBe(200);
+    expect(warnings).toHaveLength(1);
+  });
+
   it('answers 500 when writing the answer itself throws, warns, and keeps serving', async () => {
     const projects = h.emulator.projects;
     // An injected fault: a header value Node refuses to write, thrown at writeHead, after the handler returned.

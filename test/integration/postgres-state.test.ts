@@ -70,6 +70,37 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state backend'
     }
   });
 
+  it('a plan on a workspace whose tables exist asks for them, and the schema they are in, in one query', async () => {
+    await (await new PostgresStateBackend(databaseUrl, 'counted').lock('apply')).release();
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    // Every statement a backend sends (it loads the same pg module).
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+      sent.push(text.replace(/\s+/g, ' ').trim());
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const backend = new PostgresStateBackend(databaseUrl, 'counted');
+    try {
+      const lock = await backend.lock('plan');
+      await backend.read();
+      await lock.release();
+    } finally {
+      pg.Client.prototype.query = query;
+      await backend.close();
+    }
+    const opening = sent.slice(
+      0,
+      sent.findIndex((q) => q.includes('pg_try_advisory_lock')),
+    );
+    // Keep-alives (two statements: a server without tcp_user_timeout refuses the second only), then the tables.
+    expect(opening).toEqual([
+      expect.stringContaining('tcp_keepalives_idle'),
+      expect.stringContaining('tcp_user_timeout'),
+      expect.stringMatching(/^SELECT current_schema\(\) AS schema, .*pg_class/),
+    ]);
+  });
+
   it('a state row written by a newer scrapeform is refused with a message that says so', async () => {
     const backend = new PostgresStateBackend(databaseUrl, 'newer');
     try {
