@@ -38,7 +38,11 @@ export function registerTest(program: Command, run: RunCommand): void {
         const kept = narrowedSelects(ws.manifests.narrowedTo);
         const parsers = ws.manifests.parsers.filter((p) => p.expect.length > 0 && kept(p.address));
         planned = parsers.flatMap((p) => p.expect.map((check) => ({ address: p.address, url: check.url })));
-        const state = await ws.backend.read();
+        // A state database that takes the connection and never answers held the read until its timeout
+        // (SCRAPEFORM_STATE_TIMEOUT, 30 s), Ctrl-C or not, and the run then ended 1 with a state error and no
+        // report: Ctrl-C ends the wait as it ends a list, and every check is reported not run.
+        const state = await unlessInterrupted(ws.backend.read(), controller.signal);
+        if (state === undefined) return [];
         return runExpectChecks(ws.clients, parsers, state, undefined, controller.signal);
       }).finally(stopListening);
       // An interrupted run is not passed, and --json and --junit name the checks not run: a CI job reading either
@@ -78,4 +82,23 @@ export function registerTest(program: Command, run: RunCommand): void {
       return results.every((r) => r.ok) ? 'ok' : 'error';
     }),
   );
+}
+
+/** What `work` gives, or undefined once `signal` aborts first (its outcome is then left unheard). */
+async function unlessInterrupted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return undefined;
+  }
+  let stop: (() => void) | undefined;
+  const interrupted = new Promise<undefined>((resolve) => {
+    stop = () => resolve(undefined);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([work, interrupted]);
+  } finally {
+    if (stop !== undefined) signal.removeEventListener('abort', stop);
+    work.catch(() => undefined);
+  }
 }

@@ -30,11 +30,24 @@ export function renderManifests(sets: readonly RenderedSet[]): string {
         ...(set.environment !== undefined ? [`environment: ${set.environment}`] : []),
         `${object.address} from ${describeSource(object.source)}`,
       ];
-      doc.commentBefore = head.map((line) => ` ${line}`).join('\n');
+      doc.commentBefore = head.map((line) => ` ${withControlsEscaped(line)}`).join('\n');
       documents.push(withInvisibleEscaped(doc));
     }
   }
   return documents.join('---\n');
+}
+
+/**
+ * C0 controls, which a file or folder name may hold (any byte but `/` and NUL): raw in the heading, a line break split
+ * it into comment lines of their own and ESC reached the terminal as the start of a sequence (and strict YAML readers
+ * refuse the document). Written as the escapes the plan's text uses (output/escape-text.ts), the heading is one line.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL = /[\u0000-\u001f]/g;
+const NAMED_CONTROLS: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function withControlsEscaped(text: string): string {
+  return text.replace(CONTROL, (c) => NAMED_CONTROLS[c] ?? unicodeEscape(c));
 }
 
 const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
@@ -46,7 +59,7 @@ const ANY_INVISIBLE = new RegExp(INVISIBLE.source);
  * around it reordered or two different names alike ("Trojan Source"). A scalar holding one is written in double
  * quotes, where YAML reads the escape back as the character, so the output still parses to the same values; in the
  * heading comment the escape only shows. YAML's double quotes already escape C0 controls, and only there can
- * they be, a block scalar's line breaks and tabs aside.
+ * they be, a block scalar's line breaks and tabs aside (the heading's are escaped by withControlsEscaped).
  */
 function withInvisibleEscaped(doc: Document): string {
   visit(doc, {

@@ -89,6 +89,31 @@ describe('render of bidirectional and zero-width characters', () => {
     expect(reloaded.parsers[0]?.fields[0]?.description).toBe(long);
   });
 
+  it('writes a control character of a file or folder name as an escape in the heading: one line, nothing raw', async () => {
+    // A file name may hold any byte but / and NUL: ESC started a terminal sequence in the heading (and strict YAML
+    // readers refuse the raw character), and a line break split the heading into lines of its own.
+    const manifest = "kind: Parser\nname: books\nurls: ['https://books.example/a.html']\n";
+    const dir = await project({
+      'team\nkind: x/a.yaml': manifest,
+      'b\r---\u001b[2Jc.yaml': manifest.replace('books', 'films'),
+    });
+    const loaded = await loadManifests({ paths: [dir], env: {} });
+    expect(loaded.diagnostics).toEqual([]);
+    const text = renderManifests([{ objects: loaded.parsers }]);
+    expect(text.split('\n').filter((line) => line.startsWith('#'))).toEqual([
+      `# parser.films from ${dir}/b\\r---\\u001b[2Jc.yaml:1:1`,
+      `# parser.books from ${dir}/team\\nkind: x/a.yaml:1:1`,
+    ]);
+    // eslint-disable-next-line no-control-regex -- no control character but the line breaks may come out raw
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    const documents = parseAllDocuments(text);
+    expect(documents.map((d) => d.errors)).toEqual([[], []]);
+    expect(documents.map((d) => d.toJS() as unknown)).toEqual([
+      { kind: 'Parser', name: 'films', urls: ['https://books.example/a.html'] },
+      { kind: 'Parser', name: 'books', urls: ['https://books.example/a.html'] },
+    ]);
+  });
+
   it('leaves text without them as it was', async () => {
     const dir = await project({
       'a.yaml':
