@@ -1,5 +1,5 @@
 import { Document, Scalar, visit } from 'yaml';
-import { INVISIBLE_CHARACTERS, unicodeEscape } from '../invisible-characters.js';
+import { INVISIBLE_CHARACTERS, printable, unicodeEscape } from '../invisible-characters.js';
 import type {
   DesiredField,
   DesiredObject,
@@ -30,24 +30,11 @@ export function renderManifests(sets: readonly RenderedSet[]): string {
         ...(set.environment !== undefined ? [`environment: ${set.environment}`] : []),
         `${object.address} from ${describeSource(object.source)}`,
       ];
-      doc.commentBefore = head.map((line) => ` ${withControlsEscaped(line)}`).join('\n');
+      doc.commentBefore = head.map((line) => ` ${printable(line)}`).join('\n');
       documents.push(withInvisibleEscaped(doc));
     }
   }
   return documents.join('---\n');
-}
-
-/**
- * C0 controls, which a file or folder name may hold (any byte but `/` and NUL): raw in the heading, a line break split
- * it into comment lines of their own and ESC reached the terminal as the start of a sequence (and strict YAML readers
- * refuse the document). Written as the escapes the plan's text uses (output/escape-text.ts), the heading is one line.
- */
-// eslint-disable-next-line no-control-regex -- the control characters are what it finds
-const CONTROL = /[\u0000-\u001f]/g;
-const NAMED_CONTROLS: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-function withControlsEscaped(text: string): string {
-  return text.replace(CONTROL, (c) => NAMED_CONTROLS[c] ?? unicodeEscape(c));
 }
 
 const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
@@ -59,7 +46,8 @@ const ANY_INVISIBLE = new RegExp(INVISIBLE.source);
  * around it reordered or two different names alike ("Trojan Source"). A scalar holding one is written in double
  * quotes, where YAML reads the escape back as the character, so the output still parses to the same values; in the
  * heading comment the escape only shows. YAML's double quotes already escape C0 controls, and only there can
- * they be, a block scalar's line breaks and tabs aside (the heading's are escaped by withControlsEscaped).
+ * they be, a block scalar's line breaks and tabs aside. The heading is made `printable` first: a control character
+ * in a file or folder name would split the comment or reach the terminal as the start of a sequence.
  */
 function withInvisibleEscaped(doc: Document): string {
   visit(doc, {

@@ -1,25 +1,6 @@
-import { INVISIBLE_CHARACTERS, unicodeEscape } from '../invisible-characters.js';
+import { printable } from '../invisible-characters.js';
 
-/**
- * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
- * escape: they split or overwrite lines and start colour or cursor sequences) and the invisible ones (DEL, C1
- * controls, bidirectional overrides, zero-width characters: see invisible-characters.ts).
- */
-const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CHARACTERS}]`, 'g');
-
-const ANY_UNSAFE = new RegExp(UNSAFE.source);
-
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/**
- * A user or service value made safe to print on one line: every character in UNSAFE is written as a visible escape
- * (`\n`, `\u001b`), so a hostile name can neither split a plan line, spoof another line, nor colour the terminal.
- */
-export function printable(text: string): string {
-  // Most text has nothing to escape: one scan without the replace's callback machinery.
-  if (!ANY_UNSAFE.test(text)) return text;
-  return text.replace(UNSAFE, (c) => NAMED[c] ?? unicodeEscape(c));
-}
+export { printable };
 
 /**
  * Text of several lines, each printable: a text's own line breaks stay (an error message, a JSON document), but no
