@@ -269,6 +269,17 @@ export function mayHaveLanded(error: unknown): error is ApiError {
 }
 
 /**
+ * Why a create's success (2xx) naming an object that was there before its POST is no answer: a service may answer
+ * a POST of a name it holds with that object (an upsert, or "already exists" as a success), where the seed says a
+ * create makes a new one. Taken for the new object, a replace would wait on the old parser and then delete it, and
+ * a create would record an object another address manages; so what the POST made is unknown, and the caller looks
+ * for it by name (createOnce), as after a lost answer, and never sends it again blindly.
+ */
+export function existingNamed(kind: 'parser' | 'project', id: string | number): string {
+  return `the answer names ${kind} ${id}, which was there before the POST, not a new one`;
+}
+
+/**
  * The status of a success (2xx) whose answer could not be read: a body that is not JSON or not the object
  * (`api.bad-response` with its status), or one that did not decode (status 0, the 2xx it had said kept as
  * `answered`). Undefined for any other failure. A create found afterwards says so: its status alone would read as

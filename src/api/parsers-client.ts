@@ -1,5 +1,5 @@
 import { ScrapeformError } from '../errors.js';
-import { unless404 } from './api-error.js';
+import { existingNamed, unless404 } from './api-error.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserCreateBody } from '../model/wire.js';
 import type { CreateParserInput, FieldOperations } from '../model/wire.js';
@@ -142,22 +142,28 @@ export class ParsersClient {
   /**
    * Creates a parser; the answer is 201 with `{id, version: 0}` (API-NOTES; the seed leaves the code open and says
    * generation proceeds asynchronously, so 200 and 202 are accepted too: a create that landed is never reported
-   * as failed for its code). Never retried here: after an ambiguous failure the caller lists by name.
+   * as failed for its code). Never retried here: after an ambiguous failure the caller lists by name. An answer
+   * naming a parser of `existing` (there before the POST) is a bad response: see existingNamed.
    */
-  async create(input: CreateParserInput, signal?: AbortSignal): Promise<ParserVersionRef> {
+  async create(
+    input: CreateParserInput,
+    signal?: AbortSignal,
+    existing: ReadonlySet<string> = new Set(),
+  ): Promise<ParserVersionRef> {
     const body = parserCreateBody(input);
-    const { data } = await this.transport.requestJson(
-      {
-        method: 'POST',
-        url: this.url('parsers'),
-        body,
-        keyIn: 'body',
-        expect: [201, 200, 202],
-        idempotent: false,
-        signal,
-      },
-      CreatedParserSchema,
-    );
+    const request: TransportRequest = {
+      method: 'POST',
+      url: this.url('parsers'),
+      body,
+      keyIn: 'body',
+      expect: [201, 200, 202],
+      idempotent: false,
+      signal,
+    };
+    const response = await this.transport.request(request);
+    const data = this.transport.check(request, response, response.body, CreatedParserSchema);
+    if (existing.has(data.id))
+      throw this.transport.badResponse(request, response, existingNamed('parser', data.id));
     return { id: data.id, version: data.version };
   }
 

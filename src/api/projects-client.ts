@@ -1,6 +1,6 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { forEachLimited } from '../worker-pool.js';
-import { unless404 } from './api-error.js';
+import { existingNamed, unless404 } from './api-error.js';
 import { archiveMark } from './archived-project.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
@@ -123,12 +123,20 @@ export class ProjectsClient {
     return this.live(read);
   }
 
-  /** Never retried here: after an ambiguous failure the caller lists by name to see whether it landed. */
-  async create(payload: ProjectPayload, signal?: AbortSignal): Promise<LiveProject> {
-    const { data } = await this.transport.requestJson(
-      this.call('POST', this.url('projects'), { body: payload, signal }),
-      ProjectSchema,
-    );
+  /**
+   * Never retried here: after an ambiguous failure the caller lists by name to see whether it landed. An answer
+   * naming a project of `existing` (there before the POST) is a bad response: see existingNamed.
+   */
+  async create(
+    payload: ProjectPayload,
+    signal?: AbortSignal,
+    existing: ReadonlySet<number> = new Set(),
+  ): Promise<LiveProject> {
+    const request = this.call('POST', this.url('projects'), { body: payload, signal });
+    const response = await this.transport.request(request);
+    const data = this.transport.check(request, response, response.body, ProjectSchema);
+    if (existing.has(data.id))
+      throw this.transport.badResponse(request, response, existingNamed('project', data.id));
     return this.live(data);
   }
 

@@ -122,7 +122,12 @@ export const ProjectSchema = z.looseObject({
   scheduledAt: z.string().nullable().optional(),
   createdAt: z.string().nullable().optional(),
   projectType: z.string().optional(),
-  projectInput: z.looseObject({ type: z.string() }).nullable().optional(),
+  // The entries are a list (seed 2); left out, unknown (project-fields.ts). Of another shape (a newline-delimited
+  // text, an object), the plan's summary of a changed input could not read them.
+  projectInput: z
+    .looseObject({ type: z.string(), list: z.array(z.unknown()).nullable().optional() })
+    .nullable()
+    .optional(),
   projectOutput: z.looseObject({}).nullable().optional(),
   webhookOutput: z.looseObject({ url: z.string() }).nullable().optional(),
   notificationConfig: z.looseObject({}).nullable().optional(),

@@ -1,6 +1,7 @@
 import { ApiError, mayHaveLanded, neverSent } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
+import { managedIds } from '../plan/plan-context.js';
 import type { PostingChange, ResourceChange } from '../plan/model.js';
 import { keptProtection } from '../state/model.js';
 import type { CreateIntent, ResourceState, State } from '../state/model.js';
@@ -168,7 +169,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
   change: PostingChange,
   calls: {
     list: () => Promise<T[]>;
-    create: () => Promise<T>;
+    /** Sends the POST; an answer naming an id of `existing` (there before it) is a bad response (createOnce). */
+    create: (existing: ReadonlySet<T['id']>) => Promise<T>;
     planned: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
     /** The object a 303 See Other to the POST names (createOnce). */
     seeOther?: (location: string) => Promise<T | undefined>;
@@ -183,6 +185,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
     return await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
       seeOther: calls.seeOther,
+      existing: managedOf(ctx, change.kind) as Iterable<T['id']>,
       beforeCreate: async (before) => {
         const sent = new Date(ctx.now()).toISOString();
         // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with
@@ -230,4 +233,10 @@ async function markUnconfirmed(ctx: HandlerContext, address: string): Promise<vo
     const intent = state.intents?.[address];
     if (intent !== undefined) intent.unconfirmed = at;
   });
+}
+
+/** The ids of the objects of `kind` state manages (with the parsers a replace still has to delete): none is new. */
+function managedOf(ctx: HandlerContext, kind: PostingChange['kind']): Iterable<string | number> {
+  const managed = managedIds(ctx.store.current);
+  return kind === 'Parser' ? managed.parsers : managed.projects;
 }

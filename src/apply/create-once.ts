@@ -8,6 +8,12 @@ export interface CreateOnceOptions<T extends { id: string | number; name?: strin
   /** Runs once, after the objects of that name are known and before the first POST (apply records its intent). */
   beforeCreate?: ((before: T['id'][]) => Promise<void>) | undefined;
   /**
+   * Ids of objects that were there before the POST besides those of its name (the ones state manages: the parser a
+   * replace replaces may have another name). With those of its name, `create` is given them: an answer naming one
+   * is no new object (existingNamed).
+   */
+  existing?: Iterable<T['id']> | undefined;
+  /**
    * The object the Location of a 303 See Other to the POST names, read by id (the clients' seeOther): undefined
    * when it names none, or none is there yet.
    */
@@ -33,7 +39,7 @@ export interface Created<T> {
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
-  create: () => Promise<T>,
+  create: (existing: ReadonlySet<T['id']>) => Promise<T>,
   name: string,
   options: CreateOnceOptions<T> = {},
 ): Promise<Created<T>> {
@@ -44,7 +50,7 @@ export async function createOnce<T extends { id: string | number; name?: string 
   const before = new Set(named.map((o) => o.id));
   await options.beforeCreate?.([...before]);
   try {
-    return { object: await create() };
+    return { object: await create(new Set([...before, ...(options.existing ?? [])])) };
   } catch (error) {
     // The POST was processed and the answer points at its outcome: taken at once when it is an object of that name
     // that was not there before (as from the list below); else it is looked for by name, as after a lost answer.

@@ -118,7 +118,8 @@ async function postParser(
 ): Promise<{ id: string; version: number }> {
   const { object: created, recovered } = await createWithIntent(ctx, change, {
     list: () => ctx.clients.parsers.list(),
-    create: () => ctx.clients.parsers.create(createParserInput(change.name, change.definition)),
+    create: (existing: ReadonlySet<string>) =>
+      ctx.clients.parsers.create(createParserInput(change.name, change.definition), undefined, existing),
     planned: ctx.planned?.parsersByName,
     seeOther: (location) => ctx.clients.parsers.seeOther(location),
   }).catch((error: unknown) => {

@@ -23,7 +23,12 @@ export const PROJECT_HANDLERS = {
     // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
     const { object: created, recovered } = await createWithIntent(ctx, change, {
       list: () => ctx.clients.projects.list(),
-      create: () => ctx.clients.projects.create(projectCreateBody(change.definition, change.scheduledAt)),
+      create: (existing: ReadonlySet<number>) =>
+        ctx.clients.projects.create(
+          projectCreateBody(change.definition, change.scheduledAt),
+          undefined,
+          existing,
+        ),
       planned: ctx.planned?.projectsByName,
       seeOther: (location) => ctx.clients.projects.seeOther(location),
     }).catch((error: unknown) => {
