@@ -268,6 +268,11 @@ export function mayHaveLanded(error: unknown): error is ApiError {
   );
 }
 
+/** Ids of objects that were there before a create's POST: an answer naming one is no new object (existingNamed). */
+export interface IdsBefore<Id> {
+  has(id: Id): boolean;
+}
+
 /**
  * Why a create's success (2xx) naming an object that was there before its POST is no answer: a service may answer
  * a POST of a name it holds with that object (an upsert, or "already exists" as a success), where the seed says a

@@ -1,5 +1,6 @@
 import { ScrapeformError } from '../errors.js';
 import { existingNamed, unless404 } from './api-error.js';
+import type { IdsBefore } from './api-error.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserCreateBody } from '../model/wire.js';
 import type { CreateParserInput, FieldOperations } from '../model/wire.js';
@@ -148,7 +149,7 @@ export class ParsersClient {
   async create(
     input: CreateParserInput,
     signal?: AbortSignal,
-    existing: ReadonlySet<string> = new Set(),
+    existing: IdsBefore<string> = new Set(),
   ): Promise<ParserVersionRef> {
     const body = parserCreateBody(input);
     const request: TransportRequest = {

@@ -1,6 +1,7 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { forEachLimited } from '../worker-pool.js';
 import { existingNamed, unless404 } from './api-error.js';
+import type { IdsBefore } from './api-error.js';
 import { archiveMark } from './archived-project.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
@@ -130,7 +131,7 @@ export class ProjectsClient {
   async create(
     payload: ProjectPayload,
     signal?: AbortSignal,
-    existing: ReadonlySet<number> = new Set(),
+    existing: IdsBefore<number> = new Set(),
   ): Promise<LiveProject> {
     const request = this.call('POST', this.url('projects'), { body: payload, signal });
     const response = await this.transport.request(request);

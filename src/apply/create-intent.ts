@@ -1,4 +1,5 @@
 import { ApiError, mayHaveLanded, neverSent } from '../api/api-error.js';
+import type { IdsBefore } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import { managedIds } from '../plan/plan-context.js';
@@ -170,7 +171,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
   calls: {
     list: () => Promise<T[]>;
     /** Sends the POST; an answer naming an id of `existing` (there before it) is a bad response (createOnce). */
-    create: (existing: ReadonlySet<T['id']>) => Promise<T>;
+    create: (existing: IdsBefore<T['id']>) => Promise<T>;
     planned: ReadonlyMap<string, readonly { id: T['id'] }[]> | undefined;
     /** The object a 303 See Other to the POST names (createOnce). */
     seeOther?: (location: string) => Promise<T | undefined>;
@@ -182,10 +183,10 @@ export async function createWithIntent<T extends { id: string | number; name?: s
   // sent nothing, whatever its status, and an intent recorded ahead is taken back when apply ends (settleIntents).
   let posting = false;
   try {
-    return await createOnce(calls.list, calls.create, change.name, {
+    const created = await createOnce(calls.list, calls.create, change.name, {
       planned: calls.planned,
       seeOther: calls.seeOther,
-      existing: managedOf(ctx, change.kind) as Iterable<T['id']>,
+      existing: idsBefore(ctx, change.kind) as IdsBefore<T['id']>,
       beforeCreate: async (before) => {
         const sent = new Date(ctx.now()).toISOString();
         // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with
@@ -208,6 +209,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
         posting = true;
       },
     });
+    noteCreated(ctx, change.kind, created.object.id);
+    return created;
   } catch (error) {
     if (!posting) throw error;
     const unconfirmed = error instanceof ScrapeformError && error.code === 'apply.create-unconfirmed';
@@ -235,8 +238,41 @@ async function markUnconfirmed(ctx: HandlerContext, address: string): Promise<vo
   });
 }
 
-/** The ids of the objects of `kind` state manages (with the parsers a replace still has to delete): none is new. */
-function managedOf(ctx: HandlerContext, kind: PostingChange['kind']): Iterable<string | number> {
-  const managed = managedIds(ctx.store.current);
-  return kind === 'Parser' ? managed.parsers : managed.projects;
+/**
+ * The ids of the objects there before a create of `kind` (an answer naming one is no new object): those the plan's
+ * lists showed, those state managed when apply made its first create (with the parsers a replace still has to
+ * delete), and those apply has created since (noteCreated). Made once per apply: made per create, reading the whole
+ * state each time, it grew with the square of the creates (1,000 creates, 500,000 entries read).
+ */
+const knownIds = new WeakMap<HandlerContext, KnownIds>();
+
+interface KnownIds {
+  parsers: Set<string>;
+  projects: Set<number>;
+}
+
+function known(ctx: HandlerContext): KnownIds {
+  let ids = knownIds.get(ctx);
+  if (ids === undefined) {
+    const managed = managedIds(ctx.store.current);
+    ids = { parsers: new Set(managed.parsers), projects: new Set(managed.projects) };
+    for (const id of ctx.planned?.parserById.keys() ?? []) ids.parsers.add(id);
+    for (const id of ctx.planned?.projectById.keys() ?? []) ids.projects.add(id);
+    knownIds.set(ctx, ids);
+  }
+  return ids;
+}
+
+function idsBefore(ctx: HandlerContext, kind: PostingChange['kind']): IdsBefore<string | number> {
+  const ids = known(ctx);
+  return kind === 'Parser'
+    ? { has: (id) => typeof id === 'string' && ids.parsers.has(id) }
+    : { has: (id) => typeof id === 'number' && ids.projects.has(id) };
+}
+
+/** A create's object is there before every later create of the run. */
+function noteCreated(ctx: HandlerContext, kind: PostingChange['kind'], id: string | number): void {
+  const ids = known(ctx);
+  if (kind === 'Parser' && typeof id === 'string') ids.parsers.add(id);
+  else if (kind === 'Project' && typeof id === 'number') ids.projects.add(id);
 }

@@ -1,4 +1,5 @@
 import { ApiError, mayHaveLanded, unreadableStatus } from '../api/api-error.js';
+import type { IdsBefore } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import type { Recovered } from './apply-model.js';
 
@@ -12,7 +13,7 @@ export interface CreateOnceOptions<T extends { id: string | number; name?: strin
    * replace replaces may have another name). With those of its name, `create` is given them: an answer naming one
    * is no new object (existingNamed).
    */
-  existing?: Iterable<T['id']> | undefined;
+  existing?: IdsBefore<T['id']> | undefined;
   /**
    * The object the Location of a 303 See Other to the POST names, read by id (the clients' seeOther): undefined
    * when it names none, or none is there yet.
@@ -39,7 +40,7 @@ export interface Created<T> {
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
-  create: (existing: ReadonlySet<T['id']>) => Promise<T>,
+  create: (existing: IdsBefore<T['id']>) => Promise<T>,
   name: string,
   options: CreateOnceOptions<T> = {},
 ): Promise<Created<T>> {
@@ -50,7 +51,8 @@ export async function createOnce<T extends { id: string | number; name?: string 
   const before = new Set(named.map((o) => o.id));
   await options.beforeCreate?.([...before]);
   try {
-    return { object: await create(new Set([...before, ...(options.existing ?? [])])) };
+    const existing = options.existing;
+    return { object: await create({ has: (id) => before.has(id) || existing?.has(id) === true }) };
   } catch (error) {
     // The POST was processed and the answer points at its outcome: taken at once when it is an object of that name
     // that was not there before (as from the list below); else it is looked for by name, as after a lost answer.

@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import type { IdsBefore } from '../api/api-error.js';
 import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
 import type {
   ParserAdopt,
@@ -118,7 +119,7 @@ async function postParser(
 ): Promise<{ id: string; version: number }> {
   const { object: created, recovered } = await createWithIntent(ctx, change, {
     list: () => ctx.clients.parsers.list(),
-    create: (existing: ReadonlySet<string>) =>
+    create: (existing: IdsBefore<string>) =>
       ctx.clients.parsers.create(createParserInput(change.name, change.definition), undefined, existing),
     planned: ctx.planned?.parsersByName,
     seeOther: (location) => ctx.clients.parsers.seeOther(location),

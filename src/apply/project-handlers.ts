@@ -1,4 +1,5 @@
 import { projectCreateBody, projectPath, PROJECTS_PATH } from '../model/wire.js';
+import type { IdsBefore } from '../api/api-error.js';
 import type {
   ProjectAdopt,
   ProjectArchive,
@@ -23,7 +24,7 @@ export const PROJECT_HANDLERS = {
     // The intent goes to state before the POST: a project a killed run created is recovered with what was sent.
     const { object: created, recovered } = await createWithIntent(ctx, change, {
       list: () => ctx.clients.projects.list(),
-      create: (existing: ReadonlySet<number>) =>
+      create: (existing: IdsBefore<number>) =>
         ctx.clients.projects.create(
           projectCreateBody(change.definition, change.scheduledAt),
           undefined,

@@ -160,3 +160,52 @@ describe('apply: a project create answered with the id of a project state manage
     ]);
   });
 });
+
+describe('apply: a project create answered with the id of a project an earlier create of the same apply made', () => {
+  it('is no new project either: one address records it, the other is looked for by name', async () => {
+    const manifest = (name: string) =>
+      `kind: Project\nname: ${name}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n`;
+    await writeFile(path.join(folder.dir(), 'first.yaml'), manifest('first'));
+    await writeFile(path.join(folder.dir(), 'second.yaml'), manifest('second'));
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    // Both POSTs are answered with project 7: the second answer names what the first made.
+    const made = (body: { name: string }) => ({ id: 7, ...body });
+    const posts = { n: 0 };
+    nock(PIPELINE_ORIGIN)
+      .post('/api/projects')
+      .query(keyQuery)
+      .reply((_uri, body) => {
+        posts.n++;
+        return [201, made(body as { name: string })];
+      })
+      .persist();
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [made({ name: 'first' })]);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(keyQuery)
+      .reply(200, made({ name: 'first' }))
+      .persist();
+    const { result: run, unmatched } = await withUnmatched(() =>
+      runScrapeform(['apply', '--auto-approve', '--concurrency', '1', '--state', statePath(), folder.dir()], {
+        env,
+      }),
+    );
+    nock.cleanAll();
+    expect([run.code, posts.n, unmatched]).toEqual([1, 2, []]);
+    const state = await readState();
+    const recorded = Object.entries(state.resources).map(([address, r]) => [
+      address,
+      (r as { id: number }).id,
+    ]);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]?.[1]).toBe(7);
+    const other = recorded[0]?.[0] === 'project.first' ? 'second' : 'first';
+    expect(run.stdout).toContain(
+      `the create of "${other}" got no clear answer (POST ${PIPELINE_ORIGIN}/api/projects?api_key=***: 201: unexpected response from POST /api/projects: the answer names project 7, which was there before the POST, not a new one)`,
+    );
+    expect(state.intents[`project.${other}`].unconfirmed).toEqual(expect.any(String));
+  });
+});
