@@ -156,4 +156,23 @@ describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
     const none = await typeInto(setup, 'scrapeform --chdir missing plan --env \t', root);
     expect(none).not.toMatch(/here|staging|somefile|error/);
   });
+
+  it('past --chdir DIR, files and folders are offered from DIR, where the command reads them', async () => {
+    const root = path.join(dir, 'chdir-files');
+    await mkdir(path.join(root, 'infra', 'vars'), { recursive: true });
+    await writeFile(path.join(root, 'infra', 'solo.yaml'), '');
+    await writeFile(path.join(root, 'somefile.txt'), '');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform --chdir infra plan --out so\t', root)).toContain(
+      'scrapeform --chdir infra plan --out solo.yaml',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir=infra validate so\t', root)).toContain(
+      'scrapeform --chdir=infra validate solo.yaml',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir infra import --out v\t', root)).toContain(
+      'scrapeform --chdir infra import --out vars/',
+    );
+    const none = await typeInto(setup, 'scrapeform --chdir missing plan --out so\t', root);
+    expect(none).not.toMatch(/somefile|error/);
+  });
 });
