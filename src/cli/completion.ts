@@ -76,10 +76,14 @@ function valueKind(option: Option): ValueKind {
 /** Zsh: files of the folder of a `--chdir DIR` before the command (`$chdir`, `.` without one), as bash's. */
 const ZSH_FILES = '_files -W "$chdir"';
 
-/** A command's long options as `_arguments` specs: `'--flag[description]'`, `:value:` when it takes one. */
+/**
+ * A command's long options as `_arguments` specs: `'--flag[description]'`, and `'--flag=[description]:value:'` when
+ * it takes one: the `=` lets the value follow in the same word (`--env=prod`, as commander reads it) or the next.
+ */
 function zshOptions(e: CompletionEntry): string[] {
   return e.options.map(
-    (o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.value ? zshValue(o.value) : ''}'`,
+    (o) =>
+      `'${o.flag}${o.value ? '=' : ''}[${quote(o.description).replace(/[[\]]/g, '')}]${o.value ? zshValue(o.value) : ''}'`,
   );
 }
 
