@@ -44,9 +44,9 @@ function fishValue(value: ValueKind): string {
     case 'words':
       return ` -x -a '${value.words.join(' ')}'`;
     case 'file':
-      return ' -r -F';
+      return " -x -a '(__scrapeform_paths)'";
     case 'dir':
-      return " -x -a '(__fish_complete_directories (commandline -ct))'";
+      return " -x -a '(__scrapeform_paths -/)'";
     case 'none':
       return ' -x';
   }
@@ -82,6 +82,19 @@ const FISH_GLOBALS = `function __scrapeform_globals
     end
     string replace -r -- '^~' $HOME $dir
     return $found
+end
+# The files (folders with -/) for the token typed, from DIR: the command reads the paths it is given there.
+function __scrapeform_paths
+    set -l dir (__scrapeform_globals)/
+    # --out=VALUE is one token: the value is what follows "=".
+    set -l token (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    if test $dir = ./; or string match -q -r -- '^[/~]' $token
+        set dir ''
+    end
+    set -l found (complete -C"__scrapeform_no_such_command "(string escape -- $dir)$token)
+    # With no argument past the pattern, string reads its stdin, the terminal here: it is not called without one.
+    set -q found[1]; and test "$argv[1]" = -/; and set found (string match -r -- '.*/$' $found)
+    set -q found[1]; and string replace -- $dir '' $found
 end
 function __scrapeform_before_command
     __scrapeform_globals >/dev/null

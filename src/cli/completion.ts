@@ -73,10 +73,17 @@ function valueKind(option: Option): ValueKind {
   return ['file', 'path', 'path-or-url'].includes(name) ? { kind: 'file' } : { kind: 'none' };
 }
 
-/** A command's long options as `_arguments` specs: `'--flag[description]'`, `:value:` when it takes one. */
+/** Zsh: files of the folder of a `--chdir DIR` before the command (`$chdir`, `.` without one), as bash's. */
+const ZSH_FILES = '_files -W "$chdir"';
+
+/**
+ * A command's long options as `_arguments` specs: `'--flag[description]'`, and `'--flag=[description]:value:'` when
+ * it takes one: the `=` lets the value follow in the same word (`--env=prod`, as commander reads it) or the next.
+ */
 function zshOptions(e: CompletionEntry): string[] {
   return e.options.map(
-    (o) => `'${o.flag}[${quote(o.description).replace(/[[\]]/g, '')}]${o.value ? zshValue(o.value) : ''}'`,
+    (o) =>
+      `'${o.flag}${o.value ? '=' : ''}[${quote(o.description).replace(/[[\]]/g, '')}]${o.value ? zshValue(o.value) : ''}'`,
   );
 }
 
@@ -87,13 +94,19 @@ function zshValue(value: ValueKind): string {
     case 'words':
       return `:value:(${value.words.join(' ')})`;
     case 'file':
-      return ':file:_files';
+      return `:file:${ZSH_FILES}`;
     case 'dir':
-      return ':folder:_files -/';
+      return `:folder:${ZSH_FILES} -/`;
     case 'none':
       return ':value:';
   }
 }
+
+/**
+ * Bash: what runs `compgen` in the folder of a `--chdir DIR` before the command, where the command reads the paths
+ * it is given (`.` without one; a DIR that is not there offers nothing). CDPATH off: `cd` would print the folder.
+ */
+const BASH_IN_DIR = 'CDPATH= cd -- "${chdir:-.}" 2>/dev/null &&';
 
 /** The bash `case` arms (`'plan --env'|'apply --env')`) that complete a flag's value, one per kind of value. */
 function bashValueCases(entries: readonly CompletionEntry[]): string {
@@ -107,9 +120,9 @@ function bashValueCases(entries: readonly CompletionEntry[]): string {
           : o.value.kind === 'words'
             ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
             : o.value.kind === 'file'
-              ? `COMPREPLY=( $(compgen -f -- "$cur") )`
+              ? `COMPREPLY=( $(${BASH_IN_DIR} compgen -f -- "$cur") )`
               : o.value.kind === 'dir'
-                ? `COMPREPLY=( $(compgen -d -- "$cur") )`
+                ? `COMPREPLY=( $(${BASH_IN_DIR} compgen -d -- "$cur") )`
                 : `COMPREPLY=(); compopt +o default 2>/dev/null`;
       arms.set(reply, [...(arms.get(reply) ?? []), `'${e.name} ${o.flag}'`]);
     }
@@ -119,7 +132,7 @@ function bashValueCases(entries: readonly CompletionEntry[]): string {
 
 /** `_arguments` specs for a command without subcommands: its options, then files. */
 function zshArguments(e: CompletionEntry): string {
-  return [...zshOptions(e), `'*:file:_files'`].join(' ');
+  return [...zshOptions(e), `'*:file:${ZSH_FILES}'`].join(' ');
 }
 
 export function completionScript(
@@ -171,6 +184,8 @@ _scrapeform() {
     *) chdir="\${chdir//\\\\/}" ;;
   esac
   chdir="\${chdir/#\\~/$HOME}"
+  # Past --chdir DIR, bash's own fallback when nothing matched (the files here) would offer names DIR does not have.
+  [ -n "$chdir" ] && compopt +o default 2>/dev/null
   if [ "$i" -ge "$COMP_CWORD" ]; then
     if [ "$flag" = '--chdir' ]; then
       COMPREPLY=( $(compgen -d -- "$cur") )
@@ -215,7 +230,7 @@ ${cases}
   if [[ "$cur" == -* ]]; then
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
   else
-    COMPREPLY=( $(compgen -f -- "$cur") )
+    COMPREPLY=( $(${BASH_IN_DIR} compgen -f -- "$cur") )
   fi
 }
 complete -o default -F _scrapeform scrapeform
@@ -278,6 +293,8 @@ ${globals.map((o) => `    '${o.flag}:${quote(o.description).replace(/:/g, '\\:')
     (( CURRENT-- ))
   done
   chdir=\${chdir/#\\~/$HOME}
+  # Absolute: _files -W takes no relative folder.
+  chdir=\${chdir:a}
   if (( CURRENT == 2 )); then
     if [[ $PREFIX == --chdir=* ]]; then
       compset -P '--chdir='

@@ -163,6 +163,28 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
     });
   });
 
+  it('past --chdir DIR, files and folders are offered from DIR, where the command reads them', async () => {
+    // root holds bin, broken, project and completion.bash; project holds scrapeform.yaml, somefile.txt and sub.
+    expect(await complete(root, ['scrapeform', '--chdir', 'project', 'plan', '--out', 'so'])).toEqual({
+      shown: 'somefile.txt',
+      stderr: '',
+    });
+    expect(
+      (await complete(root, ['scrapeform', '--chdir', '=', 'project', 'validate', '--var-file', ''])).shown,
+    ).toBe('scrapeform.yaml somefile.txt sub');
+    expect((await complete(root, ['scrapeform', '--chdir', 'project', 'import', '--out', ''])).shown).toBe(
+      'sub',
+    );
+    expect((await complete(root, ['scrapeform', '--chdir', 'project', 'validate', 'so'])).shown).toBe(
+      'somefile.txt',
+    );
+    // A DIR that is not there offers nothing, and no file of the current folder.
+    expect(await complete(root, ['scrapeform', '--chdir', 'missing', 'plan', '--out', ''])).toEqual({
+      shown: '',
+      stderr: '',
+    });
+  });
+
   it('--chdir DIR written quoted or with backslashes reads DIR/scrapeform.yaml, as zsh and fish do', async () => {
     await mkdir(path.join(root, 'my project'), { recursive: true });
     await writeFile(path.join(root, 'my project', 'scrapeform.yaml'), PROJECT);
@@ -233,6 +255,23 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     );
     expect(await complete(root, 'scrapeform --chdir missing plan --env ')).toEqual({ shown: '', stderr: '' });
     expect((await complete(root, 'scrapeform --chdir pro')).shown).toBe('project/');
+  });
+
+  it('past --chdir DIR, files and folders are offered from DIR, where the command reads them', async () => {
+    const root = path.dirname(ws.bin);
+    expect(await complete(root, 'scrapeform --chdir project plan --out some')).toEqual({
+      shown: 'somefile.txt',
+      stderr: '',
+    });
+    expect((await complete(root, 'scrapeform --chdir=project validate --var-file ')).shown).toBe(
+      'scrapeform.yaml somefile.txt sub/',
+    );
+    expect((await complete(root, 'scrapeform --chdir project import --out ')).shown).toBe('sub/');
+    expect(await complete(root, 'scrapeform --chdir missing plan --out ')).toEqual({ shown: '', stderr: '' });
+    // Without --chdir, the files here, as before.
+    expect((await complete(ws.project, 'scrapeform plan --out ')).shown).toBe(
+      'scrapeform.yaml somefile.txt sub/',
+    );
   });
 
   it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {

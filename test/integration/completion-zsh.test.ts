@@ -156,4 +156,46 @@ describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
     const none = await typeInto(setup, 'scrapeform --chdir missing plan --env \t', root);
     expect(none).not.toMatch(/here|staging|somefile|error/);
   });
+
+  it('a value written --flag=value is completed as --flag value is, as bash does', async () => {
+    const project = path.join(dir, 'equals');
+    await mkdir(project);
+    await writeFile(
+      path.join(project, 'scrapeform.yaml'),
+      'kind: Config\nenvironments:\n  staging: {}\n  production: { workspace: prod }\n',
+    );
+    await writeFile(path.join(project, 'somefile.txt'), '');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform plan --env=st\t', project)).toContain(
+      'scrapeform plan --env=staging',
+    );
+    expect(await typeInto(setup, 'scrapeform state pull --env=prod\t', project)).toContain(
+      'scrapeform state pull --env=production',
+    );
+    expect(await typeInto(setup, 'scrapeform doctor --only=pa\t', project)).toContain(
+      'scrapeform doctor --only=parsers',
+    );
+    expect(await typeInto(setup, 'scrapeform plan --out=some\t', project)).toContain(
+      'scrapeform plan --out=somefile.txt',
+    );
+  });
+
+  it('past --chdir DIR, files and folders are offered from DIR, where the command reads them', async () => {
+    const root = path.join(dir, 'chdir-files');
+    await mkdir(path.join(root, 'infra', 'vars'), { recursive: true });
+    await writeFile(path.join(root, 'infra', 'solo.yaml'), '');
+    await writeFile(path.join(root, 'somefile.txt'), '');
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    expect(await typeInto(setup, 'scrapeform --chdir infra plan --out so\t', root)).toContain(
+      'scrapeform --chdir infra plan --out solo.yaml',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir=infra validate so\t', root)).toContain(
+      'scrapeform --chdir=infra validate solo.yaml',
+    );
+    expect(await typeInto(setup, 'scrapeform --chdir infra import --out v\t', root)).toContain(
+      'scrapeform --chdir infra import --out vars/',
+    );
+    const none = await typeInto(setup, 'scrapeform --chdir missing plan --out so\t', root);
+    expect(none).not.toMatch(/somefile|error/);
+  });
 });
