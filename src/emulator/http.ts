@@ -81,7 +81,10 @@ export function answerFor(error: unknown): EmulatorResponse {
       ...(error instanceof RetryAfterError ? { headers: { 'retry-after': String(error.retryAfter) } } : {}),
     };
   }
-  return { status: 500, body: { error: `emulator error: ${(error as Error).message}` } };
+  return {
+    status: 500,
+    body: { error: `emulator error: ${error instanceof Error ? error.message : String(error)}` },
+  };
 }
 
 /** The request's URL, or undefined for a target that is none (`//[x`), which Node's parser lets through. */

@@ -215,8 +215,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         if (response.status < 300 && random() < faults.dropAfterRate) return drop('dropped-after');
       }
     } catch (error) {
-      // Not a 500 without a trace: a handler that throws anything else is a bug, which would look like an outage.
-      response = answerFor(error instanceof HttpError ? error : warnUnanswered(method, shownPath, error));
+      // Not a 500 without a trace: a handler that throws anything else is a bug, which would look like an outage. A
+      // body cut short (the client hung up: `aborted`) is no fault of the emulator's, and nobody reads the answer.
+      const quiet = error instanceof HttpError || !incoming.complete;
+      response = answerFor(quiet ? error : warnUnanswered(method, shownPath, error));
     }
     if (!isControl && holdsAnswer(faults, method)) await heldAnswers.hold(faults.responseDelayMs);
     let answer: EncodedAnswer;

@@ -94,7 +94,9 @@ function readProjectInput(live: Readonly<Record<string, unknown>>): unknown {
   if (input === undefined || input === null) return undefined;
   if (input.type === 'webhook_input')
     return input.url === undefined ? undefined : { type: 'webhook_input', url: input.url };
-  return input.list === undefined ? undefined : { type: 'list', list: input.list };
+  // Entries of another shape (a newline-delimited text, an object: seed 2 has a list) say nothing readable either,
+  // and the plan's summary of a changed input counts and lists them.
+  return Array.isArray(input.list) ? { type: 'list', list: input.list } : undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 
@@ -109,6 +109,23 @@ describe('answers the emulator cannot give as asked', () => {
     }
     expect((await h.raw('GET', `/api/projects?${q}`)).status).toBe(200);
     expect(warnings).toHaveLength(1);
+  });
+
+  it('warns of nothing when the client hangs up before its body is whole (no fault of the emulator), and keeps serving', async () => {
+    const port = Number(new URL(h.emulator.url).port);
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.on('connect', resolve));
+    // 8 of the 100 bytes announced, then the connection goes (a Ctrl-C, or the client's own timeout).
+    socket.write(
+      `POST /api/parsers?${q} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    );
+    socket.destroy();
+    await vi.waitFor(() => expect(h.emulator.requestLog.at(-1)).toMatchObject({ method: 'POST' }), {
+      timeout: 5000,
+    });
+    expect(warnings).toEqual([]);
+    expect((await h.raw('GET', `/api/projects?${q}`)).status).toBe(200);
   });
 
   it('answers 500 when writing the answer itself throws, warns, and keeps serving', async () => {
