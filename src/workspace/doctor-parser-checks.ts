@@ -105,10 +105,18 @@ export async function checkParsers(
             status: 'fail',
             message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
           }
-        : {
-            name: 'parsers.details',
-            status: 'ok',
-            message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
-          },
+        : finished && Array.isArray(details.fields) && details.fields.length === 0
+          ? {
+              // Right for a parser declared with no fields, which doctor cannot tell without state
+              // (ParsersClient.get, fieldlessOf): said rather than passed as ok or failed.
+              name: 'parsers.details',
+              status: 'warn',
+              message: `parser "${pick.name}" (${pick.id}) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
+            }
+          : {
+              name: 'parsers.details',
+              status: 'ok',
+              message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+            },
   );
 }

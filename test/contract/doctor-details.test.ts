@@ -132,3 +132,19 @@ describe('doctor: a list item plan cannot read', () => {
     expect(checkOf(report, 'projects.details')).toEqual([]);
   });
 });
+
+describe('doctor: a FINISHED parser whose details list no fields', () => {
+  it('warns what plan does with it, exit 0', async () => {
+    const { code, report } = await doctor({ ...details, fields: [] });
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'warn',
+        message:
+          'parser "books" (p1) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)',
+      },
+    ]);
+  });
+});
