@@ -20,15 +20,23 @@ const PAGING_KEYS = [
 /** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
 export type Get = (service: string, url: string) => Promise<TransportResponse>;
 
-/** Reads the first page of a list and records its shape; undefined when the call failed (the check says why). */
-export async function listOnce(
+/** How a service's checks read the items of its list: what they need of them, or why plan cannot read them. */
+export type ReadItems<T> = (items: unknown[]) => { value: T } | { problem: string };
+
+/**
+ * Reads the first page of a list, records its shape and reads its items with `read`; undefined when the call
+ * failed or the answer cannot be read. One check gives one line: the list's line is the failure when its items
+ * cannot be read, never an ok followed by a failure.
+ */
+export async function listOnce<T>(
   get: Get,
   service: string,
   url: string,
   resource: 'parsers' | 'projects',
   checks: DoctorCheck[],
   readings: Map<string, DoctorReading>,
-): Promise<{ items: unknown[] } | undefined> {
+  read: ReadItems<T>,
+): Promise<T | undefined> {
   let response: TransportResponse;
   try {
     response = await get(service, url);
@@ -73,12 +81,14 @@ export async function listOnce(
     paged,
     `${resource}: ${paged ? 'paged; scrapeform follows every page' : 'one answer'}`,
   );
-  checks.push({
-    name: `${resource}.list`,
-    status: 'ok',
-    message: `the key works; ${items.length} ${resource} on the first answer, ${shape}`,
-  });
-  return { items };
+  const seen = `the key works; ${items.length} ${resource} on the first answer, ${shape}`;
+  const result = read(items);
+  if ('problem' in result) {
+    checks.push({ name: `${resource}.list`, status: 'fail', message: `${seen}, but ${result.problem}` });
+    return undefined;
+  }
+  checks.push({ name: `${resource}.list`, status: 'ok', message: seen });
+  return result.value;
 }
 
 /** Both lists speak to one reading: seen when either shows it. */

@@ -13,19 +13,24 @@ export async function checkParsers(
   readings: Map<string, DoctorReading>,
 ): Promise<void> {
   const base = baseUrl.replace(/\/+$/, '');
-  const list = await listOnce(get, PARSER_SERVICE, `${base}/parsers`, 'parsers', checks, readings);
-  if (list === undefined) return;
-  const parsed = list.items.map((item) => ParserListItemSchema.safeParse(item));
-  const bad = parsed.findIndex((p) => !p.success);
-  if (bad >= 0) {
-    checks.push({
-      name: 'parsers.list',
-      status: 'fail',
-      message: `item ${bad} of the parser list does not have id, name, status and version as the seed describes; plan cannot read it`,
-    });
-    return;
-  }
-  const summaries = parsed.flatMap((p) => (p.success ? [p.data] : []));
+  const summaries = await listOnce(
+    get,
+    PARSER_SERVICE,
+    `${base}/parsers`,
+    'parsers',
+    checks,
+    readings,
+    (items) => {
+      const parsed = items.map((item) => ParserListItemSchema.safeParse(item));
+      const bad = parsed.findIndex((p) => !p.success);
+      return bad >= 0
+        ? {
+            problem: `item ${bad} of the parser list does not have id, name, status and version as the seed describes; plan cannot read it`,
+          }
+        : { value: parsed.flatMap((p) => (p.success ? [p.data] : [])) };
+    },
+  );
+  if (summaries === undefined) return;
   const raw = [...new Set(summaries.map((s) => s.status))];
   const unknown = raw.filter(
     (s) => !(PARSER_STATUSES as readonly string[]).includes(normaliseParserStatus(s)),
@@ -100,10 +105,18 @@ export async function checkParsers(
             status: 'fail',
             message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
           }
-        : {
-            name: 'parsers.details',
-            status: 'ok',
-            message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
-          },
+        : finished && Array.isArray(details.fields) && details.fields.length === 0
+          ? {
+              // Right for a parser declared with no fields, which doctor cannot tell without state
+              // (ParsersClient.get, fieldlessOf): said rather than passed as ok or failed.
+              name: 'parsers.details',
+              status: 'warn',
+              message: `parser "${pick.name}" (${pick.id}) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
+            }
+          : {
+              name: 'parsers.details',
+              status: 'ok',
+              message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+            },
   );
 }

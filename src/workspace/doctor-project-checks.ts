@@ -12,19 +12,17 @@ export async function checkProjects(
   readings: Map<string, DoctorReading>,
 ): Promise<void> {
   const base = `${baseUrl.replace(/\/+$/, '')}/api/projects`;
-  const list = await listOnce(get, PIPELINE_SERVICE, base, 'projects', checks, readings);
-  if (list === undefined) return;
-  const first = list.items[0];
-  const parsedFirst = ProjectSchema.safeParse(first);
-  if (first !== undefined && !parsedFirst.success) {
-    checks.push({
-      name: 'projects.list',
-      status: 'fail',
-      message:
-        'the first project of the list has no numeric or string id as the seed describes; plan cannot read it',
-    });
-    return;
-  }
+  const parsedFirst = await listOnce(get, PIPELINE_SERVICE, base, 'projects', checks, readings, (items) => {
+    const first = items[0];
+    const parsed = ProjectSchema.safeParse(first);
+    return first !== undefined && !parsed.success
+      ? {
+          problem:
+            'the first project of the list has no numeric or string id as the seed describes; plan cannot read it',
+        }
+      : { value: parsed };
+  });
+  if (parsedFirst === undefined) return;
   if (!parsedFirst.success) {
     checks.push({
       name: 'projects.details',

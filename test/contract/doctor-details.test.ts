@@ -81,3 +81,70 @@ describe('doctor: parser details plan cannot read', () => {
     },
   );
 });
+
+describe('doctor: a list item plan cannot read', () => {
+  it('gives one parsers.list line, the failure with the count, and reads no details', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(keyQuery)
+      .reply(200, [{ id: 'p1', status: 'FINISHED', version: 1 }]);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+    const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+    expect(unmatched).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.ok).toBe(false);
+    expect(checkOf(report, 'parsers.list')).toEqual([
+      {
+        name: 'parsers.list',
+        status: 'fail',
+        message:
+          'the key works; 1 parsers on the first answer, a bare array, but item 0 of the parser list does not have id, name, status and version as the seed describes; plan cannot read it',
+      },
+    ]);
+    expect(checkOf(report, 'parsers.details')).toEqual([]);
+  });
+
+  it('a project without an id: one projects.list line, the failure with the count', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(keyQuery).reply(200, details);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(keyQuery)
+      .reply(200, [{ name: 'nightly' }]);
+    const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+    expect(unmatched).toEqual([]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(checkOf(report, 'projects.list')).toEqual([
+      {
+        name: 'projects.list',
+        status: 'fail',
+        message:
+          'the key works; 1 projects on the first answer, a bare array, but the first project of the list has no numeric or string id as the seed describes; plan cannot read it',
+      },
+    ]);
+    expect(checkOf(report, 'projects.details')).toEqual([]);
+  });
+});
+
+describe('doctor: a FINISHED parser whose details list no fields', () => {
+  it('warns what plan does with it, exit 0', async () => {
+    const { code, report } = await doctor({ ...details, fields: [] });
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'warn',
+        message:
+          'parser "books" (p1) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)',
+      },
+    ]);
+  });
+});

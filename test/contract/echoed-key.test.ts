@@ -176,7 +176,7 @@ describe('doctor: an answer that holds the key', () => {
     nock(PARSER_ORIGIN)
       .get('/parsers/p1')
       .query(keyQuery)
-      .reply(200, { ...item, fields: [], [`debug_${SENTINEL_KEY}`]: true });
+      .reply(200, { ...item, fields: [{ name: 'title' }], [`debug_${SENTINEL_KEY}`]: true });
     const project = { id: 7, name: 'shop', [SENTINEL_KEY.toUpperCase()]: 1 };
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [project]);
     nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, project);
