@@ -122,8 +122,8 @@ export const ProjectSchema = z.looseObject({
   scheduledAt: z.string().nullable().optional(),
   createdAt: z.string().nullable().optional(),
   projectType: z.string().optional(),
-  // The entries are a list (seed 2); left out, unknown (project-fields.ts). Of another shape (a newline-delimited
-  // text, an object), the plan's summary of a changed input could not read them.
+  // The entries are a list (seed 2); left out or null, unknown (project-fields.ts). Of another shape (a
+  // newline-delimited text, an object), the plan's summary of a changed input could not read them.
   projectInput: z
     .looseObject({ type: z.string(), list: z.array(z.unknown()).nullable().optional() })
     .nullable()
