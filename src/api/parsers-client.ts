@@ -39,6 +39,12 @@ export interface KnownParser {
    * a PATCH removing them all), or nothing is planned from the answer (a look at its status, a diff shown).
    */
   fieldless?: boolean;
+  /**
+   * Only the status (and version) is read: a look at a generation, which ends on FINISHED or FAILED. A FINISHED
+   * answer without fields is then no bad response (the published details example shows none, API-NOTES), and
+   * `fields` is left empty: never plan from such a read.
+   */
+  statusOnly?: boolean;
 }
 
 /**
@@ -83,8 +89,8 @@ export class ParsersClient {
    * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
    * response. A FINISHED version without `fields` (or with an empty list, unless `known.fieldless`) is a bad
-   * response too: read as "no fields", it would plan every declared field as an add (issue 13). A version still
-   * generating, or failed, may have none.
+   * response too, unless `known.statusOnly`: read as "no fields", it would plan every declared field as an add
+   * (issue 13). A version still generating, or failed, may have none.
    */
   async get(
     id: string,
@@ -116,6 +122,7 @@ export class ParsersClient {
     // declared field again as add_fields (a paid regeneration).
     if (
       status === 'FINISHED' &&
+      known.statusOnly !== true &&
       (data.fields === undefined ||
         data.fields === null ||
         (data.fields.length === 0 && known.fieldless !== true))

@@ -123,7 +123,8 @@ export const ProjectSchema = z.looseObject({
   createdAt: z.string().nullable().optional(),
   projectType: z.string().optional(),
   // The entries are not checked here: one project of the account (managed or not) with entries of another shape
-  // would fail every list. readProjectInput (project-fields.ts) reads entries that are not a list as unknown.
+  // would fail every list. readProjectInput (project-fields.ts) reads entries that are not a list as unknown, as
+  // entries left out or null.
   projectInput: z.looseObject({ type: z.string() }).nullable().optional(),
   projectOutput: z.looseObject({}).nullable().optional(),
   webhookOutput: z.looseObject({ url: z.string() }).nullable().optional(),

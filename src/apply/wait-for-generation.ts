@@ -226,10 +226,10 @@ async function sightingOf(
         () =>
           cut.signal.aborted
             ? Promise.reject(new LookGivenUp())
-            : ctx.clients.parsers.get(id, version, cut.signal, {
-                // A version made to declare no fields finishes with none.
-                fieldless: generation.definition.fields.length === 0,
-              }),
+            : // The wait needs the status and the version only: details that say FINISHED but leave the fields
+              // out ended the apply with api.bad-response, though the generation had finished (the next plan reads
+              // the fields, and requires them, before it plans from them).
+              ctx.clients.parsers.get(id, version, cut.signal, { statusOnly: true }),
         true,
       ),
     );

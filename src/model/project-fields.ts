@@ -92,8 +92,12 @@ function orDefault(value: unknown, fallback: unknown): unknown {
 function readProjectInput(live: Readonly<Record<string, unknown>>): unknown {
   const input = live.projectInput as { type?: unknown; list?: unknown; url?: unknown } | null | undefined;
   if (input === undefined || input === null) return undefined;
+  // Null entries (or URL) say no more than entries left out. Read as `list: null`, they differed from every
+  // manifest: each plan proposed a PATCH of the input, and apply warned the service had not taken it.
   if (input.type === 'webhook_input')
-    return input.url === undefined ? undefined : { type: 'webhook_input', url: input.url };
+    return input.url === undefined || input.url === null
+      ? undefined
+      : { type: 'webhook_input', url: input.url };
   // Entries of another shape (a newline-delimited text, an object: seed 2 has a list) say nothing readable either,
   // and the plan's summary of a changed input counts and lists them.
   return Array.isArray(input.list) ? { type: 'list', list: input.list } : undefined;
