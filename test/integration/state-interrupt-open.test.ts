@@ -76,6 +76,17 @@ describe('Ctrl-C while the state database does not answer', () => {
     expect(run.sent).toEqual([]);
   }, 30_000);
 
+  it('watch: stops (exit 0, as on any signal) without waiting out the database timeout, nothing sent', async () => {
+    const run = await interruptWhileStateIsSilent(['watch', '--listen', '127.0.0.1:0']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('watch: stopping; a call in flight finishes and state is saved first');
+    expect(run.stderr).not.toContain('error');
+    expect(run.stderr).not.toContain('failed');
+    expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
+    expect(run.sent).toEqual([]);
+  }, 30_000);
+
   it('plan --lock (no graceful stop): Ctrl-C ends it at once with 130, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['plan', '--lock']);
     expect(run.code).toBe(130);
