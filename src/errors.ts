@@ -77,6 +77,7 @@ export const ERROR_CODES = [
   'state.not-a-file',
   'state.push-refused',
   'state.push-unreadable',
+  'state.read-interrupted',
   'state.serial-limit',
   'state.serial-moved',
   'state.unlock-pending',

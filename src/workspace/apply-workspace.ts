@@ -22,6 +22,7 @@ import { protectedAddresses, recordProtection } from '../plan/record-protection.
 import { stateBeforeCalls } from '../plan/refresh-state.js';
 import { whileHolding } from '../state/backend.js';
 import type { LockInfo } from '../state/backend.js';
+import { lockUnlessInterrupted } from '../state/interruptible-state.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace, runTarget } from './plan-workspace.js';
 import { recordResultDiffs } from './result-diffs.js';
@@ -82,7 +83,8 @@ export async function applyWorkspace(
   // Before the lock and any read: a plan for another environment or account is refused with nothing sent.
   if (options.savedPlan !== undefined)
     refuseOtherTarget(options.savedPlan, runTarget(ws), ws.clients.accountDigest);
-  const lock = await ws.backend.lock('apply');
+  // Ctrl-C while a state database does not answer ends the wait at once, and leaves no lock behind.
+  const lock = await lockUnlessInterrupted(ws.backend, 'apply', options.signal);
   const applying = async (): Promise<ApplyWorkspaceOutcome> => {
     const stale = ws.backend.staleLockBroken;
     if (stale !== undefined) options.onStaleLock?.(stale);
@@ -96,6 +98,8 @@ export async function applyWorkspace(
       options.signal !== undefined ? { signal: options.signal } : {},
     ).catch((error: unknown) => {
       if (options.signal?.aborted !== true) throw error;
+      // The state read given up (readUnlessInterrupted) says so itself.
+      if (error instanceof ScrapeformError && error.status === 'interrupted') throw error;
       throw new ScrapeformError(
         'apply.interrupted',
         'interrupted while reading the services; nothing was sent',

@@ -7,6 +7,7 @@ import { detectDrift, driftReadsNeeded } from '../plan/drift.js';
 import type { DriftReport } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import type { State } from '../state/model.js';
+import { readUnlessInterrupted } from '../state/interruptible-state.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { unless404 } from '../api/api-error.js';
@@ -39,7 +40,8 @@ export async function detectWorkspaceDrift(
   services: Pick<Services, 'clients' | 'backend'>,
   options: DetectDriftOptions = {},
 ): Promise<DetectedDrift> {
-  const state = await services.backend.read();
+  // watch's Ctrl-C ends a read that a state database never answers (readUnlessInterrupted).
+  const state = await readUnlessInterrupted(services.backend, options.signal);
   const unknown = (options.targets ?? []).filter((t) => state.resources[t] === undefined);
   if (unknown.length > 0) {
     throw new ScrapeformError(

@@ -8,6 +8,7 @@ import type { State } from '../state/model.js';
 import type { Workspace } from './open-workspace.js';
 import { readLive } from './read-live.js';
 import { whileHolding } from '../state/backend.js';
+import { readUnlessInterrupted } from '../state/interruptible-state.js';
 
 export interface PlannedWorkspace {
   /** The state the plan was made from. */
@@ -34,13 +35,16 @@ export async function planWorkspace(
   });
 }
 
-/** `signal` (apply's Ctrl-C) calls off the reads under way: a service that stopped answering does not hold it. */
+/**
+ * `signal` (apply's and watch's Ctrl-C) calls off the reads under way: a service or state database that stopped
+ * answering does not hold it.
+ */
 async function readAndPlan(
   ws: Workspace,
   options: PlanOptions,
   { signal, account }: { signal?: AbortSignal; account?: boolean },
 ): Promise<PlannedWorkspace> {
-  const state = await ws.backend.read();
+  const state = await readUnlessInterrupted(ws.backend, signal);
   checkSelection(options, [
     ...ws.manifests.parsers.map((p) => p.address),
     ...ws.manifests.projects.map((p) => p.address),

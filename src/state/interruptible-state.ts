@@ -1,0 +1,64 @@
+import { ScrapeformError } from '../errors.js';
+import type { StateBackend, StateLock } from './backend.js';
+import type { State } from './model.js';
+
+/**
+ * `backend.read()`, given up at once when `signal` (the command's Ctrl-C) aborts: a state database that takes the
+ * connection and never answers held apply and watch until SCRAPEFORM_STATE_TIMEOUT (30 s by default), Ctrl-C or
+ * not, and apply then ended 1 with a state error instead of 130. Throws `state.read-interrupted` (exit 130).
+ */
+export async function readUnlessInterrupted(backend: StateBackend, signal?: AbortSignal): Promise<State> {
+  const state = await unlessAborted(backend.read(), signal);
+  if (state === undefined)
+    throw new ScrapeformError(
+      'state.read-interrupted',
+      'interrupted while reading the state: nothing was sent',
+      {
+        status: 'interrupted',
+      },
+    );
+  return state;
+}
+
+/**
+ * `backend.lock(operation)`, given up at once when `signal` aborts, as `readUnlessInterrupted` gives up a read:
+ * `state.lock-interrupted` (exit 130). A lock the backend still takes after that is released as soon as it is held,
+ * so a Ctrl-C before the lock is held leaves none behind.
+ */
+export async function lockUnlessInterrupted(
+  backend: StateBackend,
+  operation: string,
+  signal?: AbortSignal,
+): Promise<StateLock> {
+  const taking = backend.lock(operation);
+  const lock = await unlessAborted(taking, signal);
+  if (lock === undefined) {
+    void taking.then((late) => late.release()).catch(() => undefined);
+    throw new ScrapeformError(
+      'state.lock-interrupted',
+      'interrupted while taking the state lock: nothing was done',
+      { status: 'interrupted' },
+    );
+  }
+  return lock;
+}
+
+/** What `work` gives, or undefined once `signal` aborts first (a failure of `work` after that is left unheard). */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return undefined;
+  }
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    stop = () => resolve(undefined);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    if (stop !== undefined) signal.removeEventListener('abort', stop);
+    work.catch(() => undefined);
+  }
+}
