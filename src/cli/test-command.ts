@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { unlessAborted } from '../state/interruptible-state.js';
 import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
 import { runExpectChecks } from '../apply/run-expect-checks.js';
@@ -41,7 +42,7 @@ export function registerTest(program: Command, run: RunCommand): void {
         // A state database that takes the connection and never answers held the read until its timeout
         // (SCRAPEFORM_STATE_TIMEOUT, 30 s), Ctrl-C or not, and the run then ended 1 with a state error and no
         // report: Ctrl-C ends the wait as it ends a list, and every check is reported not run.
-        const state = await unlessInterrupted(ws.backend.read(), controller.signal);
+        const state = await unlessAborted(ws.backend.read(), controller.signal);
         if (state === undefined) return [];
         return runExpectChecks(ws.clients, parsers, state, undefined, controller.signal);
       }).finally(stopListening);
@@ -82,23 +83,4 @@ export function registerTest(program: Command, run: RunCommand): void {
       return results.every((r) => r.ok) ? 'ok' : 'error';
     }),
   );
-}
-
-/** What `work` gives, or undefined once `signal` aborts first (its outcome is then left unheard). */
-async function unlessInterrupted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return undefined;
-  }
-  let stop: (() => void) | undefined;
-  const interrupted = new Promise<undefined>((resolve) => {
-    stop = () => resolve(undefined);
-    signal.addEventListener('abort', stop, { once: true });
-  });
-  try {
-    return await Promise.race([work, interrupted]);
-  } finally {
-    if (stop !== undefined) signal.removeEventListener('abort', stop);
-    work.catch(() => undefined);
-  }
 }

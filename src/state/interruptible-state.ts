@@ -43,8 +43,14 @@ export async function lockUnlessInterrupted(
   return lock;
 }
 
-/** What `work` gives, or undefined once `signal` aborts first (a failure of `work` after that is left unheard). */
-async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+/**
+ * What `work` gives, or undefined once `signal` aborts first (a failure of `work` after that is left unheard): `test`
+ * reads its state so, and reports every check not run.
+ */
+export async function unlessAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
   if (signal === undefined) return work;
   if (signal.aborted) {
     work.catch(() => undefined);
