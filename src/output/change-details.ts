@@ -105,11 +105,19 @@ function leafLines(path: string, value: unknown): DetailLine[] {
   return [line('+', `${printable(path)}: ${showValue(value)}`)];
 }
 
-function inputCreateLines(entries: readonly string[]): DetailLine[] {
+/** The entries sent whole: a create's, or an update's when the service's own are unknown (`~`, with why). */
+function inputCreateLines(entries: readonly string[], unknown = false): DetailLine[] {
   const n = entries.length;
   const shown = entries.slice(0, INPUT_ENTRIES_SHOWN).map((e) => line('+', printable(e), 1));
   const more = n > INPUT_ENTRIES_SHOWN ? [line(' ', `… and ${n - INPUT_ENTRIES_SHOWN} more`, 1)] : [];
-  return [line('+', `inputs: ${n} ${n === 1 ? 'entry' : 'entries'}`), ...shown, ...more];
+  const count = `${n} ${n === 1 ? 'entry' : 'entries'}`;
+  const head = unknown
+    ? line(
+        '~',
+        `inputs: ${count} sent (the service's entries are unknown: its answer left them out or gave no list)`,
+      )
+    : line('+', `inputs: ${count}`);
+  return [head, ...shown, ...more];
 }
 
 /**
@@ -121,6 +129,8 @@ function projectUpdateLines(change: ProjectUpdate): DetailLine[] {
     const before = change.before?.[key];
     const afterEntries = key === 'projectInput' ? inputEntries(after) : undefined;
     if (afterEntries !== undefined) {
+      // Unknown is not empty: "+N −0 entries" would claim the service holds none of them.
+      if (change.before !== undefined && before === undefined) return inputCreateLines(afterEntries, true);
       const beforeEntries = change.before === undefined ? undefined : (inputEntries(before) ?? []);
       if (beforeEntries !== undefined) return inputUpdateLines(beforeEntries, afterEntries);
       if (change.input_summary !== undefined)

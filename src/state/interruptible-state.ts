@@ -22,7 +22,8 @@ export async function readUnlessInterrupted(backend: StateBackend, signal?: Abor
 
 /**
  * `backend.lock(operation)`, given up at once when `signal` aborts, as `readUnlessInterrupted` gives up a read:
- * `state.lock-interrupted` (exit 130). A lock the backend still takes after that is released as soon as it is held,
+ * `state.lock-interrupted` (exit 130), worded as the lock wait's own (lock-wait.ts), which this race may overtake
+ * while another run holds the lock. A lock the backend still takes after that is released as soon as it is held,
  * so a Ctrl-C before the lock is held leaves none behind.
  */
 export async function lockUnlessInterrupted(
@@ -36,7 +37,7 @@ export async function lockUnlessInterrupted(
     void taking.then((late) => late.release()).catch(() => undefined);
     throw new ScrapeformError(
       'state.lock-interrupted',
-      'interrupted while taking the state lock: nothing was done',
+      'interrupted while waiting for the state lock: nothing was done',
       { status: 'interrupted' },
     );
   }

@@ -62,6 +62,11 @@ describe('plan: a project whose input entries are not a list', () => {
       const run = await plan([project(522, 'nightly', list)]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('# changed: projectInput');
+      // Unknown, not empty: the plan does not claim the service holds none of the entries.
+      expect(run.stdout).toContain(
+        "~ inputs: 1 entry sent (the service's entries are unknown: its answer left them out or gave no list)\n        + https://books.example/\n",
+      );
+      expect(run.stdout).not.toContain('+1 −0');
       expect(run.stdout).toContain(
         'PATCH /api/projects/522 {"projectInput":{"type":"list","list":["https://books.example/"]}}',
       );

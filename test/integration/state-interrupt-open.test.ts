@@ -71,7 +71,7 @@ describe('Ctrl-C while the state database does not answer', () => {
     const run = await interruptWhileStateIsSilent(['apply', '--auto-approve']);
     expect(run.code).toBe(130);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('error: interrupted while taking the state lock: nothing was done\n');
+    expect(run.stderr).toContain('error: interrupted while waiting for the state lock: nothing was done\n');
     expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
     expect(run.sent).toEqual([]);
   }, 30_000);

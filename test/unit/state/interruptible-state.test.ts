@@ -82,7 +82,7 @@ describe('state reads and locks that Ctrl-C gives up', () => {
     controller.abort();
     const error = await caught(taking);
     expect(error.code).toBe('state.lock-interrupted');
-    expect(error.message).toBe('interrupted while taking the state lock: nothing was done');
+    expect(error.message).toBe('interrupted while waiting for the state lock: nothing was done');
     expect(error.status).toBe('interrupted');
     expect(released()).toBe(0);
     answerLock();
