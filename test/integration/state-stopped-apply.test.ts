@@ -62,6 +62,20 @@ afterAll(async () => {
   await emulator.close();
 });
 
+/**
+ * With --max-generating 1 a create waits for the generation before it: made long, the write that fails (one write
+ * window after the first create) always comes before the second POST, whatever the machine's load (at 30 ms, a
+ * loaded CI machine once sent all four first).
+ */
+async function slowGenerations<T>(work: () => Promise<T>): Promise<T> {
+  emulator.setFaults({ generationDelayMs: 2_000 });
+  try {
+    return await work();
+  } finally {
+    emulator.setFaults({ generationDelayMs: null });
+  }
+}
+
 /** A folder of PARSERS parser manifests, each named with `prefix`. */
 async function workspace(prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-statestopped-'));
@@ -105,9 +119,10 @@ describe('apply stopped by a state write that failed', () => {
     // The intents go to disk before the first POST; every write after it fails. One generation at a time, so
     // the failed write comes before the last creates.
     disk.full = () => created('j').length > 0;
-    const run = await runScrapeform(
-      ['--chdir', dir, 'apply', '--auto-approve', '--json', '--max-generating', '1'],
-      { env: env() },
+    const run = await slowGenerations(() =>
+      runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--json', '--max-generating', '1'], {
+        env: env(),
+      }),
     ).finally(() => (disk.full = undefined));
     expect(run.code).toBe(1);
     const landed = created('j').map((name) => `parser.${name}`);
@@ -184,9 +199,11 @@ describe('apply stopped by a state write that failed', () => {
     const dir = await workspace('m');
     const report = path.join(dir, 'report.md');
     disk.full = () => created('m').length > 0;
-    const run = await runScrapeform(
-      ['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1', '--markdown-report', report],
-      { env: env() },
+    const run = await slowGenerations(() =>
+      runScrapeform(
+        ['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1', '--markdown-report', report],
+        { env: env() },
+      ),
     ).finally(() => (disk.full = undefined));
     expect(run.code).toBe(1);
     const all = Array.from({ length: PARSERS }, (_, i) => `parser.m${i}`);
@@ -422,9 +439,11 @@ describe('apply stopped by a state write that failed', () => {
   it('a lock taken over by another run mid-apply names what was sent and not recorded, and what was not started', async () => {
     const dir = await workspace('l');
     disk.taken = () => created('l').length > 0;
-    const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1'], {
-      env: env(),
-    }).finally(() => (disk.taken = undefined));
+    const run = await slowGenerations(() =>
+      runScrapeform(['--chdir', dir, 'apply', '--auto-approve', '--max-generating', '1'], {
+        env: env(),
+      }),
+    ).finally(() => (disk.taken = undefined));
     expect(run.code).toBe(1);
     const landed = created('l').map((name) => `parser.${name}`);
     expect(landed.length).toBeGreaterThan(0);
