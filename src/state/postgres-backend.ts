@@ -14,9 +14,7 @@ import {
   CLIENT_MARGIN_MS,
   endSession,
   RELEASE_TIMEOUT_MS,
-  INSUFFICIENT_PRIVILEGE,
   isConnectionError,
-  isTimeout,
   KEEPALIVE_IDLE_S,
   sessionTimeouts,
   setServerKeepalives,
@@ -32,6 +30,7 @@ import {
   writeLockRow,
 } from './postgres-lock.js';
 import type { HeldKeys, LockKeys } from './postgres-lock.js';
+import { stateQueryError } from './postgres-query-error.js';
 import { earlierLockKeyOf, ensureTables, lockKeyOf, quoteIdentifier, tableOf } from './postgres-tables.js';
 
 /**
@@ -191,8 +190,8 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   /**
-   * A query that got no answer in time, or a connection that broke, is `state.unreachable` naming the database
-   * (without its password); other errors (a lost serial check, a newer format) pass as they are.
+   * A query that failed, got no answer in time, or a connection that broke, is `state.unreachable`
+   * (stateQueryError); our own errors (a lost serial check, a newer format) pass as they are.
    */
   private async answering<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -204,29 +203,7 @@ export class PostgresStateBackend implements StateBackend {
         this.drop(this.client);
         if (lockWentWithIt) throw this.lockLost(error);
       }
-      if (isConnectionError(error) || isTimeout(error))
-        throw new ScrapeformError(
-          'state.unreachable',
-          `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
-          {
-            hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
-            cause: error,
-          },
-        );
-      // It answered, with an error: what it said is what to act on (a missing privilege above all).
-      const sqlstate = (error as { code: string }).code;
-      throw new ScrapeformError(
-        'state.unreachable',
-        `the state database ${redactUrl(this.url)} refused a query: ${redactText((error as Error).message)} (SQLSTATE ${sqlstate})`,
-        {
-          hint:
-            sqlstate === INSUFFICIENT_PRIVILEGE
-              ? 'grant the role in the URL what docs/ci.md lists under "Privileges"'
-              : 'PostgreSQL says what failed; docs/ci.md lists what the role in the URL needs under "Privileges"',
-          details: { sqlstate },
-          cause: error,
-        },
-      );
+      throw stateQueryError(this.url, this.timeoutMs, error);
     }
   }
 
