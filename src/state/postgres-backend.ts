@@ -11,6 +11,7 @@ import type { StateRow } from './jsonb-state.js';
 import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
+  abandonSession,
   CLIENT_MARGIN_MS,
   endSession,
   RELEASE_TIMEOUT_MS,
@@ -52,6 +53,8 @@ export class PostgresStateBackend implements StateBackend {
   private lockKey: bigint | undefined;
   private client: pg.Client | undefined;
   private ready: Promise<void> | undefined;
+  /** The clients whose session opened (connect() returned): a lock can only have been taken on one of those. */
+  private readonly opened = new WeakSet<pg.Client>();
   /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
   private lockSession: pg.Client | undefined;
   private lockInfo: LockInfo | undefined;
@@ -112,6 +115,7 @@ export class PostgresStateBackend implements StateBackend {
     this.client = client;
     try {
       await client.connect();
+      this.opened.add(client);
     } catch (error) {
       this.drop(client);
       throw new ScrapeformError(
@@ -140,7 +144,16 @@ export class PostgresStateBackend implements StateBackend {
       this.client = undefined;
       this.ready = undefined;
     }
-    void endSession(client, this.endMs);
+    void this.end(client);
+  }
+
+  /**
+   * Ends a client's session: one that opened, with its Terminate (waiting up to endMs for a database that stopped
+   * answering); one that never finished opening holds no lock, and is ended at once.
+   */
+  private async end(client: pg.Client): Promise<void> {
+    if (this.opened.has(client)) await endSession(client, this.endMs);
+    else abandonSession(client);
   }
 
   /** How long the end of a session (its unlock, its Terminate) may wait for a database that stopped answering. */
@@ -366,7 +379,7 @@ export class PostgresStateBackend implements StateBackend {
     const client = this.client;
     this.client = undefined;
     this.ready = undefined;
-    if (client !== undefined) await endSession(client, this.endMs);
+    if (client !== undefined) await this.end(client);
   }
 }
 
