@@ -11,12 +11,11 @@ import type { StateRow } from './jsonb-state.js';
 import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
+  abandonSession,
   CLIENT_MARGIN_MS,
   endSession,
   RELEASE_TIMEOUT_MS,
-  INSUFFICIENT_PRIVILEGE,
   isConnectionError,
-  isTimeout,
   KEEPALIVE_IDLE_S,
   sessionTimeouts,
   setServerKeepalives,
@@ -32,6 +31,7 @@ import {
   writeLockRow,
 } from './postgres-lock.js';
 import type { HeldKeys, LockKeys } from './postgres-lock.js';
+import { stateQueryError } from './postgres-query-error.js';
 import { earlierLockKeyOf, ensureTables, lockKeyOf, quoteIdentifier, tableOf } from './postgres-tables.js';
 
 /**
@@ -53,6 +53,8 @@ export class PostgresStateBackend implements StateBackend {
   private lockKey: bigint | undefined;
   private client: pg.Client | undefined;
   private ready: Promise<void> | undefined;
+  /** The clients whose session opened (connect() returned): a lock can only have been taken on one of those. */
+  private readonly opened = new WeakSet<pg.Client>();
   /** The session that holds this backend's lock: a write on any other (a reconnection) would be unlocked. */
   private lockSession: pg.Client | undefined;
   private lockInfo: LockInfo | undefined;
@@ -113,6 +115,7 @@ export class PostgresStateBackend implements StateBackend {
     this.client = client;
     try {
       await client.connect();
+      this.opened.add(client);
     } catch (error) {
       this.drop(client);
       throw new ScrapeformError(
@@ -141,7 +144,16 @@ export class PostgresStateBackend implements StateBackend {
       this.client = undefined;
       this.ready = undefined;
     }
-    void endSession(client, this.endMs);
+    void this.end(client);
+  }
+
+  /**
+   * Ends a client's session: one that opened, with its Terminate (waiting up to endMs for a database that stopped
+   * answering); one that never finished opening holds no lock, and is ended at once.
+   */
+  private async end(client: pg.Client): Promise<void> {
+    if (this.opened.has(client)) await endSession(client, this.endMs);
+    else abandonSession(client);
   }
 
   /** How long the end of a session (its unlock, its Terminate) may wait for a database that stopped answering. */
@@ -191,8 +203,8 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   /**
-   * A query that got no answer in time, or a connection that broke, is `state.unreachable` naming the database
-   * (without its password); other errors (a lost serial check, a newer format) pass as they are.
+   * A query that failed, got no answer in time, or a connection that broke, is `state.unreachable`
+   * (stateQueryError); our own errors (a lost serial check, a newer format) pass as they are.
    */
   private async answering<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -204,29 +216,7 @@ export class PostgresStateBackend implements StateBackend {
         this.drop(this.client);
         if (lockWentWithIt) throw this.lockLost(error);
       }
-      if (isConnectionError(error) || isTimeout(error))
-        throw new ScrapeformError(
-          'state.unreachable',
-          `the state database ${redactUrl(this.url)} did not answer: ${redactText((error as Error).message)}`,
-          {
-            hint: `check that it runs and accepts queries; each query may take ${Math.round(this.timeoutMs / 1000)} s (SCRAPEFORM_STATE_TIMEOUT)`,
-            cause: error,
-          },
-        );
-      // It answered, with an error: what it said is what to act on (a missing privilege above all).
-      const sqlstate = (error as { code: string }).code;
-      throw new ScrapeformError(
-        'state.unreachable',
-        `the state database ${redactUrl(this.url)} refused a query: ${redactText((error as Error).message)} (SQLSTATE ${sqlstate})`,
-        {
-          hint:
-            sqlstate === INSUFFICIENT_PRIVILEGE
-              ? 'grant the role in the URL what docs/ci.md lists under "Privileges"'
-              : 'PostgreSQL says what failed; docs/ci.md lists what the role in the URL needs under "Privileges"',
-          details: { sqlstate },
-          cause: error,
-        },
-      );
+      throw stateQueryError(this.url, this.timeoutMs, error);
     }
   }
 
@@ -389,7 +379,7 @@ export class PostgresStateBackend implements StateBackend {
     const client = this.client;
     this.client = undefined;
     this.ready = undefined;
-    if (client !== undefined) await endSession(client, this.endMs);
+    if (client !== undefined) await this.end(client);
   }
 }
 

@@ -59,6 +59,17 @@ export async function endSession(client: pg.Client, ms: number): Promise<void> {
   if (!gone) client.connection.stream.destroy();
 }
 
+/**
+ * Ends at once a session that never finished opening (its connect() had not returned): no lock was taken on it, so
+ * there is nothing to release and nothing to wait for. `endSession` waited up to its bound for a database that took
+ * the connection and never answered, so a run stopped by Ctrl-C took that long to exit. The socket is destroyed
+ * rather than `client.end()` called: that would leave a pending connect() unsettled for ever, where now it fails (and
+ * the open with it) as a connection that broke.
+ */
+export function abandonSession(client: pg.Client): void {
+  client.connection.stream.destroy();
+}
+
 export const INSUFFICIENT_PRIVILEGE = '42501';
 
 /**

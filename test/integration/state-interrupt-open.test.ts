@@ -30,11 +30,16 @@ async function silentDatabase(): Promise<{ url: string; sockets: Socket[] }> {
 
 /**
  * Runs `args` (a command and its flags; the manifests and --state are added) against a silent state database,
- * sends Ctrl-C once the database has the connection, and gives what the run ended with.
+ * sends Ctrl-C once the database has the connection, and gives what the run ended with and how long after the
+ * Ctrl-C it exited.
  */
-async function interruptWhileStateIsSilent(
-  args: string[],
-): Promise<{ code: number | string | null; stdout: string; stderr: string; sent: unknown[] }> {
+async function interruptWhileStateIsSilent(args: string[]): Promise<{
+  code: number | string | null;
+  stdout: string;
+  stderr: string;
+  sent: unknown[];
+  exitMs: number;
+}> {
   h = await startTestEmulator();
   const ws = await TestWorkspace.create(h);
   await ws.write({ 'books.yaml': bookParser('  title: { description: Book title, selector: h1 }\n') });
@@ -55,12 +60,14 @@ async function interruptWhileStateIsSilent(
     for (let i = 0; i < 400 && db.sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(db.sockets).toHaveLength(1);
     child.kill('SIGINT');
+    const interrupted = Date.now();
     const code = await Promise.race([
       exited,
       new Promise<string>((r) => setTimeout(r, 10_000, 'still running')),
     ]);
+    const exitMs = Date.now() - interrupted;
     const sent = h.emulator.requestLog.filter((r) => !r.path.startsWith('/_emulator'));
-    return { code, stdout, stderr, sent };
+    return { code, stdout, stderr, sent, exitMs };
   } finally {
     child.kill('SIGKILL');
   }
@@ -70,6 +77,8 @@ describe('Ctrl-C while the state database does not answer', () => {
   it('apply: exit 130 without waiting out the database timeout, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['apply', '--auto-approve']);
     expect(run.code).toBe(130);
+    // The connection never finished opening (no lock on it): closing it does not wait for the database either.
+    expect(run.exitMs).toBeLessThan(3000);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('error: interrupted while waiting for the state lock: nothing was done\n');
     expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
@@ -79,6 +88,7 @@ describe('Ctrl-C while the state database does not answer', () => {
   it('watch: stops (exit 0, as on any signal) without waiting out the database timeout, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['watch', '--listen', '127.0.0.1:0']);
     expect(run.code).toBe(0);
+    expect(run.exitMs).toBeLessThan(3000);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('watch: stopping; a call in flight finishes and state is saved first');
     expect(run.stderr).not.toContain('error');
@@ -90,6 +100,7 @@ describe('Ctrl-C while the state database does not answer', () => {
   it('plan --lock (no graceful stop): Ctrl-C ends it at once with 130, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['plan', '--lock']);
     expect(run.code).toBe(130);
+    expect(run.exitMs).toBeLessThan(3000);
     expect(run.sent).toEqual([]);
   }, 30_000);
 });
