@@ -44,13 +44,19 @@ export interface ApiErrorInit {
    */
   service?: string;
   /**
-   * What kind of call failed, for the hint of a 5xx: a parse (`paid`), one sent again after a failure (a GET or
-   * DELETE: `repeatable`), or a create or change sent once (`once`). Without it the hint is the generic one.
+   * What kind of call failed, for the hint of a 5xx or a timeout: a parse (`paid`), one sent again after a failure
+   * (a GET or DELETE: `repeatable`), or a create or change sent once (`once`). Without it the hint is the generic
+   * one.
    */
   call?: CallKind;
 }
 
 export type CallKind = 'paid' | 'repeatable' | 'once';
+
+/** The kind of a call (ApiErrorInit.call): a parse is paid; a call the transport sends again is repeatable. */
+export function callKind(call: { paid?: boolean | undefined; idempotent: boolean }): CallKind {
+  return call.paid === true ? 'paid' : call.idempotent ? 'repeatable' : 'once';
+}
 
 /** What to do, per code, following the seeds' error tables. */
 const ADVICE: Record<ApiErrorCode, string> = {
@@ -102,6 +108,17 @@ const SERVER_ADVICE: Record<CallKind, string> = {
   repeatable:
     'the service or a gateway before it failed; this call spends no credits, and scrapeform sent it again after each 5xx as far as its retry limits allow: run the command again later, and contact support if it persists',
   once: 'the service or a gateway before it failed, and the change may have been made all the same: scrapeform does not send a create or change again after a 5xx; check what the service holds (scrapeform plan re-reads it) before running the command again, and contact support if it persists',
+};
+
+/**
+ * What to do after a timeout, by the kind of call, as SERVER_ADVICE after a 5xx: "retry" fits neither a free read,
+ * already sent again after each timeout, nor a create or change, never sent again as it may have landed.
+ */
+const TIMEOUT_ADVICE: Record<CallKind, string> = {
+  paid: PAID_ADVICE['api.timeout'] ?? ADVICE['api.timeout'],
+  repeatable:
+    'the service did not answer in time; this call spends no credits, and scrapeform sent it again after each timeout as far as its retry limits allow: check the network, raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT), or run the command again later',
+  once: 'the service did not answer in time, and the change may have been made all the same: scrapeform does not send a create or change again after a timeout; check what the service holds (scrapeform plan re-reads it) before running the command again, and check the network or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
 };
 
 const EXCERPT_LENGTH = 500;
@@ -167,14 +184,15 @@ export class ApiError extends Error {
 
 /**
  * The hint of an error: after a parse that may have been charged, one that does not say "retry" (its note says
- * MAY_BE_CHARGED, alone or among others: a Retry-After not waited, an answer cut short); after a 5xx, the advice
- * for its kind of call; else the code's.
+ * MAY_BE_CHARGED, alone or among others: a Retry-After not waited, an answer cut short); after a 5xx or a
+ * timeout, the advice for its kind of call; else the code's.
  */
 function adviceFor(init: ApiErrorInit): string {
   const charged = init.note?.split('; ').includes(MAY_BE_CHARGED) === true;
   const paid = charged ? PAID_ADVICE[init.code] : undefined;
   if (paid !== undefined) return paid;
   if (init.code === 'api.server-error' && init.call !== undefined) return SERVER_ADVICE[init.call];
+  if (init.code === 'api.timeout' && init.call !== undefined) return TIMEOUT_ADVICE[init.call];
   return ADVICE[init.code];
 }
 

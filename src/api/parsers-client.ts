@@ -36,15 +36,16 @@ export interface KnownParser {
   name?: string;
   /**
    * This version may rightly have no fields: state records it with none (a manifest that declares none, applied as
-   * a PATCH removing them all), or nothing is planned from the answer (a look at its status, a diff shown).
+   * a PATCH removing them all), or nothing is planned from the answer (a look at its status before a parse).
    */
   fieldless?: boolean;
   /**
-   * Only the status (and version) is read: a look at a generation, which ends on FINISHED or FAILED. A FINISHED
-   * answer without fields is then no bad response (the published details example shows none, API-NOTES), and
-   * `fields` is left empty: never plan from such a read.
+   * Nothing is read of the fields: a look at a generation, which ends on FINISHED or FAILED, or a read of the
+   * example_result a diff compares (diff-results, an apply's result diffs). A FINISHED answer without fields is
+   * then no bad response (the published details example shows none, API-NOTES), and `fields` is left empty: never
+   * plan from such a read.
    */
-  statusOnly?: boolean;
+  fieldsUnread?: boolean;
 }
 
 /**
@@ -89,7 +90,7 @@ export class ParsersClient {
    * Details of one version, or of the latest when `version` is left out. The answer's version wins, then the one
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
    * response. A FINISHED version without `fields` (or with an empty list, unless `known.fieldless`) is a bad
-   * response too, unless `known.statusOnly`: read as "no fields", it would plan every declared field as an add
+   * response too, unless `known.fieldsUnread`: read as "no fields", it would plan every declared field as an add
    * (issue 13). A version still generating, or failed, may have none.
    */
   async get(
@@ -122,7 +123,7 @@ export class ParsersClient {
     // declared field again as add_fields (a paid regeneration).
     if (
       status === 'FINISHED' &&
-      known.statusOnly !== true &&
+      known.fieldsUnread !== true &&
       (data.fields === undefined ||
         data.fields === null ||
         (data.fields.length === 0 && known.fieldless !== true))

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { VERSION } from '../version.js';
-import { ApiError, codeForStatus } from './api-error.js';
+import { ApiError, callKind, codeForStatus } from './api-error.js';
 import { AnswerUndecodable } from './answer-encoding.js';
 import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
@@ -314,7 +314,7 @@ export class Transport {
         retryable,
         secrets: [this.apiKey],
         note: notesOf(cut?.message, retryAfter.note, chargeNote(request, response.status)),
-        call: request.paid === true ? 'paid' : request.idempotent ? 'repeatable' : 'once',
+        call: callKind(request),
         ...this.serviceOf(request),
       });
       if (retryAfter.ms !== undefined) this.retryAfters.set(error, retryAfter.ms);
@@ -354,7 +354,7 @@ export class Transport {
       method: request.method,
       url,
       aborted: request.signal?.aborted === true,
-      paid: request.paid,
+      call: callKind(request),
       secrets: [this.apiKey],
       ...this.serviceOf(request),
     };

@@ -6,7 +6,7 @@ import {
   neverSent,
   proxyRefusal,
 } from './api-error.js';
-import type { ApiErrorInit } from './api-error.js';
+import type { ApiErrorInit, CallKind } from './api-error.js';
 import { paidTryMayBeCharged } from './retry-policy.js';
 import type { AnswerUndecodable } from './answer-encoding.js';
 import { AnswerTooDeep, AnswerTooLarge, formatBytes } from './send-request.js';
@@ -17,18 +17,22 @@ export interface FailedTry {
   url: URL;
   /** The caller called it off: a try it aborted is not tried again. */
   aborted: boolean;
-  /** Each try is charged (a parse): one without a complete answer is never sent again, and its error says so. */
-  paid?: boolean | undefined;
+  /**
+   * What kind of call it is, for the hint of a timeout (ApiErrorInit.call). Each try of a `paid` one is charged (a
+   * parse): one without a complete answer is never sent again, and its error says so.
+   */
+  call: CallKind;
   secrets: readonly string[];
   service?: string | undefined;
 }
 
-function base(at: FailedTry): { method: string; url: string; secrets: readonly string[]; service?: string } {
+function base(at: FailedTry): Pick<ApiErrorInit, 'method' | 'url' | 'secrets' | 'service' | 'call'> {
   return {
     method: at.method,
     url: at.url.toString(),
     secrets: at.secrets,
     ...(at.service !== undefined ? { service: at.service } : {}),
+    call: at.call,
   };
 }
 
@@ -62,7 +66,7 @@ export function noAnswerError(
 /** The error of a try without a complete answer; a paid one that may have gone out says it may have been charged. */
 function charged(at: FailedTry, init: ApiErrorInit): ApiError {
   const error = new ApiError(init);
-  return at.paid === true && !neverSent(error) ? new ApiError({ ...init, note: MAY_BE_CHARGED }) : error;
+  return at.call === 'paid' && !neverSent(error) ? new ApiError({ ...init, note: MAY_BE_CHARGED }) : error;
 }
 
 /**

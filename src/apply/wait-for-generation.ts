@@ -229,7 +229,7 @@ async function sightingOf(
             : // The wait needs the status and the version only: details that say FINISHED but leave the fields
               // out ended the apply with api.bad-response, though the generation had finished (the next plan reads
               // the fields, and requires them, before it plans from them).
-              ctx.clients.parsers.get(id, version, cut.signal, { statusOnly: true }),
+              ctx.clients.parsers.get(id, version, cut.signal, { fieldsUnread: true }),
         true,
       ),
     );

@@ -28,9 +28,10 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
         try {
           const parser = managedParser(await services.backend.read(), address);
           const parsers = services.clients.parsers;
-          // Shown, not planned from: a version with no fields is shown as such.
+          // Only example_result is compared: details that list no fields, or leave them out (the published
+          // example shows none, API-NOTES), are compared all the same.
           const read = (version: number): Promise<LiveParserDetails | undefined> =>
-            unless404(() => parsers.get(parser.id, version, undefined, { fieldless: true }));
+            unless404(() => parsers.get(parser.id, version, undefined, { fieldsUnread: true }));
           const [before, after] = await Promise.all([read(from), read(to)]);
           if (before === undefined || after === undefined) {
             throw await notFound(parsers, parser, before === undefined ? from : to);
@@ -63,7 +64,7 @@ async function notFound(
   const named = `${parser.address} (${parser.id})`;
   let latest: LiveParserDetails | undefined | null;
   try {
-    latest = await unless404(() => parsers.get(parser.id, undefined, undefined, { fieldless: true }));
+    latest = await unless404(() => parsers.get(parser.id, undefined, undefined, { fieldsUnread: true }));
   } catch {
     // Its latest version could not be read: the 404 is still said of what was asked.
     latest = null;

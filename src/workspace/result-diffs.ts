@@ -79,8 +79,9 @@ export async function readResultBaseline(
     version = current.version;
   } else return undefined;
   try {
+    // Its example_result is what is read: details that leave the fields out are no reason to compare nothing.
     const details = await call(() =>
-      clients.parsers.get(change.id, version, signal, { version, fieldless: true }),
+      clients.parsers.get(change.id, version, signal, { version, fieldsUnread: true }),
     );
     if (details.exampleResult === null) return undefined;
     return { address: change.address, id: change.id, version, exampleResult: details.exampleResult };
@@ -105,7 +106,7 @@ export async function diffResultAfterApply(
   if (!done.ok || done.status !== 'FINISHED' || version === undefined || done.id === null) return undefined;
   const id = String(done.id);
   try {
-    const after = await call(() => clients.parsers.get(id, version, signal, { version, fieldless: true }));
+    const after = await call(() => clients.parsers.get(id, version, signal, { version, fieldsUnread: true }));
     if (after.exampleResult === null) return undefined;
     return {
       address: baseline.address,

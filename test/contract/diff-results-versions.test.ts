@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import type { ApiClients } from '../../src/api/create-clients.js';
+import type { ChangeResult } from '../../src/apply/apply-model.js';
+import type { ResourceChange } from '../../src/plan/model.js';
+import { recordResultDiffs } from '../../src/workspace/result-diffs.js';
 import { parserState, stateOf } from '../helpers/state.js';
 
 useNock();
@@ -99,6 +103,24 @@ describe('diff-results: a version that is not a FINISHED one is not compared', (
     expect(run.stderr.split('\n')[0]).toBe('error: version 2 has no example_result to compare (GENERATING)');
   });
 
+  // Review: `fieldless` excused only an empty fields list, so details without `fields` (the published example
+  // shows none, API-NOTES) ended diff-results with api.bad-response, though it compares example_result only.
+  it.each([
+    ['without fields', undefined],
+    ['with fields null', null],
+  ])('two FINISHED versions answered %s: their differences, no bad response', async (_what, fields) => {
+    const bare = (version: number, price: number): Record<string, unknown> => {
+      const { fields: _listed, ...rest } = finished(version, price);
+      return fields === undefined ? rest : { ...rest, fields };
+    };
+    const run = await diffResults(0, 1, [
+      [0, bare(0, 1)],
+      [1, bare(1, 2)],
+    ]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toBe(`example_result, version 0 -> 1:\n  ${URL_A}\n    ~ price: 1 -> 2\n`);
+  });
+
   it('an answer of another version than the one asked for: refused, not "No differences"', async () => {
     // A service that ignores the version segment answers its latest for both.
     const run = await diffResults(0, 1, [
@@ -110,6 +132,47 @@ describe('diff-results: a version that is not a FINISHED one is not compared', (
     expect(run.stderr.split('\n')[0]).toBe(
       'error: asked for version 0 of parser.books, the service answered version 3: nothing is compared',
     );
+  });
+});
+
+describe("apply's result diffs: details that leave the fields out", () => {
+  // Review: the reads excused an empty fields list only, so details without `fields` failed both reads with
+  // api.bad-response, and the apply's report said nothing of what the regeneration changed.
+  it('are compared all the same: the diff of the base version and the new one', async () => {
+    const { fields: _listed, ...before } = finished(1, 1);
+    const { fields: _too, ...after } = finished(2, 2);
+    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, before);
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).reply(200, after);
+    const api = createTestApi();
+    const recorder = recordResultDiffs(api as unknown as ApiClients, { parsers: [] });
+    const change = {
+      kind: 'Parser',
+      action: 'update',
+      address: 'parser.books',
+      id: 'p-1',
+      baseVersion: 1,
+      regenerates: true,
+    } as unknown as ResourceChange;
+    const done = {
+      address: 'parser.books',
+      ok: true,
+      status: 'FINISHED',
+      version: 2,
+      id: 'p-1',
+    } as ChangeResult;
+    const direct = <T>(work: () => Promise<T>): Promise<T> => work();
+    await recorder.hooks.beforeFirstCall?.(change, direct);
+    await recorder.hooks.afterFinished?.(change, done, direct);
+    expect(recorder.diffs()).toEqual([
+      {
+        address: 'parser.books',
+        from: { id: 'p-1', version: 1 },
+        to: { id: 'p-1', version: 2 },
+        changes: [expect.objectContaining({ url: URL_A })],
+        missing: [],
+      },
+    ]);
+    expect(api.events.filter((e) => e.type === 'response').map((e) => e.status)).toEqual([200, 200]);
   });
 });
 
