@@ -16,12 +16,12 @@ interface Patch {
 
 /**
  * The file's text with only what the edits changed written anew: a renamed key, a scalar set to a new value, a
- * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map, a document
- * removed. Every other byte stays as written: the whole document written in the library's layout turned `[x]` into
- * `[ x ]`, spread a flow map holding a string on several lines one item a line and re-indented a file indented by
- * four, lines nobody edited in the user's diff.
- * Undefined when an edit is of another shape (a value replaced by a collection, a pair added to a flow map): the
- * caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
+ * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map or after the last
+ * item of a flow map, a document removed. Every other byte stays as written: the whole document written in the
+ * library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on several lines one item a line
+ * and re-indented a file indented by four, lines nobody edited in the user's diff.
+ * Undefined when an edit is of another shape (a scalar replaced by a collection, pairs added to a flow map all of
+ * whose items are removed): the caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
  */
 export function patchedText(text: string, edits: readonly DocumentEdit[]): string | undefined {
   const patches: Patch[] = [];
@@ -103,8 +103,9 @@ function diffMap(
     patches.push(removed);
   }
   if (added.length === 0) return true;
+  if (before.flow === true) return addedToFlow(text, before, kept, added, patches);
   const last = before.items.at(-1);
-  if (before.flow === true || last === undefined) return false;
+  if (last === undefined) return false;
   const key = last.key as Node | null;
   if (key?.range === undefined || key.range === null) return false;
   const column = columnOf(text, key.range[0]) ?? 0;
@@ -117,6 +118,68 @@ function diffMap(
   const end = lineEnd(text, pairEnd(last));
   if (end === undefined) return false;
   patches.push({ start: end, end, text: lines.map((l) => `${' '.repeat(column)}${l}\n`).join('') });
+  return true;
+}
+
+/**
+ * Pairs added to a flow map, written after its last item kept: on that item's line (`{a: 1, b: 2}`), or on a line of
+ * their own indented as it when it starts its line (one item a line), after its comment if one ends that line; `{}`
+ * takes them between its braces. Spaces inside the braces as the map has them (`{ a: 1 }`).
+ */
+function addedToFlow(
+  text: string,
+  map: YAMLMap,
+  kept: ReadonlySet<Pair>,
+  added: readonly Pair[],
+  patches: Patch[],
+): boolean {
+  const range = map.range;
+  if (range == null) return false;
+  const padding = /^\{[ \t]/.test(text.slice(range[0]));
+  const pairs: string[] = [];
+  for (const pair of added) {
+    const one = new YAMLMap();
+    one.flow = true;
+    one.items.push(pair);
+    const written = new Document(one)
+      .toString({ lineWidth: 0, flowCollectionPadding: padding })
+      .replace(/\n$/, '');
+    const open = padding ? '{ ' : '{';
+    const close = padding ? ' }' : '}';
+    if (written.includes('\n') || !written.startsWith(open) || !written.endsWith(close)) return false;
+    pairs.push(written.slice(open.length, written.length - close.length));
+  }
+  if (map.items.length === 0) {
+    if (!/^\{\s*\}$/.test(text.slice(range[0], range[1]))) return false;
+    patches.push({
+      start: range[0],
+      end: range[1],
+      text: padding ? `{ ${pairs.join(', ')} }` : `{${pairs.join(', ')}}`,
+    });
+    return true;
+  }
+  const last = map.items.filter((p) => kept.has(p)).at(-1);
+  const start = (last?.key as Node | null | undefined)?.range?.[0];
+  const valueEnd = last === undefined ? undefined : pairEnd(last);
+  if (start === undefined || valueEnd === undefined) return false;
+  // Written right after the last item, not after a comma that follows it: a removed item after it takes that comma.
+  const comma = /^[ \t]*,/.exec(text.slice(valueEnd));
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const indent = text.slice(lineStart, start);
+  if (indent.trim() !== '') {
+    patches.push({ start: valueEnd, end: valueEnd, text: `, ${pairs.join(', ')}` });
+    return true;
+  }
+  const end = lineEnd(text, comma === null ? valueEnd : valueEnd + comma[0].length);
+  const lines = pairs.map((p) => `${indent}${p}`).join(',\n');
+  // More follows on the line (the closing braces): the pairs go before it, each on a line of its own.
+  if (end === undefined) {
+    patches.push({ start: valueEnd, end: valueEnd, text: `,\n${lines}` });
+    return true;
+  }
+  // A comment ends the line: the pairs go on the lines after it, the last with a comma when the item had one.
+  if (comma === null) patches.push({ start: valueEnd, end: valueEnd, text: ',' });
+  patches.push({ start: end, end, text: `${lines}${comma === null ? '' : ','}\n` });
   return true;
 }
 
