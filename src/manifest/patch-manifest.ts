@@ -7,6 +7,12 @@ export interface DocumentEdit {
   after: Document | null;
 }
 
+/** The text of a file, and how it writes a block list under a key: its items at the key's column or indented. */
+interface Source {
+  text: string;
+  indentSeq: boolean;
+}
+
 /** A piece of the text from `start` to `end` replaced by `text`. */
 interface Patch {
   start: number;
@@ -29,7 +35,10 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
     const range = before.range;
     if (range === undefined) return undefined;
     if (after === null) patches.push({ start: range[0], end: range[2], text: '' });
-    else if (!diffNode(text, before.contents, after.contents, patches)) return undefined;
+    else {
+      const source = { text, indentSeq: seqIndented(text, before.contents) };
+      if (!diffNode(source, before.contents, after.contents, patches)) return undefined;
+    }
   }
   patches.sort((a, b) => b.start - a.start);
   let out = text;
@@ -47,11 +56,17 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
  * Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. `parent` is
  * the column of the key `before` is the value of, when it has one: how far the file nests a line at this level.
  */
-function diffNode(text: string, before: unknown, after: unknown, patches: Patch[], parent?: number): boolean {
+function diffNode(
+  source: Source,
+  before: unknown,
+  after: unknown,
+  patches: Patch[],
+  parent?: number,
+): boolean {
   if (before === after) return true;
   // A value set anew (setIn: a project key's live map or list) is written where the one read was.
   if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
-    return replaced(text, before, after, patches, parent);
+    return replaced(source, before, after, patches, parent);
   if (isScalar(before) && isScalar(after)) {
     // A scalar the edits did not change keeps its source token (edited() drops it).
     if (after.srcToken !== undefined) return true;
@@ -63,19 +78,20 @@ function diffNode(text: string, before: unknown, after: unknown, patches: Patch[
   if (isAlias(before) && isAlias(after)) return before.source === after.source;
   if (isSeq(before) && isSeq(after)) {
     if (before.items.length !== after.items.length) return false;
-    return before.items.every((item, i) => diffNode(text, item, after.items[i], patches));
+    return before.items.every((item, i) => diffNode(source, item, after.items[i], patches));
   }
-  if (isMap(before) && isMap(after)) return diffMap(text, before, after, patches, parent);
+  if (isMap(before) && isMap(after)) return diffMap(source, before, after, patches, parent);
   return false;
 }
 
 function diffMap(
-  text: string,
+  source: Source,
   before: YAMLMap,
   after: YAMLMap,
   patches: Patch[],
   parent: number | undefined,
 ): boolean {
+  const { text } = source;
   // Pairs are matched by where their key was read: the copy keeps each node's range, a new pair has none.
   const at = (pair: Pair): number | undefined => (pair.key as Node | null)?.range?.[0];
   const kept = new Set<Pair>();
@@ -88,8 +104,8 @@ function diffMap(
       continue;
     }
     kept.add(read);
-    if (!diffNode(text, read.key, pair.key, patches)) return false;
-    if (!diffNode(text, read.value, pair.value, patches, columnOf(text, at(read)))) return false;
+    if (!diffNode(source, read.key, pair.key, patches)) return false;
+    if (!diffNode(source, read.value, pair.value, patches, columnOf(source.text, at(read)))) return false;
   }
   // Every item of a flow map removed: no comma is left to take with the last one, so the map is written `{}`.
   if (before.flow === true && before.items.length > 0 && after.items.length === 0 && before.range != null) {
@@ -112,7 +128,7 @@ function diffMap(
   const block = new Document(new YAMLMap());
   (block.contents as YAMLMap).items.push(...added);
   const lines = block
-    .toString({ lineWidth: 0, indent: indentStep(text, before, parent) })
+    .toString({ lineWidth: 0, indent: indentStep(text, before, parent), indentSeq: source.indentSeq })
     .split('\n')
     .filter((l) => l !== '');
   const end = lineEnd(text, pairEnd(last));
@@ -188,12 +204,13 @@ function addedToFlow(
  * place as a block indented where it was; undefined when it does not fit there.
  */
 function replaced(
-  text: string,
+  source: Source,
   before: YAMLMap | YAMLSeq,
   after: Node,
   patches: Patch[],
   parent: number | undefined,
 ): boolean {
+  const { text } = source;
   const range = before.range;
   if (range == null) return false;
   const copy = after.clone();
@@ -210,7 +227,10 @@ function replaced(
   if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
   const column = columnOf(text, range[0]) ?? 0;
   const step = parent !== undefined && column > parent ? column - parent : 2;
-  const lines = new Document(copy).toString({ lineWidth: 0, indent: step }).replace(/\n$/, '').split('\n');
+  const lines = new Document(copy)
+    .toString({ lineWidth: 0, indent: step, indentSeq: source.indentSeq })
+    .replace(/\n$/, '')
+    .split('\n');
   const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
   patches.push({ start: range[0], end, text: `${written}\n` });
   return true;
@@ -255,6 +275,27 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
   }
   const before = /,\s*$/.exec(text.slice(0, start));
   return before === null ? undefined : { start: before.index, end: valueEnd, text: '' };
+}
+
+/**
+ * Whether the file indents a block list under its key (the library's style) or writes its items at the key's column
+ * (`list:` then `- a`), as the first such list of the document shows; indented when it has none.
+ */
+function seqIndented(text: string, node: unknown): boolean {
+  const pending: unknown[] = [node];
+  while (pending.length > 0) {
+    const next = pending.shift();
+    if (isSeq(next)) pending.push(...next.items);
+    if (!isMap(next)) continue;
+    for (const pair of next.items) {
+      const key = (pair.key as Node | null)?.range?.[0];
+      const value = pair.value;
+      if (isSeq(value) && value.flow !== true && key !== undefined && value.range != null)
+        return (columnOf(text, value.range[0]) ?? 0) > (columnOf(text, key) ?? 0);
+      pending.push(value);
+    }
+  }
+  return true;
 }
 
 /** The column of an offset in the text (0 for the first). */

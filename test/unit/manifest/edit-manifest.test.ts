@@ -385,6 +385,34 @@ projectInput: {type: list, list: [https://books.example/a.html]}
     );
   });
 
+  // A list written with its items at its key's column (`list:` then `- a`) was written anew in the library's style,
+  // its items indented under the key: every item line changed in the diff, the new ones in another style.
+  it("writes a list anew in the file's style when its items are at its key's column", () => {
+    const text =
+      'kind: Project # nightly\nname: n\nprojectInput:\n  type: list\n  list:\n  - https://a.example/\n  - https://c.example/ # c\noutput_format: JSON\nwebhookOutput:\n  url: https://h.example/\n';
+    const set = editManifestText('m.yaml', text, [
+      at(1, [
+        {
+          edit: 'set',
+          key: 'projectInput',
+          value: { type: 'list', list: ['https://b.example/', 'https://d.example/'] },
+        },
+      ]),
+    ]);
+    expect(set.refused).toEqual(new Map());
+    expect(set.text).toBe(
+      text.replace(
+        '  - https://a.example/\n  - https://c.example/ # c\n',
+        '  - https://b.example/\n  - https://d.example/\n',
+      ),
+    );
+    // A map set anew with a list in it, in a file whose lists are written so.
+    const hook = editManifestText('m.yaml', text, [
+      at(1, [{ edit: 'set', key: 'webhookOutput', value: { url: 'https://h.example/', tags: ['a', 'b'] } }]),
+    ]);
+    expect(hook.text).toBe(`${text}  tags:\n  - a\n  - b\n`);
+  });
+
   it('removes the document of a deleted object and keeps the other one as written', () => {
     const edited = editManifestText('m.yaml', LAYOUT, [at(14, [{ edit: 'remove-document' }])]);
     expect(edited.text).toBe(LAYOUT.slice(0, LAYOUT.indexOf('---\n')));
