@@ -7,6 +7,12 @@ export interface DocumentEdit {
   after: Document | null;
 }
 
+/** The text of a file, and how it writes a block list under a key: its items at the key's column or indented. */
+interface Source {
+  text: string;
+  indentSeq: boolean;
+}
+
 /** A piece of the text from `start` to `end` replaced by `text`. */
 interface Patch {
   start: number;
@@ -16,12 +22,12 @@ interface Patch {
 
 /**
  * The file's text with only what the edits changed written anew: a renamed key, a scalar set to a new value, a
- * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map, a document
- * removed. Every other byte stays as written: the whole document written in the library's layout turned `[x]` into
- * `[ x ]`, spread a flow map holding a string on several lines one item a line and re-indented a file indented by
- * four, lines nobody edited in the user's diff.
- * Undefined when an edit is of another shape (a value replaced by a collection, a pair added to a flow map): the
- * caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
+ * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map or after the last
+ * item of a flow map, a document removed. Every other byte stays as written: the whole document written in the
+ * library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on several lines one item a line
+ * and re-indented a file indented by four, lines nobody edited in the user's diff.
+ * Undefined when an edit is of another shape (a scalar replaced by a collection, pairs added to a flow map all of
+ * whose items are removed): the caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
  */
 export function patchedText(text: string, edits: readonly DocumentEdit[]): string | undefined {
   const patches: Patch[] = [];
@@ -29,7 +35,10 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
     const range = before.range;
     if (range === undefined) return undefined;
     if (after === null) patches.push({ start: range[0], end: range[2], text: '' });
-    else if (!diffNode(text, before.contents, after.contents, patches)) return undefined;
+    else {
+      const source = { text, indentSeq: seqIndented(text, before.contents) };
+      if (!diffNode(source, before.contents, after.contents, patches)) return undefined;
+    }
   }
   patches.sort((a, b) => b.start - a.start);
   let out = text;
@@ -47,11 +56,17 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
  * Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. `parent` is
  * the column of the key `before` is the value of, when it has one: how far the file nests a line at this level.
  */
-function diffNode(text: string, before: unknown, after: unknown, patches: Patch[], parent?: number): boolean {
+function diffNode(
+  source: Source,
+  before: unknown,
+  after: unknown,
+  patches: Patch[],
+  parent?: number,
+): boolean {
   if (before === after) return true;
   // A value set anew (setIn: a project key's live map or list) is written where the one read was.
   if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
-    return replaced(text, before, after, patches, parent);
+    return replaced(source, before, after, patches, parent);
   if (isScalar(before) && isScalar(after)) {
     // A scalar the edits did not change keeps its source token (edited() drops it).
     if (after.srcToken !== undefined) return true;
@@ -63,19 +78,20 @@ function diffNode(text: string, before: unknown, after: unknown, patches: Patch[
   if (isAlias(before) && isAlias(after)) return before.source === after.source;
   if (isSeq(before) && isSeq(after)) {
     if (before.items.length !== after.items.length) return false;
-    return before.items.every((item, i) => diffNode(text, item, after.items[i], patches));
+    return before.items.every((item, i) => diffNode(source, item, after.items[i], patches));
   }
-  if (isMap(before) && isMap(after)) return diffMap(text, before, after, patches, parent);
+  if (isMap(before) && isMap(after)) return diffMap(source, before, after, patches, parent);
   return false;
 }
 
 function diffMap(
-  text: string,
+  source: Source,
   before: YAMLMap,
   after: YAMLMap,
   patches: Patch[],
   parent: number | undefined,
 ): boolean {
+  const { text } = source;
   // Pairs are matched by where their key was read: the copy keeps each node's range, a new pair has none.
   const at = (pair: Pair): number | undefined => (pair.key as Node | null)?.range?.[0];
   const kept = new Set<Pair>();
@@ -88,8 +104,8 @@ function diffMap(
       continue;
     }
     kept.add(read);
-    if (!diffNode(text, read.key, pair.key, patches)) return false;
-    if (!diffNode(text, read.value, pair.value, patches, columnOf(text, at(read)))) return false;
+    if (!diffNode(source, read.key, pair.key, patches)) return false;
+    if (!diffNode(source, read.value, pair.value, patches, columnOf(source.text, at(read)))) return false;
   }
   // Every item of a flow map removed: no comma is left to take with the last one, so the map is written `{}`.
   if (before.flow === true && before.items.length > 0 && after.items.length === 0 && before.range != null) {
@@ -103,15 +119,16 @@ function diffMap(
     patches.push(removed);
   }
   if (added.length === 0) return true;
+  if (before.flow === true) return addedToFlow(text, before, kept, added, patches);
   const last = before.items.at(-1);
-  if (before.flow === true || last === undefined) return false;
+  if (last === undefined) return false;
   const key = last.key as Node | null;
   if (key?.range === undefined || key.range === null) return false;
   const column = columnOf(text, key.range[0]) ?? 0;
   const block = new Document(new YAMLMap());
   (block.contents as YAMLMap).items.push(...added);
   const lines = block
-    .toString({ lineWidth: 0, indent: indentStep(text, before, parent) })
+    .toString({ lineWidth: 0, indent: indentStep(text, before, parent), indentSeq: source.indentSeq })
     .split('\n')
     .filter((l) => l !== '');
   const end = lineEnd(text, pairEnd(last));
@@ -121,16 +138,79 @@ function diffMap(
 }
 
 /**
+ * Pairs added to a flow map, written after its last item kept: on that item's line (`{a: 1, b: 2}`), or on a line of
+ * their own indented as it when it starts its line (one item a line), after its comment if one ends that line; `{}`
+ * takes them between its braces. Spaces inside the braces as the map has them (`{ a: 1 }`).
+ */
+function addedToFlow(
+  text: string,
+  map: YAMLMap,
+  kept: ReadonlySet<Pair>,
+  added: readonly Pair[],
+  patches: Patch[],
+): boolean {
+  const range = map.range;
+  if (range == null) return false;
+  const padding = /^\{[ \t]/.test(text.slice(range[0]));
+  const pairs: string[] = [];
+  for (const pair of added) {
+    const one = new YAMLMap();
+    one.flow = true;
+    one.items.push(pair);
+    const written = new Document(one)
+      .toString({ lineWidth: 0, flowCollectionPadding: padding })
+      .replace(/\n$/, '');
+    const open = padding ? '{ ' : '{';
+    const close = padding ? ' }' : '}';
+    if (written.includes('\n') || !written.startsWith(open) || !written.endsWith(close)) return false;
+    pairs.push(written.slice(open.length, written.length - close.length));
+  }
+  if (map.items.length === 0) {
+    if (!/^\{\s*\}$/.test(text.slice(range[0], range[1]))) return false;
+    patches.push({
+      start: range[0],
+      end: range[1],
+      text: padding ? `{ ${pairs.join(', ')} }` : `{${pairs.join(', ')}}`,
+    });
+    return true;
+  }
+  const last = map.items.filter((p) => kept.has(p)).at(-1);
+  const start = (last?.key as Node | null | undefined)?.range?.[0];
+  const valueEnd = last === undefined ? undefined : pairEnd(last);
+  if (start === undefined || valueEnd === undefined) return false;
+  // Written right after the last item, not after a comma that follows it: a removed item after it takes that comma.
+  const comma = /^[ \t]*,/.exec(text.slice(valueEnd));
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const indent = text.slice(lineStart, start);
+  if (indent.trim() !== '') {
+    patches.push({ start: valueEnd, end: valueEnd, text: `, ${pairs.join(', ')}` });
+    return true;
+  }
+  const end = lineEnd(text, comma === null ? valueEnd : valueEnd + comma[0].length);
+  const lines = pairs.map((p) => `${indent}${p}`).join(',\n');
+  // More follows on the line (the closing braces): the pairs go before it, each on a line of its own.
+  if (end === undefined) {
+    patches.push({ start: valueEnd, end: valueEnd, text: `,\n${lines}` });
+    return true;
+  }
+  // A comment ends the line: the pairs go on the lines after it, the last with a comma when the item had one.
+  if (comma === null) patches.push({ start: valueEnd, end: valueEnd, text: ',' });
+  patches.push({ start: end, end, text: `${lines}${comma === null ? '' : ','}\n` });
+  return true;
+}
+
+/**
  * A collection read replaced by a new node: in a flow collection's place written on one line, in a block one's
  * place as a block indented where it was; undefined when it does not fit there.
  */
 function replaced(
-  text: string,
+  source: Source,
   before: YAMLMap | YAMLSeq,
   after: Node,
   patches: Patch[],
   parent: number | undefined,
 ): boolean {
+  const { text } = source;
   const range = before.range;
   if (range == null) return false;
   const copy = after.clone();
@@ -147,7 +227,10 @@ function replaced(
   if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
   const column = columnOf(text, range[0]) ?? 0;
   const step = parent !== undefined && column > parent ? column - parent : 2;
-  const lines = new Document(copy).toString({ lineWidth: 0, indent: step }).replace(/\n$/, '').split('\n');
+  const lines = new Document(copy)
+    .toString({ lineWidth: 0, indent: step, indentSeq: source.indentSeq })
+    .replace(/\n$/, '')
+    .split('\n');
   const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
   patches.push({ start: range[0], end, text: `${written}\n` });
   return true;
@@ -192,6 +275,27 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
   }
   const before = /,\s*$/.exec(text.slice(0, start));
   return before === null ? undefined : { start: before.index, end: valueEnd, text: '' };
+}
+
+/**
+ * Whether the file indents a block list under its key (the library's style) or writes its items at the key's column
+ * (`list:` then `- a`), as the first such list of the document shows; indented when it has none.
+ */
+function seqIndented(text: string, node: unknown): boolean {
+  const pending: unknown[] = [node];
+  while (pending.length > 0) {
+    const next = pending.shift();
+    if (isSeq(next)) pending.push(...next.items);
+    if (!isMap(next)) continue;
+    for (const pair of next.items) {
+      const key = (pair.key as Node | null)?.range?.[0];
+      const value = pair.value;
+      if (isSeq(value) && value.flow !== true && key !== undefined && value.range != null)
+        return (columnOf(text, value.range[0]) ?? 0) > (columnOf(text, key) ?? 0);
+      pending.push(value);
+    }
+  }
+  return true;
 }
 
 /** The column of an offset in the text (0 for the first). */

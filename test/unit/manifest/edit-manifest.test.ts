@@ -385,6 +385,34 @@ projectInput: {type: list, list: [https://books.example/a.html]}
     );
   });
 
+  // A list written with its items at its key's column (`list:` then `- a`) was written anew in the library's style,
+  // its items indented under the key: every item line changed in the diff, the new ones in another style.
+  it("writes a list anew in the file's style when its items are at its key's column", () => {
+    const text =
+      'kind: Project # nightly\nname: n\nprojectInput:\n  type: list\n  list:\n  - https://a.example/\n  - https://c.example/ # c\noutput_format: JSON\nwebhookOutput:\n  url: https://h.example/\n';
+    const set = editManifestText('m.yaml', text, [
+      at(1, [
+        {
+          edit: 'set',
+          key: 'projectInput',
+          value: { type: 'list', list: ['https://b.example/', 'https://d.example/'] },
+        },
+      ]),
+    ]);
+    expect(set.refused).toEqual(new Map());
+    expect(set.text).toBe(
+      text.replace(
+        '  - https://a.example/\n  - https://c.example/ # c\n',
+        '  - https://b.example/\n  - https://d.example/\n',
+      ),
+    );
+    // A map set anew with a list in it, in a file whose lists are written so.
+    const hook = editManifestText('m.yaml', text, [
+      at(1, [{ edit: 'set', key: 'webhookOutput', value: { url: 'https://h.example/', tags: ['a', 'b'] } }]),
+    ]);
+    expect(hook.text).toBe(`${text}  tags:\n  - a\n  - b\n`);
+  });
+
   it('removes the document of a deleted object and keeps the other one as written', () => {
     const edited = editManifestText('m.yaml', LAYOUT, [at(14, [{ edit: 'remove-document' }])]);
     expect(edited.text).toBe(LAYOUT.slice(0, LAYOUT.indexOf('---\n')));
@@ -400,10 +428,48 @@ projectInput: {type: list, list: [https://books.example/a.html]}
       at(1, [{ edit: 'rename-field', from: 'stock', to: 'in, stock' }], 'Parser'),
     ]);
     expect(renamed.text).toBe(library('"in, stock": { description: Stock }'));
-    // A pair added to a flow map.
-    const added = editManifestText('m.yaml', text, [
-      at(1, [{ edit: 'add-field', field: 'upc', value: { description: 'UPC' } }], 'Parser'),
-    ]);
-    expect(added.text).toBe(library('stock: { description: Stock }, upc: { description: UPC }'));
+  });
+
+  // A field added to a flow map wrote the whole document in the library's layout: `[x]` became `[ x ]`, every flow
+  // map on the page was respaced and the user's layout lost, for one pair that fits before the closing brace.
+  it('adds a field to a flow map after its last item, on its line or on a line of its own, every other byte kept', () => {
+    const add = (text: string, field: string): string | null =>
+      editManifestText('m.yaml', text, [
+        at(
+          1,
+          [
+            {
+              edit: 'add-field',
+              field,
+              value: { description: (field.split('.').pop() ?? '').toUpperCase() },
+            },
+          ],
+          'Parser',
+        ),
+      ]).text;
+    const flat =
+      'kind: Parser\nname: books # the shop\nurls: [https://books.example/a.html]\nfields: {stock: {description: Stock}}   # flow\n';
+    expect(add(flat, 'upc')).toBe(
+      flat.replace('{description: Stock}}', '{description: Stock}, upc: {description: UPC}}'),
+    );
+    // Written with spaces inside its braces: the new pair is too.
+    const spaced = flat.replace('{stock: {description: Stock}}', '{ stock: { description: Stock } }');
+    expect(add(spaced, 'upc')).toBe(
+      spaced.replace('{ description: Stock } }', '{ description: Stock }, upc: { description: UPC } }'),
+    );
+    // One item a line: the new one gets a line of its own, indented as the last.
+    const lines = `kind: Parser\nname: books\nurls: [x]\nfields:\n  c: {description: C, fields: {d: {description: D}, x: {description: X},\n    e: {description: E} # e!\n    }}\n  g: {description: G, fields: {}}\n`;
+    expect(add(lines, 'c.f')).toBe(
+      lines.replace(
+        '    e: {description: E} # e!\n',
+        '    e: {description: E}, # e!\n    f: {description: F}\n',
+      ),
+    );
+    // The closing braces on the last item's line stay after the new one.
+    const closed = lines.replace(' # e!\n    }}', '}}');
+    expect(add(closed, 'c.f')).toBe(
+      closed.replace('    e: {description: E}}}', '    e: {description: E},\n    f: {description: F}}}'),
+    );
+    expect(add(lines, 'g.h')).toBe(lines.replace('fields: {}}', 'fields: {h: {description: H}}}'));
   });
 });
