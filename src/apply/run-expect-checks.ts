@@ -55,8 +55,8 @@ async function notReadyToParse(
         : await clients.parsers.get(recorded.id, undefined, signal, {
             ...(known !== null ? { version: known } : {}),
             name: listed?.name ?? recorded.name,
-            // Its status is what is read: nothing is planned from its fields.
-            fieldless: true,
+            // Its status is what is read: its fields are not (a FINISHED answer without them is no bad response).
+            fieldsUnread: true,
           });
   } catch (error) {
     return `${error instanceof Error ? error.message : String(error)}; nothing was parsed`;

@@ -57,8 +57,8 @@ export function registerParse(program: Command, run: RunCommand): void {
         const details = await services.clients.parsers.get(parser.id, version, undefined, {
           ...(latest !== null ? { version: latest } : {}),
           name: listed?.name ?? parser.name,
-          // Its status is what is read: nothing is planned from its fields.
-          fieldless: true,
+          // Its status is what is read: its fields are not (a FINISHED answer without them is no bad response).
+          fieldsUnread: true,
         });
         const kind = parserStatusKind(details.status);
         if (kind === 'working') {

@@ -1,0 +1,59 @@
+import nock from 'nock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import type { CliRun } from '../helpers/cli.js';
+import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { parserState, stateOf } from '../helpers/state.js';
+import { tempProjects } from '../helpers/temp-projects.js';
+import type { State } from '../../src/state/model.js';
+
+/**
+ * `parse` reads a parser's details for its status alone: details that say FINISHED and leave the fields out (the
+ * published details example shows none, API-NOTES) are no reason to refuse the parse. Reads that plan from the
+ * fields still require them (details-shapes.test.ts).
+ */
+
+useNock();
+
+const keyQuery = { api_key: SENTINEL_KEY };
+const project = tempProjects('scrapeform-status-only-');
+const home = process.cwd();
+afterEach(() => process.chdir(home));
+
+async function scrapeform(state: State, args: string[]): Promise<CliRun> {
+  const dir = await project({ '.scrapeform/state.json': JSON.stringify(state) });
+  return runScrapeform(['--chdir', dir, ...args], {
+    env: {
+      SCRAPERAPI_API_KEY: SENTINEL_KEY,
+      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+    },
+  });
+}
+
+describe('parse: the details of the version it parses with', () => {
+  it.each([
+    ['left out', {}],
+    ['null', { fields: null }],
+  ])('FINISHED with the fields %s: the page is parsed', async (_what, fields) => {
+    const parser = nock(PARSER_ORIGIN);
+    parser
+      .get('/parsers/p-1/0')
+      .query(keyQuery)
+      .reply(200, { name: 'books', status: 'FINISHED', error: null, version: 0, ...fields });
+    const parse = parser
+      .get('/parse/p-1/0')
+      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 0, result: { title: 'A Light in the Attic' } });
+    const state = stateOf({ 'parser.books': parserState({ definition: null }) });
+    const { result: run, unmatched } = await withUnmatched(() =>
+      scrapeform(state, ['parse', 'books', 'https://books.example/a.html', '--version', '0']),
+    );
+    expect([run.code, run.stderr, parse.isDone(), unmatched]).toEqual([0, '', true, []]);
+    expect(JSON.parse(run.stdout)).toEqual({
+      parser: 'p-1',
+      version: 0,
+      result: { title: 'A Light in the Attic' },
+    });
+  });
+});
