@@ -169,11 +169,12 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
       shown: 'somefile.txt',
       stderr: '',
     });
+    // A folder only DIR has ends in "/" here (readline would not find it to add one: completion-bash.test.ts).
     expect(
       (await complete(root, ['scrapeform', '--chdir', '=', 'project', 'validate', '--var-file', ''])).shown,
-    ).toBe('scrapeform.yaml somefile.txt sub');
+    ).toBe('scrapeform.yaml somefile.txt sub/');
     expect((await complete(root, ['scrapeform', '--chdir', 'project', 'import', '--out', ''])).shown).toBe(
-      'sub',
+      'sub/',
     );
     expect((await complete(root, ['scrapeform', '--chdir', 'project', 'validate', 'so'])).shown).toBe(
       'somefile.txt',
