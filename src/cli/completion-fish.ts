@@ -28,6 +28,12 @@ export function fishScript(
         `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}' -a '${child}' -d '${quote(e.description)}'`,
       );
     }
+    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off.
+    if (!entries.some((c) => c.name.startsWith(`${e.name} `))) {
+      lines.push(
+        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -a '(__scrapeform_paths)'`,
+      );
+    }
     for (const o of e.options) {
       lines.push(
         `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -l '${o.flag.slice(2)}'${o.value ? fishValue(o.value) : ''} -d '${quote(o.description)}'`,

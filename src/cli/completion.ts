@@ -103,10 +103,33 @@ function zshValue(value: ValueKind): string {
 }
 
 /**
- * Bash: what runs `compgen` in the folder of a `--chdir DIR` before the command, where the command reads the paths
- * it is given (`.` without one; a DIR that is not there offers nothing). CDPATH off: `cd` would print the folder.
+ * Bash: the files (`-f`) or folders (`-d`) for the word typed, from the folder of a `--chdir DIR` before the command,
+ * where the command reads the paths it is given (`.` without one; a DIR that is not there offers nothing).
  */
-const BASH_IN_DIR = 'CDPATH= cd -- "${chdir:-.}" 2>/dev/null &&';
+const BASH_PATHS = (kind: '-f' | '-d', dir = '"${chdir:-.}"'): string => `_scrapeform_paths ${kind} ${dir}`;
+
+/**
+ * Bash's helper behind BASH_PATHS. One name a line, not split at spaces; `compopt -o filenames` has readline escape
+ * the names it inserts (a space, a quote) and end a folder with "/" and no space, so that the next TAB goes into it.
+ * Readline looks for that folder in the current folder: one that only DIR has gets its "/" here, and no space. The
+ * word is read as typed, with one level of quotes or its backslashes taken off. CDPATH off: `cd` would print the
+ * folder.
+ */
+const BASH_PATHS_FUNCTION = `_scrapeform_paths() {
+  local word="$cur" here="$PWD"
+  case "$word" in
+    \\'*) word="\${word#\\'}"; word="\${word%\\'}" ;;
+    \\"*) word="\${word#\\"}"; word="\${word%\\"}" ;;
+    *) word="\${word//\\\\/}" ;;
+  esac
+  local IFS=$'\\n'
+  COMPREPLY=( $(CDPATH= cd -- "$2" 2>/dev/null && compgen "$1" -- "$word" | while IFS= read -r name; do
+    if [[ -d "$name" && "$name" != /* && ! -d "$here/$name" ]]; then name="\${name%/}/"; fi
+    printf '%s\\n' "$name"
+  done) )
+  compopt -o filenames 2>/dev/null
+  [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
+}`;
 
 /** The bash `case` arms (`'plan --env'|'apply --env')`) that complete a flag's value, one per kind of value. */
 function bashValueCases(entries: readonly CompletionEntry[]): string {
@@ -120,9 +143,9 @@ function bashValueCases(entries: readonly CompletionEntry[]): string {
           : o.value.kind === 'words'
             ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
             : o.value.kind === 'file'
-              ? `COMPREPLY=( $(${BASH_IN_DIR} compgen -f -- "$cur") )`
+              ? BASH_PATHS('-f')
               : o.value.kind === 'dir'
-                ? `COMPREPLY=( $(${BASH_IN_DIR} compgen -d -- "$cur") )`
+                ? BASH_PATHS('-d')
                 : `COMPREPLY=(); compopt +o default 2>/dev/null`;
       arms.set(reply, [...(arms.get(reply) ?? []), `'${e.name} ${o.flag}'`]);
     }
@@ -188,7 +211,7 @@ _scrapeform() {
   [ -n "$chdir" ] && compopt +o default 2>/dev/null
   if [ "$i" -ge "$COMP_CWORD" ]; then
     if [ "$flag" = '--chdir' ]; then
-      COMPREPLY=( $(compgen -d -- "$cur") )
+      ${BASH_PATHS('-d', '.')}
     elif [[ "$cur" == -* ]]; then
       COMPREPLY=( $(compgen -W '${globals.map((o) => o.flag).join(' ')}' -- "$cur") )
     else
@@ -230,9 +253,10 @@ ${cases}
   if [[ "$cur" == -* ]]; then
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
   else
-    COMPREPLY=( $(${BASH_IN_DIR} compgen -f -- "$cur") )
+    ${BASH_PATHS('-f')}
   fi
 }
+${BASH_PATHS_FUNCTION}
 complete -o default -F _scrapeform scrapeform
 `;
   }

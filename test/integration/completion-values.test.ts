@@ -169,11 +169,12 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
       shown: 'somefile.txt',
       stderr: '',
     });
+    // A folder only DIR has ends in "/" here (readline would not find it to add one: completion-bash.test.ts).
     expect(
       (await complete(root, ['scrapeform', '--chdir', '=', 'project', 'validate', '--var-file', ''])).shown,
-    ).toBe('scrapeform.yaml somefile.txt sub');
+    ).toBe('scrapeform.yaml somefile.txt sub/');
     expect((await complete(root, ['scrapeform', '--chdir', 'project', 'import', '--out', ''])).shown).toBe(
-      'sub',
+      'sub/',
     );
     expect((await complete(root, ['scrapeform', '--chdir', 'project', 'validate', 'so'])).shown).toBe(
       'somefile.txt',
@@ -272,6 +273,26 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     expect((await complete(ws.project, 'scrapeform plan --out ')).shown).toBe(
       'scrapeform.yaml somefile.txt sub/',
     );
+  });
+
+  it("a command's own paths: files and folders, from DIR past --chdir DIR, as bash and zsh offer them", async () => {
+    const root = path.dirname(ws.bin);
+    expect(await complete(ws.project, 'scrapeform validate ')).toEqual({
+      shown: 'scrapeform.yaml somefile.txt sub/',
+      stderr: '',
+    });
+    expect((await complete(ws.project, 'scrapeform plan --env prod some')).shown).toBe('somefile.txt');
+    expect((await complete(ws.project, 'scrapeform state push so')).shown).toBe('somefile.txt');
+    expect((await complete(root, 'scrapeform --chdir project validate ')).shown).toBe(
+      'scrapeform.yaml somefile.txt sub/',
+    );
+    expect(await complete(root, 'scrapeform --chdir missing validate ')).toEqual({ shown: '', stderr: '' });
+    // Not in place of the commands, the subcommands, a flag's own values or the flags.
+    expect((await complete(ws.project, 'scrapeform val')).shown).toBe('validate');
+    expect((await complete(ws.project, 'scrapeform state pu')).shown).toBe('pull push');
+    expect((await complete(ws.project, 'scrapeform plan --env ')).shown).toBe('prod staging');
+    expect((await complete(ws.project, 'scrapeform import --out ')).shown).toBe('sub/');
+    expect((await complete(ws.project, 'scrapeform plan --detailed')).shown).toBe('--detailed-exitcode');
   });
 
   it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {

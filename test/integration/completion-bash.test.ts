@@ -1,0 +1,108 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../helpers/child-cli.js';
+
+const exec = promisify(execFile);
+
+/*
+ * What readline itself does with the candidates (a `/` after a folder, a name with a space escaped) happens only at a
+ * real TAB, not when a test calls _scrapeform. So these type into an interactive bash on a terminal (zsh's zpty
+ * gives one; CI installs zsh), where `scrapeform` is a function printing the words it got, one `<word>` each: the
+ * line as completed, then run, shows what the command would have been given.
+ */
+function hasZsh(): boolean {
+  try {
+    execFileSync('zsh', ['-fc', 'zmodload zsh/zpty'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `bash -i` in $3, runs $1, types $2 (TABs and the final Enter included) and prints what the terminal got. */
+const DRIVER = `zmodload zsh/zpty
+zpty b "cd \${(q)3} && PS1='> ' TERM=dumb bash --norc --noprofile -i"
+zpty -w b "$1; echo RE''ADY"
+out=''
+for i in {1..200}; do
+  while zpty -r -t b line; do out+=$line; done
+  [[ $out == *READY* ]] && break
+  sleep 0.05
+done
+[[ $out == *READY* ]] || { print -r -- "setup did not finish: $out"; exit 1; }
+for key in \${(ps:\\t:)2}; do
+  zpty -n -w b "$key"$'\\t'
+  sleep 0.3
+done
+zpty -n -w b $'\\n'
+out=''
+for i in {1..40}; do
+  sleep 0.05
+  while zpty -r -t b line; do out+=$line; done
+  [[ $out == *'<'*'>'* ]] && break
+done
+print -r -- "$out"
+zpty -d b
+`;
+
+const RUN = process.env.SCRAPEFORM_REQUIRE_ZSH === '1' || hasZsh();
+
+describe.skipIf(!RUN)('bash completion of paths, typed into a real bash', () => {
+  let dir: string;
+  let root: string;
+  let project: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-bash-'));
+    root = path.join(dir, 'root');
+    project = path.join(root, 'project');
+    await mkdir(path.join(project, 'sub'), { recursive: true });
+    await mkdir(path.join(project, 'my dir'));
+    await writeFile(path.join(project, 'sub', 'inner.yaml'), '');
+    await writeFile(path.join(project, 'my dir', 'x.yaml'), '');
+    await writeFile(path.join(project, 'a file.yaml'), '');
+    await writeFile(
+      path.join(dir, 'completion.bash'),
+      (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout,
+    );
+    await writeFile(path.join(dir, 'drive.zsh'), DRIVER);
+  });
+  /** The words `scrapeform` got once `keys` were typed ("\t" a TAB) and Enter pressed, as `<word>` each. */
+  const typeInto = async (keys: string, cwd: string): Promise<string> => {
+    const setup = `source '${path.join(dir, 'completion.bash')}'; scrapeform() { printf '<%s>' "$@"; echo; }`;
+    const { stdout } = await exec('zsh', ['-f', path.join(dir, 'drive.zsh'), setup, keys, cwd]);
+    return /(?:<[^>]*>)+/.exec(stdout)?.[0] ?? stdout;
+  };
+
+  it('a folder gets a "/" and no space, so that the next TAB goes into it', async () => {
+    expect(await typeInto('scrapeform plan --out su\tin\t', project)).toBe('<plan><--out><sub/inner.yaml>');
+    expect(await typeInto('scrapeform validate su\t', project)).toBe('<validate><sub/>');
+    expect(await typeInto('scrapeform import --out s\t', project)).toBe('<import><--out><sub/>');
+    expect(await typeInto('scrapeform --chdir pro\t', root)).toBe('<--chdir><project/>');
+  });
+
+  it('a name with a space is escaped: it stays one word, and TAB goes on inside a folder so named', async () => {
+    expect(await typeInto('scrapeform validate a\t', project)).toBe('<validate><a file.yaml>');
+    expect(await typeInto('scrapeform plan --var-file=a\t', project)).toBe('<plan><--var-file=a file.yaml>');
+    expect(await typeInto('scrapeform validate my\tx\t', project)).toBe('<validate><my dir/x.yaml>');
+    // Typed with a quote, or escaped: the word is read as the command will get it.
+    expect(await typeInto("scrapeform validate 'my\tx\t", project)).toBe('<validate><my dir/x.yaml>');
+    expect(await typeInto('scrapeform validate "my\tx\t', project)).toBe('<validate><my dir/x.yaml>');
+    expect(await typeInto('scrapeform validate my\\ d\tx\t', project)).toBe('<validate><my dir/x.yaml>');
+  });
+
+  it('past --chdir DIR, a folder of DIR gets its "/" too, though the current folder has none of that name', async () => {
+    expect(await typeInto('scrapeform --chdir project validate su\tin\t', root)).toBe(
+      '<--chdir><project><validate><sub/inner.yaml>',
+    );
+    expect(await typeInto('scrapeform --chdir project plan --out my\tx\t', root)).toBe(
+      '<--chdir><project><plan><--out><my dir/x.yaml>',
+    );
+    expect(await typeInto("scrapeform --chdir project validate 'my\tx\t", root)).toBe(
+      '<--chdir><project><validate><my dir/x.yaml>',
+    );
+  });
+});
