@@ -40,7 +40,7 @@ for key in \${(ps:\\t:)2}; do
 done
 zpty -n -w b $'\\n'
 out=''
-for i in {1..40}; do
+for i in {1..400}; do
   sleep 0.05
   while zpty -r -t b line; do out+=$line; done
   [[ $out == *'<'*'>'* ]] && break
