@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { silentDatabase as silentDatabaseOn127 } from '../helpers/silent-database.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -16,16 +16,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** A state database on 127.0.0.1 that takes the connection and never answers; `sockets` are the ones it took. */
+/** A silent state database, closed after the test. */
 async function silentDatabase(): Promise<{ url: string; sockets: Socket[] }> {
-  const sockets: Socket[] = [];
-  const server = createServer((socket) => sockets.push(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => {
-    for (const socket of sockets) socket.destroy();
-    server.close();
-  });
-  return { url: `postgres://scrapeform@127.0.0.1:${(server.address() as AddressInfo).port}/none`, sockets };
+  const db = await silentDatabaseOn127();
+  closers.push(db.close);
+  return db;
 }
 
 /**
