@@ -36,7 +36,8 @@ export interface KnownParser {
   name?: string;
   /**
    * This version may rightly have no fields: state records it with none (a manifest that declares none, applied as
-   * a PATCH removing them all), or nothing is planned from the answer (a look at its status before a parse).
+   * a PATCH removing them all), or the live parser is written out as it is (`import`). A read of the status alone
+   * takes `fieldsUnread` instead.
    */
   fieldless?: boolean;
   /**

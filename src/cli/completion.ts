@@ -113,7 +113,8 @@ const BASH_PATHS = (kind: '-f' | '-d', dir = '"${chdir:-.}"'): string => `_scrap
  * the names it inserts (a space, a quote) and end a folder with "/" and no space, so that the next TAB goes into it.
  * Readline looks for that folder in the current folder: one that only DIR has gets its "/" here, and no space. The
  * word is read as typed, with one level of quotes or its backslashes taken off. CDPATH off: `cd` would print the
- * folder.
+ * folder. The names are read with mapfile, not `( $(…) )`: that expanded `[`, `*` and `?` in a name as a pattern
+ * against the current folder, losing the name or offering another.
  */
 const BASH_PATHS_FUNCTION = `_scrapeform_paths() {
   local word="$cur" here="$PWD"
@@ -122,11 +123,10 @@ const BASH_PATHS_FUNCTION = `_scrapeform_paths() {
     \\"*) word="\${word#\\"}"; word="\${word%\\"}" ;;
     *) word="\${word//\\\\/}" ;;
   esac
-  local IFS=$'\\n'
-  COMPREPLY=( $(CDPATH= cd -- "$2" 2>/dev/null && compgen "$1" -- "$word" | while IFS= read -r name; do
+  mapfile -t COMPREPLY < <(CDPATH= cd -- "$2" 2>/dev/null && compgen "$1" -- "$word" | while IFS= read -r name; do
     if [[ -d "$name" && "$name" != /* && ! -d "$here/$name" ]]; then name="\${name%/}/"; fi
     printf '%s\\n' "$name"
-  done) )
+  done)
   compopt -o filenames 2>/dev/null
   [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
 }`;

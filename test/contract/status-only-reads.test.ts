@@ -57,3 +57,36 @@ describe('parse: the details of the version it parses with', () => {
     });
   });
 });
+
+describe('test: the expect checks of a parser the list does not show yet', () => {
+  it('details FINISHED with the fields left out: the check runs (nothing is planned from them)', async () => {
+    const parser = nock(PARSER_ORIGIN);
+    // The list lags behind: the parser's details are read for its status.
+    parser.get('/parsers').query(keyQuery).reply(200, []);
+    parser
+      .get('/parsers/p-1')
+      .query(keyQuery)
+      .reply(200, { name: 'books', status: 'FINISHED', error: null, version: 0 });
+    const parse = parser
+      .get(/^\/parse\/p-1/)
+      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .reply(200, { parser: 'p-1', version: 0, result: { title: 'A Light in the Attic' } });
+    const state = stateOf({ 'parser.books': parserState({ definition: null }) });
+    const dir = await project({
+      '.scrapeform/state.json': JSON.stringify(state),
+      'books.yaml':
+        'kind: Parser\nname: books\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\nexpect:\n  - url: https://books.example/a.html\n    result: { title: A Light in the Attic }\n',
+    });
+    const { result: run, unmatched } = await withUnmatched(() =>
+      runScrapeform(['--chdir', dir, 'test', '--json'], {
+        env: {
+          SCRAPERAPI_API_KEY: SENTINEL_KEY,
+          SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+          SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+        },
+      }),
+    );
+    expect([run.code, parse.isDone(), unmatched], run.stdout + run.stderr).toEqual([0, true, []]);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'passed' });
+  });
+});

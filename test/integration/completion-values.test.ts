@@ -186,6 +186,19 @@ describe('bash completion after global options (--chdir DIR, --no-color) and of 
     });
   });
 
+  it('a name with [, * or ? is offered as it is, not read as a pattern against the current folder', async () => {
+    const infra = path.join(root, 'infra');
+    await mkdir(infra, { recursive: true });
+    await writeFile(path.join(infra, 'a[1].yaml'), '');
+    await writeFile(path.join(infra, 'a*.yaml'), '');
+    // In the current folder, what those names would match as patterns.
+    await writeFile(path.join(root, 'a1.yaml'), '');
+    await writeFile(path.join(root, 'ab.yaml'), '');
+    expect((await complete(root, ['scrapeform', '--chdir', 'infra', 'validate', 'a'])).shown).toBe(
+      'a*.yaml a[1].yaml',
+    );
+  });
+
   it('--chdir DIR written quoted or with backslashes reads DIR/scrapeform.yaml, as zsh and fish do', async () => {
     await mkdir(path.join(root, 'my project'), { recursive: true });
     await writeFile(path.join(root, 'my project', 'scrapeform.yaml'), PROJECT);
