@@ -279,7 +279,8 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
 
 /**
  * Whether the file indents a block list under its key (the library's style) or writes its items at the key's column
- * (`list:` then `- a`), as the shallowest such list of the document shows (the first at the least depth, read level by level); indented when it has none.
+ * (`list:` then `- a`), as the shallowest such list of the document shows (the first at the least depth, read level
+ * by level); indented when it has none.
  */
 function seqIndented(text: string, node: unknown): boolean {
   const pending: unknown[] = [node];
