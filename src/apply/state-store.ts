@@ -35,6 +35,12 @@ export class StateStore {
   private writeStarted = 0;
   private timer: NodeJS.Timeout | undefined;
   private failure: unknown;
+  private readonly failing = new AbortController();
+  /**
+   * Aborts when a write fails: a wait for a generation stops then (nothing it would see can be recorded), instead of
+   * holding the run, and the error that names what was not recorded, until the generation ends or the wait times out.
+   */
+  readonly failedSignal: AbortSignal = this.failing.signal;
 
   constructor(
     private readonly backend: StateBackend,
@@ -105,6 +111,7 @@ export class StateStore {
       this.written = upTo;
     } catch (error) {
       this.failure = error;
+      this.failing.abort(error);
     } finally {
       this.writing = undefined;
     }

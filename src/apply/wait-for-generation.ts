@@ -79,7 +79,12 @@ export async function waitForGeneration(
   const waitMs = ctx.options.waitTimeoutMs ?? 15 * 60_000;
   const deadline = started + waitMs;
   // The look made at the deadline gets one request try; one still in flight then is given up (LookCutoff).
-  const { cut, lastLookMs } = waitCutoff(waitMs, ctx.clients.timeoutMs, ctx.options, ctx.options.signal);
+  // Ctrl-C, or a state write that failed (nothing the wait would see can be recorded), ends the wait.
+  const stop =
+    ctx.options.signal === undefined
+      ? ctx.store.failedSignal
+      : AbortSignal.any([ctx.options.signal, ctx.store.failedSignal]);
+  const { cut, lastLookMs } = waitCutoff(waitMs, ctx.clients.timeoutMs, ctx.options, stop);
   let delay = min;
   let last = '';
   let seen: Sighting | Unseen | undefined;
@@ -100,16 +105,20 @@ export async function waitForGeneration(
       givenUpAtCut(change, generation, ctx.now() - started, lastLookMs, seen);
     for (;;) {
       abortIfInterrupted(ctx, stopped);
+      stopIfStateFailed(ctx, id, version);
       const due = Math.min(ctx.now() + delay, deadline);
       const listed = await ctx.poller.look(id, version, due, started, cut.signal);
       abortIfInterrupted(ctx, stopped);
+      stopIfStateFailed(ctx, id, version);
       try {
         // A look given up at the cut answers undefined, and its details are not read (sightingOf).
         seen = await sightingOf(ctx, generation, listed, cut);
       } catch (error) {
-        // A read given up at the cut: the service did not answer in time (unless Ctrl-C came too, which wins).
+        // A read given up at the cut: the service did not answer in time (unless Ctrl-C came too, which wins, or
+        // a state write failed).
         if (error instanceof LookGivenUp) {
           abortIfInterrupted(ctx, stopped);
+          stopIfStateFailed(ctx, id, version);
           throw unanswered();
         }
         throw error;
@@ -331,4 +340,19 @@ function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext,
 export function withoutPending(state: ParserState): ParserState {
   const { pending: _pending, ...rest } = state;
   return rest;
+}
+
+/**
+ * A state write failed while the generation ran: the wait ends at once, since nothing it would see can be recorded,
+ * and the run's error names what was sent and not recorded (unrecorded-calls.ts). The generation goes on at the
+ * service; the next apply reads it again.
+ */
+function stopIfStateFailed(ctx: HandlerContext, id: string, version: number): void {
+  const failure = ctx.store.failed;
+  if (failure === undefined) return;
+  throw new ScrapeformError(
+    failure instanceof ScrapeformError ? failure.code : 'state.io',
+    `not waited for: state could not be written while version ${version} of parser ${id} was generating`,
+    { status: 'error' },
+  );
 }
