@@ -83,40 +83,42 @@ export async function checkParsers(
       ? 'parser details carry their version'
       : 'parser details carry no version; scrapeform uses the version asked for or listed',
   });
+  checks.push({ name: 'parsers.details', ...detailsVerdict(pick, details) });
+}
+
+/** What doctor says of a parser's details, as plan reads them (ParsersClient.get). */
+function detailsVerdict(
+  pick: { id: string; name: string },
+  details: Record<string, unknown>,
+): Pick<DoctorCheck, 'status' | 'message'> {
+  // An answer plan refuses fails every plan, whatever else it shows.
+  const read = ParserDetailsSchema.safeParse(details);
+  if (!read.success) {
+    const issue = read.error.issues[0];
+    return {
+      status: 'fail',
+      message: `the details of parser "${pick.name}" (${pick.id}) are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    };
+  }
   const finished = typeof details.status === 'string' && normaliseParserStatus(details.status) === 'FINISHED';
-  const fieldsMissing = !Array.isArray(details.fields);
+  if (finished && !Array.isArray(details.fields))
+    return {
+      status: 'fail',
+      message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
+    };
+  // Right for a parser declared with no fields, which doctor cannot tell without state (ParsersClient.get,
+  // fieldlessOf): said rather than passed as ok or failed.
+  if (finished && Array.isArray(details.fields) && details.fields.length === 0)
+    return {
+      status: 'warn',
+      message: `parser "${pick.name}" (${pick.id}) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
+    };
   const spelling =
     details.example_result === undefined && details.example_results !== undefined
       ? ' (as example_results)'
       : '';
-  // As plan reads it (ParsersClient.get): an answer it refuses fails every plan, whatever else it shows.
-  const read = ParserDetailsSchema.safeParse(details);
-  const issue = read.success ? undefined : read.error.issues[0];
-  checks.push(
-    !read.success
-      ? {
-          name: 'parsers.details',
-          status: 'fail',
-          message: `the details of parser "${pick.name}" (${pick.id}) are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
-        }
-      : finished && fieldsMissing
-        ? {
-            name: 'parsers.details',
-            status: 'fail',
-            message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
-          }
-        : finished && Array.isArray(details.fields) && details.fields.length === 0
-          ? {
-              // Right for a parser declared with no fields, which doctor cannot tell without state
-              // (ParsersClient.get, fieldlessOf): said rather than passed as ok or failed.
-              name: 'parsers.details',
-              status: 'warn',
-              message: `parser "${pick.name}" (${pick.id}) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
-            }
-          : {
-              name: 'parsers.details',
-              status: 'ok',
-              message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
-            },
-  );
+  return {
+    status: 'ok',
+    message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+  };
 }
