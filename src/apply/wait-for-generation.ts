@@ -103,13 +103,16 @@ export async function waitForGeneration(
     const stopped = `interrupted while version ${version} of parser ${id} was generating: state records it as pending, and the next apply waits for it (no new generation) and finishes the change`;
     const unanswered = (): ScrapeformError =>
       givenUpAtCut(change, generation, ctx.now() - started, lastLookMs, seen);
-    for (;;) {
+    // Ctrl-C first, then a state write that failed: either ends the wait.
+    const endIfStopped = (): void => {
       abortIfInterrupted(ctx, stopped);
       stopIfStateFailed(ctx, id, version);
+    };
+    for (;;) {
+      endIfStopped();
       const due = Math.min(ctx.now() + delay, deadline);
       const listed = await ctx.poller.look(id, version, due, started, cut.signal);
-      abortIfInterrupted(ctx, stopped);
-      stopIfStateFailed(ctx, id, version);
+      endIfStopped();
       try {
         // A look given up at the cut answers undefined, and its details are not read (sightingOf).
         seen = await sightingOf(ctx, generation, listed, cut);
@@ -117,8 +120,7 @@ export async function waitForGeneration(
         // A read given up at the cut: the service did not answer in time (unless Ctrl-C came too, which wins, or
         // a state write failed).
         if (error instanceof LookGivenUp) {
-          abortIfInterrupted(ctx, stopped);
-          stopIfStateFailed(ctx, id, version);
+          endIfStopped();
           throw unanswered();
         }
         throw error;
