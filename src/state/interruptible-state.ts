@@ -1,6 +1,7 @@
 import { ScrapeformError } from '../errors.js';
 import type { StateBackend, StateLock } from './backend.js';
 import type { State } from './model.js';
+import { lockInterrupted } from './lock-wait.js';
 
 /**
  * `backend.read()`, given up at once when `signal` (the command's Ctrl-C) aborts: a state database that takes the
@@ -35,11 +36,7 @@ export async function lockUnlessInterrupted(
   const lock = await unlessAborted(taking, signal);
   if (lock === undefined) {
     void taking.then((late) => late.release()).catch(() => undefined);
-    throw new ScrapeformError(
-      'state.lock-interrupted',
-      'interrupted while waiting for the state lock: nothing was done',
-      { status: 'interrupted' },
-    );
+    throw lockInterrupted();
   }
   return lock;
 }

@@ -67,13 +67,16 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
 }
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) {
-    throw new ScrapeformError(
-      'state.lock-interrupted',
-      'interrupted while waiting for the state lock: nothing was done',
-      { status: 'interrupted' },
-    );
-  }
+  if (signal?.aborted === true) throw lockInterrupted();
+}
+
+/** Ctrl-C while a command waited for the state lock (held by another run, or by a database that did not answer). */
+export function lockInterrupted(): ScrapeformError {
+  return new ScrapeformError(
+    'state.lock-interrupted',
+    'interrupted while waiting for the state lock: nothing was done',
+    { status: 'interrupted' },
+  );
 }
 
 /** `sleep`, cut short when the signal aborts (the loop then throws before trying again). */
