@@ -27,7 +27,8 @@ interface Patch {
  * library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on several lines one item a line
  * and re-indented a file indented by four, lines nobody edited in the user's diff.
  * Undefined when an edit is of another shape (a scalar replaced by a collection, pairs added to a flow map all of
- * whose items are removed): the caller then writes the library's layout. The caller checks that the text reads back as the edited documents.
+ * whose items are removed): the caller then writes the library's layout. The caller checks that the text reads back
+ * as the edited documents.
  */
 export function patchedText(text: string, edits: readonly DocumentEdit[]): string | undefined {
   const patches: Patch[] = [];
@@ -226,9 +227,8 @@ function replaced(
   const end = lineEnd(text, range[1]);
   if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
   const column = columnOf(text, range[0]) ?? 0;
-  const step = parent !== undefined && column > parent ? column - parent : 2;
   const lines = new Document(copy)
-    .toString({ lineWidth: 0, indent: step, indentSeq: source.indentSeq })
+    .toString({ lineWidth: 0, indent: nestedBy(column, parent), indentSeq: source.indentSeq })
     .replace(/\n$/, '')
     .split('\n');
   const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
@@ -321,7 +321,11 @@ function indentStep(text: string, map: YAMLMap, parent: number | undefined): num
     const nested = columnOf(text, valueStart) ?? 0;
     if (nested > key) return nested - key;
   }
-  const column = columnOf(text, map.range?.[0]);
+  return nestedBy(columnOf(text, map.range?.[0]), parent);
+}
+
+/** How far a line at `column` is nested under its parent key's column: two when that does not show it. */
+function nestedBy(column: number | undefined, parent: number | undefined): number {
   return parent !== undefined && column !== undefined && column > parent ? column - parent : 2;
 }
 
