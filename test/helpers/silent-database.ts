@@ -1,5 +1,9 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
+import { expect } from 'vitest';
+import { BUILT_CLI, emulatorEnv } from './child-cli.js';
+import { EMULATOR_KEY } from './emulator.js';
 
 /**
  * A state database on 127.0.0.1 that takes the connection and never answers; `sockets` are the ones it took.
@@ -17,4 +21,42 @@ export async function silentDatabase(): Promise<{ url: string; sockets: Socket[]
       server.close();
     },
   };
+}
+
+/**
+ * Runs the built CLI with `args` (`--state` of a silent database added) in `cwd` against the emulator at
+ * `emulatorUrl`, sends Ctrl-C once the database has the connection, and gives what the run ended with and how long
+ * after the Ctrl-C it exited (`code` is 'still running' when it had not exited 10 s later).
+ */
+export async function interruptWhileStateIsSilent(
+  emulatorUrl: string,
+  cwd: string,
+  args: string[],
+): Promise<{ code: number | string | null; stdout: string; stderr: string; exitMs: number }> {
+  const db = await silentDatabase();
+  const child = spawn(
+    process.execPath,
+    [BUILT_CLI, ...args, '--state', db.url],
+    // Far longer than the test waits: the run must not end by the database's timeout.
+    { cwd, env: { ...emulatorEnv(emulatorUrl, EMULATOR_KEY), SCRAPEFORM_STATE_TIMEOUT: '60s' } },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    for (let i = 0; i < 400 && db.sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(db.sockets).toHaveLength(1);
+    child.kill('SIGINT');
+    const interrupted = Date.now();
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(r, 10_000, 'still running')),
+    ]);
+    return { code, stdout, stderr, exitMs: Date.now() - interrupted };
+  } finally {
+    child.kill('SIGKILL');
+    db.close();
+  }
 }

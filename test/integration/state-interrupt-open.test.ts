@@ -1,71 +1,30 @@
-import { spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
-import { silentDatabase as silentDatabaseOn127 } from '../helpers/silent-database.js';
+import { interruptWhileStateIsSilent as interruptOnSilentState } from '../helpers/silent-database.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness | undefined;
-const closers: (() => void)[] = [];
 afterEach(async () => {
-  for (const close of closers.splice(0)) close();
   await h?.emulator.close();
   h = undefined;
 });
 
-/** A silent state database, closed after the test. */
-async function silentDatabase(): Promise<{ url: string; sockets: Socket[] }> {
-  const db = await silentDatabaseOn127();
-  closers.push(db.close);
-  return db;
-}
-
-/**
- * Runs `args` (a command and its flags; the manifests and --state are added) against a silent state database,
- * sends Ctrl-C once the database has the connection, and gives what the run ended with and how long after the
- * Ctrl-C it exited.
- */
-async function interruptWhileStateIsSilent(args: string[]): Promise<{
-  code: number | string | null;
-  stdout: string;
-  stderr: string;
-  sent: unknown[];
-  exitMs: number;
-}> {
+/** `args` (a command and its flags; the manifests are added) interrupted while the state database is silent. */
+async function interruptWhileStateIsSilent(
+  args: string[],
+): Promise<Awaited<ReturnType<typeof interruptOnSilentState>> & { sent: unknown[] }> {
   h = await startTestEmulator();
   const ws = await TestWorkspace.create(h);
   await ws.write({ 'books.yaml': bookParser('  title: { description: Book title, selector: h1 }\n') });
-  const db = await silentDatabase();
   const [command = '', ...flags] = args;
-  const child = spawn(
-    process.execPath,
-    [BUILT_CLI, command, path.join(ws.dir, 'manifests'), '--state', db.url, ...flags],
-    // Far longer than the test waits: the run must not end by the database's timeout.
-    { cwd: ws.dir, env: { ...emulatorEnv(h.emulator.url, EMULATOR_KEY), SCRAPEFORM_STATE_TIMEOUT: '60s' } },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  try {
-    for (let i = 0; i < 400 && db.sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(db.sockets).toHaveLength(1);
-    child.kill('SIGINT');
-    const interrupted = Date.now();
-    const code = await Promise.race([
-      exited,
-      new Promise<string>((r) => setTimeout(r, 10_000, 'still running')),
-    ]);
-    const exitMs = Date.now() - interrupted;
-    const sent = h.emulator.requestLog.filter((r) => !r.path.startsWith('/_emulator'));
-    return { code, stdout, stderr, sent, exitMs };
-  } finally {
-    child.kill('SIGKILL');
-  }
+  const run = await interruptOnSilentState(h.emulator.url, ws.dir, [
+    command,
+    path.join(ws.dir, 'manifests'),
+    ...flags,
+  ]);
+  return { ...run, sent: h.emulator.requestLog.filter((r) => !r.path.startsWith('/_emulator')) };
 }
 
 describe('Ctrl-C while the state database does not answer', () => {
