@@ -86,6 +86,39 @@ describe('plan: a project whose input entries are not a list', () => {
   );
 });
 
+describe('apply: a project adopted whose input entries are not a list', () => {
+  it.each(shapes)(
+    "%s: the manifest's entries are sent once, and the next plans are empty",
+    async (_what, list) => {
+      await writeFile(path.join(folder.dir(), 'p.yaml'), manifest);
+      const statePath = path.join(folder.dir(), 'state.json');
+      // The service keeps answering the entries in its own shape, before the PATCH and after it.
+      const live = project(522, 'nightly', list);
+      nock(PIPELINE_ORIGIN).get('/api/projects').query({ api_key: SENTINEL_KEY }).times(3).reply(200, [live]);
+      const patches = counted(
+        nock(PIPELINE_ORIGIN).patch('/api/projects/522').query({ api_key: SENTINEL_KEY }),
+        [200, live],
+      );
+      const { result: applied, unmatched } = await withUnmatched(() =>
+        runScrapeform(['apply', '--auto-approve', '--allow-adopt', '--state', statePath, folder.dir()], {
+          env,
+        }),
+      );
+      expect([applied.code, patches.n, unmatched], applied.stdout + applied.stderr).toEqual([0, 1, []]);
+      for (const run of [1, 2]) {
+        const plan = await runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], { env });
+        expect([run, plan.code, (JSON.parse(plan.stdout) as { status: string }).status]).toEqual([
+          run,
+          0,
+          'no_changes',
+        ]);
+      }
+      expect(patches.n).toBe(1);
+      nock.cleanAll();
+    },
+  );
+});
+
 describe('plan: a project whose answer says its input entries are null', () => {
   const manifest =
     'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n';
