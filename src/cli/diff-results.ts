@@ -22,8 +22,8 @@ export function registerDiffResults(program: Command, run: RunCommand): void {
   addApiFlags(command).action(
     async (address: string, flags: ApiFlags & { from: string; to: string; json?: boolean }) =>
       run(async (ctx) => {
-        const from = wholeNumber(flags.from, '--from') as number;
-        const to = wholeNumber(flags.to, '--to') as number;
+        const from = wholeNumber(flags.from, '--from');
+        const to = wholeNumber(flags.to, '--to');
         const services = await openServicesFromFlags(ctx, flags);
         try {
           const parser = managedParser(await services.backend.read(), address);

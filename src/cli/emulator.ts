@@ -53,7 +53,7 @@ export function registerEmulator(program: Command, run: RunCommand): void {
 }
 
 async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'> {
-  const port = wholeNumber(flags.port, '--port') as number;
+  const port = wholeNumber(flags.port, '--port');
   const delay = parseDuration(flags.generationDelay);
   if (delay === undefined)
     throw new ScrapeformError(
@@ -76,16 +76,14 @@ async function emulator(ctx: CommandContext, flags: EmulatorFlags): Promise<'ok'
     port,
     apiKeys: flags.apiKey ?? [],
     generationDelayMs: delay,
-    ...(flags.credits !== undefined ? { credits: wholeNumber(flags.credits, '--credits') as number } : {}),
+    ...(flags.credits !== undefined ? { credits: wholeNumber(flags.credits, '--credits') } : {}),
     ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
     warn: (message) => ctx.log(ctx.colors.yellow(`warning: ${message}`)),
-    ...(flags.seed !== undefined ? { seed: wholeNumber(flags.seed, '--seed') as number } : {}),
+    ...(flags.seed !== undefined ? { seed: wholeNumber(flags.seed, '--seed') } : {}),
     ...(flags.generationCost !== undefined
-      ? { generationCost: wholeNumber(flags.generationCost, '--generation-cost') as number }
+      ? { generationCost: wholeNumber(flags.generationCost, '--generation-cost') }
       : {}),
-    ...(flags.parseCost !== undefined
-      ? { parseCost: wholeNumber(flags.parseCost, '--parse-cost') as number }
-      : {}),
+    ...(flags.parseCost !== undefined ? { parseCost: wholeNumber(flags.parseCost, '--parse-cost') } : {}),
   });
   ctx.print(`scrapeform emulator listening on ${running.url}`);
   ctx.print(`  export SCRAPEFORM_PARSER_URL=${running.url}`);

@@ -29,6 +29,8 @@ export function formatOf(flags: { json?: boolean; markdown?: boolean }): RenderF
  * (99999999999999999999 would become 100000000000000000000, and `diff-results --from` sent it so): refused, never
  * rounded.
  */
+export function wholeNumber(value: string, flag: string): number;
+export function wholeNumber(value: string | undefined, flag: string): number | undefined;
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value))
