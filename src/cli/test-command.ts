@@ -1,4 +1,3 @@
-import { ScrapeformError } from '../errors.js';
 import { unlessAborted } from '../state/interruptible-state.js';
 import { narrowedSelects } from '../model/desired.js';
 import type { Command } from 'commander';
@@ -65,12 +64,7 @@ export function registerTest(program: Command, run: RunCommand): void {
           junitFailure = error;
         });
       if (junitFailure !== undefined)
-        logError(
-          ctx,
-          junitFailure instanceof ScrapeformError
-            ? junitFailure
-            : { message: junitFailure instanceof Error ? junitFailure.message : String(junitFailure) },
-        );
+        logError(ctx, junitFailure instanceof Error ? junitFailure : { message: String(junitFailure) });
       if (interrupted) {
         const notRun = report.notRun.length;
         ctx.log(
