@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
   SENTINEL_KEY,
@@ -24,11 +25,7 @@ const parserManifest = (name: string) =>
 
 function apply(extra: string[] = []) {
   return runScrapeform(['apply', '--auto-approve', '--state', statePath(), ...extra, folder.dir()], {
-    env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-    },
+    env: NOCK_ENV,
   });
 }
 
@@ -399,11 +396,7 @@ describe('apply: a project the service schedules against the manifest', () => {
     expect((await apply()).code).toBe(0);
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
     const plan = await runScrapeform(['plan', '--json', '--state', statePath(), folder.dir()], {
-      env: {
-        SCRAPERAPI_API_KEY: SENTINEL_KEY,
-        SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-        SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-      },
+      env: NOCK_ENV,
     });
     expect((JSON.parse(plan.stdout) as { status: string }).status).toBe('no_changes');
   });

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { NOCK_ENV, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 // Archived projects leave the list (API-NOTES), but whether a read by id still answers for one is unknown: archive
 // is a soft delete (support restores projects), so the record may come back whole, marked archived.
@@ -17,11 +17,7 @@ const { statePath, readState } = folder;
 /** Runs scrapeform on the workspace (`status` takes no directory: `onDir` false). */
 function scrapeform(args: string[], onDir = true) {
   return runScrapeform([...args, '--state', statePath(), ...(onDir ? [folder.dir()] : [])], {
-    env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-    },
+    env: NOCK_ENV,
   });
 }
 

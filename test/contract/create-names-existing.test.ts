@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
   SENTINEL_KEY,
@@ -24,11 +25,6 @@ useNock();
 const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-names-existing-');
 const { statePath, readState } = folder;
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 
 const definition = {
   urls: ['https://books.example/a.html'],
@@ -95,7 +91,7 @@ describe('apply: a parser create answered with the id of a parser that was there
     const deletes = counted(nock(PARSER_ORIGIN).delete(/.*/).query(true), [204, '']);
     const { result: run, unmatched } = await withUnmatched(() =>
       runScrapeform(['apply', '--auto-approve', '--allow-destroy', '--state', statePath(), folder.dir()], {
-        env,
+        env: NOCK_ENV,
       }),
     );
     nock.cleanAll();
@@ -146,7 +142,7 @@ describe('apply: a project create answered with the id of a project state manage
     nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).times(2).reply(200, [live]);
     const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery), [201, live]);
     const { result: run, unmatched } = await withUnmatched(() =>
-      runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], { env }),
+      runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], { env: NOCK_ENV }),
     );
     nock.cleanAll();
     expect([run.code, posts.n, unmatched]).toEqual([1, 1, []]);
@@ -190,7 +186,7 @@ describe('apply: a project create answered with the id of a project an earlier c
       .persist();
     const { result: run, unmatched } = await withUnmatched(() =>
       runScrapeform(['apply', '--auto-approve', '--concurrency', '1', '--state', statePath(), folder.dir()], {
-        env,
+        env: NOCK_ENV,
       }),
     );
     nock.cleanAll();

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 /**
  * A create answered with a redirect, which the transport does not follow (a 301 or 302 would turn the POST into a
@@ -18,11 +18,6 @@ useNock();
 const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-create-redirect-');
 const { statePath, readState } = folder;
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 
 const parserManifest =
   'kind: Parser\nname: a\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n';
@@ -43,7 +38,9 @@ const details = {
 };
 
 function scrapeform(args: string[]) {
-  return withUnmatched(() => runScrapeform([...args, '--state', statePath(), folder.dir()], { env }));
+  return withUnmatched(() =>
+    runScrapeform([...args, '--state', statePath(), folder.dir()], { env: NOCK_ENV }),
+  );
 }
 
 async function freshState(): Promise<void> {

@@ -4,7 +4,14 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  NOCK_ENV,
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 /**
  * What the apply report says of a create: the status its POST really got, and, when that answer did not give the
@@ -16,11 +23,6 @@ useNock();
 const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-create-report-');
 const { statePath } = folder;
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 
 const parserManifest =
   'kind: Parser\nname: a\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n';
@@ -76,7 +78,7 @@ async function applyBoth(manifest: string, services: () => void) {
     services();
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['apply', '--auto-approve', ...extra, '--state', statePath(), folder.dir()], {
-        env: { ...env, CI: 'true' },
+        env: { ...NOCK_ENV, CI: 'true' },
       }),
     );
     nock.cleanAll();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
   SENTINEL_KEY,
@@ -25,11 +26,6 @@ useNock();
 const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-see-other-');
 const { statePath, readState } = folder;
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 
 const parserManifest = (urls = 'https://books.example/a.html') =>
   `kind: Parser\nname: a\nurls: [${urls}]\nfields:\n  title: { description: Book title }\n`;
@@ -51,7 +47,9 @@ const details = (name = 'a', version = 0, status = 'FINISHED') => ({
 });
 
 function scrapeform(args: string[]) {
-  return withUnmatched(() => runScrapeform([...args, '--state', statePath(), folder.dir()], { env }));
+  return withUnmatched(() =>
+    runScrapeform([...args, '--state', statePath(), folder.dir()], { env: NOCK_ENV }),
+  );
 }
 
 /** Every POST to `pathname` answered 303 to `location`, counted. */

@@ -2,7 +2,14 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
 import { runScrapeform } from '../helpers/cli.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  NOCK_ENV,
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 useNock();
 
@@ -11,11 +18,6 @@ useNock();
  * check fails, the others still run, and the exit is 1, never "scrapeform can work with this account".
  */
 const keyQuery = { api_key: SENTINEL_KEY };
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 const item = { id: 'p1', name: 'books', status: 'FINISHED', error: null, generated_at: null, version: 1 };
 const details = {
   name: 'books',
@@ -33,7 +35,9 @@ async function doctor(answer: Record<string, unknown>): Promise<{ code: number; 
     .query(keyQuery)
     .reply(200, [{ id: 7, name: 'nightly' }]);
   nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
-  const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+  const { result, unmatched } = await withUnmatched(() =>
+    runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
+  );
   expect(unmatched).toEqual([]);
   expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
   return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport };
@@ -93,7 +97,9 @@ describe('doctor: a list item plan cannot read', () => {
       .query(keyQuery)
       .reply(200, [{ id: 7, name: 'nightly' }]);
     nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
-    const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+    const { result, unmatched } = await withUnmatched(() =>
+      runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
+    );
     expect(unmatched).toEqual([]);
     expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
     expect(result.code).toBe(1);
@@ -117,7 +123,9 @@ describe('doctor: a list item plan cannot read', () => {
       .get('/api/projects')
       .query(keyQuery)
       .reply(200, [{ name: 'nightly' }]);
-    const { result, unmatched } = await withUnmatched(() => runScrapeform(['doctor', '--json'], { env }));
+    const { result, unmatched } = await withUnmatched(() =>
+      runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
+    );
     expect(unmatched).toEqual([]);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as DoctorReport;

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { NOCK_ENV, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 // The seed documents no answer to a project PATCH: it may be the project, the project without its schedule, a
 // message, or nothing (204). What the service holds is what apply checks, so such an answer is looked past.
@@ -16,11 +16,7 @@ const { statePath, readState } = folder;
 
 function apply() {
   return runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
-    env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-    },
+    env: NOCK_ENV,
   });
 }
 

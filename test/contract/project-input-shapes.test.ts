@@ -4,14 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import {
-  PARSER_ORIGIN,
-  PIPELINE_ORIGIN,
-  SENTINEL_KEY,
-  counted,
-  useNock,
-  withUnmatched,
-} from '../helpers/api.js';
+import { NOCK_ENV, PIPELINE_ORIGIN, SENTINEL_KEY, counted, useNock, withUnmatched } from '../helpers/api.js';
 
 /**
  * A project's `projectInput.list` is an array of entries (seed 2, "projectInput variants"). The seed shows no
@@ -23,11 +16,6 @@ import {
 useNock();
 
 const folder = contractFolder('scrapeform-input-shapes-');
-const env = {
-  SCRAPERAPI_API_KEY: SENTINEL_KEY,
-  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-};
 const manifest =
   'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n';
 const project = (id: number, name: string, list: unknown) => ({
@@ -47,7 +35,9 @@ async function plan(listed: unknown[]): Promise<{ code: number; stdout: string; 
   await writeFile(path.join(folder.dir(), 'p.yaml'), manifest);
   const list = nock(PIPELINE_ORIGIN).get('/api/projects').query({ api_key: SENTINEL_KEY }).reply(200, listed);
   const { result: run, unmatched } = await withUnmatched(() =>
-    runScrapeform(['plan', '--state', path.join(folder.dir(), 'state.json'), folder.dir()], { env }),
+    runScrapeform(['plan', '--state', path.join(folder.dir(), 'state.json'), folder.dir()], {
+      env: NOCK_ENV,
+    }),
   );
   expect([list.isDone(), unmatched]).toEqual([true, []]);
   expect(run.stderr).not.toContain('internal error');
@@ -101,12 +91,14 @@ describe('apply: a project adopted whose input entries are not a list', () => {
       );
       const { result: applied, unmatched } = await withUnmatched(() =>
         runScrapeform(['apply', '--auto-approve', '--allow-adopt', '--state', statePath, folder.dir()], {
-          env,
+          env: NOCK_ENV,
         }),
       );
       expect([applied.code, patches.n, unmatched], applied.stdout + applied.stderr).toEqual([0, 1, []]);
       for (const run of [1, 2]) {
-        const plan = await runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], { env });
+        const plan = await runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], {
+          env: NOCK_ENV,
+        });
         expect([run, plan.code, (JSON.parse(plan.stdout) as { status: string }).status]).toEqual([
           run,
           0,
@@ -139,7 +131,7 @@ describe('plan: a project whose answer says its input entries are null', () => {
         .query({ api_key: SENTINEL_KEY })
         .reply(200, [live]);
       const { result: plan, unmatched } = await withUnmatched(() =>
-        runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], { env }),
+        runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], { env: NOCK_ENV }),
       );
       const json = JSON.parse(plan.stdout) as { status: string; warnings: string[] };
       expect([run, plan.code, listed.isDone(), unmatched, json.status, json.warnings]).toEqual([
@@ -181,7 +173,7 @@ describe('plan: a project whose answer says its input entries are null', () => {
       live,
     ]);
     const applied = await runScrapeform(['apply', '--auto-approve', '--state', statePath, folder.dir()], {
-      env,
+      env: NOCK_ENV,
     });
     expect([applied.code, posts.n]).toEqual([0, 1]);
     expect(applied.stdout).toContain('✓ project.nightly create 522');

@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { NOCK_ENV, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 import { parserState, stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import type { State } from '../../src/state/model.js';
@@ -29,9 +29,7 @@ async function scrapeform(state: State, args: string[]): Promise<CliRun> {
   // State and manifests are read in the folder a command runs in, as for a user at the project root.
   return runScrapeform(['--chdir', dir, ...args], {
     env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+      ...NOCK_ENV,
       SCRAPEFORM_POLL_INTERVAL: '1ms',
     },
   });

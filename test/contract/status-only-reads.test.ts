@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 import { parserState, stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import type { State } from '../../src/state/model.js';
@@ -23,11 +23,7 @@ afterEach(() => process.chdir(home));
 async function scrapeform(state: State, args: string[]): Promise<CliRun> {
   const dir = await project({ '.scrapeform/state.json': JSON.stringify(state) });
   return runScrapeform(['--chdir', dir, ...args], {
-    env: {
-      SCRAPERAPI_API_KEY: SENTINEL_KEY,
-      SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-      SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-    },
+    env: NOCK_ENV,
   });
 }
 
@@ -79,11 +75,7 @@ describe('test: the expect checks of a parser the list does not show yet', () =>
     });
     const { result: run, unmatched } = await withUnmatched(() =>
       runScrapeform(['--chdir', dir, 'test', '--json'], {
-        env: {
-          SCRAPERAPI_API_KEY: SENTINEL_KEY,
-          SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
-          SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
-        },
+        env: NOCK_ENV,
       }),
     );
     expect([run.code, parse.isDone(), unmatched], run.stdout + run.stderr).toEqual([0, true, []]);

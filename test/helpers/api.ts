@@ -13,6 +13,13 @@ export { everythingShown, SENTINEL_KEY } from './secrets.js';
 export const PARSER_ORIGIN = 'https://aiparser.test';
 export const PIPELINE_ORIGIN = 'https://datapipeline.test';
 
+/** What a CLI run of a contract test is given: the test key, and both services at the origins nock answers for. */
+export const NOCK_ENV = {
+  SCRAPERAPI_API_KEY: SENTINEL_KEY,
+  SCRAPEFORM_PARSER_URL: PARSER_ORIGIN,
+  SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
+} as const;
+
 export interface TestApi {
   parsers: ParsersClient;
   projects: ProjectsClient;
