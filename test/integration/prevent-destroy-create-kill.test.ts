@@ -57,8 +57,11 @@ async function applyKilledWhen(when: () => Promise<boolean>): Promise<State | un
   return readState();
 }
 
-/** Both manifests deleted: the next plan refuses to archive or delete either object, and apply sends nothing. */
-async function expectBothStillProtected(): Promise<void> {
+/**
+ * Both manifests deleted: the next plan refuses to archive or delete either object, and apply sends nothing. `also`:
+ * other parsers of the run, which stay at the service with them.
+ */
+async function expectBothStillProtected(also: string[] = []): Promise<void> {
   await rm(path.join(dir, 'nightly.yaml'));
   await rm(path.join(dir, 'books.yaml'));
   const plan = await run(['plan']);
@@ -75,7 +78,7 @@ async function expectBothStillProtected(): Promise<void> {
   const sent = emulator.requestLog.slice(before).filter((e) => e.method !== 'GET');
   expect(sent.map((e) => `${e.method} ${e.path}`)).toEqual([]);
   expect([...emulator.projects.projects.values()].map((p) => p.name)).toEqual(['nightly']);
-  expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books']);
+  expect([...emulator.parsers.parsers.values()].map((p) => p.name)).toEqual(['books', ...also]);
 }
 
 beforeAll(async () => {
@@ -116,5 +119,39 @@ describe('prevent_destroy holds for objects whose creating apply was killed', ()
     emulator.clock.advance(600_000);
     await emulator.idle();
     await expectBothStillProtected();
+  }, 60_000);
+});
+
+/** A parser this state creates after the adoptions: its generation keeps the run going until the kill. */
+const LATER = `kind: Parser
+name: later
+urls: [https://books.example/catalogue/page-1.html]
+fields:
+  heading: { description: Page heading, selector: h1 }
+`;
+
+describe('prevent_destroy holds for objects whose adopting apply was killed', () => {
+  it('killed after the adoptions were recorded, before the end of the run: both adopted objects are protected', async () => {
+    // Another state made the live objects: this one finds them by name and adopts them.
+    const seeded = await run(['apply', '--auto-approve', '--state', 'seed.json']);
+    expect(seeded.code, seeded.stdout + seeded.stderr).toBe(0);
+    await writeFile(path.join(dir, 'nightly.yaml'), `${PROJECT}adopt: true\n`);
+    await writeFile(path.join(dir, 'books.yaml'), `${PARSER}adopt: true\n`);
+    await writeFile(path.join(dir, 'later.yaml'), LATER);
+    emulator.setFaults({ generationDelayMs: 600_000 });
+    const recorded = ['project.nightly', 'parser.books', 'parser.later'];
+    const killed = await applyKilledWhen(async () => {
+      const state = await readState();
+      return state !== undefined && recorded.every((address) => state.resources[address] !== undefined);
+    });
+    // The run was killed before its end: the later parser still generates.
+    const later = killed?.resources['parser.later'];
+    expect(later?.kind === 'Parser' ? later.version : 'not recorded').toBeNull();
+    expect(killed?.resources['project.nightly']?.preventDestroy).toBe(true);
+    expect(killed?.resources['parser.books']?.preventDestroy).toBe(true);
+    emulator.setFaults({ generationDelayMs: null });
+    emulator.clock.advance(600_000);
+    await emulator.idle();
+    await expectBothStillProtected(['later']);
   }, 60_000);
 });
