@@ -1,10 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../helpers/child-cli.js';
+import { RUN_SHELL_TESTS } from '../helpers/zsh.js';
 
 const exec = promisify(execFile);
 
@@ -14,14 +15,6 @@ const exec = promisify(execFile);
  * gives one; CI installs zsh), where `scrapeform` is a function printing the words it got, one `<word>` each: the
  * line as completed, then run, shows what the command would have been given.
  */
-function hasZsh(): boolean {
-  try {
-    execFileSync('zsh', ['-fc', 'zmodload zsh/zpty'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Starts `bash -i` in $3, runs $1, types $2 (TABs and the final Enter included) and prints what the terminal got. */
 const DRIVER = `zmodload zsh/zpty
@@ -49,9 +42,7 @@ print -r -- "$out"
 zpty -d b
 `;
 
-const RUN = process.env.SCRAPEFORM_REQUIRE_ZSH === '1' || hasZsh();
-
-describe.skipIf(!RUN)('bash completion of paths, typed into a real bash', () => {
+describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real bash', () => {
   let dir: string;
   let root: string;
   let project: string;

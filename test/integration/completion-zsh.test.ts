@@ -1,21 +1,13 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../helpers/child-cli.js';
+import { RUN_SHELL_TESTS } from '../helpers/zsh.js';
 
 const exec = promisify(execFile);
-
-function hasZsh(): boolean {
-  try {
-    execFileSync('zsh', ['-fc', 'zmodload zsh/zpty'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Types `input` (TAB included) once into an interactive zsh started with `zsh -f -i` in a folder holding one file,
@@ -42,10 +34,7 @@ print -r -- "$out"
 zpty -d z
 `;
 
-/** CI installs zsh (.ci/run) and sets SCRAPEFORM_REQUIRE_ZSH=1: there, a missing zsh fails these tests, not skips them. */
-const RUN = process.env.SCRAPEFORM_REQUIRE_ZSH === '1' || hasZsh();
-
-describe.skipIf(!RUN)('zsh completion, run in a real zsh', () => {
+describe.skipIf(!RUN_SHELL_TESTS)('zsh completion, run in a real zsh', () => {
   let dir: string;
   let work: string;
   let fpathDir: string;
