@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { expect } from 'vitest';
 
 export const BUILT_CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.cjs');
 
@@ -49,4 +50,44 @@ export function runBuiltCli(
       resolve({ code: code ?? 1, stdout, stderr, ...(hung ? { hung } : {}) });
     });
   });
+}
+
+/** What a run of the built CLI that was sent a signal printed, how it ended, and how long after the signal. */
+export interface SignalledRun {
+  /** 'still running' when it had not exited `exitWithinMs` after the signal (it is then killed). */
+  code: number | null | 'still running';
+  stdout: string;
+  stderr: string;
+  exitMs: number;
+}
+
+/**
+ * Runs the built CLI as a child process, sends it `signal` once `ready()` holds (looked at every 25 ms for up to
+ * 10 s; the test fails when it never does) and waits for its end, at most `exitWithinMs` (10 s by default).
+ */
+export async function signalledBuiltCli(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  ready: () => boolean,
+  { signal = 'SIGINT', exitWithinMs = 10_000 }: { signal?: NodeJS.Signals; exitWithinMs?: number } = {},
+): Promise<SignalledRun> {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: options.cwd, env: options.env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(ready(), 'the moment to send the signal came').toBe(true);
+    child.kill(signal);
+    const sent = Date.now();
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(r, exitWithinMs, 'still running')),
+    ]);
+    return { code, stdout, stderr, exitMs: Date.now() - sent };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }

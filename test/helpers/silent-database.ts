@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { expect } from 'vitest';
-import { BUILT_CLI, emulatorEnv } from './child-cli.js';
+import { emulatorEnv, signalledBuiltCli } from './child-cli.js';
+import type { SignalledRun } from './child-cli.js';
 import { EMULATOR_KEY } from './emulator.js';
 
 /**
@@ -32,31 +32,19 @@ export async function interruptWhileStateIsSilent(
   emulatorUrl: string,
   cwd: string,
   args: string[],
-): Promise<{ code: number | string | null; stdout: string; stderr: string; exitMs: number }> {
+): Promise<SignalledRun> {
   const db = await silentDatabase();
-  const child = spawn(
-    process.execPath,
-    [BUILT_CLI, ...args, '--state', db.url],
-    // Far longer than the test waits: the run must not end by the database's timeout.
-    { cwd, env: { ...emulatorEnv(emulatorUrl, EMULATOR_KEY), SCRAPEFORM_STATE_TIMEOUT: '60s' } },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  let connections = 0;
   try {
-    for (let i = 0; i < 400 && db.sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(db.sockets).toHaveLength(1);
-    child.kill('SIGINT');
-    const interrupted = Date.now();
-    const code = await Promise.race([
-      exited,
-      new Promise<string>((r) => setTimeout(r, 10_000, 'still running')),
-    ]);
-    return { code, stdout, stderr, exitMs: Date.now() - interrupted };
+    const run = await signalledBuiltCli(
+      [...args, '--state', db.url],
+      // Far longer than the test waits: the run must not end by the database's timeout.
+      { cwd, env: { ...emulatorEnv(emulatorUrl, EMULATOR_KEY), SCRAPEFORM_STATE_TIMEOUT: '60s' } },
+      () => (connections = db.sockets.length) > 0,
+    );
+    expect(connections, 'connections to the database when Ctrl-C came').toBe(1);
+    return run;
   } finally {
-    child.kill('SIGKILL');
     db.close();
   }
 }

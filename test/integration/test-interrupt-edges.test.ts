@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { access, readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { emulatorFront } from '../helpers/emulator-front.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
-import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
+import { emulatorEnv, signalledBuiltCli } from '../helpers/child-cli.js';
+import type { SignalledRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -60,30 +60,15 @@ async function interrupted(
   url: string,
   ready: () => boolean,
   args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    [BUILT_CLI, 'test', path.join(ws.dir, 'manifests'), '--state', ws.backend.location, ...args],
+): Promise<SignalledRun> {
+  const run = await signalledBuiltCli(
+    ['test', path.join(ws.dir, 'manifests'), '--state', ws.backend.location, ...args],
     { cwd: ws.dir, env: emulatorEnv(url, EMULATOR_KEY) },
+    ready,
+    { exitWithinMs: 20_000 },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const until = async (holds: () => boolean): Promise<void> => {
-    for (let i = 0; i < 400 && !holds(); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(holds()).toBe(true);
-  };
-  try {
-    await until(ready);
-    child.kill('SIGINT');
-    const code = await exited;
-    expect(`${stdout}${stderr}`).not.toContain(EMULATOR_KEY);
-    return { code, stdout, stderr };
-  } finally {
-    child.kill('SIGKILL');
-  }
+  expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
+  return run;
 }
 
 async function junitOf(file: string): Promise<string> {

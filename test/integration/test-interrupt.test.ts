@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -6,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { holdingParses as holdParses } from '../helpers/emulator-front.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { emulatorEnv, runBuiltCli, signalledBuiltCli } from '../helpers/child-cli.js';
+import type { SignalledRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -35,40 +35,20 @@ async function interruptedTest(
   url: string,
   ready: () => boolean,
   args: string[] = [],
-): Promise<{ code: number | null; stdout: string; stderr: string; xml: string }> {
+  signal: NodeJS.Signals = 'SIGINT',
+): Promise<SignalledRun & { xml: string }> {
   const junit = path.join(ws.dir, 'junit.xml');
-  const child = spawn(
-    process.execPath,
-    [
-      BUILT_CLI,
-      'test',
-      path.join(ws.dir, 'manifests'),
-      '--state',
-      ws.backend.location,
-      '--junit',
-      junit,
-      ...args,
-    ],
+  const run = await signalledBuiltCli(
+    ['test', path.join(ws.dir, 'manifests'), '--state', ws.backend.location, '--junit', junit, ...args],
     { cwd: ws.dir, env: emulatorEnv(url, EMULATOR_KEY) },
+    ready,
+    { signal, exitWithinMs: 20_000 },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  try {
-    for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(ready()).toBe(true);
-    child.kill('SIGINT');
-    const code = await exited;
-    const xml = (await readFile(junit, 'utf8'))
-      .replace(/ time="\d+\.\d{3}"/g, ' time="T"')
-      .replace(/ timestamp="[^"]*"/g, ' timestamp="TS"');
-    expect(`${stdout}${stderr}${xml}`).not.toContain(EMULATOR_KEY);
-    return { code, stdout, stderr, xml };
-  } finally {
-    child.kill('SIGKILL');
-  }
+  const xml = (await readFile(junit, 'utf8'))
+    .replace(/ time="\d+\.\d{3}"/g, ' time="T"')
+    .replace(/ timestamp="[^"]*"/g, ' timestamp="TS"');
+  expect(`${run.stdout}${run.stderr}${xml}`).not.toContain(EMULATOR_KEY);
+  return { ...run, xml };
 }
 
 /** A check's timing fields, which vary, as fixed values. */
@@ -93,41 +73,27 @@ describe('test stops on Ctrl-C', () => {
       });
       await ws.applyChanges(await ws.plan());
       const front = await holdingParses(h.emulator.url);
-      const junit = path.join(ws.dir, 'junit.xml');
-      const child = spawn(
-        process.execPath,
-        [BUILT_CLI, 'test', path.join(ws.dir, 'manifests'), '--state', ws.backend.location, '--junit', junit],
-        { cwd: ws.dir, env: emulatorEnv(front.url, EMULATOR_KEY) },
+      const { code, stdout, stderr, xml } = await interruptedTest(
+        ws,
+        front.url,
+        () => front.parses.length > 0,
+        [],
+        signal,
       );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      try {
-        for (let i = 0; i < 400 && front.parses.length === 0; i++)
-          await new Promise((r) => setTimeout(r, 25));
-        expect(front.parses).toHaveLength(1);
-        child.kill(signal);
-        expect(await exited).toBe(130);
-        expect(front.parses).toHaveLength(1);
-        expect(stderr).toContain(
-          'Interrupted: no further parse is sent; the checks that ran are reported (again to exit at once).',
-        );
-        expect(stderr).toContain('Interrupted: 2 of 3 checks were not run (no parse was sent for them).');
-        expect(stdout).toContain(`✗ parser.books ${BOOK_A}`);
-        expect(stdout).toContain(
-          'interrupted: the parse was sent and may have been charged; its answer was not awaited',
-        );
-        expect(stdout).toContain('1 of 1 checks failed');
-        expect(stdout).not.toContain(BOOK_B);
-        // The JUnit report holds the check that ran, as an error (it could not finish), and the two not run as skipped.
-        const xml = await readFile(junit, 'utf8');
-        expect(xml).toContain('tests="3" failures="0" errors="1" skipped="2"');
-        expect(`${stdout}${stderr}${xml}`).not.toContain(EMULATOR_KEY);
-      } finally {
-        child.kill('SIGKILL');
-      }
+      expect(code).toBe(130);
+      expect(front.parses).toHaveLength(1);
+      expect(stderr).toContain(
+        'Interrupted: no further parse is sent; the checks that ran are reported (again to exit at once).',
+      );
+      expect(stderr).toContain('Interrupted: 2 of 3 checks were not run (no parse was sent for them).');
+      expect(stdout).toContain(`✗ parser.books ${BOOK_A}`);
+      expect(stdout).toContain(
+        'interrupted: the parse was sent and may have been charged; its answer was not awaited',
+      );
+      expect(stdout).toContain('1 of 1 checks failed');
+      expect(stdout).not.toContain(BOOK_B);
+      // The JUnit report holds the check that ran, as an error (it could not finish), and the two not run as skipped.
+      expect(xml).toContain('tests="3" failures="0" errors="1" skipped="2"');
     },
     30_000,
   );
