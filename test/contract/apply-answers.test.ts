@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
@@ -16,7 +17,6 @@ import {
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-hostile-');
 const { statePath, readState } = folder;
 
@@ -32,7 +32,7 @@ function apply(extra: string[] = []) {
 describe('apply: answers that must stop or hold back paid calls', () => {
   it('a 403 to a create (exhausted credits): no further paid call is sent, and each one held back says why', async () => {
     for (const n of ['a', 'b', 'c']) await writeFile(path.join(folder.dir(), `${n}.yaml`), parserManifest(n));
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []).persist();
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []).persist();
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [
       403,
       'You have exhausted the API Credits available in this monthly cycle.',
@@ -72,7 +72,7 @@ describe('apply: the refusal of a paid call holds back the expect checks, and on
       `${parserManifest('a')}expect:\n  - url: https://books.example/a.html\n    result: { title: ~\\S }\n`,
     );
     await writeFile(path.join(folder.dir(), 'b.yaml'), parserManifest('b'));
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1)).persist();
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(1)).persist();
     nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(200, { id: 'p-1', version: 2 });
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [402, 'Payment Required']);
     // No parse is mocked: one sent would fail as unmatched, with another message than the one checked.
@@ -86,7 +86,7 @@ describe('apply: the refusal of a paid call holds back the expect checks, and on
 
   it('a 403 to a look at a generation (a read, not a paid call): the next create is still sent', async () => {
     for (const n of ['a', 'b']) await writeFile(path.join(folder.dir(), `${n}.yaml`), parserManifest(n));
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
     nock(PARSER_ORIGIN)
       .get(/^\/parsers\/p-/)
       .query(true)
@@ -148,7 +148,7 @@ const details = (version: number) => ({
 function version2Fails(): void {
   nock(PARSER_ORIGIN)
     .get('/parsers/p-1/2')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, { ...details(2), status: 'FAILED', error: 'GenerationError: no price found', fields: null })
     .persist();
 }
@@ -159,9 +159,9 @@ async function priceAdded(listLags = false): Promise<void> {
     path.join(folder.dir(), 'a.yaml'),
     `${parserManifest('a')}  price: { description: Price, type: number }\n`,
   );
-  const list = nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+  const list = nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(1));
   if (listLags) list.persist();
-  nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, details(1)).persist();
+  nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(KEY_QUERY).reply(200, details(1)).persist();
 }
 
 describe('apply: a PATCH answer that does not say what the docs say', () => {
@@ -204,9 +204,9 @@ describe('apply: a PATCH answer that does not say what the docs say', () => {
       expect(state.resources['parser.a'].patching.from).toBe(1);
 
       // The service did make version 2: the next apply records it as this PATCH's, and sends nothing.
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
       const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
-      nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, two).persist();
       const again = await apply();
       expect(patches.n).toBe(1);
       expect(again.code).toBe(0);
@@ -235,9 +235,9 @@ describe('apply: a PATCH answered without a version it can read', () => {
       expect(run.stdout).toContain(`unexpected response from PATCH /parsers/p-1/1: ${reason}`);
       expect((await readState()).resources['parser.a'].patching.from).toBe(1);
 
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
       const two = { ...details(2), fields: [{ name: 'title' }, { name: 'price' }] };
-      nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, two).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, two).persist();
       const again = await apply();
       expect(patches.n).toBe(1);
       expect(again.code).toBe(0);
@@ -253,10 +253,10 @@ describe('plan: details that would plan a paid change from nothing', () => {
   it('a FINISHED version moved outside scrapeform whose details list no fields: no add_fields of every field', async () => {
     await writeParserState(1);
     await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest('a'));
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2));
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2));
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details(2), fields: [] });
     const run = await runScrapeform(
       ['plan', '--state', path.join(folder.dir(), '.scrapeform', 'state.json'), folder.dir()],
@@ -278,7 +278,7 @@ describe('apply: a wait read from an answer about another version', () => {
     await priceAdded(true);
     nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(202, { id: 'p-1', version: 2 });
     // The details ignore the version asked for at first, answering the latest they know; then version 2 FAILS.
-    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).times(2).reply(200, details(1));
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).times(2).reply(200, details(1));
     version2Fails();
     const run = await apply();
     expect(run.code).toBe(1);
@@ -299,7 +299,7 @@ describe('test: answers that must stop paid parses', () => {
       path.join(folder.dir(), 'a.yaml'),
       `${parserManifest('a')}expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: T }\n`).join('')}`,
     );
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(1));
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(1));
     const parses = counted(nock(PARSER_ORIGIN).get('/parse/p-1').query(true), [
       403,
       'You have exhausted the API Credits available in this monthly cycle.',
@@ -329,13 +329,13 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
     '%i %j: the parser is found by name and recorded in the same run, never created twice',
     async (status, body) => {
       await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest('a'));
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [status, body]);
       const made = [
         { id: 'p-9', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 0 },
       ];
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, made).persist();
-      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details(0)).persist();
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, made).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details(0)).persist();
       const run = await apply();
       expect(posts.n).toBe(1);
       expect(run.code).toBe(0);
@@ -356,7 +356,7 @@ describe('apply: a project the service schedules against the manifest', () => {
       path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
     );
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const scheduled = {
       id: 7,
       name: 'once',
@@ -364,7 +364,7 @@ describe('apply: a project the service schedules against the manifest', () => {
       scrapingInterval: 'weekly',
       projectType: 'urls',
     };
-    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery), [201, scheduled]);
+    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY), [201, scheduled]);
     const run = await apply();
     expect(posts.n).toBe(1);
     expect(run.code).toBe(1);
@@ -374,11 +374,11 @@ describe('apply: a project the service schedules against the manifest', () => {
     expect(run.stdout).toContain("hint: check the project's schedule in the ScraperAPI dashboard");
     // The project is recorded, not created again; the schedule is not: the next apply sends it again (a free
     // PATCH) and fails the same way while the service runs the project against the manifest.
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [scheduled]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [scheduled]);
     const patched: unknown[] = [];
     nock(PIPELINE_ORIGIN)
       .patch('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply((_uri, body) => {
         patched.push(body);
         return [200, scheduled];
@@ -392,9 +392,9 @@ describe('apply: a project the service schedules against the manifest', () => {
     );
     // Once the service runs it as the manifest says, the apply is done and the plan empty.
     const taken = { ...scheduled, schedulingEnabled: false };
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [taken]);
     expect((await apply()).code).toBe(0);
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [taken]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [taken]);
     const plan = await runScrapeform(['plan', '--json', '--state', statePath(), folder.dir()], {
       env: NOCK_ENV,
     });
@@ -408,9 +408,9 @@ describe('apply: scheduling reported off where the manifest asks for a schedule'
       path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
     );
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const created = { id: 12, name: 'nightly', schedulingEnabled: false, scrapingInterval: 'daily' };
-    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY).reply(201, created);
     const run = await apply();
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
@@ -428,9 +428,9 @@ describe('apply: an interval not taken while scheduling is off', () => {
       path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: paused\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\nschedulingEnabled: false\n',
     );
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const created = { id: 11, name: 'paused', schedulingEnabled: false, scrapingInterval: 'weekly' };
-    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY).reply(201, created);
     const run = await apply();
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -445,9 +445,9 @@ describe('apply: a schedule reported in another spelling', () => {
       path.join(folder.dir(), 'p.yaml'),
       'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
     );
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const created = { id: 9, name: 'nightly', schedulingEnabled: true, scrapingInterval: 'DAILY' };
-    nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery).reply(201, created);
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY).reply(201, created);
     const run = await apply();
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -486,9 +486,9 @@ describe('apply: an archive answered 404', () => {
 
   it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
     await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, nightly);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, nightly);
     const run = await apply(['--allow-destroy', '--allow-adopt']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
@@ -500,9 +500,9 @@ describe('apply: an archive answered 404', () => {
 
   it('and a read by id answering 404 too: gone, dropped from state', async () => {
     await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
     const run = await apply(['--allow-destroy', '--allow-adopt']);
     expect(run.code).toBe(0);
     const state = await readState();
@@ -516,7 +516,7 @@ describe('plan: project ids a number cannot hold', () => {
     await nightlyDropped(9007199254740992);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: '9007199254740993', name: 'nightly' },
         { id: '9007199254740992', name: 'someone-elses' },

@@ -4,13 +4,19 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { NOCK_ENV, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  NOCK_ENV,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 // Archived projects leave the list (API-NOTES), but whether a read by id still answers for one is unknown: archive
 // is a soft delete (support restores projects), so the record may come back whole, marked archived.
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-archived-');
 const { statePath, readState } = folder;
 
@@ -49,10 +55,10 @@ const other = { id: 8, ...nightly, name: 'other' };
 describe('a project archived outside scrapeform that a read by id still answers for, marked archived', () => {
   it('plan: not read as live and up to date, but as archived outside scrapeform (drift), as a 404 is', async () => {
     await recorded(true);
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...nightly, status: 'ARCHIVED' });
     const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
     expect(unmatched).toEqual([]);
@@ -69,10 +75,10 @@ describe('a project archived outside scrapeform that a read by id still answers 
 
   it('drift: reported archived, not in step', async () => {
     await recorded(true);
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...nightly, archivedAt: '2026-11-20T10:00:00.000Z' });
     const { result: run, unmatched } = await withUnmatched(() => scrapeform(['drift']));
     expect(unmatched).toEqual([]);
@@ -83,10 +89,10 @@ describe('a project archived outside scrapeform that a read by id still answers 
 
   it('status: MISSING, not up to date', async () => {
     await recorded(true);
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...nightly, archived: true });
     const { result: run, unmatched } = await withUnmatched(() => scrapeform(['status'], false));
     expect(unmatched).toEqual([]);
@@ -97,12 +103,12 @@ describe('a project archived outside scrapeform that a read by id still answers 
     await recorded(false);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 7, ...nightly }, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(keyQuery).reply(404, { error: 'Not Found' });
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...nightly, archived: true });
     const { result: run, unmatched } = await withUnmatched(() =>
       scrapeform(['apply', '--auto-approve', '--allow-destroy', '--allow-adopt']),
@@ -117,7 +123,7 @@ describe('a project archived outside scrapeform that a read by id still answers 
     await writeFile(path.join(folder.dir(), 'nightly.yaml'), manifest);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 7, ...nightly, isArchived: true }]);
     const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
     expect(unmatched).toEqual([]);
@@ -129,7 +135,7 @@ describe('a project archived outside scrapeform that a read by id still answers 
     await recorded(true);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 7, ...nightly, archived: false, archivedAt: null, status: 'active', isArchived: false },
       ]);

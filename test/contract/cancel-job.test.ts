@@ -4,13 +4,12 @@ import type { ApiClients } from '../../src/api/create-clients.js';
 import { ScrapeformError } from '../../src/errors.js';
 import type { Services } from '../../src/workspace/open-workspace.js';
 import { cancelProjectJob } from '../../src/workspace/project-jobs.js';
-import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock, withUnmatched } from '../helpers/api.js';
 import { stateOf } from '../helpers/state.js';
 
 useNock();
 
 const service = () => nock(PIPELINE_ORIGIN);
-const keyQuery = { api_key: SENTINEL_KEY };
 
 /** The managed project 522 in state, and clients that talk to nock. */
 function services(): Services {
@@ -30,14 +29,14 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
   it('the first try lost (502), sent again and refused as not running, and the job reads Cancelled: cancelled, not an error', async () => {
     // Review: the DELETE is retried after a 502 a gateway gave once the service had cancelled the job; the retry
     // was refused ("not running (Cancelled)") and cancel failed with cancel.not-running, exit 1, for a cancel done.
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(502, 'Bad Gateway');
+    service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(502, 'Bad Gateway');
     service()
       .delete('/api/projects/522/jobs/91')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(400, { error: 'job 91 is not running (Cancelled)' });
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 90, status: 'Finished' },
         { id: 91, status: 'Cancelled' },
@@ -48,18 +47,18 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
   });
 
   it('the first try answered with a redirect: not sent again (it would be redirected again); the job list says', async () => {
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(302, '', { Location: '/elsewhere' });
+    service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(302, '', { Location: '/elsewhere' });
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Cancelled' }]);
     const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(302, '', { Location: '/elsewhere' });
+    service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(302, '', { Location: '/elsewhere' });
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Running' }]);
     const failed = await withUnmatched(() =>
       cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),
@@ -73,11 +72,11 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
     async (status) => {
       service()
         .delete('/api/projects/522/jobs/91')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(status, '', { Location: '/v2/jobs/91' });
       service()
         .get('/api/projects/522/jobs')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, [{ id: 91, status: 'Cancelled' }]);
       const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
       expect(unmatched).toEqual([]);
@@ -86,14 +85,14 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
   );
 
   it('the first try lost, and the job reads Finished: it ended by itself, cancel.not-running', async () => {
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(503, 'unavailable');
+    service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(503, 'unavailable');
     service()
       .delete('/api/projects/522/jobs/91')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(400, { error: 'job 91 is not running (Finished)' });
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Finished' }]);
     const error = await cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScrapeformError);
@@ -106,7 +105,7 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
   it('a refusal at the first try is the answer: cancel.not-running, without looking at the jobs', async () => {
     service()
       .delete('/api/projects/522/jobs/91')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(400, { error: 'job 91 is not running (Cancelled)' });
     const { result: error, unmatched } = await withUnmatched(() =>
       cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
@@ -22,7 +23,6 @@ import {
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-names-existing-');
 const { statePath, readState } = folder;
 
@@ -79,13 +79,13 @@ describe('apply: a parser create answered with the id of a parser that was there
     await replaceSetUp();
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .times(2)
       .reply(200, [summary('p-old')]);
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [201, { id: 'p-old', version: 1 }]);
     nock(PARSER_ORIGIN)
       .get(/^\/parsers\/p-old/)
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, details())
       .persist();
     const deletes = counted(nock(PARSER_ORIGIN).delete(/.*/).query(true), [204, '']);
@@ -139,8 +139,8 @@ describe('apply: a project create answered with the id of a project state manage
     await writeFile(path.join(folder.dir(), 'nightly.yaml'), manifest('nightly'));
     await writeFile(path.join(folder.dir(), 'weekly.yaml'), manifest('weekly'));
     const live = { id: 522, ...nightly };
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).times(2).reply(200, [live]);
-    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(keyQuery), [201, live]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).times(2).reply(200, [live]);
+    const posts = counted(nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY), [201, live]);
     const { result: run, unmatched } = await withUnmatched(() =>
       runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], { env: NOCK_ENV }),
     );
@@ -163,13 +163,13 @@ describe('apply: a project create answered with the id of a project an earlier c
       `kind: Project\nname: ${name}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n`;
     await writeFile(path.join(folder.dir(), 'first.yaml'), manifest('first'));
     await writeFile(path.join(folder.dir(), 'second.yaml'), manifest('second'));
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     // Both POSTs are answered with project 7: the second answer names what the first made.
     const made = (body: { name: string }) => ({ id: 7, ...body });
     const posts = { n: 0 };
     nock(PIPELINE_ORIGIN)
       .post('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply((_uri, body) => {
         posts.n++;
         return [201, made(body as { name: string })];
@@ -177,11 +177,11 @@ describe('apply: a project create answered with the id of a project an earlier c
       .persist();
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [made({ name: 'first' })]);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, made({ name: 'first' }))
       .persist();
     const { result: run, unmatched } = await withUnmatched(() =>

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { KEY_QUERY, NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
 
 /**
  * A create answered with a redirect, which the transport does not follow (a 301 or 302 would turn the POST into a
@@ -15,7 +15,6 @@ import { NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '.
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-create-redirect-');
 const { statePath, readState } = folder;
 
@@ -66,13 +65,13 @@ function redirected(origin: string, pathname: string, status: number, location?:
 describe('apply: a parser create answered with a redirect not followed', () => {
   it('a same-origin 302 (Post/Redirect/Get): looked for by name, and the new parser the list shows is recorded', async () => {
     await freshState();
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
     const posts = redirected(PARSER_ORIGIN, '/parsers', 302, '/parsers/p-9');
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [summary('p-9')]);
-    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details).persist();
+    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details).persist();
     const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
     nock.cleanAll();
     expect([run.code, posts.n, unmatched]).toEqual([0, 1, []]);
@@ -86,7 +85,7 @@ describe('apply: a parser create answered with a redirect not followed', () => {
       // A proxy in front of the service may have forwarded the create before redirecting it: sent again to the
       // Location, it was a second parser, paid twice.
       await freshState();
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const posts = redirected(PARSER_ORIGIN, '/parsers', status, '/v2/parsers');
       const resent = { n: 0 };
       nock(PARSER_ORIGIN)
@@ -98,9 +97,9 @@ describe('apply: a parser create answered with a redirect not followed', () => {
         .persist();
       nock(PARSER_ORIGIN)
         .get('/parsers')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, [summary('p-9')]);
-      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details).persist();
+      nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details).persist();
       const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
       nock.cleanAll();
       expect([run.code, posts.n, resent.n, unmatched]).toEqual([0, 1, 0, []]);
@@ -119,10 +118,10 @@ describe('apply: a parser create answered with a redirect not followed', () => {
     '%i to %s: looked for by name; not shown, it is kept unconfirmed and not sent again',
     async (status, location) => {
       await freshState();
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const posts = redirected(PARSER_ORIGIN, '/parsers', status, location);
       // The list read to look for it does not show it yet.
-      const look = nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      const look = nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
       nock.cleanAll();
       expect([run.code, posts.n, look.isDone(), unmatched]).toEqual([1, 1, true, []]);

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
-  SENTINEL_KEY,
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
@@ -20,7 +20,6 @@ import {
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-create-report-');
 const { statePath } = folder;
 
@@ -49,22 +48,22 @@ type Post = (scope: nock.Interceptor) => void;
 
 /** A parser create: the list before it is empty, the POST answered by `post`, then the list and details show p-9. */
 function parserCreate(post: Post, seeOther = false): void {
-  nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+  nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
   post(nock(PARSER_ORIGIN).post('/parsers').query(true));
   if (seeOther)
     nock(PARSER_ORIGIN)
       .get('/parsers/p-9')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, status: 'GENERATING', fields: null });
-  else nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [summary]);
-  nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details).persist();
+  else nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [summary]);
+  nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details).persist();
 }
 
 function projectCreate(post: Post): void {
-  nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+  nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
   post(nock(PIPELINE_ORIGIN).post('/api/projects').query(true));
-  nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [project]);
-  nock(PIPELINE_ORIGIN).get('/api/projects/522').query(keyQuery).reply(200, project).persist();
+  nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [project]);
+  nock(PIPELINE_ORIGIN).get('/api/projects/522').query(KEY_QUERY).reply(200, project).persist();
 }
 
 /**

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
-  SENTINEL_KEY,
   counted,
   useNock,
   withUnmatched,
@@ -23,7 +23,6 @@ import {
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-see-other-');
 const { statePath, readState } = folder;
 
@@ -69,13 +68,13 @@ function seeOther(origin: string, pathname: string, location: string): { n: numb
 describe('apply: a parser create answered 303 See Other', () => {
   it('naming the new parser: read by id and recorded at once, one POST, no list after it, and the next plan is empty', async () => {
     await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest());
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
     const posts = seeOther(PARSER_ORIGIN, '/parsers', '/parsers/p-9');
     nock(PARSER_ORIGIN)
       .get('/parsers/p-9')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, details('a', 0, 'GENERATING'));
-    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details()).persist();
+    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details()).persist();
     const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
     nock.cleanAll();
     expect([run.code, posts.n, unmatched]).toEqual([0, 1, []]);
@@ -89,7 +88,7 @@ describe('apply: a parser create answered 303 See Other', () => {
 
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [summary('p-9')]);
     const { result: again } = await scrapeform(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
@@ -98,17 +97,17 @@ describe('apply: a parser create answered 303 See Other', () => {
 
   it('naming a parser of another name: not taken; the list is read, and the new parser of the name it shows is', async () => {
     await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest());
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
     const posts = seeOther(PARSER_ORIGIN, '/parsers', `${PARSER_ORIGIN}/parsers/p-other`);
     const read = nock(PARSER_ORIGIN)
       .get('/parsers/p-other')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, details('someone-elses'));
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [summary('p-other', 'someone-elses'), summary('p-9')]);
-    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery).reply(200, details()).persist();
+    nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY).reply(200, details()).persist();
     const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
     nock.cleanAll();
     expect([run.code, posts.n, read.isDone(), unmatched]).toEqual([0, 1, true, []]);
@@ -126,11 +125,11 @@ describe('apply: a parser create answered 303 See Other', () => {
         JSON.stringify({ format_version: 1, serial: 0, lineage: 'x', resources: {} }),
       );
       await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest());
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const posts = seeOther(PARSER_ORIGIN, '/parsers', location);
-      if (read) nock(PARSER_ORIGIN).get('/parsers/p-9').query(keyQuery).reply(404, { error: 'Not Found' });
+      if (read) nock(PARSER_ORIGIN).get('/parsers/p-9').query(KEY_QUERY).reply(404, { error: 'Not Found' });
       // The list read to look for it does not show it yet.
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
       const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
       nock.cleanAll();
       expect([run.code, posts.n, unmatched]).toEqual([1, 1, []]);
@@ -172,12 +171,12 @@ describe('apply: a parser create answered 303 See Other', () => {
     await writeFile(path.join(folder.dir(), 'a.yaml'), parserManifest('https://books.example/b.html'));
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .times(2)
       .reply(200, [summary('p-old', 'a', 1)]);
     const posts = seeOther(PARSER_ORIGIN, '/parsers', '/parsers/p-old');
-    const read = nock(PARSER_ORIGIN).get('/parsers/p-old').query(keyQuery).reply(200, details('a', 1));
-    nock(PARSER_ORIGIN).get('/parsers/p-old/1').query(keyQuery).reply(200, details('a', 1)).persist();
+    const read = nock(PARSER_ORIGIN).get('/parsers/p-old').query(KEY_QUERY).reply(200, details('a', 1));
+    nock(PARSER_ORIGIN).get('/parsers/p-old/1').query(KEY_QUERY).reply(200, details('a', 1)).persist();
     const deletes = counted(nock(PARSER_ORIGIN).delete(/.*/).query(true), [204, '']);
     const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve', '--allow-destroy']);
     nock.cleanAll();
@@ -202,16 +201,16 @@ describe('apply: a project create answered 303 See Other', () => {
       projectType: 'urls',
       projectInput: { type: 'list', list: ['https://books.example/'] },
     };
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const posts = seeOther(PIPELINE_ORIGIN, '/api/projects', `${PIPELINE_ORIGIN}/api/projects/522`);
-    nock(PIPELINE_ORIGIN).get('/api/projects/522').query(keyQuery).reply(200, project).persist();
+    nock(PIPELINE_ORIGIN).get('/api/projects/522').query(KEY_QUERY).reply(200, project).persist();
     const { result: run, unmatched } = await scrapeform(['apply', '--auto-approve']);
     nock.cleanAll();
     expect([run.code, posts.n, unmatched]).toEqual([0, 1, []]);
     const state = await readState();
     expect([state.resources['project.nightly'].id, state.intents]).toEqual([522, undefined]);
 
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [project]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [project]);
     const { result: again } = await scrapeform(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');

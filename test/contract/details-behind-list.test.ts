@@ -4,11 +4,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-details-behind-');
 const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
@@ -62,17 +61,17 @@ const details = (version: number, fields: string[]) => ({
 function detailsLag(byNumber: [number, nock.Body]): void {
   nock(PARSER_ORIGIN)
     .get('/parsers')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 'p-1', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 2 }])
     .persist();
   nock(PARSER_ORIGIN)
     .get('/parsers/p-1')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, details(1, ['title']))
     .persist();
   nock(PARSER_ORIGIN)
     .get('/parsers/p-1/2')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(...byNumber)
     .persist();
 }

@@ -4,11 +4,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, createTestApi, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-details-shapes-');
 const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
@@ -68,7 +67,7 @@ describe('ParsersClient.get: details fields in another shape than the seed', () 
     const api = createTestApi();
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1/2')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] });
     const details = await api.parsers.get('p-1', 2);
     expect(details.fields).toEqual(SEED_FIELDS);
@@ -107,10 +106,10 @@ describe('plan and apply: a parser whose details list its fields in another shap
           },
         }),
       );
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(2)).persist();
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
       nock(PARSER_ORIGIN)
         .get((uri) => uri.startsWith('/parsers/p-1'))
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] })
         .persist();
       const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
@@ -130,10 +129,10 @@ describe('plan and apply: a parser whose details list its fields in another shap
 
   it.each(SHAPES)('%s, adopted: the adoption is free, no add_fields', async (_what, fields) => {
     await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(3));
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(3));
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { name: 'a', status: 'FINISHED', version: 3, fields, example_result: [] });
     const run = await runScrapeform(['plan', '--state', statePath(), folder.dir()], {
       env,

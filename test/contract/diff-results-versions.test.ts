@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { createTestApi, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  PARSER_ORIGIN,
+  SENTINEL_KEY,
+  createTestApi,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 import type { ApiClients } from '../../src/api/create-clients.js';
 import type { ChangeResult } from '../../src/apply/apply-model.js';
 import type { ResourceChange } from '../../src/plan/model.js';
@@ -19,7 +26,6 @@ useNock();
  * while a version generates, and a service may answer another version than the path asks for. Only two FINISHED
  * versions, the ones asked for, are compared; anything else is diff.no-results, never a diff of what is not a result.
  */
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-diff-results-');
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 const URL_A = 'https://books.example/a.html';
@@ -49,7 +55,7 @@ async function diffResults(
     const at = version === 'latest' ? '/parsers/p-1' : `/parsers/p-1/${version}`;
     nock(PARSER_ORIGIN)
       .get(at)
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(status ?? 200, body);
   }
   const { result, unmatched } = await withUnmatched(() =>
@@ -141,8 +147,8 @@ describe("apply's result diffs: details that leave the fields out", () => {
   it('are compared all the same: the diff of the base version and the new one', async () => {
     const { fields: _listed, ...before } = finished(1, 1);
     const { fields: _too, ...after } = finished(2, 2);
-    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(keyQuery).reply(200, before);
-    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).reply(200, after);
+    nock(PARSER_ORIGIN).get('/parsers/p-1/1').query(KEY_QUERY).reply(200, before);
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).reply(200, after);
     const api = createTestApi();
     const recorder = recordResultDiffs(api as unknown as ApiClients, { parsers: [] });
     const change = {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
 import { runScrapeform } from '../helpers/cli.js';
 import {
+  KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
@@ -17,7 +18,6 @@ useNock();
  * doctor against parser details that plan cannot read (ParsersClient.get refuses them as a bad response): the
  * check fails, the others still run, and the exit is 1, never "scrapeform can work with this account".
  */
-const keyQuery = { api_key: SENTINEL_KEY };
 const item = { id: 'p1', name: 'books', status: 'FINISHED', error: null, generated_at: null, version: 1 };
 const details = {
   name: 'books',
@@ -28,13 +28,13 @@ const details = {
 };
 
 async function doctor(answer: Record<string, unknown>): Promise<{ code: number; report: DoctorReport }> {
-  nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
-  nock(PARSER_ORIGIN).get('/parsers/p1').query(keyQuery).reply(200, answer);
+  nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+  nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, answer);
   nock(PIPELINE_ORIGIN)
     .get('/api/projects')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 7, name: 'nightly' }]);
-  nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+  nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
   const { result, unmatched } = await withUnmatched(() =>
     runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
   );
@@ -90,13 +90,13 @@ describe('doctor: a list item plan cannot read', () => {
   it('gives one parsers.list line, the failure with the count, and reads no details', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 'p1', status: 'FINISHED', version: 1 }]);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
     );
@@ -117,11 +117,11 @@ describe('doctor: a list item plan cannot read', () => {
   });
 
   it('a project without an id: one projects.list line, the failure with the count', async () => {
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
-    nock(PARSER_ORIGIN).get('/parsers/p1').query(keyQuery).reply(200, details);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ name: 'nightly' }]);
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
-import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 /**
  * A service that refuses a key may quote it back in its error in another case, or base64-encoded as it would read
@@ -13,7 +13,6 @@ import { PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helper
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-echoed-key-'));
@@ -46,7 +45,7 @@ describe('plan: an error body that echoes the key', () => {
     const encoded = Buffer.from(SENTINEL_KEY).toString('base64');
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(401, `Invalid API key ${upper} (Basic ${encoded})`);
     const run = await plan();
     expect(run.code).toBe(1);
@@ -76,7 +75,7 @@ describe('plan: an error body that echoes the key inside an encoded credential',
     ];
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(401, `denied; ${credentials.map((c) => `Basic ${base64(c)}`).join(', ')}`);
     const run = await plan();
     expect(run.code).toBe(1);
@@ -98,7 +97,7 @@ describe('plan: an error body that holds only a part of the key', () => {
     const tail = SENTINEL_KEY.slice(3);
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(401, { error: `invalid key ${head}… (…${tail.toUpperCase()})` });
     const run = await plan();
     expect(run.code).toBe(1);
@@ -114,7 +113,7 @@ describe('plan: an error body that holds only a part of the key', () => {
     // before each cut, so a cut made first would leave its first 10 characters, too few to be known as the key.
     const line = `${'x'.repeat(190)}${SENTINEL_KEY} refused`;
     const body = `${line}\n${'y'.repeat(490 - line.length - 1)}${SENTINEL_KEY} and more`;
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, body);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(401, body);
     const run = await plan();
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
@@ -127,12 +126,12 @@ describe('plan: an error body that holds only a part of the key', () => {
 describe('plan: an error body that quotes a key JSON escapes, escaped another way', () => {
   // A key with characters JSON escapes or may escape: a quote, a slash, a letter outside ASCII.
   const key = 'sk_live/"SENTINEL"/é5f3a9c';
-  const keyQuery = { api_key: key };
+  const KEY_QUERY = { api_key: key };
 
   it('escaped as PHP and Python write JSON (\\/ and \\u00e9), in a body cut short, never reaches stderr', async () => {
     const escaped = JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/').replace(/é/g, '\\u00e9');
     // Cut short, the body is no JSON, and is quoted as text.
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(401, `{"error":"bad key ${escaped}","deta`);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(401, `{"error":"bad key ${escaped}","deta`);
     const run = await plan(key);
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n')[0]).toBe(
@@ -143,7 +142,7 @@ describe('plan: an error body that quotes a key JSON escapes, escaped another wa
   it('inside a JSON text that is itself a string of the answer, never reaches stderr', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(401, { error: JSON.stringify({ detail: `bad key ${key}` }) });
     const run = await plan(key);
     expect(run.code).toBe(1);
@@ -156,12 +155,12 @@ describe('plan: an error body that quotes a key JSON escapes, escaped another wa
 describe('doctor: an answer that holds the key', () => {
   it('a parser someone named with the key by hand is shown without it', async () => {
     const item = { id: 'p1', name: `books ${SENTINEL_KEY}`, status: 'FINISHED', version: 1 };
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
     nock(PARSER_ORIGIN)
       .get('/parsers/p1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...item, urls: ['https://books.example/a.html'], fields: [{ name: 'title' }] });
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, []);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const run = await scrapeform(['doctor', '--json']);
     const details = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks.find(
       (c) => c.name === 'parsers.details',
@@ -172,14 +171,14 @@ describe('doctor: an answer that holds the key', () => {
 
   it('a field named with the key, in parser and project details, is quoted without it', async () => {
     const item = { id: 'p1', name: 'books', status: 'FINISHED', version: 1 };
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
     nock(PARSER_ORIGIN)
       .get('/parsers/p1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...item, fields: [{ name: 'title' }], [`debug_${SENTINEL_KEY}`]: true });
     const project = { id: 7, name: 'shop', [SENTINEL_KEY.toUpperCase()]: 1 };
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(keyQuery).reply(200, [project]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, project);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [project]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, project);
     const run = await scrapeform(['doctor', '--json']);
     const messages = (JSON.parse(run.stdout) as { checks: { name: string; message: string }[] }).checks;
     const message = (name: string): string | undefined => messages.find((c) => c.name === name)?.message;
@@ -197,7 +196,7 @@ describe('plan: a value of the wrong type that holds the key, quoted cut to 40 c
     const version = `${'v'.repeat(25)}${SENTINEL_KEY}`;
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 'p1', name: 'a', status: 'FINISHED', version }]);
     const run = await plan();
     expect(run.code).toBe(1);

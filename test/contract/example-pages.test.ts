@@ -4,11 +4,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, counted, useNock } from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-example-pages-');
 const { statePath } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
@@ -23,12 +22,12 @@ async function liveParserShowing(shown: string[]): Promise<void> {
   );
   nock(PARSER_ORIGIN)
     .get('/parsers')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 'p-1', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 2 }])
     .persist();
   nock(PARSER_ORIGIN)
     .get('/parsers/p-1')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, {
       name: 'a',
       status: 'FINISHED',

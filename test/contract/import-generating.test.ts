@@ -4,11 +4,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-import-generating-');
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
 
@@ -21,13 +20,13 @@ describe('import while the details show a newer version still generating', () =>
   it('passes the parser over: no manifest, and state records no version that has not finished', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 'p-1', name: 'books', status: 'FINISHED', error: null, generated_at: null, version: 0 },
       ]);
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, {
         name: 'books',
         status: 'GENERATING',

@@ -8,18 +8,18 @@ import { readList } from '../../src/api/read-list.js';
 import { JobSchema } from '../../src/api/wire-schemas.js';
 import { runScrapeform } from '../helpers/cli.js';
 import {
-  createTestApi,
-  everythingShown,
+  KEY_QUERY,
   PARSER_ORIGIN,
   PIPELINE_ORIGIN,
   SENTINEL_KEY,
+  createTestApi,
+  everythingShown,
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const parser = (id: string, status = 'FINISHED') => ({
   id,
   name: `n-${id}`,
@@ -34,7 +34,7 @@ describe('lists: wrapped answers are read (issue 13: a list is not proof of abse
   it.each(['data', 'items', 'results', 'parsers'])('parsers under %s', async (key) => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { [key]: [parser('a'), parser('b')], total: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
@@ -42,7 +42,7 @@ describe('lists: wrapped answers are read (issue 13: a list is not proof of abse
   it.each(['data', 'projects'])('projects under %s', async (key) => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { [key]: [project(1)] });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1]);
   });
@@ -50,7 +50,7 @@ describe('lists: wrapped answers are read (issue 13: a list is not proof of abse
   it('jobs under data', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/5/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [{ id: 'j-1', status: null }] });
     expect(await createTestApi().projects.listJobs(5)).toEqual([{ id: 'j-1' }]);
   });
@@ -95,15 +95,15 @@ describe('lists: paging', () => {
   it('follows `next` as a URL on the same origin, with the key in the query of every page', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], next: `${PARSER_ORIGIN}/parsers?after=a&api_key=${SENTINEL_KEY}` });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, after: 'a' })
+      .query({ ...KEY_QUERY, after: 'a' })
       .reply(200, { data: [parser('b')], next: '/parsers?after=b' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, after: 'b' })
+      .query({ ...KEY_QUERY, after: 'b' })
       .reply(200, { data: [parser('c')], next: null });
     const { parsers, events } = createTestApi();
     expect((await parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
@@ -113,15 +113,15 @@ describe('lists: paging', () => {
   it('follows `next_page` as a page number and `nextPage` as a cursor', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [project(1)], next_page: 2 });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [project(2)], nextPage: 'eyJpZCI6Mn0' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, cursor: 'eyJpZCI6Mn0' })
+      .query({ ...KEY_QUERY, cursor: 'eyJpZCI6Mn0' })
       .reply(200, { data: [project(3)], nextPage: '' });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
   });
@@ -129,15 +129,15 @@ describe('lists: paging', () => {
   it('follows has_more / hasMore with page', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], page: 1, has_more: true });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('b')], page: 2, hasMore: true });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '3' })
+      .query({ ...KEY_QUERY, page: '3' })
       .reply(200, { data: [], page: 3, has_more: false, total_pages: 9 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
@@ -145,11 +145,11 @@ describe('lists: paging', () => {
   it('follows page with total_pages', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { projects: [project(1)], page: 1, total_pages: 2 });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { projects: [project(2)], page: 2, total_pages: 2 });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
   });
@@ -157,7 +157,7 @@ describe('lists: paging', () => {
   it("follows Laravel's paginator: next_page_url, and links.next with meta", async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, {
         data: [parser('a'), parser('b')],
         current_page: 1,
@@ -169,13 +169,13 @@ describe('lists: paging', () => {
       });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('c')], current_page: 2, last_page: 2, total: 3, next_page_url: null });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
 
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, {
         data: [project(1)],
         links: { first: '/api/projects?page=1', next: '/api/projects?page=2' },
@@ -183,7 +183,7 @@ describe('lists: paging', () => {
       });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, {
         data: [project(2)],
         links: { next: null },
@@ -195,11 +195,11 @@ describe('lists: paging', () => {
   it('follows a page number with the last page inside meta', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { items: [parser('a')], meta: { currentPage: 1, lastPage: 2 } });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { items: [parser('b')], meta: { currentPage: 2, lastPage: 2 } });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
@@ -207,11 +207,11 @@ describe('lists: paging', () => {
   it('follows offset paging: offset and a total beyond what was read', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], total: 3, limit: 2, offset: 0 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, offset: '2' })
+      .query({ ...KEY_QUERY, offset: '2' })
       .reply(200, { data: [parser('c')], total: 3, limit: 2, offset: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
@@ -219,16 +219,16 @@ describe('lists: paging', () => {
   it('an object listed again on a later page (objects added while paging) is one object, kept once', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], next: 2 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('b'), parser('c')], next: null });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [project(7), { ...project(7), id: '7' }, project(8)]);
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([7, 8]);
   });
@@ -236,11 +236,11 @@ describe('lists: paging', () => {
   it('a stated total is compared with the objects read once: a repeat that stands for one left out is an error', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], total: 3, limit: 2, offset: 0 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, offset: '2' })
+      .query({ ...KEY_QUERY, offset: '2' })
       .reply(200, { data: [parser('b')], total: 3, limit: 2, offset: 2 });
     const error = (await createTestApi()
       .parsers.list()
@@ -257,7 +257,7 @@ describe('lists: paging', () => {
   ])(
     'a list stating a larger %s than was read, with no next page it can follow, is an error',
     async (_, body) => {
-      nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, body);
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, body);
       const error = (await createTestApi()
         .parsers.list()
         .catch((e: unknown) => e)) as ApiError;
@@ -271,7 +271,7 @@ describe('lists: paging', () => {
   it("a project's jobs are read whatever total their answer states: they plan nothing, and it may count every job", async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/5/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { jobs: [{ id: 'j-2' }, { id: 'j-1' }], total: 57 });
     expect((await createTestApi().projects.listJobs(5)).map((j) => j.id)).toEqual(['j-2', 'j-1']);
   });
@@ -285,7 +285,7 @@ describe('lists: paging', () => {
       );
       nock(PIPELINE_ORIGIN)
         .get('/api/projects')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, { data: [project(1), project(2)], total: 3, per_page: 2, current: 1 });
       const { result: run, unmatched } = await withUnmatched(() =>
         runScrapeform(['apply', '--auto-approve', '--state', path.join(dir, 'state.json'), dir], {
@@ -305,10 +305,10 @@ describe('lists: paging', () => {
 
   it('a server that ignores the page parameter is an error, never a partial or endless list', async () => {
     const same = { data: [parser('a')], page: 1, total_pages: 3 };
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, same);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, same);
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, same);
     const error = (await createTestApi()
       .parsers.list()
@@ -322,11 +322,11 @@ describe('lists: paging', () => {
   it('a next page pointing back to a page already read is an error', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], next: '/parsers?after=a' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, after: 'a' })
+      .query({ ...KEY_QUERY, after: 'a' })
       .reply(200, { data: [parser('b')], next: `/parsers?api_key=${SENTINEL_KEY}` });
     const error = (await createTestApi()
       .parsers.list()
@@ -341,7 +341,7 @@ describe('lists: paging', () => {
   it('a next page on another origin is not fetched: the key would go with it', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, {
         data: [parser('a')],
         next: `https://elsewhere.test/parsers?page=2&api_key=${SENTINEL_KEY}`,
@@ -359,7 +359,7 @@ describe('lists: paging', () => {
   it('"has more" without a way to get it is an error', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [project(1)], hasMore: true });
     const error = (await createTestApi()
       .projects.list()
@@ -373,7 +373,7 @@ describe('lists: paging', () => {
     for (let page = 1; page <= 3; page++) {
       nock(PIPELINE_ORIGIN)
         .get('/api/projects/5/jobs')
-        .query(page === 1 ? keyQuery : { ...keyQuery, page: String(page) })
+        .query(page === 1 ? KEY_QUERY : { ...KEY_QUERY, page: String(page) })
         .reply(200, { data: [{ id: page }], next: page + 1 });
     }
     const error = (await readList(
@@ -408,7 +408,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a bare array with no paging headers is the whole list, read in one call', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [project(1), project(2)]);
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
   });
@@ -416,18 +416,18 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('follows an RFC 8288 Link header rel="next" (bare array pages), relative or absolute, with X-Total-Count', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [project(1)], {
         link: `<${PIPELINE_ORIGIN}/api/projects?page=2>; rel="next", <${PIPELINE_ORIGIN}/api/projects?page=3>; rel="last"`,
         'x-total-count': '3',
       });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, [project(2)], { link: '</api/projects?page=3>; rel=next', 'x-total-count': '3' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '3' })
+      .query({ ...KEY_QUERY, page: '3' })
       .reply(200, [project(3)], { link: '</api/projects?page=1>; rel="first prev"', 'x-total-count': '3' });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
   });
@@ -435,7 +435,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('an X-Total-Count larger than the bare array, with no Link to the rest, is an error', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [project(1)], { 'x-total-count': '2' });
     const error = await listError(() => createTestApi().projects.list());
     expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
@@ -447,7 +447,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a Link rel="next" on another origin is not followed: the key would go with it', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [project(1)], { link: '<https://elsewhere.test/api/projects?page=2>; rel="next"' });
     const error = await listError(() => createTestApi().projects.list());
     expect(error.code).toBe('api.pagination');
@@ -459,11 +459,11 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a full page (per_page) with a page number and no total or next: the next page is read, and a short one ends the list', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], page: 1, per_page: 2 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('c')], page: 2, per_page: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
@@ -471,7 +471,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a page short of its per_page ends the list in one call', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], page: 1, per_page: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a']);
   });
@@ -479,15 +479,15 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a page number with no size, total or next: pages are read until an empty one', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], page: 1 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('c'), parser('d')], page: 2 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '3' })
+      .query({ ...KEY_QUERY, page: '3' })
       .reply(200, { data: [], page: 3 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c', 'd']);
   });
@@ -495,11 +495,11 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a page number with a total and no last page: pages are read until the total', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [project(1), project(2)], page: 1, total: 3 });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [project(3)], page: 2, total: 3 });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
   });
@@ -507,21 +507,21 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('offset and limit with a full page and no total: the next offset is read, and a short page ends the list', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { projects: [project(1), project(2)], offset: 0, limit: 2 });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, offset: '2' })
+      .query({ ...KEY_QUERY, offset: '2' })
       .reply(200, { projects: [project(3)], offset: 2, limit: 2 });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
   });
 
   it('a full page whose server ignores the page asked for is an error, not the whole list', async () => {
     const same = { data: [parser('a'), parser('b')], page: 1, per_page: 2 };
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, same);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, same);
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, same);
     const error = await listError(() => createTestApi().parsers.list());
     expect(error.code).toBe('api.pagination');
@@ -531,7 +531,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('a full page stating its size but no page number, offset, total or next is an error', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { projects: [project(1), project(2)], limit: 2 });
     const error = await listError(() => createTestApi().projects.list());
     expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
@@ -543,7 +543,7 @@ describe('lists: paging the answer does not rule out is followed or refused, nev
   it('an explicit "no next page" ends the list without another call', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], page: 1, per_page: 2, links: { next: null } });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
@@ -553,15 +553,15 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   it('follows next_cursor and nextCursor as `cursor`; null ends the list', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], next_cursor: 'cur_b' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, cursor: 'cur_b' })
+      .query({ ...KEY_QUERY, cursor: 'cur_b' })
       .reply(200, { data: [parser('b')], meta: { nextCursor: 'cur_c' } });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, cursor: 'cur_c' })
+      .query({ ...KEY_QUERY, cursor: 'cur_c' })
       .reply(200, { data: [parser('c')], next_cursor: null });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
@@ -569,11 +569,11 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   it("follows Slack's response_metadata.next_cursor; an empty one ends the list", async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ok: true, projects: [project(1)], response_metadata: { next_cursor: 'dXNlcjpVMDYx' } });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, cursor: 'dXNlcjpVMDYx' })
+      .query({ ...KEY_QUERY, cursor: 'dXNlcjpVMDYx' })
       .reply(200, { ok: true, projects: [project(2)], response_metadata: { next_cursor: '' } });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
   });
@@ -581,24 +581,24 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   it('follows nextPageToken and next_page_token as `page_token`; a page without one ends the list', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { items: [project(1)], nextPageToken: 'CgQIARAB' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page_token: 'CgQIARAB' })
+      .query({ ...KEY_QUERY, page_token: 'CgQIARAB' })
       .reply(200, { items: [project(2)], pagination: { next_page_token: '2' } });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page_token: '2' })
+      .query({ ...KEY_QUERY, page_token: '2' })
       .reply(200, { items: [project(3)], pagination: { next_page_token: false } });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2, 3]);
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { items: [parser('a')], nextPageToken: 'tok' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page_token: 'tok' })
+      .query({ ...KEY_QUERY, page_token: 'tok' })
       .reply(200, { items: [parser('b')] });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
@@ -606,15 +606,15 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   it('a cursor given again after it was followed is an error, never a loop', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], next_cursor: 'c1' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, cursor: 'c1' })
+      .query({ ...KEY_QUERY, cursor: 'c1' })
       .reply(200, { data: [parser('b')], next_cursor: 'c2' });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, cursor: 'c2' })
+      .query({ ...KEY_QUERY, cursor: 'c2' })
       .reply(200, { data: [parser('c')], next_cursor: 'c1' });
     const error = await listError(() => createTestApi().parsers.list());
     expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
@@ -627,11 +627,11 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   it('the same page token again, on a page that differs, is an error too', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { items: [project(1)], nextPageToken: 't1' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, page_token: 't1' })
+      .query({ ...KEY_QUERY, page_token: 't1' })
       .reply(200, { items: [project(2)], nextPageToken: 't1' });
     const error = await listError(() => createTestApi().projects.list());
     expect(error.code).toBe('api.pagination');
@@ -646,7 +646,7 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
   ])('a %s that is not a string, null, false or "" is an error', async (key, value) => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a')], [key]: value });
     const error = await listError(() => createTestApi().parsers.list());
     expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
@@ -660,11 +660,11 @@ describe("lists: a `count` may be the page's, not the list's", () => {
   it('a page number with a count equal to the objects on the page: the next page is read, and a shorter one ends the list', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 2 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('c')], page: 2, count: 1 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
@@ -672,11 +672,11 @@ describe("lists: a `count` may be the page's, not the list's", () => {
   it('an offset with such a count: the next offset is read, and an empty page ends the list', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [project(1), project(2)], meta: { offset: 0, count: 2 } });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query({ ...keyQuery, offset: '2' })
+      .query({ ...KEY_QUERY, offset: '2' })
       .reply(200, { data: [], meta: { offset: 2, count: 0 } });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
   });
@@ -684,11 +684,11 @@ describe("lists: a `count` may be the page's, not the list's", () => {
   it('a count larger than the page is the total, read to its end', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [parser('a'), parser('b')], page: 1, count: 3 });
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query({ ...keyQuery, page: '2' })
+      .query({ ...KEY_QUERY, page: '2' })
       .reply(200, { data: [parser('c')], page: 2, count: 3 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b', 'c']);
   });
@@ -702,14 +702,14 @@ describe("lists: a `count` may be the page's, not the list's", () => {
     ['count beside a total', { data: [parser('a'), parser('b')], page: 1, count: 2, meta: { total: 2 } }],
     ['count with no page number or offset', { data: [parser('a'), parser('b')], count: 2 }],
   ])('%s: the list ends in one call', async (_, body) => {
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, body);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, body);
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
 
   it('a count that is a total beside a page number and X-Total-Count: the header is the total', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { data: [project(1), project(2)], page: 1, count: 2 }, { 'x-total-count': '2' });
     expect((await createTestApi().projects.list()).map((p) => p.id)).toEqual([1, 2]);
   });

@@ -3,12 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
-import { createTestApi, everythingShown, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  PARSER_ORIGIN,
+  SENTINEL_KEY,
+  createTestApi,
+  everythingShown,
+  useNock,
+} from '../helpers/api.js';
 
 useNock();
 
 const service = () => nock(PARSER_ORIGIN);
-const keyQuery = { api_key: SENTINEL_KEY };
 
 const details = {
   name: 'books-product',
@@ -37,7 +43,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     };
     service()
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [item, { ...item, id: 'p-2', extra: true }]);
     const { parsers } = createTestApi();
     const list = await parsers.list();
@@ -48,10 +54,10 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   });
 
   it('get: latest version without a version segment, a given version with one', async () => {
-    service().get('/parsers/p-1').query(keyQuery).reply(200, details);
+    service().get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
     service()
       .get('/parsers/p-1/2')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, version: 2 });
     const { parsers } = createTestApi();
     const latest = await parsers.get('p-1');
@@ -77,11 +83,11 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     const { example_result: results, ...rest } = details;
     service()
       .get('/parsers/p-1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...rest, example_results: results });
     service()
       .get('/parsers/p-2')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, {
         ...rest,
         status: 'FAILED',
@@ -193,7 +199,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   });
 
   it('delete: DELETE /parsers/{id} with the key in the query; 204', async () => {
-    service().delete('/parsers/p-1').query(keyQuery).reply(204);
+    service().delete('/parsers/p-1').query(KEY_QUERY).reply(204);
     await createTestApi().parsers.delete('p-1');
   });
 
@@ -207,7 +213,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
     };
     service()
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         {
           id: 'p-1',
@@ -218,10 +224,10 @@ describe('ParsersClient: each endpoint of seed 1', () => {
           version: 3,
         },
       ]);
-    service().get('/parsers/p-1').query(keyQuery).reply(200, failed);
+    service().get('/parsers/p-1').query(KEY_QUERY).reply(200, failed);
     service()
       .get('/parse/p-1')
-      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html' })
       .reply(200, { parser: 'p-1', version: 3, result: { seen: link, id: 7 } });
     const { parsers } = createTestApi();
     const read = [
@@ -253,11 +259,11 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   it('parse: GET /parse/{id}/{version} with url and the scraping parameters flattened into the query', async () => {
     service()
       .get('/parse/p-1/3')
-      .query({ ...keyQuery, url: 'https://books.example/a.html', render: 'true', country_code: 'us' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html', render: 'true', country_code: 'us' })
       .reply(200, { parser: 'p-1', version: 3, result: { title: 'A' } });
     service()
       .get('/parse/p-1')
-      .query({ ...keyQuery, url: 'https://books.example/b.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/b.html' })
       .reply(200, { parser: 'p-1', version: 4, result: {} });
     const { parsers } = createTestApi();
     expect(
@@ -269,7 +275,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   it('identifies itself as scrapeform/<version> and asks for JSON', async () => {
     service()
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .matchHeader('user-agent', `scrapeform/${VERSION}`)
       .matchHeader('accept', 'application/json')
       .reply(200, []);
@@ -277,7 +283,7 @@ describe('ParsersClient: each endpoint of seed 1', () => {
   });
 
   it('encodes ids in paths', async () => {
-    service().get('/parsers/a%2Fb').query(keyQuery).reply(200, details);
+    service().get('/parsers/a%2Fb').query(KEY_QUERY).reply(200, details);
     expect((await createTestApi().parsers.get('a/b')).id).toBe('a/b');
   });
 });
@@ -286,20 +292,20 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
   const { version: _version, ...withoutVersion } = details;
 
   it('no version: the version asked for, else the list version the caller passes', async () => {
-    service().get('/parsers/p-1/2').query(keyQuery).reply(200, withoutVersion);
-    service().get('/parsers/p-1').query(keyQuery).reply(200, withoutVersion);
+    service().get('/parsers/p-1/2').query(KEY_QUERY).reply(200, withoutVersion);
+    service().get('/parsers/p-1').query(KEY_QUERY).reply(200, withoutVersion);
     const { parsers } = createTestApi();
     expect((await parsers.get('p-1', 2)).version).toBe(2);
     expect((await parsers.get('p-1', undefined, undefined, { version: 7 })).version).toBe(7);
   });
 
   it("the answer's version wins over the ones known", async () => {
-    service().get('/parsers/p-1').query(keyQuery).reply(200, details);
+    service().get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
     expect((await createTestApi().parsers.get('p-1', undefined, undefined, { version: 7 })).version).toBe(3);
   });
 
   it('no version anywhere is a bad response that says nothing is planned from it', async () => {
-    service().get('/parsers/p-1').query(keyQuery).reply(200, withoutVersion);
+    service().get('/parsers/p-1').query(KEY_QUERY).reply(200, withoutVersion);
     const error = (await createTestApi()
       .parsers.get('p-1')
       .catch((e: unknown) => e)) as ApiError;
@@ -311,8 +317,8 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
 
   it('no id and no name, as in the published example: the id asked for, the name from the list', async () => {
     const { name: _name, ...unnamed } = details;
-    service().get('/parsers/p-1/3').query(keyQuery).reply(200, unnamed);
-    service().get('/parsers/p-1/3').query(keyQuery).reply(200, unnamed);
+    service().get('/parsers/p-1/3').query(KEY_QUERY).reply(200, unnamed);
+    service().get('/parsers/p-1/3').query(KEY_QUERY).reply(200, unnamed);
     const { parsers } = createTestApi();
     const live = await parsers.get('p-1', 3, undefined, { name: 'books-product' });
     expect([live.id, live.name, live.version]).toEqual(['p-1', 'books-product', 3]);
@@ -322,15 +328,15 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
   it("reads FINISED (the docs' spelling) and other cases as FINISHED; unknown statuses pass unchanged", async () => {
     service()
       .get('/parsers/p-1/3')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, status: 'FINISED' });
     service()
       .get('/parsers/p-1/4')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, version: 4, status: 'finished' });
     service()
       .get('/parsers/p-1/5')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, version: 5, status: 'QUEUED', fields: undefined });
     const { parsers } = createTestApi();
     expect((await parsers.get('p-1', 3)).status).toBe('FINISHED');
@@ -345,7 +351,7 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
   ])('a FINISHED version %s is a bad response, never "no fields"', async (_case, fields) => {
     service()
       .get('/parsers/p-1/3')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details, status: 'FINISED', fields });
     const error = (await createTestApi()
       .parsers.get('p-1', 3)
@@ -361,7 +367,7 @@ describe('ParsersClient: details as the real service may send them (issue 13)', 
     const { fields: _fields, ...noFields } = details;
     service()
       .get('/parsers/p-1/4')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...noFields, version: 4, status: 'GENERATING', example_result: null });
     expect(await createTestApi().parsers.get('p-1', 4)).toMatchObject({
       status: 'GENERATING',

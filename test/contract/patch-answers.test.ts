@@ -4,13 +4,19 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { NOCK_ENV, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  NOCK_ENV,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 // The seed documents no answer to a project PATCH: it may be the project, the project without its schedule, a
 // message, or nothing (204). What the service holds is what apply checks, so such an answer is looked past.
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-patch-answers-');
 const { statePath, readState } = folder;
 
@@ -42,14 +48,14 @@ async function scheduleDropped(): Promise<void> {
   );
   nock(PIPELINE_ORIGIN)
     .get('/api/projects')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 7, ...daily }]);
 }
 
 function patched(status: number, body: unknown): void {
   nock(PIPELINE_ORIGIN)
     .patch('/api/projects/7', { schedulingEnabled: false })
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(status, body as nock.Body);
 }
 
@@ -59,7 +65,7 @@ describe('apply: a project PATCH answered without the schedule sent', () => {
     patched(200, { id: 7, name: 'nightly' });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...daily });
     const { result: run, unmatched } = await withUnmatched(apply);
     expect(unmatched).toEqual([]);
@@ -77,7 +83,7 @@ describe('apply: a project PATCH answered without the schedule sent', () => {
     patched(200, { id: 7 });
     nock(PIPELINE_ORIGIN)
       .get('/api/projects/7')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 7, ...off, scrapingInterval: 'daily' });
     const { result: run, unmatched } = await withUnmatched(apply);
     expect(unmatched).toEqual([]);
@@ -89,7 +95,7 @@ describe('apply: a project PATCH answered without the schedule sent', () => {
   it('a read by id that does not report it either: applied, with a warning that it cannot be seen', async () => {
     await scheduleDropped();
     patched(200, { id: 7 });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(keyQuery).reply(200, { id: 7, name: 'nightly' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
     const { result: run, unmatched } = await withUnmatched(apply);
     expect(unmatched).toEqual([]);
     expect(run.code).toBe(0);
@@ -109,7 +115,7 @@ describe('apply: a project PATCH answered with no project at all', () => {
       patched(status, body);
       nock(PIPELINE_ORIGIN)
         .get('/api/projects/7')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, { id: 7, ...off });
       const { result: run, unmatched } = await withUnmatched(apply);
       expect(unmatched).toEqual([]);

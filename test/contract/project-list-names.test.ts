@@ -7,11 +7,17 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/api-error.js';
 import { runScrapeform } from '../helpers/cli.js';
-import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  createTestApi,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const nightly = {
   id: 102,
   name: 'nightly',
@@ -23,14 +29,14 @@ describe('a project list whose items have no name', () => {
   it('reads each nameless project by id for its name', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 101, name: 'other' },
         { id: 102, projectType: 'urls' },
         { id: 103, name: null },
       ]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/102').query(keyQuery).reply(200, nightly);
-    nock(PIPELINE_ORIGIN).get('/api/projects/103').query(keyQuery).reply(200, { id: 103, name: 'weekly' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/102').query(KEY_QUERY).reply(200, nightly);
+    nock(PIPELINE_ORIGIN).get('/api/projects/103').query(KEY_QUERY).reply(200, { id: 103, name: 'weekly' });
     const listed = await createTestApi().projects.list();
     expect(listed.map((p) => [p.id, p.name])).toEqual([
       [101, 'other'],
@@ -48,9 +54,9 @@ describe('a project list whose items have no name', () => {
     async (status, body, why) => {
       nock(PIPELINE_ORIGIN)
         .get('/api/projects')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, [{ id: 102, projectType: 'urls' }]);
-      nock(PIPELINE_ORIGIN).get('/api/projects/102').query(keyQuery).reply(status, body);
+      nock(PIPELINE_ORIGIN).get('/api/projects/102').query(KEY_QUERY).reply(status, body);
       const error = (await createTestApi()
         .projects.list()
         .catch((e: unknown) => e)) as ApiError;
@@ -70,9 +76,9 @@ describe('a project list whose items have no name', () => {
       );
       nock(PIPELINE_ORIGIN)
         .get('/api/projects')
-        .query(keyQuery)
+        .query(KEY_QUERY)
         .reply(200, [{ id: 102, projectType: 'urls' }]);
-      nock(PIPELINE_ORIGIN).get('/api/projects/102').query(keyQuery).reply(200, nightly);
+      nock(PIPELINE_ORIGIN).get('/api/projects/102').query(KEY_QUERY).reply(200, nightly);
       const { result: run, unmatched } = await withUnmatched(() =>
         runScrapeform(['plan', '--state', path.join(dir, 'state.json'), dir], {
           env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },

@@ -1,12 +1,18 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/api-error.js';
-import { createTestApi, everythingShown, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  createTestApi,
+  everythingShown,
+  useNock,
+} from '../helpers/api.js';
 
 useNock();
 
 const service = () => nock(PIPELINE_ORIGIN);
-const keyQuery = { api_key: SENTINEL_KEY };
 const project = {
   id: 522,
   name: 'nightly',
@@ -22,7 +28,7 @@ const project = {
 
 describe('ProjectsClient: each operation of seed 2, key in the query on every call', () => {
   it('list: GET /api/projects', async () => {
-    service().get('/api/projects').query(keyQuery).reply(200, [project]);
+    service().get('/api/projects').query(KEY_QUERY).reply(200, [project]);
     expect(await createTestApi().projects.list()).toEqual([project]);
   });
 
@@ -30,7 +36,7 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
     const { output_format: format, ...rest } = project;
     service()
       .get('/api/projects/522')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...rest, id: '522', outputFormat: format });
     const live = await createTestApi().projects.get(522);
     expect(live.id).toBe(522);
@@ -45,36 +51,39 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
       projectInput: project.projectInput,
       scrapingInterval: 'daily',
     };
-    service().post('/api/projects', payload).query(keyQuery).reply(201, project);
+    service().post('/api/projects', payload).query(KEY_QUERY).reply(201, project);
     expect((await createTestApi().projects.create(payload)).id).toBe(522);
   });
 
   it('update: PATCH /api/projects/:id with only the changed fields', async () => {
-    service().patch('/api/projects/522', { webhookOutput: null }).query(keyQuery).reply(200, project);
+    service().patch('/api/projects/522', { webhookOutput: null }).query(KEY_QUERY).reply(200, project);
     expect((await createTestApi().projects.update(522, { webhookOutput: null }))?.id).toBe(522);
   });
 
   it('start now: PATCH scheduledAt now, taken on any success whatever the body (a 204, another shape)', async () => {
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(204);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, { ok: true });
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(204);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, { ok: true });
     const { projects } = createTestApi();
     await projects.startNow(522);
     await projects.startNow(522);
   });
 
   it('archive: DELETE /api/projects/:id', async () => {
-    service().delete('/api/projects/522').query(keyQuery).reply(204);
+    service().delete('/api/projects/522').query(KEY_QUERY).reply(204);
     await createTestApi().projects.archive(522);
   });
 
   it('jobs: GET /api/projects/:id/jobs, keeping undocumented fields', async () => {
     const jobs = [{ id: 91, status: 'Running', startedAt: '2026-11-22T00:00:00Z' }];
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, jobs);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, jobs);
     expect(await createTestApi().projects.listJobs(522)).toEqual(jobs);
   });
 
   it('cancel: DELETE /api/projects/:id/jobs/:jobId, returning whatever came back', async () => {
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(200, { id: 91, status: 'Cancelled' });
+    service()
+      .delete('/api/projects/522/jobs/91')
+      .query(KEY_QUERY)
+      .reply(200, { id: 91, status: 'Cancelled' });
     expect(await createTestApi().projects.cancelJob(522, 91)).toEqual({ id: 91, status: 'Cancelled' });
   });
 
@@ -82,9 +91,9 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
     const link = `https://datapipeline.scraperapi.com/results/91?api_key=${SENTINEL_KEY}`;
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Finished', resultsUrl: link, note: `key ${SENTINEL_KEY}` }]);
-    service().delete('/api/projects/522/jobs/91').query(keyQuery).reply(200, { id: 91, resultsUrl: link });
+    service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(200, { id: 91, resultsUrl: link });
     const api = createTestApi();
     const jobs = await api.projects.listJobs(522);
     const cancelled = await api.projects.cancelJob(522, 91);

@@ -5,13 +5,12 @@ import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
 import type { Services } from '../../src/workspace/open-workspace.js';
 import { runProject } from '../../src/workspace/project-jobs.js';
-import { createTestApi, PIPELINE_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock, withUnmatched } from '../helpers/api.js';
 import { stateOf } from '../helpers/state.js';
 
 useNock();
 
 const service = () => nock(PIPELINE_ORIGIN);
-const keyQuery = { api_key: SENTINEL_KEY };
 /** Job records scrapeform cannot read: the fields of a job are unknown (API-NOTES), so they may look like this. */
 const unreadableJobs = [{ jobId: 'a1', state: 'RUNNING' }];
 const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 200: unexpected response from GET /api/projects/522/jobs: field 0.id: Invalid input`;
@@ -21,7 +20,7 @@ const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 20
  * reads the project by id first: unless `live` is false, the service answers that read with the project, live.
  */
 function services(timeoutMs?: number, live = true, recorded: Record<string, unknown> = {}): Services {
-  if (live) service().get('/api/projects/522').query(keyQuery).reply(200, { id: 522, name: 'nightly' });
+  if (live) service().get('/api/projects/522').query(KEY_QUERY).reply(200, { id: 522, name: 'nightly' });
   const api = createTestApi(timeoutMs !== undefined ? { timeoutMs } : {});
   return {
     backend: {
@@ -48,7 +47,7 @@ async function refusal(run: Promise<unknown>): Promise<ScrapeformError> {
 
 describe('run: jobs are listed only to follow the new job (--wait)', () => {
   it('with --allow-concurrent and without --wait, only the start is sent: no job list, so records of an unknown shape cannot stop it', async () => {
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     let started = false;
     const { result, unmatched } = await withUnmatched(() =>
       runProject(services(), 'nightly', { allowConcurrent: true, onStarted: () => (started = true) }),
@@ -59,7 +58,7 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
   });
 
   it('without --wait, a list that cannot be read starts nothing: it could not show that no job is running', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).times(5).reply(200, unreadableJobs);
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { sleep: async () => {} })),
     );
@@ -76,9 +75,9 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
   });
 
   it('with --wait, a list that cannot be read after the start says the project was started', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
-    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).times(5).reply(200, unreadableJobs);
     let started = false;
     const error = await refusal(
       runProject(services(), 'nightly', {
@@ -100,7 +99,7 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
   });
 
   it('with --wait, a list that cannot be read before the start starts nothing, and says so', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).times(5).reply(200, unreadableJobs);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).times(5).reply(200, unreadableJobs);
     const error = await refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} }));
     expect(error.code).toBe('run.jobs-unreadable');
     expect(error.message).toBe(
@@ -113,11 +112,11 @@ describe('run: jobs are listed only to follow the new job (--wait)', () => {
   });
 
   it('with --wait, a job list the service does not answer is given up one request timeout past --wait-timeout', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     // Held far past the cut: each try times out after 500 ms and the transport tries again, five times in all.
     // Before, the wait lasted through them all and ended with run.jobs-unreadable.
-    service().get('/api/projects/522/jobs').query(keyQuery).times(5).delay(60_000).reply(200, []);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).times(5).delay(60_000).reply(200, []);
     const error = await refusal(
       runProject(services(500), 'nightly', { wait: true, timeoutMs: 100, timeoutLabel: '100ms' }),
     );
@@ -137,10 +136,14 @@ describe('run: a start without a clear answer may have started the project (it i
   it('no answer in time: run.unconfirmed, sent once, saying to check the jobs before starting it again', async () => {
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 40, status: 'Finished' }]);
     // Held far past the request timeout; a PATCH is never sent again after a failure without an answer.
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).delay(60_000).reply(200, {});
+    service()
+      .patch('/api/projects/522', { scheduledAt: 'now' })
+      .query(KEY_QUERY)
+      .delay(60_000)
+      .reply(200, {});
     const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(300), 'nightly')));
     expect(unmatched).toEqual([]);
     expect(result.code).toBe('run.unconfirmed');
@@ -153,8 +156,8 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 
   it('a 5xx: run.unconfirmed, not sent again', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(502, 'Bad Gateway');
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(502, 'Bad Gateway');
     const { result, unmatched } = await withUnmatched(() => refusal(runProject(services(), 'nightly')));
     expect(unmatched).toEqual([]);
     expect(result.code).toBe('run.unconfirmed');
@@ -165,8 +168,8 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 
   it('with --wait, a start without an answer says so too, and lists no jobs after it', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(503, 'unavailable');
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(503, 'unavailable');
     let started = false;
     const error = await refusal(
       runProject(services(), 'nightly', {
@@ -181,10 +184,10 @@ describe('run: a start without a clear answer may have started the project (it i
   });
 
   it('a clear refusal (4xx) is the ApiError it was: the project did not start', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
     service()
       .patch('/api/projects/522', { scheduledAt: 'now' })
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(400, { error: 'archived' });
     const error = await runProject(services(), 'nightly').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -203,7 +206,7 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     'wait for it to end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway';
 
   it('without --wait, a job running: nothing is sent, run.already-running (exit 3), naming the job and the override', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, RUNNING);
     let started = false;
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { onStarted: () => (started = true) })),
@@ -222,7 +225,7 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
   it('a status scrapeform does not know, or none, is not read as ended: the job may be running, nothing is sent', async () => {
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 'j-1', status: 'Cancelled' },
         { id: 'j-2', status: 'Idle' },
@@ -246,7 +249,7 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
   it('without --wait, jobs that ended, or are only queued or scheduled, do not hold the start back', async () => {
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 1, status: 'Finished' },
         { id: 2, status: 'Canceled' },
@@ -255,18 +258,18 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
         { id: 5, status: 'Stopped' },
         { id: 6, status: 'Timed out' },
       ]);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', job: undefined });
   });
 
   it('with --allow-concurrent, a running job does not hold the start back, and --wait follows the new job', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, RUNNING);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [...RUNNING, { id: 42, status: 'Finished' }]);
     const result = await runProject(services(), 'nightly', {
       wait: true,
@@ -277,7 +280,7 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
   });
 
   it('with --wait, a job running before the start: nothing is sent, run.already-running', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, RUNNING);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, RUNNING);
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} })),
     );
@@ -292,12 +295,12 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
   it('a job only queued or scheduled before the start does not hold it back', async () => {
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 'j-40', status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' }]);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 'j-40', status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
         { id: 'j-41', status: 'Finished', createdAt: '2026-11-27T08:00:00Z' },
@@ -311,12 +314,12 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     // (here the older one, already over) was taken for the run's.
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: 'j-40', status: 'Finished', createdAt: '1732500000' }]);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     service()
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [
         { id: 'j-42', status: 'Finished', createdAt: '1732700000123' },
         { id: 'j-41', status: 'Cancelled', createdAt: '1732600000' },
@@ -327,9 +330,9 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
   });
 
   it('a timeout with no new job shown says the project was started, and not to start it again (it may still run)', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, []).persist();
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []).persist();
     const error = await refusal(
       runProject(services(), 'nightly', { wait: true, timeoutMs: 50, timeoutLabel: '50ms', pollMs: 10 }),
     );
@@ -352,7 +355,7 @@ describe('run: a project archived outside scrapeform is not started (it is read 
     // that never came, telling CI not to start it again.
     service()
       .get('/api/projects/522')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { id: 522, name: 'nightly', archived: true });
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(undefined, false), 'nightly', { wait: true, sleep: async () => {} })),
@@ -367,7 +370,7 @@ describe('run: a project archived outside scrapeform is not started (it is read 
   });
 
   it('a 404 for a project seen since its create: no start, run.project-missing (not run.jobs-unreadable)', async () => {
-    service().get('/api/projects/522').query(keyQuery).reply(404, { error: 'project 522 not found' });
+    service().get('/api/projects/522').query(KEY_QUERY).reply(404, { error: 'project 522 not found' });
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(undefined, false), 'nightly', { allowConcurrent: true })),
     );
@@ -380,7 +383,7 @@ describe('run: a project archived outside scrapeform is not started (it is read 
   });
 
   it('a 404 for a project this state created and has not seen since: not started either, saying it may not be visible yet', async () => {
-    service().get('/api/projects/522').query(keyQuery).reply(404, { error: 'project 522 not found' });
+    service().get('/api/projects/522').query(KEY_QUERY).reply(404, { error: 'project 522 not found' });
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(undefined, false, { unseenSince: '2026-11-27T08:00:00.000Z' }), 'nightly')),
     );
@@ -403,7 +406,7 @@ describe('run: a job list whose end is in doubt is never read as the whole list 
 
   it('a full page stating its size but no next page, page number, offset or total: nothing is sent', async () => {
     // Page 2 would show job 3 Running: a start now would run again behind it, paid per page.
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, per_page: 2 });
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, { data: finished, per_page: 2 });
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { sleep: async () => {} })),
     );
@@ -416,7 +419,7 @@ describe('run: a job list whose end is in doubt is never read as the whole list 
   });
 
   it('a stated total larger than the jobs read, with no next page given: nothing is sent', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, total: 3 });
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, { data: finished, total: 3 });
     const { result: error, unmatched } = await withUnmatched(() =>
       refusal(runProject(services(), 'nightly', { wait: true, sleep: async () => {} })),
     );
@@ -429,8 +432,8 @@ describe('run: a job list whose end is in doubt is never read as the whole list 
   });
 
   it('a short page stating its size is the whole list: the start is sent', async () => {
-    service().get('/api/projects/522/jobs').query(keyQuery).reply(200, { data: finished, per_page: 3 });
-    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, { data: finished, per_page: 3 });
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', job: undefined });

@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
-import { PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
 import { stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 
@@ -14,7 +14,6 @@ import { tempProjects } from '../helpers/temp-projects.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const project = tempProjects('scrapeform-run-wait-');
 const home = process.cwd();
 afterEach(() => process.chdir(home));
@@ -23,16 +22,16 @@ const nightly = stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: '
 
 async function runWaitEndingIn(status: string): Promise<CliRun> {
   const jobs = nock(PIPELINE_ORIGIN);
-  jobs.get('/api/projects/522').query(keyQuery).reply(200, { id: 522, name: 'nightly' });
-  jobs.get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-  jobs.patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+  jobs.get('/api/projects/522').query(KEY_QUERY).reply(200, { id: 522, name: 'nightly' });
+  jobs.get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+  jobs.patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
   jobs
     .get('/api/projects/522/jobs')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 7, status: 'Running' }]);
   jobs
     .get('/api/projects/522/jobs')
-    .query(keyQuery)
+    .query(KEY_QUERY)
     .reply(200, [{ id: 7, status }]);
   const dir = await project({ '.scrapeform/state.json': JSON.stringify(nightly) });
   return runScrapeform(['--chdir', dir, 'run', 'nightly', '--wait'], {

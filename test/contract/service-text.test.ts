@@ -2,7 +2,14 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
-import { NOCK_ENV, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import {
+  KEY_QUERY,
+  NOCK_ENV,
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  SENTINEL_KEY,
+  useNock,
+} from '../helpers/api.js';
 import { parserState, stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import type { State } from '../../src/state/model.js';
@@ -15,7 +22,6 @@ import type { State } from '../../src/state/model.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const project = tempProjects('scrapeform-service-text-');
 const home = process.cwd();
 afterEach(() => process.chdir(home));
@@ -40,16 +46,16 @@ const nightly = stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: '
 describe('run --wait: the progress of the new job', () => {
   it("prints the job's id and statuses from the service printable, and warns of an unknown one quoted", async () => {
     const jobs = nock(PIPELINE_ORIGIN);
-    jobs.get('/api/projects/522').query(keyQuery).reply(200, { id: 522, name: 'nightly' });
-    jobs.get('/api/projects/522/jobs').query(keyQuery).reply(200, []);
-    jobs.patch('/api/projects/522', { scheduledAt: 'now' }).query(keyQuery).reply(200, {});
+    jobs.get('/api/projects/522').query(KEY_QUERY).reply(200, { id: 522, name: 'nightly' });
+    jobs.get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    jobs.patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
     jobs
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: `7${HOSTILE}`, status: `Running${HOSTILE}` }]);
     jobs
       .get('/api/projects/522/jobs')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, [{ id: `7${HOSTILE}`, status: 'Finished' }]);
     const run = await scrapeform(nightly, ['run', 'nightly', '--wait']);
     expect(run.code).toBe(0);
@@ -68,7 +74,7 @@ describe('cancel: the status the service answers', () => {
   it('is printed printable', async () => {
     nock(PIPELINE_ORIGIN)
       .delete('/api/projects/522/jobs/9')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { status: `Cancelled${HOSTILE}` });
     const run = await scrapeform(nightly, ['cancel', 'nightly', '9']);
     expect([run.code, run.stderr]).toEqual([0, '']);
@@ -88,10 +94,10 @@ describe('parse: JSON that gives back the exact data, and warnings printable', (
 
   it('writes C1 controls, DEL and bidi overrides in the result as \\u escapes; JSON.parse reads the same string', async () => {
     const parser = nock(PARSER_ORIGIN);
-    parser.get('/parsers/p-1/0').query(keyQuery).reply(200, details);
+    parser.get('/parsers/p-1/0').query(KEY_QUERY).reply(200, details);
     parser
       .get('/parse/p-1/0')
-      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html' })
       .reply(200, { parser: 'p-1', version: 0, result: { title: HOSTILE, [HOSTILE]: 1 } });
     const state = stateOf({ 'parser.books': parserState({ definition: null }) });
     const run = await scrapeform(state, ['parse', 'books', 'https://books.example/a.html', '--version', '0']);
@@ -119,10 +125,10 @@ describe('parse: JSON that gives back the exact data, and warnings printable', (
   it('prints a warning that names the parser printable', async () => {
     const address = `parser.books${HOSTILE}`;
     const parser = nock(PARSER_ORIGIN);
-    parser.get('/parsers/p-1/0').query(keyQuery).reply(200, details);
+    parser.get('/parsers/p-1/0').query(KEY_QUERY).reply(200, details);
     parser
       .get('/parse/p-1/0')
-      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html' })
       .reply(200, { parser: 'p-1', version: 0, result: {} });
     const state = stateOf({
       [address]: parserState({ definition: null, unknown: { scraperParams: true } }),
@@ -142,8 +148,8 @@ describe('apply: the progress lines in a log', () => {
         'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\nscrapingInterval: daily\n',
     });
     const service = nock(PIPELINE_ORIGIN);
-    service.get('/api/projects').query(keyQuery).reply(200, []);
-    service.post('/api/projects').query(keyQuery).reply(400, { error: HOSTILE });
+    service.get('/api/projects').query(KEY_QUERY).reply(200, []);
+    service.post('/api/projects').query(KEY_QUERY).reply(400, { error: HOSTILE });
     const run = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve'], {
       env: { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN },
     });

@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import type { CliRun } from '../helpers/cli.js';
-import { NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock, withUnmatched } from '../helpers/api.js';
+import { KEY_QUERY, NOCK_ENV, PARSER_ORIGIN, useNock, withUnmatched } from '../helpers/api.js';
 import { parserState, stateOf } from '../helpers/state.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import type { State } from '../../src/state/model.js';
@@ -15,7 +15,6 @@ import type { State } from '../../src/state/model.js';
 
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const project = tempProjects('scrapeform-status-only-');
 const home = process.cwd();
 afterEach(() => process.chdir(home));
@@ -35,11 +34,11 @@ describe('parse: the details of the version it parses with', () => {
     const parser = nock(PARSER_ORIGIN);
     parser
       .get('/parsers/p-1/0')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { name: 'books', status: 'FINISHED', error: null, version: 0, ...fields });
     const parse = parser
       .get('/parse/p-1/0')
-      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html' })
       .reply(200, { parser: 'p-1', version: 0, result: { title: 'A Light in the Attic' } });
     const state = stateOf({ 'parser.books': parserState({ definition: null }) });
     const { result: run, unmatched } = await withUnmatched(() =>
@@ -58,14 +57,14 @@ describe('test: the expect checks of a parser the list does not show yet', () =>
   it('details FINISHED with the fields left out: the check runs (nothing is planned from them)', async () => {
     const parser = nock(PARSER_ORIGIN);
     // The list lags behind: the parser's details are read for its status.
-    parser.get('/parsers').query(keyQuery).reply(200, []);
+    parser.get('/parsers').query(KEY_QUERY).reply(200, []);
     parser
       .get('/parsers/p-1')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { name: 'books', status: 'FINISHED', error: null, version: 0 });
     const parse = parser
       .get(/^\/parse\/p-1/)
-      .query({ ...keyQuery, url: 'https://books.example/a.html' })
+      .query({ ...KEY_QUERY, url: 'https://books.example/a.html' })
       .reply(200, { parser: 'p-1', version: 0, result: { title: 'A Light in the Attic' } });
     const state = stateOf({ 'parser.books': parserState({ definition: null }) });
     const dir = await project({

@@ -6,6 +6,7 @@ import type { ApiError } from '../../src/api/api-error.js';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import {
+  KEY_QUERY,
   PARSER_ORIGIN,
   SENTINEL_KEY,
   counted,
@@ -21,7 +22,6 @@ import {
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-version-strings-');
 const { statePath, readState } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
@@ -51,9 +51,9 @@ async function failure(call: Promise<unknown>): Promise<ApiError> {
 describe('ParsersClient: a version written as a string of digits is that number', () => {
   it('in the list, in details (latest and by version), in a create, a PATCH and a parse answer', async () => {
     const api = createTestApi();
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed('3'));
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(keyQuery).reply(200, details('3'));
-    nock(PARSER_ORIGIN).get('/parsers/p-1/3').query(keyQuery).reply(200, details('03'));
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed('3'));
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details('3'));
+    nock(PARSER_ORIGIN).get('/parsers/p-1/3').query(KEY_QUERY).reply(200, details('03'));
     nock(PARSER_ORIGIN).post('/parsers').reply(201, { id: 'p-2', version: '0' });
     // Past its base as a number, not as text ("10" sorts before "9").
     nock(PARSER_ORIGIN).patch('/parsers/p-1/9').reply(202, { id: 'p-1', version: '10' });
@@ -101,11 +101,11 @@ describe('ParsersClient: a version written as a string of digits is that number'
     const api = createTestApi();
     nock(PARSER_ORIGIN)
       .get('/parsers')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, listed(version as string));
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1/2')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, { ...details(2), version });
     nock(PARSER_ORIGIN).post('/parsers').reply(201, { id: 'p-2', version });
     nock(PARSER_ORIGIN).patch('/parsers/p-1/2').reply(202, { id: 'p-1', version });
@@ -167,7 +167,7 @@ function scrapeform(args: string[]) {
 
 /** The list showing parser.a at `version` (as the service writes it), read by any number of calls. */
 function listedAt(version: number | string): void {
-  nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed(version)).persist();
+  nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(version)).persist();
 }
 
 describe('plan and apply against versions written as strings', () => {
@@ -190,11 +190,11 @@ describe('plan and apply against versions written as strings', () => {
         if (at !== 2) {
           nock(PARSER_ORIGIN)
             .get((uri) => uri.startsWith('/parsers/p-1'))
-            .query(keyQuery)
+            .query(KEY_QUERY)
             .reply(200, details(version))
             .persist();
         }
-        nock(PARSER_ORIGIN).get(`/parsers/p-1/${at}`).query(keyQuery).reply(200, details(version));
+        nock(PARSER_ORIGIN).get(`/parsers/p-1/${at}`).query(KEY_QUERY).reply(200, details(version));
         const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan', '--json']));
         nock.cleanAll();
         expect([run.code, unmatched]).toEqual([0, []]);
@@ -213,7 +213,7 @@ describe('plan and apply against versions written as strings', () => {
   it('a field added: one PATCH based on the version read, state records the new version as a number, and the next plan is empty', async () => {
     await parserAt(2, ['title', 'price']);
     listedAt('2');
-    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).reply(200, details('2'));
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).reply(200, details('2'));
     const planned = await scrapeform(['plan', '--json']);
     expect(planned.code).toBe(0);
     const plan = JSON.parse(planned.stdout) as {
@@ -226,12 +226,12 @@ describe('plan and apply against versions written as strings', () => {
     ]);
     nock.cleanAll();
 
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, listed('2'));
-    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(keyQuery).reply(200, details('2'));
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed('2'));
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).reply(200, details('2'));
     const patches = counted(nock(PARSER_ORIGIN).patch('/parsers/p-1/2'), [202, { id: 'p-1', version: '3' }]);
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1/3')
-      .query(keyQuery)
+      .query(KEY_QUERY)
       .reply(200, details('3', ['title', 'price']))
       .persist();
     const { result: applied, unmatched } = await withUnmatched(() => scrapeform(['apply', '--auto-approve']));
@@ -250,9 +250,9 @@ describe('plan and apply against versions written as strings', () => {
   it('a create answered with "version": "0": recorded as version 0, and the next plan is empty', async () => {
     await mkdir(path.dirname(statePath()), { recursive: true });
     await writeManifest(['title']);
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []);
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [201, { id: 'p-1', version: '0' }]);
-    nock(PARSER_ORIGIN).get('/parsers/p-1/0').query(keyQuery).reply(200, details('0')).persist();
+    nock(PARSER_ORIGIN).get('/parsers/p-1/0').query(KEY_QUERY).reply(200, details('0')).persist();
     const { result: applied, unmatched } = await withUnmatched(() => scrapeform(['apply', '--auto-approve']));
     nock.cleanAll();
     expect(unmatched).toEqual([]);

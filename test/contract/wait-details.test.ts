@@ -4,7 +4,7 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock, withUnmatched } from '../helpers/api.js';
+import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, counted, useNock, withUnmatched } from '../helpers/api.js';
 
 /**
  * Apply's generation wait reads a version's details when the list does not show it yet (a list lagging behind a
@@ -13,7 +13,6 @@ import { PARSER_ORIGIN, SENTINEL_KEY, counted, useNock, withUnmatched } from '..
  */
 useNock();
 
-const keyQuery = { api_key: SENTINEL_KEY };
 const folder = contractFolder('scrapeform-wait-details-');
 const { statePath: stateFile, readState } = folder;
 const env = { SCRAPERAPI_API_KEY: SENTINEL_KEY, SCRAPEFORM_PARSER_URL: PARSER_ORIGIN };
@@ -25,9 +24,9 @@ describe('apply: a generation whose details say FINISHED without fields', () => 
     await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
     const statePath = stateFile();
     // The plan's list, and every look of the wait: the new parser is not in the list yet.
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, []).persist();
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, []).persist();
     const posts = counted(nock(PARSER_ORIGIN).post('/parsers'), [201, { id: 'p-9', version: 0 }]);
-    const reads = counted(nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(keyQuery), [
+    const reads = counted(nock(PARSER_ORIGIN).get('/parsers/p-9/0').query(KEY_QUERY), [
       200,
       {
         name: 'a',
@@ -55,7 +54,7 @@ describe('apply: a generation whose details say FINISHED without fields', () => 
 
     nock.cleanAll();
     const made = [{ id: 'p-9', name: 'a', status: 'FINISHED', error: null, generated_at: null, version: 0 }];
-    nock(PARSER_ORIGIN).get('/parsers').query(keyQuery).reply(200, made);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, made);
     const { result: plan, unmatched: after } = await withUnmatched(() =>
       runScrapeform(['plan', '--json', '--state', statePath, folder.dir()], { env }),
     );

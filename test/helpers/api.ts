@@ -20,6 +20,9 @@ export const NOCK_ENV = {
   SCRAPEFORM_PIPELINE_URL: PIPELINE_ORIGIN,
 } as const;
 
+/** The query every GET and DELETE of a contract test carries: the test key (API-NOTES: `api_key` in the query). */
+export const KEY_QUERY = { api_key: SENTINEL_KEY } as const;
+
 export interface TestApi {
   parsers: ParsersClient;
   projects: ProjectsClient;
