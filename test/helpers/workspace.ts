@@ -183,3 +183,25 @@ export const BOOK_B = 'https://books.example/catalogue/tipping-the-velvet_999/in
 export function bookParser(fields: string, extra = ''): string {
   return `kind: Parser\nname: books\nurls: [${BOOK_A}, ${BOOK_B}]\n${extra}fields:\n${fields}`;
 }
+
+/**
+ * parser.books (its title field) with one expect check a page of `urls`, each expecting the title "x", which no
+ * page has: every check that runs fails.
+ */
+export function booksChecking(urls: readonly string[]): string {
+  return bookParser(
+    '  title: { description: Book title, selector: h1 }\n',
+    `expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: x }\n`).join('')}`,
+  );
+}
+
+/** A workspace of booksChecking(urls), applied against the emulator of `h`. */
+export async function appliedBooksChecking(
+  h: EmulatorHarness,
+  urls: readonly string[],
+): Promise<TestWorkspace> {
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': booksChecking(urls) });
+  await ws.applyChanges(await ws.plan());
+  return ws;
+}

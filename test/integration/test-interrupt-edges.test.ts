@@ -8,7 +8,8 @@ import { emulatorEnv, signalledBuiltCli } from '../helpers/child-cli.js';
 import type { SignalledRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { appliedBooksChecking, BOOK_A, BOOK_B } from '../helpers/workspace.js';
+import type { TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness | undefined;
 const closers: (() => void)[] = [];
@@ -39,16 +40,7 @@ async function front(
 /** Three checks of parser.books, applied. */
 async function threeChecks(): Promise<TestWorkspace> {
   h = await startTestEmulator();
-  const ws = await TestWorkspace.create(h);
-  const urls = [BOOK_A, BOOK_B, `${BOOK_A}?again`];
-  await ws.write({
-    'books.yaml': bookParser(
-      '  title: { description: Book title, selector: h1 }\n',
-      `expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: x }\n`).join('')}`,
-    ),
-  });
-  await ws.applyChanges(await ws.plan());
-  return ws;
+  return appliedBooksChecking(h, [BOOK_A, BOOK_B, `${BOOK_A}?again`]);
 }
 
 /**

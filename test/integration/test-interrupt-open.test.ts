@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { interruptWhileStateIsSilent } from '../helpers/silent-database.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { BOOK_A, BOOK_B, booksChecking, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness | undefined;
 afterEach(async () => {
@@ -16,12 +16,7 @@ describe('test interrupted while the workspace is opened', () => {
   it('Ctrl-C while the state database does not answer: exit 130 without waiting out the database timeout, every check not run, JUnit written', async () => {
     h = await startTestEmulator();
     const ws = await TestWorkspace.create(h);
-    await ws.write({
-      'books.yaml': bookParser(
-        '  title: { description: Book title, selector: h1 }\n',
-        `expect:\n  - url: ${BOOK_A}\n    result: { title: x }\n  - url: ${BOOK_B}\n    result: { title: x }\n`,
-      ),
-    });
+    await ws.write({ 'books.yaml': booksChecking([BOOK_A, BOOK_B]) });
     const junit = path.join(ws.dir, 'junit.xml');
     const { code, stdout, stderr, exitMs } = await interruptWhileStateIsSilent(h.emulator.url, ws.dir, [
       'test',

@@ -9,7 +9,7 @@ import { emulatorEnv, runBuiltCli, signalledBuiltCli } from '../helpers/child-cl
 import type { SignalledRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+import { appliedBooksChecking, BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 let h: EmulatorHarness | undefined;
 const closers: (() => void)[] = [];
@@ -63,15 +63,7 @@ describe('test stops on Ctrl-C', () => {
     '%s during the first parse: no other parse is sent, what ran is reported, exit 130',
     async (signal) => {
       h = await startTestEmulator();
-      const ws = await TestWorkspace.create(h);
-      const urls = [BOOK_A, BOOK_B, `${BOOK_A}?again`];
-      await ws.write({
-        'books.yaml': bookParser(
-          '  title: { description: Book title, selector: h1 }\n',
-          `expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: x }\n`).join('')}`,
-        ),
-      });
-      await ws.applyChanges(await ws.plan());
+      const ws = await appliedBooksChecking(h, [BOOK_A, BOOK_B, `${BOOK_A}?again`]);
       const front = await holdingParses(h.emulator.url);
       const { code, stdout, stderr, xml } = await interruptedTest(
         ws,
@@ -100,15 +92,7 @@ describe('test stops on Ctrl-C', () => {
 
   it('--json and --junit say the run was interrupted and name the checks not run (skipped in JUnit)', async () => {
     h = await startTestEmulator();
-    const ws = await TestWorkspace.create(h);
-    const urls = [BOOK_A, BOOK_B, `${BOOK_A}?again`];
-    await ws.write({
-      'books.yaml': bookParser(
-        '  title: { description: Book title, selector: h1 }\n',
-        `expect:\n${urls.map((u) => `  - url: ${u}\n    result: { title: x }\n`).join('')}`,
-      ),
-    });
-    await ws.applyChanges(await ws.plan());
+    const ws = await appliedBooksChecking(h, [BOOK_A, BOOK_B, `${BOOK_A}?again`]);
     const front = await holdingParses(h.emulator.url);
     const run = await interruptedTest(ws, front.url, () => front.parses.length === 1, ['--json']);
     expect(run.code).toBe(130);
@@ -220,14 +204,7 @@ describe('test stops on Ctrl-C', () => {
 
   it('a parse that never answers ends at the request timeout, is not sent again, and says it may have been charged', async () => {
     h = await startTestEmulator();
-    const ws = await TestWorkspace.create(h);
-    await ws.write({
-      'books.yaml': bookParser(
-        '  title: { description: Book title, selector: h1 }\n',
-        `expect:\n  - url: ${BOOK_A}\n    result: { title: x }\n  - url: ${BOOK_B}\n    result: { title: x }\n`,
-      ),
-    });
-    await ws.applyChanges(await ws.plan());
+    const ws = await appliedBooksChecking(h, [BOOK_A, BOOK_B]);
     const front = await holdingParses(h.emulator.url);
     // The bound is the CLI's own request timeout; exitWithinMs only kills a run that would hang (hung: true).
     const run = await runBuiltCli(
