@@ -7,6 +7,14 @@ import { renderManifests } from '../../../src/manifest/render-manifests.js';
 /** A folder with these files (name -> text), removed after its test. */
 const project = tempProjects('scrapeform-render-invisible-');
 
+/** The parsers the files (name -> text) declare, as loaded and as render writes them, and the folder they are in. */
+async function rendered(files: Record<string, string>) {
+  const dir = await project(files);
+  const loaded = await loadManifests({ paths: [dir], env: {} });
+  expect(loaded.diagnostics).toEqual([]);
+  return { dir, text: renderManifests([{ objects: loaded.parsers }]), parsers: loaded.parsers };
+}
+
 // Written as escapes here so this file holds none of them raw.
 const RLO = '\u202e';
 const LRI = '\u2066';
@@ -30,10 +38,7 @@ describe('render of bidirectional and zero-width characters', () => {
       `    description: "first line\\nsecond ${RLO}line"`,
       '',
     ].join('\n');
-    const dir = await project({ 'a.yaml': manifest });
-    const loaded = await loadManifests({ paths: [dir], env: {} });
-    expect(loaded.diagnostics).toEqual([]);
-    const text = renderManifests([{ objects: loaded.parsers }]);
+    const { dir, text } = await rendered({ 'a.yaml': manifest });
     expect(text).toBe(
       `# parser.books\\u200b from ${dir}/a.yaml:1:1\n\n` +
         'kind: Parser\n' +
@@ -72,10 +77,7 @@ describe('render of bidirectional and zero-width characters', () => {
       `  - { url: 'https://books.example/a.html', result: { price: "9${LRI}\u009b\u001b[2J" } }`,
       '',
     ].join('\n');
-    const dir = await project({ 'a.yaml': manifest });
-    const loaded = await loadManifests({ paths: [dir], env: {} });
-    expect(loaded.diagnostics).toEqual([]);
-    const text = renderManifests([{ objects: loaded.parsers }]);
+    const { text, parsers } = await rendered({ 'a.yaml': manifest });
     // eslint-disable-next-line no-control-regex -- no control character may come out raw
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2066]/);
     expect(text).toContain('\\u202ein euros');
@@ -84,8 +86,8 @@ describe('render of bidirectional and zero-width characters', () => {
     const reloaded = await loadManifests({ paths: [again], env: {} });
     expect(reloaded.diagnostics).toEqual([]);
     expect(reloaded.parsers).toHaveLength(1);
-    expect(reloaded.parsers[0]?.fields).toEqual(loaded.parsers[0]?.fields);
-    expect(reloaded.parsers[0]?.expect).toEqual(loaded.parsers[0]?.expect);
+    expect(reloaded.parsers[0]?.fields).toEqual(parsers[0]?.fields);
+    expect(reloaded.parsers[0]?.expect).toEqual(parsers[0]?.expect);
     expect(reloaded.parsers[0]?.fields[0]?.description).toBe(long);
   });
 
@@ -93,13 +95,10 @@ describe('render of bidirectional and zero-width characters', () => {
     // A file name may hold any byte but / and NUL: ESC started a terminal sequence in the heading (and strict YAML
     // readers refuse the raw character), and a line break split the heading into lines of its own.
     const manifest = "kind: Parser\nname: books\nurls: ['https://books.example/a.html']\n";
-    const dir = await project({
+    const { dir, text } = await rendered({
       'team\nkind: x/a.yaml': manifest,
       'b\r---\u001b[2Jc.yaml': manifest.replace('books', 'films'),
     });
-    const loaded = await loadManifests({ paths: [dir], env: {} });
-    expect(loaded.diagnostics).toEqual([]);
-    const text = renderManifests([{ objects: loaded.parsers }]);
     expect(text.split('\n').filter((line) => line.startsWith('#'))).toEqual([
       `# parser.films from ${dir}/b\\r---\\u001b[2Jc.yaml:1:1`,
       `# parser.books from ${dir}/team\\nkind: x/a.yaml:1:1`,
@@ -115,12 +114,11 @@ describe('render of bidirectional and zero-width characters', () => {
   });
 
   it('leaves text without them as it was', async () => {
-    const dir = await project({
+    const { dir, text } = await rendered({
       'a.yaml':
         'kind: Parser\nname: books\nurls: [\'https://books.example/a.html\']\nfields:\n  title: { description: "Title\\nand more" }\n',
     });
-    const loaded = await loadManifests({ paths: [dir], env: {} });
-    expect(renderManifests([{ objects: loaded.parsers }])).toBe(
+    expect(text).toBe(
       `# parser.books from ${dir}/a.yaml:1:1\n\nkind: Parser\nname: books\nurls:\n  - https://books.example/a.html\nfields:\n  title:\n    description: |-\n      Title\n      and more\n`,
     );
   });
