@@ -23,6 +23,18 @@ const at = (line: number, edits: ManifestEdit[], kind: 'Parser' | 'Project' = 'P
   edits,
 });
 
+/** What removing these fields of the Parser in `text` (its first line) writes: the edit `drift --accept` makes. */
+const removing =
+  (text: string) =>
+  (...fields: string[]): string | null =>
+    editManifestText('m.yaml', text, [
+      at(
+        1,
+        fields.map((field): ManifestEdit => ({ edit: 'remove-field', field })),
+        'Parser',
+      ),
+    ]).text;
+
 describe('editManifestText', () => {
   it('finds a document by where it starts, not by its written name (which a reference makes)', () => {
     const edited = editManifestText('m.yaml', PROJECT, [
@@ -314,14 +326,7 @@ projectInput: {type: list, list: [https://books.example/a.html]}
 
   it('removes a field with the comment above it, and an item of a flow map with its comma, other lines kept', () => {
     const text = `kind: Parser\nname: books\nurls: [x]\nfields:\n  # about a\n  a:\n    description: A\n  # about b\n  b: {description: B}   # b!\n  c: {description: C, fields: {d: {description: D}, x: {description: X},\n    e: {description: E},\n    f: {description: F}}}\n\n# trailing\n`;
-    const remove = (...fields: string[]): string | null =>
-      editManifestText('m.yaml', text, [
-        at(
-          1,
-          fields.map((field): ManifestEdit => ({ edit: 'remove-field', field })),
-          'Parser',
-        ),
-      ]).text;
+    const remove = removing(text);
     expect(remove('b')).toBe(text.replace('  # about b\n  b: {description: B}   # b!\n', ''));
     expect(remove('c.d')).toBe(text.replace('{d: {description: D}, x:', '{x:'));
     expect(remove('c.x')).toBe(text.replace(' x: {description: X},', ''));
@@ -336,14 +341,7 @@ projectInput: {type: list, list: [https://books.example/a.html]}
   // library's layout: `[x]` became `[ x ]` and every flow map on the page was respaced.
   it('writes {} for a flow map all of whose items it removes, every other byte kept', () => {
     const text = `kind: Parser # the shop\nname: books\nurls: [x]\nfields:\n  c: {description: C, fields: {d: {description: D}}} # keep\n  e: {description: E}\n  g: {description: G, fields: {h: {description: H},\n    i: {description: I}}}\n`;
-    const remove = (...fields: string[]): string | null =>
-      editManifestText('m.yaml', text, [
-        at(
-          1,
-          fields.map((field): ManifestEdit => ({ edit: 'remove-field', field })),
-          'Parser',
-        ),
-      ]).text;
+    const remove = removing(text);
     expect(remove('c.d')).toBe(text.replace('fields: {d: {description: D}}}', 'fields: {}}'));
     expect(remove('g.h', 'g.i')).toBe(
       text.replace('fields: {h: {description: H},\n    i: {description: I}}}', 'fields: {}}'),
