@@ -238,16 +238,20 @@ export class ParsersClient {
     };
   }
 
-  /** Deletes the parser and all its versions; 204 (200 tolerated). */
-  async delete(id: string, signal?: AbortSignal): Promise<void> {
-    await this.transport.request({
+  /**
+   * Deletes the parser and all its versions; returns the status: 204 (seed 1), 200 tolerated, or 202 Accepted (the
+   * delete is taken, perhaps not done yet: the caller reads the parser by id to see whether it is gone).
+   */
+  async delete(id: string, signal?: AbortSignal): Promise<number> {
+    const response = await this.transport.request({
       method: 'DELETE',
       url: this.url('parsers', id),
       keyIn: 'query',
-      expect: [204, 200],
+      expect: [204, 200, 202],
       idempotent: true,
       signal,
     });
+    return response.status;
   }
 
   /** Runs a parser on a page; scraping parameters are flattened into the query (seed 1, endpoint 4). */

@@ -166,9 +166,12 @@ export class ProjectsClient {
     );
   }
 
-  /** Archives the project: it leaves the list, and this cannot be undone through the API. */
-  async archive(id: number, signal?: AbortSignal): Promise<void> {
-    await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }));
+  /**
+   * Archives the project: it leaves the list, and this cannot be undone through the API. Returns the status: any
+   * success (a 202 Accepted too) means the archive was taken.
+   */
+  async archive(id: number, signal?: AbortSignal): Promise<number> {
+    return (await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }))).status;
   }
 
   /**

@@ -49,23 +49,25 @@ export interface CallLine {
 }
 
 /**
- * Makes one call and records it with `status`; statuses in `gone` (a DELETE of something already gone) count as
- * done. Returns the status recorded. No call starts after Ctrl-C.
+ * Makes one call and records it with `status` (a number, or read from what the call returned: the status the
+ * service answered, so a 202 is never listed as a 204); statuses in `gone` (a DELETE of something already gone)
+ * count as done. Returns the status recorded. No call starts after Ctrl-C.
  */
-export async function makeCall(
+export async function makeCall<T>(
   ctx: HandlerContext,
   change: ResourceChange,
   result: ChangeResult,
   line: CallLine,
-  run: () => Promise<unknown>,
-  status: number,
+  run: () => Promise<T>,
+  status: number | ((answer: T) => number),
   gone: number[] = [],
 ): Promise<number> {
   abortIfInterrupted(ctx);
   try {
-    await run();
-    noteCall(ctx, change, result, line, status);
-    return status;
+    const answer = await run();
+    const answered = typeof status === 'number' ? status : status(answer);
+    noteCall(ctx, change, result, line, answered);
+    return answered;
   } catch (error) {
     if (error instanceof ApiError && gone.includes(error.status)) {
       noteCall(ctx, change, result, line, error.status);
@@ -149,6 +151,12 @@ export function noteCreate(
   recovered: Recovered | undefined,
 ): void {
   noteCall(ctx, change, result, { method: 'POST', path }, recovered?.status ?? 201, recovered);
+}
+
+/** A warning in the result, and as an event while apply runs: something the user should know that fails nothing. */
+export function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext, message: string): void {
+  (result.warnings ??= []).push(message);
+  ctx.emit({ type: 'warning', address: change.address, message });
 }
 
 /** Ctrl-C came: no new call. `message` says where it stopped (before a call, by default). */

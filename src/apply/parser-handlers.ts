@@ -1,4 +1,5 @@
 import { ScrapeformError } from '../errors.js';
+import { unless404 } from '../api/api-error.js';
 import type { IdsBefore } from '../api/api-error.js';
 import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
 import type {
@@ -22,6 +23,7 @@ import {
   noteCall,
   noteCreate,
   noteFailedCall,
+  warn,
 } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
@@ -292,8 +294,9 @@ async function finishReplace(
 /**
  * Deletes a parser; one already gone counts as deleted once a read by id answers 404 as the DELETE did
  * (confirmGone): one the service still shows fails the change with apply.delete-unconfirmed, and the caller's
- * state keeps it. State is written first: the write checks that the lock is still this run's, so a run that lost
- * it (taken over during a long wait for a generation) does not send a call that cannot be undone.
+ * state keeps it. A 202 Accepted is a delete that landed, perhaps not done yet: see lookAfterAccepted. State is
+ * written first: the write checks that the lock is still this run's, so a run that lost it (taken over during a
+ * long wait for a generation) does not send a call that cannot be undone.
  */
 async function deleteParser(
   ctx: HandlerContext,
@@ -308,9 +311,10 @@ async function deleteParser(
     result,
     { method: 'DELETE', path: parserPath(id) },
     () => ctx.clients.parsers.delete(id),
-    204,
+    (answered) => answered,
     [404],
   );
+  if (status === 202) return lookAfterAccepted(ctx, change, result, id);
   if (status !== 404) return;
   await confirmGone(
     () => ctx.clients.parsers.get(id, undefined, ctx.options.signal),
@@ -322,5 +326,37 @@ async function deleteParser(
           hint: 'state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers 404)',
         },
       ),
+  );
+}
+
+/**
+ * After a DELETE answered 202 Accepted: the service took the delete, and may not have finished it. The parser is
+ * read by id once. A 404 is the delete done; a parser still shown, or a read that fails, is said in a warning, and
+ * the caller drops the parser from state all the same: the service is removing it, so a next plan that still
+ * found it managed would send its DELETE again, and one that no longer found it would say it was deleted outside
+ * scrapeform. Left unmanaged, it is never deleted twice nor created again (`plan --show-unmanaged` lists it while
+ * the service still shows it, in a workspace that still reads the parser list).
+ */
+async function lookAfterAccepted(
+  ctx: HandlerContext,
+  change: ParserChange,
+  result: ChangeResult,
+  id: string,
+): Promise<void> {
+  const accepted = `the service accepted the delete of parser ${change.name} (${id}) (202 Accepted)`;
+  const read = await unless404(() =>
+    ctx.clients.parsers.get(id, undefined, ctx.options.signal, { fieldsUnread: true }),
+  ).then(
+    (shown) => (shown === undefined ? 'gone' : 'shown'),
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (read === 'gone') return;
+  warn(
+    change,
+    result,
+    ctx,
+    read === 'shown'
+      ? `${accepted} but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard`
+      : `${accepted}, but reading it by id to see whether it is gone failed (${read}): scrapeform no longer manages it; check in the ScraperAPI dashboard that it is gone`,
   );
 }

@@ -98,7 +98,7 @@ export const PROJECT_HANDLERS = {
       result,
       { method: 'DELETE', path: projectPath(change.id) },
       () => ctx.clients.projects.archive(change.id),
-      204,
+      (answered) => answered,
       [404],
     );
     if (status === 404) await confirmArchived(ctx, change);

@@ -6,7 +6,7 @@ import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
-import { abortIfInterrupted } from './apply-context.js';
+import { abortIfInterrupted, warn } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from './look-cutoff.js';
@@ -331,12 +331,6 @@ function warnUnknownStatus(
     ctx,
     `version ${version} reports status "${status}", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED`,
   );
-}
-
-/** A warning in the result, and as an event while apply runs. */
-function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext, message: string): void {
-  (result.warnings ??= []).push(message);
-  ctx.emit({ type: 'warning', address: change.address, message });
 }
 
 export function withoutPending(state: ParserState): ParserState {

@@ -68,9 +68,11 @@ describe('ProjectsClient: each operation of seed 2, key in the query on every ca
     await projects.startNow(522);
   });
 
-  it('archive: DELETE /api/projects/:id', async () => {
-    service().delete('/api/projects/522').query(KEY_QUERY).reply(204);
-    await createTestApi().projects.archive(522);
+  it('archive: DELETE /api/projects/:id; any success, 202 Accepted included, its status returned', async () => {
+    for (const status of [204, 200, 201, 202]) {
+      service().delete('/api/projects/522').query(KEY_QUERY).reply(status);
+      expect(await createTestApi().projects.archive(522)).toBe(status);
+    }
   });
 
   it('jobs: GET /api/projects/:id/jobs, keeping undocumented fields', async () => {

@@ -1,0 +1,128 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
+import { KEY_QUERY, NOCK_ENV, PARSER_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+
+/**
+ * A parser DELETE answered 202 Accepted (seed 1 says 204): the service took the delete, perhaps not done yet. It
+ * was an api.unexpected-status: apply failed on a delete that landed, and state kept a parser the service was
+ * removing. Now it is a delete that landed, read by id once to see whether it is gone.
+ */
+useNock();
+
+const folder = contractFolder('scrapeform-delete-accepted-');
+const { statePath, readState } = folder;
+
+const listed = { id: 'p-1', name: 'books', status: 'FINISHED', error: null, generated_at: null, version: 0 };
+const other = { ...listed, id: 'p-2', name: 'other' };
+const details = {
+  name: 'books',
+  status: 'FINISHED',
+  error: null,
+  version: 0,
+  fields: [{ name: 'title', type: 'text' }],
+};
+
+/**
+ * State holding parser.books (p-1), which no manifest declares any more, and parser.other (p-2), still declared:
+ * the workspace goes on using the parser service, so each plan reads its list.
+ */
+async function booksDropped(): Promise<void> {
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
+  const definition = {
+    urls: ['https://books.example/a.html'],
+    scraperParams: {},
+    fields: [{ name: 'title', description: 'Book title' }],
+  };
+  const recorded = (id: string, name: string) => ({
+    kind: 'Parser',
+    id,
+    name,
+    version: 0,
+    definition,
+    descriptionsKnown: true,
+  });
+  const resources = { 'parser.books': recorded('p-1', 'books'), 'parser.other': recorded('p-2', 'other') };
+  await writeFile(statePath(), JSON.stringify({ format_version: 1, serial: 1, lineage: 'l', resources }));
+  await writeFile(
+    path.join(folder.dir(), 'other.yaml'),
+    'kind: Parser\nname: other\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n',
+  );
+}
+
+function run(command: 'apply' | 'plan', extra: string[] = []) {
+  const flags = command === 'apply' ? ['--auto-approve', '--allow-destroy'] : [];
+  return runScrapeform([command, ...flags, ...extra, '--state', statePath(), folder.dir()], {
+    env: NOCK_ENV,
+  });
+}
+
+/** The list a plan reads (no project is declared or recorded, so only the parsers'): `parsers` and parser.other. */
+function lists(parsers: unknown[]): void {
+  nock(PARSER_ORIGIN)
+    .get('/parsers')
+    .query(KEY_QUERY)
+    .reply(200, [...parsers, other]);
+}
+
+describe('apply: a parser delete answered 202 Accepted', () => {
+  it('and a read by id answering 404: deleted, dropped from state, the call listed with its 202', async () => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
+    const applied = await run('apply', ['--json']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const report = JSON.parse(applied.stdout) as {
+      results: { ok: boolean; calls: unknown[]; warnings?: string[] }[];
+    };
+    // The report lists the status the service sent, not the seed's 204.
+    expect(report.results).toEqual([
+      {
+        address: 'parser.books',
+        action: 'delete',
+        ok: true,
+        id: 'p-1',
+        calls: [{ method: 'DELETE', path: '/parsers/p-1', status: 202 }],
+      },
+    ]);
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+  });
+
+  it('while a read by id still shows it: dropped from state with a warning naming it; the next plan neither deletes nor creates it', async () => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(
+      'warning: the service accepted the delete of parser books (p-1) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard',
+    );
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+
+    // The service still lists it: unmanaged, so no second DELETE; and no manifest declares it, so no create.
+    lists([listed]);
+    const again = await run('plan', ['--show-unmanaged', '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+    expect(again.stderr).toContain('Unmanaged (never touched):\n  parser "books" (p-1, version 0, FINISHED)');
+    expect(again.stdout + again.stderr + applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
+  });
+
+  it('and a read by id that fails otherwise: still a delete that landed, with a warning that it could not be seen gone', async () => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(400, { error: 'boom' });
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(
+      `warning: the service accepted the delete of parser books (p-1) (202 Accepted), but reading it by id to see whether it is gone failed (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 400: boom): scrapeform no longer manages it; check in the ScraperAPI dashboard that it is gone`,
+    );
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+  });
+});
