@@ -154,7 +154,12 @@ export function noteCreate(
 }
 
 /** A warning in the result, and as an event while apply runs: something the user should know that fails nothing. */
-export function warn(change: ResourceChange, result: ChangeResult, ctx: HandlerContext, message: string): void {
+export function warn(
+  change: ResourceChange,
+  result: ChangeResult,
+  ctx: HandlerContext,
+  message: string,
+): void {
   (result.warnings ??= []).push(message);
   ctx.emit({ type: 'warning', address: change.address, message });
 }
