@@ -67,7 +67,8 @@ const ADVICE: Record<ApiErrorCode, string> = {
   'api.credits-exhausted': 'the account has no credits left: upgrade the plan or contact ScraperAPI support',
   'api.not-found':
     'the id does not exist: verify it with the list endpoint (scrapeform plan re-reads the lists)',
-  'api.rate-limited': 'the service is rate limiting: wait and try again',
+  'api.rate-limited':
+    "the service is rate limiting, and scrapeform already waited and tried again as far as its retry limits allow: lower --concurrency (apply), run the command again later, or check the rate limits of the account's plan in the ScraperAPI dashboard",
   'api.server-error': 'the service or a gateway before it failed; contact support if it persists',
   'api.unexpected-status': 'the service answered with a status scrapeform does not expect here',
   'api.network':
@@ -134,7 +135,8 @@ export class ApiError extends Error {
   readonly url: string;
   readonly body: unknown;
   readonly retryable: boolean;
-  readonly hint: string;
+  /** What to do; set once more by the transport when a call ends on a 429 (retry-policy.ts, endedAfter). */
+  hint: string;
   /** Where a redirect not followed pointed, the key redacted (see-other.ts reads a create's 303 by it). */
   readonly location: string | undefined;
   /** The status of an answer whose body did not decode (see ApiErrorInit). */

@@ -19,6 +19,15 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
 
+/** The policy of a transport: `retry` over the default, bounded by four request timeouts unless it says otherwise. */
+export function policyOf(
+  retry: Partial<RetryPolicy> | undefined,
+  timeoutMs: number,
+): RetryPolicy & { maxElapsedMs: number } {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...retry };
+  return { ...policy, maxElapsedMs: policy.maxElapsedMs ?? 4 * timeoutMs };
+}
+
 /** What a retry decision reads of the call: whether it may be repeated, and whether Ctrl-C came. */
 export interface RetryCall {
   idempotent: boolean;
@@ -27,8 +36,12 @@ export interface RetryCall {
   signal?: AbortSignal | undefined;
 }
 
+/** Why no try follows a failed one (retryDelay): what a 429's error then says was done (endedAfter). */
+export type RetryEnding =
+  'not-retryable' | 'retries' | 'interrupted' | 'once' | 'charged' | 'retry-after' | 'elapsed';
+
 /**
- * How long to wait before the next try, or undefined to give up. Only idempotent calls are retried, except a
+ * How long to wait before the next try, or why none follows (RetryEnding). Only idempotent calls are retried, except a
  * 429: the service refused the request, so a POST or PATCH did not land and may be sent again (API-NOTES). A
  * Retry-After the answer carried is honoured; one longer than `maxDelayMs` ends the call (beyondWait): a try
  * before it is one the service said it would refuse, and cut to the cap it kept a CI job trying for minutes
@@ -43,15 +56,46 @@ export function retryDelay(
   elapsedMs: number,
   retryAfterMs: number | undefined,
   random: () => number,
-): number | undefined {
-  if (!error.retryable || attempt >= policy.maxRetries || call.signal?.aborted) return undefined;
-  if (!call.idempotent && error.status !== 429) return undefined;
-  if (call.paid === true && paidTryMayBeCharged(error.status)) return undefined;
-  if (beyondWait(policy, retryAfterMs)) return undefined;
+): number | RetryEnding {
+  if (!error.retryable) return 'not-retryable';
+  if (attempt >= policy.maxRetries) return 'retries';
+  if (call.signal?.aborted === true) return 'interrupted';
+  if (!call.idempotent && error.status !== 429) return 'once';
+  if (call.paid === true && paidTryMayBeCharged(error.status)) return 'charged';
+  if (beyondWait(policy, retryAfterMs)) return 'retry-after';
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const delayMs = retryAfterMs ?? Math.floor(random() * ceiling);
-  if (elapsedMs + delayMs > policy.maxElapsedMs) return undefined;
+  if (elapsedMs + delayMs > policy.maxElapsedMs) return 'elapsed';
   return delayMs;
+}
+
+/** What to do after a 429 whatever the ending: scrapeform has already waited and tried again. */
+const RATE_LIMITED_NEXT =
+  "lower --concurrency (apply), run the command again later, or check the rate limits of the account's plan in the ScraperAPI dashboard";
+
+/**
+ * The error a call ends with after `tries` tries, no other following for `ending`. After a 429 its hint says what
+ * was already done, where the code's advice ("wait and try again") would have the user do it again: how many
+ * tries, each wait as long as the service's Retry-After asked, or the Retry-After (or the next wait) that ended
+ * the call. Any other error is returned as it is.
+ */
+export function endedAfter(
+  error: ApiError,
+  policy: RetryPolicy & { maxElapsedMs: number },
+  tries: number,
+  ending: RetryEnding,
+): ApiError {
+  if (error.code !== 'api.rate-limited') return error;
+  const count = tries === 1 ? '1 try' : `${tries} tries`;
+  const refused = 'the service refused this call with 429 (rate limited)';
+  const why: Partial<Record<RetryEnding, string>> = {
+    retries: `${refused} on ${tries === 1 ? 'its one try' : `each of its ${count}`}${tries > 1 ? ', and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait)' : ''}`,
+    'retry-after': `${refused} and asked to wait longer than the ${formatDuration(policy.maxDelayMs)} scrapeform waits between tries (the message says how long), so the call ended after ${count} rather than send one the service said it would refuse`,
+    elapsed: `${refused}, and the next wait would have run past the ${formatDuration(policy.maxElapsedMs)} scrapeform gives one call, so it ended after ${count}`,
+    interrupted: `${refused}, and the run was stopped after ${count}, while scrapeform waited to try it again`,
+  };
+  error.hint = `${why[ending] ?? refused}: ${RATE_LIMITED_NEXT}`;
+  return error;
 }
 
 /**

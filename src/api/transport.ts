@@ -6,8 +6,8 @@ import type { ApiErrorCode } from './api-error.js';
 import { MIN_KEY_LENGTH_IN_DATA, redact, redactValue, secretsRemover } from './redact.js';
 import type { KeyRedacted } from './live.js';
 import { nextHop, REDIRECTS } from './redirects.js';
-import { DEFAULT_RETRY_POLICY, retryAfterOf, retryDelay, waitBeforeRetry } from './retry-policy.js';
-import type { RetryPolicy } from './retry-policy.js';
+import { endedAfter, policyOf, retryAfterOf, retryDelay, waitBeforeRetry } from './retry-policy.js';
+import type { RetryEnding, RetryPolicy } from './retry-policy.js';
 import { DEFAULT_TIMEOUT_MS } from './transport-contract.js';
 import type {
   TransportEvent,
@@ -51,8 +51,7 @@ export class Transport {
     this.send =
       options.dispatcher !== undefined ? sendOverFetch(options.dispatcher) : sendOverHttp(options.pools);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.policy = { ...policy, maxElapsedMs: policy.maxElapsedMs ?? 4 * this.timeoutMs };
+    this.policy = policyOf(options.retry, this.timeoutMs);
     this.onEvent = options.onEvent ?? (() => undefined);
     this.sleep = options.sleep ?? waitBeforeRetry;
     this.interrupt = options.interrupt;
@@ -76,18 +75,12 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, body, started);
       if (!(outcome instanceof ApiError)) return outcome;
-      const retryAfterMs = this.retryAfters.get(outcome);
-      const elapsedMs = this.now() - started;
-      const delayMs = retryDelay(
-        this.policy,
-        request,
-        outcome,
-        attempt,
-        elapsedMs,
-        retryAfterMs,
-        this.random,
-      );
-      if (delayMs === undefined || this.interrupted()) throw outcome;
+      const [retryAfter, elapsed] = [this.retryAfters.get(outcome), this.now() - started];
+      const delayMs = retryDelay(this.policy, request, outcome, attempt, elapsed, retryAfter, this.random);
+      // The error says how the call ended after its tries (endedAfter: a 429's hint).
+      const ended = (why: RetryEnding): ApiError => endedAfter(outcome, this.policy, attempt + 1, why);
+      if (typeof delayMs !== 'number' || this.interrupted())
+        throw ended(typeof delayMs === 'number' ? 'interrupted' : delayMs);
       this.onEvent({
         type: 'retry',
         method: request.method,
@@ -103,7 +96,7 @@ export class Transport {
       });
       const stops = [request.signal, this.interrupt].filter((x): x is AbortSignal => x !== undefined);
       await this.sleep(delayMs, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
-      if (request.signal?.aborted === true || this.interrupted()) throw outcome;
+      if (request.signal?.aborted === true || this.interrupted()) throw ended('interrupted');
     }
   }
 

@@ -7,6 +7,9 @@ import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } 
 useNock();
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+/** What every 429's hint advises once the transport has waited and tried again. */
+const NEXT =
+  "lower --concurrency (apply), run the command again later, or check the rate limits of the account's plan in the ScraperAPI dashboard";
 const list = [{ id: 'p-1', name: 'b', status: 'FINISHED', error: null, generated_at: null, version: 0 }];
 
 describe('retries', () => {
@@ -57,6 +60,31 @@ describe('retries', () => {
     interrupt.abort();
     const error = (await creating.catch((e: unknown) => e)) as ApiError;
     expect([error.code, error.status]).toEqual(['api.rate-limited', 429]);
+    expect(error.hint).toBe(
+      `the service refused this call with 429 (rate limited), and the run was stopped after 1 try, while scrapeform waited to try it again: ${NEXT}`,
+    );
+  });
+
+  it('refused with 429 on every try: the hint says how many tries were made, each after the wait its Retry-After asked, and not "wait and try again"', async () => {
+    // The hint said "the service is rate limiting: wait and try again", after scrapeform had waited and tried again
+    // four times already.
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(5).reply(429, 'slow down', { 'Retry-After': '2' });
+    const { parsers, sleeps } = createTestApi();
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status, sleeps]).toEqual(['api.rate-limited', 429, [2000, 2000, 2000, 2000]]);
+    expect(error.message).toBe(`GET ${PARSER_ORIGIN}/parsers?api_key=***: 429: slow down`);
+    expect(error.hint).toBe(
+      `the service refused this call with 429 (rate limited) on each of its 5 tries, and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait): ${NEXT}`,
+    );
+    expect(error.toJSON().hint).toBe(error.hint);
+    // A POST refused so (a create: a 429 says nothing was made) ends the same way after its tries.
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(true).times(3).reply(429, { error: 'too many' });
+    const limited = createTestApi({ retry: { maxRetries: 2 } });
+    const refused = (await limited.projects.create({ name: 'x' }).catch((e: unknown) => e)) as ApiError;
+    expect([refused.status, limited.sleeps]).toEqual([429, [250, 500]]);
+    expect(refused.hint).toBe(
+      `the service refused this call with 429 (rate limited) on each of its 3 tries, and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait): ${NEXT}`,
+    );
   });
 
   it('interrupted before an answer that would be retried: no second try', async () => {
@@ -123,7 +151,24 @@ describe('retries', () => {
       expect(error.message).toBe(
         `GET ${PARSER_ORIGIN}/parsers?api_key=***: 429: Too many requests: the service asks to wait ${wait} before another try, more than the 30s scrapeform waits between tries; not tried again`,
       );
+      expect(error.hint).toBe(
+        `the service refused this call with 429 (rate limited) and asked to wait longer than the 30s scrapeform waits between tries (the message says how long), so the call ended after 1 try rather than send one the service said it would refuse: ${NEXT}`,
+      );
     }
+    // After tries it did wait for, the count says so.
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(429, '', { 'Retry-After': '3' })
+      .get('/parsers')
+      .query(true)
+      .reply(429, '', { 'Retry-After': '3600' });
+    const later = createTestApi();
+    const ended = (await later.parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect(later.sleeps).toEqual([3000]);
+    expect(ended.hint).toBe(
+      `the service refused this call with 429 (rate limited) and asked to wait longer than the 30s scrapeform waits between tries (the message says how long), so the call ended after 2 tries rather than send one the service said it would refuse: ${NEXT}`,
+    );
     // A POST refused so is not sent again either.
     nock(PARSER_ORIGIN).post('/parsers').reply(429, '', { 'Retry-After': '31' });
     const { parsers, sleeps } = createTestApi();
@@ -358,6 +403,9 @@ describe('retries', () => {
     ]);
     expect(error.message).toBe(
       `POST ${PARSER_ORIGIN}/parsers: 429: slow down: the service asks to wait 25s before another try, more than the 20s left of the 20s scrapeform gives one call; not tried again`,
+    );
+    expect(error.hint).toBe(
+      `the service refused this call with 429 (rate limited), and the next wait would have run past the 20s scrapeform gives one call, so it ended after 1 try: ${NEXT}`,
     );
 
     // After a wait, what is left is less: the second 20 s wait would end past the 30 s bound.
