@@ -1,0 +1,130 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { emulatorEnv } from '../helpers/child-cli.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import type { EmulatorHarness } from '../helpers/emulator.js';
+import { BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
+
+/**
+ * A parser DELETE answered 202 Accepted (the seed says 204): a delete that landed, perhaps not done yet. A proxy in
+ * front of the emulator answers every DELETE 202, forwarding it (the delete done at once) or not (taken, not done:
+ * the parser still shown). Either way apply succeeds and a second plan is empty: no second DELETE, no create.
+ */
+const FIELDS = '  title: { description: Book title }\n';
+const OTHER = bookParser(FIELDS).replace('name: books', 'name: other');
+
+let h: EmulatorHarness | undefined;
+let proxy: http.Server | undefined;
+afterEach(async () => {
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+  proxy = undefined;
+  await h?.emulator.close();
+  h = undefined;
+});
+
+/** Forwards to `upstream`; every DELETE is answered 202, after forwarding it when `forward`. */
+async function accepting(upstream: string, forward: boolean): Promise<{ url: string; deletes: string[] }> {
+  const deletes: string[] = [];
+  proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const deleting = req.method === 'DELETE';
+        if (deleting) deletes.push(new URL(req.url ?? '/', upstream).pathname);
+        if (deleting && !forward) {
+          res.writeHead(202).end();
+          return;
+        }
+        const body = Buffer.concat(chunks);
+        const up = await fetch(`${upstream}${req.url ?? ''}`, {
+          method: req.method ?? 'GET',
+          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+          ...(body.length > 0 ? { body } : {}),
+        });
+        const text = await up.text();
+        res.writeHead(deleting ? 202 : up.status, {
+          'content-type': up.headers.get('content-type') ?? 'application/json',
+        });
+        res.end(deleting ? '' : text);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, deletes };
+}
+
+/** parser.books applied, with parser.other beside it (so every plan still reads the parser list). */
+async function setUp(): Promise<{ ws: TestWorkspace; harness: EmulatorHarness; id: string }> {
+  h = await startTestEmulator({});
+  const ws = await TestWorkspace.create(h);
+  await ws.write({ 'books.yaml': bookParser(FIELDS), 'other.yaml': OTHER });
+  await ws.converge();
+  const recorded = (await ws.state()).resources['parser.books'];
+  if (recorded?.kind !== 'Parser') throw new Error('not recorded');
+  return { ws, harness: h, id: recorded.id };
+}
+
+function run(ws: TestWorkspace, command: 'apply' | 'plan', url: string): ReturnType<typeof runScrapeform> {
+  const flags = command === 'apply' ? ['--auto-approve', '--allow-destroy'] : ['--detailed-exitcode'];
+  return runScrapeform([command, path.join(ws.dir, 'manifests'), ...flags, '--state', ws.backend.location], {
+    env: emulatorEnv(url, EMULATOR_KEY),
+  });
+}
+
+const stillShown = (id: string): string =>
+  `warning: the service accepted the delete of parser books (${id}) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard`;
+
+describe('a parser delete answered 202 Accepted', () => {
+  it('done at once: apply succeeds without a warning, and a second plan is empty', async () => {
+    const { ws, harness, id } = await setUp();
+    await ws.write({ 'other.yaml': OTHER });
+    const front = await accepting(harness.emulator.url, true);
+    const applied = await run(ws, 'apply', front.url);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).not.toContain('warning');
+    expect(front.deletes).toEqual([`/parsers/${id}`]);
+    expect(harness.emulator.parsers.parsers.has(id)).toBe(false);
+    expect(Object.keys((await ws.state()).resources)).toEqual(['parser.other']);
+    const again = await run(ws, 'plan', front.url);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(front.deletes).toHaveLength(1);
+  });
+
+  it('taken but not done (the parser still shown): a warning naming it, dropped from state, and a second plan is empty', async () => {
+    const { ws, harness, id } = await setUp();
+    await ws.write({ 'other.yaml': OTHER });
+    const front = await accepting(harness.emulator.url, false);
+    const applied = await run(ws, 'apply', front.url);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(stillShown(id));
+    expect(harness.emulator.parsers.parsers.has(id)).toBe(true);
+    expect(Object.keys((await ws.state()).resources)).toEqual(['parser.other']);
+    const again = await run(ws, 'plan', front.url);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(front.deletes).toHaveLength(1);
+  });
+
+  it('the old parser of a replace, still shown: the replace completes, and a second plan is empty', async () => {
+    const { ws, harness, id } = await setUp();
+    await ws.write({
+      'books.yaml': bookParser(FIELDS).replace(`, ${BOOK_B}]`, ']'),
+      'other.yaml': OTHER,
+    });
+    const front = await accepting(harness.emulator.url, false);
+    const applied = await run(ws, 'apply', front.url);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(stillShown(id));
+    const recorded = (await ws.state()).resources['parser.books'];
+    if (recorded?.kind !== 'Parser') throw new Error('not recorded');
+    expect(recorded.id).not.toBe(id);
+    expect(recorded).not.toHaveProperty('replacing');
+    const again = await run(ws, 'plan', front.url);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(front.deletes).toEqual([`/parsers/${id}`]);
+  });
+});
