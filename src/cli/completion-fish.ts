@@ -28,8 +28,9 @@ export function fishScript(
         `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}' -a '${child}' -d '${quote(e.description)}'`,
       );
     }
-    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off.
-    if (!entries.some((c) => c.name.startsWith(`${e.name} `))) {
+    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off,
+    // and a command whose arguments are no paths (`status`, `run <address>`) keeps it off.
+    if (e.paths) {
       lines.push(
         `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -a '(__scrapeform_paths)'`,
       );

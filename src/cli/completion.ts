@@ -37,12 +37,24 @@ function commandTree(program: Command): CompletionEntry[] {
     // `__complete` is the scripts' own helper, not a command to offer.
     for (const sub of command.commands.filter((c) => !c.name().startsWith('__'))) {
       const name = `${prefix}${sub.name()}`;
-      entries.push({ name, description: sub.description(), options: longOptions(sub.options) });
+      entries.push({
+        name,
+        description: sub.description(),
+        options: longOptions(sub.options),
+        paths: takesPaths(sub),
+      });
       visit(sub, `${name} `);
     }
   };
   visit(program, '');
   return entries;
+}
+
+/** The arguments that name files or folders: `[paths...]`, `<planfile>`, `<file>` (not an address, id, URL...). */
+const PATH_ARGUMENTS: ReadonlySet<string> = new Set(['paths', 'planfile', 'file']);
+
+function takesPaths(command: Command): boolean {
+  return command.registeredArguments.some((a) => PATH_ARGUMENTS.has(a.name()));
 }
 
 /** The program's own options, written before the command (`--chdir DIR`, `--no-color`...), and `--help`. */
