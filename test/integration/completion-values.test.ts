@@ -317,6 +317,7 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
       'scrapeform parse parser.x ',
       'scrapeform cancel ',
       'scrapeform force-unlock ',
+      'scrapeform state pull ',
       'scrapeform completion ',
       'scrapeform --chdir project version ',
     ]) {
