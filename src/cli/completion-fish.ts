@@ -24,12 +24,17 @@ export function fishScript(
   for (const e of entries) {
     const [parent = '', child] = e.name.split(' ');
     if (child !== undefined) {
+      // Until one of them is written: `state push <TAB>` is push's paths, not the subcommands again.
+      const siblings = entries
+        .filter((c) => c.name.startsWith(`${parent} `))
+        .map((c) => c.name.split(' ')[1]);
       lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}' -a '${child}' -d '${quote(e.description)}'`,
+        `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}; and not __fish_seen_subcommand_from ${siblings.join(' ')}' -a '${child}' -d '${quote(e.description)}'`,
       );
     }
-    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off.
-    if (!entries.some((c) => c.name.startsWith(`${e.name} `))) {
+    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off,
+    // and a command whose arguments are no paths (`status`, `run <address>`) keeps it off.
+    if (e.paths) {
       lines.push(
         `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -a '(__scrapeform_paths)'`,
       );

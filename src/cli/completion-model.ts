@@ -12,10 +12,14 @@ export type ValueKind =
   | { kind: 'dir' }
   | { kind: 'none' };
 
-/** One command as completion sees it: its full name (`state push`), description and long options. */
+/**
+ * One command as completion sees it: its full name (`state push`), description, long options, and whether its own
+ * arguments are paths (`validate [paths...]`, `show <planfile>`; not `run <address>` or `status`).
+ */
 export interface CompletionEntry {
   name: string;
   description: string;
+  paths: boolean;
   options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
 }
 

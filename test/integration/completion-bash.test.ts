@@ -16,7 +16,10 @@ const exec = promisify(execFile);
  * line as completed, then run, shows what the command would have been given.
  */
 
-/** Starts `bash -i` in $3, runs $1, types $2 (TABs and the final Enter included) and prints what the terminal got. */
+/**
+ * Starts `bash -i` in $3, runs $1, types $2 (TABs and the final Enter included) and prints what the terminal got. With
+ * $4 set, one more TAB before the Enter: a second TAB in a row lists the candidates.
+ */
 const DRIVER = `zmodload zsh/zpty
 zpty b "cd \${(q)3} && PS1='> ' TERM=dumb bash --norc --noprofile -i"
 zpty -w b "$1; echo RE''ADY"
@@ -31,6 +34,7 @@ for key in \${(ps:\\t:)2}; do
   zpty -n -w b "$key"$'\\t'
   sleep 0.3
 done
+[[ -n $4 ]] && { zpty -n -w b $'\\t'; sleep 0.3; }
 zpty -n -w b $'\\n'
 out=''
 for i in {1..400}; do
@@ -55,6 +59,11 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     await writeFile(path.join(project, 'sub', 'inner.yaml'), '');
     await writeFile(path.join(project, 'my dir', 'x.yaml'), '');
     await writeFile(path.join(project, 'a file.yaml'), '');
+    // Files of DIR named as folders of the current folder (root): readline would judge them in the current folder.
+    await mkdir(path.join(root, 'saved'));
+    await mkdir(path.join(root, 'old plan'));
+    await writeFile(path.join(project, 'saved'), '');
+    await writeFile(path.join(project, 'old plan'), '');
     await writeFile(
       path.join(dir, 'completion.bash'),
       (await exec('node', [BUILT_CLI, 'completion', 'bash'])).stdout,
@@ -62,11 +71,20 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     await writeFile(path.join(dir, 'drive.zsh'), DRIVER);
   });
   /** The words `scrapeform` got once `keys` were typed ("\t" a TAB) and Enter pressed, as `<word>` each. */
-  const typeInto = async (keys: string, cwd: string): Promise<string> => {
+  const typeInto = async (keys: string, cwd: string): Promise<string> =>
+    /(?:<[^>]*>)+/.exec(await terminal(keys, cwd))?.[0] ?? '';
+  /** What the terminal showed once `keys` were typed, a second TAB pressed (which lists the candidates), and Enter. */
+  const terminal = async (keys: string, cwd: string, list = false): Promise<string> => {
     const setup = `source '${path.join(dir, 'completion.bash')}'; scrapeform() { printf '<%s>' "$@"; echo; }`;
-    const { stdout } = await exec('zsh', ['-f', path.join(dir, 'drive.zsh'), setup, keys, cwd]);
-    return /(?:<[^>]*>)+/.exec(stdout)?.[0] ?? stdout;
+    const args = ['-f', path.join(dir, 'drive.zsh'), setup, keys, cwd, ...(list ? ['list'] : [])];
+    return (await exec('zsh', args)).stdout;
   };
+  /** The candidates a second TAB listed after `keys`, each separated by one space (as wide as the terminal wants). */
+  const listed = async (keys: string, cwd: string): Promise<string[]> =>
+    (await terminal(keys, cwd, true))
+      .split(/\r?\n/)
+      .map((line) => line.trim().split(/\s+/).join(' '))
+      .filter((line) => line !== '' && !line.includes('>'));
 
   it('a folder gets a "/" and no space, so that the next TAB goes into it', async () => {
     expect(await typeInto('scrapeform plan --out su\tin\t', project)).toBe('<plan><--out><sub/inner.yaml>');
@@ -95,5 +113,27 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     expect(await typeInto("scrapeform --chdir project validate 'my\tx\t", root)).toBe(
       '<--chdir><project><validate><my dir/x.yaml>',
     );
+  });
+
+  it('past --chdir DIR, a file of DIR is a file, though the current folder has a folder so named', async () => {
+    // A space after it, not a "/": the next word starts, and TAB completes it.
+    expect(await typeInto('scrapeform --chdir project validate sav\tsu\tin\t', root)).toBe(
+      '<--chdir><project><validate><saved><sub/inner.yaml>',
+    );
+    expect(await typeInto('scrapeform --chdir project show old\tsu\t', root)).toBe(
+      '<--chdir><project><show><old plan><sub/>',
+    );
+    // Escaped as typed: after a quote, closed; with backslashes.
+    expect(await typeInto("scrapeform --chdir project show 'old\tsu\t", root)).toBe(
+      '<--chdir><project><show><old plan><sub/>',
+    );
+    expect(await typeInto('scrapeform --chdir project show "old\tsu\t', root)).toBe(
+      '<--chdir><project><show><old plan><sub/>',
+    );
+    expect(await typeInto('scrapeform --chdir=project plan --out sav\tsu\t', root)).toBe(
+      '<--chdir=project><plan><--out><saved><sub/>',
+    );
+    // Listed without a "/", and DIR's folder with one.
+    expect(await listed('scrapeform --chdir project validate s\t', root)).toEqual(['saved sub/']);
   });
 });

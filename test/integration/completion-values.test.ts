@@ -308,6 +308,34 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     expect((await complete(ws.project, 'scrapeform plan --detailed')).shown).toBe('--detailed-exitcode');
   });
 
+  it('a command that takes no path offers no file; one that takes paths keeps them', async () => {
+    const root = path.dirname(ws.bin);
+    // Names, ids, a URL, a shell: no file name fits there.
+    for (const line of [
+      'scrapeform status ',
+      'scrapeform run ',
+      'scrapeform parse parser.x ',
+      'scrapeform cancel ',
+      'scrapeform force-unlock ',
+      'scrapeform state pull ',
+      'scrapeform completion ',
+      'scrapeform --chdir project version ',
+    ]) {
+      expect(await complete(line.includes('--chdir') ? root : ws.project, line), line).toEqual({
+        shown: '',
+        stderr: '',
+      });
+    }
+    for (const line of ['validate', 'render', 'plan', 'apply', 'drift', 'watch', 'test', 'fmt', 'show']) {
+      expect((await complete(ws.project, `scrapeform ${line} `)).shown, line).toBe(
+        'scrapeform.yaml somefile.txt sub/',
+      );
+    }
+    // Their flags stay, and so do a flag's files.
+    expect((await complete(ws.project, 'scrapeform status --env ')).shown).toBe('prod staging');
+    expect((await complete(ws.project, 'scrapeform status --state some')).shown).toBe('somefile.txt');
+  });
+
   it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {
     expect(await complete(ws.project, 'scrapeform plan --env ')).toEqual({
       shown: 'prod staging',
