@@ -2,6 +2,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments
 import type { Document, Node, Scalar, YAMLMap } from 'yaml';
 import { sameValues } from './format-manifest.js';
 import { literalValue } from './interpolate.js';
+import { keepComments } from './keep-comments.js';
 import { readLineEndings, writeLineEndings } from './line-endings.js';
 import { patchedText } from './patch-manifest.js';
 import type { DocumentEdit } from './patch-manifest.js';
@@ -287,7 +288,12 @@ function setKey(
   const node = doc.getIn([key], true);
   // A scalar changes in place, so a comment on its line stays with it.
   if (isScalar(node) && (value === null || typeof value !== 'object')) edited(node, literalValue(value));
-  else doc.setIn([key], doc.createNode(literalValue(value)));
+  else {
+    const written = doc.createNode(literalValue(value));
+    // A list or map set anew keeps the comments of the lines it writes again (`- b # why`).
+    keepComments(node, written);
+    doc.setIn([key], written);
+  }
   return undefined;
 }
 

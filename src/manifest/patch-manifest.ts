@@ -1,5 +1,6 @@
 import { Document, isAlias, isCollection, isMap, isScalar, isSeq, YAMLMap } from 'yaml';
 import type { Node, Pair, Scalar, YAMLSeq } from 'yaml';
+import { blockText, flowText, LINE_WIDTH } from './node-text.js';
 
 /** One document of a file as read, and what the edits made of it (a copy: `doc.clone()`), or null when removed. */
 export interface DocumentEdit {
@@ -7,10 +8,19 @@ export interface DocumentEdit {
   after: Document | null;
 }
 
-/** The text of a file, and how it writes a block list under a key: its items at the key's column or indented. */
+/**
+ * The text of a file, and how far in from its key it writes the items of a block list under a key (0: at the key's
+ * column); undefined when it writes none, and a list written anew is nested as a map would be.
+ */
 interface Source {
   text: string;
-  indentSeq: boolean;
+  seqOffset: number | undefined;
+}
+
+/** Where a value is: the column of the key it is the value of, and how far the file nests a line at that level. */
+interface Level {
+  parent: number;
+  step: number;
 }
 
 /** A piece of the text from `start` to `end` replaced by `text`. */
@@ -37,7 +47,7 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
     if (range === undefined) return undefined;
     if (after === null) patches.push({ start: range[0], end: range[2], text: '' });
     else {
-      const source = { text, indentSeq: seqIndented(text, before.contents) };
+      const source = { text, seqOffset: seqOffset(text, before.contents) };
       if (!diffNode(source, before.contents, after.contents, patches)) return undefined;
     }
   }
@@ -54,20 +64,14 @@ export function patchedText(text: string, edits: readonly DocumentEdit[]): strin
 }
 
 /**
- * Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. `parent` is
- * the column of the key `before` is the value of, when it has one: how far the file nests a line at this level.
+ * Adds the patches that turn `before` (as read) into `after` (its edited copy); false when it cannot. `level` says
+ * where `before` is, when it is the value of a key.
  */
-function diffNode(
-  source: Source,
-  before: unknown,
-  after: unknown,
-  patches: Patch[],
-  parent?: number,
-): boolean {
+function diffNode(source: Source, before: unknown, after: unknown, patches: Patch[], level?: Level): boolean {
   if (before === after) return true;
   // A value set anew (setIn: a project key's live map or list) is written where the one read was.
   if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
-    return replaced(source, before, after, patches, parent);
+    return replaced(source, before, after, patches, level);
   if (isScalar(before) && isScalar(after)) {
     // A scalar the edits did not change keeps its source token (edited() drops it).
     if (after.srcToken !== undefined) return true;
@@ -81,7 +85,7 @@ function diffNode(
     if (before.items.length !== after.items.length) return false;
     return before.items.every((item, i) => diffNode(source, item, after.items[i], patches));
   }
-  if (isMap(before) && isMap(after)) return diffMap(source, before, after, patches, parent);
+  if (isMap(before) && isMap(after)) return diffMap(source, before, after, patches, level?.parent);
   return false;
 }
 
@@ -93,6 +97,7 @@ function diffMap(
   parent: number | undefined,
 ): boolean {
   const { text } = source;
+  const step = indentStep(text, before, parent);
   // Pairs are matched by where their key was read: the copy keeps each node's range, a new pair has none.
   const at = (pair: Pair): number | undefined => (pair.key as Node | null)?.range?.[0];
   const kept = new Set<Pair>();
@@ -106,7 +111,8 @@ function diffMap(
     }
     kept.add(read);
     if (!diffNode(source, read.key, pair.key, patches)) return false;
-    if (!diffNode(source, read.value, pair.value, patches, columnOf(source.text, at(read)))) return false;
+    const level = { parent: columnOf(text, at(read)) ?? 0, step };
+    if (!diffNode(source, read.value, pair.value, patches, level)) return false;
   }
   // Every item of a flow map removed: no comma is left to take with the last one, so the map is written `{}`.
   if (before.flow === true && before.items.length > 0 && after.items.length === 0 && before.range != null) {
@@ -126,15 +132,19 @@ function diffMap(
   const key = last.key as Node | null;
   if (key?.range === undefined || key.range === null) return false;
   const column = columnOf(text, key.range[0]) ?? 0;
-  const block = new Document(new YAMLMap());
-  (block.contents as YAMLMap).items.push(...added);
-  const lines = block
-    .toString({ lineWidth: 0, indent: indentStep(text, before, parent), indentSeq: source.indentSeq })
-    .split('\n')
-    .filter((l) => l !== '');
+  const block = new YAMLMap();
+  block.items.push(...added);
+  // A blank line inside a string of several lines stays blank: it was dropped, and the text no longer read back.
+  const lines = blockText(block, step, source.seqOffset ?? step)
+    .replace(/\n$/, '')
+    .split('\n');
   const end = lineEnd(text, pairEnd(last));
   if (end === undefined) return false;
-  patches.push({ start: end, end, text: lines.map((l) => `${' '.repeat(column)}${l}\n`).join('') });
+  patches.push({
+    start: end,
+    end,
+    text: lines.map((l) => (l === '' ? '\n' : `${' '.repeat(column)}${l}\n`)).join(''),
+  });
   return true;
 }
 
@@ -201,34 +211,42 @@ function addedToFlow(
 }
 
 /**
- * A collection read replaced by a new node: in a flow collection's place written on one line, in a block one's
- * place as a block indented where it was; undefined when it does not fit there.
+ * A collection read replaced by a new node: in a flow collection's place in flow style, spaced as it was, on one
+ * line when that fits in the line width (flowText); in a block one's place as a block indented where it was, its
+ * lists as the file writes them (blockText); undefined when it does not fit there.
  */
 function replaced(
   source: Source,
   before: YAMLMap | YAMLSeq,
   after: Node,
   patches: Patch[],
-  parent: number | undefined,
+  level: Level | undefined,
 ): boolean {
   const { text } = source;
   const range = before.range;
   if (range == null) return false;
   const copy = after.clone();
   if (before.flow === true) {
-    if (isCollection(copy)) copy.flow = true;
+    const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
+    const newline = text.indexOf('\n', range[1]);
+    const rest = text.slice(range[1], newline === -1 ? text.length : newline);
     const written = isScalar(copy)
       ? scalarText(copy)
-      : new Document(copy).toString({ lineWidth: 0 }).replace(/\n$/, '');
-    if (written === undefined || written.includes('\n')) return false;
+      : flowText(after, {
+          padding: /^[{[][ \t]/.test(text.slice(range[0])),
+          step: level?.step ?? 2,
+          indent: /^[ ]*/.exec(text.slice(lineStart))?.[0].length ?? 0,
+          room: LINE_WIDTH - (range[0] - lineStart) - rest.length,
+        });
+    if (written === undefined) return false;
     patches.push({ start: range[0], end: range[1], text: written });
     return true;
   }
   const end = lineEnd(text, range[1]);
   if (!isCollection(copy) || copy.items.length === 0 || end === undefined) return false;
   const column = columnOf(text, range[0]) ?? 0;
-  const lines = new Document(copy)
-    .toString({ lineWidth: 0, indent: nestedBy(column, parent), indentSeq: source.indentSeq })
+  const step = nestedBy(column, level?.parent);
+  const lines = blockText(copy, step, source.seqOffset ?? step)
     .replace(/\n$/, '')
     .split('\n');
   const written = lines.map((l, i) => (i === 0 || l === '' ? l : `${' '.repeat(column)}${l}`)).join('\n');
@@ -278,11 +296,11 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
 }
 
 /**
- * Whether the file indents a block list under its key (the library's style) or writes its items at the key's column
- * (`list:` then `- a`), as the shallowest such list of the document shows (the first at the least depth, read level
- * by level); indented when it has none.
+ * How far in from its key the file writes the items of a block list (0 for `list:` then `- a` at its column), as the
+ * shallowest such list of the document shows (the first at the least depth, read level by level); undefined when it
+ * has none.
  */
-function seqIndented(text: string, node: unknown): boolean {
+function seqOffset(text: string, node: unknown): number | undefined {
   const pending: unknown[] = [node];
   while (pending.length > 0) {
     const next = pending.shift();
@@ -292,11 +310,11 @@ function seqIndented(text: string, node: unknown): boolean {
       const key = (pair.key as Node | null)?.range?.[0];
       const value = pair.value;
       if (isSeq(value) && value.flow !== true && key !== undefined && value.range != null)
-        return (columnOf(text, value.range[0]) ?? 0) > (columnOf(text, key) ?? 0);
+        return Math.max(0, (columnOf(text, value.range[0]) ?? 0) - (columnOf(text, key) ?? 0));
       pending.push(value);
     }
   }
-  return true;
+  return undefined;
 }
 
 /** The column of an offset in the text (0 for the first). */

@@ -368,7 +368,7 @@ projectInput: {type: list, list: [https://books.example/a.html]}
     expect(list.text).toBe(
       LAYOUT.replace(
         'projectInput: {type: list, list: [https://books.example/a.html]}',
-        'projectInput: { type: list, list: [ https://b.example/ ] }',
+        'projectInput: {type: list, list: [https://b.example/]}',
       ),
     );
     const block =
