@@ -1,16 +1,24 @@
 import { normaliseParserStatus } from '../api/parser-status.js';
 import { PARSER_SERVICE } from '../api/transport-contract.js';
 import { ParserDetailsSchema, ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
-import { PARSER_STATUSES } from '../model/vocabulary.js';
+import { PARSER_STATUSES, READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
+import { forEachLimited } from '../worker-pool.js';
 import { failedCall, listOnce } from './doctor-list-check.js';
 import type { Get } from './doctor-list-check.js';
+
+/**
+ * The parsers this workspace's state records (address by id), `{unread}` saying why state could not be read, or
+ * undefined when no state was given (a library call): doctor reads the details of each one listed FINISHED.
+ */
+export type ManagedParsers = ReadonlyMap<string, string> | { unread: string } | undefined;
 
 export async function checkParsers(
   baseUrl: string,
   get: Get,
   checks: DoctorCheck[],
   readings: Map<string, DoctorReading>,
+  managed: ManagedParsers,
 ): Promise<void> {
   const base = baseUrl.replace(/\/+$/, '');
   const summaries = await listOnce(
@@ -48,7 +56,13 @@ export async function checkParsers(
           ? `only the seed's statuses: ${raw.join(', ')}`
           : 'no parser to read a status from',
   });
+  // The sample (the first FINISHED parser, else the first) feeds the readings; every FINISHED parser this
+  // workspace manages is read as well, since one broken parser fails every plan that reads it.
   const pick = summaries.find((s) => normaliseParserStatus(s.status) === 'FINISHED') ?? summaries[0];
+  const byId = managed !== undefined && !('unread' in managed) ? managed : undefined;
+  const finishedManaged = summaries.filter(
+    (s) => byId?.has(s.id) === true && normaliseParserStatus(s.status) === 'FINISHED',
+  );
   if (pick === undefined) {
     checks.push({ name: 'parsers.details', status: 'skipped', message: 'the account has no parser to read' });
     readings.set('details-without-version', {
@@ -56,39 +70,72 @@ export async function checkParsers(
       seen: null,
       message: 'no parser to read details of',
     });
+    checks.push(managedCheck(managed, summaries, new Map()));
     return;
   }
-  let details: Record<string, unknown>;
-  try {
-    const response = await get(PARSER_SERVICE, `${base}/parsers/${encodeURIComponent(pick.id)}`);
-    if (response.body === null || typeof response.body !== 'object' || Array.isArray(response.body)) {
-      checks.push({
-        name: 'parsers.details',
-        status: 'fail',
-        message: `the details of ${pick.id} are not a JSON object`,
-      });
-      return;
-    }
-    details = response.body as Record<string, unknown>;
-  } catch (error) {
-    checks.push(failedCall('parsers.details', error));
-    return;
-  }
-  // As plan reads it: a version written as digits ("3") is one.
-  const hasVersion = ParserVersionNumberSchema.safeParse(details.version).success;
-  readings.set('details-without-version', {
-    name: 'details-without-version',
-    seen: !hasVersion,
-    message: hasVersion
-      ? 'parser details carry their version'
-      : 'parser details carry no version; scrapeform uses the version asked for or listed',
+  const toRead = [pick, ...finishedManaged.filter((s) => s.id !== pick.id)];
+  const read = new Map<string, DetailsRead>();
+  await forEachLimited(toRead, READ_CONCURRENCY, async (summary) => {
+    read.set(summary.id, await readDetails(base, get, summary, byId?.get(summary.id)));
   });
-  checks.push({ name: 'parsers.details', ...detailsVerdict(pick, details) });
+  const sample = read.get(pick.id);
+  if (sample?.details !== undefined) {
+    // As plan reads it: a version written as digits ("3") is one.
+    const hasVersion = ParserVersionNumberSchema.safeParse(sample.details.version).success;
+    readings.set('details-without-version', {
+      name: 'details-without-version',
+      seen: !hasVersion,
+      message: hasVersion
+        ? 'parser details carry their version'
+        : 'parser details carry no version; scrapeform uses the version asked for or listed',
+    });
+  }
+  // The sample's line as before; of the others only what is wrong, in the list's order: the count says the rest.
+  for (const summary of toRead) {
+    const verdict = read.get(summary.id)?.verdict;
+    if (verdict !== undefined && (summary.id === pick.id || verdict.status !== 'ok'))
+      checks.push({ name: 'parsers.details', ...verdict });
+  }
+  checks.push(managedCheck(managed, summaries, read));
+}
+
+/** What doctor knows of the parsers it reads, by id. */
+interface DetailsRead {
+  verdict: Pick<DoctorCheck, 'status' | 'message'>;
+  /** The details answer, when it was a JSON object. */
+  details?: Record<string, unknown>;
+}
+
+async function readDetails(
+  base: string,
+  get: Get,
+  summary: { id: string; name: string },
+  address: string | undefined,
+): Promise<DetailsRead> {
+  const named = parserNamed(summary, address);
+  try {
+    const response = await get(PARSER_SERVICE, `${base}/parsers/${encodeURIComponent(summary.id)}`);
+    if (response.body === null || typeof response.body !== 'object' || Array.isArray(response.body))
+      return { verdict: { status: 'fail', message: `the details of ${named} are not a JSON object` } };
+    const details = response.body as Record<string, unknown>;
+    return { verdict: detailsVerdict(named, details), details };
+  } catch (error) {
+    const failed = failedCall('parsers.details', error);
+    return { verdict: { status: failed.status, message: `the details of ${named}: ${failed.message}` } };
+  }
+}
+
+/**
+ * How every finding of doctor names a parser: its name and id as the list shows them, and the address state records
+ * it under when this workspace manages it (doctor reads no manifest, so no file:line).
+ */
+export function parserNamed(parser: { id: string; name: string }, address: string | undefined): string {
+  return `parser "${parser.name}" (${parser.id}${address !== undefined ? `, managed as ${address}` : ''})`;
 }
 
 /** What doctor says of a parser's details, as plan reads them (ParsersClient.get). */
 function detailsVerdict(
-  pick: { id: string; name: string },
+  named: string,
   details: Record<string, unknown>,
 ): Pick<DoctorCheck, 'status' | 'message'> {
   // An answer plan refuses fails every plan, whatever else it shows.
@@ -97,21 +144,21 @@ function detailsVerdict(
     const issue = read.error.issues[0];
     return {
       status: 'fail',
-      message: `the details of parser "${pick.name}" (${pick.id}) are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+      message: `the details of ${named} are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
     };
   }
   const finished = typeof details.status === 'string' && normaliseParserStatus(details.status) === 'FINISHED';
   if (finished && !Array.isArray(details.fields))
     return {
       status: 'fail',
-      message: `parser ${pick.id} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
+      message: `${named} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
     };
-  // Right for a parser declared with no fields, which doctor cannot tell without state (ParsersClient.get,
+  // Right for a parser declared with no fields, which doctor does not look up in state (ParsersClient.get,
   // fieldlessOf): said rather than passed as ok or failed.
   if (finished && Array.isArray(details.fields) && details.fields.length === 0)
     return {
       status: 'warn',
-      message: `parser "${pick.name}" (${pick.id}) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
+      message: `${named} is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
     };
   const spelling =
     details.example_result === undefined && details.example_results !== undefined
@@ -119,6 +166,46 @@ function detailsVerdict(
       : '';
   return {
     status: 'ok',
-    message: `parser "${pick.name}" (${pick.id}): ${Object.keys(details).sort().join(', ')}${spelling}`,
+    message: `${named}: ${Object.keys(details).sort().join(', ')}${spelling}`,
   };
+}
+
+/**
+ * The `parsers.managed` line: how many of the parsers state records had their details read (each one the first list
+ * answer shows FINISHED), how they read, and why the others were not.
+ */
+function managedCheck(
+  managed: ManagedParsers,
+  summaries: readonly { id: string; status: string }[],
+  read: ReadonlyMap<string, DetailsRead>,
+): DoctorCheck {
+  const name = 'parsers.managed';
+  if (managed === undefined)
+    return { name, status: 'skipped', message: 'no state given: the parsers it records were not read' };
+  if ('unread' in managed)
+    return { name, status: 'fail', message: `${managed.unread}; the parsers it records were not read` };
+  if (managed.size === 0) return { name, status: 'skipped', message: 'state records no parser' };
+  const listed = summaries.filter((s) => managed.has(s.id));
+  const finished = listed.filter((s) => normaliseParserStatus(s.status) === 'FINISHED');
+  const verdicts = finished.flatMap((s) => {
+    const verdict = read.get(s.id)?.verdict;
+    return verdict !== undefined ? [verdict] : [];
+  });
+  const failed = verdicts.filter((v) => v.status === 'fail').length;
+  const warned = verdicts.filter((v) => v.status === 'warn').length;
+  const how = [
+    failed > 0 ? `${failed} not as plan reads them (above)` : '',
+    warned > 0 ? `${warned} with a warning (above)` : '',
+  ].filter((part) => part !== '');
+  const unread = [
+    listed.length > finished.length ? `${listed.length - finished.length} not FINISHED, not read` : '',
+    managed.size > listed.length
+      ? `${managed.size - listed.length} not on the first list answer, not read`
+      : '',
+  ].filter((part) => part !== '');
+  const message = [
+    `read the details of ${finished.length} of the ${managed.size} parsers state records (each one the first list answer shows FINISHED)${finished.length > 0 ? `: ${how.length > 0 ? how.join(', ') : 'each as plan reads them'}` : ''}`,
+    ...unread,
+  ].join('; ');
+  return { name, status: failed > 0 ? 'fail' : warned > 0 ? 'warn' : 'ok', message };
 }

@@ -5,21 +5,31 @@ import { Transport } from '../api/transport.js';
 import type { TransportEvent, TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
 import { clockCheck, proxyRoute } from './doctor-machine-checks.js';
+import { ScrapeformError } from '../errors.js';
 import { checkParsers } from './doctor-parser-checks.js';
+import type { ManagedParsers } from './doctor-parser-checks.js';
 import { checkProjects } from './doctor-project-checks.js';
+import { openState } from './open-workspace.js';
+import type { StateLocation } from './open-workspace.js';
 
 export type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
 
 export interface DoctorOptions extends ApiConfigOptions {
   /** Check one service only (a key may have access to one service only). */
   only?: 'parsers' | 'projects';
+  /**
+   * Where this workspace's state lives (`{}`: the default file): the details of every parser it records that the
+   * list shows FINISHED are read. Left out, only one parser is read, and the report says so.
+   */
+  state?: StateLocation;
   onTransportEvent?: (event: TransportEvent) => void;
   now?: () => number;
 }
 
 /**
  * A read-only check of a real account that spends no credits (issue 13): one list call per service, the details of
- * one existing parser and one project by id, the readings of docs/real-services.md they show, the proxy route
+ * one existing parser, of every FINISHED parser this workspace manages (READ_CONCURRENCY at a time) and of one
+ * project by id, the readings of docs/real-services.md they show, the proxy route
  * and the clock skew. Never creates, changes or parses anything. `ok` is false when scrapeform cannot work with
  * what it saw: a key refused, a service unreachable, or an answer it cannot read.
  */
@@ -48,8 +58,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     return { ...response, body: transport.redactAnswer(response.body) };
   };
   try {
-    if (options.only !== 'projects') await checkParsers(config.parserUrl, get, checks, readings);
-    else skipService('parsers', checks);
+    if (options.only !== 'projects') {
+      const managed = options.state !== undefined ? await readManaged(options.state) : undefined;
+      await checkParsers(config.parserUrl, get, checks, readings, managed);
+    } else skipService('parsers', checks);
     if (options.only !== 'parsers') await checkProjects(config.pipelineUrl, get, checks, readings);
     else skipService('projects', checks);
   } finally {
@@ -101,6 +113,24 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     proxy,
     clockSkewMs,
   };
+}
+
+/** The parsers state records, address by id; why not when state cannot be read (doctor still checks the account). */
+async function readManaged(location: StateLocation): Promise<ManagedParsers> {
+  const opened = openState(location);
+  try {
+    const state = await opened.backend.read();
+    return new Map(
+      Object.entries(state.resources).flatMap(([address, r]) =>
+        r.kind === 'Parser' ? [[r.id, address] as const] : [],
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof ScrapeformError)) throw error;
+    return { unread: `state could not be read: ${error.message}` };
+  } finally {
+    await opened.close();
+  }
 }
 
 function skipService(service: 'parsers' | 'projects', checks: DoctorCheck[]): void {

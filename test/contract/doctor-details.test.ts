@@ -1,8 +1,14 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import nock from 'nock';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
+import type { State } from '../../src/state/model.js';
 import { runScrapeform } from '../helpers/cli.js';
+import { parserState, stateOf } from '../helpers/state.js';
 import {
+  counted,
   KEY_QUERY,
   NOCK_ENV,
   PARSER_ORIGIN,
@@ -149,6 +155,163 @@ describe('doctor: a FINISHED parser whose details list no fields', () => {
         message:
           'parser "books" (p1) is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)',
       },
+    ]);
+  });
+});
+
+describe('doctor: a FINISHED parser whose details carry no fields', () => {
+  it('fails naming the parser by name and id, as its neighbours do', async () => {
+    const { code, report } = await doctor({ ...details, fields: undefined });
+    expect(code).toBe(1);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'fail',
+        message:
+          'parser "books" (p1) is FINISHED but its details have no fields: plan refuses such answers rather than send every field again',
+      },
+    ]);
+  });
+});
+
+describe('doctor: the details of every FINISHED parser this workspace manages', () => {
+  const listed = (id: string, name: string, status: string) => ({ ...item, id, name, status });
+  const managed = (id: string, name: string) => parserState({ id, name, definition: null });
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-doctor-state-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * `doctor --json` with a state file holding `resources`, given by SCRAPEFORM_STATE or by `--state`: nock holds the
+   * project answers, each test the parser answers.
+   */
+  async function doctorWithState(
+    resources: State['resources'],
+    by: 'variable' | 'flag' = 'variable',
+  ): Promise<{ code: number; report: DoctorReport }> {
+    const statePath = path.join(dir, 'state.json');
+    await writeFile(statePath, JSON.stringify(stateOf(resources)));
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    const { result, unmatched } = await withUnmatched(() =>
+      runScrapeform(['doctor', '--json', ...(by === 'flag' ? ['--state', statePath] : [])], {
+        env: by === 'flag' ? NOCK_ENV : { ...NOCK_ENV, SCRAPEFORM_STATE: statePath },
+      }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
+    return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport };
+  }
+
+  it('two broken managed parsers are both reported; none is read that is not FINISHED, unlisted or unmanaged', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, [
+        listed('p1', 'books', 'FINISHED'),
+        listed('p2', 'shelves', 'FINISHED'),
+        listed('p3', 'prices', 'GENERATING'),
+        listed('p4', 'others', 'FINISHED'),
+      ]);
+    // One interceptor each: a second read of either, or a read of p3, p4 or p9, is a call nock does not match.
+    const reads = [
+      counted(nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY), [
+        200,
+        { ...details, fields: undefined },
+      ]),
+      counted(nock(PARSER_ORIGIN).get('/parsers/p2').query(KEY_QUERY), [
+        200,
+        { ...details, name: 'shelves', fields: [{ type: 'text' }] },
+      ]),
+    ];
+    const { code, report } = await doctorWithState({
+      'parser.books': managed('p1', 'books'),
+      'parser.shelves': managed('p2', 'shelves'),
+      'parser.prices': managed('p3', 'prices'),
+      'parser.gone': managed('p9', 'gone'),
+    });
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(reads.map((r) => r.n)).toEqual([1, 1]);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'fail',
+        message:
+          'parser "books" (p1, managed as parser.books) is FINISHED but its details have no fields: plan refuses such answers rather than send every field again',
+      },
+      {
+        name: 'parsers.details',
+        status: 'fail',
+        message:
+          'the details of parser "shelves" (p2, managed as parser.shelves) are not an answer plan can read: field fields.0.name: Invalid input: expected string, received undefined',
+      },
+    ]);
+    expect(checkOf(report, 'parsers.managed')).toEqual([
+      {
+        name: 'parsers.managed',
+        status: 'fail',
+        message:
+          'read the details of 2 of the 4 parsers state records (each one the first list answer shows FINISHED): 2 not as plan reads them (above); 1 not FINISHED, not read; 1 not on the first list answer, not read',
+      },
+    ]);
+    expect(checkOf(report, 'projects.details').map((c) => c.status)).toEqual(['ok']);
+  });
+
+  it('managed parsers read as plan reads them: one line for the first, the count for all, exit 0', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, [
+        listed('p4', 'others', 'GENERATING'),
+        listed('p1', 'books', 'FINISHED'),
+        listed('p2', 'shelves', 'FINISHED'),
+      ]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p2')
+      .query(KEY_QUERY)
+      .reply(200, { ...details, name: 'shelves' });
+    const { code, report } = await doctorWithState({
+      'parser.books': managed('p1', 'books'),
+      'parser.shelves': managed('p2', 'shelves'),
+    });
+    expect(code).toBe(0);
+    expect(report.checks.filter((c) => c.name.startsWith('parsers.'))).toEqual([
+      {
+        name: 'parsers.list',
+        status: 'ok',
+        message: 'the key works; 3 parsers on the first answer, a bare array',
+      },
+      {
+        name: 'parsers.details',
+        status: 'ok',
+        message:
+          'parser "books" (p1, managed as parser.books): example_result, fields, name, status, version',
+      },
+      {
+        name: 'parsers.managed',
+        status: 'ok',
+        message:
+          'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+      },
+    ]);
+  });
+
+  it('a state that records no parser: the first FINISHED parser read as before, and said', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    const { code, report } = await doctorWithState({}, 'flag');
+    expect(code).toBe(0);
+    expect(checkOf(report, 'parsers.managed')).toEqual([
+      { name: 'parsers.managed', status: 'skipped', message: 'state records no parser' },
     ]);
   });
 });

@@ -10,6 +10,8 @@ import { runBuiltCli } from '../helpers/child-cli.js';
 import { runScrapeform } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { silentDatabase } from '../helpers/silent-database.js';
+import { parserState, stateOf } from '../helpers/state.js';
 import { BOOK_A } from '../helpers/workspace.js';
 
 /** `scrapeform doctor` against the emulator, with and without each quirk: read-only, and what each reading shows. */
@@ -85,6 +87,7 @@ describe('scrapeform doctor', () => {
     expect(report.checks.map((c) => [c.name, c.status])).toEqual([
       ['parsers.list', 'ok'],
       ['parsers.details', 'ok'],
+      ['parsers.managed', 'skipped'],
       ['projects.list', 'ok'],
       ['projects.details', 'ok'],
       ['clock', 'ok'],
@@ -220,6 +223,101 @@ describe('scrapeform doctor', () => {
         'scrapeform.yaml:2:1 environments: --env prod: no environment "prod" in scrapeform.yaml',
       );
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the details of the parsers its state records: counted, said, and no call beyond them', async () => {
+    const h = await seeded([]);
+    const [books] = await h.parsers.list();
+    const other = await h.parsers.create({
+      name: 'other',
+      urls: [BOOK_A],
+      fields: [{ name: 'title', description: 'Title' }],
+    });
+    await waitForVersion(h.parsers, other.id, 0);
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-doctor-state-'));
+    try {
+      const statePath = path.join(dir, 'state.json');
+      await writeFile(
+        statePath,
+        JSON.stringify(
+          stateOf({
+            'parser.books': parserState({ id: books?.id ?? 'none', name: 'books', definition: null }),
+            'parser.other': parserState({ id: other.id, name: 'other', definition: null }),
+          }),
+        ),
+      );
+      h.emulator.requestLog.length = 0;
+      const { code, report } = await doctor(h.emulator.url, h.emulator.url, ['--json', '--state', statePath]);
+      expect(code).toBe(0);
+      expect(report.checks.filter((c) => c.name.startsWith('parsers.'))).toEqual([
+        {
+          name: 'parsers.list',
+          status: 'ok',
+          message: 'the key works; 2 parsers on the first answer, a bare array',
+        },
+        {
+          name: 'parsers.details',
+          status: 'ok',
+          message: expect.stringMatching(/^parser "books" \(.+, managed as parser\.books\): /) as string,
+        },
+        {
+          name: 'parsers.managed',
+          status: 'ok',
+          message:
+            'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+        },
+      ]);
+      // Two lists, one project by id and the details of each managed parser: the first is not read twice.
+      expect(h.emulator.requestLog.map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`).sort()).toEqual(
+        [
+          'GET /api/projects',
+          `GET /api/projects/${String((await h.projects.list())[0]?.id)}`,
+          'GET /parsers',
+          `GET /parsers/${books?.id ?? 'none'}`,
+          `GET /parsers/${other.id}`,
+        ].sort(),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a state database that never answers: the parsers.managed check fails, the account is still checked, exit 1', async () => {
+    const h = await seeded([]);
+    const db = await silentDatabase();
+    const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-doctor-silent-'));
+    try {
+      // A child process: an open database connection would keep it alive after its answer.
+      const run = await runBuiltCli(['doctor', '--json', '--state', db.url], {
+        cwd: dir,
+        env: {
+          SCRAPERAPI_API_KEY: EMULATOR_KEY,
+          SCRAPEFORM_PARSER_URL: h.emulator.url,
+          SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+          SCRAPEFORM_STATE_TIMEOUT: '1s',
+        },
+        exitWithinMs: 20_000,
+      });
+      expect(run.hung).toBeUndefined();
+      expect(run.code).toBe(1);
+      expect(db.sockets.length).toBeGreaterThan(0);
+      const report = JSON.parse(run.stdout) as DoctorReport;
+      expect(report.checks.map((c) => [c.name, c.status])).toEqual([
+        ['parsers.list', 'ok'],
+        ['parsers.details', 'ok'],
+        ['parsers.managed', 'fail'],
+        ['projects.list', 'ok'],
+        ['projects.details', 'ok'],
+        ['clock', 'ok'],
+        ['proxy', 'ok'],
+      ]);
+      expect(report.checks.find((c) => c.name === 'parsers.managed')?.message).toBe(
+        `state could not be read: cannot connect to the state database ${db.url}: timeout expired; the parsers it records were not read`,
+      );
+    } finally {
+      db.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -512,6 +512,7 @@ setInterval(() => {}, 1000);`;
       { args: ['plan', '--detailed-exitcode'], code: 0 },
       { args: ['plan', '--lock'], code: 0 },
       { args: ['status'], code: 0 },
+      { args: ['doctor'], code: 0 },
       { args: ['output', '--json'], code: 0 },
       { args: ['jobs', 'project.nightly-book-pages'], code: 0 },
       { args: ['run', 'project.nightly-book-pages', '--wait', '--wait-timeout', '20s'], code: 0 },
