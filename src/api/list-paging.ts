@@ -83,7 +83,8 @@ export interface ListPage {
  *   string, sent as its key says; null, false or "" say there is none;
  * - an RFC 8288 `Link` header with `rel="next"` (GitHub's and many others' paging of bare arrays); a `Link`
  *   header without one says there is none;
- * - `has_more` / `hasMore`: true with a page number (PAGE_KEYS) asks for the page after it; false means no more;
+ * - `has_more` / `hasMore` (also `"true"`, `1`: readHasMore): true with a page number (PAGE_KEYS) asks for the
+ *   page after it; false means no more;
  * - a page number with the last page or the number of pages (LAST_PAGE_KEYS): the next page while there is one;
  * - a page number or an `offset` with neither: the next page (`page + 1`, or `offset` plus the objects read) while
  *   the stated total is not reached, or, with no total, while the page is full (PAGE_SIZE_KEYS; with no size
@@ -119,7 +120,7 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
     if (next !== undefined) return { kind: 'url', url: next };
     endSaid = true;
   }
-  const hasMore = firstOf(sources, ['has_more', 'hasMore']);
+  const hasMore = readHasMore(transport, page, sources);
   const number = readCount(firstOf(sources, PAGE_KEYS));
   if (hasMore === true) {
     if (number !== undefined) return { kind: 'query', name: 'page', value: String(number + 1) };
@@ -160,6 +161,36 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
   return offset !== undefined
     ? { kind: 'query', name: 'offset', value: String(offset + onPage) }
     : { kind: 'query', name: 'page', value: String((number ?? 0) + 1) };
+}
+
+/**
+ * What `has_more` / `hasMore` says, the first that is set: true or false, also written as a string (any case) or as
+ * 1 or 0 (a number, or its digits), as services built on string-typed or integer columns send it. Read only as
+ * `=== true`, a `"true"` was no "more" at all, and the list ended on its first page: an object on the next was
+ * planned as absent, created again. Any other value is an `api.pagination` error naming it, as a next page of no
+ * readable type is; undefined when neither key is set.
+ */
+function readHasMore(
+  transport: Transport,
+  { request, response }: ListPage,
+  sources: Record<string, unknown>[],
+): boolean | undefined {
+  for (const source of sources) {
+    for (const key of ['has_more', 'hasMore']) {
+      const value = source[key];
+      if (value === undefined || value === null) continue;
+      const spelled = typeof value === 'string' ? value.trim().toLowerCase() : value;
+      if (spelled === true || spelled === 'true' || spelled === 1 || spelled === '1') return true;
+      if (spelled === false || spelled === 'false' || spelled === 0 || spelled === '0') return false;
+      throw transport.badResponse(
+        request,
+        response,
+        `field ${key}: expected true or false, got ${JSON.stringify(value)}; the list is incomplete and nothing is planned from it`,
+        'api.pagination',
+      );
+    }
+  }
+  return undefined;
 }
 
 /** The next page a NEXT_KEYS or CURSOR_KEYS value names, or undefined when it is of no type that names one. */

@@ -1,4 +1,6 @@
-import type { ParserDefinition, ParserFailure } from '../state/model.js';
+import { parserStatusKind } from '../api/parser-status.js';
+import { failureOf } from '../state/model.js';
+import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { sameParserDefinition } from './parser-definition.js';
 import type { Context } from './plan-context.js';
 
@@ -32,4 +34,29 @@ export function retriedEnough(
     `${address}: version ${failed.version} FAILED ${failed.attempts ?? 2} times with the definition the manifests ask for (${failed.error})${NOT_RETRIED_ENDING} fix the manifest, or try once more with --reassert ${address}`,
   );
   return true;
+}
+
+/**
+ * The failures of a parser counted so far: state's, and its pending version when the service now shows that one
+ * FAILED. apply records a failure it waits for (wait-for-generation.ts), but not one of a version it did not see end
+ * (`--no-wait`, a wait that timed out, a killed run): uncounted, every such apply retried the same definition, each
+ * try paying a generation, past the two tries retriedEnough allows. Counted here as apply counts one, and recorded
+ * so by refreshState before apply's calls. State's own failure when the pending version is not shown FAILED.
+ */
+export function failuresSoFar(
+  recorded: ParserState,
+  live: { version: number; status: string; error?: string | null | undefined },
+): ParserFailure | undefined {
+  const { pending, failed } = recorded;
+  if (pending === undefined || live.version !== pending.version || parserStatusKind(live.status) !== 'failed')
+    return failed;
+  // Already counted (a state that records the failure and still the version as pending).
+  if (failed?.version === pending.version) return failed;
+  return failureOf(
+    failed,
+    pending.version,
+    live.error ?? live.status,
+    pending.definition,
+    sameParserDefinition,
+  );
 }

@@ -12,7 +12,12 @@ import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
 import { detailsBehind, laggingVersion, lagWarning } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
-import { retriedEnough, stillGenerating, STILL_GENERATING_ENDING } from './plan-parser-generation.js';
+import {
+  failuresSoFar,
+  retriedEnough,
+  stillGenerating,
+  STILL_GENERATING_ENDING,
+} from './plan-parser-generation.js';
 import { recordedReasons, recordParser } from './plan-parser-record.js';
 import {
   createParser,
@@ -167,6 +172,8 @@ export function planParser(
     );
   }
   const liveKind = parserStatusKind(live.status);
+  // A pending version shown FAILED counts as a try, whether or not apply waited to see it fail.
+  const failed = failuresSoFar(recorded, live);
   if (recorded.pending !== undefined && live.version === recorded.pending.version) {
     if (liveKind === 'done') {
       baseVersion = live.version;
@@ -184,6 +191,7 @@ export function planParser(
       );
       return undefined;
     } else {
+      if (base !== null && retriedEnough(ctx, address, failed, definitionOf(desired))) return undefined;
       reasons.push(
         `version ${live.version} FAILED: ${live.error ?? 'no error given'}; retrying from the last good version`,
       );
@@ -243,7 +251,7 @@ export function planParser(
     // A destructive replace's delete: prevent_destroy forbids it, as it forbids any replace. Nor is a definition
     // whose new parsers FAILED twice (apply counts them in `failed`) tried again by itself.
     if (destructive && isPrevented(ctx, address, desired)) return undefined;
-    if (retriedEnough(ctx, address, recorded.failed, definitionOf(desired))) return undefined;
+    if (retriedEnough(ctx, address, failed, definitionOf(desired))) return undefined;
     return replaceParser(
       desired,
       recorded.id,
@@ -267,8 +275,7 @@ export function planParser(
   const paramsChanged = descriptionsKnown && !sameScraperParams(known.scraperParams, wanted.scraperParams);
   if (urlsChanged || paramsChanged) {
     // Nor a replace whose new parser FAILED twice with this definition: each try is a new parser.
-    if (isPrevented(ctx, address, desired) || retriedEnough(ctx, address, recorded.failed, wanted))
-      return undefined;
+    if (isPrevented(ctx, address, desired) || retriedEnough(ctx, address, failed, wanted)) return undefined;
     const why = [urlsChanged ? 'urls changed' : '', paramsChanged ? 'scraper_params changed' : ''].filter(
       (r) => r !== '',
     );

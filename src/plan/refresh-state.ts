@@ -3,6 +3,7 @@ import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
 import { latestVersions } from './latest-versions.js';
+import { failuresSoFar } from './plan-parser-generation.js';
 import { indexLive } from './plan-context.js';
 import { recordProtection } from './record-protection.js';
 import { recoverIntents } from './recover-intents.js';
@@ -10,7 +11,8 @@ import { recoverIntents } from './recover-intents.js';
 /**
  * State brought up to date with what the lists show, without any call: a create a killed run sent but never
  * recorded is recorded as ours (recoverIntents), a version that was still generating when apply returned
- * (`--no-wait`, or a killed run) and is now FINISHED becomes the recorded version, and a project created and not
+ * (`--no-wait`, a wait that timed out, or a killed run) and is now FINISHED becomes the recorded version (one now
+ * FAILED is recorded as a failure, counted as apply counts one it waits for), and a project created and not
  * seen since that a list or a read by id shows loses its `unseenSince`. Returns undefined when nothing changed.
  */
 export function refreshState(state: State, read: LiveSnapshot): State | undefined {
@@ -31,8 +33,16 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
     if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
       continue;
     const summary = parserById.get(resource.id);
-    if (summary?.version !== resource.pending.version || parserStatusKind(summary.status) !== 'done')
+    if (summary?.version !== resource.pending.version) continue;
+    const kind = parserStatusKind(summary.status);
+    if (kind === 'failed') {
+      // Counted as apply counts a failure it waits for (failuresSoFar): the retry a plan makes of it is a try too.
+      const { pending: _pending, ...rest } = resource;
+      resources[address] = { ...rest, failed: failuresSoFar(resource, summary) };
+      changed = true;
       continue;
+    }
+    if (kind !== 'done') continue;
     const { pending, failed: _failed, ...rest } = resource;
     resources[address] = {
       ...rest,

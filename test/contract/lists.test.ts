@@ -368,6 +368,49 @@ describe('lists: paging', () => {
     expect(error.message).toContain('says it has more but gives no next page or page number');
   });
 
+  it.each([
+    ['"true"', 'true'],
+    ['1', 1],
+    ['"1"', '1'],
+  ])(
+    'a "has more" written as %s without a way to get it is an error, not the end of the list',
+    async (_, value) => {
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects')
+        .query(KEY_QUERY)
+        .reply(200, { data: [project(1)], hasMore: value });
+      const error = await listError(() => createTestApi().projects.list());
+      expect(error.code).toBe('api.pagination');
+      expect(error.message).toBe(
+        `GET ${PIPELINE_ORIGIN}/api/projects?api_key=***: 200: unexpected response from GET /api/projects: the answer says it has more but gives no next page or page number; the list is incomplete and nothing is planned from it`,
+      );
+    },
+  );
+
+  it('a "has more" written as a string is followed with its page, and "false" ends the list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, { data: [parser('a')], has_more: 'True', page: 1, per_page: 5 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...KEY_QUERY, page: '2' })
+      .reply(200, { data: [parser('b')], has_more: 'false', page: 2, per_page: 5, total_pages: 9 });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
+  });
+
+  it('a "has more" of no readable value is an error naming it, never read as the end', async () => {
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, { data: [project(1)], has_more: 'maybe' });
+    const error = await listError(() => createTestApi().projects.list());
+    expect(error.code).toBe('api.pagination');
+    expect(error.message).toBe(
+      `GET ${PIPELINE_ORIGIN}/api/projects?api_key=***: 200: unexpected response from GET /api/projects: field has_more: expected true or false, got "maybe"; the list is incomplete and nothing is planned from it`,
+    );
+  });
+
   it('stops at the page bound with an error', async () => {
     const { transport } = createTestApi();
     for (let page = 1; page <= 3; page++) {

@@ -154,6 +154,49 @@ describe('a version past a pending one is diffed against what scrapeform sent wi
   });
 });
 
+describe('a pending version that FAILED is a try, as one apply waited for (each retry pays a generation)', () => {
+  const error = 'GenerationError: no availability';
+  const failedListed = (version: number): LiveParserSummary => ({ ...listed(version, 'FAILED'), error });
+
+  it('the first is retried from the last good version, and refreshState records it as the first failure', () => {
+    const state = stateWith(pendingUpdate);
+    const live: LiveSnapshot = { parsers: [failedListed(1)], details: {}, projects: [] };
+    const plan = buildPlan({ parsers: [withAvailability], projects: [], state, live });
+    expect(callsOf(plan)).toEqual([
+      { method: 'PATCH', path: '/parsers/p-1/0', body: { add_fields: [availability] } },
+    ]);
+    const { pending: _pending, ...rest } = pendingUpdate;
+    expect(refreshState(state, live)?.resources['parser.books']).toEqual({
+      ...rest,
+      failed: { version: 1, error, definition: sentWithAvailability, attempts: 1 },
+    });
+  });
+
+  it('the same definition FAILED again: not retried by itself, as after two failures apply waited for', () => {
+    // The retry above, sent with --no-wait (or its wait timed out): version 2 pending, and it FAILED too.
+    const retried: ParserState = {
+      ...pendingUpdate,
+      pending: { version: 2, definition: sentWithAvailability },
+      failed: { version: 1, error, definition: sentWithAvailability, attempts: 1 },
+    };
+    const live: LiveSnapshot = { parsers: [failedListed(2)], details: {}, projects: [] };
+    const plan = buildPlan({ parsers: [withAvailability], projects: [], state: stateWith(retried), live });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings).toEqual([
+      `parser.books: version 2 FAILED 2 times with the definition the manifests ask for (${error}); not retried again by itself: fix the manifest, or try once more with --reassert parser.books`,
+    ]);
+    // --reassert tries once more; so does a changed manifest.
+    const reasserted = buildPlan({
+      parsers: [withAvailability],
+      projects: [],
+      state: stateWith(retried),
+      live,
+      options: { reassert: ['parser.books'] },
+    });
+    expect(reasserted.resource_changes.map((c) => c.action)).toEqual(['update']);
+  });
+});
+
 describe('a list lagging behind a PATCH never makes apply send the PATCH again unread', () => {
   it('a pending version the list does not show yet is read by id; the details show it: waited for, then recorded', () => {
     const state = stateWith(pendingUpdate);
