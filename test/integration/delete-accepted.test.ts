@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { emulatorEnv } from '../helpers/child-cli.js';
+import { answeringDeletes } from '../helpers/emulator-front.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -17,45 +16,19 @@ const FIELDS = '  title: { description: Book title }\n';
 const OTHER = bookParser(FIELDS).replace('name: books', 'name: other');
 
 let h: EmulatorHarness | undefined;
-let proxy: http.Server | undefined;
+let front: { close: () => void } | undefined;
 afterEach(async () => {
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
-  proxy = undefined;
+  front?.close();
+  front = undefined;
   await h?.emulator.close();
   h = undefined;
 });
 
-/** Forwards to `upstream`; every DELETE is answered 202, after forwarding it when `forward`. */
+/** A front of the emulator answering every DELETE 202, after passing it on when `forward`. */
 async function accepting(upstream: string, forward: boolean): Promise<{ url: string; deletes: string[] }> {
-  const deletes: string[] = [];
-  proxy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const deleting = req.method === 'DELETE';
-        if (deleting) deletes.push(new URL(req.url ?? '/', upstream).pathname);
-        if (deleting && !forward) {
-          res.writeHead(202).end();
-          return;
-        }
-        const body = Buffer.concat(chunks);
-        const up = await fetch(`${upstream}${req.url ?? ''}`, {
-          method: req.method ?? 'GET',
-          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-          ...(body.length > 0 ? { body } : {}),
-        });
-        const text = await up.text();
-        res.writeHead(deleting ? 202 : up.status, {
-          'content-type': up.headers.get('content-type') ?? 'application/json',
-        });
-        res.end(deleting ? '' : text);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, deletes };
+  const answering = await answeringDeletes(upstream, 202, forward);
+  front = answering;
+  return answering;
 }
 
 /** parser.books applied, with parser.other beside it (so every plan still reads the parser list). */

@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { emulatorEnv } from '../helpers/child-cli.js';
+import { answeringDeletes } from '../helpers/emulator-front.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
@@ -16,40 +15,19 @@ import { BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
 const FIELDS = '  title: { description: Book title }\n';
 
 let h: EmulatorHarness | undefined;
-let proxy: http.Server | undefined;
+let front: { close: () => void } | undefined;
 afterEach(async () => {
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
-  proxy = undefined;
+  front?.close();
+  front = undefined;
   await h?.emulator.close();
   h = undefined;
 });
 
-/** Forwards to `upstream`, but answers every DELETE 404 without forwarding it. */
+/** A front of the emulator answering every DELETE 404 without passing it on: the parser stays live. */
 async function deleting404(upstream: string): Promise<string> {
-  proxy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        if (req.method === 'DELETE') {
-          res.writeHead(404, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: 'Not Found' }));
-          return;
-        }
-        const body = Buffer.concat(chunks);
-        const up = await fetch(`${upstream}${req.url ?? ''}`, {
-          method: req.method ?? 'GET',
-          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-          ...(body.length > 0 ? { body } : {}),
-        });
-        res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' });
-        res.end(await up.text());
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const answering = await answeringDeletes(upstream, 404, false);
+  front = answering;
+  return answering.url;
 }
 
 async function setUp(): Promise<{ ws: TestWorkspace; harness: EmulatorHarness; id: string }> {
