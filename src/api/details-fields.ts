@@ -6,6 +6,8 @@ export interface DetailsFieldEntry {
   type?: string | undefined;
   fields?: readonly DetailsFieldEntry[] | null | undefined;
   children?: readonly DetailsFieldEntry[] | null | undefined;
+  /** Any other key the answer gave (the schema is loose): read only by findMiscasedChildren. */
+  readonly [key: string]: unknown;
 }
 
 /**
@@ -37,4 +39,38 @@ export function flattenDetailsFields(entries: readonly DetailsFieldEntry[]): Liv
   };
   walk(entries, '');
   return out;
+}
+
+/** Where a details answer lists children under a key it does not read: the path from `fields`, and the key. */
+export interface MiscasedChildren {
+  path: string;
+  key: string;
+}
+
+/**
+ * The first child list under a key spelled as `fields` or `children` in another case (`Fields`, `CHILDREN`), with
+ * its path as the answer nests it (`fields.1.Fields`). flattenDetailsFields reads only the two keys as written, so
+ * those children would be dropped without a word, and planned as new fields: add_fields on a drift read, a
+ * regeneration on adoption. ParsersClient.get refuses such an answer, as a FINISHED one whose top-level `fields`
+ * is spelled so (it reads as having none). An empty or null list under such a key drops nothing and is let pass.
+ */
+export function findMiscasedChildren(
+  entries: readonly DetailsFieldEntry[],
+  path = 'fields',
+): MiscasedChildren | undefined {
+  for (const [at, entry] of entries.entries()) {
+    const here = `${path}.${at}`;
+    for (const [key, value] of Object.entries(entry)) {
+      if (key === 'fields' || key === 'children') continue;
+      if (key.toLowerCase() !== 'fields' && key.toLowerCase() !== 'children') continue;
+      if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      return { path: `${here}.${key}`, key };
+    }
+    for (const key of ['fields', 'children'] as const) {
+      const children = entry[key];
+      const found = children ? findMiscasedChildren(children, `${here}.${key}`) : undefined;
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }

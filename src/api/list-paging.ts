@@ -1,3 +1,4 @@
+import { readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
@@ -164,11 +165,10 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
 }
 
 /**
- * What `has_more` / `hasMore` says, the first that is set: true or false, also written as a string (any case) or as
- * 1 or 0 (a number, or its digits), as services built on string-typed or integer columns send it. Read only as
- * `=== true`, a `"true"` was no "more" at all, and the list ended on its first page: an object on the next was
- * planned as absent, created again. Any other value is an `api.pagination` error naming it, as a next page of no
- * readable type is; undefined when neither key is set.
+ * What `has_more` / `hasMore` says, the first that is set, as readFlag reads a flag: read only as `=== true`, a
+ * `"true"` was no "more" at all, and the list ended on its first page: an object on the next was planned as absent,
+ * created again. Any other value is an `api.pagination` error naming it, as a next page of no readable type is;
+ * undefined when neither key is set.
  */
 function readHasMore(
   transport: Transport,
@@ -178,10 +178,9 @@ function readHasMore(
   for (const source of sources) {
     for (const key of ['has_more', 'hasMore']) {
       const value = source[key];
-      if (value === undefined || value === null) continue;
-      const spelled = typeof value === 'string' ? value.trim().toLowerCase() : value;
-      if (spelled === true || spelled === 'true' || spelled === 1 || spelled === '1') return true;
-      if (spelled === false || spelled === 'false' || spelled === 0 || spelled === '0') return false;
+      const flag = readFlag(value);
+      if (flag === undefined) continue;
+      if (flag !== 'unreadable') return flag;
       throw transport.badResponse(
         request,
         response,

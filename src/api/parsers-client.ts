@@ -11,7 +11,7 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
-import { flattenDetailsFields } from './details-fields.js';
+import { findMiscasedChildren, flattenDetailsFields } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
 import { idNamedIn } from './see-other.js';
@@ -92,7 +92,9 @@ export class ParsersClient {
    * asked for, then `known.version` (the list's: whoever plans passes it); with none of them the answer is a bad
    * response. A FINISHED version without `fields` (or with an empty list, unless `known.fieldless`) is a bad
    * response too, unless `known.fieldsUnread`: read as "no fields", it would plan every declared field as an add
-   * (issue 13). A version still generating, or failed, may have none.
+   * (issue 13). A version still generating, or failed, may have none. Children listed under a key of another case
+   * (`Fields`: findMiscasedChildren) are a bad response too, unless `known.fieldsUnread`: dropped, they would be
+   * planned as new fields.
    */
   async get(
     id: string,
@@ -133,6 +135,14 @@ export class ParsersClient {
         request,
         response,
         `version ${resolvedVersion} is FINISHED but the answer has no fields; nothing is planned from it`,
+      );
+    }
+    const miscased = known.fieldsUnread === true ? undefined : findMiscasedChildren(data.fields ?? []);
+    if (miscased !== undefined) {
+      throw this.transport.badResponse(
+        request,
+        response,
+        `field ${miscased.path}: children listed under ${JSON.stringify(miscased.key)} are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration; nothing is planned from this answer`,
       );
     }
     return this.transport.withoutKey({

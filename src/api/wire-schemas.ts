@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { readFlag } from './read-flag.js';
 
 /**
  * What the services answer, checked at the boundary. Objects are loose (unknown fields pass through, since the
@@ -112,6 +113,17 @@ export const ProjectIdSchema = z.union(
   },
 );
 
+/**
+ * A yes/no field as readFlag reads it (true, false, their strings in any case, 1, 0, or unset), kept as it came:
+ * any other value is a bad response naming the field and the value (cut short), never guessed either way.
+ */
+const FlagSchema = z.unknown().refine((value) => readFlag(value) !== 'unreadable', {
+  error: (issue) => {
+    const text = JSON.stringify(issue.input) ?? String(issue.input);
+    return `expected true or false, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+  },
+});
+
 export const ProjectSchema = z.looseObject({
   id: ProjectIdSchema,
   // A list may leave it out (the seed shows no project answer): ProjectsClient.list reads such a project by id.
@@ -133,6 +145,11 @@ export const ProjectSchema = z.looseObject({
   // API-NOTES: the seed says output_format, one source outputFormat; read both.
   output_format: z.string().nullable().optional(),
   outputFormat: z.string().nullable().optional(),
+  // The archive marks archiveMark reads (archived-project.ts): a value of neither meaning refuses the answer, since
+  // read as live a project someone archived is run and updated, and read as archived one is created again.
+  archived: FlagSchema.optional(),
+  isArchived: FlagSchema.optional(),
+  is_archived: FlagSchema.optional(),
 });
 
 /**

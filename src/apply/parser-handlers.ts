@@ -15,7 +15,7 @@ import type {
 } from '../plan/model.js';
 import { parsersDeleted } from '../plan/model.js';
 import { failureOf, keptProtection } from '../state/model.js';
-import type { ParserDefinition, ParserState } from '../state/model.js';
+import type { ParserDefinition, ParserState, ResourceState } from '../state/model.js';
 import {
   abortIfInterrupted,
   confirmGone,
@@ -193,6 +193,23 @@ async function updateParser(change: ParserUpdate, result: ChangeResult, ctx: Han
 }
 
 /**
+ * The failures of this definition so far, carried to the new parser of a replace: each new parser is a try (30,000
+ * credits), and one whose wait timed out and that FAILED unseen is counted on the parser it replaces (refreshState).
+ * Started anew on each new parser, the count never reached the two tries retriedEnough allows: every run whose wait
+ * timed out paid for one more. Recorded at the new parser's version, as a version of it: a failure names a version
+ * of the parser it is recorded on (a higher one read as a list lagging behind). None for another definition.
+ */
+function carriedFailure(
+  previous: ResourceState | undefined,
+  definition: ParserDefinition,
+  version: number,
+): Pick<ParserState, 'failed'> {
+  const failed = previous?.kind === 'Parser' ? previous.failed : undefined;
+  if (failed?.definition === undefined || !sameParserDefinition(failed.definition, definition)) return {};
+  return { failed: { ...failed, version } };
+}
+
+/**
  * Creates the new parser, waits for it (always, even with --no-wait), then deletes the old one. When the new one
  * FAILED, it is deleted and the old one stays.
  */
@@ -208,6 +225,7 @@ async function replaceParser(
   await ctx.store.commit((state) => {
     state.resources[change.address] = {
       ...createdParserState(change, created, change.definition),
+      ...carriedFailure(previous, change.definition, created.version),
       replacing: { oldId, ...(change.alsoDeletes !== undefined ? { also: change.alsoDeletes } : {}) },
       ...createdProtection(ctx, change.address, state.resources[change.address]),
     };

@@ -41,7 +41,8 @@ export function retriedEnough(
  * FAILED. apply records a failure it waits for (wait-for-generation.ts), but not one of a version it did not see end
  * (`--no-wait`, a wait that timed out, a killed run): uncounted, every such apply retried the same definition, each
  * try paying a generation, past the two tries retriedEnough allows. Counted here as apply counts one, and recorded
- * so by refreshState before apply's calls. State's own failure when the pending version is not shown FAILED.
+ * so by refreshState before apply's calls. State's own failure when the pending version is not shown FAILED. The
+ * count of a replace carries from one new parser to the next (parser-handlers.ts): each is a try, 30,000 credits.
  */
 export function failuresSoFar(
   recorded: ParserState,
@@ -50,8 +51,9 @@ export function failuresSoFar(
   const { pending, failed } = recorded;
   if (pending === undefined || live.version !== pending.version || parserStatusKind(live.status) !== 'failed')
     return failed;
-  // Already counted (a state that records the failure and still the version as pending).
-  if (failed?.version === pending.version) return failed;
+  // A pending version is never counted yet: whoever counts its failure drops it (apply's wait, refreshState). Not
+  // told by its number: every new parser of a replace is at version 0, and a failure carried from the one before
+  // (parser-handlers.ts) would read as this one's, each new parser then starting again at one try.
   return failureOf(
     failed,
     pending.version,

@@ -243,7 +243,8 @@ export function planParser(
     }
     // No version scrapeform saw finished. Nothing to lose only when the parser's one version FAILED: a later
     // version means one made outside scrapeform may have finished, so the delete needs approval (neverFinished).
-    const tried = recorded.pending?.definition ?? recorded.definition;
+    // Or the failed one's, once a failure counted (refreshState) took its pending version.
+    const tried = recorded.pending?.definition ?? recorded.definition ?? recorded.failed?.definition ?? null;
     // A replace killed while its new parser generated, which then FAILED: the original (and any earlier attempt)
     // still goes once a new one is FINISHED, as that replace would have done; it is not left unmanaged.
     const left = leftByInterruptedReplace(ctx, recorded);

@@ -12,7 +12,8 @@ import { recoverIntents } from './recover-intents.js';
  * State brought up to date with what the lists show, without any call: a create a killed run sent but never
  * recorded is recorded as ours (recoverIntents), a version that was still generating when apply returned
  * (`--no-wait`, a wait that timed out, or a killed run) and is now FINISHED becomes the recorded version (one now
- * FAILED is recorded as a failure, counted as apply counts one it waits for), and a project created and not
+ * FAILED is recorded as a failure, counted as apply counts one it waits for, the new parser of a replace under way
+ * too), and a project created and not
  * seen since that a list or a read by id shows loses its `unseenSince`. Returns undefined when nothing changed.
  */
 export function refreshState(state: State, read: LiveSnapshot): State | undefined {
@@ -30,19 +31,20 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
       changed = true;
       continue;
     }
-    if (resource.kind !== 'Parser' || resource.pending === undefined || resource.replacing !== undefined)
-      continue;
+    if (resource.kind !== 'Parser' || resource.pending === undefined) continue;
     const summary = parserById.get(resource.id);
     if (summary?.version !== resource.pending.version) continue;
     const kind = parserStatusKind(summary.status);
     if (kind === 'failed') {
       // Counted as apply counts a failure it waits for (failuresSoFar): the retry a plan makes of it is a try too.
+      // The new parser of a replace under way too: apply's next replace carries the count to the parser it makes.
       const { pending: _pending, ...rest } = resource;
       resources[address] = { ...rest, failed: failuresSoFar(resource, summary) };
       changed = true;
       continue;
     }
-    if (kind !== 'done') continue;
+    // A replace's new parser FINISHED is finished by the plan (finishReplace), which deletes the old one.
+    if (kind !== 'done' || resource.replacing !== undefined) continue;
     const { pending, failed: _failed, ...rest } = resource;
     resources[address] = {
       ...rest,

@@ -38,9 +38,15 @@ export interface ParserState {
   definition: ParserDefinition | null;
   /** False for a parser adopted or imported: its descriptions, selectors and params were never seen. */
   descriptionsKnown: boolean;
-  /** A version created by scrapeform and not yet seen FINISHED (generating, or apply did not wait). */
+  /**
+   * A version created by scrapeform and not yet seen FINISHED (generating, or apply did not wait). Its failure is
+   * never counted in `failed` yet: whoever counts it drops it (apply's wait, refreshState).
+   */
   pending?: { version: number; definition: ParserDefinition };
-  /** The last version that FAILED, with its error, until a later one finishes. */
+  /**
+   * The last version that FAILED, with its error, until a later one finishes. On the new parser of a replace under
+   * way, the tries of the new parsers before it (carried at its own version, failuresSoFar).
+   */
   failed?: ParserFailure;
   /**
    * A replace under way: the new parser exists, the old one is not deleted yet. `also`: parsers of an earlier

@@ -131,13 +131,52 @@ describe('a project archived outside scrapeform that a read by id still answers 
     expect(run.stdout).toContain('+ project.nightly  create, 1 call\n    # not yet created');
   });
 
+  it.each([{ isArchived: 'TRUE' }, { archived: 1 }])(
+    'a list that marks a project archived with a string or a number (%j): not adopted either',
+    async (flag) => {
+      // Read only as `=== true`, it was adopted by name and planned as live: updated, run, never running again.
+      await writeFile(path.join(folder.dir(), 'nightly.yaml'), manifest);
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects')
+        .query(KEY_QUERY)
+        .reply(200, [{ id: 7, ...nightly, ...flag }]);
+      const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+      expect(unmatched).toEqual([]);
+      expect(run.stdout).not.toContain('adopted: the live project 7 has this name');
+      expect(run.stdout).toContain('+ project.nightly  create, 1 call\n    # not yet created');
+    },
+  );
+
+  it('a flag of no readable value: the list is a bad response naming the field and value, nothing is planned', async () => {
+    await recorded(true);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, { data: [other, { id: 7, ...nightly, is_archived: 'maybe' }] });
+    const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      'unexpected response from GET /api/projects: field data.1.is_archived: expected true or false, got "maybe"',
+    );
+  });
+
   it('a record whose marks say it is not archived (false, null) is live: up to date', async () => {
     await recorded(true);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [
-        { id: 7, ...nightly, archived: false, archivedAt: null, status: 'active', isArchived: false },
+        {
+          id: 7,
+          ...nightly,
+          archived: false,
+          archivedAt: null,
+          status: 'active',
+          isArchived: '0',
+          is_archived: 'false',
+        },
       ]);
     const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
     expect(unmatched).toEqual([]);

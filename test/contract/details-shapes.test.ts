@@ -4,7 +4,16 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
-import { KEY_QUERY, PARSER_ORIGIN, SENTINEL_KEY, createTestApi, counted, useNock } from '../helpers/api.js';
+import { ApiError } from '../../src/api/api-error.js';
+import {
+  KEY_QUERY,
+  PARSER_ORIGIN,
+  SENTINEL_KEY,
+  createTestApi,
+  counted,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
 
 useNock();
 
@@ -142,5 +151,128 @@ describe('plan and apply: a parser whose details list its fields in another shap
       'Plan: 1 to adopt (no regeneration, no credits).\n\n<= parser.a (p-1)  adopt\n',
     );
     expect(run.stdout).not.toContain('add_fields');
+  });
+});
+
+/** Children nested under a key spelled in another case than `fields` or `children`: not read, so refused. */
+const MISCASED: [string, unknown[], string][] = [
+  [
+    '`Fields`',
+    [
+      { name: 'title', type: 'text' },
+      { name: 'reviews', type: 'array', Fields: [{ name: 'author', type: 'text' }] },
+    ],
+    'fields.1.Fields',
+  ],
+  [
+    '`Children`, under a child nested as the code reads it',
+    [
+      { name: 'title', type: 'text' },
+      {
+        name: 'reviews',
+        type: 'array',
+        fields: [{ name: 'author', type: 'object', Children: [{ name: 'name', type: 'text' }] }],
+      },
+    ],
+    'fields.1.fields.0.Children',
+  ],
+];
+
+const miscasedMessage = (version: number, path: string, key: string): string =>
+  `GET ${PARSER_ORIGIN}/parsers/p-1${version === 0 ? '' : `/${version}`}?api_key=***: 200: unexpected response from GET /parsers/p-1${version === 0 ? '' : `/${version}`}: field ${path}: children listed under "${key}" are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration; nothing is planned from this answer`;
+
+describe('details fields: children nested under a key of another case are refused, never dropped', () => {
+  it.each(MISCASED)(
+    'ParsersClient.get, children under %s: api.bad-response naming the path',
+    async (_what, fields, at) => {
+      const api = createTestApi();
+      nock(PARSER_ORIGIN)
+        .get('/parsers/p-1/2')
+        .query(KEY_QUERY)
+        .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] });
+      const error = await api.parsers.get('p-1', 2).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe('api.bad-response');
+      expect((error as ApiError).message).toBe(miscasedMessage(2, at, at.slice(at.lastIndexOf('.') + 1)));
+    },
+  );
+
+  it('ParsersClient.get with fieldsUnread (a wait, a parse): the fields are not read, so not refused', async () => {
+    const api = createTestApi();
+    nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).reply(200, {
+      name: 'a',
+      status: 'FINISHED',
+      version: 2,
+      fields: MISCASED[0]?.[1],
+      example_result: [],
+    });
+    const details = await api.parsers.get('p-1', 2, undefined, { fieldsUnread: true });
+    expect(details.status).toBe('FINISHED');
+  });
+
+  it('adoption (plan): refused naming the path, nothing planned (not the child as a new field)', async () => {
+    await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(3));
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, {
+      name: 'a',
+      status: 'FINISHED',
+      version: 3,
+      fields: MISCASED[0]?.[1],
+      example_result: [],
+    });
+    const { result: run, unmatched } = await withUnmatched(() =>
+      runScrapeform(['plan', '--state', statePath(), folder.dir()], { env }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(miscasedMessage(0, 'fields.1.Fields', 'Fields'));
+    expect(run.stderr).not.toContain(SENTINEL_KEY);
+  });
+
+  it('apply after a version moved outside scrapeform: refused, no PATCH (add_fields) and no POST', async () => {
+    await mkdir(path.dirname(statePath()), { recursive: true });
+    await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
+    await writeFile(
+      statePath(),
+      JSON.stringify({
+        format_version: 1,
+        serial: 1,
+        lineage: 'details-shapes',
+        resources: {
+          'parser.a': {
+            kind: 'Parser',
+            id: 'p-1',
+            name: 'a',
+            version: 1,
+            definition: {
+              urls: ['https://books.example/a.html'],
+              scraperParams: {},
+              fields: [
+                { name: 'title', description: 'Book title' },
+                { name: 'reviews', description: 'Reviews', type: 'array' },
+                { name: 'reviews.author', description: 'Author' },
+              ],
+            },
+            descriptionsKnown: true,
+          },
+        },
+      }),
+    );
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
+    nock(PARSER_ORIGIN)
+      .get((uri) => uri.startsWith('/parsers/p-1'))
+      .query(KEY_QUERY)
+      .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields: MISCASED[0]?.[1], example_result: [] })
+      .persist();
+    const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
+    const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
+    const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
+      env,
+    });
+    nock.cleanAll();
+    expect([patches.n, posts.n]).toEqual([0, 0]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('field fields.1.Fields: children listed under "Fields" are not read');
   });
 });

@@ -369,6 +369,46 @@ describe('run: a project archived outside scrapeform is not started (it is read 
     expect(error.details).toEqual({ started: false, projectId: 522 });
   });
 
+  it.each([
+    [{ archived: 'true' }, 'archived: "true"'],
+    [{ archived: 1 }, 'archived: 1'],
+    [{ is_archived: ' TRUE ' }, 'is_archived: " TRUE "'],
+    [{ isArchived: '1' }, 'isArchived: "1"'],
+  ])(
+    'a flag written as a string or a number (%j) marks it archived too: no start, run.project-missing',
+    async (flag, mark) => {
+      // Read only as `=== true`, these were a live project: run started (paid for) a project someone archived.
+      service()
+        .get('/api/projects/522')
+        .query(KEY_QUERY)
+        .reply(200, { id: 522, name: 'nightly', ...flag });
+      const { result: error, unmatched } = await withUnmatched(() =>
+        refusal(runProject(services(undefined, false), 'nightly', { allowConcurrent: true })),
+      );
+      expect(unmatched).toEqual([]);
+      expect(error.code).toBe('run.project-missing');
+      expect(error.message).toBe(
+        `project.nightly was not started: the service shows it archived (${mark}): it was archived outside scrapeform`,
+      );
+    },
+  );
+
+  it('a flag of no readable value ("yes") is a bad response naming it: nothing is started', async () => {
+    service()
+      .get('/api/projects/522')
+      .query(KEY_QUERY)
+      .reply(200, { id: 522, name: 'nightly', archived: 'yes' });
+    const { result: error, unmatched } = await withUnmatched(() =>
+      runProject(services(undefined, false), 'nightly', { allowConcurrent: true }).catch((e: unknown) => e),
+    );
+    expect(unmatched).toEqual([]);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('api.bad-response');
+    expect((error as ApiError).message).toBe(
+      `GET ${PIPELINE_ORIGIN}/api/projects/522?api_key=***: 200: unexpected response from GET /api/projects/522: field archived: expected true or false, got "yes"`,
+    );
+  });
+
   it('a 404 for a project seen since its create: no start, run.project-missing (not run.jobs-unreadable)', async () => {
     service().get('/api/projects/522').query(KEY_QUERY).reply(404, { error: 'project 522 not found' });
     const { result: error, unmatched } = await withUnmatched(() =>

@@ -118,7 +118,11 @@ export class TestWorkspace {
     return this.mode === 'cli' ? parsePlanFile(renderPlanJson(plan), 'the fixture plan') : plan;
   }
 
-  async applyChanges(plan?: Plan, options: { noWait?: boolean } = {}): Promise<ApplyResult> {
+  /** `waitTimeoutMs`: how long each generation is waited for (a short `--wait-timeout`). */
+  async applyChanges(
+    plan?: Plan,
+    options: { noWait?: boolean; waitTimeoutMs?: number } = {},
+  ): Promise<ApplyResult> {
     if (this.mode === 'cli') {
       const args = [
         'apply',
@@ -128,6 +132,7 @@ export class TestWorkspace {
         '--allow-adopt',
         '--json',
         ...(options.noWait === true ? ['--no-wait'] : []),
+        ...(options.waitTimeoutMs !== undefined ? ['--wait-timeout', `${options.waitTimeoutMs}ms`] : []),
       ];
       if (plan !== undefined) {
         await writeFile(path.join(this.dir, 'plan.json'), renderSavedPlan(plan));
@@ -158,6 +163,7 @@ export class TestWorkspace {
       pollMinMs: 5,
       pollMaxMs: 20,
       ...(options.noWait !== undefined ? { noWait: options.noWait } : {}),
+      ...(options.waitTimeoutMs !== undefined ? { waitTimeoutMs: options.waitTimeoutMs } : {}),
     });
   }
 

@@ -197,6 +197,49 @@ describe('a pending version that FAILED is a try, as one apply waited for (each 
   });
 });
 
+describe('the new parser of a replace under way that FAILED unseen is a try too (each is a new parser)', () => {
+  const error = 'GenerationError: no availability';
+  /** A replace of p-0 whose wait timed out: its new parser p-1 at version 0, pending, after one FAILED try (p-9). */
+  const secondTry: ParserState = {
+    kind: 'Parser',
+    id: 'p-1',
+    name: 'books',
+    version: null,
+    definition: null,
+    descriptionsKnown: true,
+    pending: { version: 0, definition: sentWithAvailability },
+    // Carried from the new parser before it (parser-handlers.ts), at this parser's version.
+    failed: { version: 0, error, definition: sentWithAvailability, attempts: 1 },
+    replacing: { oldId: 'p-9', also: ['p-0'] },
+  };
+  const failedNow: LiveSnapshot = {
+    parsers: [{ ...listed(0, 'FAILED'), error }],
+    details: {},
+    projects: [],
+  };
+
+  it("refreshState counts it, though a failure of the same version number is recorded (another parser's)", () => {
+    const { pending: _pending, ...rest } = secondTry;
+    expect(refreshState(stateWith(secondTry), failedNow)?.resources['parser.books']).toEqual({
+      ...rest,
+      failed: { version: 0, error, definition: sentWithAvailability, attempts: 2 },
+    });
+  });
+
+  it('and the plan makes no third new parser by itself', () => {
+    const plan = buildPlan({
+      parsers: [withAvailability],
+      projects: [],
+      state: stateWith(secondTry),
+      live: failedNow,
+    });
+    expect(plan.resource_changes).toEqual([]);
+    expect(plan.warnings).toContain(
+      `parser.books: version 0 FAILED 2 times with the definition the manifests ask for (${error}); not retried again by itself: fix the manifest, or try once more with --reassert parser.books`,
+    );
+  });
+});
+
 describe('a list lagging behind a PATCH never makes apply send the PATCH again unread', () => {
   it('a pending version the list does not show yet is read by id; the details show it: waited for, then recorded', () => {
     const state = stateWith(pendingUpdate);

@@ -1,0 +1,15 @@
+/**
+ * A yes/no field of an answer (`has_more`, `archived`) as services write it: true or false, also as a string (any
+ * case, spaces around it ignored) or as 1 or 0 (a number, or its digits), as services built on string-typed or
+ * integer columns send them. Read only as `=== true`, a `"true"` said nothing: a list ended on its first page, a
+ * project archived in the dashboard read as live and was run, paid per page. Undefined when unset (absent or null);
+ * `'unreadable'` for any other value, which the caller refuses, naming the field and the value: guessed either way,
+ * it may start paid work or plan a duplicate.
+ */
+export function readFlag(value: unknown): boolean | 'unreadable' | undefined {
+  if (value === undefined || value === null) return undefined;
+  const spelled = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (spelled === true || spelled === 'true' || spelled === 1 || spelled === '1') return true;
+  if (spelled === false || spelled === 'false' || spelled === 0 || spelled === '0') return false;
+  return 'unreadable';
+}
