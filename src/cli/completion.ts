@@ -1,3 +1,4 @@
+import { Argument } from 'commander';
 import type { Command, Option } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { BASH_PATHS, BASH_PATHS_FUNCTION } from './completion-bash-paths.js';
@@ -17,7 +18,9 @@ export function registerCompletion(program: Command, run: RunCommand): void {
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
-    .argument('<shell>', SHELLS.join(' | '))
+    // Its choices are what TAB offers; the action checks the word itself, with the house's usage error, in place of
+    // commander's own check (which argParser replaces).
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS).argParser((shell: string) => shell))
     .action(async (shell: string) =>
       run(async (ctx) => {
         if (!(SHELLS as readonly string[]).includes(shell)) {
@@ -42,7 +45,7 @@ function commandTree(program: Command): CompletionEntry[] {
         name,
         description: sub.description(),
         options: longOptions(sub.options),
-        paths: takesPaths(sub),
+        argument: argumentValue(sub),
       });
       visit(sub, `${name} `);
     }
@@ -54,8 +57,11 @@ function commandTree(program: Command): CompletionEntry[] {
 /** The arguments that name files or folders: `[paths...]`, `<planfile>`, `<file>` (not an address, id, URL...). */
 const PATH_ARGUMENTS: ReadonlySet<string> = new Set(['paths', 'planfile', 'file']);
 
-function takesPaths(command: Command): boolean {
-  return command.registeredArguments.some((a) => PATH_ARGUMENTS.has(a.name()));
+/** What a command's own arguments are: paths, one of its choices (`completion <shell>`), or neither. */
+function argumentValue(command: Command): ValueKind {
+  if (command.registeredArguments.some((a) => PATH_ARGUMENTS.has(a.name()))) return { kind: 'file' };
+  const words = command.registeredArguments[0]?.argChoices;
+  return words === undefined ? { kind: 'none' } : { kind: 'words', words };
 }
 
 /** The program's own options, written before the command (`--chdir DIR`, `--no-color`...), and `--help`. */
@@ -115,31 +121,56 @@ function zshValue(value: ValueKind): string {
   }
 }
 
-/** The bash `case` arms (`'plan --env'|'apply --env')`) that complete a flag's value, one per kind of value. */
-function bashValueCases(entries: readonly CompletionEntry[]): string {
-  const arms = new Map<string, string[]>();
-  for (const e of entries) {
-    for (const o of e.options) {
-      if (o.value === undefined) continue;
-      const reply =
-        o.value.kind === 'env'
-          ? `COMPREPLY=( $(compgen -W "$(${environments('"${chdir:-.}"')})" -- "$cur") ); compopt +o default 2>/dev/null`
-          : o.value.kind === 'words'
-            ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
-            : o.value.kind === 'file'
-              ? BASH_PATHS('-f')
-              : o.value.kind === 'dir'
-                ? BASH_PATHS('-d')
-                : `COMPREPLY=(); compopt +o default 2>/dev/null`;
-      arms.set(reply, [...(arms.get(reply) ?? []), `'${e.name} ${o.flag}'`]);
-    }
+/** What bash offers for a value: `+o default` keeps bash's own fallback (the files here) off where no file fits. */
+function bashReply(value: ValueKind): string {
+  switch (value.kind) {
+    case 'env':
+      return `COMPREPLY=( $(compgen -W "$(${environments('"${chdir:-.}"')})" -- "$cur") ); compopt +o default 2>/dev/null`;
+    case 'words':
+      return `COMPREPLY=( $(compgen -W '${value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`;
+    case 'file':
+      return BASH_PATHS('-f');
+    case 'dir':
+      return BASH_PATHS('-d');
+    case 'none':
+      return `COMPREPLY=(); compopt +o default 2>/dev/null`;
   }
-  return [...arms].map(([reply, patterns]) => `    ${patterns.join('|')}) ${reply}; return ;;`).join('\n');
 }
 
-/** `_arguments` specs for a command without subcommands: its options, then files. */
+/** Bash `case` arms, the patterns that share a reply in one arm (`'plan --env'|'apply --env') …`). */
+function bashArms(pairs: readonly (readonly [pattern: string, reply: string])[], end: string): string {
+  const arms = new Map<string, string[]>();
+  for (const [pattern, reply] of pairs) arms.set(reply, [...(arms.get(reply) ?? []), pattern]);
+  return [...arms].map(([reply, patterns]) => `    ${patterns.join('|')}) ${reply}${end} ;;`).join('\n');
+}
+
+/** The arms that complete a flag's value, by `"$cmd $flag"`. */
+function bashValueCases(entries: readonly CompletionEntry[]): string {
+  const pairs = entries.flatMap((e) =>
+    e.options.flatMap((o) => (o.value ? [[`'${e.name} ${o.flag}'`, bashReply(o.value)] as const] : [])),
+  );
+  return bashArms(pairs, '; return');
+}
+
+/** The arms that complete a command's own arguments, by `"$cmd"`; a fixed set of words only the first (`$n` 0). */
+function bashArgumentCases(entries: readonly CompletionEntry[]): string {
+  const pairs = entries
+    .filter((e) => e.argument.kind !== 'none')
+    .map(
+      (e) =>
+        [
+          `'${e.name}'`,
+          `${e.argument.kind === 'words' ? '[ "$n" -eq 0 ] && ' : ''}${bashReply(e.argument)}`,
+        ] as const,
+    );
+  return bashArms(pairs, '');
+}
+
+/** `_arguments` specs for a command without subcommands: its options, then its arguments (a word set is one). */
 function zshArguments(e: CompletionEntry): string {
-  return [...zshOptions(e), `'*:file:${ZSH_FILES}'`].join(' ');
+  const rest =
+    e.argument.kind === 'none' ? [] : [`'${e.argument.kind === 'words' ? '1' : '*'}${zshValue(e.argument)}'`];
+  return [...zshOptions(e), ...rest].join(' ');
 }
 
 export function completionScript(
@@ -236,9 +267,17 @@ ${cases}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
-  else
-    ${BASH_PATHS('-f')}
+    return
   fi
+  # The command's own arguments written before this one (the words past it that are no flag).
+  local n=0 w
+  for w in "\${words[@]:2:cword-2}"; do [[ "$w" == -* ]] || n=$((n + 1)); done
+  [[ "$cmd" == *' '* ]] && n=$((n - 1))
+  # Paths, a fixed set of words, or nothing (a name, an id: no file, and not bash's own fallback of files either).
+  case "$cmd" in
+${bashArgumentCases(entries)}
+    *) ${bashReply({ kind: 'none' })} ;;
+  esac
 }
 ${BASH_PATHS_FUNCTION}
 complete -o default -F _scrapeform scrapeform
