@@ -23,50 +23,57 @@ export function fishScript(
   ];
   for (const e of entries) {
     const [parent = '', child] = e.name.split(' ');
+    // A subcommand until one is written: `state push <TAB>` is push's paths, not the subcommands again.
     if (child !== undefined) {
-      // Until one of them is written: `state push <TAB>` is push's paths, not the subcommands again.
-      const siblings = entries
-        .filter((c) => c.name.startsWith(`${parent} `))
-        .map((c) => c.name.split(' ')[1]);
       lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${parent}; and not __fish_seen_subcommand_from ${siblings.join(' ')}' -a '${child}' -d '${quote(e.description)}'`,
+        `complete -c scrapeform -n '__scrapeform_command ${parent} ""' -a '${child}' -d '${quote(e.description)}'`,
       );
     }
-    // Its own paths (manifests, a plan file...), from DIR, as bash and zsh offer them: `-f` above turned fish's off,
-    // and a command whose arguments are no paths (`status`, `run <address>`) keeps it off.
-    if (e.paths) {
-      lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -a '(__scrapeform_paths)'`,
-      );
+    // Its own arguments (paths, from DIR, as bash and zsh offer them; a word set for the first): `-f` above turned
+    // fish's files off, and a command whose arguments are no paths (`status`, `run <address>`) keeps them off.
+    const candidates = fishCandidates(e.argument);
+    if (candidates !== undefined) {
+      const first = e.argument.kind === 'words' ? ' ""' : '';
+      lines.push(`complete -c scrapeform -n '__scrapeform_command ${e.name}${first}' -a ${candidates}`);
     }
     for (const o of e.options) {
       lines.push(
-        `complete -c scrapeform -n '__fish_seen_subcommand_from ${child ?? parent}' -l '${o.flag.slice(2)}'${o.value ? fishValue(o.value) : ''} -d '${quote(o.description)}'`,
+        `complete -c scrapeform -n '__scrapeform_command ${e.name}' -l '${o.flag.slice(2)}'${o.value ? fishValue(o.value) : ''} -d '${quote(o.description)}'`,
       );
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
-function fishValue(value: ValueKind): string {
+/** A value's candidates, as `complete -a` takes them; none for a duration, a number, a name. */
+function fishCandidates(value: ValueKind): string | undefined {
   switch (value.kind) {
     case 'env':
-      return ` -x -a '(${environments('(__scrapeform_globals)')})'`;
+      return `'(${environments('(__scrapeform_globals)')})'`;
     case 'words':
-      return ` -x -a '${value.words.join(' ')}'`;
+      return `'${value.words.join(' ')}'`;
     case 'file':
-      return " -x -a '(__scrapeform_paths)'";
+      return "'(__scrapeform_paths)'";
     case 'dir':
-      return " -x -a '(__scrapeform_paths -/)'";
+      return "'(__scrapeform_paths -/)'";
     case 'none':
-      return ' -x';
+      return undefined;
   }
+}
+
+/** A flag's value: required (`-x`, which also keeps files off), with its candidates. */
+function fishValue(value: ValueKind): string {
+  const candidates = fishCandidates(value);
+  return candidates === undefined ? ' -x' : ` -x -a ${candidates}`;
 }
 
 /**
  * The program's options before the command (--chdir DIR, --no-color) are not the command. `__scrapeform_globals`
- * prints DIR (where --env reads scrapeform.yaml; `.` without one) and returns 0 while the command is still to come,
- * 1 past it, 2 while the value of such an option (VALUED) is typed.
+ * prints DIR (where --env reads scrapeform.yaml; `.` without one), or with --command the words from the command on,
+ * and returns 0 while the command is still to come, 1 past it, 2 while the value of such an option (VALUED) is typed.
+ * `__scrapeform_command NAME [SUB]` is true when NAME is the command, and SUB the next word past it that is no flag
+ * ("": none written yet). fish's __fish_seen_subcommand_from matched a word anywhere on the line (`validate show`
+ * got show's flags), and __fish_use_subcommand takes DIR of `--chdir DIR` for the command.
  */
 const FISH_GLOBALS = `function __scrapeform_globals
     set -l words (commandline -opc)
@@ -91,8 +98,18 @@ const FISH_GLOBALS = `function __scrapeform_globals
         end
         set -e words[1]
     end
-    string replace -r -- '^~' $HOME $dir
+    if test "$argv[1]" = --command
+        set -q words[1]; and printf '%s\\n' $words
+    else
+        string replace -r -- '^~' $HOME $dir
+    end
     return $found
+end
+function __scrapeform_command
+    set -l words (__scrapeform_globals --command | string match -v -- '-*')
+    for i in (seq (count $argv))
+        test "$argv[$i]" = "$words[$i]"; or return 1
+    end
 end
 # The files (folders with -/) for the token typed, from DIR: the command reads the paths it is given there.
 function __scrapeform_paths

@@ -13,13 +13,14 @@ export type ValueKind =
   | { kind: 'none' };
 
 /**
- * One command as completion sees it: its full name (`state push`), description, long options, and whether its own
- * arguments are paths (`validate [paths...]`, `show <planfile>`; not `run <address>` or `status`).
+ * One command as completion sees it: its full name (`state push`), description, long options, and what its own
+ * arguments are: files (`validate [paths...]`, `show <planfile>`), the words of a fixed set, offered for the first
+ * argument (`completion <shell>`), or none to offer (`run <address>`, `status`: no file name fits there).
  */
 export interface CompletionEntry {
   name: string;
   description: string;
-  paths: boolean;
+  argument: ValueKind;
   options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
 }
 

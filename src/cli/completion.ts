@@ -1,5 +1,7 @@
+import { Argument } from 'commander';
 import type { Command, Option } from 'commander';
 import { ScrapeformError } from '../errors.js';
+import { BASH_PATHS, BASH_PATHS_FUNCTION } from './completion-bash-paths.js';
 import { fishScript } from './completion-fish.js';
 import { environments, quote } from './completion-model.js';
 import type { CompletionEntry, ValueKind } from './completion-model.js';
@@ -16,7 +18,9 @@ export function registerCompletion(program: Command, run: RunCommand): void {
   program
     .command('completion')
     .description('print a shell completion script (bash, zsh or fish)')
-    .argument('<shell>', SHELLS.join(' | '))
+    // Its choices are what TAB offers; the action checks the word itself, with the house's usage error, in place of
+    // commander's own check (which argParser replaces).
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS).argParser((shell: string) => shell))
     .action(async (shell: string) =>
       run(async (ctx) => {
         if (!(SHELLS as readonly string[]).includes(shell)) {
@@ -41,7 +45,7 @@ function commandTree(program: Command): CompletionEntry[] {
         name,
         description: sub.description(),
         options: longOptions(sub.options),
-        paths: takesPaths(sub),
+        argument: argumentValue(sub),
       });
       visit(sub, `${name} `);
     }
@@ -53,8 +57,11 @@ function commandTree(program: Command): CompletionEntry[] {
 /** The arguments that name files or folders: `[paths...]`, `<planfile>`, `<file>` (not an address, id, URL...). */
 const PATH_ARGUMENTS: ReadonlySet<string> = new Set(['paths', 'planfile', 'file']);
 
-function takesPaths(command: Command): boolean {
-  return command.registeredArguments.some((a) => PATH_ARGUMENTS.has(a.name()));
+/** What a command's own arguments are: paths, one of its choices (`completion <shell>`), or neither. */
+function argumentValue(command: Command): ValueKind {
+  if (command.registeredArguments.some((a) => PATH_ARGUMENTS.has(a.name()))) return { kind: 'file' };
+  const words = command.registeredArguments[0]?.argChoices;
+  return words === undefined ? { kind: 'none' } : { kind: 'words', words };
 }
 
 /** The program's own options, written before the command (`--chdir DIR`, `--no-color`...), and `--help`. */
@@ -114,82 +121,56 @@ function zshValue(value: ValueKind): string {
   }
 }
 
-/**
- * Bash: the files (`-f`) or folders (`-d`) for the word typed, from the folder of a `--chdir DIR` before the command,
- * where the command reads the paths it is given (`.` without one; a DIR that is not there offers nothing).
- */
-const BASH_PATHS = (kind: '-f' | '-d', dir = '"${chdir:-.}"'): string => `_scrapeform_paths ${kind} ${dir}`;
-
-/**
- * Bash's helper behind BASH_PATHS. One name a line, not split at spaces. The word is read as typed, with one level of
- * quotes or its backslashes taken off. CDPATH off: `cd` would print the folder. The names are read with mapfile, not
- * `( $(…) )`: that expanded `[`, `*` and `?` in a name as a pattern against the current folder. Whether a name is a
- * folder is judged in DIR, where the command reads it, and marked: `D` a folder, `d` one the current folder lacks,
- * `F` not a folder though the current folder has a folder so named, `f` neither. `compopt -o filenames` has readline
- * escape the names it inserts (a space, a quote) and end a folder with "/" and no space, so that the next TAB goes
- * into it; but readline looks for that folder in the current folder: a `d` gets its "/" here (and no space). An `F`
- * would get a wrong "/" (and be listed with one), so then the names are escaped here instead, as the word was typed
- * (after an open quote, or with backslashes), and every folder of DIR gets its "/".
- */
-const BASH_PATHS_FUNCTION = `_scrapeform_paths() {
-  local word="$cur" here="$PWD" open='' line name conflict=0
-  case "$word" in
-    \\'*) word="\${word#\\'}"; [[ "$word" == *\\' ]] && word="\${word%\\'}" || open="'" ;;
-    \\"*) word="\${word#\\"}"; [[ "$word" == *\\" ]] && word="\${word%\\"}" || open='"' ;;
-    *) word="\${word//\\\\/}" ;;
-  esac
-  local -a found
-  mapfile -t found < <(CDPATH= cd -- "$2" 2>/dev/null && compgen "$1" -- "$word" | while IFS= read -r name; do
-    if [[ "$name" == [/~]* ]]; then printf 'f%s\\n' "$name"
-    elif [[ -d "$name" ]]; then [[ -d "$here/$name" ]] && printf 'D%s\\n' "$name" || printf 'd%s\\n' "$name"
-    else [[ -d "$here/$name" ]] && printf 'F%s\\n' "$name" || printf 'f%s\\n' "$name"
-    fi
-  done)
-  for line in "\${found[@]}"; do [[ "$line" == F* ]] && conflict=1; done
-  COMPREPLY=()
-  for line in "\${found[@]}"; do
-    name="\${line:1}"
-    if [ "$conflict" = 0 ]; then
-      [[ "$line" == d* ]] && name="\${name%/}/"
-    else
-      [[ "$line" == [dD]* ]] && name="\${name%/}/"
-      case "$open" in
-        \\') name="\${name//\\'/\\'\\\\\\'\\'}" ;;
-        \\") name="\${name//\\\\/\\\\\\\\}"; name="\${name//\\"/\\\\\\"}"; name="\${name//\\$/\\\\\\$}"; name="\${name//\\\`/\\\\\\\`}" ;;
-        *) printf -v name '%q' "$name" ;;
-      esac
-    fi
-    COMPREPLY+=("$name")
-  done
-  [ "$conflict" = 0 ] && compopt -o filenames 2>/dev/null
-  [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
-}`;
-
-/** The bash `case` arms (`'plan --env'|'apply --env')`) that complete a flag's value, one per kind of value. */
-function bashValueCases(entries: readonly CompletionEntry[]): string {
-  const arms = new Map<string, string[]>();
-  for (const e of entries) {
-    for (const o of e.options) {
-      if (o.value === undefined) continue;
-      const reply =
-        o.value.kind === 'env'
-          ? `COMPREPLY=( $(compgen -W "$(${environments('"${chdir:-.}"')})" -- "$cur") ); compopt +o default 2>/dev/null`
-          : o.value.kind === 'words'
-            ? `COMPREPLY=( $(compgen -W '${o.value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`
-            : o.value.kind === 'file'
-              ? BASH_PATHS('-f')
-              : o.value.kind === 'dir'
-                ? BASH_PATHS('-d')
-                : `COMPREPLY=(); compopt +o default 2>/dev/null`;
-      arms.set(reply, [...(arms.get(reply) ?? []), `'${e.name} ${o.flag}'`]);
-    }
+/** What bash offers for a value: `+o default` keeps bash's own fallback (the files here) off where no file fits. */
+function bashReply(value: ValueKind): string {
+  switch (value.kind) {
+    case 'env':
+      return `COMPREPLY=( $(compgen -W "$(${environments('"${chdir:-.}"')})" -- "$cur") ); compopt +o default 2>/dev/null`;
+    case 'words':
+      return `COMPREPLY=( $(compgen -W '${value.words.join(' ')}' -- "$cur") ); compopt +o default 2>/dev/null`;
+    case 'file':
+      return BASH_PATHS('-f');
+    case 'dir':
+      return BASH_PATHS('-d');
+    case 'none':
+      return `COMPREPLY=(); compopt +o default 2>/dev/null`;
   }
-  return [...arms].map(([reply, patterns]) => `    ${patterns.join('|')}) ${reply}; return ;;`).join('\n');
 }
 
-/** `_arguments` specs for a command without subcommands: its options, then files. */
+/** Bash `case` arms, the patterns that share a reply in one arm (`'plan --env'|'apply --env') …`). */
+function bashArms(pairs: readonly (readonly [pattern: string, reply: string])[], end: string): string {
+  const arms = new Map<string, string[]>();
+  for (const [pattern, reply] of pairs) arms.set(reply, [...(arms.get(reply) ?? []), pattern]);
+  return [...arms].map(([reply, patterns]) => `    ${patterns.join('|')}) ${reply}${end} ;;`).join('\n');
+}
+
+/** The arms that complete a flag's value, by `"$cmd $flag"`. */
+function bashValueCases(entries: readonly CompletionEntry[]): string {
+  const pairs = entries.flatMap((e) =>
+    e.options.flatMap((o) => (o.value ? [[`'${e.name} ${o.flag}'`, bashReply(o.value)] as const] : [])),
+  );
+  return bashArms(pairs, '; return');
+}
+
+/** The arms that complete a command's own arguments, by `"$cmd"`; a fixed set of words only the first (`$n` 0). */
+function bashArgumentCases(entries: readonly CompletionEntry[]): string {
+  const pairs = entries
+    .filter((e) => e.argument.kind !== 'none')
+    .map(
+      (e) =>
+        [
+          `'${e.name}'`,
+          `${e.argument.kind === 'words' ? '[ "$n" -eq 0 ] && ' : ''}${bashReply(e.argument)}`,
+        ] as const,
+    );
+  return bashArms(pairs, '');
+}
+
+/** `_arguments` specs for a command without subcommands: its options, then its arguments (a word set is one). */
 function zshArguments(e: CompletionEntry): string {
-  return [...zshOptions(e), `'*:file:${ZSH_FILES}'`].join(' ');
+  const rest =
+    e.argument.kind === 'none' ? [] : [`'${e.argument.kind === 'words' ? '1' : '*'}${zshValue(e.argument)}'`];
+  return [...zshOptions(e), ...rest].join(' ');
 }
 
 export function completionScript(
@@ -286,9 +267,17 @@ ${cases}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
-  else
-    ${BASH_PATHS('-f')}
+    return
   fi
+  # The command's own arguments written before this one (the words past it that are no flag).
+  local n=0 w
+  for w in "\${words[@]:2:cword-2}"; do [[ "$w" == -* ]] || n=$((n + 1)); done
+  [[ "$cmd" == *' '* ]] && n=$((n - 1))
+  # Paths, a fixed set of words, or nothing (a name, an id: no file, and not bash's own fallback of files either).
+  case "$cmd" in
+${bashArgumentCases(entries)}
+    *) ${bashReply({ kind: 'none' })} ;;
+  esac
 }
 ${BASH_PATHS_FUNCTION}
 complete -o default -F _scrapeform scrapeform

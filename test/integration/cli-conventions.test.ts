@@ -179,7 +179,7 @@ describe('conventions users of terraform, gh and kubectl expect', () => {
     expect(zsh).toContain('#compdef scrapeform');
     expect(zsh).toMatch(/'--detailed-exitcode\[exit 2 [^\]]+\]'/);
     const fish = (await runScrapeform(['completion', 'fish'])).stdout;
-    expect(fish).toContain("complete -c scrapeform -n '__fish_seen_subcommand_from apply' -l 'auto-approve'");
+    expect(fish).toContain("complete -c scrapeform -n '__scrapeform_command apply' -l 'auto-approve'");
     const bad = await runScrapeform(['completion', 'tcsh']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error: completion: unknown shell "tcsh"; use bash, zsh, fish');

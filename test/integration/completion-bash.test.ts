@@ -93,6 +93,16 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     expect(await typeInto('scrapeform --chdir pro\t', root)).toBe('<--chdir><project/>');
   });
 
+  it("a command that takes no path gets no file name, not even bash's own fallback; completion gets its shells", async () => {
+    expect(await typeInto('scrapeform status sa\t', project)).toBe('<status><sa>');
+    expect(await typeInto('scrapeform doctor su\t', project)).toBe('<doctor><su>');
+    expect(await typeInto('scrapeform --chdir project run su\t', root)).toBe('<--chdir><project><run><su>');
+    expect(await typeInto('scrapeform completion z\t', project)).toBe('<completion><zsh>');
+    expect(await typeInto('scrapeform completion bash su\t', project)).toBe('<completion><bash><su>');
+    // A command that takes paths keeps them.
+    expect(await typeInto('scrapeform validate sa\t', project)).toBe('<validate><saved>');
+  });
+
   it('a name with a space is escaped: it stays one word, and TAB goes on inside a folder so named', async () => {
     expect(await typeInto('scrapeform validate a\t', project)).toBe('<validate><a file.yaml>');
     expect(await typeInto('scrapeform plan --var-file=a\t', project)).toBe('<plan><--var-file=a file.yaml>');

@@ -112,6 +112,43 @@ describe('bash completion of flag values, run in a real bash', () => {
       'somefile.txt',
     );
   });
+
+  it('a command that takes no path offers no file; completion its shells; one that takes paths keeps them', async () => {
+    // Names, ids, a URL, nothing at all: no file name fits there (and none past the one shell completion takes).
+    for (const words of [
+      ['status', ''],
+      ['doctor', ''],
+      ['run', ''],
+      ['parse', 'parser.x', ''],
+      ['cancel', ''],
+      ['force-unlock', 'so'],
+      ['state', 'pull', ''],
+      ['version', ''],
+      ['completion', 'bash', ''],
+    ]) {
+      expect(await complete(ws.project, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: '',
+        stderr: '',
+      });
+    }
+    expect(await complete(ws.project, ['scrapeform', 'completion', ''])).toEqual({
+      shown: 'bash fish zsh',
+      stderr: '',
+    });
+    expect((await complete(ws.project, ['scrapeform', 'completion', 'z'])).shown).toBe('zsh');
+    for (const command of ['validate', 'render', 'plan', 'apply', 'drift', 'watch', 'test', 'fmt', 'show']) {
+      expect((await complete(ws.project, ['scrapeform', command, ''])).shown, command).toBe(
+        'scrapeform.yaml somefile.txt sub',
+      );
+    }
+    expect((await complete(ws.project, ['scrapeform', 'state', 'push', 'so'])).shown).toBe('somefile.txt');
+    // Their flags stay, and so do a flag's files.
+    expect((await complete(ws.project, ['scrapeform', 'status', '--env', ''])).shown).toBe('prod staging');
+    expect((await complete(ws.project, ['scrapeform', 'status', '--state', 'some'])).shown).toBe(
+      'somefile.txt',
+    );
+    expect((await complete(ws.project, ['scrapeform', 'status', '--j'])).shown).toBe('--json');
+  });
 });
 
 describe('bash completion after global options (--chdir DIR, --no-color) and of --flag=value, run in a real bash', () => {
@@ -318,7 +355,7 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
       'scrapeform cancel ',
       'scrapeform force-unlock ',
       'scrapeform state pull ',
-      'scrapeform completion ',
+      'scrapeform completion bash ',
       'scrapeform --chdir project version ',
     ]) {
       expect(await complete(line.includes('--chdir') ? root : ws.project, line), line).toEqual({
@@ -334,6 +371,42 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     // Their flags stay, and so do a flag's files.
     expect((await complete(ws.project, 'scrapeform status --env ')).shown).toBe('prod staging');
     expect((await complete(ws.project, 'scrapeform status --state some')).shown).toBe('somefile.txt');
+  });
+
+  it('completion offers its shells', async () => {
+    expect(await complete(ws.project, 'scrapeform completion ')).toEqual({
+      shown: 'bash fish zsh',
+      stderr: '',
+    });
+    expect((await complete(ws.project, 'scrapeform --no-color completion f')).shown).toBe('fish');
+  });
+
+  it("a command's completions apply only when it is the command, not a word further on", async () => {
+    const root = path.dirname(ws.bin);
+    // A folder named as a command, given to --chdir: DIR, not the command.
+    await mkdir(path.join(root, 'show'), { recursive: true });
+    await writeFile(path.join(root, 'show', 'saved.plan'), '');
+    for (const [cwd, line] of [
+      [ws.project, 'scrapeform status validate '],
+      [ws.project, 'scrapeform validate show --mark'],
+      [ws.project, 'scrapeform status plan --detailed'],
+      [ws.project, 'scrapeform state pull push '],
+      [ws.project, 'scrapeform completion bash state '],
+      [root, 'scrapeform --chdir show status '],
+      [root, 'scrapeform --chdir=show --no-color status '],
+    ] as const) {
+      expect(await complete(cwd, line), line).toEqual({ shown: '', stderr: '' });
+    }
+    // The command's own, and nothing of the word that names another.
+    expect((await complete(ws.project, 'scrapeform validate state ')).shown).toBe(
+      'scrapeform.yaml somefile.txt sub/',
+    );
+    expect((await complete(ws.project, 'scrapeform show validate --j')).shown).toBe('--json');
+    expect((await complete(ws.project, 'scrapeform state push pull so')).shown).toBe('somefile.txt');
+    expect((await complete(root, 'scrapeform --chdir show show ')).shown).toBe('saved.plan');
+    expect((await complete(root, 'scrapeform --chdir show --no-color validate --j')).shown).toBe('--json');
+    expect((await complete(ws.project, 'scrapeform state ')).shown).toBe('pull push');
+    expect((await complete(ws.project, 'scrapeform --chdir . state push --fo')).shown).toBe('--force');
   });
 
   it('--env offers the environments; a broken file nothing; --only its values; --out files', async () => {

@@ -76,6 +76,21 @@ describe.skipIf(!RUN_SHELL_TESTS)('zsh completion, run in a real zsh', () => {
     );
   });
 
+  it('a command that takes no path completes no file; completion its shells; a path-taking command files', async () => {
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    /** The line as the TAB left it (the terminal's last newline aside). */
+    const typed = async (keys: string): Promise<string> =>
+      (await typeInto(setup, keys)).replace(/\r?\n$/, '');
+    // Nothing to complete: the line stays as typed, and the terminal bell rings.
+    for (const line of ['scrapeform status some', 'scrapeform doctor some', 'scrapeform state pull some']) {
+      expect(await typed(`${line}\t`), line).toBe(`${line}\u0007`);
+    }
+    expect(await typed('scrapeform completion z\t')).toBe('scrapeform completion zsh ');
+    expect(await typed('scrapeform completion bash some\t')).toBe('scrapeform completion bash some\u0007');
+    expect(await typed('scrapeform validate some\t')).toBe('scrapeform validate somefile.txt ');
+    expect(await typed('scrapeform state push some\t')).toBe('scrapeform state push somefile.txt ');
+  });
+
   it('past a subcommand (state push), TAB completes its own flags; before it, the subcommands', async () => {
     const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
     expect(await typeInto(setup, 'scrapeform state push --fo\t')).toContain('scrapeform state push --force');
