@@ -125,4 +125,35 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     );
     expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
   });
+  it('while a read by id shows it without a version (the published details example has none): a parser still shown', async () => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    const { version: _version, ...unversioned } = details;
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, unversioned);
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(
+      'warning: the service accepted the delete of parser books (p-1) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard',
+    );
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+  });
+});
+
+describe('apply: a parser delete answered 404', () => {
+  it.each([
+    ['without fields', { name: 'books', status: 'FINISHED', version: 0 }],
+    ['with neither version nor fields', { name: 'books', status: 'FINISHED' }],
+  ])('while a read by id shows it FINISHED %s: not deleted, state keeps it', async (_how, shown) => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, shown);
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    expect(applied.stdout).toContain(
+      '✗ parser.books delete p-1: the service answered 404 to the delete of parser p-1 but still shows it when read by id: it was not deleted',
+    );
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.books', 'parser.other']);
+  });
 });
