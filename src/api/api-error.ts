@@ -135,8 +135,11 @@ export class ApiError extends Error {
   readonly url: string;
   readonly body: unknown;
   readonly retryable: boolean;
-  /** What to do; set once more by the transport when a call ends on a 429 (retry-policy.ts, endedAfter). */
-  hint: string;
+  /** What to do: the code's advice, or what withHint put in its place. */
+  get hint(): string {
+    return this.#hint;
+  }
+  #hint: string;
   /** Where a redirect not followed pointed, the key redacted (see-other.ts reads a create's 303 by it). */
   readonly location: string | undefined;
   /** The status of an answer whose body did not decode (see ApiErrorInit). */
@@ -164,9 +167,18 @@ export class ApiError extends Error {
     this.url = url;
     this.body = body;
     this.retryable = init.retryable;
-    this.hint = adviceFor(init);
+    this.#hint = adviceFor(init);
     this.location = init.location !== undefined ? redact(init.location, init.secrets) : undefined;
     this.answered = init.answered;
+  }
+
+  /**
+   * Puts `text` in place of the hint: only the transport does, when a call ends on a 429 (retry-policy.ts,
+   * endedAfter), to say what it already did where the code's advice would have the user do it again.
+   */
+  withHint(text: string): this {
+    this.#hint = text;
+    return this;
   }
 
   toJSON(): Record<string, unknown> {

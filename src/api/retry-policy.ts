@@ -73,29 +73,46 @@ export function retryDelay(
 const RATE_LIMITED_NEXT =
   "lower --concurrency (apply), run the command again later, or check the rate limits of the account's plan in the ScraperAPI dashboard";
 
+/** How a call's tries went: how many were made, and how many of the last ones in a row were refused with 429. */
+export interface TriesMade {
+  tries: number;
+  /** The tries answered 429 at the end of the call, in a row (a 503 before them is not one). */
+  lastRefused: number;
+}
+
 /**
- * The error a call ends with after `tries` tries, no other following for `ending`. After a 429 its hint says what
- * was already done, where the code's advice ("wait and try again") would have the user do it again: how many
- * tries, each wait as long as the service's Retry-After asked, or the Retry-After (or the next wait) that ended
- * the call. Any other error is returned as it is.
+ * The error a call ends with after its tries, no other following for `ending`. After a 429 its hint says what was
+ * already done, where the code's advice ("wait and try again") would have the user do it again: how many tries,
+ * how many of the last were refused (a call whose first tries failed with a 5xx was not refused on each), each wait
+ * as long as the service's Retry-After asked, or the Retry-After (or the next wait) that ended the call. Any other
+ * error is returned as it is.
  */
 export function endedAfter(
   error: ApiError,
   policy: RetryPolicy & { maxElapsedMs: number },
-  tries: number,
+  made: TriesMade,
   ending: RetryEnding,
 ): ApiError {
   if (error.code !== 'api.rate-limited') return error;
+  const { tries, lastRefused } = made;
   const count = tries === 1 ? '1 try' : `${tries} tries`;
   const refused = 'the service refused this call with 429 (rate limited)';
+  const waited =
+    'scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait)';
   const why: Partial<Record<RetryEnding, string>> = {
-    retries: `${refused} on ${tries === 1 ? 'its one try' : `each of its ${count}`}${tries > 1 ? ', and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait)' : ''}`,
+    retries:
+      tries === 1
+        ? `${refused} on its one try`
+        : lastRefused >= tries
+          ? `${refused} on each of its ${count}, and ${waited}`
+          : lastRefused === 1
+            ? `${refused}: its last try was refused with 429 after ${count}, the ones before failing otherwise, and ${waited}`
+            : `${refused}: the last ${lastRefused} of its ${count} were refused with 429, the ones before failing otherwise, and ${waited}`,
     'retry-after': `${refused} and asked to wait longer than the ${formatDuration(policy.maxDelayMs)} scrapeform waits between tries (the message says how long), so the call ended after ${count} rather than send one the service said it would refuse`,
     elapsed: `${refused}, and the next wait would have run past the ${formatDuration(policy.maxElapsedMs)} scrapeform gives one call, so it ended after ${count}`,
-    interrupted: `${refused}, and the run was stopped after ${count}, while scrapeform waited to try it again`,
+    interrupted: `${refused}, and the run was stopped after ${count}, before scrapeform tried it again`,
   };
-  error.hint = `${why[ending] ?? refused}: ${RATE_LIMITED_NEXT}`;
-  return error;
+  return error.withHint(`${why[ending] ?? refused}: ${RATE_LIMITED_NEXT}`);
 }
 
 /**

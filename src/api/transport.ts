@@ -72,13 +72,17 @@ export class Transport {
         : undefined;
     const started = this.now();
 
+    // The 429s in a row at the end so far: a 429's hint says how many of the tries were refused (endedAfter).
+    let lastRefused = 0;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, body, started);
       if (!(outcome instanceof ApiError)) return outcome;
+      lastRefused = outcome.status === 429 ? lastRefused + 1 : 0;
       const [retryAfter, elapsed] = [this.retryAfters.get(outcome), this.now() - started];
       const delayMs = retryDelay(this.policy, request, outcome, attempt, elapsed, retryAfter, this.random);
       // The error says how the call ended after its tries (endedAfter: a 429's hint).
-      const ended = (why: RetryEnding): ApiError => endedAfter(outcome, this.policy, attempt + 1, why);
+      const ended = (why: RetryEnding): ApiError =>
+        endedAfter(outcome, this.policy, { tries: attempt + 1, lastRefused }, why);
       if (typeof delayMs !== 'number' || this.interrupted())
         throw ended(typeof delayMs === 'number' ? 'interrupted' : delayMs);
       this.onEvent({

@@ -61,8 +61,50 @@ describe('retries', () => {
     const error = (await creating.catch((e: unknown) => e)) as ApiError;
     expect([error.code, error.status]).toEqual(['api.rate-limited', 429]);
     expect(error.hint).toBe(
-      `the service refused this call with 429 (rate limited), and the run was stopped after 1 try, while scrapeform waited to try it again: ${NEXT}`,
+      `the service refused this call with 429 (rate limited), and the run was stopped after 1 try, before scrapeform tried it again: ${NEXT}`,
     );
+  });
+
+  it('Ctrl-C as a 429 comes, before any wait: the hint says the run was stopped before another try, not while waiting', async () => {
+    const interrupt = new AbortController();
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(() => {
+        interrupt.abort();
+        return [429, 'slow down', { 'Retry-After': '2' }];
+      });
+    const { parsers, sleeps } = createTestApi({ interrupt: interrupt.signal });
+    const error = (await parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, sleeps]).toEqual(['api.rate-limited', []]);
+    expect(error.hint).toBe(
+      `the service refused this call with 429 (rate limited), and the run was stopped after 1 try, before scrapeform tried it again: ${NEXT}`,
+    );
+  });
+
+  it('5xx answers then 429: the hint counts the tries refused with 429, not "refused on each of its tries"', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(4).reply(503);
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429, 'slow down', { 'Retry-After': '2' });
+    const once = createTestApi();
+    const error = (await once.parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect([error.code, error.status, once.sleeps.length]).toEqual(['api.rate-limited', 429, 4]);
+    expect(error.hint).toBe(
+      `the service refused this call with 429 (rate limited): its last try was refused with 429 after 5 tries, the ones before failing otherwise, and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait): ${NEXT}`,
+    );
+    // A 429 before a 503 is not one of the last refused in a row.
+    nock(PARSER_ORIGIN).get('/parsers').query(true).reply(429).get('/parsers').query(true).reply(503);
+    nock(PARSER_ORIGIN).get('/parsers').query(true).times(3).reply(429, 'slow down');
+    const three = createTestApi();
+    const last = (await three.parsers.list().catch((e: unknown) => e)) as ApiError;
+    expect(last.hint).toBe(
+      `the service refused this call with 429 (rate limited): the last 3 of its 5 tries were refused with 429, the ones before failing otherwise, and scrapeform waited before each new try as long as its Retry-After asked (backing off when it named no wait): ${NEXT}`,
+    );
+    // The hint is read-only: only the transport puts another in its place (withHint).
+    expect(() => {
+      // @ts-expect-error hint is read-only
+      last.hint = 'changed';
+    }).toThrow(TypeError);
+    expect(last.toJSON().hint).toBe(last.hint);
   });
 
   it('refused with 429 on every try: the hint says how many tries were made, each after the wait its Retry-After asked, and not "wait and try again"', async () => {
