@@ -52,7 +52,7 @@ export interface MiscasedChildren {
  * its path as the answer nests it (`fields.1.Fields`). flattenDetailsFields reads only the two keys as written, so
  * those children would be dropped without a word, and planned as new fields: add_fields on a drift read, a
  * regeneration on adoption. ParsersClient.get refuses such an answer, as a FINISHED one whose top-level `fields`
- * is spelled so (it reads as having none). An empty or null list under such a key drops nothing and is let pass.
+ * is spelled so (it reads as having none). An empty list, or any value but a list, drops nothing and is let pass.
  */
 export function findMiscasedChildren(
   entries: readonly DetailsFieldEntry[],
@@ -63,7 +63,8 @@ export function findMiscasedChildren(
     for (const [key, value] of Object.entries(entry)) {
       if (key === 'fields' || key === 'children') continue;
       if (key.toLowerCase() !== 'fields' && key.toLowerCase() !== 'children') continue;
-      if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      // Only a list holds children: a count (`Children: 2`) or any other value drops none, and is read as it is.
+      if (!Array.isArray(value) || value.length === 0) continue;
       return { path: `${here}.${key}`, key };
     }
     for (const key of ['fields', 'children'] as const) {

@@ -197,6 +197,25 @@ describe('details fields: children nested under a key of another case are refuse
     },
   );
 
+  it('ParsersClient.get, a key spelled so holding no list (`Children: 2`, a count; `Fields: "x"`): read as it is, not refused', async () => {
+    const api = createTestApi();
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p-1/2')
+      .query(KEY_QUERY)
+      .reply(200, {
+        name: 'a',
+        status: 'FINISHED',
+        version: 2,
+        fields: [
+          { name: 'title', type: 'text', Children: 2 },
+          { name: 'tags', type: 'array', Fields: 'x', CHILDREN: { count: 1 } },
+        ],
+        example_result: [],
+      });
+    const details = await api.parsers.get('p-1', 2);
+    expect(details.fields.map((field) => field.name)).toEqual(['title', 'tags']);
+  });
+
   it('ParsersClient.get with fieldsUnread (a wait, a parse): the fields are not read, so not refused', async () => {
     const api = createTestApi();
     nock(PARSER_ORIGIN).get('/parsers/p-1/2').query(KEY_QUERY).reply(200, {
