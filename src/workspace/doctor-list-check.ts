@@ -1,5 +1,6 @@
 import { ApiError } from '../api/api-error.js';
-import { CURSOR_KEY_NAMES } from '../api/list-paging.js';
+import { CURSOR_KEY_NAMES, pagingSources } from '../api/list-paging.js';
+import { readFlag } from '../api/read-flag.js';
 import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
@@ -50,6 +51,7 @@ export async function listOnce<T>(
   // GitHub's paging of bare arrays is in an RFC 8288 Link header alone (read-list.ts follows it).
   const linked = (response.headers.get('link') ?? '').trim() !== '';
   let paged = linked;
+  let unreadable: UnreadableFlag | undefined;
   if (Array.isArray(body)) {
     items = body;
     shape = `a bare array${linked ? ' paged by a Link header' : ''}`;
@@ -57,7 +59,8 @@ export async function listOnce<T>(
     const envelope = body as Record<string, unknown>;
     const key = [...ITEM_KEYS, resource].find((k) => Array.isArray(envelope[k]));
     items = key !== undefined ? (envelope[key] as unknown[]) : undefined;
-    paged ||= PAGING_KEYS.some((k) => envelope[k] !== undefined);
+    unreadable = unreadableHasMore(envelope);
+    paged ||= unreadable !== undefined || PAGING_KEYS.some((k) => envelope[k] !== undefined);
     shape =
       key !== undefined
         ? `an object holding the items under "${key}"${paged ? ', with paging fields' : ''}`
@@ -79,9 +82,18 @@ export async function listOnce<T>(
     readings,
     'paged-lists',
     paged,
-    `${resource}: ${paged ? 'paged; scrapeform follows every page' : 'one answer'}`,
+    `${resource}: ${unreadable !== undefined ? `paged, but ${unreadable.key} cannot be read, so plan cannot follow it` : paged ? 'paged; scrapeform follows every page' : 'one answer'}`,
   );
   const seen = `the key works; ${items.length} ${resource} on the first answer, ${shape}`;
+  // Plan refuses the list (readHasMore): read as "paged; followed" or as the end, it may be read short.
+  if (unreadable !== undefined) {
+    checks.push({
+      name: `${resource}.list`,
+      status: 'fail',
+      message: `${seen}, but field ${unreadable.key}: expected true or false, got ${JSON.stringify(unreadable.value)}; plan refuses such a list as incomplete`,
+    });
+    return undefined;
+  }
   const result = read(items);
   if ('problem' in result) {
     checks.push({ name: `${resource}.list`, status: 'fail', message: `${seen}, but ${result.problem}` });
@@ -89,6 +101,26 @@ export async function listOnce<T>(
   }
   checks.push({ name: `${resource}.list`, status: 'ok', message: seen });
   return result.value;
+}
+
+interface UnreadableFlag {
+  key: string;
+  value: unknown;
+}
+
+/**
+ * The `has_more`/`hasMore` plan would refuse, read as list-paging.ts readHasMore reads it: the first one set, in
+ * the envelope then the objects inside it, read with readFlag; undefined when that one is readable or none is set.
+ */
+function unreadableHasMore(envelope: Record<string, unknown>): UnreadableFlag | undefined {
+  for (const source of pagingSources(envelope)) {
+    for (const key of ['has_more', 'hasMore']) {
+      const flag = readFlag(source[key]);
+      if (flag === undefined) continue;
+      return flag === 'unreadable' ? { key, value: source[key] } : undefined;
+    }
+  }
+  return undefined;
 }
 
 /** Both lists speak to one reading: seen when either shows it. */

@@ -1,3 +1,4 @@
+import { findMiscasedChildren } from '../api/details-fields.js';
 import { normaliseParserStatus } from '../api/parser-status.js';
 import { PARSER_SERVICE } from '../api/transport-contract.js';
 import { ParserDetailsSchema, ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
@@ -7,11 +8,18 @@ import { forEachLimited } from '../worker-pool.js';
 import { failedCall, listOnce } from './doctor-list-check.js';
 import type { Get } from './doctor-list-check.js';
 
+/** A parser this workspace's state records: its address, and whether state records it declared with no fields. */
+export interface ManagedParser {
+  address: string;
+  /** As plan reads it (fieldlessOf): a FINISHED version listing no fields is then right, not an answer left short. */
+  fieldless: boolean;
+}
+
 /**
- * The parsers this workspace's state records (address by id), `{unread}` saying why state could not be read, or
+ * The parsers this workspace's state records (by id), `{unread}` saying why state could not be read, or
  * undefined when no state was given (a library call): doctor reads the details of each one listed FINISHED.
  */
-export type ManagedParsers = ReadonlyMap<string, string> | { unread: string } | undefined;
+export type ManagedParsers = ReadonlyMap<string, ManagedParser> | { unread: string } | undefined;
 
 export async function checkParsers(
   baseUrl: string,
@@ -60,9 +68,9 @@ export async function checkParsers(
   // workspace manages is read as well, since one broken parser fails every plan that reads it.
   const pick = summaries.find((s) => normaliseParserStatus(s.status) === 'FINISHED') ?? summaries[0];
   const byId = managed !== undefined && !('unread' in managed) ? managed : undefined;
-  const finishedManaged = summaries.filter(
-    (s) => byId?.has(s.id) === true && normaliseParserStatus(s.status) === 'FINISHED',
-  );
+  // Computed once: what is read here is what managedCheck counts.
+  const listedManaged = summaries.filter((s) => byId?.has(s.id) === true);
+  const finishedManaged = listedManaged.filter((s) => normaliseParserStatus(s.status) === 'FINISHED');
   if (pick === undefined) {
     checks.push({ name: 'parsers.details', status: 'skipped', message: 'the account has no parser to read' });
     readings.set('details-without-version', {
@@ -70,7 +78,7 @@ export async function checkParsers(
       seen: null,
       message: 'no parser to read details of',
     });
-    checks.push(managedCheck(managed, summaries, new Map()));
+    checks.push(managedCheck(managed, listedManaged, finishedManaged, new Map()));
     return;
   }
   const toRead = [pick, ...finishedManaged.filter((s) => s.id !== pick.id)];
@@ -96,7 +104,7 @@ export async function checkParsers(
     if (verdict !== undefined && (summary.id === pick.id || verdict.status !== 'ok'))
       checks.push({ name: 'parsers.details', ...verdict });
   }
-  checks.push(managedCheck(managed, summaries, read));
+  checks.push(managedCheck(managed, listedManaged, finishedManaged, read));
 }
 
 /** What doctor knows of the parsers it reads, by id. */
@@ -110,15 +118,15 @@ async function readDetails(
   base: string,
   get: Get,
   summary: { id: string; name: string },
-  address: string | undefined,
+  managed: ManagedParser | undefined,
 ): Promise<DetailsRead> {
-  const named = parserNamed(summary, address);
+  const named = parserNamed(summary, managed?.address);
   try {
     const response = await get(PARSER_SERVICE, `${base}/parsers/${encodeURIComponent(summary.id)}`);
     if (response.body === null || typeof response.body !== 'object' || Array.isArray(response.body))
       return { verdict: { status: 'fail', message: `the details of ${named} are not a JSON object` } };
     const details = response.body as Record<string, unknown>;
-    return { verdict: detailsVerdict(named, details), details };
+    return { verdict: detailsVerdict(named, details, managed?.fieldless === true), details };
   } catch (error) {
     const failed = failedCall('parsers.details', error);
     return { verdict: { status: failed.status, message: `the details of ${named}: ${failed.message}` } };
@@ -137,6 +145,7 @@ export function parserNamed(parser: { id: string; name: string }, address: strin
 function detailsVerdict(
   named: string,
   details: Record<string, unknown>,
+  fieldless: boolean,
 ): Pick<DoctorCheck, 'status' | 'message'> {
   // An answer plan refuses fails every plan, whatever else it shows.
   const read = ParserDetailsSchema.safeParse(details);
@@ -147,15 +156,23 @@ function detailsVerdict(
       message: `the details of ${named} are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
     };
   }
+  // Children nested under `Fields` or `Children` would be dropped and planned again: plan refuses the answer.
+  const miscased = findMiscasedChildren(read.data.fields ?? []);
+  if (miscased !== undefined)
+    return {
+      status: 'fail',
+      message: `the details of ${named} are not an answer plan can read: field ${miscased.path}: children listed under ${JSON.stringify(miscased.key)} are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration`,
+    };
   const finished = typeof details.status === 'string' && normaliseParserStatus(details.status) === 'FINISHED';
   if (finished && !Array.isArray(details.fields))
     return {
       status: 'fail',
       message: `${named} is FINISHED but its details have no fields: plan refuses such answers rather than send every field again`,
     };
-  // Right for a parser declared with no fields, which doctor does not look up in state (ParsersClient.get,
-  // fieldlessOf): said rather than passed as ok or failed.
-  if (finished && Array.isArray(details.fields) && details.fields.length === 0)
+  const none = finished && Array.isArray(details.fields) && details.fields.length === 0;
+  // Right for a parser state records declared with no fields (ParsersClient.get, fieldlessOf); for any other,
+  // plan refuses it unless a manifest declaring none adopts it, which doctor cannot see: said, not failed.
+  if (none && !fieldless)
     return {
       status: 'warn',
       message: `${named} is FINISHED but its details list no fields: plan refuses such an answer unless state records the parser declared with no fields (or a manifest declaring none adopts it)`,
@@ -166,7 +183,7 @@ function detailsVerdict(
       : '';
   return {
     status: 'ok',
-    message: `${named}: ${Object.keys(details).sort().join(', ')}${spelling}`,
+    message: `${named}: ${Object.keys(details).sort().join(', ')}${spelling}${none ? ' (no fields, as state records it declared)' : ''}`,
   };
 }
 
@@ -176,17 +193,21 @@ function detailsVerdict(
  */
 function managedCheck(
   managed: ManagedParsers,
-  summaries: readonly { id: string; status: string }[],
+  listed: readonly { id: string }[],
+  finished: readonly { id: string }[],
   read: ReadonlyMap<string, DetailsRead>,
 ): DoctorCheck {
   const name = 'parsers.managed';
   if (managed === undefined)
     return { name, status: 'skipped', message: 'no state given: the parsers it records were not read' };
+  // State, not the account: the account's own checks decide whether scrapeform can work with it.
   if ('unread' in managed)
-    return { name, status: 'fail', message: `${managed.unread}; the parsers it records were not read` };
+    return {
+      name,
+      status: 'warn',
+      message: `state could not be read (${managed.unread}): the details of the parsers it records were not checked (only those of the first FINISHED parser were); the account's own checks decide the exit code`,
+    };
   if (managed.size === 0) return { name, status: 'skipped', message: 'state records no parser' };
-  const listed = summaries.filter((s) => managed.has(s.id));
-  const finished = listed.filter((s) => normaliseParserStatus(s.status) === 'FINISHED');
   const verdicts = finished.flatMap((s) => {
     const verdict = read.get(s.id)?.verdict;
     return verdict !== undefined ? [verdict] : [];

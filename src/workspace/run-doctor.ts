@@ -10,6 +10,7 @@ import { checkParsers } from './doctor-parser-checks.js';
 import type { ManagedParsers } from './doctor-parser-checks.js';
 import { checkProjects } from './doctor-project-checks.js';
 import { openState } from './open-workspace.js';
+import { fieldlessOf } from './read-live.js';
 import type { StateLocation } from './open-workspace.js';
 
 export type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
@@ -120,14 +121,15 @@ async function readManaged(location: StateLocation): Promise<ManagedParsers> {
   const opened = openState(location);
   try {
     const state = await opened.backend.read();
+    const fieldless = fieldlessOf(state);
     return new Map(
       Object.entries(state.resources).flatMap(([address, r]) =>
-        r.kind === 'Parser' ? [[r.id, address] as const] : [],
+        r.kind === 'Parser' ? [[r.id, { address, fieldless: fieldless(r.id) }] as const] : [],
       ),
     );
   } catch (error) {
     if (!(error instanceof ScrapeformError)) throw error;
-    return { unread: `state could not be read: ${error.message}` };
+    return { unread: error.message };
   } finally {
     await opened.close();
   }

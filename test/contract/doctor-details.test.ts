@@ -97,6 +97,27 @@ describe('doctor: parser details plan cannot read', () => {
   );
 });
 
+describe('doctor: children nested under a key plan does not read', () => {
+  it('fails naming the path, as ParsersClient.get refuses it (findMiscasedChildren), exit 1', async () => {
+    const { code, report } = await doctor({
+      ...details,
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'authors', type: 'array', Fields: [{ name: 'name', type: 'text' }] },
+      ],
+    });
+    expect(code).toBe(1);
+    expect(checkOf(report, 'parsers.details')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'fail',
+        message:
+          'the details of parser "books" (p1) are not an answer plan can read: field fields.1.Fields: children listed under "Fields" are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration',
+      },
+    ]);
+  });
+});
+
 describe('doctor: a list item plan cannot read', () => {
   it('gives one parsers.list line, the failure with the count, and reads no details', async () => {
     nock(PARSER_ORIGIN)
@@ -140,6 +161,54 @@ describe('doctor: a list item plan cannot read', () => {
       },
     ]);
     expect(checkOf(report, 'projects.details')).toEqual([]);
+  });
+});
+
+describe('doctor: a list whose has_more plan cannot read', () => {
+  it.each([
+    ['has_more "maybe"', { data: [item], has_more: 'maybe' }, 'has_more', '"maybe"'],
+    ['hasMore 2 under meta', { data: [item], meta: { hasMore: 2 } }, 'hasMore', '2'],
+  ])(
+    '%s: parsers.list fails naming the field and value, reads no details, exit 1',
+    async (_what, body, key, value) => {
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, body);
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects')
+        .query(KEY_QUERY)
+        .reply(200, [{ id: 7, name: 'nightly' }]);
+      nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+      const { code, report } = await runDoctor();
+      expect(code).toBe(1);
+      expect(checkOf(report, 'parsers.list')).toEqual([
+        {
+          name: 'parsers.list',
+          status: 'fail',
+          message: `the key works; 1 parsers on the first answer, an object holding the items under "data", with paging fields, but field ${key}: expected true or false, got ${value}; plan refuses such a list as incomplete`,
+        },
+      ]);
+      expect(report.readings.find((r) => r.name === 'paged-lists')).toEqual({
+        name: 'paged-lists',
+        seen: true,
+        message: `parsers: paged, but ${key} cannot be read, so plan cannot follow it; projects: one answer`,
+      });
+      expect(checkOf(report, 'parsers.details')).toEqual([]);
+    },
+  );
+
+  it('has_more written as "1" is read as plan reads it: the list passes', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, { data: [item], has_more: '1', page: 1 });
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    const { code, report } = await runDoctor();
+    expect(code).toBe(0);
+    expect(checkOf(report, 'parsers.list').map((c) => c.status)).toEqual(['ok']);
   });
 });
 
@@ -303,6 +372,65 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
           'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
       },
     ]);
+  });
+
+  it('a managed parser whose state definition declares no fields: FINISHED with fields: [] is ok, as plan reads it', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, [listed('p1', 'books', 'FINISHED')]);
+    nock(PARSER_ORIGIN)
+      .get('/parsers/p1')
+      .query(KEY_QUERY)
+      .reply(200, { ...details, fields: [] });
+    const { code, report } = await doctorWithState({
+      'parser.books': parserState({
+        id: 'p1',
+        name: 'books',
+        version: 1,
+        definition: { urls: ['https://books.example/a.html'], scraperParams: {}, fields: [] },
+      }),
+    });
+    expect(code).toBe(0);
+    expect(report.checks.filter((c) => c.name.startsWith('parsers.') && c.name !== 'parsers.list')).toEqual([
+      {
+        name: 'parsers.details',
+        status: 'ok',
+        message:
+          'parser "books" (p1, managed as parser.books): example_result, fields, name, status, version (no fields, as state records it declared)',
+      },
+      {
+        name: 'parsers.managed',
+        status: 'ok',
+        message:
+          'read the details of 1 of the 1 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+      },
+    ]);
+  });
+
+  it('a state file it cannot read: parsers.managed warns what was not checked and why, the account decides, exit 0', async () => {
+    const statePath = path.join(dir, 'state.json');
+    await writeFile(statePath, '{ not json');
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    const { result, unmatched } = await withUnmatched(() =>
+      runScrapeform(['doctor', '--json', '--state', statePath], { env: NOCK_ENV }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.ok).toBe(true);
+    const [managedLine, ...others] = checkOf(report, 'parsers.managed');
+    expect(others).toEqual([]);
+    expect(managedLine?.status).toBe('warn');
+    expect(managedLine?.message).toMatch(
+      /^state could not be read \(.+\): the details of the parsers it records were not checked \(only those of the first FINISHED parser were\); the account's own checks decide the exit code$/,
+    );
   });
 
   it('a state that records no parser: the first FINISHED parser read as before, and said', async () => {
