@@ -175,18 +175,26 @@ function readHasMore(
   { request, response }: ListPage,
   sources: Record<string, unknown>[],
 ): boolean | undefined {
+  const found = hasMoreFlag(sources);
+  if (found === undefined) return undefined;
+  if (found.flag !== 'unreadable') return found.flag;
+  throw transport.badResponse(
+    request,
+    response,
+    `field ${found.key}: expected true or false, got ${JSON.stringify(found.value)}; the list is incomplete and nothing is planned from it`,
+    'api.pagination',
+  );
+}
+
+/** The first `has_more` / `hasMore` set in the paging sources: its key, value and readFlag's reading of it. */
+export function hasMoreFlag(
+  sources: Record<string, unknown>[],
+): { key: string; value: unknown; flag: boolean | 'unreadable' } | undefined {
   for (const source of sources) {
     for (const key of ['has_more', 'hasMore']) {
       const value = source[key];
       const flag = readFlag(value);
-      if (flag === undefined) continue;
-      if (flag !== 'unreadable') return flag;
-      throw transport.badResponse(
-        request,
-        response,
-        `field ${key}: expected true or false, got ${JSON.stringify(value)}; the list is incomplete and nothing is planned from it`,
-        'api.pagination',
-      );
+      if (flag !== undefined) return { key, value, flag };
     }
   }
   return undefined;

@@ -1,6 +1,5 @@
 import { ApiError } from '../api/api-error.js';
-import { CURSOR_KEY_NAMES, pagingSources } from '../api/list-paging.js';
-import { readFlag } from '../api/read-flag.js';
+import { CURSOR_KEY_NAMES, hasMoreFlag, pagingSources } from '../api/list-paging.js';
 import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
@@ -109,18 +108,12 @@ interface UnreadableFlag {
 }
 
 /**
- * The `has_more`/`hasMore` plan would refuse, read as list-paging.ts readHasMore reads it: the first one set, in
- * the envelope then the objects inside it, read with readFlag; undefined when that one is readable or none is set.
+ * The `has_more`/`hasMore` plan would refuse, found as list-paging.ts readHasMore finds it (hasMoreFlag); undefined
+ * when the one set is readable or none is set.
  */
 function unreadableHasMore(envelope: Record<string, unknown>): UnreadableFlag | undefined {
-  for (const source of pagingSources(envelope)) {
-    for (const key of ['has_more', 'hasMore']) {
-      const flag = readFlag(source[key]);
-      if (flag === undefined) continue;
-      return flag === 'unreadable' ? { key, value: source[key] } : undefined;
-    }
-  }
-  return undefined;
+  const found = hasMoreFlag(pagingSources(envelope));
+  return found?.flag === 'unreadable' ? { key: found.key, value: found.value } : undefined;
 }
 
 /** Both lists speak to one reading: seen when either shows it. */
