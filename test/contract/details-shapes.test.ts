@@ -83,46 +83,55 @@ describe('ParsersClient.get: details fields in another shape than the seed', () 
   });
 });
 
+/**
+ * Parser `a` recorded at version 1 (title, and reviews with its author) while the service shows version 2, moved
+ * outside scrapeform, whose details list `fields`; the PATCHes and POSTs sent to it, counted.
+ */
+async function movedOutside(fields: unknown): Promise<{ patches: { n: number }; posts: { n: number } }> {
+  await mkdir(path.dirname(statePath()), { recursive: true });
+  await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
+  await writeFile(
+    statePath(),
+    JSON.stringify({
+      format_version: 1,
+      serial: 1,
+      lineage: 'details-shapes',
+      resources: {
+        'parser.a': {
+          kind: 'Parser',
+          id: 'p-1',
+          name: 'a',
+          version: 1,
+          definition: {
+            urls: ['https://books.example/a.html'],
+            scraperParams: {},
+            fields: [
+              { name: 'title', description: 'Book title' },
+              { name: 'reviews', description: 'Reviews', type: 'array' },
+              { name: 'reviews.author', description: 'Author' },
+            ],
+          },
+          descriptionsKnown: true,
+        },
+      },
+    }),
+  );
+  nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
+  nock(PARSER_ORIGIN)
+    .get((uri) => uri.startsWith('/parsers/p-1'))
+    .query(KEY_QUERY)
+    .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] })
+    .persist();
+  const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
+  const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
+  return { patches, posts };
+}
+
 describe('plan and apply: a parser whose details list its fields in another shape', () => {
   it.each(SHAPES)(
     '%s, at a version moved outside scrapeform: no field reads as removed, and no add_fields is sent',
     async (_what, fields) => {
-      await mkdir(path.dirname(statePath()), { recursive: true });
-      await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
-      await writeFile(
-        statePath(),
-        JSON.stringify({
-          format_version: 1,
-          serial: 1,
-          lineage: 'details-shapes',
-          resources: {
-            'parser.a': {
-              kind: 'Parser',
-              id: 'p-1',
-              name: 'a',
-              version: 1,
-              definition: {
-                urls: ['https://books.example/a.html'],
-                scraperParams: {},
-                fields: [
-                  { name: 'title', description: 'Book title' },
-                  { name: 'reviews', description: 'Reviews', type: 'array' },
-                  { name: 'reviews.author', description: 'Author' },
-                ],
-              },
-              descriptionsKnown: true,
-            },
-          },
-        }),
-      );
-      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
-      nock(PARSER_ORIGIN)
-        .get((uri) => uri.startsWith('/parsers/p-1'))
-        .query(KEY_QUERY)
-        .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields, example_result: [] })
-        .persist();
-      const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
-      const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
+      const { patches, posts } = await movedOutside(fields);
       const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
         env,
       });
@@ -250,42 +259,7 @@ describe('details fields: children nested under a key of another case are refuse
   });
 
   it('apply after a version moved outside scrapeform: refused, no PATCH (add_fields) and no POST', async () => {
-    await mkdir(path.dirname(statePath()), { recursive: true });
-    await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
-    await writeFile(
-      statePath(),
-      JSON.stringify({
-        format_version: 1,
-        serial: 1,
-        lineage: 'details-shapes',
-        resources: {
-          'parser.a': {
-            kind: 'Parser',
-            id: 'p-1',
-            name: 'a',
-            version: 1,
-            definition: {
-              urls: ['https://books.example/a.html'],
-              scraperParams: {},
-              fields: [
-                { name: 'title', description: 'Book title' },
-                { name: 'reviews', description: 'Reviews', type: 'array' },
-                { name: 'reviews.author', description: 'Author' },
-              ],
-            },
-            descriptionsKnown: true,
-          },
-        },
-      }),
-    );
-    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
-    nock(PARSER_ORIGIN)
-      .get((uri) => uri.startsWith('/parsers/p-1'))
-      .query(KEY_QUERY)
-      .reply(200, { name: 'a', status: 'FINISHED', version: 2, fields: MISCASED[0]?.[1], example_result: [] })
-      .persist();
-    const patches = counted(nock(PARSER_ORIGIN).patch((uri) => uri.startsWith('/parsers/p-1')));
-    const posts = counted(nock(PARSER_ORIGIN).post('/parsers'));
+    const { patches, posts } = await movedOutside(MISCASED[0]?.[1]);
     const run = await runScrapeform(['apply', '--auto-approve', '--state', statePath(), folder.dir()], {
       env,
     });
