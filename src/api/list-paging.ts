@@ -132,6 +132,7 @@ export function findNextPage(transport: Transport, page: ListPage): NextPage | u
       'api.pagination',
     );
   }
+  if (hasMore === false) refuseContradictedEnd(transport, page, number);
   if (hasMore === false || endSaid) return undefined;
   const last = readCount(firstOf(sources, LAST_PAGE_KEYS));
   if (number !== undefined && last !== undefined) {
@@ -182,6 +183,34 @@ function readHasMore(
     request,
     response,
     `field ${found.key}: expected true or false, got ${JSON.stringify(found.value)}; the list is incomplete and nothing is planned from it`,
+    'api.pagination',
+  );
+}
+
+/**
+ * A `has_more` of false (or `"false"`, `0`) that the same answer contradicts: a page number below its last page, or
+ * fewer objects read than its stated total (a `count` alone may be the page's own, so it says nothing here), on a
+ * page that is not empty. An answer is never proof of absence (DESIGN section 2): such a list is refused, not read
+ * as ended.
+ */
+function refuseContradictedEnd(transport: Transport, page: ListPage, number: number | undefined): void {
+  // An empty page ends a list whatever its counts say, as it does with no has_more (findNextPage).
+  if (page.onPage === 0) return;
+  const last = readCount(firstOf(page.sources, LAST_PAGE_KEYS));
+  const offset = readCount(firstOf(page.sources, ['offset']));
+  const read = offset !== undefined ? offset + page.onPage : page.readSoFar;
+  const total = page.total?.onlyCount === false ? page.total.value : undefined;
+  const said =
+    number !== undefined && last !== undefined && number < last
+      ? `it is page ${number} of ${last}`
+      : total !== undefined && read < total
+        ? `the list holds ${total} objects, of which ${read} were read`
+        : undefined;
+  if (said === undefined) return;
+  throw transport.badResponse(
+    page.request,
+    page.response,
+    `has_more says the list ends, but the same answer says ${said}; the list is incomplete and nothing is planned from it`,
     'api.pagination',
   );
 }

@@ -395,9 +395,35 @@ describe('lists: paging', () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
       .query({ ...KEY_QUERY, page: '2' })
-      .reply(200, { data: [parser('b')], has_more: 'false', page: 2, per_page: 5, total_pages: 9 });
+      .reply(200, { data: [parser('b')], has_more: 'false', page: 2, per_page: 5, total_pages: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
+
+  it.each([
+    ['a page below the last', { page: 2, per_page: 5, total_pages: 9 }, 'it is page 2 of 9'],
+    [
+      'a total not reached',
+      { page: 2, per_page: 5, total: 12 },
+      'the list holds 12 objects, of which 2 were read',
+    ],
+  ])(
+    'a "has more" of "false" that the same answer contradicts (%s) is refused, not read as the end',
+    async (_what, paging, said) => {
+      nock(PARSER_ORIGIN)
+        .get('/parsers')
+        .query(KEY_QUERY)
+        .reply(200, { data: [parser('a')], has_more: 'True', page: 1, per_page: 5 });
+      nock(PARSER_ORIGIN)
+        .get('/parsers')
+        .query({ ...KEY_QUERY, page: '2' })
+        .reply(200, { data: [parser('b')], has_more: 'false', ...paging });
+      const error = await listError(() => createTestApi().parsers.list());
+      expect(error.code).toBe('api.pagination');
+      expect(error.message).toBe(
+        `GET ${PARSER_ORIGIN}/parsers?page=2&api_key=***: 200: unexpected response from GET /parsers: has_more says the list ends, but the same answer says ${said}; the list is incomplete and nothing is planned from it`,
+      );
+    },
+  );
 
   it('a "has more" of no readable value is an error naming it, never read as the end', async () => {
     nock(PIPELINE_ORIGIN)
