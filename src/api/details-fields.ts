@@ -75,3 +75,8 @@ export function findMiscasedChildren(
   }
   return undefined;
 }
+
+/** What is wrong with an answer findMiscasedChildren found children in: the one sentence plan and doctor say. */
+export function miscasedProblem({ path, key }: MiscasedChildren): string {
+  return `field ${path}: children listed under ${JSON.stringify(key)} are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration`;
+}

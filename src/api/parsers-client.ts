@@ -11,7 +11,7 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
-import { findMiscasedChildren, flattenDetailsFields } from './details-fields.js';
+import { findMiscasedChildren, flattenDetailsFields, miscasedProblem } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
 import { idNamedIn } from './see-other.js';
@@ -142,7 +142,7 @@ export class ParsersClient {
       throw this.transport.badResponse(
         request,
         response,
-        `field ${miscased.path}: children listed under ${JSON.stringify(miscased.key)} are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration; nothing is planned from this answer`,
+        `${miscasedProblem(miscased)}; nothing is planned from this answer`,
       );
     }
     return this.transport.withoutKey({

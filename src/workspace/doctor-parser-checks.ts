@@ -1,4 +1,4 @@
-import { findMiscasedChildren } from '../api/details-fields.js';
+import { findMiscasedChildren, miscasedProblem } from '../api/details-fields.js';
 import { normaliseParserStatus } from '../api/parser-status.js';
 import { PARSER_SERVICE } from '../api/transport-contract.js';
 import { ParserDetailsSchema, ParserListItemSchema, ParserVersionNumberSchema } from '../api/wire-schemas.js';
@@ -161,7 +161,7 @@ function detailsVerdict(
   if (miscased !== undefined)
     return {
       status: 'fail',
-      message: `the details of ${named} are not an answer plan can read: field ${miscased.path}: children listed under ${JSON.stringify(miscased.key)} are not read (only "fields" and "children" are): read without them, they would be planned as new fields, a paid regeneration`,
+      message: `the details of ${named} are not an answer plan can read: ${miscasedProblem(miscased)}`,
     };
   const finished = typeof details.status === 'string' && normaliseParserStatus(details.status) === 'FINISHED';
   if (finished && !Array.isArray(details.fields))
