@@ -1,4 +1,4 @@
-import { readFlag } from './read-flag.js';
+import { notAFlag, readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
@@ -182,7 +182,7 @@ function readHasMore(
   throw transport.badResponse(
     request,
     response,
-    `field ${found.key}: expected true or false, got ${JSON.stringify(found.value)}; the list is incomplete and nothing is planned from it`,
+    `field ${found.key}: ${notAFlag(found.value)}; the list is incomplete and nothing is planned from it`,
     'api.pagination',
   );
 }

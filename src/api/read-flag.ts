@@ -13,3 +13,9 @@ export function readFlag(value: unknown): boolean | 'unreadable' | undefined {
   if (spelled === false || spelled === 'false' || spelled === 0 || spelled === '0') return false;
   return 'unreadable';
 }
+
+/** What is wrong with a value readFlag finds unreadable, the value quoted and cut short past 40 characters. */
+export function notAFlag(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return `expected true or false, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+}

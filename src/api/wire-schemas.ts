@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { readFlag } from './read-flag.js';
+import { notAFlag, readFlag } from './read-flag.js';
 
 /**
  * What the services answer, checked at the boundary. Objects are loose (unknown fields pass through, since the
@@ -118,10 +118,7 @@ export const ProjectIdSchema = z.union(
  * any other value is a bad response naming the field and the value (cut short), never guessed either way.
  */
 const FlagSchema = z.unknown().refine((value) => readFlag(value) !== 'unreadable', {
-  error: (issue) => {
-    const text = JSON.stringify(issue.input) ?? String(issue.input);
-    return `expected true or false, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
-  },
+  error: (issue) => notAFlag(issue.input),
 });
 
 export const ProjectSchema = z.looseObject({

@@ -1,5 +1,6 @@
 import { ApiError } from '../api/api-error.js';
 import { CURSOR_KEY_NAMES, hasMoreFlag, pagingSources } from '../api/list-paging.js';
+import { notAFlag } from '../api/read-flag.js';
 import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
@@ -50,7 +51,7 @@ export async function listOnce<T>(
   // GitHub's paging of bare arrays is in an RFC 8288 Link header alone (read-list.ts follows it).
   const linked = (response.headers.get('link') ?? '').trim() !== '';
   let paged = linked;
-  let unreadable: UnreadableFlag | undefined;
+  let unreadable: { key: string; value: unknown } | undefined;
   if (Array.isArray(body)) {
     items = body;
     shape = `a bare array${linked ? ' paged by a Link header' : ''}`;
@@ -58,7 +59,9 @@ export async function listOnce<T>(
     const envelope = body as Record<string, unknown>;
     const key = [...ITEM_KEYS, resource].find((k) => Array.isArray(envelope[k]));
     items = key !== undefined ? (envelope[key] as unknown[]) : undefined;
-    unreadable = unreadableHasMore(envelope);
+    // The has_more plan would refuse (list-paging.ts readHasMore finds it the same way).
+    const hasMore = hasMoreFlag(pagingSources(envelope));
+    unreadable = hasMore?.flag === 'unreadable' ? hasMore : undefined;
     paged ||= unreadable !== undefined || PAGING_KEYS.some((k) => envelope[k] !== undefined);
     shape =
       key !== undefined
@@ -89,7 +92,7 @@ export async function listOnce<T>(
     checks.push({
       name: `${resource}.list`,
       status: 'fail',
-      message: `${seen}, but field ${unreadable.key}: expected true or false, got ${JSON.stringify(unreadable.value)}; plan refuses such a list as incomplete`,
+      message: `${seen}, but field ${unreadable.key}: ${notAFlag(unreadable.value)}; plan refuses such a list as incomplete`,
     });
     return undefined;
   }
@@ -100,20 +103,6 @@ export async function listOnce<T>(
   }
   checks.push({ name: `${resource}.list`, status: 'ok', message: seen });
   return result.value;
-}
-
-interface UnreadableFlag {
-  key: string;
-  value: unknown;
-}
-
-/**
- * The `has_more`/`hasMore` plan would refuse, found as list-paging.ts readHasMore finds it (hasMoreFlag); undefined
- * when the one set is readable or none is set.
- */
-function unreadableHasMore(envelope: Record<string, unknown>): UnreadableFlag | undefined {
-  const found = hasMoreFlag(pagingSources(envelope));
-  return found?.flag === 'unreadable' ? { key: found.key, value: found.value } : undefined;
 }
 
 /** Both lists speak to one reading: seen when either shows it. */
