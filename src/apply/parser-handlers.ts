@@ -14,7 +14,7 @@ import type {
   ParserUpdate,
 } from '../plan/model.js';
 import { parsersDeleted } from '../plan/model.js';
-import { failureOf, keptProtection } from '../state/model.js';
+import { failureOf, keptProtection, withoutPending } from '../state/model.js';
 import type { ParserDefinition, ParserState, ResourceState } from '../state/model.js';
 import {
   abortIfInterrupted,
@@ -29,7 +29,7 @@ import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
 import { patchOnce, waveDefinitions } from './patch-intent.js';
-import { FAILED_GENERATION_CAUSES, waitForGeneration, withoutPending } from './wait-for-generation.js';
+import { FAILED_GENERATION_CAUSES, waitForGeneration } from './wait-for-generation.js';
 import { sameParserDefinition } from '../plan/parser-definition.js';
 
 /** One handler per parser action; a missing one is a type error. */

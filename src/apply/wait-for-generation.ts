@@ -4,7 +4,7 @@ import { parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
-import { failureOf } from '../state/model.js';
+import { failureOf, withoutPending } from '../state/model.js';
 import type { ParserDefinition, ParserState } from '../state/model.js';
 import { abortIfInterrupted, warn } from './apply-context.js';
 import type { HandlerContext } from './apply-context.js';
@@ -331,11 +331,6 @@ function warnUnknownStatus(
     ctx,
     `version ${version} reports status "${status}", which scrapeform does not know; read as still working, waiting for FINISHED or FAILED`,
   );
-}
-
-export function withoutPending(state: ParserState): ParserState {
-  const { pending: _pending, ...rest } = state;
-  return rest;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { parserStatusKind } from '../api/parser-status.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
+import { withoutPending } from '../state/model.js';
 import type { State } from '../state/model.js';
 import type { LiveSnapshot } from './model.js';
 import { latestVersions } from './latest-versions.js';
@@ -38,8 +39,7 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
     if (kind === 'failed') {
       // Counted as apply counts a failure it waits for (failuresSoFar): the retry a plan makes of it is a try too.
       // The new parser of a replace under way too: apply's next replace carries the count to the parser it makes.
-      const { pending: _pending, ...rest } = resource;
-      resources[address] = { ...rest, failed: failuresSoFar(resource, summary) };
+      resources[address] = { ...withoutPending(resource), failed: failuresSoFar(resource, summary) };
       changed = true;
       continue;
     }

@@ -95,6 +95,12 @@ export interface ParserFailure {
   attempts?: number;
 }
 
+/** A parser's state without its pending version: once that version's end (FINISHED or FAILED) is recorded. */
+export function withoutPending(state: ParserState): ParserState {
+  const { pending: _pending, ...rest } = state;
+  return rest;
+}
+
 /**
  * The failure to record when `definition` FAILED at `version`: attempts count up while the definition stays, as
  * `same` compares two (apply passes the plan's own comparison, plan/parser-definition.ts: a manifest respelled
