@@ -1,4 +1,4 @@
-import { Document, isCollection, isNode, isSeq, parseDocument, visit } from 'yaml';
+import { Document, isCollection, isNode, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { Node } from 'yaml';
 
 /**
@@ -55,19 +55,14 @@ export function blockText(node: Node, step: number, seqOffset: number): string {
   const written = new Document(node).toString({ lineWidth: 0, indent: step, indentSeq: true });
   const shift = step - seqOffset;
   if (shift === 0) return written;
-  const read = parseDocument(written);
+  const lineCounter = new LineCounter();
+  const read = parseDocument(written, { lineCounter });
   if (read.errors.length > 0) return written;
   const lines = written.split('\n');
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
-  }
-  const lineOf = (at: number): number => {
-    let line = 0;
-    while (line + 1 < starts.length && (starts[line + 1] ?? Infinity) <= at) line++;
-    return line;
+  // Where an offset is: its line (0 for the first) and column, as the library counts them (1-based).
+  const at = (offset: number): { line: number; column: number } => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line: line - 1, column: col - 1 };
   };
   const indentOf = (line: string): number => line.length - line.trimStart().length;
   const moved = lines.map(() => 0);
@@ -76,9 +71,8 @@ export function blockText(node: Node, step: number, seqOffset: number): string {
       const key = isNode(pair.key) ? pair.key.range?.[0] : undefined;
       const value = pair.value;
       if (key === undefined || !isSeq(value) || value.flow === true || value.range == null) return;
-      const keyLine = lineOf(key);
-      if (lineOf(value.range[0]) === keyLine) return;
-      const column = key - (starts[keyLine] ?? 0);
+      const { line: keyLine, column } = at(key);
+      if (at(value.range[0]).line === keyLine) return;
       // The value's lines: those after the key more indented than it (blank lines within it included).
       for (let i = keyLine + 1; i < lines.length; i++) {
         const line = lines[i] ?? '';
