@@ -387,7 +387,8 @@ describe('lists: paging', () => {
     },
   );
 
-  it('a "has more" written as a string is followed with its page, and "false" ends the list', async () => {
+  /** Parser `a` on a page whose has_more is "True", then `b` on page 2, whose has_more is "false", with `paging`. */
+  const twoPages = (paging: Record<string, number>): void => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
       .query(KEY_QUERY)
@@ -395,7 +396,11 @@ describe('lists: paging', () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')
       .query({ ...KEY_QUERY, page: '2' })
-      .reply(200, { data: [parser('b')], has_more: 'false', page: 2, per_page: 5, total_pages: 2 });
+      .reply(200, { data: [parser('b')], has_more: 'false', ...paging });
+  };
+
+  it('a "has more" written as a string is followed with its page, and "false" ends the list', async () => {
+    twoPages({ page: 2, per_page: 5, total_pages: 2 });
     expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a', 'b']);
   });
 
@@ -409,14 +414,7 @@ describe('lists: paging', () => {
   ])(
     'a "has more" of "false" that the same answer contradicts (%s) is refused, not read as the end',
     async (_what, paging, said) => {
-      nock(PARSER_ORIGIN)
-        .get('/parsers')
-        .query(KEY_QUERY)
-        .reply(200, { data: [parser('a')], has_more: 'True', page: 1, per_page: 5 });
-      nock(PARSER_ORIGIN)
-        .get('/parsers')
-        .query({ ...KEY_QUERY, page: '2' })
-        .reply(200, { data: [parser('b')], has_more: 'false', ...paging });
+      twoPages(paging);
       const error = await listError(() => createTestApi().parsers.list());
       expect(error.code).toBe('api.pagination');
       expect(error.message).toBe(
