@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
+import { parserState, stateOf } from '../helpers/state.js';
 import { runScrapeform } from '../helpers/cli.js';
 import { contractFolder } from '../helpers/contract-folder.js';
 import { ApiError } from '../../src/api/api-error.js';
@@ -92,13 +93,9 @@ async function movedOutside(fields: unknown): Promise<{ patches: { n: number }; 
   await writeFile(path.join(folder.dir(), 'a.yaml'), manifest);
   await writeFile(
     statePath(),
-    JSON.stringify({
-      format_version: 1,
-      serial: 1,
-      lineage: 'details-shapes',
-      resources: {
-        'parser.a': {
-          kind: 'Parser',
+    JSON.stringify(
+      stateOf({
+        'parser.a': parserState({
           id: 'p-1',
           name: 'a',
           version: 1,
@@ -111,10 +108,9 @@ async function movedOutside(fields: unknown): Promise<{ patches: { n: number }; 
               { name: 'reviews.author', description: 'Author' },
             ],
           },
-          descriptionsKnown: true,
-        },
-      },
-    }),
+        }),
+      }),
+    ),
   );
   nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, listed(2)).persist();
   nock(PARSER_ORIGIN)
