@@ -26,3 +26,11 @@ export function parserStatusKind(status: string): ParserStatusKind {
   if (normalised === 'FAILED') return 'failed';
   return 'working';
 }
+
+/**
+ * Why a version FAILED, as state records it and messages quote it: the service's error, else that it gave none (a
+ * status is no reason: recorded as one, the plan said "FAILED 2 times (FAILED)").
+ */
+export function failureReason(error: string | null | undefined): string {
+  return error !== undefined && error !== null && error.trim() !== '' ? error : 'no error given';
+}

@@ -1,3 +1,4 @@
+import { failureReason } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import { unless404 } from '../api/api-error.js';
 import type { IdsBefore } from '../api/api-error.js';
@@ -253,7 +254,7 @@ async function replaceParser(
       // The old parser stays, and this try counts (a failure it already had keeps its version and error), so plans
       // stop retrying the same definition by themselves: each try is a new parser, 30,000 credits.
       const made = state.resources[change.address];
-      const error = (made?.kind === 'Parser' ? made.failed?.error : undefined) ?? status;
+      const error = failureReason(made?.kind === 'Parser' ? made.failed?.error : undefined);
       if (previous?.kind === 'Parser') {
         state.resources[change.address] = {
           ...previous,

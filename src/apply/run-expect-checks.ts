@@ -1,7 +1,7 @@
 import { ApiError, refusesPayment } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { LiveParserSummary } from '../api/live.js';
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import { stillGenerating } from '../plan/plan-parser-generation.js';
 import type { DesiredParser } from '../model/desired.js';
 import type { ParserState, State } from '../state/model.js';
@@ -63,7 +63,7 @@ async function notReadyToParse(
   }
   const kind = parserStatusKind(latest.status);
   if (kind === 'failed')
-    return `version ${latest.version} FAILED: ${latest.error ?? 'no error given'}; nothing was parsed`;
+    return `version ${latest.version} FAILED: ${failureReason(latest.error)}; nothing was parsed`;
   if (kind === 'working')
     return `version ${latest.version} is ${stillGenerating(latest.status)}; the checks run once it is FINISHED`;
   return known !== null && latest.version < known

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/api-error.js';
 import type { LiveParserSummary } from '../api/live.js';
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
 import { postsNewObject } from '../plan/model.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -188,7 +188,7 @@ export async function waitForGeneration(
         failed: failureOf(
           current.failed,
           version,
-          outcome.error ?? outcome.status,
+          failureReason(outcome.error),
           definition,
           sameParserDefinition,
         ),
@@ -198,12 +198,12 @@ export async function waitForGeneration(
   if (outcome.status !== 'FINISHED') {
     result.error = {
       code: 'apply.generation-failed',
-      message: `version ${version} FAILED: ${outcome.error ?? 'no error given'}`,
+      message: `version ${version} FAILED: ${failureReason(outcome.error)}`,
     };
     if (throwOnFailure) {
       throw new ScrapeformError(
         'apply.generation-failed',
-        `${change.address}: version ${version} FAILED: ${outcome.error ?? 'no error given'}`,
+        `${change.address}: version ${version} FAILED: ${failureReason(outcome.error)}`,
         {
           hint: `common causes: ${FAILED_GENERATION_CAUSES}`,
         },

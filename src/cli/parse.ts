@@ -1,4 +1,4 @@
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import type { Command } from 'commander';
 import { ScrapeformError } from '../errors.js';
 import { scrapingParamsFromFlags } from './scraping-param-flags.js';
@@ -70,7 +70,7 @@ export function registerParse(program: Command, run: RunCommand): void {
         if (kind === 'failed') {
           throw new ScrapeformError(
             'parse.failed-version',
-            `${address} version ${details.version} FAILED: ${details.error ?? 'no error given'}`,
+            `${address} version ${details.version} FAILED: ${failureReason(details.error)}`,
             {
               hint: 'apply a fixed manifest, or parse a pinned older version with --version',
             },

@@ -1,4 +1,4 @@
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import { REDACTED } from '../api/redact.js';
 import { CREDITS_PER_GENERATION, PLACEHOLDER_DESCRIPTION } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserPath, PARSERS_PATH } from '../model/wire.js';
@@ -109,7 +109,7 @@ export function parserDrift(
     };
   }
   if (detailsKind === 'failed' || listedKind === 'failed') {
-    const error = details.error ?? summary.error ?? 'no error given';
+    const error = failureReason(details.error ?? summary.error);
     return {
       ...common,
       ...versions,

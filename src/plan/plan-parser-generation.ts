@@ -1,4 +1,4 @@
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import { failureOf } from '../state/model.js';
 import type { ParserDefinition, ParserFailure, ParserState } from '../state/model.js';
 import { sameParserDefinition } from './parser-definition.js';
@@ -57,7 +57,7 @@ export function failuresSoFar(
   return failureOf(
     failed,
     pending.version,
-    live.error ?? live.status,
+    failureReason(live.error),
     pending.definition,
     sameParserDefinition,
   );

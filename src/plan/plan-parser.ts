@@ -1,4 +1,4 @@
-import { parserStatusKind } from '../api/parser-status.js';
+import { failureReason, parserStatusKind } from '../api/parser-status.js';
 import type { DesiredParser, DesiredRename } from '../model/desired.js';
 import type { ParserState } from '../state/model.js';
 import { diffFields } from './diff-fields.js';
@@ -193,7 +193,7 @@ export function planParser(
     } else {
       if (base !== null && retriedEnough(ctx, address, failed, definitionOf(desired))) return undefined;
       reasons.push(
-        `version ${live.version} FAILED: ${live.error ?? 'no error given'}; retrying from the last good version`,
+        `version ${live.version} FAILED: ${failureReason(live.error)}; retrying from the last good version`,
       );
     }
   } else if (recorded.failed?.version === live.version && liveKind === 'failed') {
@@ -231,7 +231,7 @@ export function planParser(
       }
     }
   } else if (liveKind === 'failed') {
-    reasons.push(`version ${live.version} FAILED: ${live.error ?? 'no error given'}`);
+    reasons.push(`version ${live.version} FAILED: ${failureReason(live.error)}`);
   }
 
   if (base === null || baseVersion === null) {

@@ -33,33 +33,37 @@ function applyNoWait() {
   });
 }
 
-function listedFailed(version: number): void {
+function listedFailed(version: number, error: string | null = ERROR): void {
   nock(PARSER_ORIGIN)
     .get('/parsers')
     .query(KEY_QUERY)
-    .reply(200, [{ id: 'p-1', name: 'a', status: 'FAILED', error: ERROR, generated_at: null, version }]);
+    .reply(200, [{ id: 'p-1', name: 'a', status: 'FAILED', error, generated_at: null, version }]);
+}
+
+/** parser.a at version 1 (title); an earlier apply --no-wait added author, announced as version 2. */
+async function pendingAuthor(): Promise<void> {
+  await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
+  const resources = {
+    'parser.a': {
+      kind: 'Parser',
+      id: 'p-1',
+      name: 'a',
+      version: 1,
+      definition: { urls, scraperParams: {}, fields: [title] },
+      descriptionsKnown: true,
+      pending: { version: 2, definition: wanted },
+    },
+  };
+  await writeFile(statePath(), JSON.stringify({ format_version: 1, serial: 1, lineage: 'l', resources }));
+  await writeFile(
+    path.join(folder.dir(), 'a.yaml'),
+    `kind: Parser\nname: a\nurls: [${urls[0]}]\nfields:\n  title: { description: Book title }\n  author: { description: Author name }\n`,
+  );
 }
 
 describe('apply --no-wait: a pending version that FAILED counts as a try', () => {
   it('retried once, and then not again by itself: no third paid PATCH of a definition that FAILED twice', async () => {
-    // parser.a at version 1 (title); an earlier apply --no-wait added author, announced as version 2.
-    await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
-    const resources = {
-      'parser.a': {
-        kind: 'Parser',
-        id: 'p-1',
-        name: 'a',
-        version: 1,
-        definition: { urls, scraperParams: {}, fields: [title] },
-        descriptionsKnown: true,
-        pending: { version: 2, definition: wanted },
-      },
-    };
-    await writeFile(statePath(), JSON.stringify({ format_version: 1, serial: 1, lineage: 'l', resources }));
-    await writeFile(
-      path.join(folder.dir(), 'a.yaml'),
-      `kind: Parser\nname: a\nurls: [${urls[0]}]\nfields:\n  title: { description: Book title }\n  author: { description: Author name }\n`,
-    );
+    await pendingAuthor();
 
     // Version 2 FAILED: retried once from version 1, as after a wait that saw it fail.
     listedFailed(2);
@@ -92,5 +96,26 @@ describe('apply --no-wait: a pending version that FAILED counts as a try', () =>
       { version: 3, error: ERROR, definition: wanted, attempts: 2 },
     ]);
     expect(second.stdout + second.stderr).not.toContain(SENTINEL_KEY);
+  });
+
+  it('a FAILED version the service gives no error for is said so, not as "(FAILED)", in state and in the plan', async () => {
+    await pendingAuthor();
+    listedFailed(2, null);
+    nock(PARSER_ORIGIN).patch('/parsers/p-1/1').reply(202, { id: 'p-1', version: 3 });
+    expect((await withUnmatched(applyNoWait)).result.code).toBe(0);
+    expect((await readState()).resources['parser.a'].failed).toEqual({
+      version: 2,
+      error: 'no error given',
+      definition: wanted,
+      attempts: 1,
+    });
+
+    listedFailed(3, '');
+    const second = await applyNoWait();
+    expect(second.code).toBe(0);
+    expect(second.stdout + second.stderr).toContain(
+      'parser.a: version 3 FAILED 2 times with the definition the manifests ask for (no error given); not retried again by itself',
+    );
+    expect((await readState()).resources['parser.a'].failed?.error).toBe('no error given');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseParserStatus, parserStatusKind } from '../../../src/api/parser-status.js';
+import { failureReason, normaliseParserStatus, parserStatusKind } from '../../../src/api/parser-status.js';
 
 describe('normaliseParserStatus', () => {
   it.each([
@@ -28,5 +28,17 @@ describe('parserStatusKind', () => {
     ['', 'working'],
   ])('%j is %s', (status, kind) => {
     expect(parserStatusKind(status)).toBe(kind);
+  });
+});
+
+describe('failureReason', () => {
+  it.each([
+    ['GenerationError: no price found', 'GenerationError: no price found'],
+    [null, 'no error given'],
+    [undefined, 'no error given'],
+    ['', 'no error given'],
+    ['  ', 'no error given'],
+  ])('%j reads as %j', (error, reason) => {
+    expect(failureReason(error)).toBe(reason);
   });
 });
