@@ -18,6 +18,15 @@ const PAGING_KEYS = [
   ...CURSOR_KEY_NAMES,
 ];
 
+/** What a wire schema found wrong with an answer, as apply's errors say it (transport.ts): `field a.b: why`. */
+export function answerProblem(error: {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}): string {
+  const issue = error.issues[0];
+  const field = issue !== undefined && issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)';
+  return `field ${field}: ${issue?.message ?? 'invalid'}`;
+}
+
 /** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
 export type Get = (service: string, url: string) => Promise<TransportResponse>;
 

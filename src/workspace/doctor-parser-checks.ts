@@ -5,7 +5,7 @@ import { ParserDetailsSchema, ParserListItemSchema, ParserVersionNumberSchema } 
 import { PARSER_STATUSES, READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { forEachLimited } from '../worker-pool.js';
-import { failedCall, listOnce } from './doctor-list-check.js';
+import { answerProblem, failedCall, listOnce } from './doctor-list-check.js';
 import type { Get } from './doctor-list-check.js';
 
 /** A parser this workspace's state records: its address, and whether state records it declared with no fields. */
@@ -150,10 +150,9 @@ function detailsVerdict(
   // An answer plan refuses fails every plan, whatever else it shows.
   const read = ParserDetailsSchema.safeParse(details);
   if (!read.success) {
-    const issue = read.error.issues[0];
     return {
       status: 'fail',
-      message: `the details of ${named} are not an answer plan can read: field ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+      message: `the details of ${named} are not an answer plan can read: ${answerProblem(read.error)}`,
     };
   }
   // Children nested under `Fields` or `Children` would be dropped and planned again: plan refuses the answer.

@@ -2,7 +2,7 @@ import { PIPELINE_SERVICE } from '../api/transport-contract.js';
 import { ProjectSchema } from '../api/wire-schemas.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
-import { failedCall, listOnce } from './doctor-list-check.js';
+import { answerProblem, failedCall, listOnce } from './doctor-list-check.js';
 import type { Get } from './doctor-list-check.js';
 
 export async function checkProjects(
@@ -17,8 +17,7 @@ export async function checkProjects(
     const parsed = ProjectSchema.safeParse(first);
     return first !== undefined && !parsed.success
       ? {
-          problem:
-            'the first project of the list has no numeric or string id as the seed describes; plan cannot read it',
+          problem: `the first project of the list is not one plan can read: ${answerProblem(parsed.error)}`,
         }
       : { value: parsed };
   });
@@ -43,7 +42,7 @@ export async function checkProjects(
       checks.push({
         name: 'projects.details',
         status: 'fail',
-        message: `project ${parsedFirst.data.id} by id is not a project the seed describes`,
+        message: `project ${parsedFirst.data.id} by id is not one plan can read: ${answerProblem(body.error)}`,
       });
       return;
     }

@@ -157,10 +157,54 @@ describe('doctor: a list item plan cannot read', () => {
         name: 'projects.list',
         status: 'fail',
         message:
-          'the key works; 1 projects on the first answer, a bare array, but the first project of the list has no numeric or string id as the seed describes; plan cannot read it',
+          'the key works; 1 projects on the first answer, a bare array, but the first project of the list is not one plan can read: field id: expected a whole number or a string of its digits, received undefined',
       },
     ]);
     expect(checkOf(report, 'projects.details')).toEqual([]);
+  });
+});
+
+describe('doctor: a project plan cannot read names the field', () => {
+  it('the first project of the list with an archive flag of neither meaning: projects.list fails naming it', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly', archived: 'maybe' }]);
+    const { code, report } = await runDoctor();
+    expect(code).toBe(1);
+    expect(checkOf(report, 'projects.list')).toEqual([
+      {
+        name: 'projects.list',
+        status: 'fail',
+        message:
+          'the key works; 1 projects on the first answer, a bare array, but the first project of the list is not one plan can read: field archived: expected true or false, got "maybe"',
+      },
+    ]);
+    expect(checkOf(report, 'projects.details')).toEqual([]);
+  });
+
+  it('the project read by id with an archive flag of neither meaning: projects.details fails naming it', async () => {
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(KEY_QUERY)
+      .reply(200, { id: 7, name: 'nightly', is_archived: 2 });
+    const { code, report } = await runDoctor();
+    expect(code).toBe(1);
+    expect(checkOf(report, 'projects.details')).toEqual([
+      {
+        name: 'projects.details',
+        status: 'fail',
+        message: 'project 7 by id is not one plan can read: field is_archived: expected true or false, got 2',
+      },
+    ]);
   });
 });
 
