@@ -61,6 +61,8 @@ describe('a parser delete answered 202 Accepted', () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).not.toContain('warning');
     expect(front.deletes).toEqual([`/parsers/${id}`]);
+    // The call's line carries the status the service gave, 202, not the seed's 204.
+    expect(applied.stderr).toContain(`parser.books  DELETE /parsers/${id} -> 202`);
     expect(harness.emulator.parsers.parsers.has(id)).toBe(false);
     expect(Object.keys((await ws.state()).resources)).toEqual(['parser.other']);
     const again = await run(ws, 'plan', front.url);
@@ -99,5 +101,39 @@ describe('a parser delete answered 202 Accepted', () => {
     const again = await run(ws, 'plan', front.url);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(front.deletes).toEqual([`/parsers/${id}`]);
+  });
+
+  it("a replace's new parser that FAILED, its delete taken but not done: the old parser stays, the try counts, and the next apply replaces it", async () => {
+    const { ws, harness, id } = await setUp();
+    harness.emulator.setFaults({ failGenerations: 1 });
+    await ws.write({
+      'books.yaml': bookParser(FIELDS).replace(`, ${BOOK_B}]`, ']'),
+      'other.yaml': OTHER,
+    });
+    const front = await accepting(harness.emulator.url, false);
+    const applied = await run(ws, 'apply', front.url);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    const created = front.deletes.map((d) => d.replace('/parsers/', ''));
+    expect(created).toHaveLength(1);
+    const newId = created[0] as string;
+    expect(newId).not.toBe(id);
+    expect(harness.emulator.parsers.parsers.has(newId)).toBe(true);
+    expect(applied.stdout).toContain(
+      `warning: the service accepted the delete of parser books (${newId}) (202 Accepted) but still shows it when read by id`,
+    );
+    // The old parser stays managed, with the failed try counted; the new one is no longer managed.
+    const recorded = (await ws.state()).resources['parser.books'];
+    expect(recorded).toMatchObject({ kind: 'Parser', id, failed: { attempts: 1 } });
+    expect(recorded).not.toHaveProperty('replacing');
+
+    // The next apply (no faults left) makes the replace again: one new parser, the old one deleted.
+    const again = await run(ws, 'apply', front.url);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const replaced = (await ws.state()).resources['parser.books'];
+    if (replaced?.kind !== 'Parser') throw new Error('not recorded');
+    expect([replaced.id === id, replaced.id === newId]).toEqual([false, false]);
+    expect(front.deletes).toEqual([`/parsers/${newId}`, `/parsers/${id}`]);
+    const last = await run(ws, 'plan', front.url);
+    expect(last.code, last.stdout + last.stderr).toBe(0);
   });
 });
