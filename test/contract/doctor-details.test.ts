@@ -142,48 +142,38 @@ describe('doctor: a list item plan cannot read', () => {
     ]);
     expect(checkOf(report, 'parsers.details')).toEqual([]);
   });
-
-  it('a project without an id: one projects.list line, the failure with the count', async () => {
-    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
-    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
-    nock(PIPELINE_ORIGIN)
-      .get('/api/projects')
-      .query(KEY_QUERY)
-      .reply(200, [{ name: 'nightly' }]);
-    const { code, report } = await runDoctor();
-    expect(code).toBe(1);
-    expect(checkOf(report, 'projects.list')).toEqual([
-      {
-        name: 'projects.list',
-        status: 'fail',
-        message:
-          'the key works; 1 projects on the first answer, a bare array, but the first project of the list is not one plan can read: field id: expected a whole number or a string of its digits, received undefined',
-      },
-    ]);
-    expect(checkOf(report, 'projects.details')).toEqual([]);
-  });
 });
 
 describe('doctor: a project plan cannot read names the field', () => {
-  it('the first project of the list with an archive flag of neither meaning: projects.list fails naming it', async () => {
-    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
-    nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
-    nock(PIPELINE_ORIGIN)
-      .get('/api/projects')
-      .query(KEY_QUERY)
-      .reply(200, [{ id: 7, name: 'nightly', archived: 'maybe' }]);
-    const { code, report } = await runDoctor();
-    expect(code).toBe(1);
-    expect(checkOf(report, 'projects.list')).toEqual([
-      {
-        name: 'projects.list',
-        status: 'fail',
-        message:
-          'the key works; 1 projects on the first answer, a bare array, but the first project of the list is not one plan can read: field archived: expected true or false, got "maybe"',
-      },
-    ]);
-    expect(checkOf(report, 'projects.details')).toEqual([]);
-  });
+  it.each([
+    [
+      'without an id',
+      { name: 'nightly' },
+      'id: expected a whole number or a string of its digits, received undefined',
+    ],
+    [
+      'with an archive flag of neither meaning',
+      { id: 7, name: 'nightly', archived: 'maybe' },
+      'archived: expected true or false, got "maybe"',
+    ],
+  ])(
+    'the first project of the list %s: one projects.list line, the failure naming the field',
+    async (_what, first, problem) => {
+      nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
+      nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
+      nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [first]);
+      const { code, report } = await runDoctor();
+      expect(code).toBe(1);
+      expect(checkOf(report, 'projects.list')).toEqual([
+        {
+          name: 'projects.list',
+          status: 'fail',
+          message: `the key works; 1 projects on the first answer, a bare array, but the first project of the list is not one plan can read: field ${problem}`,
+        },
+      ]);
+      expect(checkOf(report, 'projects.details')).toEqual([]);
+    },
+  );
 
   it('the project read by id with an archive flag of neither meaning: projects.details fails naming it', async () => {
     nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
