@@ -126,7 +126,9 @@ export const ProjectSchema = z.looseObject({
   // A list may leave it out (the seed shows no project answer): ProjectsClient.list reads such a project by id.
   // A null one reads as absent.
   name: z.preprocess((value) => value ?? undefined, z.string().optional()),
-  schedulingEnabled: z.boolean().optional(),
+  // Read as the archive marks are (readFlag): "false" or 0 from a service on string or integer columns is the no it
+  // says, not a refused answer (every plan failed) nor a value unlike the one sent (drift that is none).
+  schedulingEnabled: FlagSchema.transform((value) => readFlag(value) as boolean | undefined).optional(),
   scrapingInterval: z.string().nullable().optional(),
   scheduledAt: z.string().nullable().optional(),
   createdAt: z.string().nullable().optional(),
