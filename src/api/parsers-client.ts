@@ -11,6 +11,7 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
+import { refuseFailureSaid } from './failure-said.js';
 import { findMiscasedChildren, flattenDetailsFields, miscasedProblem } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
@@ -250,17 +251,20 @@ export class ParsersClient {
 
   /**
    * Deletes the parser and all its versions; returns the status: 204 (seed 1), 200 tolerated, or 202 Accepted (the
-   * delete is taken, perhaps not done yet: the caller reads the parser by id to see whether it is gone).
+   * delete is taken, perhaps not done yet: the caller reads the parser by id to see whether it is gone). A success
+   * whose body says the call failed is a bad response (failure-said.ts): taken as done, state would drop the parser.
    */
   async delete(id: string, signal?: AbortSignal): Promise<number> {
-    const response = await this.transport.request({
+    const request: TransportRequest = {
       method: 'DELETE',
       url: this.url('parsers', id),
       keyIn: 'query',
       expect: [204, 200, 202],
       idempotent: true,
       signal,
-    });
+    };
+    const response = await this.transport.request(request);
+    refuseFailureSaid(this.transport, request, response);
     return response.status;
   }
 

@@ -3,6 +3,7 @@ import { forEachLimited } from '../worker-pool.js';
 import { existingNamed, unless404 } from './api-error.js';
 import type { IdsBefore } from './api-error.js';
 import { archiveMark } from './archived-project.js';
+import { refuseFailureSaid } from './failure-said.js';
 import type { LiveJob, LiveProject } from './live.js';
 import { readList } from './read-list.js';
 import { idNamedIn } from './see-other.js';
@@ -168,10 +169,14 @@ export class ProjectsClient {
 
   /**
    * Archives the project: it leaves the list, and this cannot be undone through the API. Returns the status: any
-   * success (a 202 Accepted too) means the archive was taken.
+   * success (a 202 Accepted too) means the archive was taken, unless its body says the call failed (failure-said.ts):
+   * taken as archived, state would drop a project that still runs on its schedule, paid per page.
    */
   async archive(id: number, signal?: AbortSignal): Promise<number> {
-    return (await this.transport.request(this.call('DELETE', this.url('projects', id), { signal }))).status;
+    const request = this.call('DELETE', this.url('projects', id), { signal });
+    const response = await this.transport.request(request);
+    refuseFailureSaid(this.transport, request, response);
+    return response.status;
   }
 
   /**

@@ -12,7 +12,8 @@ export const MAX_LIST_PAGES = 1000;
  * `jobs`). Neither service documents a wrapper or pagination (API-NOTES: the parser list is a bare array; the
  * DataPipeline list is not described), but "a list is not proof of absence" (issue 13): an answer read as empty,
  * or as its first page only, would plan creates for objects that exist. So the common wrappers are read, and
- * nothing else is guessed: an object holding no array under these keys is a bad response.
+ * nothing else is guessed: an object holding no array under these keys is a bad response, and so is one holding
+ * different arrays under two of them.
  */
 const ITEM_KEYS = ['data', 'items', 'results'] as const;
 
@@ -146,8 +147,20 @@ function findItems(
     return { list: body, path: [], envelope: undefined };
   }
   const envelope = body as Record<string, unknown>;
-  for (const key of [...ITEM_KEYS, resourceKey]) {
-    if (Array.isArray(envelope[key])) return { list: envelope[key], path: [key], envelope };
+  const keys = [...ITEM_KEYS, resourceKey].filter((key) => Array.isArray(envelope[key]));
+  const [key] = keys;
+  if (key !== undefined) {
+    // Lists under two keys that differ (an empty `data` beside the `parsers`): read as the first, the objects of the
+    // other would be planned as absent, and created again.
+    const first = JSON.stringify(envelope[key]);
+    if (keys.some((other) => JSON.stringify(envelope[other]) !== first)) {
+      throw transport.badResponse(
+        request,
+        response,
+        `field (body): the answer holds a different list under each of ${keys.join(', ')}; which one is the list cannot be told, so nothing is planned from it`,
+      );
+    }
+    return { list: envelope[key], path: [key], envelope };
   }
   throw transport.badResponse(
     request,

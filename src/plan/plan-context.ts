@@ -34,6 +34,9 @@ export interface LiveIndex {
    * built otherwise may still hold one): no project may be adopted or created by name while one is unmanaged.
    */
   namelessProjects: LiveProject[];
+  /** The live lists by their names as looseName reads them, for nearlyNamed. */
+  parsersByLooseName: Map<string, LiveParserSummary[]>;
+  projectsByLooseName: Map<string, LiveProject[]>;
 }
 
 export function indexLive(live: {
@@ -63,7 +66,37 @@ export function indexLive(live: {
     projectById: byId(live.projects, (p) => p.id),
     projectsByName: byName(live.projects, (p) => p.name),
     namelessProjects: live.projects.filter((p) => p.name === undefined),
+    parsersByLooseName: byName(live.parsers, (p) => looseName(p.name)),
+    projectsByLooseName: byName(live.projects, (p) => (p.name === undefined ? undefined : looseName(p.name))),
   };
+}
+
+/** A name with its case, its spaces (around it, and runs of them inside) and its Unicode normalisation left out. */
+export function looseName(name: string): string {
+  return name.normalize('NFC').replace(/\s+/gu, ' ').trim().toLowerCase();
+}
+
+/**
+ * The unmanaged live objects whose name differs from `name` only in case, spaces or Unicode normalisation (a name
+ * saved as NFD, a service that trims or normalises what it stores), as the plan error about them says it: with no
+ * object of the exact name, planned as absent, a create would be sent beside one of them (a paid generation for a
+ * parser, a second scheduled run for a project). Undefined when there is none.
+ */
+export function nearlyNamed(
+  ctx: Pick<Context, 'index' | 'managed'>,
+  kind: 'parser' | 'project',
+  address: string,
+  name: string,
+): string | undefined {
+  const key = looseName(name);
+  const near: { id: string | number; name?: string | undefined }[] =
+    kind === 'parser'
+      ? (ctx.index.parsersByLooseName.get(key) ?? []).filter((p) => !ctx.managed.parsers.has(p.id))
+      : (ctx.index.projectsByLooseName.get(key) ?? []).filter((p) => !ctx.managed.projects.has(p.id));
+  const others = near.filter((o) => o.name !== name);
+  if (others.length === 0) return undefined;
+  const listed = others.map((o) => `${kind} ${o.id} is named ${JSON.stringify(o.name)}`).join(', ');
+  return `${address}: no live ${kind} is named ${JSON.stringify(name)}, but ${listed}, which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise`;
 }
 
 /**

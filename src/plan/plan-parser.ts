@@ -6,7 +6,7 @@ import { sameExampleUrls } from './example-urls.js';
 import type { ParserDelete, ParserForget, ResourceChange } from './model.js';
 import { definitionOf, sameParserDefinition } from './parser-definition.js';
 import { sameScraperParams } from './parser-spelling.js';
-import { change, isPrevented, noteKeyRedacted, unmanagedParsersNamed } from './plan-context.js';
+import { change, isPrevented, nearlyNamed, noteKeyRedacted, unmanagedParsersNamed } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
 import { driftBaseline } from './parser-drift.js';
@@ -98,6 +98,11 @@ export function planParser(
       return undefined;
     }
     const [match] = matches;
+    const near = match === undefined ? nearlyNamed(ctx, 'parser', address, desired.name) : undefined;
+    if (near !== undefined) {
+      ctx.errors.push(near);
+      return undefined;
+    }
     if (match === undefined) return createParser(desired, ['not yet created']);
     ctx.fingerprint[address] = `${match.id}@${match.version}`;
     const details = ctx.live.details[match.id];

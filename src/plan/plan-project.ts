@@ -16,6 +16,7 @@ import {
   noteKeyRedacted,
   sameJson,
   stable,
+  nearlyNamed,
   unmanagedProjectsNamed,
 } from './plan-context.js';
 import type { Context } from './plan-context.js';
@@ -117,6 +118,11 @@ export function planProject(
       return undefined;
     }
     live = matches[0];
+    const near = live === undefined ? nearlyNamed(ctx, 'project', address, desired.name) : undefined;
+    if (near !== undefined) {
+      ctx.errors.push(near);
+      return undefined;
+    }
     if (live !== undefined) reasons = [`adopted: the live project ${live.id} has this name`];
   }
   if (live === undefined) {

@@ -66,6 +66,28 @@ describe('lists: wrapped answers are read (issue 13: a list is not proof of abse
     );
   });
 
+  it('lists under two keys that differ are a bad response: read as the empty one, every object would be created again', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(200, { data: [], parsers: [parser('a')] });
+    const error = (await createTestApi()
+      .parsers.list()
+      .catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api.bad-response');
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?api_key=***: 200: unexpected response from GET /parsers: field (body): the answer holds a different list under each of data, parsers; which one is the list cannot be told, so nothing is planned from it`,
+    );
+  });
+
+  it('the same list under two keys is that list', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .reply(200, { items: [parser('a')], parsers: [parser('a')] });
+    expect((await createTestApi().parsers.list()).map((p) => p.id)).toEqual(['a']);
+  });
+
   it('a bad item names its path inside the wrapper', async () => {
     nock(PARSER_ORIGIN)
       .get('/parsers')

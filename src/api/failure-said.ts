@@ -1,0 +1,51 @@
+import { readFlag } from './read-flag.js';
+import type { Transport } from './transport.js';
+import type { TransportRequest, TransportResponse } from './transport-contract.js';
+
+/**
+ * Where a success answer (2xx) says the call failed all the same, as services behind a framework that answers
+ * every error with 200 do: an `error` that is set (a text, an object, true), `errors` that list any, or `success` /
+ * `ok` false (as readFlag reads a flag). A `message` alone says nothing either way ("Project archived"), and nor
+ * does a body of another shape. Read where only the status was taken as the outcome, and the outcome cannot be
+ * undone: a DELETE taken as done drops its object from state, and a project still live keeps its paid schedule.
+ */
+export function failureSaid(body: unknown): { field: string; value: unknown } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const answer = body as Record<string, unknown>;
+  const error = answer['error'];
+  if (error === true || (typeof error === 'string' && error.trim() !== '') || isFilled(error))
+    return { field: 'error', value: error };
+  if (isFilled(answer['errors'])) return { field: 'errors', value: answer['errors'] };
+  for (const field of ['success', 'ok']) {
+    if (readFlag(answer[field]) === false) return { field, value: answer[field] };
+  }
+  return undefined;
+}
+
+/** A list or an object holding anything. */
+function isFilled(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
+}
+
+/** The reason of the `api.bad-response` for such an answer, the value quoted and cut short past 40 characters. */
+function failureProblem(status: number, { field, value }: { field: string; value: unknown }): string {
+  const text = JSON.stringify(value) ?? String(value);
+  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return `field ${field}: the ${status} answer says the call failed (${shown}); it is not taken as done`;
+}
+
+/**
+ * Throws the `api.bad-response` of a success answer whose body says the call failed; the value is quoted without
+ * the key (taken out before the cut, so no part of it is left).
+ */
+export function refuseFailureSaid(
+  transport: Transport,
+  request: TransportRequest,
+  response: TransportResponse,
+): void {
+  const found = failureSaid(response.body);
+  if (found === undefined) return;
+  const value = transport.redactAnswer(found.value);
+  throw transport.badResponse(request, response, failureProblem(response.status, { ...found, value }));
+}

@@ -1,0 +1,88 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { runScrapeform } from '../helpers/cli.js';
+import { contractFolder } from '../helpers/contract-folder.js';
+import {
+  KEY_QUERY,
+  NOCK_ENV,
+  PARSER_ORIGIN,
+  PIPELINE_ORIGIN,
+  useNock,
+  withUnmatched,
+} from '../helpers/api.js';
+
+/**
+ * Objects are adopted and created by name, compared as written. A live object whose name differs from the
+ * manifest's only in case, spaces or Unicode normalisation (a name typed in a file saved as NFD, a service that
+ * trims or normalises what it stores) read as no object of that name: a create was planned beside it, a paid
+ * generation for a parser, a second project run on its schedule. Now the plan refuses, naming it.
+ */
+useNock();
+
+const folder = contractFolder('scrapeform-near-names-');
+const { statePath } = folder;
+
+function apply() {
+  return runScrapeform(['apply', '--auto-approve', '--allow-adopt', '--state', statePath(), folder.dir()], {
+    env: NOCK_ENV,
+  });
+}
+
+describe('plan: a live object named as the manifest but for case, spaces or Unicode normalisation', () => {
+  it('a parser: neither adopted nor created, the plan names it, and nothing is sent', async () => {
+    // The manifest's name decomposed (NFD, as macOS writes file names), the service's composed (NFC).
+    const declared = 'Cafe\u0301 books';
+    await writeFile(
+      path.join(folder.dir(), 'p.yaml'),
+      `kind: Parser\nname: ${declared}\nurls: [https://books.example/a.html]\nfields:\n  title: { description: Book title }\n`,
+    );
+    const live = { id: 'p-1', name: 'Caf\u00e9 Books', status: 'FINISHED', error: null, version: 0 };
+    nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [live]);
+    const { result: run, unmatched } = await withUnmatched(() => apply());
+    expect(unmatched).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      `parser.${declared}: no live parser is named "${declared}", but parser p-1 is named "Caf\u00e9 Books", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise`,
+    );
+  });
+
+  it('a project: neither adopted nor created, the plan names it, and nothing is sent', async () => {
+    await writeFile(
+      path.join(folder.dir(), 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'Nightly ', projectType: 'urls' }]);
+    const { result: run, unmatched } = await withUnmatched(() => apply());
+    expect(unmatched).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      'project.nightly: no live project is named "nightly", but project 7 is named "Nightly ", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise',
+    );
+  });
+
+  it('a live object of the exact name besides it: adopted as before', async () => {
+    await writeFile(
+      path.join(folder.dir(), 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    const exact = {
+      id: 8,
+      name: 'nightly',
+      schedulingEnabled: false,
+      projectType: 'urls',
+      projectInput: { type: 'list', list: ['https://books.example/'] },
+    };
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'Nightly', projectType: 'urls' }, exact]);
+    const run = await apply();
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('✓ project.nightly adopt 8');
+  });
+});
