@@ -135,6 +135,29 @@ export async function readList<S extends z.ZodType>(
   }
 }
 
+/**
+ * Where an object answer holds its list: the first of ITEM_KEYS and the resource's own key (`parsers`, `projects`)
+ * that holds an array; undefined when none does. Lists under two keys that differ (an empty `data` beside the
+ * `parsers`) are a problem: read as the first, the objects of the other would be planned as absent, and created
+ * again. Doctor reads the first page with it too (doctor-list-check.ts).
+ */
+export function listKeyOf(
+  envelope: Record<string, unknown>,
+  resourceKey: string,
+): { key: string } | { problem: string } | undefined {
+  const keys = [...ITEM_KEYS, resourceKey].filter((key) => Array.isArray(envelope[key]));
+  const [key, ...others] = keys;
+  if (key === undefined) return undefined;
+  // Compared as text only when a second key holds an array too: every page of a large list is not written out.
+  const first = envelope[key];
+  const text = others.length > 0 ? JSON.stringify(first) : '';
+  if (others.some((other) => envelope[other] !== first && JSON.stringify(envelope[other]) !== text))
+    return {
+      problem: `a different list under each of ${keys.join(', ')}; which one is the list cannot be told`,
+    };
+  return { key };
+}
+
 function findItems(
   transport: Transport,
   request: TransportRequest,
@@ -147,21 +170,14 @@ function findItems(
     return { list: body, path: [], envelope: undefined };
   }
   const envelope = body as Record<string, unknown>;
-  const keys = [...ITEM_KEYS, resourceKey].filter((key) => Array.isArray(envelope[key]));
-  const [key] = keys;
-  if (key !== undefined) {
-    // Lists under two keys that differ (an empty `data` beside the `parsers`): read as the first, the objects of the
-    // other would be planned as absent, and created again.
-    const first = JSON.stringify(envelope[key]);
-    if (keys.some((other) => JSON.stringify(envelope[other]) !== first)) {
-      throw transport.badResponse(
-        request,
-        response,
-        `field (body): the answer holds a different list under each of ${keys.join(', ')}; which one is the list cannot be told, so nothing is planned from it`,
-      );
-    }
-    return { list: envelope[key], path: [key], envelope };
-  }
+  const found = listKeyOf(envelope, resourceKey);
+  if (found !== undefined && 'problem' in found)
+    throw transport.badResponse(
+      request,
+      response,
+      `field (body): the answer holds ${found.problem}, so nothing is planned from it`,
+    );
+  if (found !== undefined) return { list: envelope[found.key], path: [found.key], envelope };
   throw transport.badResponse(
     request,
     response,

@@ -1,11 +1,10 @@
 import { ApiError } from '../api/api-error.js';
 import { CURSOR_KEY_NAMES, hasMoreFlag, pagingSources } from '../api/list-paging.js';
+import { listKeyOf } from '../api/read-list.js';
 import { notAFlag } from '../api/read-flag.js';
 import type { TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 
-/** Where a list answer may hold its items (as api/read-list.ts reads them). */
-const ITEM_KEYS = ['data', 'items', 'results'];
 const PAGING_KEYS = [
   'next',
   'next_page',
@@ -66,7 +65,16 @@ export async function listOnce<T>(
     shape = `a bare array${linked ? ' paged by a Link header' : ''}`;
   } else if (body !== null && typeof body === 'object') {
     const envelope = body as Record<string, unknown>;
-    const key = [...ITEM_KEYS, resource].find((k) => Array.isArray(envelope[k]));
+    const found = listKeyOf(envelope, resource);
+    if (found !== undefined && 'problem' in found) {
+      checks.push({
+        name: `${resource}.list`,
+        status: 'fail',
+        message: `the list answer is an object holding ${found.problem}, so plan cannot read it`,
+      });
+      return undefined;
+    }
+    const key = found?.key;
     items = key !== undefined ? (envelope[key] as unknown[]) : undefined;
     // The has_more plan would refuse (list-paging.ts readHasMore finds it the same way).
     const hasMore = hasMoreFlag(pagingSources(envelope));

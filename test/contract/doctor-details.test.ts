@@ -198,6 +198,31 @@ describe('doctor: a project plan cannot read names the field', () => {
   });
 });
 
+describe('doctor: a list under two keys that differ', () => {
+  it('parsers.list fails as plan refuses it (an empty data beside the parsers), and no details are read', async () => {
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, { data: [], parsers: [item] });
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'nightly' }]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    const { code, report } = await runDoctor();
+    expect(code).toBe(1);
+    expect(checkOf(report, 'parsers.list')).toEqual([
+      {
+        name: 'parsers.list',
+        status: 'fail',
+        message:
+          'the list answer is an object holding a different list under each of data, parsers; which one is the list cannot be told, so plan cannot read it',
+      },
+    ]);
+    expect(checkOf(report, 'parsers.details')).toEqual([]);
+  });
+});
+
 describe('doctor: a list whose has_more plan cannot read', () => {
   it.each([
     ['has_more "maybe"', { data: [item], has_more: 'maybe' }, 'has_more', '"maybe"'],
