@@ -106,8 +106,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         );
   const save = (): void => saver?.save();
 
-  const fetcher =
-    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
+  const fetcher = options.fetcher ?? createFetcher({ siteRoot: options.siteRoot, stopped: clock.stopped });
   const parsers: ParserService = new ParserService({
     get accounts() {
       return accounts;
