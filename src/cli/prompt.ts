@@ -12,8 +12,14 @@ export async function confirm(question: string): Promise<boolean> {
   // The plan and any warning before it (or written while readline loaded) are on the terminal before the question.
   flushPendingOutput();
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // readline settles no question when its input ends other than by Ctrl-C or Ctrl-D (a terminal that closed): the
+  // event loop then drained and the CLI exited 0 without a word, as if applied. A turn later, so that Ctrl-C and
+  // Ctrl-D (which close it, then reject the question) are still said as themselves.
+  const ended = new Promise<never>((_, reject) =>
+    rl.once('close', () => setImmediate(() => reject(inputEnded()))),
+  );
   try {
-    const answer = await rl.question(`${question} Only "yes" is accepted: `);
+    const answer = await Promise.race([rl.question(`${question} Only "yes" is accepted: `), ended]);
     return answer.trim().toLowerCase() === 'yes';
   } catch (error) {
     if (error instanceof Error && error.name === 'AbortError') {
@@ -25,4 +31,12 @@ export async function confirm(question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+function inputEnded(): ScrapeformError {
+  return new ScrapeformError(
+    'cli.interrupted',
+    'the input ended at the question (the terminal closed): nothing was sent',
+    { status: 'interrupted' },
+  );
 }

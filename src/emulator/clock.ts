@@ -26,7 +26,13 @@ export class EmulatorClock {
   private armedFor: number | undefined;
   /** While timers are being fired, inserts do not re-arm: the loop arms once at its end. */
   private firing = false;
-  private stopped = false;
+  private readonly stopping = new AbortController();
+  /**
+   * Aborts at stop(), when the emulator closes: what runs on it (a job's page fetches, a webhook post) ends then. A
+   * job left fetching pages of a site that never answers kept a program that had closed the emulator running for
+   * every try of every page.
+   */
+  readonly stopped: AbortSignal = this.stopping.signal;
 
   constructor(private readonly realNow: () => number = Date.now) {}
 
@@ -73,7 +79,7 @@ export class EmulatorClock {
   }
 
   stop(): void {
-    this.stopped = true;
+    this.stopping.abort();
     this.disarm();
     this.timers = [];
   }
@@ -86,7 +92,7 @@ export class EmulatorClock {
   private arm(): void {
     this.disarm();
     const next = this.timers[0];
-    if (next === undefined || this.stopped) return;
+    if (next === undefined || this.stopped.aborted) return;
     this.armedFor = next.at;
     this.handle = setTimeout(() => this.fireDue(), Math.min(Math.max(0, next.at - this.now()), 2 ** 31 - 1));
     this.handle.unref();

@@ -109,24 +109,38 @@ export function checkFaults(body: Record<string, unknown>): Partial<Faults> {
 /**
  * The answers held back by `responseDelayMs`, each until its delay is over or the delay is cleared (set to 0, or the
  * faults cleared or reset): then every held answer goes out at once. Kept held, an answer left by a client a test
- * killed went out (and into the request log) whenever its delay ended, during a later command of that test.
+ * killed went out (and into the request log) whenever its delay ended, during a later command of that test. The
+ * waits of `latencyMs` are held here too, but only the emulator's close ends them: its timers kept a program that
+ * had closed the emulator (a user's tests, through the library) running until the delay ended, up to 24.8 days.
  */
 export class HeldAnswers {
-  private readonly held = new Set<() => void>();
+  /** Each hold's release, and whether clearing the delay lets it go (releaseAll). */
+  private readonly held = new Map<(go: boolean) => void, boolean>();
+  private closed = false;
 
-  /** Resolves when the answer may go: after `ms`, or at releaseAll(). */
-  hold(ms: number): Promise<void> {
+  /**
+   * Resolves true when the answer may go: after `ms`, or at releaseAll() when `releasable`; false at close() (and
+   * at once after it): the emulator is gone, and nothing more of the request is done.
+   */
+  hold(ms: number, releasable = true): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const release = (): void => {
+      const release = (go: boolean): void => {
         clearTimeout(timer);
-        if (this.held.delete(release)) resolve();
+        if (this.held.delete(release)) resolve(go);
       };
-      const timer = setTimeout(release, ms);
-      this.held.add(release);
+      const timer = setTimeout(release, ms, true);
+      this.held.set(release, releasable);
     });
   }
 
   releaseAll(): void {
-    for (const release of [...this.held]) release();
+    for (const [release, releasable] of [...this.held]) if (releasable) release(true);
+  }
+
+  /** The emulator closed: every wait ends now, its request dropped, and no timer of one is left. */
+  close(): void {
+    this.closed = true;
+    for (const release of [...this.held.keys()]) release(false);
   }
 }

@@ -24,9 +24,11 @@ export class DownloadError extends Error {
 export type PageFetcher = (url: string, params: ScrapingParams) => Promise<Page>;
 
 export interface FetcherOptions {
-  siteRoot?: string;
+  siteRoot?: string | undefined;
   tries?: number;
   timeoutMs?: number;
+  /** The emulator closed: a fetch under way ends, and no other try starts. */
+  stopped?: AbortSignal;
 }
 
 /**
@@ -40,8 +42,8 @@ export function createFetcher(options: FetcherOptions = {}): PageFetcher {
   // The demo site never changes while the emulator runs: read each file once.
   const siteCache = new Map<string, Promise<string | undefined>>();
   return async (url, params) => {
-    for (let attempt = 1; attempt <= tries; attempt++) {
-      const html = await fetchOnce(url, root, options.timeoutMs ?? 15_000, siteCache);
+    for (let attempt = 1; attempt <= tries && options.stopped?.aborted !== true; attempt++) {
+      const html = await fetchOnce(url, root, options.timeoutMs ?? 15_000, siteCache, options.stopped);
       if (html !== undefined) return new Page(url, params.render === true ? render(html) : html);
     }
     throw new DownloadError(url, tries);
@@ -53,6 +55,7 @@ async function fetchOnce(
   root: string,
   timeoutMs: number,
   siteCache: Map<string, Promise<string | undefined>>,
+  stopped: AbortSignal | undefined,
 ): Promise<string | undefined> {
   let parsed: URL;
   try {
@@ -74,7 +77,9 @@ async function fetchOnce(
   }
   try {
     const response = await globalThis.fetch(parsed, {
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: stopped
+        ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stopped])
+        : AbortSignal.timeout(timeoutMs),
       redirect: 'follow',
     });
     if (!response.ok) return undefined;

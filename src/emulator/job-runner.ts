@@ -95,11 +95,15 @@ export class JobRunner {
     try {
       inputs = await this.inputsOf(project);
     } catch (error) {
+      if (this.options.clock.stopped.aborted) return;
       this.finish(project, job, 'Failed', (error as Error).message);
       return;
     }
     job.inputCount = inputs.length;
     for (const input of inputs) {
+      // The emulator closed: the job ends where it is, unfinished, as a kill would leave it (a data dir's reload
+      // marks it interrupted), and nothing is sent for it.
+      if (this.options.clock.stopped.aborted) return;
       if (this.cancelled.has(job.id)) break;
       const cost = this.options.itemCost(project);
       try {
@@ -114,6 +118,7 @@ export class JobRunner {
       if (job.results[job.results.length - 1]?.status === 'done') job.doneCount++;
       else job.failedCount++;
     }
+    if (this.options.clock.stopped.aborted) return;
     const status = this.cancelled.has(job.id)
       ? 'Cancelled'
       : job.inputCount > 0 && job.failedCount === job.inputCount

@@ -106,8 +106,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         );
   const save = (): void => saver?.save();
 
-  const fetcher =
-    options.fetcher ?? createFetcher(options.siteRoot !== undefined ? { siteRoot: options.siteRoot } : {});
+  const fetcher = options.fetcher ?? createFetcher({ siteRoot: options.siteRoot, stopped: clock.stopped });
   const parsers: ParserService = new ParserService({
     get accounts() {
       return accounts;
@@ -189,7 +188,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (url === undefined) throw new HttpError(400, 'malformed request target');
       const req = toRequest(incoming, url, rawBody);
       if (!isControl) {
-        if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+        if (faults.latencyMs > 0 && !(await heldAnswers.hold(faults.latencyMs, false))) return;
         const injected = pickFault(faults, random());
         if (injected === 'dropped') return drop('dropped');
         if (injected !== undefined) {
@@ -220,7 +219,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const quiet = error instanceof HttpError || !incoming.complete;
       response = answerFor(quiet ? error : warnUnanswered(method, shownPath, error));
     }
-    if (!isControl && holdsAnswer(faults, method)) await heldAnswers.hold(faults.responseDelayMs);
+    if (!isControl && holdsAnswer(faults, method) && !(await heldAnswers.hold(faults.responseDelayMs)))
+      return;
     let answer: EncodedAnswer;
     try {
       answer = encodeAnswer(response);
@@ -307,6 +307,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     async close() {
       clock.stop();
+      heldAnswers.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -55,7 +55,7 @@ export class WebhookSender {
       try {
         const response = await globalThis.fetch(hook.url, {
           method: 'POST',
-          signal: AbortSignal.timeout(10_000),
+          signal: AbortSignal.any([AbortSignal.timeout(10_000), this.options.clock.stopped]),
           ...(multipart ? { body: multipartBody(project, job) } : jsonBody(project, job)),
         });
         await response.arrayBuffer();
@@ -65,7 +65,7 @@ export class WebhookSender {
         record.error = (error as Error).message;
       }
       this.tried.add(record);
-      if (record.delivered) return;
+      if (record.delivered || this.options.clock.stopped.aborted) return;
       if (attempt < tries)
         await new Promise((r) => setTimeout(r, this.options.retryDelayMs ?? 200 * attempt));
     }

@@ -1,11 +1,14 @@
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScrapeformError } from '../../../src/errors.js';
 
 // readline as a terminal gives it: the answer typed, or Ctrl-C (raw mode: an AbortError, no SIGINT).
 const question = vi.fn<(text: string) => Promise<string>>();
 const close = vi.fn();
+// Its 'close': the input ended (a terminal that closed), which settles no question readline asked.
+const terminal = new EventEmitter();
 vi.mock('node:readline/promises', () => ({
-  createInterface: () => ({ question, close }),
+  createInterface: () => Object.assign(terminal, { question, close }),
 }));
 
 const { confirm } = await import('../../../src/cli/prompt.js');
@@ -13,6 +16,7 @@ const { confirm } = await import('../../../src/cli/prompt.js');
 afterEach(() => {
   question.mockReset();
   close.mockReset();
+  terminal.removeAllListeners();
 });
 
 describe('confirm', () => {
@@ -33,6 +37,20 @@ describe('confirm', () => {
     expect(error.message).toBe('interrupted at the question: nothing was sent');
     expect(close).toHaveBeenCalledTimes(1);
   });
+
+  it('input that ends at the question is an interruption said as such, not a silent exit 0', async () => {
+    // Node's readline leaves the question unsettled when its input ends: the event loop drained, and the CLI
+    // exited 0 without a word, as if the plan had been applied.
+    question.mockReturnValueOnce(new Promise<string>(() => undefined));
+    const asked = confirm('Apply it?').catch((e: unknown) => e);
+    await vi.waitFor(() => expect(question).toHaveBeenCalled());
+    terminal.emit('close');
+    const error = (await asked) as ScrapeformError;
+    expect(error).toBeInstanceOf(ScrapeformError);
+    expect([error.code, error.status]).toEqual(['cli.interrupted', 'interrupted']);
+    expect(error.message).toBe('the input ended at the question (the terminal closed): nothing was sent');
+    expect(close).toHaveBeenCalledTimes(1);
+  }, 5_000);
 
   it('any other failure of the terminal is passed on as it is', async () => {
     question.mockRejectedValueOnce(new Error('EIO: read failed'));
