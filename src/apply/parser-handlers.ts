@@ -1,6 +1,5 @@
 import { failureReason } from '../api/parser-status.js';
 import { ScrapeformError } from '../errors.js';
-import { unless404 } from '../api/api-error.js';
 import type { IdsBefore } from '../api/api-error.js';
 import { createParserInput, parserPath, PARSERS_PATH } from '../model/wire.js';
 import type {
@@ -17,6 +16,8 @@ import type {
 import { parsersDeleted } from '../plan/model.js';
 import { failureOf, keptProtection, withoutPending } from '../state/model.js';
 import type { ParserDefinition, ParserState, ResourceState } from '../state/model.js';
+import { lookAfterAccepted, readShown, recordDeleting } from './accepted-delete.js';
+import type { Deleting } from './accepted-delete.js';
 import {
   abortIfInterrupted,
   confirmGone,
@@ -24,7 +25,6 @@ import {
   noteCall,
   noteCreate,
   noteFailedCall,
-  warn,
 } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
@@ -40,8 +40,12 @@ export const PARSER_HANDLERS = {
   replace: async (change, result, ctx) =>
     change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
   delete: async (change: ParserDelete, result, ctx) => {
-    for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
-    await ctx.store.commit((state) => delete state.resources[change.address]);
+    const deleting: (Deleting | undefined)[] = [];
+    for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
+    await ctx.store.commit((state) => {
+      delete state.resources[change.address];
+      recordDeleting(state, deleting);
+    });
   },
   adopt: async (change: ParserAdopt, _result, ctx) => {
     await ctx.store.commit((state) => {
@@ -242,7 +246,7 @@ async function replaceParser(
   if (status !== 'FINISHED') {
     // A new parser still shown after its delete stays in state as the new parser of a half-done replace (as after
     // a killed run): the next plan makes the replace again and deletes it then.
-    await deleteParser(ctx, change, result, created.id).catch((error: unknown) => {
+    const deleting = await deleteParser(ctx, change, result, created.id).catch((error: unknown) => {
       if (!(error instanceof ScrapeformError)) throw error;
       throw new ScrapeformError(
         error.code,
@@ -268,6 +272,7 @@ async function replaceParser(
         };
       } else if (previous !== undefined) state.resources[change.address] = previous;
       else delete state.resources[change.address];
+      recordDeleting(state, [deleting]);
     });
     throw new ScrapeformError(
       'apply.generation-failed',
@@ -278,10 +283,12 @@ async function replaceParser(
     );
   }
   // The old parser, and the parsers of an attempt before this one (its original, a new one that FAILED).
-  for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
+  const deleting: (Deleting | undefined)[] = [];
+  for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
+    recordDeleting(state, deleting);
   });
 }
 
@@ -295,8 +302,10 @@ async function finishReplace(
   result: ChangeResult,
   ctx: HandlerContext,
 ): Promise<void> {
-  for (const id of parsersDeleted(change)) await deleteParser(ctx, change, result, id);
+  const deleting: (Deleting | undefined)[] = [];
+  for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
   await ctx.store.commit((state) => {
+    recordDeleting(state, deleting);
     state.resources[change.address] = {
       kind: 'Parser',
       id: change.id,
@@ -322,7 +331,7 @@ async function deleteParser(
   change: ParserChange,
   result: ChangeResult,
   id: string,
-): Promise<void> {
+): Promise<Deleting | undefined> {
   await ctx.store.lockConfirmed();
   const status = await makeCall(
     ctx,
@@ -334,7 +343,7 @@ async function deleteParser(
     [404],
   );
   if (status === 202) return lookAfterAccepted(ctx, change, result, id);
-  if (status !== 404) return;
+  if (status !== 404) return undefined;
   await confirmGone(
     () => readShown(ctx, id),
     () =>
@@ -346,43 +355,5 @@ async function deleteParser(
         },
       ),
   );
-}
-
-/**
- * Reads a parser by id only to see whether the service still shows it, after a DELETE: any 200 is "shown". Details
- * without a version (the published example has none, API-NOTES) or a FINISHED one without fields are then no bad
- * response: nothing is planned from this read, so the version given is a stand-in and the fields go unread.
- */
-function readShown(ctx: HandlerContext, id: string): Promise<unknown> {
-  return ctx.clients.parsers.get(id, undefined, ctx.options.signal, { version: 0, fieldsUnread: true });
-}
-
-/**
- * After a DELETE answered 202 Accepted: the service took the delete, and may not have finished it. The parser is
- * read by id once. A 404 is the delete done; a parser still shown, or a read that fails, is said in a warning, and
- * the caller drops the parser from state all the same: the service is removing it, so a next plan that still
- * found it managed would send its DELETE again, and one that no longer found it would say it was deleted outside
- * scrapeform. Left unmanaged, it is never deleted twice nor created again (`plan --show-unmanaged` lists it while
- * the service still shows it, in a workspace that still reads the parser list).
- */
-async function lookAfterAccepted(
-  ctx: HandlerContext,
-  change: ParserChange,
-  result: ChangeResult,
-  id: string,
-): Promise<void> {
-  const accepted = `the service accepted the delete of parser ${change.name} (${id}) (202 Accepted)`;
-  const read = await unless404(() => readShown(ctx, id)).then(
-    (shown) => (shown === undefined ? 'gone' : 'shown'),
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
-  );
-  if (read === 'gone') return;
-  warn(
-    change,
-    result,
-    ctx,
-    read === 'shown'
-      ? `${accepted} but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard`
-      : `${accepted}, but reading it by id to see whether it is gone failed (${read}): scrapeform no longer manages it; check in the ScraperAPI dashboard that it is gone`,
-  );
+  return undefined;
 }

@@ -14,6 +14,7 @@ import {
 } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange } from './model.js';
 import { indexLive, managedIds, unmanagedParsersNamed } from './plan-context.js';
+import { deletingWarning, shownWhileDeleting } from './deleting.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
 import { partialPlanWarning, planSelection } from './partial-plan.js';
@@ -52,6 +53,8 @@ export interface PlanOptions {
    * planned, a partial plan as with `--target`; nothing else is changed, deleted or archived.
    */
   narrowedTo?: Narrowing;
+  /** The clock the age of a parser still being deleted is told by (plan/deleting.ts); Date.now when not given. */
+  now?: () => number;
 }
 
 export interface PlanInput {
@@ -249,6 +252,9 @@ export function buildPlan(input: PlanInput): Plan {
     reassert: options.reassert ?? [],
     acceptUnknown: options.acceptUnknown ?? [],
   };
+
+  // Parsers whose delete the service accepted and still shows: said once each, nothing planned for them.
+  warnings.push(...shownWhileDeleting(state, ctx.index, (options.now ?? Date.now)()).map(deletingWarning));
 
   const parserAddresses = new Set([
     ...input.parsers.map((p) => p.address),

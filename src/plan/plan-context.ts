@@ -132,6 +132,9 @@ export function managedIds(state: State): ManagedIds {
       for (const id of [r.id, r.replacing?.oldId, ...(r.replacing?.also ?? [])])
         if (id !== undefined) parsers.add(id);
   }
+  // A parser whose delete the service accepted is no longer managed, yet it is ours: never adopted, never counted
+  // as a name sharer or an unmanaged object, never deleted again (plan/deleting.ts).
+  for (const id of Object.keys(state.deleting ?? {})) parsers.add(id);
   return { parsers, projects };
 }
 

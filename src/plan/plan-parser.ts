@@ -9,6 +9,7 @@ import { sameScraperParams } from './parser-spelling.js';
 import { change, isPrevented, nearlyNamed, noteKeyRedacted, unmanagedParsersNamed } from './plan-context.js';
 import type { Context } from './plan-context.js';
 import { adoptParser } from './plan-parser-adoption.js';
+import { createBesideDeleting } from './deleting.js';
 import { driftBaseline } from './parser-drift.js';
 import { detailsBehind, laggingVersion, lagWarning } from './lagging-version.js';
 import { reconcileDrift } from './plan-parser-drift.js';
@@ -103,7 +104,11 @@ export function planParser(
       ctx.errors.push(near);
       return undefined;
     }
-    if (match === undefined) return createParser(desired, ['not yet created']);
+    if (match === undefined) {
+      const beside = createBesideDeleting(ctx.state, ctx.index, address, desired.name);
+      if (beside !== undefined) ctx.warnings.push(beside);
+      return createParser(desired, ['not yet created']);
+    }
     ctx.fingerprint[address] = `${match.id}@${match.version}`;
     const details = ctx.live.details[match.id];
     if (details === undefined) throw new Error(`planner: details of ${match.id} were not read`);

@@ -14,8 +14,9 @@ import { recoverIntents } from './recover-intents.js';
  * recorded is recorded as ours (recoverIntents), a version that was still generating when apply returned
  * (`--no-wait`, a wait that timed out, or a killed run) and is now FINISHED becomes the recorded version (one now
  * FAILED is recorded as a failure, counted as apply counts one it waits for, the new parser of a replace under way
- * too), and a project created and not
- * seen since that a list or a read by id shows loses its `unseenSince`. Returns undefined when nothing changed.
+ * too), a project created and not seen since that a list or a read by id shows loses its `unseenSince`, and a
+ * parser being deleted that neither a list nor a read by id shows any more leaves `deleting`. Returns undefined
+ * when nothing changed.
  */
 export function refreshState(state: State, read: LiveSnapshot): State | undefined {
   // A version the details show FINISHED while the list lags behind it is recorded too (latest-versions.ts).
@@ -54,7 +55,16 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
     };
     changed = true;
   }
-  return changed ? { ...recovered, resources } : undefined;
+  // A parser being deleted that the snapshot lacks is gone: readLive left it out only on a 404 by id as well.
+  const deleting = Object.entries(recovered.deleting ?? {});
+  const stillShown = deleting.filter(([id]) => parserById.has(id));
+  if (stillShown.length === deleting.length) return changed ? { ...recovered, resources } : undefined;
+  const { deleting: _deleting, ...rest } = recovered;
+  return {
+    ...rest,
+    resources,
+    ...(stillShown.length > 0 ? { deleting: Object.fromEntries(stillShown) } : {}),
+  };
 }
 
 /**

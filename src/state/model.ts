@@ -227,6 +227,18 @@ export interface State {
   resources: Record<string, ResourceState>;
   /** Creates sent (or about to be) whose answer was not recorded yet, by address; absent when there are none. */
   intents?: Record<string, CreateIntent>;
+  /**
+   * Parsers whose DELETE the service accepted (202 Accepted) and still showed after it, by id: no longer managed,
+   * never adopted, deleted again or counted as unmanaged while the service still shows them (plan/deleting.ts).
+   * Dropped once a list no longer shows one and a read by id answers 404; absent when there are none.
+   */
+  deleting?: Record<string, DeletingParser>;
+}
+
+/** A parser the service is still deleting: its name, and when its delete was accepted (ISO time). */
+export interface DeletingParser {
+  name: string;
+  since: string;
 }
 
 /**
@@ -266,8 +278,8 @@ export function checkStateFormat(state: unknown, location: string): State {
 export const MAX_SERIAL = 2_147_483_646;
 
 /**
- * What keeps `data` from being a state of this format (format_version, serial, lineage, resources and intents a
- * plain object), or undefined when it is one. Shared by the backends' reads and `state push`, so a file push
+ * What keeps `data` from being a state of this format (format_version, serial, lineage, resources, intents and
+ * deleting plain objects), or undefined when it is one. Shared by the backends' reads and `state push`, so a file push
  * accepts is one every later read accepts: `resources: null` or an array would fail only later, mid-command.
  */
 export function stateShapeProblem(data: unknown): string | undefined {
@@ -292,6 +304,13 @@ export function stateShapeProblem(data: unknown): string | undefined {
   }
   if (data.intents !== undefined && !isPlainObject(data.intents))
     return unlike('intents', data.intents, 'an object of addresses');
+  if (data.deleting !== undefined) {
+    if (!isPlainObject(data.deleting)) return unlike('deleting', data.deleting, 'an object of parser ids');
+    for (const [id, entry] of Object.entries(data.deleting)) {
+      if (!isPlainObject(entry) || typeof entry.name !== 'string' || typeof entry.since !== 'string')
+        return `deleting.${id} is ${describeValue(entry)}, not a parser being deleted ({"name", "since"})`;
+    }
+  }
   return undefined;
 }
 
@@ -348,10 +367,11 @@ export function nextState(
     );
   }
   // Apply clears intents in place and leaves an emptied object behind (apply/create-intent.ts): not written.
-  const { intents, ...rest } = state;
+  const { intents, deleting, ...rest } = state;
   return {
     ...rest,
     ...(intents !== undefined && Object.keys(intents).length > 0 ? { intents } : {}),
+    ...(deleting !== undefined && Object.keys(deleting).length > 0 ? { deleting } : {}),
     // Above the state's own serial too: a state pushed with serial 10 onto a backend at 3 is stored as 11, so that
     // copy pushed again after later applies is a lower serial and refused, not a silent roll-back of them.
     serial,

@@ -27,8 +27,10 @@ export function servicesUsed(
 ): { parsers: boolean; projects: boolean } {
   // Intents too: a create a killed run sent is recovered from the list even once no manifest declares its kind.
   const recorded = [...Object.values(state.resources), ...Object.values(state.intents ?? {})];
+  // And parsers being deleted: only a list (and a 404 by id) says their delete is done (plan/deleting.ts).
+  const deleting = Object.keys(state.deleting ?? {}).length > 0;
   return {
-    parsers: declared.parsers.length > 0 || recorded.some((r) => r.kind === 'Parser'),
+    parsers: deleting || declared.parsers.length > 0 || recorded.some((r) => r.kind === 'Parser'),
     projects: declared.projects.length > 0 || recorded.some((r) => r.kind === 'Project'),
   };
 }
@@ -86,6 +88,17 @@ export async function readLive(
     if (found === undefined) return;
     details[found.id] = found;
     parsers.push(summaryOf(found));
+  });
+  // A parser whose delete the service accepted: one the list lacks is gone only once a read by id answers 404 too.
+  // Nothing is planned from it, so its fields go unread and only a summary joins the snapshot.
+  const beingDeleted = Object.entries(state.deleting ?? {}).filter(
+    ([id]) => !listedParsers.has(id) && !unlisted.has(id),
+  );
+  await forEachLimited(beingDeleted, READ_CONCURRENCY, async ([id, { name }]) => {
+    const found = await readOrNote(unread, objectKey('Parser', id), () =>
+      unless404(() => clients.parsers.get(id, undefined, signal, { name, version: 0, fieldsUnread: true })),
+    );
+    if (found !== undefined) parsers.push(summaryOf(found));
   });
 
   const listedProjects = new Set(projectList.map((p) => p.id));

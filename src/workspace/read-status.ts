@@ -1,6 +1,7 @@
 import { newestJob } from '../api/job-status.js';
 import { parserStatusKind } from '../api/parser-status.js';
-import type { LiveJob } from '../api/live.js';
+import type { LiveJob, LiveParserSummary } from '../api/live.js';
+import type { State } from '../state/model.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { StatusRow } from '../output/render-status.js';
 import { forEachLimited } from '../worker-pool.js';
@@ -151,5 +152,38 @@ export async function readStatus(services: Services, now: () => number = Date.no
           }),
     });
   });
+  rows.push(...deletingRows(state, parserById, unread, now()));
   return rows.sort((a, b) => byCodeUnit(a.address, b.address));
+}
+
+/**
+ * A row for each parser whose delete the service accepted and still shows (State.deleting): no longer managed, so
+ * no address, and no drift. One the service no longer shows has none: its delete is done.
+ */
+function deletingRows(
+  state: State,
+  parserById: ReadonlyMap<string, LiveParserSummary>,
+  unread: UnreadObjects,
+  now: number,
+): StatusRow[] {
+  return Object.entries(state.deleting ?? {}).flatMap(([id, { name, since }]): StatusRow[] => {
+    const why = unread.get(objectKey('Parser', id));
+    const live = parserById.get(id);
+    if (why === undefined && live === undefined) return [];
+    const minutes = Math.floor(Math.max(0, now - Date.parse(since)) / 60_000) || 0;
+    const accepted = `the service accepted its delete at ${since}, ${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+    return [
+      {
+        address: `(deleting) ${name}`,
+        id,
+        ...(live !== undefined ? { version: live.version } : {}),
+        status:
+          why !== undefined
+            ? `DELETING (${accepted}; not listed, and not read by id)`
+            : `DELETING (${accepted}, and still shows it)`,
+        drift: false,
+        ...(why !== undefined ? { readError: why, unread: 'by-id' as const } : {}),
+      },
+    ];
+  });
 }

@@ -26,6 +26,9 @@ const details = {
   fields: [{ name: 'title', type: 'text' }],
 };
 
+const STILL_SHOWN =
+  'warning: the service accepted the delete of parser books (p-1) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it and records it as being deleted: no plan adopts, deletes or counts it as unmanaged, and each plan says while the service still shows it';
+
 /**
  * State holding parser.books (p-1), which no manifest declares any more, and parser.other (p-2), still declared:
  * the workspace goes on using the parser service, so each plan reads its list.
@@ -92,24 +95,28 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
   });
 
-  it('while a read by id still shows it: dropped from state with a warning naming it; the next plan neither deletes nor creates it', async () => {
+  it('while a read by id still shows it: dropped from state and recorded as being deleted, with a warning naming it; the next plan neither deletes nor creates it, nor lists it unmanaged', async () => {
     await booksDropped();
     lists([listed]);
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
     nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
     const applied = await run('apply');
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    expect(applied.stdout).toContain(
-      'warning: the service accepted the delete of parser books (p-1) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard',
-    );
-    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+    expect(applied.stdout).toContain(STILL_SHOWN);
+    const state = await readState();
+    expect(Object.keys(state.resources)).toEqual(['parser.other']);
+    expect(Object.keys(state.deleting ?? {})).toEqual(['p-1']);
+    expect(state.deleting?.['p-1']?.name).toBe('books');
 
-    // The service still lists it: unmanaged, so no second DELETE; and no manifest declares it, so no create.
+    // The service still lists it: being deleted, so no second DELETE, no create, and not listed as unmanaged.
     lists([listed]);
     const again = await run('plan', ['--show-unmanaged', '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('No changes.');
-    expect(again.stderr).toContain('Unmanaged (never touched):\n  parser "books" (p-1, version 0, FINISHED)');
+    expect(again.stdout + again.stderr).toContain(
+      `warning: parser books (p-1) is still shown 0 minutes after the service accepted its delete (${state.deleting?.['p-1']?.since}); nothing is planned for it`,
+    );
+    expect(again.stdout + again.stderr).not.toContain('Unmanaged');
     expect(again.stdout + again.stderr + applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
   });
 
@@ -121,9 +128,11 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     const applied = await run('apply');
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain(
-      `warning: the service accepted the delete of parser books (p-1) (202 Accepted), but reading it by id to see whether it is gone failed (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 400: boom): scrapeform no longer manages it; check in the ScraperAPI dashboard that it is gone`,
+      `warning: the service accepted the delete of parser books (p-1) (202 Accepted), but reading it by id to see whether it is gone failed (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 400: boom): scrapeform no longer manages it and records it as being deleted: each plan says while the service still shows it`,
     );
-    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+    const state = await readState();
+    expect(Object.keys(state.resources)).toEqual(['parser.other']);
+    expect(Object.keys(state.deleting ?? {})).toEqual(['p-1']);
   });
   it('while a read by id shows it without a version (the published details example has none): a parser still shown', async () => {
     await booksDropped();
@@ -133,9 +142,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, unversioned);
     const applied = await run('apply');
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    expect(applied.stdout).toContain(
-      'warning: the service accepted the delete of parser books (p-1) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard',
-    );
+    expect(applied.stdout).toContain(STILL_SHOWN);
     expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
   });
 });

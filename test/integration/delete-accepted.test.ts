@@ -55,7 +55,24 @@ function run(ws: TestWorkspace, command: 'apply' | 'plan', url: string): ReturnT
 }
 
 const stillShown = (id: string): string =>
-  `warning: the service accepted the delete of parser books (${id}) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it, so no plan deletes or creates it again: if it is still there later, delete it in the ScraperAPI dashboard`;
+  `warning: the service accepted the delete of parser books (${id}) (202 Accepted) but still shows it when read by id: it may still be deleting it; scrapeform no longer manages it and records it as being deleted: no plan adopts, deletes or counts it as unmanaged, and each plan says while the service still shows it`;
+
+/** The plan as JSON: its changes as [address, action], and its warnings. */
+async function planJson(
+  ws: TestWorkspace,
+  url: string,
+): Promise<{ changes: string[][]; warnings: string[] }> {
+  const planned = await runScrapeform(
+    ['plan', path.join(ws.dir, 'manifests'), '--json', '--state', ws.backend.location],
+    { env: emulatorEnv(url, EMULATOR_KEY) },
+  );
+  expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+  const plan = JSON.parse(planned.stdout) as {
+    resource_changes: { address: string; action: string }[];
+    warnings: string[];
+  };
+  return { changes: plan.resource_changes.map((c) => [c.address, c.action]), warnings: plan.warnings };
+}
 
 describe('a parser delete answered 202 Accepted', () => {
   it('done at once: apply succeeds without a warning, and a second plan is empty', async () => {
@@ -75,7 +92,7 @@ describe('a parser delete answered 202 Accepted', () => {
     expect(front.deletes).toHaveLength(1);
   });
 
-  it('taken but not done (the parser still shown): a warning naming it, dropped from state, and a second plan is empty', async () => {
+  it('taken but not done (the parser still shown): a warning naming it, dropped from state, and a second plan is empty; declared again, a create, and the record goes once the delete is done', async () => {
     const { ws, harness, id } = await setUp();
     await ws.write({ 'other.yaml': OTHER });
     const front = await accepting(harness.emulator.url, false);
@@ -86,6 +103,37 @@ describe('a parser delete answered 202 Accepted', () => {
     expect(Object.keys((await ws.state()).resources)).toEqual(['parser.other']);
     const again = await run(ws, 'plan', front.url);
     expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(front.deletes).toHaveLength(1);
+    const since = (await ws.state()).deleting?.[id]?.since;
+    expect(again.stdout + again.stderr).toContain(
+      `warning: parser books (${id}) is still shown 0 minutes after the service accepted its delete (${since}); nothing is planned for it`,
+    );
+
+    // The manifest declares books again (a revert) while the service still shows the parser it is deleting: a
+    // create beside it, never its adoption; applied, a second plan is empty.
+    await ws.write({ 'books.yaml': bookParser(FIELDS), 'other.yaml': OTHER });
+    const planned = await planJson(ws, front.url);
+    expect(planned.changes).toEqual([['parser.books', 'create']]);
+    expect(planned.warnings).toContain(
+      `parser.books: a new parser "books" is created: the parser of that name the service is still deleting (${id}, its delete accepted at ${since}) is not adopted, so two parsers of this name are listed until the service finishes the delete`,
+    );
+    const recreated = await run(ws, 'apply', front.url);
+    expect(recreated.code, recreated.stdout + recreated.stderr).toBe(0);
+    const books = (await ws.state()).resources['parser.books'];
+    if (books?.kind !== 'Parser') throw new Error('not recorded');
+    expect(books.id).not.toBe(id);
+    const empty = await run(ws, 'plan', front.url);
+    expect(empty.code, empty.stdout + empty.stderr).toBe(0);
+
+    // The service finishes the delete: the next apply (nothing to change) drops the record, and a plan is empty.
+    harness.emulator.parsers.parsers.delete(id);
+    const settled = await run(ws, 'apply', front.url);
+    expect(settled.code, settled.stdout + settled.stderr).toBe(0);
+    const state = await ws.state();
+    expect(state).not.toHaveProperty('deleting');
+    expect(Object.keys(state.resources).sort()).toEqual(['parser.books', 'parser.other']);
+    const last = await run(ws, 'plan', front.url);
+    expect(last.code, last.stdout + last.stderr).toBe(0);
     expect(front.deletes).toHaveLength(1);
   });
 
