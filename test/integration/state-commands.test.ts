@@ -88,6 +88,25 @@ describe('force-unlock', () => {
 });
 
 describe('state push', () => {
+  it('keeps the parsers being deleted: pushed, pulled back as they were; differing only in them, the same serial is refused', async () => {
+    const cwd = await folder();
+    const backendFile = path.join(cwd, 'backend.json');
+    const pushed = path.join(cwd, 'pushed.json');
+    const deleting = { 'p-1': { name: 'books', since: '2026-01-02T03:04:05.000Z' } };
+    await writeFile(pushed, JSON.stringify({ ...stateOf({}), serial: 3, deleting }));
+    const done = await runScrapeform(['state', 'push', pushed, '--state', backendFile], { cwd });
+    expect(done.code, done.stderr).toBe(0);
+    const pulled = await runScrapeform(['state', 'pull', '--state', backendFile], { cwd });
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const state = JSON.parse(pulled.stdout) as State;
+    expect(state.deleting).toEqual(deleting);
+
+    await writeFile(pushed, JSON.stringify({ ...state, deleting: {} }));
+    const refused = await runScrapeform(['state', 'push', pushed, '--state', backendFile], { cwd });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('but its content differs (the two diverged from one state)');
+  });
+
   it('refuses a state of the same serial with other content unless --force', async () => {
     const cwd = await folder();
     const backendFile = path.join(cwd, 'backend.json');
@@ -342,6 +361,16 @@ describe('state push of a file the backends would not read', () => {
       'intents an array',
       { format_version: 1, serial: 9, lineage: 'x', resources: {}, intents: [] },
       'intents is [], not an object of addresses',
+    ],
+    [
+      'deleting an array',
+      { format_version: 1, serial: 9, lineage: 'x', resources: {}, deleting: [] },
+      'deleting is [], not an object of parser ids',
+    ],
+    [
+      'a parser being deleted without its time',
+      { format_version: 1, serial: 9, lineage: 'x', resources: {}, deleting: { 'p-1': { name: 'books' } } },
+      'deleting.p-1 is {"name":"books"}, not a parser being deleted ({"name", "since"})',
     ],
   ])(
     'refuses a file with %s before taking the lock, naming what is wrong; nothing is written',
