@@ -193,7 +193,7 @@ describe('plan: a parser the service is still deleting', () => {
     expect(Object.keys(state.resources)).toEqual(['parser.other']);
   });
 
-  it('not listed, and a read by id that fails otherwise: the plan fails, and the record stays', async () => {
+  it('not listed, and a read by id that fails otherwise: apply fails before any call, and the record stays', async () => {
     const since = minutesAgo(3);
     await deletingBooks(since, false);
     lists([]);
