@@ -71,7 +71,10 @@ export function bashScript(
 ): string {
   const top = entries.filter((e) => !e.name.includes(' '));
   const cases = entries
-    .map((e) => `    '${e.name}') opts='${e.options.map((o) => o.flag).join(' ')}' ;;`)
+    .map((e) => {
+      const valued = e.options.filter((o) => o.takesValue).map((o) => o.flag);
+      return `    '${e.name}') opts='${e.options.map((o) => o.flag).join(' ')}' valued='${valued.join(' ')}' ;;`;
+    })
     .join('\n');
   // The second word names a subcommand only if one of that name exists: `plan manifests --out` is plan's flags.
   const subcommands =
@@ -125,7 +128,7 @@ _scrapeform() {
   # From here on, the words from the command on, as if no option came before it.
   local -a words=( scrapeform "\${COMP_WORDS[@]:i}" )
   local cword=$((COMP_CWORD - i + 1))
-  local cmd="\${words[1]}" opts=''
+  local cmd="\${words[1]}" opts='' valued=''
   if [ "$cword" -eq 2 ]; then
     case "$cmd" in
 ${entries
@@ -157,9 +160,16 @@ ${cases}
     COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
     return
   fi
-  # The command's own arguments written before this one (the words past it that are no flag).
-  local n=0 w
-  for w in "\${words[@]:2:cword-2}"; do [[ "$w" == -* ]] || n=$((n + 1)); done
+  # The command's own arguments written before this one: the words past it that are neither a flag nor the value of
+  # one that takes it ($valued: --state FILE, or --env=prod, which bash splits as "--env", "=", "prod").
+  local n=0 w value=0
+  for w in "\${words[@]:2:cword-2}"; do
+    if [ "$w" = '=' ]; then value=1
+    elif [ "$value" = 1 ]; then value=0
+    elif [[ "$w" == -* ]]; then [[ " $valued " == *" $w "* ]] && value=1
+    else n=$((n + 1))
+    fi
+  done
   [[ "$cmd" == *' '* ]] && n=$((n - 1))
   # Paths, a fixed set of words, or nothing (a name, an id: no file, and not bash's own fallback of files either).
   case "$cmd" in

@@ -170,6 +170,34 @@ describe('bash completion of flag values, run in a real bash', () => {
       'scrapeform.yaml somefile.txt sub',
     );
   });
+
+  it("a flag's value is not counted as an argument: the one path is still to come past it", async () => {
+    for (const words of [
+      ['state', 'push', '--env', 'prod', 'so'],
+      ['state', 'push', '--state', 's.json', 'so'],
+      ['state', 'push', '--lock-timeout', '5m', '--force', 'so'],
+      // --env=prod, as bash splits it.
+      ['state', 'push', '--env', '=', 'prod', 'so'],
+      ['--chdir', 'project', 'state', 'push', '--workspace', 'ci', 'so'],
+    ]) {
+      const cwd = words[0] === '--chdir' ? path.dirname(ws.project) : ws.project;
+      expect(await complete(cwd, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: 'somefile.txt',
+        stderr: '',
+      });
+    }
+    // Past the value and the path, nothing.
+    for (const words of [
+      ['state', 'push', '--env', 'prod', 'a.json', ''],
+      ['state', 'push', '--env', '=', 'prod', 'a.json', ''],
+      ['show', '--json', 'plan.json', ''],
+    ]) {
+      expect(await complete(ws.project, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: '',
+        stderr: '',
+      });
+    }
+  });
 });
 
 describe('bash completion after global options (--chdir DIR, --no-color) and of --flag=value, run in a real bash', () => {
