@@ -1,4 +1,4 @@
-import { environments, quote } from './completion-model.js';
+import { argumentPositions, environments, quote } from './completion-model.js';
 import type { CompletionEntry, ValueKind } from './completion-model.js';
 
 /** `scrapeform completion fish`: the commands, their flags and values, and the program's options before them. */
@@ -11,6 +11,7 @@ export function fishScript(
   const lines = [
     '# fish completion for scrapeform; load with: scrapeform completion fish | source',
     FISH_GLOBALS.replace('VALUED', valued.join(' ') || "''"),
+    fishTakesValue(entries),
     'complete -c scrapeform -f',
     ...globals.map(
       (o) =>
@@ -29,12 +30,15 @@ export function fishScript(
         `complete -c scrapeform -n '__scrapeform_command ${parent} ""' -a '${child}' -d '${quote(e.description)}'`,
       );
     }
-    // Its own arguments (paths, from DIR, as bash and zsh offer them; a word set for the first): `-f` above turned
-    // fish's files off, and a command whose arguments are no paths (`status`, `run <address>`) keeps them off.
-    const candidates = fishCandidates(e.argument);
-    if (candidates !== undefined) {
-      const first = e.argument.kind === 'words' ? ' ""' : '';
-      lines.push(`complete -c scrapeform -n '__scrapeform_command ${e.name}${first}' -a ${candidates}`);
+    // Its own arguments by position (paths, from DIR, as bash and zsh offer them; a word set): `-f` above turned
+    // fish's files off, and where there is none to offer (`status`, `run <address>`, `show plan.json <TAB>`) they
+    // stay off. `N+`: a variadic one, at N and past it.
+    const { fixed, rest } = argumentPositions(e);
+    const positions = [...fixed.map((k, i) => [String(i), k] as const), [`${fixed.length}+`, rest] as const];
+    for (const [at, kind] of positions) {
+      const candidates = fishCandidates(kind);
+      if (candidates !== undefined)
+        lines.push(`complete -c scrapeform -n '__scrapeform_argument ${at} ${e.name}' -a ${candidates}`);
     }
     for (const o of e.options) {
       lines.push(
@@ -68,12 +72,33 @@ function fishValue(value: ValueKind): string {
 }
 
 /**
+ * `__scrapeform_takes_value 'CMD --flag'`: whether that flag of that command takes a value, the next word (`state
+ * push --state FILE`: FILE is no argument of push's).
+ */
+function fishTakesValue(entries: readonly CompletionEntry[]): string {
+  const cases = entries
+    .map((e) => e.options.filter((o) => o.takesValue).map((o) => `'${e.name} ${o.flag}'`))
+    .filter((flags) => flags.length > 0)
+    .map((flags) => `        case ${flags.join(' ')}\n            return 0`);
+  return [
+    'function __scrapeform_takes_value',
+    '    switch $argv[1]',
+    ...cases,
+    '    end',
+    '    return 1',
+    'end',
+  ].join('\n');
+}
+
+/**
  * The program's options before the command (--chdir DIR, --no-color) are not the command. `__scrapeform_globals`
  * prints DIR (where --env reads scrapeform.yaml; `.` without one), or with --command the words from the command on,
  * and returns 0 while the command is still to come, 1 past it, 2 while the value of such an option (VALUED) is typed.
- * `__scrapeform_command NAME [SUB]` is true when NAME is the command, and SUB the next word past it that is no flag
- * ("": none written yet). fish's __fish_seen_subcommand_from matched a word anywhere on the line (`validate show`
- * got show's flags), and __fish_use_subcommand takes DIR of `--chdir DIR` for the command.
+ * `__scrapeform_words` prints the words from the command on that are neither a flag nor a flag's value.
+ * `__scrapeform_command NAME [SUB]` is true when NAME is the command, and SUB the next of those words past it ("": none
+ * written yet). `__scrapeform_argument N NAME` is true when NAME is the command and N of its own arguments are written
+ * before the word typed (`N+`: N or more). fish's __fish_seen_subcommand_from matched a word anywhere on the line
+ * (`validate show` got show's flags), and __fish_use_subcommand takes DIR of `--chdir DIR` for the command.
  */
 const FISH_GLOBALS = `function __scrapeform_globals
     set -l words (commandline -opc)
@@ -105,10 +130,37 @@ const FISH_GLOBALS = `function __scrapeform_globals
     end
     return $found
 end
+function __scrapeform_words
+    set -l words
+    set -l value 0
+    for word in (__scrapeform_globals --command)
+        if test $value = 1
+            set value 0
+        else if string match -q -- '-*' $word
+            # The flag of the subcommand (state push --state), else of the command (plan manifests --out).
+            __scrapeform_takes_value "$words[1] $words[2] $word"; or __scrapeform_takes_value "$words[1] $word"
+            and set value 1
+        else
+            set -a words $word
+        end
+    end
+    set -q words[1]; and printf '%s\\n' $words
+end
 function __scrapeform_command
-    set -l words (__scrapeform_globals --command | string match -v -- '-*')
+    set -l words (__scrapeform_words)
     for i in (seq (count $argv))
         test "$argv[$i]" = "$words[$i]"; or return 1
+    end
+end
+function __scrapeform_argument
+    set -l at $argv[1]
+    set -e argv[1]
+    __scrapeform_command $argv; or return 1
+    set -l written (math (count (__scrapeform_words)) - (count $argv))
+    if string match -q -- '*+' $at
+        test $written -ge (string trim -r -c + -- $at)
+    else
+        test $written = $at
     end
 end
 # The files (folders with -/) for the token typed, from DIR: the command reads the paths it is given there.

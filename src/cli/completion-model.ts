@@ -13,15 +13,25 @@ export type ValueKind =
   | { kind: 'none' };
 
 /**
- * One command as completion sees it: its full name (`state push`), description, long options, and what its own
- * arguments are: files (`validate [paths...]`, `show <planfile>`), the words of a fixed set, offered for the first
- * argument (`completion <shell>`), or none to offer (`run <address>`, `status`: no file name fits there).
+ * One command as completion sees it: its full name (`state push`), description, long options, and what each of its
+ * own arguments is, in order: files (`show <planfile>`), the words of a fixed set (`completion <shell>`), or none to
+ * offer (`run <address>`: no file name fits there). `variadic`: the last one repeats (`validate [paths...]`); past the
+ * others nothing is offered (`show plan.json <TAB>`).
  */
 export interface CompletionEntry {
   name: string;
   description: string;
-  argument: ValueKind;
+  arguments: readonly ValueKind[];
+  variadic: boolean;
   options: { flag: string; description: string; takesValue: boolean; value?: ValueKind }[];
+}
+
+/** A command's arguments by position: those written one each (`fixed`, from 0), and what any later one is. */
+export function argumentPositions(e: CompletionEntry): { fixed: readonly ValueKind[]; rest: ValueKind } {
+  const last = e.arguments.at(-1);
+  return e.variadic && last !== undefined
+    ? { fixed: e.arguments.slice(0, -1), rest: last }
+    : { fixed: e.arguments, rest: { kind: 'none' } };
 }
 
 /**

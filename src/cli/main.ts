@@ -21,7 +21,7 @@ type Register = (program: Command, run: RunCommand) => void;
  * others. Help, completion and unknown commands load them all. Each entry lists the commands its module
  * registers, in the order help shows them.
  */
-const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<Register> }[] = [
+export const COMMAND_MODULES: { names: readonly string[]; load: () => Promise<Register> }[] = [
   { names: ['validate'], load: async () => (await import('./validate.js')).registerValidate },
   { names: ['render'], load: async () => (await import('./render.js')).registerRender },
   { names: ['plan'], load: async () => (await import('./plan.js')).registerPlan },

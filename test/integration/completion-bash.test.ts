@@ -101,6 +101,8 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     expect(await typeInto('scrapeform completion bash su\t', project)).toBe('<completion><bash><su>');
     // A command that takes paths keeps them.
     expect(await typeInto('scrapeform validate sa\t', project)).toBe('<validate><saved>');
+    // Past the one path show takes, no file either.
+    expect(await typeInto('scrapeform show saved su\t', project)).toBe('<show><saved><su>');
   });
 
   it('a name with a space is escaped: it stays one word, and TAB goes on inside a folder so named', async () => {
@@ -130,15 +132,15 @@ describe.skipIf(!RUN_SHELL_TESTS)('bash completion of paths, typed into a real b
     expect(await typeInto('scrapeform --chdir project validate sav\tsu\tin\t', root)).toBe(
       '<--chdir><project><validate><saved><sub/inner.yaml>',
     );
-    expect(await typeInto('scrapeform --chdir project show old\tsu\t', root)).toBe(
-      '<--chdir><project><show><old plan><sub/>',
+    expect(await typeInto('scrapeform --chdir project validate old\tsu\t', root)).toBe(
+      '<--chdir><project><validate><old plan><sub/>',
     );
     // Escaped as typed: after a quote, closed; with backslashes.
-    expect(await typeInto("scrapeform --chdir project show 'old\tsu\t", root)).toBe(
-      '<--chdir><project><show><old plan><sub/>',
+    expect(await typeInto("scrapeform --chdir project validate 'old\tsu\t", root)).toBe(
+      '<--chdir><project><validate><old plan><sub/>',
     );
-    expect(await typeInto('scrapeform --chdir project show "old\tsu\t', root)).toBe(
-      '<--chdir><project><show><old plan><sub/>',
+    expect(await typeInto('scrapeform --chdir project validate "old\tsu\t', root)).toBe(
+      '<--chdir><project><validate><old plan><sub/>',
     );
     expect(await typeInto('scrapeform --chdir=project plan --out sav\tsu\t', root)).toBe(
       '<--chdir=project><plan><--out><saved><sub/>',

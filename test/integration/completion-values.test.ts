@@ -149,6 +149,55 @@ describe('bash completion of flag values, run in a real bash', () => {
     );
     expect((await complete(ws.project, ['scrapeform', 'status', '--j'])).shown).toBe('--json');
   });
+
+  it('a command taking one path offers files for that one only; [paths...] for every argument', async () => {
+    expect((await complete(ws.project, ['scrapeform', 'show', 'so'])).shown).toBe('somefile.txt');
+    for (const words of [
+      ['show', 'plan.json', ''],
+      ['show', 'plan.json', 'so'],
+      ['state', 'push', 'state.json', ''],
+      ['show', '--json', 'plan.json', 'so'],
+    ]) {
+      expect(await complete(ws.project, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: '',
+        stderr: '',
+      });
+    }
+    expect((await complete(ws.project, ['scrapeform', 'validate', 'a.yaml', 'b.yaml', 'so'])).shown).toBe(
+      'somefile.txt',
+    );
+    expect((await complete(ws.project, ['scrapeform', 'fmt', '--check', 'a.yaml', ''])).shown).toBe(
+      'scrapeform.yaml somefile.txt sub',
+    );
+  });
+
+  it("a flag's value is not counted as an argument: the one path is still to come past it", async () => {
+    for (const words of [
+      ['state', 'push', '--env', 'prod', 'so'],
+      ['state', 'push', '--state', 's.json', 'so'],
+      ['state', 'push', '--lock-timeout', '5m', '--force', 'so'],
+      // --env=prod, as bash splits it.
+      ['state', 'push', '--env', '=', 'prod', 'so'],
+      ['--chdir', 'project', 'state', 'push', '--workspace', 'ci', 'so'],
+    ]) {
+      const cwd = words[0] === '--chdir' ? path.dirname(ws.project) : ws.project;
+      expect(await complete(cwd, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: 'somefile.txt',
+        stderr: '',
+      });
+    }
+    // Past the value and the path, nothing.
+    for (const words of [
+      ['state', 'push', '--env', 'prod', 'a.json', ''],
+      ['state', 'push', '--env', '=', 'prod', 'a.json', ''],
+      ['show', '--json', 'plan.json', ''],
+    ]) {
+      expect(await complete(ws.project, ['scrapeform', ...words]), words.join(' ')).toEqual({
+        shown: '',
+        stderr: '',
+      });
+    }
+  });
 });
 
 describe('bash completion after global options (--chdir DIR, --no-color) and of --flag=value, run in a real bash', () => {
@@ -373,6 +422,25 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
     expect((await complete(ws.project, 'scrapeform status --state some')).shown).toBe('somefile.txt');
   });
 
+  it('a command taking one path offers files for that one only; [paths...] for every argument', async () => {
+    expect((await complete(ws.project, 'scrapeform show so')).shown).toBe('somefile.txt');
+    for (const line of [
+      'scrapeform show plan.json ',
+      'scrapeform show plan.json so',
+      'scrapeform show --json plan.json so',
+      'scrapeform state push state.json ',
+    ]) {
+      expect(await complete(ws.project, line), line).toEqual({ shown: '', stderr: '' });
+    }
+    expect((await complete(ws.project, 'scrapeform validate a.yaml b.yaml so')).shown).toBe('somefile.txt');
+    // A flag's value is no argument: the one path is still to come.
+    expect((await complete(ws.project, 'scrapeform state push --state s.json so')).shown).toBe(
+      'somefile.txt',
+    );
+    expect((await complete(ws.project, 'scrapeform state push --env=prod so')).shown).toBe('somefile.txt');
+    expect((await complete(ws.project, 'scrapeform state push --env prod a.json so')).shown).toBe('');
+  });
+
   it('completion offers its shells', async () => {
     expect(await complete(ws.project, 'scrapeform completion ')).toEqual({
       shown: 'bash fish zsh',
@@ -402,7 +470,7 @@ describe.skipIf(!hasFish())('fish completion of flag values, run in a real fish'
       'scrapeform.yaml somefile.txt sub/',
     );
     expect((await complete(ws.project, 'scrapeform show validate --j')).shown).toBe('--json');
-    expect((await complete(ws.project, 'scrapeform state push pull so')).shown).toBe('somefile.txt');
+    expect((await complete(ws.project, 'scrapeform state push pull --fo')).shown).toBe('--force');
     expect((await complete(root, 'scrapeform --chdir show show ')).shown).toBe('saved.plan');
     expect((await complete(root, 'scrapeform --chdir show --no-color validate --j')).shown).toBe('--json');
     expect((await complete(ws.project, 'scrapeform state ')).shown).toBe('pull push');

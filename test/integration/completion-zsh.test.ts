@@ -91,6 +91,25 @@ describe.skipIf(!RUN_SHELL_TESTS)('zsh completion, run in a real zsh', () => {
     expect(await typed('scrapeform state push some\t')).toBe('scrapeform state push somefile.txt ');
   });
 
+  it('a command taking one path completes a file for that one only; [paths...] for every argument', async () => {
+    const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
+    const typed = async (keys: string): Promise<string> =>
+      (await typeInto(setup, keys)).replace(/\r?\n$/, '');
+    for (const line of [
+      'scrapeform show plan.json some',
+      'scrapeform show --json plan.json some',
+      'scrapeform state push state.json some',
+      'scrapeform state push --env prod state.json some',
+    ]) {
+      expect(await typed(`${line}\t`), line).toBe(`${line}\u0007`);
+    }
+    expect(await typed('scrapeform show some\t')).toBe('scrapeform show somefile.txt ');
+    expect(await typed('scrapeform state push --state s.json some\t')).toBe(
+      'scrapeform state push --state s.json somefile.txt ',
+    );
+    expect(await typed('scrapeform validate a.yaml some\t')).toBe('scrapeform validate a.yaml somefile.txt ');
+  });
+
   it('past a subcommand (state push), TAB completes its own flags; before it, the subcommands', async () => {
     const setup = `fpath=(${fpathDir} $fpath); autoload -Uz compinit; compinit -u -D`;
     expect(await typeInto(setup, 'scrapeform state push --fo\t')).toContain('scrapeform state push --force');
