@@ -1,3 +1,4 @@
+import { normaliseParserStatus } from './parser-status.js';
 import { readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
@@ -8,18 +9,32 @@ import type { TransportRequest, TransportResponse } from './transport-contract.j
  * `ok` false (as readFlag reads a flag). A `message` alone says nothing either way ("Project archived"), and nor
  * does a body of another shape. Read where only the status was taken as the outcome, and the outcome cannot be
  * undone: a DELETE taken as done drops its object from state, and a project still live keeps its paid schedule.
+ *
+ * With `parserId`, a body that is the parser's own record (its id, or a parser status: GENERATING, FINISHED,
+ * FAILED) has an `error` of its own: why its last generation failed. Read as the call's failure, the delete of a
+ * FAILED parser (a replace's new parser that failed) could never be taken; `errors`, `success` and `ok` still count.
  */
-export function failureSaid(body: unknown): { field: string; value: unknown } | undefined {
+export function failureSaid(body: unknown, parserId?: string): { field: string; value: unknown } | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const answer = body as Record<string, unknown>;
   const error = answer['error'];
-  if (error === true || (typeof error === 'string' && error.trim() !== '') || isFilled(error))
+  const ownError = parserId !== undefined && isParserRecord(answer, parserId);
+  if (!ownError && (error === true || (typeof error === 'string' && error.trim() !== '') || isFilled(error)))
     return { field: 'error', value: error };
   if (isFilled(answer['errors'])) return { field: 'errors', value: answer['errors'] };
   for (const field of ['success', 'ok']) {
     if (readFlag(answer[field]) === false) return { field, value: answer[field] };
   }
   return undefined;
+}
+
+const PARSER_STATUSES = new Set(['GENERATING', 'FINISHED', 'FAILED']);
+
+/** A body that reads as the parser's record: its id, or a status a parser version has (not "error" or "fail"). */
+function isParserRecord(answer: Record<string, unknown>, parserId: string): boolean {
+  if (answer['id'] !== undefined && String(answer['id']) === parserId) return true;
+  const status = answer['status'];
+  return typeof status === 'string' && PARSER_STATUSES.has(normaliseParserStatus(status));
 }
 
 /** A list or an object holding anything. */
@@ -36,15 +51,16 @@ function failureProblem(status: number, { field, value }: { field: string; value
 }
 
 /**
- * Throws the `api.bad-response` of a success answer whose body says the call failed; the value is quoted without
- * the key (taken out before the cut, so no part of it is left).
+ * Throws the `api.bad-response` of a success answer whose body says the call failed (failureSaid, `parserId` as
+ * there); the value is quoted without the key (taken out before the cut, so no part of it is left).
  */
 export function refuseFailureSaid(
   transport: Transport,
   request: TransportRequest,
   response: TransportResponse,
+  parserId?: string,
 ): void {
-  const found = failureSaid(response.body);
+  const found = failureSaid(response.body, parserId);
   if (found === undefined) return;
   const value = transport.redactAnswer(found.value);
   throw transport.badResponse(request, response, failureProblem(response.status, { ...found, value }));

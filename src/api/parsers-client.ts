@@ -264,7 +264,7 @@ export class ParsersClient {
       signal,
     };
     const response = await this.transport.request(request);
-    refuseFailureSaid(this.transport, request, response);
+    refuseFailureSaid(this.transport, request, response, id);
     return response.status;
   }
 

@@ -154,4 +154,37 @@ describe('DELETE answers: only a body that says the call failed is refused', () 
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
     expect(await createTestApi().parsers.delete('p-1')).toBe(200);
   });
+
+  it.each([
+    { id: 'p-1', name: 'books', status: 'FAILED', error: 'could not find the fields', version: 0 },
+    { status: 'failed', error: 'generation timed out' },
+    { status: 'FINISED', error: 'an earlier version failed' },
+  ])(
+    '%j: the parser echoed as its own record, its generation error no failure of the delete',
+    async (body) => {
+      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
+      expect(await createTestApi().parsers.delete('p-1')).toBe(200);
+    },
+  );
+
+  it.each([
+    [{ status: 'error', error: 'parser is locked' }, 'error', '"parser is locked"'],
+    [{ id: 'p-1', status: 'FAILED', success: false }, 'success', 'false'],
+    [{ id: 'p-2', error: 'not yours' }, 'error', '"not yours"'],
+  ])(
+    '%j: a parser body that is no record of p-1, or says so in another field, is refused',
+    async (body, field, shown) => {
+      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
+      const error = (await createTestApi()
+        .parsers.delete('p-1')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as ApiError | undefined;
+      expect(error?.code).toBe('api.bad-response');
+      expect(error?.message).toContain(
+        `field ${field}: the 200 answer says the call failed (${shown}); it is not taken as done`,
+      );
+    },
+  );
 });
