@@ -14,7 +14,7 @@ import {
 } from './model.js';
 import type { DriftEntry, LiveSnapshot, Plan, PlannedExpectCheck, ResourceChange } from './model.js';
 import { indexLive, managedIds, unmanagedParsersNamed } from './plan-context.js';
-import { deletingWarning, shownWhileDeleting } from './deleting.js';
+import { deletingUnreadWarnings, deletingWarning, shownWhileDeleting } from './deleting.js';
 import type { Context } from './plan-context.js';
 import { affectedExpectChecks } from './affected-checks.js';
 import { partialPlanWarning, planSelection } from './partial-plan.js';
@@ -255,6 +255,7 @@ export function buildPlan(input: PlanInput): Plan {
 
   // Parsers whose delete the service accepted and still shows: said once each, nothing planned for them.
   warnings.push(...shownWhileDeleting(state, ctx.index, (options.now ?? Date.now)()).map(deletingWarning));
+  warnings.push(...deletingUnreadWarnings(state, input.live.deletingUnread));
 
   const parserAddresses = new Set([
     ...input.parsers.map((p) => p.address),

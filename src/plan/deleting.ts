@@ -18,20 +18,39 @@ export interface ShownWhileDeleting {
   tooLong: boolean;
 }
 
+/** How long ago a delete accepted at `since` was: whole minutes (0 for a `since` that is not a time, or ahead). */
+export function deletingAge(since: string, now: number): { minutes: number; tooLong: boolean } {
+  const elapsed = Math.max(0, now - Date.parse(since)) || 0;
+  return { minutes: Math.floor(elapsed / 60_000), tooLong: elapsed >= DELETING_TOO_LONG_MS };
+}
+
+/** "N minute(s)". */
+export function minutesText(minutes: number): string {
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 /** The parsers being deleted that the live lists still show, by id. */
 export function shownWhileDeleting(state: State, index: LiveIndex, now: number): ShownWhileDeleting[] {
   return Object.entries(state.deleting ?? {})
     .filter(([id]) => index.parserById.has(id))
-    .map(([id, { name, since }]) => {
-      const elapsed = Math.max(0, now - Date.parse(since)) || 0;
-      return {
-        id,
-        name,
-        since,
-        minutes: Math.floor(elapsed / 60_000),
-        tooLong: elapsed >= DELETING_TOO_LONG_MS,
-      };
-    });
+    .map(([id, { name, since }]) => ({ id, name, since, ...deletingAge(since, now) }));
+}
+
+/**
+ * What a plan says of each parser being deleted that no list shows and whose read by id failed otherwise than with
+ * a 404 (LiveSnapshot.deletingUnread): it is not taken as gone, and the plan goes on (nothing is planned for it).
+ */
+export function deletingUnreadWarnings(
+  state: State,
+  unread: Readonly<Record<string, string>> = {},
+): string[] {
+  return Object.entries(state.deleting ?? {}).flatMap(([id, { name, since }]) => {
+    const why = unread[id];
+    if (why === undefined) return [];
+    return [
+      `parser ${name} (${id}), whose delete the service accepted at ${since}, is not listed and could not be read by id (${why}): it stays recorded as being deleted, nothing is planned for it, and the next plan reads it again`,
+    ];
+  });
 }
 
 /**
@@ -39,7 +58,7 @@ export function shownWhileDeleting(state: State, index: LiveIndex, now: number):
  * is neither adopted, deleted again nor counted as unmanaged); after DELETING_TOO_LONG_MS, to check it by hand.
  */
 export function deletingWarning(p: ShownWhileDeleting): string {
-  const shown = `parser ${p.name} (${p.id}) is still shown ${p.minutes} minute${p.minutes === 1 ? '' : 's'} after the service accepted its delete (${p.since}); nothing is planned for it`;
+  const shown = `parser ${p.name} (${p.id}) is still shown ${minutesText(p.minutes)} after the service accepted its delete (${p.since}); nothing is planned for it`;
   return p.tooLong
     ? `${shown}: a delete still not done after a day has most likely stopped: check it in the ScraperAPI dashboard, and delete it there if it is still listed`
     : shown;

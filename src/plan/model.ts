@@ -32,6 +32,11 @@ export interface LiveSnapshot {
    * scrapeform: with it a rename made by hand is told from a remove and an add (plan/drift.ts).
    */
   previous?: Record<string, LiveParserDetails>;
+  /**
+   * Parsers being deleted (State.deleting) whose read by id failed otherwise than with a 404 or 410, with why: not
+   * taken as gone (they stay recorded as being deleted), and no reason to stop a plan that plans nothing for them.
+   */
+  deletingUnread?: Record<string, string>;
 }
 
 /**

@@ -55,9 +55,10 @@ export function refreshState(state: State, read: LiveSnapshot): State | undefine
     };
     changed = true;
   }
-  // A parser being deleted that the snapshot lacks is gone: readLive left it out only on a 404 by id as well.
+  // A parser being deleted that the snapshot lacks is gone: readLive left it out only on a 404 (or 410) by id as
+  // well. One whose read by id failed otherwise is kept: not read is not gone.
   const deleting = Object.entries(recovered.deleting ?? {});
-  const stillShown = deleting.filter(([id]) => parserById.has(id));
+  const stillShown = deleting.filter(([id]) => parserById.has(id) || read.deletingUnread?.[id] !== undefined);
   if (stillShown.length === deleting.length) return changed ? { ...recovered, resources } : undefined;
   const { deleting: _deleting, ...rest } = recovered;
   return {

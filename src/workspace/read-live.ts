@@ -11,7 +11,7 @@ import { latestVersions, summaryOf } from '../plan/latest-versions.js';
 import { expectedPatchVersion } from '../plan/recover-intents.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
-import { objectKey, readOrNote } from './read-or-why.js';
+import { objectKey, readOrNote, readOrWhy } from './read-or-why.js';
 import type { UnreadObjects } from './read-or-why.js';
 
 /** What a workspace declares: which services it uses follows from it (and from state). */
@@ -89,16 +89,23 @@ export async function readLive(
     details[found.id] = found;
     parsers.push(summaryOf(found));
   });
-  // A parser whose delete the service accepted: one the list lacks is gone only once a read by id answers 404 too.
-  // Nothing is planned from it, so its fields go unread and only a summary joins the snapshot.
+  // A parser whose delete the service accepted: one the list lacks is gone only once a read by id answers 404 (or
+  // 410 Gone) too. Nothing is planned from it, so its fields go unread and only a summary joins the snapshot; a read
+  // that fails otherwise keeps it recorded as being deleted (with why, said by the plan) and stops nothing.
   const beingDeleted = Object.entries(state.deleting ?? {}).filter(
     ([id]) => !listedParsers.has(id) && !unlisted.has(id),
   );
+  const deletingUnread: Record<string, string> = {};
   await forEachLimited(beingDeleted, READ_CONCURRENCY, async ([id, { name }]) => {
-    const found = await readOrNote(unread, objectKey('Parser', id), () =>
-      unless404(() => clients.parsers.get(id, undefined, signal, { name, version: 0, fieldsUnread: true })),
+    const got = await readOrWhy(() =>
+      unlessStatus([404, 410], () =>
+        clients.parsers.get(id, undefined, signal, { name, version: 0, fieldsUnread: true }),
+      ),
     );
-    if (found !== undefined) parsers.push(summaryOf(found));
+    if ('why' in got) {
+      deletingUnread[id] = got.why;
+      unread?.set(objectKey('Parser', id), got.why);
+    } else if (got.value !== undefined) parsers.push(summaryOf(got.value));
   });
 
   const listedProjects = new Set(projectList.map((p) => p.id));
@@ -163,7 +170,13 @@ export async function readLive(
       if (read !== undefined) previous[ref.id] = read;
     },
   );
-  return { parsers, details, projects, ...(Object.keys(previous).length > 0 ? { previous } : {}) };
+  return {
+    parsers,
+    details,
+    projects,
+    ...(Object.keys(previous).length > 0 ? { previous } : {}),
+    ...(Object.keys(deletingUnread).length > 0 ? { deletingUnread } : {}),
+  };
 }
 
 /**

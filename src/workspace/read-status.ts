@@ -11,6 +11,7 @@ import { objectKey, readOrWhy } from './read-or-why.js';
 import type { UnreadObjects } from './read-or-why.js';
 import { unseenStory } from '../plan/unseen-create.js';
 import { laggingVersion } from '../plan/lagging-version.js';
+import { deletingAge, minutesText } from '../plan/deleting.js';
 import { byCodeUnit } from '../code-unit-order.js';
 
 export type { StatusRow } from '../output/render-status.js';
@@ -170,8 +171,7 @@ function deletingRows(
     const why = unread.get(objectKey('Parser', id));
     const live = parserById.get(id);
     if (why === undefined && live === undefined) return [];
-    const minutes = Math.floor(Math.max(0, now - Date.parse(since)) / 60_000) || 0;
-    const accepted = `the service accepted its delete at ${since}, ${minutes} minute${minutes === 1 ? '' : 's'} ago`;
+    const accepted = `the service accepted its delete at ${since}, ${minutesText(deletingAge(since, now).minutes)} ago`;
     return [
       {
         address: `(deleting) ${name}`,

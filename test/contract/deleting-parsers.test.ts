@@ -193,13 +193,29 @@ describe('plan: a parser the service is still deleting', () => {
     expect(Object.keys(state.resources)).toEqual(['parser.other']);
   });
 
-  it('not listed, and a read by id that fails otherwise: apply fails before any call, and the record stays', async () => {
+  it('gone with a 410 by id: the next apply drops the record', async () => {
+    await deletingBooks(minutesAgo(3), false);
+    lists([]);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    const applied = await run('apply', ['--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(await readState()).not.toHaveProperty('deleting');
+  });
+
+  it('not listed, and a read by id that fails otherwise: the plan goes on, saying so; the record stays', async () => {
     const since = minutesAgo(3);
-    await deletingBooks(since, false);
+    await deletingBooks(since, true);
     lists([]);
     nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(400, { error: 'boom' });
-    const applied = await run('apply', ['--auto-approve']);
-    expect(applied.code, applied.stdout + applied.stderr).not.toBe(0);
-    expect((await readState()).deleting).toEqual({ 'p-1': { name: 'books', since } });
+    nock(PARSER_ORIGIN).post('/parsers').query(true).reply(200, { id: 'p-3', name: 'books', version: 0 });
+    const applied = await run('apply', ['--auto-approve', '--no-wait']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout + applied.stderr).toContain(
+      `parser books (p-1), whose delete the service accepted at ${since}, is not listed and could not be read by id (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 400: boom): it stays recorded as being deleted, nothing is planned for it, and the next plan reads it again`,
+    );
+    const state = await readState();
+    expect(state.deleting).toEqual({ 'p-1': { name: 'books', since } });
+    expect(state.resources['parser.books']?.id).toBe('p-3');
+    expect(applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
   });
 });
