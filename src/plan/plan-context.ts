@@ -96,7 +96,7 @@ export function nearlyNamed(
   const others = near.filter((o) => o.name !== name);
   if (others.length === 0) return undefined;
   const listed = others.map((o) => `${kind} ${o.id} is named ${JSON.stringify(o.name)}`).join(', ');
-  return `${address}: no live ${kind} is named ${JSON.stringify(name)}, but ${listed}, which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise`;
+  return `${address}: no live ${kind} is named ${JSON.stringify(name)}, but ${listed}, which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise; the plan as a whole stops here: to apply the rest meanwhile, plan with --exclude ${address}`;
 }
 
 /**

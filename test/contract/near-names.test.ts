@@ -44,7 +44,7 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
     expect(unmatched).toEqual([]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain(
-      `parser.${declared}: no live parser is named "${declared}", but parser p-1 is named "Caf\u00e9 Books", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise`,
+      `parser.${declared}: no live parser is named "${declared}", but parser p-1 is named "Caf\u00e9 Books", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise; the plan as a whole stops here: to apply the rest meanwhile, plan with --exclude parser.${declared}`,
     );
   });
 
@@ -61,7 +61,7 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
     expect(unmatched).toEqual([]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain(
-      'project.nightly: no live project is named "nightly", but project 7 is named "Nightly ", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise',
+      'project.nightly: no live project is named "nightly", but project 7 is named "Nightly ", which differs from it only in case, spaces or Unicode normalisation: the service may hold it under that spelling, so it is neither adopted nor created (nothing is sent); to adopt it, write its name in the manifest as the service shows it, or give the manifest a name that differs otherwise; the plan as a whole stops here: to apply the rest meanwhile, plan with --exclude project.nightly',
     );
   });
 
@@ -84,5 +84,46 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
     const run = await apply();
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('✓ project.nightly adopt 8');
+  });
+
+  it('the way out the error gives: --exclude plans and applies the rest, sending nothing for it', async () => {
+    await writeFile(
+      path.join(folder.dir(), 'p.yaml'),
+      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    await writeFile(
+      path.join(folder.dir(), 'q.yaml'),
+      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    );
+    const other = {
+      id: 8,
+      name: 'other',
+      schedulingEnabled: false,
+      projectType: 'urls',
+      projectInput: { type: 'list', list: ['https://books.example/'] },
+    };
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, name: 'Nightly ', projectType: 'urls' }, other]);
+    const { result: run, unmatched } = await withUnmatched(() =>
+      runScrapeform(
+        [
+          'apply',
+          '--auto-approve',
+          '--allow-adopt',
+          '--exclude',
+          'project.nightly',
+          '--state',
+          statePath(),
+          folder.dir(),
+        ],
+        { env: NOCK_ENV },
+      ),
+    );
+    expect(unmatched).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('✓ project.other adopt 8');
+    expect(run.stdout + run.stderr).not.toContain('differs from it only in case');
   });
 });
