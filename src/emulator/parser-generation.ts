@@ -101,6 +101,9 @@ export class ParserGeneration {
       stored.exampleResult = pages.map((page) => ({ url: page.url, result: extractResult(page, compiled) }));
       stored.status = 'FINISHED';
     } catch (error) {
+      // The emulator closed under it (a fetch ended by the close): no outcome. Left GENERATING, a data dir's next
+      // start resumes it; recorded FAILED, it would blame the pages for the close and count a failure.
+      if (this.options.clock.stopped.aborted) return;
       stored.status = 'FAILED';
       stored.error = describeFailure(error);
       stored.exampleResult = null;

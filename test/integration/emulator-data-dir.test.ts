@@ -1,9 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScrapeformError } from '../../src/errors.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 
 const newDataDir = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'scrapeform-emulator-'));
 
@@ -60,4 +61,42 @@ describe('a state file the emulator cannot read', () => {
       expect(error?.message).not.toContain('secret-key-9d2f');
     },
   );
+});
+
+describe('closing the emulator while a parser generates', () => {
+  it('records no outcome: the version is still GENERATING when the data dir starts again, not FAILED', async () => {
+    // A page that never answers: the generation is fetching it when the emulator closes.
+    const site = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const port = (site.address() as net.AddressInfo).port;
+    const dataDir = await newDataDir();
+    try {
+      const first = await startTestEmulator({ dataDir, generationDelayMs: 0 });
+      let id: string;
+      try {
+        const created = await first.raw('POST', '/parsers', {
+          api_key: EMULATOR_KEY,
+          name: 'slow',
+          urls: [`http://127.0.0.1:${port}/page`],
+        });
+        expect(created.status).toBeLessThan(300);
+        id = (created.body as { id: string }).id;
+        while ((await new Promise<number>((r) => site.getConnections((_, n) => r(n)))) === 0)
+          await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await first.emulator.close();
+      }
+      // Resumed with a long delay: the status read is the one the first emulator saved.
+      const second = await startTestEmulator({ dataDir, generationDelayMs: 600_000 });
+      try {
+        const details = await second.raw('GET', `/parsers/${id}?api_key=${EMULATOR_KEY}`);
+        expect(details.body).toMatchObject({ status: 'GENERATING' });
+        expect(JSON.stringify(details.body)).not.toContain('retries');
+      } finally {
+        await second.emulator.close();
+      }
+    } finally {
+      site.close();
+    }
+  });
 });
