@@ -127,7 +127,8 @@ export const ProjectSchema = z.looseObject({
   // A null one reads as absent.
   name: z.preprocess((value) => value ?? undefined, z.string().optional()),
   // Read as the archive marks are (readFlag): "false" or 0 from a service on string or integer columns is the no it
-  // says, not a refused answer (every plan failed) nor a value unlike the one sent (drift that is none).
+  // says, not a refused answer (every plan failed) nor a value unlike the one sent (drift that is none). A null one
+  // reads as absent (readFlag: unset), as a missing one does: a field the answer does not show, never a false.
   schedulingEnabled: FlagSchema.transform((value) => readFlag(value) as boolean | undefined).optional(),
   scrapingInterval: z.string().nullable().optional(),
   scheduledAt: z.string().nullable().optional(),

@@ -158,7 +158,10 @@ async function readReplaced(
 
 const PUSH_HINT = 'push a file written by state pull, or a .scrapeform/state.json';
 
-/** Whether two states record the same objects, pending creates and parsers being deleted, whatever order their keys were written in. */
+/**
+ * Whether two states record the same objects, pending creates and parsers being deleted, whatever order their keys
+ * were written in.
+ */
 function sameContent(a: State, b: State): boolean {
   return (
     stable({ resources: a.resources, intents: a.intents ?? {}, deleting: a.deleting ?? {} }) ===
