@@ -40,11 +40,9 @@ export const PARSER_HANDLERS = {
   replace: async (change, result, ctx) =>
     change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
   delete: async (change: ParserDelete, result, ctx) => {
-    const deleting: (Deleting | undefined)[] = [];
-    for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
+    await deleteEach(ctx, change, result);
     await ctx.store.commit((state) => {
       delete state.resources[change.address];
-      recordDeleting(state, deleting);
     });
   },
   adopt: async (change: ParserAdopt, _result, ctx) => {
@@ -283,12 +281,10 @@ async function replaceParser(
     );
   }
   // The old parser, and the parsers of an attempt before this one (its original, a new one that FAILED).
-  const deleting: (Deleting | undefined)[] = [];
-  for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
+  await deleteEach(ctx, change, result);
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
-    recordDeleting(state, deleting);
   });
 }
 
@@ -302,10 +298,8 @@ async function finishReplace(
   result: ChangeResult,
   ctx: HandlerContext,
 ): Promise<void> {
-  const deleting: (Deleting | undefined)[] = [];
-  for (const id of parsersDeleted(change)) deleting.push(await deleteParser(ctx, change, result, id));
+  await deleteEach(ctx, change, result);
   await ctx.store.commit((state) => {
-    recordDeleting(state, deleting);
     state.resources[change.address] = {
       kind: 'Parser',
       id: change.id,
@@ -326,6 +320,22 @@ async function finishReplace(
  * written first: the write checks that the lock is still this run's, so a run that lost it (taken over during a
  * long wait for a generation) does not send a call that cannot be undone.
  */
+/**
+ * Deletes each parser the change deletes (parsersDeleted), in order. One whose delete the service accepted and
+ * still shows is recorded as being deleted at once: a later delete of the change that fails (or a killed run) must
+ * not lose it, or the next plan would read it as an unmanaged parser of the name and adopt it.
+ */
+async function deleteEach(
+  ctx: HandlerContext,
+  change: ParserDelete | ParserReplace | ParserFinishReplace,
+  result: ChangeResult,
+): Promise<void> {
+  for (const id of parsersDeleted(change)) {
+    const deleting = await deleteParser(ctx, change, result, id);
+    if (deleting !== undefined) await ctx.store.commit((state) => recordDeleting(state, [deleting]));
+  }
+}
+
 async function deleteParser(
   ctx: HandlerContext,
   change: ParserChange,

@@ -120,6 +120,41 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     expect(again.stdout + again.stderr + applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
   });
 
+  it('a later delete of the change failing: the parser accepted first stays recorded as being deleted, and the next apply finishes', async () => {
+    // parser.books (p-1) with p-0 left by a half-done replace: deleting books deletes both, p-1 first.
+    await booksDropped();
+    const state0 = await readState();
+    const books = state0.resources['parser.books'];
+    if (books?.kind !== 'Parser') throw new Error('parser.books not in state');
+    books.replacing = { oldId: 'p-0' };
+    await writeFile(statePath(), JSON.stringify(state0));
+    const leftover = { ...listed, id: 'p-0' };
+    lists([listed, leftover]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+    nock(PARSER_ORIGIN).delete('/parsers/p-0').query(KEY_QUERY).reply(400, { error: 'locked' });
+    const failed = await run('apply');
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    const state1 = await readState();
+    expect(Object.keys(state1.deleting ?? {})).toEqual(['p-1']);
+    expect(state1.resources['parser.books']?.id).toBe('p-1');
+
+    // The next apply: p-1 is still shown (being deleted), p-0 goes now; state drops books and keeps p-1 as deleting.
+    lists([listed, leftover]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+    nock(PARSER_ORIGIN).delete('/parsers/p-0').query(KEY_QUERY).reply(204);
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const state2 = await readState();
+    expect(Object.keys(state2.resources)).toEqual(['parser.other']);
+    expect(Object.keys(state2.deleting ?? {})).toEqual(['p-1']);
+
+    lists([listed]);
+    const again = await run('plan', ['--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
   it('and a read by id that fails otherwise: still a delete that landed, with a warning that it could not be seen gone', async () => {
     await booksDropped();
     lists([listed]);
