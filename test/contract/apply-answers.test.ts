@@ -14,6 +14,7 @@ import {
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
+import { booksProjectYaml, liveBooksProject } from '../helpers/books-project.js';
 
 useNock();
 
@@ -352,10 +353,7 @@ describe('apply: a create answered as done, in a shape that cannot be read', () 
 
 describe('apply: a project the service schedules against the manifest', () => {
   it('a create answered with a weekly schedule, when the manifest asks for none: the apply fails and says what to do', async () => {
-    await writeFile(
-      path.join(folder.dir(), 'p.yaml'),
-      'kind: Project\nname: once\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('once'));
     nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
     const scheduled = {
       id: 7,
@@ -462,10 +460,7 @@ async function nightlyDropped(id = 7): Promise<void> {
   const nightly = { kind: 'Project', id, name: 'nightly', definition: { name: 'nightly' } };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': nightly } };
   await writeFile(statePath(), JSON.stringify(state));
-  await writeFile(
-    path.join(folder.dir(), 'other.yaml'),
-    'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-  );
+  await writeFile(path.join(folder.dir(), 'other.yaml'), booksProjectYaml('other'));
 }
 
 describe('apply: an archive answered 404', () => {
@@ -476,13 +471,7 @@ describe('apply: an archive answered 404', () => {
     scrapingInterval: 'daily',
     projectType: 'urls',
   };
-  const other = {
-    id: 8,
-    name: 'other',
-    schedulingEnabled: false,
-    projectType: 'urls',
-    projectInput: { type: 'list', list: ['https://books.example/'] },
-  };
+  const other = liveBooksProject(8, 'other');
 
   it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
     await nightlyDropped();

@@ -12,6 +12,7 @@ import {
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
+import { booksProjectYaml } from '../helpers/books-project.js';
 
 // Archived projects leave the list (API-NOTES), but whether a read by id still answers for one is unknown: archive
 // is a soft delete (support restores projects), so the record may come back whole, marked archived.
@@ -33,8 +34,7 @@ const nightly = {
   projectInput: { type: 'list', list: ['https://books.example/'] },
   schedulingEnabled: false,
 };
-const manifest =
-  'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n';
+const manifest = booksProjectYaml('nightly');
 
 /** State recording project.nightly (id 7, seen since its create); with `declared`, a manifest still declares it. */
 async function recorded(declared: boolean): Promise<void> {
@@ -44,9 +44,7 @@ async function recorded(declared: boolean): Promise<void> {
   await writeFile(statePath(), JSON.stringify(state));
   await writeFile(
     path.join(folder.dir(), declared ? 'nightly.yaml' : 'other.yaml'),
-    declared
-      ? manifest
-      : 'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
+    declared ? manifest : booksProjectYaml('other'),
   );
 }
 

@@ -14,6 +14,7 @@ import {
   createTestApi,
   useNock,
 } from '../helpers/api.js';
+import { booksProjectYaml, liveBooksProject } from '../helpers/books-project.js';
 
 /**
  * A DELETE answered with a success status whose body says the call failed (`{"error": "..."}`, `{"success":
@@ -43,17 +44,8 @@ describe('apply: a project archive answered 200 with a body that says it failed'
     await writeStateOf({
       'project.nightly': { kind: 'Project', id: 7, name: 'nightly', definition: { name: 'nightly' } },
     });
-    await writeFile(
-      path.join(folder.dir(), 'other.yaml'),
-      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
-    const other = {
-      id: 8,
-      name: 'other',
-      schedulingEnabled: false,
-      projectType: 'urls',
-      projectInput: { type: 'list', list: ['https://books.example/'] },
-    };
+    await writeFile(path.join(folder.dir(), 'other.yaml'), booksProjectYaml('other'));
+    const other = liveBooksProject(8, 'other');
     const nightly = { id: 7, name: 'nightly', schedulingEnabled: true, scrapingInterval: 'daily' };
     nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
     nock(PIPELINE_ORIGIN)
@@ -87,10 +79,7 @@ describe('apply: a parser delete answered 200 with a body that says it failed', 
         descriptionsKnown: true,
       },
     });
-    await writeFile(
-      path.join(folder.dir(), 'p.yaml'),
-      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('other'));
     const listed = {
       id: 'p-1',
       name: 'books',
@@ -103,15 +92,7 @@ describe('apply: a parser delete answered 200 with a body that says it failed', 
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(KEY_QUERY)
-      .reply(200, [
-        {
-          id: 8,
-          name: 'other',
-          schedulingEnabled: false,
-          projectType: 'urls',
-          projectInput: { type: 'list', list: ['https://books.example/'] },
-        },
-      ]);
+      .reply(200, [liveBooksProject(8, 'other')]);
     nock(PARSER_ORIGIN)
       .delete('/parsers/p-1')
       .query(KEY_QUERY)

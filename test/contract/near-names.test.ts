@@ -12,6 +12,7 @@ import {
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
+import { booksProjectYaml, liveBooksProject } from '../helpers/books-project.js';
 
 /**
  * Objects are adopted and created by name, compared as written. A live object whose name differs from the
@@ -49,10 +50,7 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
   });
 
   it('a project: neither adopted nor created, the plan names it, and nothing is sent', async () => {
-    await writeFile(
-      path.join(folder.dir(), 'p.yaml'),
-      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('nightly'));
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(KEY_QUERY)
@@ -66,17 +64,8 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
   });
 
   it('a live object of the exact name besides it: adopted as before', async () => {
-    await writeFile(
-      path.join(folder.dir(), 'p.yaml'),
-      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
-    const exact = {
-      id: 8,
-      name: 'nightly',
-      schedulingEnabled: false,
-      projectType: 'urls',
-      projectInput: { type: 'list', list: ['https://books.example/'] },
-    };
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('nightly'));
+    const exact = liveBooksProject(8, 'nightly');
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(KEY_QUERY)
@@ -87,21 +76,9 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
   });
 
   it('the way out the error gives: --exclude plans and applies the rest, sending nothing for it', async () => {
-    await writeFile(
-      path.join(folder.dir(), 'p.yaml'),
-      'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
-    await writeFile(
-      path.join(folder.dir(), 'q.yaml'),
-      'kind: Project\nname: other\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-    );
-    const other = {
-      id: 8,
-      name: 'other',
-      schedulingEnabled: false,
-      projectType: 'urls',
-      projectInput: { type: 'list', list: ['https://books.example/'] },
-    };
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('nightly'));
+    await writeFile(path.join(folder.dir(), 'q.yaml'), booksProjectYaml('other'));
+    const other = liveBooksProject(8, 'other');
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
       .query(KEY_QUERY)

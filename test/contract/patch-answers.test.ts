@@ -12,6 +12,7 @@ import {
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
+import { booksProjectYaml } from '../helpers/books-project.js';
 
 // The seed documents no answer to a project PATCH: it may be the project, the project without its schedule, a
 // message, or nothing (204). What the service holds is what apply checks, so such an answer is looked past.
@@ -42,10 +43,7 @@ async function scheduleDropped(): Promise<void> {
   const resource = { kind: 'Project', id: 7, name: 'nightly', definition: daily };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': resource } };
   await writeFile(statePath(), JSON.stringify(state));
-  await writeFile(
-    path.join(folder.dir(), 'nightly.yaml'),
-    'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-  );
+  await writeFile(path.join(folder.dir(), 'nightly.yaml'), booksProjectYaml('nightly'));
   nock(PIPELINE_ORIGIN)
     .get('/api/projects')
     .query(KEY_QUERY)

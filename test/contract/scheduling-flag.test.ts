@@ -12,6 +12,7 @@ import {
   useNock,
   withUnmatched,
 } from '../helpers/api.js';
+import { booksProjectYaml } from '../helpers/books-project.js';
 
 // A project's schedulingEnabled written as "false", "True", 0 or "1" (a service on string-typed or integer columns,
 // as has_more and the archive marks are read: read-flag.ts) is read as the yes or no it says. Refused before, every
@@ -34,10 +35,7 @@ async function recorded(): Promise<void> {
   const resource = { kind: 'Project', id: 7, name: 'nightly', definition: nightly };
   const state = { format_version: 1, serial: 1, lineage: 'l', resources: { 'project.nightly': resource } };
   await writeFile(statePath(), JSON.stringify(state));
-  await writeFile(
-    path.join(folder.dir(), 'nightly.yaml'),
-    'kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/] }\n',
-  );
+  await writeFile(path.join(folder.dir(), 'nightly.yaml'), booksProjectYaml('nightly'));
 }
 
 function plan() {
