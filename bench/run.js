@@ -50,7 +50,8 @@ for (const name of chosen) {
     result.verdict,
     '',
   ].join('\n');
-  const pattern = new RegExp(`## ${name}\\n[\\s\\S]*?(?=\\n## |$)`);
+  // Up to the next heading, a `###` one included: the readings written under a table by hand stay.
+  const pattern = new RegExp(`## ${name}\\n[\\s\\S]*?(?=\\n##+ |$)`);
   doc = pattern.test(doc) ? doc.replace(pattern, section.trimEnd() + '\n') : `${doc.trimEnd()}\n\n${section}`;
   console.error(section);
 }
