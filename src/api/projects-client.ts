@@ -157,14 +157,14 @@ export class ProjectsClient {
   }
 
   /**
-   * Starts the project now (`PATCH scheduledAt: now`). Only the status is read: any success means it was taken,
-   * whatever the body says (the seed documents none): a 204, or an answer of another shape, is no reason to say it
-   * failed and have someone start it again, paying for its pages twice.
+   * Starts the project now (`PATCH scheduledAt: now`). Any success means it was taken, whatever shape the body has
+   * (the seed documents none): a 204, or an answer of another shape, is no reason to say it failed and have someone
+   * start it again, paying for its pages twice. A success whose body says the call failed (failure-said.ts) is an
+   * `api.bad-response` of that status: not taken as started, nor as refused (the caller reads it as unconfirmed).
    */
   async startNow(id: number, signal?: AbortSignal): Promise<void> {
-    await this.transport.request(
-      this.call('PATCH', this.url('projects', id), { body: { scheduledAt: 'now' }, signal }),
-    );
+    const request = this.call('PATCH', this.url('projects', id), { body: { scheduledAt: 'now' }, signal });
+    refuseFailureSaid(this.transport, request, await this.transport.request(request));
   }
 
   /**

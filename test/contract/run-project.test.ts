@@ -167,6 +167,37 @@ describe('run: a start without a clear answer may have started the project (it i
     expect(result.hint).toBe(CHECK);
   });
 
+  it('a 200 whose body says it failed: run.unconfirmed naming the field, neither started nor refused', async () => {
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service()
+      .patch('/api/projects/522', { scheduledAt: 'now' })
+      .query(KEY_QUERY)
+      .reply(200, { error: 'Project is busy' });
+    let started = false;
+    const { result, unmatched } = await withUnmatched(() =>
+      refusal(runProject(services(), 'nightly', { onStarted: () => (started = true) })),
+    );
+    expect(unmatched).toEqual([]);
+    expect(started).toBe(false);
+    expect(result.code).toBe('run.unconfirmed');
+    expect(result.message).toBe(
+      `${MAY_HAVE}: PATCH ${PIPELINE_ORIGIN}/api/projects/522?api_key=***: 200: unexpected response from PATCH /api/projects/522: field error: the 200 answer says the call failed ("Project is busy"); it is not taken as done`,
+    );
+    expect(result.hint).toBe(CHECK);
+    expect(result.details).toEqual({ started: 'unknown', projectId: 522 });
+  });
+
+  it('a 200 echoing the project (no sign of failure): started', async () => {
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service()
+      .patch('/api/projects/522', { scheduledAt: 'now' })
+      .query(KEY_QUERY)
+      .reply(200, { id: 522, name: 'nightly', scheduledAt: '2026-11-28T12:00:00Z', error: null });
+    const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
+    expect(unmatched).toEqual([]);
+    expect(result).toEqual({ address: 'project.nightly', job: undefined });
+  });
+
   it('with --wait, a start without an answer says so too, and lists no jobs after it', async () => {
     service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(503, 'unavailable');
