@@ -23,6 +23,7 @@ export type { ApiConfig } from './api/config.js';
 export { createApiClients } from './api/create-clients.js';
 export type { ApiClients } from './api/create-clients.js';
 export { ParsersClient } from './api/parsers-client.js';
+export type { ParserDeleteAnswer } from './api/parsers-client.js';
 export type { CreateParserInput, FieldOperations } from './model/wire.js';
 export { ProjectsClient } from './api/projects-client.js';
 export { Transport } from './api/transport.js';

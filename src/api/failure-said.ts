@@ -10,9 +10,10 @@ import type { TransportRequest, TransportResponse } from './transport-contract.j
  * does a body of another shape. Read where only the status was taken as the outcome, and the outcome cannot be
  * undone: a DELETE taken as done drops its object from state, and a project still live keeps its paid schedule.
  *
- * With `parserId`, a body that is the parser's own record (its id, or a parser status: GENERATING, FINISHED,
- * FAILED) has an `error` of its own: why its last generation failed. Read as the call's failure, the delete of a
- * FAILED parser (a replace's new parser that failed) could never be taken; `errors`, `success` and `ok` still count.
+ * With `parserId`, a body that is the parser's own record (recordError) has an `error` of its own: why its last
+ * generation failed. Read as the call's failure, the delete of a FAILED parser (a replace's new parser that failed)
+ * could never be taken; `errors`, `success` and `ok` still count, and the caller reads the parser by id to see
+ * whether the delete was done (a refusal dressed as a record would leave it shown).
  */
 export function failureSaid(body: unknown, parserId?: string): { field: string; value: unknown } | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
@@ -30,11 +31,31 @@ export function failureSaid(body: unknown, parserId?: string): { field: string; 
 
 const PARSER_STATUSES = new Set(['GENERATING', 'FINISHED', 'FAILED']);
 
-/** A body that reads as the parser's record: its id, or a status a parser version has (not "error" or "fail"). */
+/**
+ * A body that reads as the parser's record: a status a parser version has (GENERATING, FINISHED, FAILED, in any
+ * case; not "error" or "fail"), a name or a version, and no id but the parser's. An error body of a framework
+ * (`{"status": "failed", "error": ...}`, `{"id": "p-1", "error": ...}`) is none.
+ */
 function isParserRecord(answer: Record<string, unknown>, parserId: string): boolean {
-  if (answer['id'] !== undefined && String(answer['id']) === parserId) return true;
   const status = answer['status'];
-  return typeof status === 'string' && PARSER_STATUSES.has(normaliseParserStatus(status));
+  return (
+    typeof status === 'string' &&
+    PARSER_STATUSES.has(normaliseParserStatus(status)) &&
+    (answer['name'] !== undefined || answer['version'] !== undefined) &&
+    (answer['id'] === undefined || String(answer['id']) === parserId)
+  );
+}
+
+/**
+ * The `error` of a DELETE's answer that is the parser's own record (isParserRecord), when set: undefined for any
+ * other answer. Such an answer neither proves the delete done nor refused, so the caller reads the parser by id.
+ */
+export function recordError(body: unknown, parserId: string): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const answer = body as Record<string, unknown>;
+  const error = answer['error'];
+  if (error === undefined || error === null || error === false || error === '') return undefined;
+  return isParserRecord(answer, parserId) ? (JSON.stringify(error) ?? String(error)) : undefined;
 }
 
 /** A list or an object holding anything. */

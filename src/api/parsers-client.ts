@@ -11,7 +11,7 @@ import type {
   ParserUpdateResult,
   ParserVersionRef,
 } from './live.js';
-import { refuseFailureSaid } from './failure-said.js';
+import { recordError, refuseFailureSaid } from './failure-said.js';
 import { findMiscasedChildren, flattenDetailsFields, miscasedProblem } from './details-fields.js';
 import { normaliseParserStatus } from './parser-status.js';
 import { readList } from './read-list.js';
@@ -28,6 +28,13 @@ import {
 } from './wire-schemas.js';
 
 export const DEFAULT_PARSER_URL = 'https://aiparser.scraperapi.com';
+
+/** A parser DELETE's answer: its status, and the error of an answer that was the parser's own record (recordError). */
+export interface ParserDeleteAnswer {
+  status: number;
+  /** The record's `error` as JSON (a quoted text, mostly), the key taken out. */
+  recordError?: string;
+}
 
 /** What the caller already knows of a parser from the list, for details answers that leave it out. */
 export interface KnownParser {
@@ -253,8 +260,10 @@ export class ParsersClient {
    * Deletes the parser and all its versions; returns the status: 204 (seed 1), 200 tolerated, or 202 Accepted (the
    * delete is taken, perhaps not done yet: the caller reads the parser by id to see whether it is gone). A success
    * whose body says the call failed is a bad response (failure-said.ts): taken as done, state would drop the parser.
+   * One whose body is the parser's own record with its `error` set comes with that error (`recordError`, the key
+   * taken out): the caller reads the parser by id as after a 202.
    */
-  async delete(id: string, signal?: AbortSignal): Promise<number> {
+  async delete(id: string, signal?: AbortSignal): Promise<ParserDeleteAnswer> {
     const request: TransportRequest = {
       method: 'DELETE',
       url: this.url('parsers', id),
@@ -265,7 +274,11 @@ export class ParsersClient {
     };
     const response = await this.transport.request(request);
     refuseFailureSaid(this.transport, request, response, id);
-    return response.status;
+    const error = recordError(response.body, id);
+    return {
+      status: response.status,
+      ...(error !== undefined ? { recordError: this.transport.redactAnswer(error) } : {}),
+    };
   }
 
   /** Runs a parser on a page; scraping parameters are flattened into the query (seed 1, endpoint 4). */

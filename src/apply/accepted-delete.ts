@@ -1,4 +1,4 @@
-import { unless404 } from '../api/api-error.js';
+import { unlessStatus } from '../api/api-error.js';
 import type { ParserChange } from '../plan/model.js';
 import type { DeletingParser, State } from '../state/model.js';
 import { warn } from './apply-context.js';
@@ -15,13 +15,14 @@ export function readShown(ctx: HandlerContext, id: string): Promise<unknown> {
 }
 
 /**
- * After a DELETE answered 202 Accepted: the service took the delete, and may not have finished it. The parser is
- * read by id once. A 404 is the delete done; a parser still shown, or a read that fails, is said in a warning and
- * returned, for the caller to record in state's `deleting` with the commit that drops the resource: it is no
- * longer managed, since a next plan that still found it managed would send its DELETE again, and one that no
- * longer found it would say it was deleted outside scrapeform. Recorded, it is never adopted, deleted twice nor
- * counted as unmanaged while the service still shows it, and each plan says how long it has been shown
- * (plan/deleting.ts); the record goes once a list no longer shows it and a read by id answers 404
+ * After a DELETE answered 202 Accepted (`answered` says how it was answered: also a success whose body is the
+ * parser's own record with its error set, recordError): the service took the delete, and may not have finished it.
+ * The parser is read by id once. A 404 (or 410 Gone) is the delete done; a parser still shown, or a read that
+ * fails, is said in a warning and returned, for the caller to record in state's `deleting` with the commit that
+ * drops the resource: it is no longer managed, since a next plan that still found it managed would send its DELETE
+ * again, and one that no longer found it would say it was deleted outside scrapeform. Recorded, it is never
+ * adopted, deleted twice nor counted as unmanaged while the service still shows it, and each plan says how long it
+ * has been shown (plan/deleting.ts); the record goes once a list no longer shows it and a read by id answers 404
  * (plan/refresh-state.ts).
  */
 export async function lookAfterAccepted(
@@ -29,9 +30,10 @@ export async function lookAfterAccepted(
   change: ParserChange,
   result: ChangeResult,
   id: string,
+  answered: string,
 ): Promise<Deleting | undefined> {
-  const accepted = `the service accepted the delete of parser ${change.name} (${id}) (202 Accepted)`;
-  const read = await unless404(() => readShown(ctx, id)).then(
+  const accepted = `the service accepted the delete of parser ${change.name} (${id}) (${answered})`;
+  const read = await unlessStatus([404, 410], () => readShown(ctx, id)).then(
     (shown) => (shown === undefined ? 'gone' : 'shown'),
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );

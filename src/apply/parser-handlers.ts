@@ -40,9 +40,10 @@ export const PARSER_HANDLERS = {
   replace: async (change, result, ctx) =>
     change.finishing ? finishReplace(change, result, ctx) : replaceParser(change, result, ctx),
   delete: async (change: ParserDelete, result, ctx) => {
-    await deleteEach(ctx, change, result);
+    const deleting = await deleteEach(ctx, change, result);
     await ctx.store.commit((state) => {
       delete state.resources[change.address];
+      recordDeleting(state, deleting);
     });
   },
   adopt: async (change: ParserAdopt, _result, ctx) => {
@@ -281,10 +282,11 @@ async function replaceParser(
     );
   }
   // The old parser, and the parsers of an attempt before this one (its original, a new one that FAILED).
-  await deleteEach(ctx, change, result);
+  const deleting = await deleteEach(ctx, change, result);
   await ctx.store.commit((state) => {
     const current = state.resources[change.address];
     if (current?.kind === 'Parser') delete current.replacing;
+    recordDeleting(state, deleting);
   });
 }
 
@@ -298,8 +300,9 @@ async function finishReplace(
   result: ChangeResult,
   ctx: HandlerContext,
 ): Promise<void> {
-  await deleteEach(ctx, change, result);
+  const deleting = await deleteEach(ctx, change, result);
   await ctx.store.commit((state) => {
+    recordDeleting(state, deleting);
     state.resources[change.address] = {
       kind: 'Parser',
       id: change.id,
@@ -314,27 +317,30 @@ async function finishReplace(
 }
 
 /**
+ * Deletes each parser the change deletes (parsersDeleted), in order; returns those whose delete the service
+ * accepted and still shows, for the caller's commit that drops or rewrites the resource (recordDeleting). Until
+ * that commit a parser stays managed: a change that fails part-way sends its deletes again at the next apply.
+ */
+async function deleteEach(
+  ctx: HandlerContext,
+  change: ParserDelete | ParserReplace | ParserFinishReplace,
+  result: ChangeResult,
+): Promise<Deleting[]> {
+  const deleting: Deleting[] = [];
+  for (const id of parsersDeleted(change)) {
+    const accepted = await deleteParser(ctx, change, result, id);
+    if (accepted !== undefined) deleting.push(accepted);
+  }
+  return deleting;
+}
+
+/**
  * Deletes a parser; one already gone counts as deleted once a read by id answers 404 as the DELETE did
  * (confirmGone): one the service still shows fails the change with apply.delete-unconfirmed, and the caller's
  * state keeps it. A 202 Accepted is a delete that landed, perhaps not done yet: see lookAfterAccepted. State is
  * written first: the write checks that the lock is still this run's, so a run that lost it (taken over during a
  * long wait for a generation) does not send a call that cannot be undone.
  */
-/**
- * Deletes each parser the change deletes (parsersDeleted), in order. One whose delete the service accepted and
- * still shows is recorded as being deleted at once: a later delete of the change that fails (or a killed run) must
- * not lose it, or the next plan would read it as an unmanaged parser of the name and adopt it.
- */
-async function deleteEach(
-  ctx: HandlerContext,
-  change: ParserDelete | ParserReplace | ParserFinishReplace,
-  result: ChangeResult,
-): Promise<void> {
-  for (const id of parsersDeleted(change)) {
-    const deleting = await deleteParser(ctx, change, result, id);
-    if (deleting !== undefined) await ctx.store.commit((state) => recordDeleting(state, [deleting]));
-  }
-}
 
 async function deleteParser(
   ctx: HandlerContext,
@@ -343,16 +349,29 @@ async function deleteParser(
   id: string,
 ): Promise<Deleting | undefined> {
   await ctx.store.lockConfirmed();
+  const answer: { recordError?: string } = {};
   const status = await makeCall(
     ctx,
     change,
     result,
     { method: 'DELETE', path: parserPath(id) },
     () => ctx.clients.parsers.delete(id),
-    (answered) => answered,
+    (answered) => {
+      if (answered.recordError !== undefined) answer.recordError = answered.recordError;
+      return answered.status;
+    },
     [404],
   );
-  if (status === 202) return lookAfterAccepted(ctx, change, result, id);
+  if (status === 202) return lookAfterAccepted(ctx, change, result, id, '202 Accepted');
+  // The parser's own record, its error set: whether the delete was done is read by id, as after a 202.
+  if (answer.recordError !== undefined)
+    return lookAfterAccepted(
+      ctx,
+      change,
+      result,
+      id,
+      `${status}, with the parser's record, its error ${answer.recordError}`,
+    );
   if (status !== 404) return undefined;
   await confirmGone(
     () => readShown(ctx, id),

@@ -254,8 +254,9 @@ export function buildPlan(input: PlanInput): Plan {
   };
 
   // Parsers whose delete the service accepted and still shows: said once each, nothing planned for them.
-  warnings.push(...shownWhileDeleting(state, ctx.index, (options.now ?? Date.now)()).map(deletingWarning));
-  warnings.push(...deletingUnreadWarnings(state, input.live.deletingUnread));
+  const now = (options.now ?? Date.now)();
+  warnings.push(...shownWhileDeleting(state, ctx.index, now).map(deletingWarning));
+  warnings.push(...deletingUnreadWarnings(state, input.live.deletingUnread, now));
 
   const parserAddresses = new Set([
     ...input.parsers.map((p) => p.address),

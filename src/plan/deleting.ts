@@ -38,20 +38,25 @@ export function shownWhileDeleting(state: State, index: LiveIndex, now: number):
 
 /**
  * What a plan says of each parser being deleted that no list shows and whose read by id failed otherwise than with
- * a 404 (LiveSnapshot.deletingUnread): it is not taken as gone, and the plan goes on (nothing is planned for it).
+ * a 404 (LiveSnapshot.deletingUnread): it is not taken as gone, and the plan goes on (nothing is planned for it);
+ * after DELETING_TOO_LONG_MS, to check it by hand, as deletingWarning says.
  */
 export function deletingUnreadWarnings(
   state: State,
-  unread: Readonly<Record<string, string>> = {},
+  unread: Readonly<Record<string, string>> | undefined,
+  now: number,
 ): string[] {
   return Object.entries(state.deleting ?? {}).flatMap(([id, { name, since }]) => {
-    const why = unread[id];
+    const why = unread?.[id];
     if (why === undefined) return [];
-    return [
-      `parser ${name} (${id}), whose delete the service accepted at ${since}, is not listed and could not be read by id (${why}): it stays recorded as being deleted, nothing is planned for it, and the next plan reads it again`,
-    ];
+    const said = `parser ${name} (${id}), whose delete the service accepted at ${since}, is not listed and could not be read by id (${why}): it stays recorded as being deleted, nothing is planned for it, and the next plan reads it again`;
+    return [deletingAge(since, now).tooLong ? `${said}; ${CHECK_BY_HAND}` : said];
   });
 }
+
+/** What a warning adds once a parser has been being deleted for DELETING_TOO_LONG_MS. */
+const CHECK_BY_HAND =
+  'a delete still not done after a day has most likely stopped: check it in the ScraperAPI dashboard, and delete it there if it is still listed';
 
 /**
  * What a plan says once of each parser being deleted that the service still shows: nothing is planned for it (it
@@ -59,9 +64,7 @@ export function deletingUnreadWarnings(
  */
 export function deletingWarning(p: ShownWhileDeleting): string {
   const shown = `parser ${p.name} (${p.id}) is still shown ${minutesText(p.minutes)} after the service accepted its delete (${p.since}); nothing is planned for it`;
-  return p.tooLong
-    ? `${shown}: a delete still not done after a day has most likely stopped: check it in the ScraperAPI dashboard, and delete it there if it is still listed`
-    : shown;
+  return p.tooLong ? `${shown}: ${CHECK_BY_HAND}` : shown;
 }
 
 /**

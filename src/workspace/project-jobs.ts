@@ -321,9 +321,9 @@ async function refuseIfMissing(
 
 /**
  * Sends the start. Each run is paid per page, so a start without a clear answer (none in time, a dropped
- * connection, a 5xx, a success whose body says it failed) is not reported as a failure to retry: it may have started, and starting it again would pay
- * for its pages twice. The PATCH is never sent again by the transport after such a failure (retry-policy.ts). A
- * clear refusal (4xx) did not start it and stays the ApiError it is.
+ * connection, a 5xx, a success whose body says it failed) is not reported as a failure to retry: it may have
+ * started, and starting it again would pay for its pages twice. The PATCH is never sent again by the transport
+ * after such a failure (retry-policy.ts). A clear refusal (4xx) did not start it and stays the ApiError it is.
  */
 async function startNow(
   services: Services,

@@ -120,7 +120,51 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     expect(again.stdout + again.stderr + applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
   });
 
-  it('a later delete of the change failing: the parser accepted first stays recorded as being deleted, and the next apply finishes', async () => {
+  it('gone by id with a 410: deleted, dropped from state, no warning', async () => {
+    await booksDropped();
+    lists([listed]);
+    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    const applied = await run('apply');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout + applied.stderr).not.toContain('warning');
+    const state = await readState();
+    expect(Object.keys(state.resources)).toEqual(['parser.other']);
+    expect(state).not.toHaveProperty('deleting');
+  });
+
+  describe("answered 200 with the parser's own record, its error set (a refusal may look so too)", () => {
+    const echoed = { ...listed, status: 'FAILED', error: 'could not find the fields' };
+
+    it('a read by id answering 404: deleted, dropped from state', async () => {
+      await booksDropped();
+      lists([listed]);
+      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
+      const applied = await run('apply');
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      const state = await readState();
+      expect(Object.keys(state.resources)).toEqual(['parser.other']);
+      expect(state).not.toHaveProperty('deleting');
+    });
+
+    it('a read by id still showing it: recorded as being deleted, with a warning quoting the answer', async () => {
+      await booksDropped();
+      lists([listed]);
+      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+      const applied = await run('apply');
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      expect(applied.stdout).toContain(
+        `warning: the service accepted the delete of parser books (p-1) (200, with the parser's record, its error "could not find the fields") but still shows it when read by id`,
+      );
+      const state = await readState();
+      expect(Object.keys(state.resources)).toEqual(['parser.other']);
+      expect(Object.keys(state.deleting ?? {})).toEqual(['p-1']);
+    });
+  });
+
+  it('a later delete of the change failing: the parser accepted first stays managed (never both managed and being deleted), and the next apply finishes', async () => {
     // parser.books (p-1) with p-0 left by a half-done replace: deleting books deletes both, p-1 first.
     await booksDropped();
     const state0 = await readState();
@@ -136,7 +180,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     const failed = await run('apply');
     expect(failed.code, failed.stdout + failed.stderr).toBe(1);
     const state1 = await readState();
-    expect(Object.keys(state1.deleting ?? {})).toEqual(['p-1']);
+    expect(state1).not.toHaveProperty('deleting');
     expect(state1.resources['parser.books']?.id).toBe('p-1');
 
     // The next apply: p-1 is still shown (being deleted), p-0 goes now; state drops books and keeps p-1 as deleting.

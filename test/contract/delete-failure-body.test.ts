@@ -133,18 +133,21 @@ describe('DELETE answers: only a body that says the call failed is refused', () 
     'OK',
   ])('%j: a delete that landed', async (body) => {
     nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
-    expect(await createTestApi().parsers.delete('p-1')).toBe(200);
+    expect(await createTestApi().parsers.delete('p-1')).toEqual({ status: 200 });
   });
 
   it.each([
-    { id: 'p-1', name: 'books', status: 'FAILED', error: 'could not find the fields', version: 0 },
-    { status: 'failed', error: 'generation timed out' },
-    { status: 'FINISED', error: 'an earlier version failed' },
+    [
+      { id: 'p-1', name: 'books', status: 'FAILED', error: 'could not find the fields', version: 0 },
+      '"could not find the fields"',
+    ],
+    [{ name: 'books', status: 'failed', error: 'generation timed out' }, '"generation timed out"'],
+    [{ version: 2, status: 'FINISED', error: 'an earlier version failed' }, '"an earlier version failed"'],
   ])(
-    '%j: the parser echoed as its own record, its generation error no failure of the delete',
-    async (body) => {
+    '%j: the parser echoed as its own record: no failure of the delete, its error given for a look by id',
+    async (body, error) => {
       nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
-      expect(await createTestApi().parsers.delete('p-1')).toBe(200);
+      expect(await createTestApi().parsers.delete('p-1')).toEqual({ status: 200, recordError: error });
     },
   );
 
@@ -152,6 +155,13 @@ describe('DELETE answers: only a body that says the call failed is refused', () 
     [{ status: 'error', error: 'parser is locked' }, 'error', '"parser is locked"'],
     [{ id: 'p-1', status: 'FAILED', success: false }, 'success', 'false'],
     [{ id: 'p-2', error: 'not yours' }, 'error', '"not yours"'],
+    [{ id: 'p-1', error: 'locked' }, 'error', '"locked"'],
+    [
+      { status: 'failed', error: 'Parser is locked by a running job' },
+      'error',
+      '"Parser is locked by a running job"',
+    ],
+    [{ id: 'p-2', name: 'books', status: 'FAILED', error: 'x' }, 'error', '"x"'],
   ])(
     '%j: a parser body that is no record of p-1, or says so in another field, is refused',
     async (body, field, shown) => {

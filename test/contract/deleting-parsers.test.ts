@@ -218,4 +218,16 @@ describe('plan: a parser the service is still deleting', () => {
     expect(state.resources['parser.books']?.id).toBe('p-3');
     expect(applied.stdout + applied.stderr).not.toContain(SENTINEL_KEY);
   });
+
+  it('not listed, unread by id a day after its delete was accepted: the warning says to check it in the dashboard', async () => {
+    const since = minutesAgo(24 * 60 + 1);
+    await deletingBooks(since, false);
+    lists([]);
+    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(403, { error: 'Forbidden' });
+    const planned = await run('plan');
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toContain(
+      `parser books (p-1), whose delete the service accepted at ${since}, is not listed and could not be read by id (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 403: forbidden or out of credits at the AI Parser service: Forbidden): it stays recorded as being deleted, nothing is planned for it, and the next plan reads it again; a delete still not done after a day has most likely stopped: check it in the ScraperAPI dashboard, and delete it there if it is still listed`,
+    );
+  });
 });

@@ -84,6 +84,7 @@ function clients(answer: () => Promise<{ id: string; version: number }>, backend
     get: async (id: string, version: number) => ({ id, name: 'books', version, status: 'FINISHED' }),
     delete: async (id: string) => {
       calls.push(`DELETE ${id}`);
+      return { status: 204 };
     },
   };
   return {

@@ -133,7 +133,12 @@ describe('a call that cannot be undone waits for a state write, which checks the
         sent.push(what);
       };
       const clients = {
-        parsers: { delete: async (id: string) => record(`DELETE parser ${id}`) },
+        parsers: {
+          delete: async (id: string) => {
+            await record(`DELETE parser ${id}`);
+            return { status: 204 };
+          },
+        },
         projects: { archive: async (id: number) => record(`DELETE project ${id}`) },
         close: async () => undefined,
       } as unknown as ApiClients;
