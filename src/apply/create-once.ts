@@ -2,6 +2,7 @@ import { ApiError, mayHaveLanded, unreadableStatus } from '../api/api-error.js';
 import type { IdsBefore } from '../api/api-error.js';
 import { ScrapeformError } from '../errors.js';
 import type { Recovered } from './apply-model.js';
+import { looseName } from '../plan/plan-context.js';
 
 export interface CreateOnceOptions<T extends { id: string | number; name?: string | undefined }> {
   /** What the plan read: the live objects by name, so a create costs no list of its own (else the list is read). */
@@ -73,8 +74,31 @@ export async function createOnce<T extends { id: string | number; name?: string 
     if (landed.length === 1 && landed[0] !== undefined)
       return { object: landed[0], recovered: foundInList(error) };
     if (landed.length > 1) throw error;
-    throw unconfirmed(name, error, 'the list does not show it yet');
+    throw unconfirmed(
+      name,
+      error,
+      notListed(name, listed, (id) => before.has(id) || options.existing?.has(id)),
+    );
   }
+}
+
+/**
+ * Why a create that may have landed is not found: the list shows no object of its name. Objects new since the POST
+ * whose name differs only in case, spaces or Unicode normalisation are named: the service may have stored the
+ * name so (then the next plan stops on them, near names, rather than create again).
+ */
+function notListed<T extends { id: string | number; name?: string | undefined }>(
+  name: string,
+  listed: readonly T[],
+  wasThere: (id: T['id']) => boolean | undefined,
+): string {
+  const key = looseName(name);
+  const near = listed.filter(
+    (o) => o.name !== undefined && o.name !== name && looseName(o.name) === key && wasThere(o.id) !== true,
+  );
+  if (near.length === 0) return 'the list does not show it yet';
+  const named = near.map((o) => `${String(o.id)} named ${JSON.stringify(o.name)}`).join(', ');
+  return `the list shows no object of that name, but ${named}, which differs from it only in case, spaces or Unicode normalisation: it may be the one this create made, stored under that spelling`;
 }
 
 /**

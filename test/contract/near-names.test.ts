@@ -103,4 +103,20 @@ describe('plan: a live object named as the manifest but for case, spaces or Unic
     expect(run.stdout).toContain('✓ project.other adopt 8');
     expect(run.stdout + run.stderr).not.toContain('differs from it only in case');
   });
+
+  it('a create whose answer is lost, the list then showing only a near name: not sent again, the error names it', async () => {
+    await writeFile(path.join(folder.dir(), 'p.yaml'), booksProjectYaml('nightly'));
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY).reply(502, 'Bad Gateway');
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [liveBooksProject(9, 'Nightly ')]);
+    const { result: run, unmatched } = await withUnmatched(() => apply());
+    expect(unmatched).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain(
+      'and the list shows no object of that name, but 9 named "Nightly ", which differs from it only in case, spaces or Unicode normalisation: it may be the one this create made, stored under that spelling; it was not sent again',
+    );
+  });
 });
