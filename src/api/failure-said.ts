@@ -47,15 +47,21 @@ function isParserRecord(answer: Record<string, unknown>, parserId: string): bool
 }
 
 /**
- * The `error` of a DELETE's answer that is the parser's own record (isParserRecord), when set: undefined for any
- * other answer. Such an answer neither proves the delete done nor refused, so the caller reads the parser by id.
+ * The `error` of a DELETE's answer that is the parser's own record (isParserRecord), when set, quoted (cut short
+ * past 40 characters): undefined for any other answer. Such an answer neither proves the delete done nor refused, so the caller reads the parser by id.
  */
 export function recordError(body: unknown, parserId: string): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const answer = body as Record<string, unknown>;
   const error = answer['error'];
   if (error === undefined || error === null || error === false || error === '') return undefined;
-  return isParserRecord(answer, parserId) ? (JSON.stringify(error) ?? String(error)) : undefined;
+  return isParserRecord(answer, parserId) ? quoted(error) : undefined;
+}
+
+/** A value of an answer as messages quote it: its JSON, cut short past 40 characters. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** A list or an object holding anything. */
@@ -66,9 +72,7 @@ function isFilled(value: unknown): boolean {
 
 /** The reason of the `api.bad-response` for such an answer, the value quoted and cut short past 40 characters. */
 function failureProblem(status: number, { field, value }: { field: string; value: unknown }): string {
-  const text = JSON.stringify(value) ?? String(value);
-  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-  return `field ${field}: the ${status} answer says the call failed (${shown}); it is not taken as done`;
+  return `field ${field}: the ${status} answer says the call failed (${quoted(value)}); it is not taken as done`;
 }
 
 /**

@@ -32,7 +32,7 @@ export const DEFAULT_PARSER_URL = 'https://aiparser.scraperapi.com';
 /** A parser DELETE's answer: its status, and the error of an answer that was the parser's own record (recordError). */
 export interface ParserDeleteAnswer {
   status: number;
-  /** The record's `error` as JSON (a quoted text, mostly), the key taken out. */
+  /** The record's `error` as JSON (a quoted text, mostly), cut short past 40 characters, the key taken out. */
   recordError?: string;
 }
 
@@ -274,11 +274,9 @@ export class ParsersClient {
     };
     const response = await this.transport.request(request);
     refuseFailureSaid(this.transport, request, response, id);
-    const error = recordError(response.body, id);
-    return {
-      status: response.status,
-      ...(error !== undefined ? { recordError: this.transport.redactAnswer(error) } : {}),
-    };
+    // The key taken out before the cut, so no part of it is left.
+    const error = recordError(this.transport.redactAnswer(response.body), id);
+    return { status: response.status, ...(error !== undefined ? { recordError: error } : {}) };
   }
 
   /** Runs a parser on a page; scraping parameters are flattened into the query (seed 1, endpoint 4). */

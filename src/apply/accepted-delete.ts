@@ -15,8 +15,8 @@ export function readShown(ctx: HandlerContext, id: string): Promise<unknown> {
 }
 
 /**
- * After a DELETE answered 202 Accepted (`answered` says how it was answered: also a success whose body is the
- * parser's own record with its error set, recordError): the service took the delete, and may not have finished it.
+ * After a DELETE answered 202 Accepted (`accepted` says so, naming the parser; also the record a replace's FAILED
+ * new parser is answered with: delete-parser.ts): the service took the delete, and may not have finished it.
  * The parser is read by id once. A 404 (or 410 Gone) is the delete done; a parser still shown, or a read that
  * fails, is said in a warning and returned, for the caller to record in state's `deleting` with the commit that
  * drops the resource: it is no longer managed, since a next plan that still found it managed would send its DELETE
@@ -30,9 +30,8 @@ export async function lookAfterAccepted(
   change: ParserChange,
   result: ChangeResult,
   id: string,
-  answered: string,
+  accepted: string,
 ): Promise<Deleting | undefined> {
-  const accepted = `the service accepted the delete of parser ${change.name} (${id}) (${answered})`;
   const read = await unlessStatus([404, 410], () => readShown(ctx, id)).then(
     (shown) => (shown === undefined ? 'gone' : 'shown'),
     (error: unknown) => (error instanceof Error ? error.message : String(error)),

@@ -13,19 +13,11 @@ import type {
   ParserReplace,
   ParserUpdate,
 } from '../plan/model.js';
-import { parsersDeleted } from '../plan/model.js';
 import { failureOf, keptProtection, withoutPending } from '../state/model.js';
 import type { ParserDefinition, ParserState, ResourceState } from '../state/model.js';
-import { lookAfterAccepted, readShown, recordDeleting } from './accepted-delete.js';
-import type { Deleting } from './accepted-delete.js';
-import {
-  abortIfInterrupted,
-  confirmGone,
-  makeCall,
-  noteCall,
-  noteCreate,
-  noteFailedCall,
-} from './apply-context.js';
+import { recordDeleting } from './accepted-delete.js';
+import { deleteEach, deleteParser } from './delete-parser.js';
+import { abortIfInterrupted, noteCall, noteCreate, noteFailedCall } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
@@ -245,7 +237,7 @@ async function replaceParser(
   if (status !== 'FINISHED') {
     // A new parser still shown after its delete stays in state as the new parser of a half-done replace (as after
     // a killed run): the next plan makes the replace again and deletes it then.
-    const deleting = await deleteParser(ctx, change, result, created.id).catch((error: unknown) => {
+    const deleting = await deleteParser(ctx, change, result, created.id, true).catch((error: unknown) => {
       if (!(error instanceof ScrapeformError)) throw error;
       throw new ScrapeformError(
         error.code,
@@ -314,75 +306,4 @@ async function finishReplace(
     };
     clearIntent(state, change.address);
   });
-}
-
-/**
- * Deletes each parser the change deletes (parsersDeleted), in order; returns those whose delete the service
- * accepted and still shows, for the caller's commit that drops or rewrites the resource (recordDeleting). Until
- * that commit a parser stays managed: a change that fails part-way sends its deletes again at the next apply.
- */
-async function deleteEach(
-  ctx: HandlerContext,
-  change: ParserDelete | ParserReplace | ParserFinishReplace,
-  result: ChangeResult,
-): Promise<Deleting[]> {
-  const deleting: Deleting[] = [];
-  for (const id of parsersDeleted(change)) {
-    const accepted = await deleteParser(ctx, change, result, id);
-    if (accepted !== undefined) deleting.push(accepted);
-  }
-  return deleting;
-}
-
-/**
- * Deletes a parser; one already gone counts as deleted once a read by id answers 404 as the DELETE did
- * (confirmGone): one the service still shows fails the change with apply.delete-unconfirmed, and the caller's
- * state keeps it. A 202 Accepted is a delete that landed, perhaps not done yet: see lookAfterAccepted. State is
- * written first: the write checks that the lock is still this run's, so a run that lost it (taken over during a
- * long wait for a generation) does not send a call that cannot be undone.
- */
-
-async function deleteParser(
-  ctx: HandlerContext,
-  change: ParserChange,
-  result: ChangeResult,
-  id: string,
-): Promise<Deleting | undefined> {
-  await ctx.store.lockConfirmed();
-  const answer: { recordError?: string } = {};
-  const status = await makeCall(
-    ctx,
-    change,
-    result,
-    { method: 'DELETE', path: parserPath(id) },
-    () => ctx.clients.parsers.delete(id),
-    (answered) => {
-      if (answered.recordError !== undefined) answer.recordError = answered.recordError;
-      return answered.status;
-    },
-    [404],
-  );
-  if (status === 202) return lookAfterAccepted(ctx, change, result, id, '202 Accepted');
-  // The parser's own record, its error set: whether the delete was done is read by id, as after a 202.
-  if (answer.recordError !== undefined)
-    return lookAfterAccepted(
-      ctx,
-      change,
-      result,
-      id,
-      `${status}, with the parser's record, its error ${answer.recordError}`,
-    );
-  if (status !== 404) return undefined;
-  await confirmGone(
-    () => readShown(ctx, id),
-    () =>
-      new ScrapeformError(
-        'apply.delete-unconfirmed',
-        `the service answered 404 to the delete of parser ${id} but still shows it when read by id: it was not deleted`,
-        {
-          hint: 'state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers 404)',
-        },
-      ),
-  );
-  return undefined;
 }

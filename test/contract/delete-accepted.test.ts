@@ -136,31 +136,52 @@ describe('apply: a parser delete answered 202 Accepted', () => {
   describe("answered 200 with the parser's own record, its error set (a refusal may look so too)", () => {
     const echoed = { ...listed, status: 'FAILED', error: 'could not find the fields' };
 
-    it('a read by id answering 404: deleted, dropped from state', async () => {
+    it('a read by id answering 404: deleted, dropped from state, without a warning', async () => {
       await booksDropped();
       lists([listed]);
       nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
       nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
       const applied = await run('apply');
       expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      expect(applied.stdout + applied.stderr).not.toContain('warning');
       const state = await readState();
       expect(Object.keys(state.resources)).toEqual(['parser.other']);
       expect(state).not.toHaveProperty('deleting');
     });
 
-    it('a read by id still showing it: recorded as being deleted, with a warning quoting the answer', async () => {
+    it.each([
+      [echoed, '"could not find the fields"'],
+      // An error body with a name (a JS error's) reads as a record: the read by id still tells.
+      [
+        { name: 'ParserLockedError', status: 'failed', error: 'Parser is locked by a running job' },
+        '"Parser is locked by a running job"',
+      ],
+    ])(
+      '%j, and a read by id still showing it: not taken as deleted, the change fails and state keeps it',
+      async (body, error) => {
+        await booksDropped();
+        lists([listed]);
+        nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
+        nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+        const applied = await run('apply');
+        expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+        expect(applied.stdout).toContain(
+          `the service answered the delete of parser books (p-1) with 200 and the parser's own record, its error ${error}, and still shows it when read by id: it is not taken as deleted`,
+        );
+        const state = await readState();
+        expect(state.resources['parser.books']?.id).toBe('p-1');
+        expect(state).not.toHaveProperty('deleting');
+      },
+    );
+
+    it('a read by id that fails otherwise: the change fails, and state keeps it', async () => {
       await booksDropped();
       lists([listed]);
       nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
-      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
+      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(400, { error: 'boom' });
       const applied = await run('apply');
-      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-      expect(applied.stdout).toContain(
-        `warning: the service accepted the delete of parser books (p-1) (200, with the parser's record, its error "could not find the fields") but still shows it when read by id`,
-      );
-      const state = await readState();
-      expect(Object.keys(state.resources)).toEqual(['parser.other']);
-      expect(Object.keys(state.deleting ?? {})).toEqual(['p-1']);
+      expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+      expect((await readState()).resources['parser.books']?.id).toBe('p-1');
     });
   });
 

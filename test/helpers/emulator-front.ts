@@ -51,14 +51,15 @@ async function passOn(
 }
 
 /**
- * A front that answers every DELETE `status` (a 404 with the service's error body, any other with none), after
- * passing it on to the emulator when `forward` (the delete done) or without (the object left live); the paths of
- * the DELETEs it saw.
+ * A front that answers every DELETE `status` (a 404 with the service's error body, any other with `body` as JSON,
+ * or none), after passing it on to the emulator when `forward` (the delete done) or without (the object left live);
+ * the paths of the DELETEs it saw.
  */
 export async function answeringDeletes(
   target: string,
   status: number,
   forward: boolean,
+  body?: unknown,
 ): Promise<{ url: string; deletes: string[]; close: () => void }> {
   const deletes: string[] = [];
   const front = await emulatorFront(target, (req, res) => {
@@ -68,6 +69,9 @@ export async function answeringDeletes(
       if (status === 404) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'Not Found' }));
+      } else if (body !== undefined) {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
       } else res.writeHead(status).end();
     });
     return true;

@@ -181,4 +181,23 @@ describe('a parser delete answered 202 Accepted', () => {
     const last = await run(ws, 'plan', front.url);
     expect(last.code, last.stdout + last.stderr).toBe(0);
   });
+
+  it("a replace's new parser that FAILED, its delete answered 200 with its own FAILED record and not done: taken as a 202 (the old parser stays, the next apply replaces it)", async () => {
+    const { ws, harness, id } = await setUp();
+    harness.emulator.setFaults({ failGenerations: 1 });
+    await writeReplace(ws);
+    const record = { name: 'books', status: 'FAILED', error: 'ExtractionError', version: 0 };
+    const answering = await answeringDeletes(harness.emulator.url, 200, false, record);
+    front = answering;
+    const applied = await run(ws, 'apply', answering.url);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    const newId = answering.deletes.map((d) => d.replace('/parsers/', ''))[0] as string;
+    expect(newId).not.toBe(id);
+    expect(applied.stdout).toContain(
+      `warning: the service answered the delete of parser books (${newId}) with 200 and the parser's own record, its error "ExtractionError" but still shows it when read by id`,
+    );
+    const state = await ws.state();
+    expect(state.resources['parser.books']).toMatchObject({ kind: 'Parser', id, failed: { attempts: 1 } });
+    expect(Object.keys(state.deleting ?? {})).toEqual([newId]);
+  });
 });
