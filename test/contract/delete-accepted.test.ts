@@ -71,13 +71,30 @@ function lists(parsers: unknown[]): void {
     .reply(200, [...parsers, other]);
 }
 
+/** A status, and a body (JSON) when there is one. */
+type Answer = [number, Record<string, unknown>?];
+
+/**
+ * parser.books dropped (booksDropped), the list showing it; its DELETE answered `deleted` and its read by id `read`
+ * (each a status and a body); the apply, with `extra` flags.
+ */
+async function deleteAnswered(deleted: Answer, read: Answer, extra: string[] = []) {
+  await booksDropped();
+  lists([listed]);
+  nock(PARSER_ORIGIN)
+    .delete('/parsers/p-1')
+    .query(KEY_QUERY)
+    .reply(...deleted);
+  nock(PARSER_ORIGIN)
+    .get('/parsers/p-1')
+    .query(KEY_QUERY)
+    .reply(...read);
+  return run('apply', extra);
+}
+
 describe('apply: a parser delete answered 202 Accepted', () => {
   it('and a read by id answering 404: deleted, dropped from state, the call listed with its 202', async () => {
-    await booksDropped();
-    lists([listed]);
-    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-    const applied = await run('apply', ['--json']);
+    const applied = await deleteAnswered([202], [404, { error: 'Not Found' }], ['--json']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const report = JSON.parse(applied.stdout) as {
       results: { ok: boolean; calls: unknown[]; warnings?: string[] }[];
@@ -96,11 +113,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
   });
 
   it('while a read by id still shows it: dropped from state and recorded as being deleted, with a warning naming it; the next plan neither deletes nor creates it, nor lists it unmanaged', async () => {
-    await booksDropped();
-    lists([listed]);
-    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
-    const applied = await run('apply');
+    const applied = await deleteAnswered([202], [200, details]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain(STILL_SHOWN);
     const state = await readState();
@@ -121,11 +134,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
   });
 
   it('gone by id with a 410: deleted, dropped from state, no warning', async () => {
-    await booksDropped();
-    lists([listed]);
-    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(410, { error: 'Gone' });
-    const applied = await run('apply');
+    const applied = await deleteAnswered([202], [410, { error: 'Gone' }]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout + applied.stderr).not.toContain('warning');
     const state = await readState();
@@ -137,11 +146,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     const echoed = { ...listed, status: 'FAILED', error: 'could not find the fields' };
 
     it('a read by id answering 404: deleted, dropped from state, without a warning', async () => {
-      await booksDropped();
-      lists([listed]);
-      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
-      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-      const applied = await run('apply');
+      const applied = await deleteAnswered([200, echoed], [404, { error: 'Not Found' }]);
       expect(applied.code, applied.stdout + applied.stderr).toBe(0);
       expect(applied.stdout + applied.stderr).not.toContain('warning');
       const state = await readState();
@@ -159,11 +164,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     ])(
       '%j, and a read by id still showing it: not taken as deleted, the change fails and state keeps it',
       async (body, error) => {
-        await booksDropped();
-        lists([listed]);
-        nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, body);
-        nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, details);
-        const applied = await run('apply');
+        const applied = await deleteAnswered([200, body], [200, details]);
         expect(applied.code, applied.stdout + applied.stderr).toBe(1);
         expect(applied.stdout).toContain(
           `the service answered the delete of parser books (p-1) with 200 and the parser's own record, its error ${error}, and still shows it when read by id: it is not taken as deleted`,
@@ -175,11 +176,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
     );
 
     it('a read by id that fails otherwise: the change fails, and state keeps it', async () => {
-      await booksDropped();
-      lists([listed]);
-      nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(200, echoed);
-      nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(400, { error: 'boom' });
-      const applied = await run('apply');
+      const applied = await deleteAnswered([200, echoed], [400, { error: 'boom' }]);
       expect(applied.code, applied.stdout + applied.stderr).toBe(1);
       expect((await readState()).resources['parser.books']?.id).toBe('p-1');
     });
@@ -221,11 +218,7 @@ describe('apply: a parser delete answered 202 Accepted', () => {
   });
 
   it('and a read by id that fails otherwise: still a delete that landed, with a warning that it could not be seen gone', async () => {
-    await booksDropped();
-    lists([listed]);
-    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(202);
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(400, { error: 'boom' });
-    const applied = await run('apply');
+    const applied = await deleteAnswered([202], [400, { error: 'boom' }]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain(
       `warning: the service accepted the delete of parser books (p-1) (202 Accepted), but reading it by id to see whether it is gone failed (GET ${PARSER_ORIGIN}/parsers/p-1?api_key=***: 400: boom): scrapeform no longer manages it and records it as being deleted: each plan says while the service still shows it`,
@@ -252,11 +245,7 @@ describe('apply: a parser delete answered 404', () => {
     ['without fields', { name: 'books', status: 'FINISHED', version: 0 }],
     ['with neither version nor fields', { name: 'books', status: 'FINISHED' }],
   ])('while a read by id shows it FINISHED %s: not deleted, state keeps it', async (_how, shown) => {
-    await booksDropped();
-    lists([listed]);
-    nock(PARSER_ORIGIN).delete('/parsers/p-1').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-    nock(PARSER_ORIGIN).get('/parsers/p-1').query(KEY_QUERY).reply(200, shown);
-    const applied = await run('apply');
+    const applied = await deleteAnswered([404, { error: 'Not Found' }], [200, shown]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(1);
     expect(applied.stdout).toContain(
       '✗ parser.books delete p-1: the service answered 404 to the delete of parser p-1 but still shows it when read by id: it was not deleted',
