@@ -48,7 +48,8 @@ function isParserRecord(answer: Record<string, unknown>, parserId: string): bool
 
 /**
  * The `error` of a DELETE's answer that is the parser's own record (isParserRecord), when set, quoted (cut short
- * past 40 characters): undefined for any other answer. Such an answer neither proves the delete done nor refused, so the caller reads the parser by id.
+ * past 40 characters): undefined for any other answer. Such an answer neither proves the delete done nor refused,
+ * so the caller reads the parser by id (apply/delete-parser.ts).
  */
 export function recordError(body: unknown, parserId: string): string | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;

@@ -30,9 +30,9 @@ export interface Created<T> {
 
 /**
  * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, a 5xx,
- * a redirect not followed: a 303 See Other, a 302 of a gateway), list by name and take the one object of that name that was not there before. A 303 is looked
- * at first: what its Location names is taken at once when it is such an object (see-other.ts). When the list shows none,
- * nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
+ * a redirect not followed: a 303 See Other, a 302 of a gateway), list by name and take the one object of that name
+ * that was not there before. A 303 is looked at first: what its Location names is taken at once when it is such an
+ * object (see-other.ts). When the list shows none, nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
  * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
  * next plan records the object by name once a list shows it, and until then sends the create again only with
  * `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the status the POST got (with
