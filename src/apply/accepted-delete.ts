@@ -1,4 +1,4 @@
-import { unlessStatus } from '../api/api-error.js';
+import { unlessGone } from '../plan/deleting.js';
 import type { ParserChange } from '../plan/model.js';
 import type { DeletingParser, State } from '../state/model.js';
 import { warn } from './apply-context.js';
@@ -32,7 +32,7 @@ export async function lookAfterAccepted(
   id: string,
   accepted: string,
 ): Promise<Deleting | undefined> {
-  const read = await unlessStatus([404, 410], () => readShown(ctx, id)).then(
+  const read = await unlessGone(() => readShown(ctx, id)).then(
     (shown) => (shown === undefined ? 'gone' : 'shown'),
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );

@@ -1,4 +1,4 @@
-import { unlessStatus } from '../api/api-error.js';
+import { unlessGone } from '../plan/deleting.js';
 import type { ParserDeleteAnswer } from '../api/parsers-client.js';
 import { ScrapeformError } from '../errors.js';
 import { parserPath } from '../model/wire.js';
@@ -87,7 +87,8 @@ export async function deleteParser(
     );
   if (status !== 404 && recordSaid === undefined) return undefined;
   await confirmGone(
-    () => unlessStatus([410], () => readShown(ctx, id)),
+    // confirmGone takes a 404 as gone; a 410 Gone is one too.
+    () => unlessGone(() => readShown(ctx, id)),
     () =>
       recordSaid !== undefined
         ? new ScrapeformError(

@@ -1,4 +1,5 @@
 import { unless404, unlessStatus } from '../api/api-error.js';
+import { unlessGone } from '../plan/deleting.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
 import type { LiveParserDetails } from '../api/live.js';
@@ -98,9 +99,7 @@ export async function readLive(
   const deletingUnread: Record<string, string> = {};
   await forEachLimited(beingDeleted, READ_CONCURRENCY, async ([id, { name }]) => {
     const got = await readOrWhy(() =>
-      unlessStatus([404, 410], () =>
-        clients.parsers.get(id, undefined, signal, { name, version: 0, fieldsUnread: true }),
-      ),
+      unlessGone(() => clients.parsers.get(id, undefined, signal, { name, version: 0, fieldsUnread: true })),
     );
     if ('why' in got) {
       deletingUnread[id] = got.why;
