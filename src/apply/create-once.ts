@@ -32,12 +32,12 @@ export interface Created<T> {
  * A create that is never sent twice on an ambiguous answer: after a failure that may have landed (no answer, a 5xx,
  * a redirect not followed: a 303 See Other, a 302 of a gateway), list by name and take the one object of that name
  * that was not there before. A 303 is looked at first: what its Location names is taken at once when it is such an
- * object (see-other.ts). When the list shows none, nothing is sent again: a list is not proof of absence (it may lag behind the create, issue 13), and a second
- * POST that lands too is a duplicate that costs a generation. The intent stays in state, marked unconfirmed: the
- * next plan records the object by name once a list shows it, and until then sends the create again only with
- * `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the status the POST got (with
- * `answer: 'unreadable'` for a 2xx whose body could not be read) and how it was found, for the report: its POST
- * gave no object.
+ * object (see-other.ts). When the list shows none, nothing is sent again: a list is not proof of absence (it may lag
+ * behind the create, issue 13), and a second POST that lands too is a duplicate that costs a generation. The intent
+ * stays in state, marked unconfirmed: the next plan records the object by name once a list shows it, and until then
+ * sends the create again only with `--recreate` (recover-intents.ts, approval.ts). An object found so comes with the
+ * status the POST got (with `answer: 'unreadable'` for a 2xx whose body could not be read) and how it was found,
+ * for the report: its POST gave no object.
  */
 export async function createOnce<T extends { id: string | number; name?: string | undefined }>(
   list: () => Promise<T[]>,
@@ -77,7 +77,7 @@ export async function createOnce<T extends { id: string | number; name?: string 
     throw unconfirmed(
       name,
       error,
-      notListed(name, listed, (id) => before.has(id) || options.existing?.has(id)),
+      notListed(name, listed, (id) => before.has(id) || options.existing?.has(id) === true),
     );
   }
 }
@@ -90,11 +90,11 @@ export async function createOnce<T extends { id: string | number; name?: string 
 function notListed<T extends { id: string | number; name?: string | undefined }>(
   name: string,
   listed: readonly T[],
-  wasThere: (id: T['id']) => boolean | undefined,
+  wasThere: (id: T['id']) => boolean,
 ): string {
   const key = looseName(name);
   const near = listed.filter(
-    (o) => o.name !== undefined && o.name !== name && looseName(o.name) === key && wasThere(o.id) !== true,
+    (o) => o.name !== undefined && o.name !== name && looseName(o.name) === key && !wasThere(o.id),
   );
   if (near.length === 0) return 'the list does not show it yet';
   const named = near.map((o) => `${String(o.id)} named ${JSON.stringify(o.name)}`).join(', ');
