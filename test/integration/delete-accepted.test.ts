@@ -199,5 +199,15 @@ describe('a parser delete answered 202 Accepted', () => {
     const state = await ws.state();
     expect(state.resources['parser.books']).toMatchObject({ kind: 'Parser', id, failed: { attempts: 1 } });
     expect(Object.keys(state.deleting ?? {})).toEqual([newId]);
+
+    // The next apply (no faults left, the deletes now done) replaces it; then a plan is empty.
+    answering.close();
+    const forwarding = await answeringDeletes(harness.emulator.url, 200, true, record);
+    front = forwarding;
+    const again = await run(ws, 'apply', forwarding.url);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(forwarding.deletes).toEqual([`/parsers/${id}`]);
+    const last = await run(ws, 'plan', forwarding.url);
+    expect(last.code, last.stdout + last.stderr).toBe(0);
   });
 });
