@@ -108,7 +108,9 @@ export class EmulatorClock {
     this.armedFor = undefined;
   }
 
-  private fireDue(): void {
+  /** Fires every timer already due now, without waiting for the real timer (it may be a turn or more late). */
+  fireDue(): void {
+    if (this.firing || this.stopped.aborted) return;
     this.armedFor = undefined;
     this.fireUntil(this.now());
     this.arm();

@@ -45,6 +45,10 @@ export class JobRunner {
     this.options.onChange();
   }
 
+  get busy(): boolean {
+    return this.inFlight.size > 0;
+  }
+
   /** Resolves once no job is running (tests and the soak check). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);

@@ -256,9 +256,16 @@ export class ProjectService {
     };
   }
 
-  /** Resolves once no job is running (tests and the soak check). */
+  /**
+   * Resolves once no run is due and no job is running (tests and the soak check). A run due now whose real timer has
+   * not fired yet counts as due: without that, a project created with `scheduledAt: now` could be idle before its run.
+   */
   async idle(): Promise<void> {
-    await this.runner.idle();
+    for (;;) {
+      this.options.clock.fireDue();
+      if (!this.runner.busy) return;
+      await this.runner.idle();
+    }
   }
 
   reset(): void {

@@ -320,6 +320,19 @@ describe('sparse-projects', () => {
     await harness.emulator.projects.idle();
     expect((await harness.raw('GET', `/api/projects/${id}?${q}`)).body).not.toHaveProperty('scheduledAt');
   });
+
+  it('idle counts a run that fell due while the process was busy and its timer has not fired yet', async () => {
+    const harness = await start(['sparse-projects']);
+    const due = new Date(Date.now() + 200).toISOString();
+    const id = await createProject(harness, { scrapingInterval: 'once', scheduledAt: due });
+    // Busy past the run's time without a turn of the event loop: the timer cannot fire before idle() is called.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+    await harness.emulator.projects.idle();
+    // Read in the same turn: a request would give the late timer its turn and hide what idle() waited for.
+    const project = harness.emulator.projects.projects.get(id);
+    expect(project?.nextRunAt).toBeNull();
+    expect([...harness.emulator.projects.jobs.values()].map((job) => job.status)).toEqual(['Finished']);
+  });
 });
 
 describe('create-429', () => {

@@ -42,6 +42,21 @@ describe('EmulatorClock timers', () => {
     clock.stop();
   });
 
+  it('fireDue fires what real time has reached before the real timer does, and nothing later', () => {
+    let now = 0;
+    const clock = new EmulatorClock(() => now);
+    const fired: number[] = [];
+    for (const at of [20, 5, 50]) clock.at(at, () => fired.push(at));
+    now = 30;
+    clock.fireDue();
+    expect(fired).toEqual([5, 20]);
+    expect(clock.pending).toBe(1);
+    clock.stop();
+    now = 60;
+    clock.fireDue();
+    expect(fired).toEqual([5, 20]);
+  });
+
   it('fires only what an advance reaches, and the rest on a later advance', () => {
     const clock = new EmulatorClock(() => 0);
     const fired: number[] = [];
