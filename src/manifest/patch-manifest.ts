@@ -1,6 +1,7 @@
 import { Document, isAlias, isCollection, isMap, isScalar, isSeq, YAMLMap } from 'yaml';
 import type { Node, Pair, Scalar, YAMLSeq } from 'yaml';
 import { blockText, flowText, LINE_WIDTH } from './node-text.js';
+import { columnOf, lineEnd, nestedBy, pairEnd, scalarText } from './text-places.js';
 
 /** One document of a file as read, and what the edits made of it (a copy: `doc.clone()`), or null when removed. */
 export interface DocumentEdit {
@@ -21,6 +22,8 @@ interface Source {
 interface Level {
   parent: number;
   step: number;
+  /** The value is in a flow map (`{a: 1}`): what replaces it is written in flow style too. */
+  flow: boolean;
 }
 
 /** A piece of the text from `start` to `end` replaced by `text`. */
@@ -33,12 +36,12 @@ interface Patch {
 /**
  * The file's text with only what the edits changed written anew: a renamed key, a scalar set to a new value, a
  * pair removed (a flow map left empty is written `{}`), a pair added at the end of a block map or after the last
- * item of a flow map, a document removed. Every other byte stays as written: the whole document written in the
- * library's layout turned `[x]` into `[ x ]`, spread a flow map holding a string on several lines one item a line
- * and re-indented a file indented by four, lines nobody edited in the user's diff.
- * Undefined when an edit is of another shape (a scalar replaced by a collection, pairs added to a flow map all of
- * whose items are removed): the caller then writes the library's layout. The caller checks that the text reads back
- * as the edited documents.
+ * item of a flow map, a key's scalar replaced by a map or list, a document removed. Every other byte stays as
+ * written: the whole document written in the library's layout turned `[x]` into `[ x ]`, spread a flow map holding
+ * a string on several lines one item a line and re-indented a file indented by four, lines nobody edited in the
+ * user's diff. Undefined when an edit is of another shape (pairs added to a flow map all of whose items are removed,
+ * a scalar of several lines replaced by a collection): the caller then writes the library's layout. The caller
+ * checks that the text reads back as the edited documents.
  */
 export function patchedText(text: string, edits: readonly DocumentEdit[]): string | undefined {
   const patches: Patch[] = [];
@@ -72,6 +75,8 @@ function diffNode(source: Source, before: unknown, after: unknown, patches: Patc
   // A value set anew (setIn: a project key's live map or list) is written where the one read was.
   if (isCollection(before) && (isCollection(after) || isScalar(after)) && after.range == null)
     return replaced(source, before, after, patches, level);
+  if (isScalar(before) && isCollection(after) && after.range == null)
+    return scalarReplaced(source, before, after, patches, level);
   if (isScalar(before) && isScalar(after)) {
     // A scalar the edits did not change keeps its source token (edited() drops it).
     if (after.srcToken !== undefined) return true;
@@ -111,7 +116,7 @@ function diffMap(
     }
     kept.add(read);
     if (!diffNode(source, read.key, pair.key, patches)) return false;
-    const level = { parent: columnOf(text, at(read)) ?? 0, step };
+    const level = { parent: columnOf(text, at(read)) ?? 0, step, flow: before.flow === true };
     if (!diffNode(source, read.value, pair.value, patches, level)) return false;
   }
   // Every item of a flow map removed: no comma is left to take with the last one, so the map is written `{}`.
@@ -255,6 +260,57 @@ function replaced(
 }
 
 /**
+ * A key's scalar replaced by a map or list (`webhookOutput: null` given the live webhook): in a block map, a block on
+ * the lines under the key, nested as the file nests that level, its lists as the file writes them (blockText), with
+ * the comment of the key's line left on it; in a flow map, or when empty, in flow style in the scalar's place. False
+ * for a scalar that is not a key's value on one line with only a comment after it.
+ */
+function scalarReplaced(
+  source: Source,
+  before: Scalar,
+  after: YAMLMap | YAMLSeq,
+  patches: Patch[],
+  level: Level | undefined,
+): boolean {
+  const { text } = source;
+  const range = before.range;
+  if (range == null || level === undefined || text.slice(range[0], range[1]).trimEnd().includes('\n'))
+    return false;
+  const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
+  if (level.flow || after.items.length === 0) {
+    const written = flowText(after, {
+      padding: flowPadding(text),
+      step: level.step,
+      indent: /^[ ]*/.exec(text.slice(lineStart))?.[0].length ?? 0,
+      room: LINE_WIDTH - (range[0] - lineStart),
+    });
+    if (written.includes('\n')) return false;
+    patches.push({ start: range[0], end: range[1], text: written });
+    return true;
+  }
+  const end = lineEnd(text, range[1]);
+  if (end === undefined) return false;
+  const column = level.parent + (isSeq(after) ? (source.seqOffset ?? level.step) : level.step);
+  const lines = blockText(after.clone() as Node, level.step, source.seqOffset ?? level.step)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => (l === '' ? '' : `${' '.repeat(column)}${l}`));
+  // The scalar goes with the spaces after it, and those before it unless a comment follows: that stays on the line.
+  const trailing = /^[ \t]*/.exec(text.slice(range[1]))?.[0].length ?? 0;
+  const comment = text.slice(range[1], end).trim() !== '';
+  const spaces = comment ? 0 : (/[ \t]*$/.exec(text.slice(lineStart, range[0]))?.[0].length ?? 0);
+  patches.push({ start: range[0] - spaces, end: range[1] + trailing, text: '' });
+  const newline = end === text.length && !text.endsWith('\n') ? '\n' : '';
+  patches.push({ start: end, end, text: `${newline}${lines.join('\n')}\n` });
+  return true;
+}
+
+/** Whether flow collections written anew get spaces inside their brackets: unless the file writes its own without. */
+function flowPadding(text: string): boolean {
+  return !/(^|[\s:,])[{[][^\s\]}]/m.test(text) || /(^|[\s:,])[{[][ \t]+\S/m.test(text);
+}
+
+/**
  * The text a removed pair took: in a block map its lines, with the comment lines right above it (its own, as the
  * library drops them with it); in a flow map the item and a comma beside it, other items kept on their lines.
  */
@@ -317,11 +373,6 @@ function seqOffset(text: string, node: unknown): number | undefined {
   return undefined;
 }
 
-/** The column of an offset in the text (0 for the first). */
-function columnOf(text: string, at: number | undefined): number | undefined {
-  return at === undefined ? undefined : at - (text.lastIndexOf('\n', at - 1) + 1);
-}
-
 /**
  * How many spaces the file nests a line by at a block map's level, for the lines written anew in it (the library
  * nests by two, which mixed both in a file indented by four): as a pair's own block value is nested under its key,
@@ -340,38 +391,4 @@ function indentStep(text: string, map: YAMLMap, parent: number | undefined): num
     if (nested > key) return nested - key;
   }
   return nestedBy(columnOf(text, map.range?.[0]), parent);
-}
-
-/** How far a line at `column` is nested under its parent key's column: two when that does not show it. */
-function nestedBy(column: number | undefined, parent: number | undefined): number {
-  return parent !== undefined && column !== undefined && column > parent ? column - parent : 2;
-}
-
-/** Where a pair's value (or key, when it has none) ends, trailing blank lines left out. */
-function pairEnd(pair: Pair): number | undefined {
-  const node = ((pair.value as Node | null) ?? (pair.key as Node | null)) as Node | null;
-  return node?.range?.[1];
-}
-
-/** The offset just past the line on which `at` falls, its comment included; undefined when more follows there. */
-function lineEnd(text: string, at: number | undefined): number | undefined {
-  if (at === undefined) return undefined;
-  // A block collection's range ends after its last line break, and after blank lines following it.
-  let end = at;
-  while (end > 0 && /\s/.test(text.charAt(end - 1))) end--;
-  const newline = text.indexOf('\n', end);
-  const rest = text.slice(end, newline === -1 ? text.length : newline);
-  if (rest.trim() !== '' && !rest.trimStart().startsWith('#')) return undefined;
-  return newline === -1 ? text.length : newline + 1;
-}
-
-/** A scalar as the library writes it, when that is one line. */
-function scalarText(node: Scalar): string | undefined {
-  // Its comments stay where they are written, outside the range replaced.
-  const bare = node.clone() as Scalar;
-  delete bare.comment;
-  delete bare.commentBefore;
-  bare.spaceBefore = false;
-  const written = new Document(bare).toString({ lineWidth: 0 }).replace(/\n$/, '');
-  return written.includes('\n') ? undefined : written;
 }

@@ -149,4 +149,37 @@ describe('editManifestText writes a value set anew in the layout of the file', (
       two.replace('      - https://a.example/\n', '      - https://b.example/\n      - https://c.example/\n'),
     );
   });
+
+  // A value read as a scalar (`webhookOutput: null`) set to a map or list wrote the whole document in the library's
+  // layout: a file indented by four came back by two, `[a]` as `[ a ]`, and the comment on the key's line was lost.
+  it('writes a map or list that replaces a scalar under its key, and leaves every other line as written', () => {
+    const text =
+      'kind: Project # nightly\nname: n\nprojectInput:\n    type: list\n    list: [a]   # pages\nwebhookOutput: null # none yet\noutput_format: JSON\n';
+    const hook = { url: 'https://h.example/', webhookEncoding: 'json' };
+    expect(setting(text, { webhookOutput: hook })).toBe(
+      text.replace(
+        'webhookOutput: null # none yet\n',
+        'webhookOutput: # none yet\n    url: https://h.example/\n    webhookEncoding: json\n',
+      ),
+    );
+    const bare = text.replace(' # none yet', '');
+    expect(setting(bare, { webhookOutput: hook })).toBe(
+      bare.replace(
+        'webhookOutput: null\n',
+        'webhookOutput:\n    url: https://h.example/\n    webhookEncoding: json\n',
+      ),
+    );
+    // A list's items as far from the key as the file's lists have them; the last line of a file with no line end.
+    const lists =
+      'kind: Project\nname: n\nprojectInput:\n  type: list\n  list:\n  - https://a.example/\napiParams: ~';
+    expect(setting(lists, { apiParams: ['x', 'y'] })).toBe(
+      lists.replace('apiParams: ~', 'apiParams:\n- x\n- y\n'),
+    );
+    // An empty one, and one inside a flow map, in flow style in the scalar's place, spaced as the file's.
+    expect(setting(text, { webhookOutput: {} })).toBe(text.replace('null # none yet', '{} # none yet'));
+    const flow = 'kind: Project\nname: n\nprojectInput: {type: list, list: null} # pages\n';
+    expect(setting(flow, { projectInput: { type: 'list', list: ['a', 'b'] } })).toBe(
+      flow.replace('list: null', 'list: [a, b]'),
+    );
+  });
 });
