@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { ApplyEvent } from '../apply/apply-model.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
@@ -86,6 +87,8 @@ export interface WatchOptions {
   heal?: { maxRegenerations: number; loadManifests: () => Promise<LoadedManifests>; waitTimeoutMs?: number };
   /** Where to POST a notification when something changed. */
   notifyUrl?: string;
+  /** The way notifications go out with a proxy configured (createDispatcher); without one, direct. */
+  notifyDispatcher?: Dispatcher;
   /** Stops the loop: a run in flight finishes its current call and saves state first. */
   signal: AbortSignal;
   onEvent?: (event: WatchEvent) => void;

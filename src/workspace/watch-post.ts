@@ -1,8 +1,11 @@
+import type { Dispatcher } from 'undici';
 import { notifyRefusal } from './notify-answer.js';
 
 /** Where and how `watch` posts its notifications (the part of its options a post needs). */
 export interface NotifyTarget {
   notifyUrl?: string;
+  /** Through a proxy (createDispatcher), as the calls to the services go; without one, direct. */
+  notifyDispatcher?: Dispatcher;
   signal: AbortSignal;
   fetch?: typeof fetch;
   onEvent?: (event: { type: 'notified'; status: number } | { type: 'notify-failed'; error: string }) => void;
@@ -25,14 +28,18 @@ export async function postNotification(
 ): Promise<boolean> {
   if (target.notifyUrl === undefined) return true;
   try {
-    const response = await (target.fetch ?? fetch)(target.notifyUrl, {
+    const init = {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
       signal: AbortSignal.any([AbortSignal.timeout(10_000), target.signal]),
-      redirect: 'manual', // a webhook that redirects is refused (notify-answer.ts)
-    });
+      redirect: 'manual' as const, // a webhook that redirects is refused (notify-answer.ts)
+      // Where only a proxy reaches the internet, a direct post never arrived while every call to the services did.
+      ...(target.notifyDispatcher !== undefined ? { dispatcher: target.notifyDispatcher } : {}),
+    };
+    // @types/node 20 lacks `dispatcher` (send-request.ts passes it the same way).
+    const response = await (target.fetch ?? fetch)(target.notifyUrl, init as RequestInit);
     await response.body?.cancel();
     if (!response.ok) throw new Error(notifyRefusal(response, target.notifyUrl));
     counts.notificationsSent++;
