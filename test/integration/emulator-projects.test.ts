@@ -390,14 +390,17 @@ describe('jobs and the scheduler', () => {
   });
 
   it('cancel: in-flight items finish, later ones never start, status Cancelled', async () => {
-    respond = () => ({ status: 200, body: 'page', delayMs: 200 });
+    // Item 1 answers a second after it is asked for, and the cancel is sent as soon as it is: a fixed sleep before
+    // the cancel left 150 ms for it, which a loaded machine could miss (item 2 then started).
+    respond = () => ({ status: 200, body: 'page', delayMs: 1_000 });
     const id = await create({
       projectInput: { type: 'list', list: [1, 2, 3, 4].map((n) => `${receiverUrl}/item-${n}`) },
       scrapingInterval: 'once',
       scheduledAt: 'now',
     });
     h.emulator.clock.advance(1);
-    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 1_000 && !received.some((r) => r.path === '/item-1'); i++)
+      await new Promise((r) => setTimeout(r, 5));
     const cancelled = (await h.projects.cancelJob(id, 1)) as { status: string };
     expect(cancelled.status).toBe('Cancelled');
     await h.emulator.projects.idle();

@@ -70,7 +70,7 @@ describe('import guards', () => {
       scrapingInterval: 'weekly',
     });
     expect([parser.status, project.status, good.status]).toEqual([201, 201, 201]);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the parser's generation (20 ms) is over
+    await h.emulator.idle(); // the parser's generation is over
     const imported = await scrapeform(['import', '--out', path.join(dir, 'imported')]);
     expect(imported.code).toBe(0);
     const why = 'a value a manifest cannot hold (name: must not hold control characters (NUL, escape, …))';

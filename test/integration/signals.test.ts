@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { emulatorFront } from '../helpers/emulator-front.js';
 import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import { heldByLiveProcess, stateOf } from '../helpers/state.js';
@@ -59,6 +60,12 @@ describe('signals end every command with 130', () => {
     async (signal) => {
       const harness = await startTestEmulator();
       const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-signals-'));
+      // Requests as they arrive, before the emulator holds their answers: the signal waits for the first read.
+      const arrived: string[] = [];
+      const front = await emulatorFront(harness.emulator.url, (req) => {
+        arrived.push(req.url ?? '');
+        return false;
+      });
       try {
         // One project, applied: the next plan is empty once the services are read. Each answer then takes 3 s,
         // so the signal comes while apply reads them: it stops gracefully, and exits 130 though nothing was to do.
@@ -66,17 +73,20 @@ describe('signals end every command with 130', () => {
           path.join(dir, 'p.yaml'),
           'kind: Project\nname: p\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/a.html] }\n',
         );
-        const env = emulatorEnv(harness.emulator.url, EMULATOR_KEY);
+        const env = emulatorEnv(front.url, EMULATOR_KEY);
         const first = spawn(process.execPath, [BUILT_CLI, 'apply', dir, '--auto-approve'], { cwd: dir, env });
         expect(await new Promise((resolve) => first.on('close', resolve))).toBe(0);
         harness.emulator.setFaults({ latencyMs: 3_000 });
+        const readsBefore = arrived.length;
         const child = spawn(process.execPath, [BUILT_CLI, 'apply', dir, '--auto-approve'], { cwd: dir, env });
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
         try {
-          // The CLI starts and sends its reads well within this; they are answered 3 s after.
-          await new Promise((r) => setTimeout(r, 1_200));
+          // Signalled once its first read arrived (answered 3 s after): a fixed sleep could end before a slow start.
+          for (let i = 0; i < 1_000 && arrived.length === readsBefore; i++)
+            await new Promise((r) => setTimeout(r, 10));
+          expect(arrived.length).toBeGreaterThan(readsBefore);
           child.kill(signal);
           expect(await exited).toBe(130);
           // Stopped gracefully while reading (not by the bin's own handler before apply began).
@@ -85,6 +95,7 @@ describe('signals end every command with 130', () => {
           child.kill('SIGKILL');
         }
       } finally {
+        front.close();
         await harness.emulator.close();
       }
     },
