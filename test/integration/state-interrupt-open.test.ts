@@ -32,7 +32,7 @@ describe('Ctrl-C while the state database does not answer', () => {
     const run = await interruptWhileStateIsSilent(['apply', '--auto-approve']);
     expect(run.code).toBe(130);
     // The connection never finished opening (no lock on it): closing it does not wait for the database either.
-    expect(run.exitMs).toBeLessThan(3000);
+    expect(run.exitMs).toBeLessThan(15_000); // not the 60 s SCRAPEFORM_STATE_TIMEOUT; room for a loaded machine
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('error: interrupted while waiting for the state lock: nothing was done\n');
     expect(`${run.stdout}${run.stderr}`).not.toContain(EMULATOR_KEY);
@@ -42,7 +42,7 @@ describe('Ctrl-C while the state database does not answer', () => {
   it('watch: stops (exit 0, as on any signal) without waiting out the database timeout, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['watch', '--listen', '127.0.0.1:0']);
     expect(run.code).toBe(0);
-    expect(run.exitMs).toBeLessThan(3000);
+    expect(run.exitMs).toBeLessThan(15_000); // not the 60 s SCRAPEFORM_STATE_TIMEOUT; room for a loaded machine
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('watch: stopping; a call in flight finishes and state is saved first');
     expect(run.stderr).not.toContain('error');
@@ -54,7 +54,7 @@ describe('Ctrl-C while the state database does not answer', () => {
   it('plan --lock (no graceful stop): Ctrl-C ends it at once with 130, nothing sent', async () => {
     const run = await interruptWhileStateIsSilent(['plan', '--lock']);
     expect(run.code).toBe(130);
-    expect(run.exitMs).toBeLessThan(3000);
+    expect(run.exitMs).toBeLessThan(15_000); // not the 60 s SCRAPEFORM_STATE_TIMEOUT; room for a loaded machine
     expect(run.sent).toEqual([]);
   }, 30_000);
 });
