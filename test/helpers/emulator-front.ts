@@ -14,10 +14,14 @@ export async function emulatorFront(
   const held: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (intercept(req, res, held)) return;
-    void passOn(target, req).then(({ status, type, body }) => {
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    });
+    void passOn(target, req).then(
+      ({ status, type, body }) => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(body);
+      },
+      // The emulator closed the connection (it was closed with the answer held): so does the front.
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
