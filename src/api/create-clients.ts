@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import type { ApiConfig } from './config.js';
 import { ParsersClient } from './parsers-client.js';
 import { ProjectsClient } from './projects-client.js';
@@ -28,6 +29,11 @@ export interface ApiClients {
    * put together by hand have none, and their plans record no account.
    */
   accountDigest?: (salt: string) => string;
+  /**
+   * The undici dispatcher the calls go through when a proxy is configured (createDispatcher): the command's other
+   * posts (`watch --notify`) take it too, so they go the way the calls go. Closed with the clients.
+   */
+  dispatcher?: Dispatcher;
   /** Closes the keep-alive connections so the process can exit. */
   close(): Promise<void>;
 }
@@ -66,6 +72,7 @@ export function createApiClients(
     endpoints: { parsers: endpointShown(config.parserUrl), projects: endpointShown(config.pipelineUrl) },
     timeoutMs,
     accountDigest: (salt) => accountDigest(salt, config.apiKey),
+    ...(dispatcher !== undefined ? { dispatcher } : {}),
     // The command is over: what is still in flight was given up (a try past its deadline). destroy, not close:
     // close waits for it, and a proxy that never answers a tunnel held the process 300 s (undici's own bound).
     close: async () => {

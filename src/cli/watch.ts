@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createDispatcher, proxyConfigured } from '../api/dispatcher.js';
 import { ScrapeformError } from '../errors.js';
 import { loadManifests } from '../manifest/load-manifests.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
@@ -69,9 +68,6 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
   const listen = parseListen(flags.listen);
   const notifyUrl = flags.notify ?? (ctx.io.env.SCRAPEFORM_NOTIFY_URL || undefined);
   if (notifyUrl !== undefined) checkNotifyUrl(notifyUrl);
-  // Notifications go the way the calls to the services go: through HTTP(S)_PROXY, unless NO_PROXY names the host.
-  const notifyDispatcher =
-    notifyUrl !== undefined && proxyConfigured(ctx.io.env) ? createDispatcher(ctx.io.env) : undefined;
 
   const controller = new AbortController();
   const stopListening = stopOnSignals(
@@ -127,7 +123,6 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
                 ? { heal: { maxRegenerations, loadManifests: readManifests } }
                 : { reloadManifests: readManifests }),
               ...(notifyUrl !== undefined ? { notifyUrl } : {}),
-              ...(notifyDispatcher !== undefined ? { notifyDispatcher } : {}),
               ...(poll !== undefined
                 ? { pollMinMs: poll, pollMaxMs: Math.max(poll, Math.min(15_000, poll * 15)) }
                 : {}),
@@ -145,7 +140,6 @@ async function watch(ctx: CommandContext, paths: string[], flags: WatchFlags): P
     );
   } finally {
     stopListening();
-    await notifyDispatcher?.close();
   }
 }
 

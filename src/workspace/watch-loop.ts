@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import type { ApplyEvent } from '../apply/apply-model.js';
 import type { LoadedManifests } from '../manifest/load-manifests.js';
 import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
@@ -11,7 +10,7 @@ import { detectWorkspaceDrift } from './detect-drift.js';
 import { skipReason, startsGeneration } from './heal-outcome.js';
 import { leftLines, leftOutOfHeal, nothingToHeal, withoutChanges } from './heal-selection.js';
 import { postNotification } from './watch-post.js';
-import type { NotifyCounts } from './watch-post.js';
+import type { NotifyCounts, NotifyTarget } from './watch-post.js';
 import type { LeftChange } from './heal-selection.js';
 import type { Services } from './open-workspace.js';
 import { planWorkspace } from './plan-workspace.js';
@@ -87,8 +86,6 @@ export interface WatchOptions {
   heal?: { maxRegenerations: number; loadManifests: () => Promise<LoadedManifests>; waitTimeoutMs?: number };
   /** Where to POST a notification when something changed. */
   notifyUrl?: string;
-  /** The way notifications go out with a proxy configured (createDispatcher); without one, direct. */
-  notifyDispatcher?: Dispatcher;
   /** Stops the loop: a run in flight finishes its current call and saves state first. */
   signal: AbortSignal;
   onEvent?: (event: WatchEvent) => void;
@@ -122,6 +119,9 @@ export async function runWatch(
 ): Promise<WatchStatus> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
+  // Notifications go the way the calls to the services go: through HTTP(S)_PROXY, unless NO_PROXY names the host.
+  const { dispatcher } = services.clients;
+  const target: NotifyTarget = dispatcher !== undefined ? { ...options, dispatcher } : options;
   let notified = '';
   // What the last heal could not do, as notified: the same failures again (a service that keeps refusing what the
   // heal sends) are not posted at every run, only when they change, or with a heal that did something.
@@ -155,7 +155,7 @@ export async function runWatch(
         if (made.applied.length + made.failed.length > 0)
           after = await check(services, manifests, options, status).catch(async (error: unknown) => {
             // The heal changed the service (and may have spent credits): told now, though the check after it failed.
-            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, options, status);
+            if (madeCalls && !options.signal.aborted) await notify(found, made, undefined, target, status);
             throw error;
           });
       } else if (
@@ -177,7 +177,7 @@ export async function runWatch(
       if (signature !== notified || madeCalls || recovered !== undefined) {
         // The first run reports only drift; later runs also report drift that went away.
         const quiet = found.status !== 'drift' && notified === '' && !madeCalls && recovered === undefined;
-        if (quiet || (await notify(found, heal, recovered, options, status)))
+        if (quiet || (await notify(found, heal, recovered, target, status)))
           [notified, failedRuns] = [signature, 0];
       }
     } catch (error) {
@@ -193,7 +193,7 @@ export async function runWatch(
             text: `scrapeform watch: the drift check failed: ${chatText(status.lastError ?? '')}\nNo drift can be seen until it works again; the next run is in ${formatDuration(options.intervalMs)}.`,
             failing: { error: status.lastError },
           } satisfies WatchFailingNotification,
-          options,
+          target,
           status,
         );
     } finally {
@@ -335,7 +335,7 @@ async function notify(
   report: DriftReport,
   heal: WatchDriftNotification['heal'],
   recovered: WatchDriftNotification['recovered'],
-  options: WatchOptions,
+  target: NotifyTarget,
   counts: NotifyCounts,
 ): Promise<boolean> {
   const healText =
@@ -360,7 +360,7 @@ async function notify(
       ...(recovered !== undefined ? { recovered } : {}),
       ...(heal !== undefined ? { heal } : {}),
     } satisfies WatchDriftNotification,
-    options,
+    target,
     counts,
   );
 }

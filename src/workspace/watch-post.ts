@@ -4,8 +4,8 @@ import { notifyRefusal } from './notify-answer.js';
 /** Where and how `watch` posts its notifications (the part of its options a post needs). */
 export interface NotifyTarget {
   notifyUrl?: string;
-  /** Through a proxy (createDispatcher), as the calls to the services go; without one, direct. */
-  notifyDispatcher?: Dispatcher;
+  /** Through a proxy: the dispatcher of the calls to the services (ApiClients.dispatcher); without one, direct. */
+  dispatcher?: Dispatcher;
   signal: AbortSignal;
   fetch?: typeof fetch;
   onEvent?: (event: { type: 'notified'; status: number } | { type: 'notify-failed'; error: string }) => void;
@@ -36,7 +36,7 @@ export async function postNotification(
       signal: AbortSignal.any([AbortSignal.timeout(10_000), target.signal]),
       redirect: 'manual' as const, // a webhook that redirects is refused (notify-answer.ts)
       // Where only a proxy reaches the internet, a direct post never arrived while every call to the services did.
-      ...(target.notifyDispatcher !== undefined ? { dispatcher: target.notifyDispatcher } : {}),
+      ...(target.dispatcher !== undefined ? { dispatcher: target.dispatcher } : {}),
     };
     // @types/node 20 lacks `dispatcher` (send-request.ts passes it the same way).
     const response = await (target.fetch ?? fetch)(target.notifyUrl, init as RequestInit);
