@@ -232,17 +232,9 @@ function replaced(
   if (range == null) return false;
   const copy = after.clone();
   if (before.flow === true) {
-    const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
-    const newline = text.indexOf('\n', range[1]);
-    const rest = text.slice(range[1], newline === -1 ? text.length : newline);
     const written = isScalar(copy)
       ? scalarText(copy)
-      : flowText(after, {
-          padding: /^[{[][ \t]/.test(text.slice(range[0])),
-          step: level?.step ?? 2,
-          indent: /^[ ]*/.exec(text.slice(lineStart))?.[0].length ?? 0,
-          room: LINE_WIDTH - (range[0] - lineStart) - rest.length,
-        });
+      : flowInPlace(text, range, after, /^[{[][ \t]/.test(text.slice(range[0])), level?.step ?? 2);
     if (written === undefined) return false;
     patches.push({ start: range[0], end: range[1], text: written });
     return true;
@@ -276,18 +268,15 @@ function scalarReplaced(
   const range = before.range;
   if (range == null || level === undefined || text.slice(range[0], range[1]).trimEnd().includes('\n'))
     return false;
-  const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
   if (level.flow || after.items.length === 0) {
-    const written = flowText(after, {
-      padding: flowPadding(text),
-      step: level.step,
-      indent: /^[ ]*/.exec(text.slice(lineStart))?.[0].length ?? 0,
-      room: LINE_WIDTH - (range[0] - lineStart),
+    patches.push({
+      start: range[0],
+      end: range[1],
+      text: flowInPlace(text, range, after, flowPadding(text), level.step),
     });
-    if (written.includes('\n')) return false;
-    patches.push({ start: range[0], end: range[1], text: written });
     return true;
   }
+  const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
   const end = lineEnd(text, range[1]);
   if (end === undefined) return false;
   const column = level.parent + (isSeq(after) ? (source.seqOffset ?? level.step) : level.step);
@@ -303,6 +292,28 @@ function scalarReplaced(
   const newline = end === text.length && !text.endsWith('\n') ? '\n' : '';
   patches.push({ start: end, end, text: `${newline}${lines.join('\n')}\n` });
   return true;
+}
+
+/**
+ * `node` in flow style in the place of the text `range` spans (flowText): what stays before and after it on its line
+ * counts against the line width, and the lines past the first are nested under that line's indentation.
+ */
+function flowInPlace(
+  text: string,
+  range: readonly [number, number, ...number[]],
+  node: Node,
+  padding: boolean,
+  step: number,
+): string {
+  const lineStart = text.lastIndexOf('\n', range[0] - 1) + 1;
+  const newline = text.indexOf('\n', range[1]);
+  const rest = text.slice(range[1], newline === -1 ? text.length : newline);
+  return flowText(node, {
+    padding,
+    step,
+    indent: /^[ ]*/.exec(text.slice(lineStart))?.[0].length ?? 0,
+    room: LINE_WIDTH - (range[0] - lineStart) - rest.length,
+  });
 }
 
 /** Whether flow collections written anew get spaces inside their brackets: unless the file writes its own without. */
