@@ -79,16 +79,18 @@ export async function makeCall<T>(
 }
 
 /**
- * After a DELETE answered 404: the object counts as gone only once a read by id answers 404 too, since an answer
- * is never proof of absence by itself (DESIGN section 2); a read that answers nothing (undefined: a project marked
- * archived, ProjectsClient.find) is gone too. While the read still shows it, `unconfirmed` is thrown and the
- * caller keeps it in state; a read that fails otherwise is thrown as it is (unknown is not gone either).
+ * After a DELETE answered 404: the object counts as gone only once a read by id answers 404 too (or what `gone`
+ * takes as gone: a parser's 410, unlessGone), since an answer is never proof of absence by itself (DESIGN section
+ * 2); a read that answers nothing (undefined: a project marked archived, ProjectsClient.find) is gone too. While
+ * the read still shows it, `unconfirmed` is thrown and the caller keeps it in state; a read that fails otherwise is
+ * thrown as it is (unknown is not gone either).
  */
 export async function confirmGone(
   read: () => Promise<unknown>,
   unconfirmed: () => ScrapeformError,
+  gone: (read: () => Promise<unknown>) => Promise<unknown> = unless404,
 ): Promise<void> {
-  if ((await unless404(read)) === undefined) return;
+  if ((await gone(read)) === undefined) return;
   throw unconfirmed();
 }
 

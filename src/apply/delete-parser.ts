@@ -87,8 +87,7 @@ export async function deleteParser(
     );
   if (status !== 404 && recordSaid === undefined) return undefined;
   await confirmGone(
-    // confirmGone takes a 404 as gone; a 410 Gone is one too.
-    () => unlessGone(() => readShown(ctx, id)),
+    () => readShown(ctx, id),
     () =>
       recordSaid !== undefined
         ? new ScrapeformError(
@@ -105,6 +104,7 @@ export async function deleteParser(
               hint: 'state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers 404)',
             },
           ),
+    unlessGone,
   );
   return undefined;
 }
