@@ -42,6 +42,11 @@ export function isRunningNow(raw: unknown): boolean {
   return typeof raw === 'string' && RUNNING_NOW.has(spelled(raw));
 }
 
+/** Whether a job's status says it waits to run: queued, pending, scheduled (`running` but not RUNNING_NOW). */
+export function isWaitingToRun(raw: unknown): boolean {
+  return normaliseJobStatus(raw) === 'running' && !isRunningNow(raw);
+}
+
 export function normaliseJobStatus(raw: unknown): JobStatusKind {
   if (typeof raw !== 'string') return 'unknown';
   return KIND_OF.get(spelled(raw)) ?? 'unknown';
@@ -71,6 +76,18 @@ export const JOB_TIME_FIELDS = [
 ] as const;
 
 /**
+ * The fields that may say when a job is to run, best first: `supposedToRunAt` (seen on a third-party page), then
+ * `scheduledAt`, as the project's own field is spelled. Not `createdAt` or `startedAt`, which say nothing of a time
+ * ahead.
+ */
+const RUN_AT_FIELDS = ['supposedToRunAt', 'supposed_to_run_at', 'scheduledAt', 'scheduled_at'] as const;
+
+/** When the job is to run, in ms since the epoch, from the first field of RUN_AT_FIELDS that holds a readable time. */
+export function jobRunAt(job: Readonly<Record<string, unknown>>): number | undefined {
+  return firstTime(job, RUN_AT_FIELDS);
+}
+
+/**
  * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (ISO strings, or
  * epoch times in seconds or milliseconds, as numbers or as strings of digits). Jobs without any such time are
  * passed over when others have one. Only when no job carries a time does list position decide, and then the last
@@ -88,7 +105,11 @@ export function newestJob<T extends Readonly<Record<string, unknown>>>(jobs: rea
 
 /** The job's time in ms since the epoch, from the first field of JOB_TIME_FIELDS that holds a readable one. */
 export function jobTime(job: Readonly<Record<string, unknown>>): number | undefined {
-  for (const field of JOB_TIME_FIELDS) {
+  return firstTime(job, JOB_TIME_FIELDS);
+}
+
+function firstTime(job: Readonly<Record<string, unknown>>, fields: readonly string[]): number | undefined {
+  for (const field of fields) {
     const time = readTime(job[field]);
     if (time !== undefined) return time;
   }

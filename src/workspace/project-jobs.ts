@@ -1,14 +1,15 @@
 import { ApiError, mayHaveLanded, unless404 } from '../api/api-error.js';
 import { archiveMark } from '../api/archived-project.js';
-import { isRunningNow, newestJob, normaliseJobStatus } from '../api/job-status.js';
+import { newestJob, normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
-import { printable, quoted } from '../output/escape-text.js';
+import { printable } from '../output/escape-text.js';
 import { unseenStory } from '../plan/unseen-create.js';
 import type { ProjectState } from '../state/model.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
+import { refuseWhileRunning, takenOverJob } from './run-guard.js';
 
 /** Whether a job has ended, whatever spelling the service uses (Finished, Completed, Done; Cancelled, Canceled; Failed, Error). */
 export function isJobFinished(job: LiveJob): boolean {
@@ -169,9 +170,9 @@ export async function runProject(
           );
         })
       : [];
-  if (guarded) refuseWhileRunning(listed, project, address, wait);
+  if (guarded) refuseWhileRunning(listed, project, address, wait, now());
   // The jobs there before the start, to tell the new one from them.
-  const before = new Set(listed.map((j) => String(j.id)));
+  const before = new Map(listed.map((j) => [String(j.id), j]));
   await startNow(services, project, address);
   options.onStarted?.();
   if (!wait) return { address: project.address, job: undefined };
@@ -194,6 +195,7 @@ export async function runProject(
   // up (LookCutoff).
   const { cut, lastLookMs } = waitCutoff(waitMs, services.clients.timeoutMs, options);
   let job: LiveJob | undefined;
+  let taken: LiveJob['id'] | undefined;
   let shown = '';
   const warned = new Set<string>();
   try {
@@ -209,8 +211,12 @@ export async function runProject(
           startedHint(job, project.id, address),
         );
       }
-      // The newest of the jobs that were not there before, by its timestamp rather than its place in the list.
-      job = newestJob(jobs.filter((j) => !before.has(String(j.id))));
+      // The newest of the jobs that were not there before, by its timestamp rather than its place in the list; else
+      // one the start took over (takenOverJob), followed by its id from then on.
+      taken ??= takenOverJob(before, jobs, now())?.id;
+      job =
+        newestJob(jobs.filter((j) => !before.has(String(j.id)))) ??
+        (taken === undefined ? undefined : jobs.find((j) => j.id === taken));
       const status = job?.status ?? 'waiting to start';
       if (status !== shown) {
         options.onProgress?.(job, status);
@@ -248,43 +254,6 @@ function startedHint(
     hint: `the project was started (scheduledAt now) and ${job === undefined ? 'no new job has shown yet: one may still start' : 'its job keeps running'}; do not start it again before checking: scrapeform jobs ${address} shows its jobs`,
     details: { started: true, projectId },
   };
-}
-
-/**
- * Only one job of a project runs at a time (API-NOTES): a start while one runs waits behind it, a second run paid
- * per page (a CI retry, two merges in a row), or is dropped, and --wait cannot tell which. So nothing is sent while
- * a job is running now, or may be: its status is one scrapeform does not know, or none, which must not pass for
- * ended (job statuses are undocumented). Not while one is only queued or scheduled (isRunningNow): a service may
- * list those ahead of their run, and they would then hold back every start.
- */
-function refuseWhileRunning(
-  jobs: readonly LiveJob[],
-  project: { id: number; address: string },
-  address: string,
-  wait: boolean,
-): void {
-  const running = jobs.flatMap((j) => {
-    const id = String(j.id);
-    if (isRunningNow(j.status)) return [{ id, why: `job ${id} is running (${String(j.status)})` }];
-    if (normaliseJobStatus(j.status) !== 'unknown') return [];
-    const status =
-      j.status === undefined
-        ? 'it has no status'
-        : `its status ${quoted(j.status)} is not one scrapeform knows`;
-    return [{ id, why: `job ${id} may be running (${status})` }];
-  });
-  if (running.length === 0) return;
-  const them = running.length === 1 ? 'it' : 'them';
-  throw new ScrapeformError(
-    'run.already-running',
-    `${project.address} was not started: ${running.map((r) => r.why).join('; ')}, and only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped${wait ? ', and --wait could not tell which' : ''}`,
-    {
-      hint: `wait for ${them} to end (scrapeform jobs ${address} shows ${them}), or cancel ${them} (scrapeform cancel ${address} JOB_ID), then run again; --allow-concurrent starts it anyway`,
-      details: { started: false, projectId: project.id, jobs: running.map((r) => r.id) },
-      // Like destructive changes without --allow-destroy: a decision for whoever runs it (exit 3), not a failure.
-      status: 'input-needed',
-    },
-  );
 }
 
 /**

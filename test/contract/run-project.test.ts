@@ -231,6 +231,20 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     { id: 40, status: 'Finished' },
     { id: 41, status: 'Running' },
   ];
+  /** This machine's clock in these tests: 2026-11-27T00:00:00Z. */
+  const NOW = Date.parse('2026-11-27T00:00:00Z');
+  /**
+   * A clock for --wait from NOW: each poll's sleep moves it on by the poll's time; the wait's own alarm (a sleep
+   * longer than a poll) never rings, so the wait ends only by a job that ends.
+   */
+  const clock = (pollMs = 1000) => {
+    let time = NOW;
+    return {
+      pollMs,
+      now: () => time,
+      sleep: (ms: number) => (ms > pollMs ? new Promise<void>(() => {}) : ((time += ms), Promise.resolve())),
+    };
+  };
   const ONE_RUNS =
     'only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped';
   const HINT =
@@ -269,15 +283,48 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     expect(unmatched).toEqual([]);
     expect(error.code).toBe('run.already-running');
     expect(error.message).toBe(
-      `project.nightly was not started: job j-2 may be running (its status "Idle" is not one scrapeform knows); job j-3 may be running (it has no status), and ${ONE_RUNS}`,
+      `project.nightly was not started: job j-2 may be running (its status "Idle" is not one scrapeform knows); job j-3 may be running (it has no status); job j-4 waits to run (queued, and no time says when), and ${ONE_RUNS}`,
     );
     expect(error.hint).toBe(
       'wait for them to end (scrapeform jobs nightly shows them), or cancel them (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway',
     );
-    expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j-2', 'j-3'] });
+    expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j-2', 'j-3', 'j-4'] });
   });
 
-  it('without --wait, jobs that ended, or are only queued or scheduled, do not hold the start back', async () => {
+  it.each([
+    [{ status: 'Queued' }, 'waits to run (Queued, and no time says when)'],
+    [
+      { status: 'pending', createdAt: '2026-11-26T23:59:58Z' },
+      'waits to run (pending, and no time says when)',
+    ],
+    [
+      { status: 'Scheduled', supposedToRunAt: '2026-11-26T23:59:59Z' },
+      'waits to run (Scheduled, due at 2026-11-26T23:59:59.000Z, which has passed)',
+    ],
+    [
+      { status: 'queued', scheduled_at: 1_795_737_840 },
+      'waits to run (queued, due at 2026-11-27T00:04:00.000Z, within 5 minutes)',
+    ],
+  ])(
+    'a job waiting to run now or soon (%j) holds the start back: a start taken a moment ago may read so',
+    async (job, why) => {
+      // Review: only jobs running now held a start back, so a CI retry right after a start the service listed as
+      // queued started a second run behind it, paid per page.
+      service()
+        .get('/api/projects/522/jobs')
+        .query(KEY_QUERY)
+        .reply(200, [{ id: 'j-7', ...job }]);
+      const { result: error, unmatched } = await withUnmatched(() =>
+        refusal(runProject(services(), 'nightly', { now: () => NOW })),
+      );
+      expect(unmatched).toEqual([]);
+      expect(error.code).toBe('run.already-running');
+      expect(error.message).toBe(`project.nightly was not started: job j-7 ${why}, and ${ONE_RUNS}`);
+      expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j-7'] });
+    },
+  );
+
+  it('without --wait, jobs that ended, or a run due more than 5 minutes ahead, do not hold the start back', async () => {
     service()
       .get('/api/projects/522/jobs')
       .query(KEY_QUERY)
@@ -288,9 +335,12 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
         { id: 4, status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
         { id: 5, status: 'Stopped' },
         { id: 6, status: 'Timed out' },
+        { id: 7, status: 'Queued', scheduledAt: '2026-11-27T00:05:01Z' },
       ]);
     service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
-    const { result, unmatched } = await withUnmatched(() => runProject(services(), 'nightly'));
+    const { result, unmatched } = await withUnmatched(() =>
+      runProject(services(), 'nightly', { now: () => NOW }),
+    );
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', job: undefined });
   });
@@ -323,7 +373,7 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     expect(error.hint).toBe(HINT);
   });
 
-  it('a job only queued or scheduled before the start does not hold it back', async () => {
+  it('a run scheduled well ahead does not hold the start back, and --wait follows the new job', async () => {
     service()
       .get('/api/projects/522/jobs')
       .query(KEY_QUERY)
@@ -336,7 +386,67 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
         { id: 'j-40', status: 'scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' },
         { id: 'j-41', status: 'Finished', createdAt: '2026-11-27T08:00:00Z' },
       ]);
-    const result = await runProject(services(), 'nightly', { wait: true, sleep: async () => {} });
+    const result = await runProject(services(), 'nightly', { wait: true, ...clock() });
+    expect(result.job?.id).toBe('j-41');
+  });
+
+  it('--wait follows a scheduled job the start took over (same id, changed before its own time)', async () => {
+    // Review: a service that keeps one record per scheduled run may start that record, not a new job; --wait
+    // followed only new ids, waited out --wait-timeout (30 minutes) and failed a run that had finished.
+    const scheduled = {
+      id: 'j-40',
+      status: 'Scheduled',
+      supposedToRunAt: '2026-11-28T00:00:00Z',
+      attempts: 0,
+    };
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, [scheduled]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Running', attempts: 1 }]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Finished', attempts: 1 }]);
+    const seen: string[] = [];
+    const { result, unmatched } = await withUnmatched(() =>
+      runProject(services(), 'nightly', {
+        wait: true,
+        ...clock(),
+        onProgress: (_job, status) => seen.push(status),
+      }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(seen).toEqual(['Running', 'Finished']);
+    expect(result.job).toEqual({ ...scheduled, status: 'Finished', attempts: 1 });
+  });
+
+  it('--wait does not take a scheduled job that starts at its own time for the run: it waits for the new one', async () => {
+    const scheduled = { id: 'j-40', status: 'Scheduled', supposedToRunAt: '2026-11-27T00:10:00Z' };
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, [scheduled]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).times(2).reply(200, [scheduled]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Finished' }]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [
+        { ...scheduled, status: 'Finished' },
+        { id: 'j-41', status: 'Finished', createdAt: '2026-11-27T00:11:00Z' },
+      ]);
+    const seen: string[] = [];
+    const result = await runProject(services(), 'nightly', {
+      wait: true,
+      // Each poll 6 minutes on: the lists read at 00:00 and 00:06 show it scheduled, the one at 00:12 (past its
+      // own time, 00:10) ended.
+      ...clock(6 * 60_000),
+      onProgress: (_job, status) => seen.push(status),
+    });
+    expect(seen).toEqual(['waiting to start', 'Finished']);
     expect(result.job?.id).toBe('j-41');
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { jobTime, newestJob, normaliseJobStatus } from '../../../src/api/job-status.js';
+import {
+  isRunningNow,
+  isWaitingToRun,
+  jobRunAt,
+  jobTime,
+  newestJob,
+  normaliseJobStatus,
+} from '../../../src/api/job-status.js';
 
 describe('normaliseJobStatus', () => {
   it.each([
@@ -115,5 +122,31 @@ describe('newestJob', () => {
   it('falls back to the last in the list only when no job has a time', () => {
     expect(newestJob([{ id: 1 }, { id: 2, status: 'Running' }])?.id).toBe(2);
     expect(newestJob([])).toBeUndefined();
+  });
+});
+
+describe('isWaitingToRun and jobRunAt', () => {
+  it.each(['Queued', 'pending', 'SCHEDULED', 'Waiting', 'created', 'New'])(
+    '%s waits to run, and is not running now',
+    (raw) => {
+      expect(isWaitingToRun(raw)).toBe(true);
+      expect(isRunningNow(raw)).toBe(false);
+    },
+  );
+
+  it.each(['Running', 'In progress', 'Finished', 'Cancelled', 'Idle', undefined, 3])(
+    '%s does not wait to run',
+    (raw) => {
+      expect(isWaitingToRun(raw)).toBe(false);
+    },
+  );
+
+  it('reads when a job is to run from its run-time fields only, not from when it was made or started', () => {
+    expect(jobRunAt({ supposedToRunAt: '2026-11-28T00:00:00Z' })).toBe(Date.parse('2026-11-28T00:00:00Z'));
+    expect(jobRunAt({ supposed_to_run_at: 1_795_737_840 })).toBe(1_795_737_840_000);
+    expect(jobRunAt({ scheduledAt: 'soon', scheduled_at: '1795737840000' })).toBe(1_795_737_840_000);
+    expect(
+      jobRunAt({ createdAt: '2026-11-28T00:00:00Z', startedAt: '2026-11-28T00:00:00Z' }),
+    ).toBeUndefined();
   });
 });
