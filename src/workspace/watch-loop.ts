@@ -119,9 +119,14 @@ export async function runWatch(
 ): Promise<WatchStatus> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
-  // Notifications go the way the calls to the services go: through HTTP(S)_PROXY, unless NO_PROXY names the host.
-  const { dispatcher } = services.clients;
-  const target: NotifyTarget = dispatcher !== undefined ? { ...options, dispatcher } : options;
+  // Notifications go the way the calls to the services go: through HTTP(S)_PROXY, unless NO_PROXY names the host,
+  // and each waits for its answer as long as a try of a call does (--timeout).
+  const { dispatcher, timeoutMs } = services.clients;
+  const target: NotifyTarget = {
+    ...options,
+    ...(dispatcher !== undefined ? { dispatcher } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
   let notified = '';
   // What the last heal could not do, as notified: the same failures again (a service that keeps refusing what the
   // heal sends) are not posted at every run, only when they change, or with a heal that did something.

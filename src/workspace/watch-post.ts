@@ -1,4 +1,6 @@
 import type { Dispatcher } from 'undici';
+import { formatTimeout } from '../api/api-error.js';
+import { DEFAULT_TIMEOUT_MS } from '../api/transport-contract.js';
 import { notifyRefusal } from './notify-answer.js';
 
 /** Where and how `watch` posts its notifications (the part of its options a post needs). */
@@ -6,6 +8,8 @@ export interface NotifyTarget {
   notifyUrl?: string;
   /** Through a proxy: the dispatcher of the calls to the services (ApiClients.dispatcher); without one, direct. */
   dispatcher?: Dispatcher;
+  /** How long a post waits for its answer: `--timeout`, as a try of a call to the services (ApiClients.timeoutMs). */
+  timeoutMs?: number;
   signal: AbortSignal;
   fetch?: typeof fetch;
   onEvent?: (event: { type: 'notified'; status: number } | { type: 'notify-failed'; error: string }) => void;
@@ -27,13 +31,14 @@ export async function postNotification(
   counts: NotifyCounts,
 ): Promise<boolean> {
   if (target.notifyUrl === undefined) return true;
+  const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
     const init = {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       // A stop (SIGTERM, Ctrl-C) ends a post to an endpoint that does not answer, instead of waiting it out.
-      signal: AbortSignal.any([AbortSignal.timeout(10_000), target.signal]),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), target.signal]),
       redirect: 'manual' as const, // a webhook that redirects is refused (notify-answer.ts)
       // Where only a proxy reaches the internet, a direct post never arrived while every call to the services did.
       ...(target.dispatcher !== undefined ? { dispatcher: target.dispatcher } : {}),
@@ -48,7 +53,12 @@ export async function postNotification(
   } catch (error) {
     counts.notificationsFailed++;
     // The URL is not shown: chat webhook URLs carry their secret in the path (and an error may quote it).
-    const text = error instanceof Error ? error.message : String(error);
+    const text =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `the notification endpoint did not answer within ${formatTimeout(timeoutMs)} (--timeout)`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     const message = text.split(target.notifyUrl).join('the notification URL');
     target.onEvent?.({ type: 'notify-failed', error: message });
     return false;

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -42,13 +43,15 @@ async function watchRuns(
   maxRuns: number,
   failure: (run: number) => string | undefined = () => undefined,
   status: WatchStatus = newWatchStatus({}),
+  timeoutMs?: number,
 ): Promise<string[]> {
   const { ws } = await convergedBooksRenamed();
+  const clients = timeoutMs === undefined ? ws.clients : { ...ws.clients, timeoutMs };
   const manifests = await loadManifests({ paths: [path.join(ws.dir, 'manifests')], env: {} });
   const events: string[] = [];
   let runs = 0;
   await runWatch(
-    { clients: ws.clients, backend: ws.backend, warnings: [], close: async () => undefined },
+    { clients, backend: ws.backend, warnings: [], close: async () => undefined },
     {
       intervalMs: 900_000,
       maxRuns,
@@ -134,6 +137,28 @@ it('watch: a notify URL that redirects is a failed post, its report not sent on 
   } finally {
     await new Promise<void>((resolve) => redirects.close(() => resolve()));
     await elsewhere.close();
+  }
+});
+
+it('watch: a chat that does not answer is given --timeout, not a fixed 10 s, and the post fails saying so', async () => {
+  // Review: the post waited a fixed 10 s whatever --timeout said (a slow chat cut off under a longer --timeout, a
+  // stuck one waited out under a shorter one), and failed with "The operation was aborted due to timeout".
+  const held: ServerResponse[] = [];
+  const silent = createServer((req, res) => {
+    req.resume();
+    held.push(res);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/services/T0/B0/s3cr3tT0ken`;
+  try {
+    const events = await watchRuns(url, 1, () => undefined, newWatchStatus({}), 300);
+    expect(events.filter((e) => e !== 'checked')).toEqual([
+      'notify-failed: the notification endpoint did not answer within 300 ms (--timeout)',
+    ]);
+    expect(held).toHaveLength(1);
+  } finally {
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   }
 });
 
