@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { parseRetryAfter } from '../../src/api/retry-policy.js';
 import { createTestApi, PARSER_ORIGIN, PIPELINE_ORIGIN, SENTINEL_KEY, useNock } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
 
 useNock();
 
@@ -55,7 +56,7 @@ describe('retries', () => {
         }),
     });
     const creating = projects.create({ name: 'x' });
-    for (let i = 0; i < 100 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await until('the transport waits before its next try', () => waits.length > 0, { everyMs: 5 });
     expect(waits).toEqual([30_000]);
     interrupt.abort();
     const error = (await creating.catch((e: unknown) => e)) as ApiError;

@@ -8,6 +8,7 @@ import { ParsersClient } from '../../src/api/parsers-client.js';
 import { Transport } from '../../src/api/transport.js';
 import type { TransportEvent } from '../../src/api/transport-contract.js';
 import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
 
 /** A server that accepts every connection and request and never answers (issue 19). */
 let silent: http.Server;
@@ -54,7 +55,7 @@ describe('request timeout', () => {
     );
     // A GET is retried once by this policy, then the call gives up. The server shares this test's event loop: on a
     // loaded machine the second try's deadline can pass before its handler ran, so the count is read once it has.
-    for (let i = 0; i < 200 && requests - before < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('the server saw the GET and its retry', () => requests - before >= 2);
     expect(requests - before).toBe(2);
     expect(events.filter((e) => e.type === 'retry').map((e) => e.type === 'retry' && e.reason)).toEqual([
       'api.timeout',
@@ -75,7 +76,7 @@ describe('request timeout', () => {
       'the service did not answer in time, and the change may have been made all the same: scrapeform does not send a create or change again after a timeout; check what the service holds (scrapeform plan re-reads it) before running the command again, and check the network or raise the request timeout (--timeout or SCRAPEFORM_TIMEOUT)',
     );
     // The call is over (no retry can start now); the POST it sent may still be on its way to the handler.
-    for (let i = 0; i < 200 && requests === before; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('the server saw the POST', () => requests > before);
     expect(requests - before).toBe(1);
     expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
   });

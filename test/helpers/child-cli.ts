@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { until } from './until.js';
 
 export const BUILT_CLI = path.resolve(import.meta.dirname, '../../dist/cli/bin.cjs');
 
@@ -63,7 +63,7 @@ export interface SignalledRun {
 
 /**
  * Runs the built CLI as a child process, sends it `signal` once `ready()` holds (looked at every 25 ms for up to
- * 10 s; the test fails when it never does) and waits for its end, at most `exitWithinMs` (10 s by default).
+ * 20 s; the test fails when it never does) and waits for its end, at most `exitWithinMs` (10 s by default).
  */
 export async function signalledBuiltCli(
   args: string[],
@@ -78,8 +78,7 @@ export async function signalledBuiltCli(
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   try {
-    for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(ready(), 'the moment to send the signal came').toBe(true);
+    await until(`the moment to send ${signal} came`, ready, { everyMs: 25 });
     child.kill(signal);
     const sent = Date.now();
     const code = await Promise.race([

@@ -3,6 +3,7 @@ import { ProjectsClient } from '../../src/api/projects-client.js';
 import { Transport } from '../../src/api/transport.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/server.js';
+import { until } from './until.js';
 
 export const EMULATOR_KEY = 'test-key-7c1e';
 
@@ -53,12 +54,12 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
   };
 }
 
-/** Polls until the version leaves GENERATING (the emulator's generation is asynchronous). */
+/** Polls until the version leaves GENERATING (the emulator's generation is asynchronous); its status then. */
 export async function waitForVersion(parsers: ParsersClient, id: string, version: number): Promise<string> {
-  for (let i = 0; i < 500; i++) {
-    const details = await parsers.get(id, version);
-    if (details.status !== 'GENERATING') return details.status;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`parser ${id} version ${version} still generating`);
+  let status = 'GENERATING';
+  await until(
+    `parser ${id} version ${version} is no longer GENERATING`,
+    async () => (status = (await parsers.get(id, version)).status) !== 'GENERATING',
+  );
+  return status;
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import type { TransportEvent } from '../../src/api/transport-contract.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Clients closed while a call is under way: plan, drift and status list both services at once, and a refused key
@@ -45,7 +46,9 @@ it('a call still under way when the clients close is given up, not tried again a
     { env: {}, onEvent: (event) => events.push(event), sleep: async () => undefined },
   );
   const projects = clients.projects.list().catch((error: unknown) => error);
-  while (!seen.includes('GET /api/projects')) await new Promise((resolve) => setTimeout(resolve, 5));
+  await until('the server saw the list of projects', () => seen.includes('GET /api/projects'), {
+    everyMs: 5,
+  });
   const refused = await clients.parsers.list().catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(ApiError);
   expect((refused as ApiError).status).toBe(401);

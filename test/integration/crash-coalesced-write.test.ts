@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'coalesced-write-key';
 const PROJECTS = 6;
@@ -35,9 +36,10 @@ async function writeManifests(interval: string, parsers = PARSERS): Promise<void
 }
 
 /**
- * Once `landed` holds, true at the first list of parsers after it: apply polls generations only after it has
- * taken in the answers that came before (the first poll is 250 ms after a create), so by then every answer is
- * committed in memory, and with a window of a minute none of them is written.
+ * Once `landed` holds, true at the first look at a generation after it: a list of parsers, or the details of the
+ * parser when only one generates (apply reads no list then). Apply polls generations only after it has taken in
+ * the answers that came before (the first poll is 250 ms after a create), so by then every answer is committed in
+ * memory, and with a window of a minute none of them is written.
  */
 function answersTakenIn(landed: () => boolean): () => boolean {
   let mark: number | undefined;
@@ -46,17 +48,20 @@ function answersTakenIn(landed: () => boolean): () => boolean {
       if (landed()) mark = emulator.requestLog.length;
       return false;
     }
-    return emulator.requestLog.slice(mark).some((e) => e.method === 'GET' && e.path.startsWith('/parsers?'));
+    return emulator.requestLog.slice(mark).some((e) => e.method === 'GET' && /^\/parsers[?/]/.test(e.path));
   };
 }
 
 /** Starts apply and kills it with SIGKILL once `when` holds: commits made since the last write are lost. */
-async function killWhen(args: string[], when: () => boolean): Promise<void> {
+async function killWhen(args: string[], what: string, when: () => boolean): Promise<void> {
   const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: dir, env: env(), stdio: 'ignore' });
   const exited = new Promise((resolve) => child.on('close', resolve));
-  for (let i = 0; i < 2000 && !when(); i++) await new Promise((r) => setTimeout(r, 5));
-  child.kill('SIGKILL');
-  await exited;
+  try {
+    await until(what, when, { everyMs: 5 });
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
 }
 
 async function stateText(): Promise<string> {
@@ -91,6 +96,7 @@ describe('a run killed inside a coalesced-write window is recovered by the next 
     emulator.setFaults({ generationDelayMs: 600_000 });
     await killWhen(
       ['apply', '--auto-approve', '--concurrency', String(PROJECTS + PARSERS)],
+      'apply took in the answers to every create',
       answersTakenIn(
         () => emulator.projects.projects.size === PROJECTS && emulator.parsers.parsers.size === PARSERS,
       ),
@@ -115,6 +121,7 @@ describe('a run killed inside a coalesced-write window is recovered by the next 
     emulator.setFaults({ generationDelayMs: 600_000 });
     await killWhen(
       ['apply', '--auto-approve', '--concurrency', String(PROJECTS + 1)],
+      'apply took in the answers to every update',
       answersTakenIn(
         () =>
           [...emulator.projects.projects.values()].every((p) => p.scrapingInterval === 'hourly') &&

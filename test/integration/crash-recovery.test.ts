@@ -10,6 +10,7 @@ import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import type { State } from '../../src/state/model.js';
 import { heldByLiveProcess } from '../helpers/state.js';
+import { until } from '../helpers/until.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = BUILT_CLI;
@@ -26,16 +27,20 @@ function run(args: string[]): Promise<ChildRun> {
   return runBuiltCli(args, { cwd: dir, env: env() });
 }
 
-/** Starts the CLI and kills it with SIGKILL as soon as `when` holds: no cleanup, no state save, lock left behind. */
-async function killWhen(args: string[], when: () => Promise<boolean>): Promise<void> {
+/**
+ * Starts the CLI and kills it with SIGKILL as soon as `when` holds: no cleanup, no state save, lock left behind.
+ * A run that ends on its own first (its moment missed, say on a stalled machine) fails the test: no kill was tested.
+ */
+async function killWhen(args: string[], what: string, when: () => Promise<boolean>): Promise<void> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env(), stdio: 'ignore' });
   const exited = new Promise((resolve) => child.on('close', resolve));
-  for (let i = 0; i < 1000; i++) {
-    if (await when()) break;
-    await new Promise((r) => setTimeout(r, 10));
+  try {
+    await until(what, async () => child.exitCode !== null || (await when()));
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
   }
-  child.kill('SIGKILL');
-  await exited;
+  expect(child.exitCode, `the CLI ended on its own before the moment to kill it came (${what})`).toBeNull();
 }
 
 /** `apply --auto-approve` as a child process: its stderr so far, and its exit code once it ends. */
@@ -45,6 +50,8 @@ function applyInBackground(extra: string[] = []): {
   exited: Promise<number | null>;
 } {
   const child = spawn(process.execPath, [BIN, 'apply', '--auto-approve', ...extra], { cwd: dir, env: env() });
+  // A test that fails (a wait that timed out) leaves no run behind, waiting out its lock or its generation.
+  onTestFinished(() => void child.kill('SIGKILL'));
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -93,7 +100,11 @@ beforeEach(async () => {
 describe('a run killed at any moment is recovered by the next apply, with no duplicates', () => {
   it('killed between the create and the state write (the POST landed, its answer never came)', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
-    await killWhen(['apply', '--auto-approve'], async () => emulator.parsers.parsers.size > 0);
+    await killWhen(
+      ['apply', '--auto-approve'],
+      'the parser was created',
+      async () => emulator.parsers.parsers.size > 0,
+    );
     // What the POST was about to send is in state (its intent), the answer is not.
     const killed = JSON.parse(await stateText()) as State;
     expect(killed.resources['parser.books-product']).toBeUndefined();
@@ -118,6 +129,7 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     await killWhen(
       ['apply', '--auto-approve', '--allow-destroy'],
+      'the new parser of the replace was created',
       async () => emulator.parsers.parsers.size > 1,
     );
     emulator.setFaults({ responseDelayMs: 0 });
@@ -159,7 +171,9 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
       (await readFile(file, 'utf8')).replace('Stars from 1 to 5', 'Stars from one to five'),
     );
     emulator.setFaults({ generationDelayMs: 600_000 });
-    await killWhen(['apply', '--auto-approve'], async () => (await stateText()).includes('"pending"'));
+    await killWhen(['apply', '--auto-approve'], 'state records a pending generation', async () =>
+      (await stateText()).includes('"pending"'),
+    );
     emulator.setFaults({ generationDelayMs: null });
     emulator.clock.advance(600_000);
     await emulator.idle();
@@ -184,7 +198,8 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     const lost = await run(['apply', '--auto-approve', '--timeout', '300ms']);
     expect(lost.code).toBe(1);
     emulator.setFaults({ responseDelayMs: 0 });
-    for (let i = 0; i < 300 && patches() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // The emulator logs the PATCH when its held answer goes out.
+    await until('the held answer to the PATCH went out', () => patches() > 0);
     await emulator.idle();
     expect((JSON.parse(await stateText()) as State).resources['parser.books-product']).toMatchObject({
       version: 0,
@@ -228,8 +243,10 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     const parser = [...emulator.parsers.parsers.values()][0];
     const latestFields = (): string[] => parser?.versions.at(-1)?.fields.map((f) => f.name) ?? [];
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['PATCH'] });
-    await killWhen(['apply', '--auto-approve'], async () =>
-      latestFields().some((n) => n.endsWith('__scrapeform_tmp')),
+    await killWhen(
+      ['apply', '--auto-approve'],
+      'the first PATCH of the swap gave temporary names',
+      async () => latestFields().some((n) => n.endsWith('__scrapeform_tmp')),
     );
     emulator.setFaults({ responseDelayMs: 0 });
     const credits = emulator.accounts.list()[0]?.credits;
@@ -261,8 +278,10 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   it('killed in the middle of a replace (the new parser generating, the old one not deleted yet)', async () => {
     const oldId = await appliedThenReplacing();
     emulator.setFaults({ generationDelayMs: 600_000 });
-    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
-      (await stateText()).includes('"replacing"'),
+    await killWhen(
+      ['apply', '--auto-approve', '--allow-destroy'],
+      'state records a replace under way',
+      async () => (await stateText()).includes('"replacing"'),
     );
     expect(emulator.parsers.parsers.size).toBe(2);
     // While the new one generates, plan waits rather than making a third parser.
@@ -278,8 +297,10 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   it('a replace killed while its new parser generated, which then FAILED, is retried without orphaning the original', async () => {
     const oldId = await appliedThenReplacing();
     emulator.setFaults({ generationDelayMs: 600_000, failGenerations: 1 });
-    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
-      (await stateText()).includes('"replacing"'),
+    await killWhen(
+      ['apply', '--auto-approve', '--allow-destroy'],
+      'state records a replace under way',
+      async () => (await stateText()).includes('"replacing"'),
     );
     // The new parser's generation FAILS once the run is gone.
     emulator.setFaults({ generationDelayMs: null });
@@ -298,8 +319,10 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
   it('a replace killed mid-generation, its new parser deleted by hand, its manifest deleted: the original goes too', async () => {
     const oldId = await appliedThenReplacing();
     emulator.setFaults({ generationDelayMs: 600_000 });
-    await killWhen(['apply', '--auto-approve', '--allow-destroy'], async () =>
-      (await stateText()).includes('"replacing"'),
+    await killWhen(
+      ['apply', '--auto-approve', '--allow-destroy'],
+      'state records a replace under way',
+      async () => (await stateText()).includes('"replacing"'),
     );
     emulator.setFaults({ generationDelayMs: null });
     const newId = [...emulator.parsers.parsers.keys()].find((id) => id !== oldId) ?? '';
@@ -323,7 +346,11 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
     const [archived] = [...emulator.projects.projects.keys()];
     emulator.projects.projects.delete(archived ?? 0);
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
-    await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);
+    await killWhen(
+      ['apply', '--auto-approve'],
+      'the project was created',
+      async () => emulator.projects.projects.size > 0,
+    );
     emulator.setFaults({ responseDelayMs: 0 });
     await emulator.idle();
     const plan = await run(['plan']);
@@ -333,7 +360,11 @@ describe('a run killed at any moment is recovered by the next apply, with no dup
 
   it('killed right after a project create landed: recovered with the definition sent, not adopted', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
-    await killWhen(['apply', '--auto-approve'], async () => emulator.projects.projects.size > 0);
+    await killWhen(
+      ['apply', '--auto-approve'],
+      'the project was created',
+      async () => emulator.projects.projects.size > 0,
+    );
     emulator.setFaults({ responseDelayMs: 0 });
     await emulator.idle();
     const plan = await run(['plan', '--json']);
@@ -350,8 +381,7 @@ describe('interruptions and concurrent runs', () => {
   it('Ctrl-C: no new calls, calls in flight finish, state saved, lock released, exit 130', async () => {
     emulator.setFaults({ generationDelayMs: 600_000 });
     const { child, stderr, exited } = applyInBackground();
-    for (let i = 0; i < 500 && !(await stateText()).includes('"pending"'); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('state records a pending generation', async () => (await stateText()).includes('"pending"'));
     child.kill('SIGINT');
     // The wait for generation is not a call: the run stops polling once interrupted... after the next poll.
     emulator.setFaults({ generationDelayMs: null });
@@ -373,11 +403,9 @@ describe('interruptions and concurrent runs', () => {
     // The service acts and holds its answer for two minutes: the graceful stop would wait for it.
     emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['POST'] });
     const { child, stderr, exited } = applyInBackground();
-    for (let i = 0; i < 500 && emulator.parsers.parsers.size + emulator.projects.projects.size === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('a create landed', () => emulator.parsers.parsers.size + emulator.projects.projects.size > 0);
     child.kill('SIGTERM');
-    for (let i = 0; i < 500 && !stderr().includes('Interrupted: no new calls'); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('apply said it was interrupted', () => stderr().includes('Interrupted: no new calls'));
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
     expect(stderr()).toContain('Interrupted again: exiting now.');
@@ -390,8 +418,10 @@ describe('interruptions and concurrent runs', () => {
     emulator.setFaults({ responseDelayMs: 120_000, responseDelayMethods: ['GET'] });
     const { child, stderr, exited } = applyInBackground();
     const lockFile = path.join(dir, '.scrapeform/state.json.lock');
-    for (let i = 0; i < 500 && (await readFile(lockFile, 'utf8').catch(() => '')) === ''; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(
+      'apply took the state lock',
+      async () => (await readFile(lockFile, 'utf8').catch(() => '')) !== '',
+    );
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGTERM');
     expect(await exited).toBe(130);
@@ -410,11 +440,12 @@ describe('interruptions and concurrent runs', () => {
     await mkdir(path.dirname(lockFile), { recursive: true });
     await writeFile(lockFile, JSON.stringify(held));
     const { child, stderr, exited } = applyInBackground(['--lock-timeout', '5m']);
-    // Not left waiting out its five minutes should this test fail.
-    onTestFinished(() => void child.kill('SIGKILL'));
-    for (let i = 0; i < 1000 && !stderr().includes('waiting for the state lock held by ci@elsewhere'); i++)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(stderr()).toContain('waiting for the state lock held by ci@elsewhere');
+    // Within this test's own limit (20 s), so that a failure names what never came.
+    await until(
+      'apply said it waits for the lock held by ci@elsewhere',
+      () => stderr().includes('waiting for the state lock held by ci@elsewhere'),
+      { withinMs: 10_000 },
+    );
     child.kill('SIGINT');
     // Before the fix the run waited out the five minutes: this test's own timeout fails it.
     expect(await exited).toBe(130);
@@ -435,8 +466,8 @@ describe('interruptions and concurrent runs', () => {
       stdio: 'ignore',
     });
     const firstDone = new Promise((resolve) => first.on('close', resolve));
-    for (let i = 0; i < 500 && !(await stateText()).includes('"pending"'); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    onTestFinished(() => void first.kill('SIGKILL'));
+    await until('state records a pending generation', async () => (await stateText()).includes('"pending"'));
     const second = await run(['apply', '--auto-approve']);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(

@@ -9,6 +9,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
+import { until } from '../helpers/until.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 'day-two-key';
@@ -348,8 +349,7 @@ describe('run, jobs and cancel', () => {
   it('run while a job of the project runs: nothing is sent, run.already-running, exit 3; --allow-concurrent starts it', async () => {
     const { projectId } = await applied();
     const server = await startSlowJob(projectId);
-    for (let i = 0; i < 100 && emulator.projects.jobs.get(2)?.status !== 'Running'; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('job 2 is Running', () => emulator.projects.jobs.get(2)?.status === 'Running');
     const before = emulator.requestLog.length;
     const refused = await scrapeform(['run', 'nightly-book-pages']);
     expect(refused.stderr).toBe(
@@ -368,8 +368,7 @@ describe('run, jobs and cancel', () => {
     expect(allowed.code).toBe(0);
     // The emulator queues it behind job 2 (API-NOTES): cancelled, the queued run starts as job 3.
     await api('DELETE', `/api/projects/${projectId}/jobs/2`);
-    for (let i = 0; i < 200 && emulator.projects.jobs.get(3)?.status !== 'Running'; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('job 3 is Running', () => emulator.projects.jobs.get(3)?.status === 'Running');
     await api('DELETE', `/api/projects/${projectId}/jobs/3`);
     await emulator.projects.idle();
     server.close();
@@ -409,8 +408,7 @@ describe('run, jobs and cancel', () => {
       'error: job 1 of nightly-book-pages cannot be cancelled: job 1 is not running (Finished)',
     );
     const server = await startSlowJob(projectId);
-    for (let i = 0; i < 100 && ![...emulator.projects.jobs.values()].some((j) => j.id === 2); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('job 2 was started', () => [...emulator.projects.jobs.values()].some((j) => j.id === 2));
     const cancelled = await scrapeform(['cancel', 'nightly-book-pages', '2']);
     expect(cancelled.stdout).toBe(
       'Job 2 of nightly-book-pages: Cancelled (items already in flight finish first).\n',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScrapeformError } from '../../src/errors.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import { until } from '../helpers/until.js';
 
 const newDataDir = (): Promise<string> => mkdtemp(path.join(tmpdir(), 'scrapeform-emulator-'));
 
@@ -81,8 +82,11 @@ describe('closing the emulator while a parser generates', () => {
         });
         expect(created.status).toBeLessThan(300);
         id = (created.body as { id: string }).id;
-        while ((await new Promise<number>((r) => site.getConnections((_, n) => r(n)))) === 0)
-          await new Promise((r) => setTimeout(r, 20));
+        await until(
+          'the generation is fetching the page',
+          async () => (await new Promise<number>((r) => site.getConnections((_, n) => r(n)))) > 0,
+          { everyMs: 20 },
+        );
       } finally {
         await first.emulator.close();
       }

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nextAfter } from '../../src/emulator/scheduler.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { until } from '../helpers/until.js';
 
 interface Received {
   path: string;
@@ -399,8 +400,7 @@ describe('jobs and the scheduler', () => {
       scheduledAt: 'now',
     });
     h.emulator.clock.advance(1);
-    for (let i = 0; i < 1_000 && !received.some((r) => r.path === '/item-1'); i++)
-      await new Promise((r) => setTimeout(r, 5));
+    await until('the job asked for item 1', () => received.some((r) => r.path === '/item-1'), { everyMs: 5 });
     const cancelled = (await h.projects.cancelJob(id, 1)) as { status: string };
     expect(cancelled.status).toBe('Cancelled');
     await h.emulator.projects.idle();

@@ -5,6 +5,7 @@ import type { EmulatorOptions } from '../../src/emulator/server.js';
 import { runScrapeform } from '../helpers/cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { until } from '../helpers/until.js';
 
 const q = `api_key=${EMULATOR_KEY}`;
 const BOOK = 'https://books.example/catalogue/a-light-in-the-attic_1000/index.html';
@@ -48,12 +49,11 @@ async function createProject(harness: EmulatorHarness, body: Record<string, unkn
 }
 
 async function waitUntilFinished(harness: EmulatorHarness, id: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const details = await harness.raw('GET', `/parsers/${id}?${q}`);
-    if ((details.body as { status: string }).status === 'FINISHED') return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`parser ${id} never finished`);
+  await until(
+    `parser ${id} is FINISHED`,
+    async () =>
+      ((await harness.raw('GET', `/parsers/${id}?${q}`)).body as { status: string }).status === 'FINISHED',
+  );
 }
 
 describe('quirks are off by default', () => {

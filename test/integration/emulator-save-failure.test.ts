@@ -4,14 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../helpers/child-cli.js';
-
-const until = async (what: () => boolean | Promise<boolean>, ms = 5000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+import { until } from '../helpers/until.js';
 
 describe('scrapeform emulator --data-dir when a write fails', () => {
   it('keeps running, says so once naming the file, writes again once it can, and fails at exit if still unwritten', async () => {
@@ -30,7 +23,9 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
     let code: number | null | undefined;
     void exited.then((c) => (code = c));
     try {
-      await until(() => /listening on (\S+)/.test(stdout));
+      await until('the emulator said where it listens', () => /listening on (\S+)/.test(stdout), {
+        everyMs: 20,
+      });
       const url = /listening on (\S+)/.exec(stdout)?.[1] ?? '';
       const put = (key: string): Promise<Response> =>
         fetch(`${url}/_emulator/accounts`, {
@@ -42,7 +37,9 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
       await rm(file, { force: true });
       await mkdir(file);
       expect((await put('key-b')).status).toBe(200);
-      await until(() => stderr.includes('cannot write'));
+      await until('the emulator said it cannot write', () => stderr.includes('cannot write'), {
+        everyMs: 20,
+      });
       expect((await put('key-c')).status).toBe(200);
       await new Promise((r) => setTimeout(r, 200));
       expect(code).toBeUndefined();
@@ -52,10 +49,11 @@ describe('scrapeform emulator --data-dir when a write fails', () => {
 
       await rmdir(file);
       expect((await put('key-d')).status).toBe(200);
-      await until(async () => {
-        const text = await readFile(file, 'utf8').catch(() => '');
-        return text.includes('key-d');
-      });
+      await until(
+        'the state file holds key-d',
+        async () => (await readFile(file, 'utf8').catch(() => '')).includes('key-d'),
+        { everyMs: 20 },
+      );
       const saved = JSON.parse(await readFile(file, 'utf8')) as { accounts: { key: string }[] };
       expect(saved.accounts.map((a) => a.key)).toEqual(['key-a', 'key-b', 'key-c', 'key-d']);
 

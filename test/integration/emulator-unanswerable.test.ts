@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { until } from '../helpers/until.js';
 
 // A request the emulator cannot answer as asked must neither end its process nor leave the client waiting.
 
@@ -61,7 +62,7 @@ describe('answers the emulator cannot give as asked', () => {
   it('clearing the response delay sends the answers held so far, logged by the time idle() returns', async () => {
     h.emulator.setFaults({ responseDelayMs: 60_000, responseDelayMethods: ['POST'] });
     const answered = h.raw('POST', `/api/projects?${q}`, { projectInput: { type: 'list', list: [] } });
-    while (h.emulator.projects.projects.size === 0) await new Promise((r) => setTimeout(r, 5));
+    await until('the project was created', () => h.emulator.projects.projects.size > 0, { everyMs: 5 });
     expect(h.emulator.requestLog).toEqual([]);
     h.emulator.setFaults({ responseDelayMs: 0 });
     await h.emulator.idle();

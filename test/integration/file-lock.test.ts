@@ -10,6 +10,7 @@ import type { State } from '../../src/state/model.js';
 import { emptyState } from '../../src/state/model.js';
 import { currentProcessIdentity, processEnded } from '../../src/state/process-identity.js';
 import { rejection } from '../helpers/failure.js';
+import { until } from '../helpers/until.js';
 
 const BUILT_BACKEND = path.resolve(import.meta.dirname, '../../dist/state/file-backend.js');
 
@@ -217,7 +218,10 @@ describe('the state file lock', () => {
           parent.on('exit', () => reject(new Error(`the run ended before locking: ${out}`)));
         });
         process.kill(pid, 'SIGKILL');
-        while (!processEnded(pid)) await new Promise((resolve) => setTimeout(resolve, 10));
+        // Within this test's own limit (20 s), so that a failure names what never came.
+        await until(`the killed run (pid ${pid}) has ended, a zombie`, () => processEnded(pid), {
+          withinMs: 10_000,
+        });
         // It still answers kill(pid, 0), with the start time the lock recorded.
         expect(() => process.kill(pid, 0)).not.toThrow();
         const lockText = await readFile(`${file}.lock`, 'utf8');

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import type { ScrapeformError } from '../../src/errors.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The PostgreSQL backend's sessions when something goes wrong around them: a lock taken while another session
@@ -225,12 +226,9 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       await expect(lock.release()).resolves.toBeUndefined();
       // The session the release gave up on ends when its connection does, and its advisory lock with it.
       relay.cut();
-      let outcome = '';
-      for (let i = 0; i < 100 && outcome !== 'locked'; i++) {
-        outcome = await tryLock(other);
-        if (outcome !== 'locked') await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(outcome).toBe('locked');
+      await until('another session can take the lock', async () => (await tryLock(other)) === 'locked', {
+        everyMs: 50,
+      });
       // The backend dropped that client: its next call connects again.
       expect((await backend.read()).serial).toBe(1);
     } finally {
@@ -253,12 +251,11 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
       relay.cut();
       const other = new PostgresStateBackend(url, 'prod');
       try {
-        let outcome = '';
-        for (let i = 0; i < 100 && outcome !== 'locked'; i++) {
-          outcome = await tryLock(other);
-          if (outcome !== 'locked') await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        expect(outcome).toBe('locked');
+        // Within this test's own limit (20 s), so that a failure names what never came.
+        await until('another session can take the lock', async () => (await tryLock(other)) === 'locked', {
+          everyMs: 50,
+          withinMs: 10_000,
+        });
       } finally {
         await other.close();
       }

@@ -11,8 +11,10 @@ import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
+import { until } from '../helpers/until.js';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import { emptyState } from '../../src/state/model.js';
+import type { StateLock } from '../../src/state/backend.js';
 import type { ScrapeformError } from '../../src/errors.js';
 
 /**
@@ -277,12 +279,13 @@ setInterval(() => {}, 1000);`;
       await expect(waiting.lock('apply')).rejects.toThrow(/is locked by/);
       child.kill('SIGKILL');
       await new Promise((resolve) => child.on('close', resolve));
-      let lock;
-      for (let i = 0; i < 100 && lock === undefined; i++) {
-        lock = await waiting.lock('apply').catch(() => undefined);
-        if (lock === undefined) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(lock).toBeDefined();
+      // Taken once the server has ended the killed runner's session, and its advisory lock with it.
+      let lock: StateLock | undefined;
+      await until(
+        "the killed runner's lock can be taken",
+        async () => (lock = await waiting.lock('apply').catch(() => undefined)) !== undefined,
+        { everyMs: 50 },
+      );
       await lock?.release();
     } finally {
       await waiting.close();
@@ -548,8 +551,9 @@ setInterval(() => {}, 1000);`;
     watch.stderr.on('data', (d: Buffer) => (watchLog += d.toString()));
     const watchExit = new Promise<number | null>((resolve) => watch.on('close', resolve));
     try {
-      for (let i = 0; i < 500 && !watchLog.includes('watch: no drift'); i++)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await until('watch said it found no drift', () => watchLog.includes('watch: no drift'), {
+        everyMs: 20,
+      });
       expect(watchLog).toContain('watch: no drift (2 managed)');
       watch.kill('SIGTERM');
       expect(await watchExit).toBe(0);
@@ -592,11 +596,13 @@ setInterval(() => {}, 1000);`;
     const exited = new Promise((resolve) => child.on('close', resolve));
     const probe = new PostgresStateBackend(databaseUrl, 'killed-apply');
     try {
-      for (let i = 0; i < 500 && (await probe.read()).resources['parser.books-product'] === undefined; i++)
-        await new Promise((r) => setTimeout(r, 10));
+      await until(
+        'state records the parser',
+        async () => (await probe.read()).resources['parser.books-product'] !== undefined,
+      );
+    } finally {
       child.kill('SIGKILL');
       await exited;
-    } finally {
       await probe.close();
     }
     emulator.setFaults({ generationDelayMs: null });

@@ -7,6 +7,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { State } from '../../src/state/model.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'protect-create-kill-key';
 
@@ -38,22 +39,24 @@ async function readState(): Promise<State | undefined> {
   return text === undefined ? undefined : (JSON.parse(text) as State);
 }
 
-/** `apply --auto-approve` as a child process, killed with SIGKILL (no cleanup, no end of run) once `when` holds. */
-async function applyKilledWhen(when: () => Promise<boolean>): Promise<State | undefined> {
+/**
+ * `apply --auto-approve` as a child process, killed with SIGKILL (no cleanup, no end of run) once `when` holds. A run
+ * that ends on its own first (a held answer came before its moment was seen) fails the test: no kill was tested.
+ */
+async function applyKilledWhen(what: string, when: () => Promise<boolean>): Promise<State | undefined> {
   const child = spawn(process.execPath, [BUILT_CLI, 'apply', '--auto-approve'], {
     cwd: dir,
     env: env(),
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.on('close', resolve));
-  let reached = false;
-  for (let i = 0; i < 1000 && !reached; i++) {
-    reached = await when();
-    if (!reached) await new Promise((r) => setTimeout(r, 10));
+  try {
+    await until(what, async () => child.exitCode !== null || (await when()));
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
   }
-  child.kill('SIGKILL');
-  await exited;
-  expect(reached, 'the kill came at the moment chosen').toBe(true);
+  expect(child.exitCode, `apply ended on its own before the moment to kill it came (${what})`).toBeNull();
   return readState();
 }
 
@@ -97,6 +100,7 @@ describe('prevent_destroy holds for objects whose creating apply was killed', ()
   it('killed after the POSTs landed and before their answers: the objects recovered from the intents are protected', async () => {
     emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     const killed = await applyKilledWhen(
+      'the project and the parser were created',
       async () => emulator.projects.projects.size > 0 && emulator.parsers.parsers.size > 0,
     );
     expect(killed?.resources['project.nightly']).toBeUndefined();
@@ -109,7 +113,7 @@ describe('prevent_destroy holds for objects whose creating apply was killed', ()
 
   it('killed after the creates were recorded, while the new parser generates: both are protected', async () => {
     emulator.setFaults({ generationDelayMs: 600_000 });
-    await applyKilledWhen(async () => {
+    await applyKilledWhen('state records both creates', async () => {
       const state = await readState();
       return (
         state?.resources['project.nightly'] !== undefined && state.resources['parser.books'] !== undefined
@@ -140,7 +144,7 @@ describe('prevent_destroy holds for objects whose adopting apply was killed', ()
     await writeFile(path.join(dir, 'later.yaml'), LATER);
     emulator.setFaults({ generationDelayMs: 600_000 });
     const recorded = ['project.nightly', 'parser.books', 'parser.later'];
-    const killed = await applyKilledWhen(async () => {
+    const killed = await applyKilledWhen('state records both adoptions and the later parser', async () => {
       const state = await readState();
       return state !== undefined && recorded.every((address) => state.resources[address] !== undefined);
     });

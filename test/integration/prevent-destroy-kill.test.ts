@@ -7,6 +7,7 @@ import { startEmulator } from '../../src/emulator/server.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { State } from '../../src/state/model.js';
 import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'protect-kill-key';
 
@@ -69,15 +70,17 @@ describe('prevent_destroy recorded in state survives an apply killed after a PAT
     });
     const exited = new Promise((resolve) => child.on('close', resolve));
     let patched: State | undefined;
-    for (let i = 0; i < 1000 && patched === undefined; i++) {
-      const state = await readState().catch(() => undefined);
-      const nightly = state?.resources['project.nightly'];
-      if (nightly?.kind === 'Project' && nightly.definition.scrapingInterval === 'weekly') patched = state;
-      else await new Promise((r) => setTimeout(r, 10));
+    try {
+      await until('state records the PATCH of the project', async () => {
+        const state = await readState().catch(() => undefined);
+        const nightly = state?.resources['project.nightly'];
+        if (nightly?.kind === 'Project' && nightly.definition.scrapingInterval === 'weekly') patched = state;
+        return patched !== undefined;
+      });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
     }
-    child.kill('SIGKILL');
-    await exited;
-    expect(patched, 'the PATCH was written before the kill').toBeDefined();
     expect(patched?.resources['project.nightly']?.preventDestroy).toBe(true);
     emulator.setFaults({ generationDelayMs: null });
     emulator.clock.advance(600_000);

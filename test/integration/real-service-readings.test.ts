@@ -12,6 +12,7 @@ import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import type { ChildRun } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { until } from '../helpers/until.js';
 import { BOOK_A, BOOK_B, bookParser, TestWorkspace } from '../helpers/workspace.js';
 
 /**
@@ -175,8 +176,7 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     expect(first.stderr).toContain('the create of "books" got no clear answer');
     h.emulator.setFaults({ responseDelayMs: 0 });
     // The emulator logs the POST when its held answer goes out.
-    for (let i = 0; i < 300 && calls(h, 'POST', '/parsers') === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('the held answer to the POST went out', () => calls(h, 'POST', '/parsers') > 0);
     expect(calls(h, 'POST', '/parsers')).toBe(1);
     expect((await ws.state()).intents?.['parser.books']?.unconfirmed).toMatch(/^\d{4}-\d\d-\d\dT/);
 
@@ -257,13 +257,19 @@ describe('1. a list is not proof of absence (lagging-list)', () => {
     h.emulator.setFaults({ responseDelayMs: 5000, responseDelayMethods: ['POST'] });
     const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
     const exited = new Promise((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 500; i++) {
-      const text = await readFile(ws.backend.location, 'utf8').catch(() => '');
-      if (text.includes('"sent"')) break;
-      await new Promise((r) => setTimeout(r, 10));
+    try {
+      // Or the run ended on its own (once the held answer came, its moment missed): no kill to test then.
+      await until(
+        'state says the POST went out',
+        async () =>
+          child.exitCode !== null ||
+          (await readFile(ws.backend.location, 'utf8').catch(() => '')).includes('"sent"'),
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
     }
-    child.kill('SIGKILL');
-    await exited;
+    expect(child.exitCode, 'the apply ended on its own before the moment to kill it came').toBeNull();
     h.emulator.setFaults({ responseDelayMs: 0 });
     await h.emulator.projects.idle();
     const again = await runBuiltCli(args, { cwd: ws.dir, env });
@@ -359,8 +365,8 @@ describe('1b. a list lagging behind a PATCH, and versions past a pending one (la
     );
     expect(lost.code).toBe(1);
     h.emulator.setFaults({ responseDelayMs: 0 });
-    for (let i = 0; i < 300 && calls(h, 'PATCH', '/parsers/') === 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    // The emulator logs the PATCH when its held answer goes out.
+    await until('the held answer to the PATCH went out', () => calls(h, 'PATCH', '/parsers/') > 0);
     await h.emulator.idle();
     const left = (await ws.state()).resources['parser.books'];
     expect(left).toMatchObject({ version: 0, patching: { from: 0 } });
@@ -442,8 +448,7 @@ describe('1c. a read by id may answer 404 a moment after a create (lagging-list 
     expect(plan.resource_changes.map((c) => c.action)).toEqual(['create']);
     const applying = ws.applyChanges(plan);
     // The wait reads the new version by id and is answered 404; then the service catches up.
-    for (let i = 0; i < 500 && !versionNotFound(h); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(versionNotFound(h)).toBe(true);
+    await until('a read by id of the new version was answered 404', () => versionNotFound(h));
     h.emulator.clock.advance(600_000);
     const result = await applying;
     expect(result.results).toMatchObject([{ ok: true, status: 'FINISHED', version: 0 }]);
@@ -572,8 +577,10 @@ describe('5. example URLs as the service may spell them', () => {
         { name: 'price', description: 'The price' },
       ],
     });
-    for (let i = 0; i < 200 && (await h.parsers.get(created.id)).status !== 'FINISHED'; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(
+      'the parser made outside scrapeform is FINISHED',
+      async () => (await h.parsers.get(created.id)).status === 'FINISHED',
+    );
     const ws = await TestWorkspace.create(h);
     await ws.write({ 'books.yaml': bookParser(FIELDS) });
     const plan = await convergeAndCount(h, ws, { parsers: 1, projects: 0 });

@@ -7,6 +7,7 @@ import { emulatorFront } from '../helpers/emulator-front.js';
 import { BUILT_CLI, emulatorEnv } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import { heldByLiveProcess, stateOf } from '../helpers/state.js';
+import { until } from '../helpers/until.js';
 
 /**
  * README's exit codes: Ctrl-C or SIGTERM is 130 for every command, not only those that stop gracefully (Node's own
@@ -43,8 +44,11 @@ describe('signals end every command with 130', () => {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       try {
-        for (let i = 0; i < 200 && !stderr.includes('waiting for the state lock'); i++)
-          await new Promise((r) => setTimeout(r, 25));
+        await until(
+          'plan said it waits for the state lock',
+          () => stderr.includes('waiting for the state lock'),
+          { everyMs: 25 },
+        );
         expect(stderr).toContain('waiting for the state lock held by ci@elsewhere');
         child.kill(signal);
         expect(await exited).toBe(130);
@@ -84,9 +88,7 @@ describe('signals end every command with 130', () => {
         const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
         try {
           // Signalled once its first read arrived (answered 3 s after): a fixed sleep could end before a slow start.
-          for (let i = 0; i < 1_000 && arrived.length === readsBefore; i++)
-            await new Promise((r) => setTimeout(r, 10));
-          expect(arrived.length).toBeGreaterThan(readsBefore);
+          await until("the second apply's first read arrived", () => arrived.length > readsBefore);
           child.kill(signal);
           expect(await exited).toBe(130);
           // Stopped gracefully while reading (not by the bin's own handler before apply began).

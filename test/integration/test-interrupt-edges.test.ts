@@ -10,6 +10,7 @@ import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { appliedBooksChecking, BOOK_A, BOOK_B } from '../helpers/workspace.js';
 import type { TestWorkspace } from '../helpers/workspace.js';
+import { until } from '../helpers/until.js';
 
 let h: EmulatorHarness | undefined;
 const closers: (() => void)[] = [];
@@ -196,7 +197,7 @@ describe('test interrupted twice', () => {
         ['test', path.join(ws.dir, 'manifests'), '--state', ws.backend.location],
         { env: { SCRAPERAPI_API_KEY: EMULATOR_KEY, ...emulatorEnv(f.url, EMULATOR_KEY) } },
       );
-      for (let i = 0; i < 400 && f.seen.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await until('the first parse reached the service', () => f.seen.length > 0, { everyMs: 25 });
       expect(f.seen).toHaveLength(1);
       process.emit('SIGINT');
       process.emit('SIGINT');

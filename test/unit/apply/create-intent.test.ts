@@ -14,6 +14,7 @@ import type {
 } from '../../../src/plan/model.js';
 import type { StateBackend } from '../../../src/state/backend.js';
 import type { ParserDefinition, ParserState, State } from '../../../src/state/model.js';
+import { until } from '../../helpers/until.js';
 
 const definition: ParserDefinition = {
   urls: ['https://books.example/a.html'],
@@ -571,10 +572,13 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
       stateWriteWindowMs: 5,
       now: () => Date.parse('2026-11-26T03:00:00.000Z'),
     });
-    for (let i = 0; i < 200 && posted === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await until('the create was posted', () => posted > 0, { everyMs: 5 });
     // The answer is held: as a run killed now would leave it on disk.
-    for (let i = 0; i < 200 && (await backend.read()).intents?.['project.j1']?.sent === undefined; i++)
-      await new Promise((r) => setTimeout(r, 5));
+    await until(
+      'state records that the create was sent',
+      async () => (await backend.read()).intents?.['project.j1']?.sent !== undefined,
+      { everyMs: 5 },
+    );
     const onDisk = await backend.read();
     expect(onDisk.intents?.['project.j1']).toMatchObject({ name: 'j1', sent: '2026-11-26T03:00:00.000Z' });
     // The next plan, with no list showing it: an unconfirmed create, not sent again without --recreate.

@@ -3,6 +3,7 @@ import type { ApiClients } from '../../../src/api/create-clients.js';
 import { runExpectChecks } from '../../../src/apply/run-expect-checks.js';
 import { desiredParser } from '../../helpers/desired.js';
 import { parserState, stateOf } from '../../helpers/state.js';
+import { until } from '../../helpers/until.js';
 
 const books = desiredParser('books', [{ name: 'title', description: 'Title' }], {
   expect: [
@@ -31,7 +32,7 @@ describe('expect checks', () => {
       });
     const clients = { parsers: { parse, list: async () => [listedBooks] } } as unknown as ApiClients;
     const running = runExpectChecks(clients, [books], state, undefined, interrupt.signal);
-    for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 1));
+    await until('the first check asked for its parse', () => asked.length > 0, { everyMs: 1 });
     interrupt.abort();
     const results = await running;
     expect(asked).toEqual(['https://books.example/a.html']);

@@ -7,6 +7,7 @@ import type { Plan, ResourceChange } from '../../../src/plan/model.js';
 import type { StateBackend } from '../../../src/state/backend.js';
 import type { State } from '../../../src/state/model.js';
 import { parserState, stateOf } from '../../helpers/state.js';
+import { until } from '../../helpers/until.js';
 
 /** A backend whose writes wait until the test ends them (`finish`, or `fail` with an error); each is recorded. */
 function heldBackend(): StateBackend & {
@@ -57,7 +58,7 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 /** Until the first write has started and hangs for longer than a window of 5 ms. */
 async function lateWrite(backend: { started: number }): Promise<void> {
-  while (backend.started === 0) await sleep(1);
+  await until('the first write started', () => backend.started > 0, { everyMs: 1 });
   await sleep(20);
 }
 
