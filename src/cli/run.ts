@@ -14,7 +14,10 @@ export function registerRun(program: Command, run: RunCommand): void {
     .description('start a managed project now (PATCH scheduledAt: now)')
     .argument('<address>', 'project.<name> (or just the name)')
     .option('--wait', 'follow the new job to its end')
-    .option('--allow-concurrent', 'start it even while a job of the project is running (or may be)')
+    .option(
+      '--allow-concurrent',
+      'start it even while a job of the project is running (or may be) or waits to run',
+    )
     .option('--wait-timeout <duration>', 'how long to follow it', '30m');
   addApiFlags(command).action(
     async (

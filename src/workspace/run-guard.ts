@@ -16,8 +16,8 @@ export const AHEAD_MS = 5 * 60_000;
  * a job is running now, or may be: its status is one scrapeform does not know, or none, which must not pass for
  * ended (job statuses are undocumented). A job waiting to run (queued, pending, scheduled: isWaitingToRun) holds the
  * start back too, as a start taken a moment ago may be listed so before a worker takes it; only one whose own time
- * to run (jobRunAt) is more than AHEAD_MS ahead is passed over: a service may list the next scheduled run ahead of
- * its time, and it would then hold back every start.
+ * to run (jobRunAt) is more than AHEAD_MS ahead is passed over (runsWellAhead): a service may list the next
+ * scheduled run ahead of its time, and it would then hold back every start.
  */
 export function refuseWhileRunning(
   jobs: readonly LiveJob[],
@@ -26,23 +26,42 @@ export function refuseWhileRunning(
   wait: boolean,
   now: number,
 ): void {
-  const running = jobs.flatMap((j) => {
-    const id = printable(String(j.id));
+  const holding = jobs.flatMap((j) => {
     const why = whyItHolds(j, now);
-    return why === undefined ? [] : [{ id, why: `job ${id} ${why}` }];
+    return why === undefined ? [] : [{ job: j, why: `job ${printable(String(j.id))} ${why}` }];
   });
-  if (running.length === 0) return;
-  const them = running.length === 1 ? 'it' : 'them';
+  if (holding.length === 0) return;
+  const them = holding.length === 1 ? 'it' : 'them';
+  const waiting = holding.some((h) => isWaitingToRun(h.job.status));
   throw new ScrapeformError(
     'run.already-running',
-    `${project.address} was not started: ${running.map((r) => r.why).join('; ')}, and only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped${wait ? ', and --wait could not tell which' : ''}`,
+    `${project.address} was not started: ${holding.map((h) => h.why).join('; ')}, and only one job of a project runs at a time: a start now would wait behind it and run again, paid per page, or be dropped${wait ? ', and --wait could not tell which' : ''}`,
     {
-      hint: `wait for ${them} to end (scrapeform jobs ${address} shows ${them}), or cancel ${them} (scrapeform cancel ${address} JOB_ID), then run again; --allow-concurrent starts it anyway`,
-      details: { started: false, projectId: project.id, jobs: running.map((r) => r.id) },
+      hint: waiting
+        ? `wait for ${them} to run and end (scrapeform jobs ${address} shows ${them}), or cancel ${them} (scrapeform cancel ${address} JOB_ID; a service may refuse to cancel a job that has not started), then run again; if a waiting job is the project's next scheduled run rather than a start, --allow-concurrent starts it anyway`
+        : `wait for ${them} to end (scrapeform jobs ${address} shows ${them}), or cancel ${them} (scrapeform cancel ${address} JOB_ID), then run again; --allow-concurrent starts it anyway`,
+      // The ids as the service sent them, for --json readers to act on; the message shows them printable.
+      details: { started: false, projectId: project.id, jobs: holding.map((h) => String(h.job.id)) },
       // Like destructive changes without --allow-destroy: a decision for whoever runs it (exit 3), not a failure.
       status: 'input-needed',
     },
   );
+}
+
+/**
+ * A time to run further ahead than this is none scrapeform takes as real: a placeholder (9999-12-31) or a value in
+ * units it misreads. A job showing one is read as having no time, so it holds a start back rather than be passed over.
+ */
+export const FAR_AHEAD_MS = 366 * 24 * 60 * 60_000;
+
+/**
+ * True when the job waits to run at a time of its own more than AHEAD_MS ahead (and not FAR_AHEAD_MS): the next
+ * scheduled run, listed ahead of its time, which neither holds a start back nor is the job the start made.
+ */
+export function runsWellAhead(job: LiveJob, now: number): boolean {
+  if (!isWaitingToRun(job.status)) return false;
+  const runAt = jobRunAt(job);
+  return runAt !== undefined && runAt.at > now + AHEAD_MS && runAt.at <= now + FAR_AHEAD_MS;
 }
 
 /** Why the job holds a start back, after "job ID"; undefined when it does not (it ended, or runs well ahead). */
@@ -51,12 +70,16 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
   if (isWaitingToRun(job.status)) {
     const status = printable(String(job.status));
     const runAt = jobRunAt(job);
-    if (runAt === undefined) return `waits to run (${status}, and no time says when)`;
-    if (runAt > now + AHEAD_MS) return undefined;
-    const at = new Date(runAt).toISOString();
-    return runAt <= now
-      ? `waits to run (${status}, due at ${at}, which has passed)`
-      : `waits to run (${status}, due at ${at}, within ${AHEAD_MS / 60_000} minutes)`;
+    if (runAt === undefined)
+      return `waits to run (${status}, and no supposedToRunAt or scheduledAt says when)`;
+    if (runsWellAhead(job, now)) return undefined;
+    // The value as the service sent it beside the time it was read as: a misreading shows.
+    const read = `${runAt.field} ${typeof runAt.raw === 'string' ? quoted(runAt.raw) : printable(String(runAt.raw))} read as ${new Date(runAt.at).toISOString()}`;
+    if (runAt.at > now + FAR_AHEAD_MS)
+      return `waits to run (${status}, ${read}, over a year ahead: not taken as a real time)`;
+    return runAt.at <= now
+      ? `waits to run (${status}, ${read}, which has passed)`
+      : `waits to run (${status}, ${read}, within ${AHEAD_MS / 60_000} minutes)`;
   }
   if (normaliseJobStatus(job.status) !== 'unknown') return undefined;
   return job.status === undefined
@@ -65,11 +88,12 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
 }
 
 /**
- * The job a start took over instead of making a new one, for `run --wait` while no new job shows: a job that waited
- * to run at a time still ahead when it was listed before the start (`before`), and whose status or time now reads
- * otherwise while that time is still ahead (`now`). Nothing but the start explains such a change; a service that
- * keeps one record per scheduled run and counts its attempts (a third-party page shows `attempts`) may start that
- * record. Undefined when no such job shows: the new job is then still to come.
+ * The job a start took over instead of making a new one, for `run --wait` while no new job shows: one listed before
+ * the start (`before`) as waiting to run well ahead (runsWellAhead, still at `now`), which now runs, waits to run
+ * within AHEAD_MS, or counts more `attempts` (a third-party page shows the field). Nothing but the start explains such
+ * a change; a service that keeps one record per scheduled run may start that record. A change to an ended status
+ * alone (cancelled by someone) or a time moved later is not taken. Undefined when no such job shows: the new job is
+ * then still to come.
  */
 export function takenOverJob(
   before: ReadonlyMap<string, LiveJob>,
@@ -78,9 +102,17 @@ export function takenOverJob(
 ): LiveJob | undefined {
   return jobs.find((job) => {
     const prior = before.get(String(job.id));
-    if (prior === undefined || !isWaitingToRun(prior.status)) return false;
-    const priorRunAt = jobRunAt(prior);
-    if (priorRunAt === undefined || priorRunAt <= now) return false;
-    return job.status !== prior.status || jobRunAt(job) !== priorRunAt;
+    if (prior === undefined || !runsWellAhead(prior, now)) return false;
+    if (isRunningNow(job.status) || attemptsOf(job) > attemptsOf(prior)) return true;
+    const runAt = isWaitingToRun(job.status) ? jobRunAt(job) : undefined;
+    return runAt !== undefined && runAt.at <= now + AHEAD_MS;
   });
+}
+
+/** The job's `attempts`, a number or a string of digits; 0 when it has none. */
+function attemptsOf(job: LiveJob): number {
+  const raw = job['attempts'];
+  const count =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : 0;
+  return Number.isFinite(count) ? count : 0;
 }

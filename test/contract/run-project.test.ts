@@ -283,27 +283,42 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     expect(unmatched).toEqual([]);
     expect(error.code).toBe('run.already-running');
     expect(error.message).toBe(
-      `project.nightly was not started: job j-2 may be running (its status "Idle" is not one scrapeform knows); job j-3 may be running (it has no status); job j-4 waits to run (queued, and no time says when), and ${ONE_RUNS}`,
+      `project.nightly was not started: job j-2 may be running (its status "Idle" is not one scrapeform knows); job j-3 may be running (it has no status); job j-4 waits to run (queued, and no supposedToRunAt or scheduledAt says when), and ${ONE_RUNS}`,
     );
     expect(error.hint).toBe(
-      'wait for them to end (scrapeform jobs nightly shows them), or cancel them (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway',
+      "wait for them to run and end (scrapeform jobs nightly shows them), or cancel them (scrapeform cancel nightly JOB_ID; a service may refuse to cancel a job that has not started), then run again; if a waiting job is the project's next scheduled run rather than a start, --allow-concurrent starts it anyway",
     );
     expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j-2', 'j-3', 'j-4'] });
   });
 
   it.each([
-    [{ status: 'Queued' }, 'waits to run (Queued, and no time says when)'],
+    [{ status: 'Queued' }, 'waits to run (Queued, and no supposedToRunAt or scheduledAt says when)'],
     [
       { status: 'pending', createdAt: '2026-11-26T23:59:58Z' },
-      'waits to run (pending, and no time says when)',
+      'waits to run (pending, and no supposedToRunAt or scheduledAt says when)',
     ],
     [
       { status: 'Scheduled', supposedToRunAt: '2026-11-26T23:59:59Z' },
-      'waits to run (Scheduled, due at 2026-11-26T23:59:59.000Z, which has passed)',
+      'waits to run (Scheduled, supposedToRunAt "2026-11-26T23:59:59Z" read as 2026-11-26T23:59:59.000Z, which has passed)',
     ],
     [
       { status: 'queued', scheduled_at: 1_795_737_840 },
-      'waits to run (queued, due at 2026-11-27T00:04:00.000Z, within 5 minutes)',
+      'waits to run (queued, scheduled_at 1795737840 read as 2026-11-27T00:04:00.000Z, within 5 minutes)',
+    ],
+    // Exactly 5 minutes ahead, in microseconds: still held back (only a time more than 5 minutes ahead is not).
+    [
+      { status: 'Scheduled', scheduledAt: 1_795_737_900_000_000 },
+      'waits to run (Scheduled, scheduledAt 1795737900000000 read as 2026-11-27T00:05:00.000Z, within 5 minutes)',
+    ],
+    // No zone: read as UTC on every runner, and the value shown as sent beside the time it was read as.
+    [
+      { status: 'Scheduled', supposedToRunAt: '2026-11-27 00:03:00' },
+      'waits to run (Scheduled, supposedToRunAt "2026-11-27 00:03:00" read as 2026-11-27T00:03:00.000Z, within 5 minutes)',
+    ],
+    // A placeholder far ahead is no time: the job holds the start back as one with none would.
+    [
+      { status: 'Scheduled', supposedToRunAt: '9999-12-31T00:00:00Z' },
+      'waits to run (Scheduled, supposedToRunAt "9999-12-31T00:00:00Z" read as 9999-12-31T00:00:00.000Z, over a year ahead: not taken as a real time)',
     ],
   ])(
     'a job waiting to run now or soon (%j) holds the start back: a start taken a moment ago may read so',
@@ -448,6 +463,86 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     });
     expect(seen).toEqual(['waiting to start', 'Finished']);
     expect(result.job?.id).toBe('j-41');
+  });
+
+  it('--wait keeps to the record it took over: a next scheduled run listed after it is not the run', async () => {
+    // Review: after a takeover, a new id (the next occurrence, scheduled a week ahead) won, the wait ran out, and a
+    // CI retry then started a second run.
+    const scheduled = { id: 'j-40', status: 'Scheduled', supposedToRunAt: '2026-11-28T00:00:00Z' };
+    const next = { id: 'j-41', status: 'Scheduled', supposedToRunAt: '2026-12-04T00:00:00Z' };
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, [scheduled]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Running' }]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Running' }, next]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...scheduled, status: 'Finished' }, next]);
+    const seen: string[] = [];
+    const { result, unmatched } = await withUnmatched(() =>
+      runProject(services(), 'nightly', {
+        wait: true,
+        ...clock(),
+        onProgress: (_j, status) => seen.push(status),
+      }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(seen).toEqual(['Running', 'Finished']);
+    expect(result.job?.id).toBe('j-40');
+  });
+
+  it('--wait does not take a new record scheduled well ahead for the run: it waits for the job the start made', async () => {
+    const next = { id: 'j-41', status: 'Scheduled', supposedToRunAt: '2026-12-04T00:00:00Z' };
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, [next]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [next, { id: 'j-42', status: 'Finished', createdAt: '2026-11-27T00:00:01Z' }]);
+    const seen: string[] = [];
+    const result = await runProject(services(), 'nightly', {
+      wait: true,
+      ...clock(),
+      onProgress: (_j, status) => seen.push(status),
+    });
+    expect(seen).toEqual(['waiting to start', 'Finished']);
+    expect(result.job?.id).toBe('j-42');
+  });
+
+  it('--allow-concurrent --wait: a queued job does not hold the start back, nor is it taken for the run', async () => {
+    const queued = { id: 'j-7', status: 'Queued' };
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, [queued]);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ ...queued, status: 'Running' }]);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [
+        { ...queued, status: 'Running' },
+        { id: 'j-8', status: 'Finished' },
+      ]);
+    const seen: string[] = [];
+    const { result, unmatched } = await withUnmatched(() =>
+      runProject(services(), 'nightly', {
+        wait: true,
+        allowConcurrent: true,
+        ...clock(),
+        onProgress: (_j, status) => seen.push(status),
+      }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(seen).toEqual(['waiting to start', 'Finished']);
+    expect(result.job).toEqual({ id: 'j-8', status: 'Finished' });
   });
 
   it('follows the newest new job by its time when the service sends epoch times as strings, newest first', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isRunningNow,
   isWaitingToRun,
@@ -142,11 +142,60 @@ describe('isWaitingToRun and jobRunAt', () => {
   );
 
   it('reads when a job is to run from its run-time fields only, not from when it was made or started', () => {
-    expect(jobRunAt({ supposedToRunAt: '2026-11-28T00:00:00Z' })).toBe(Date.parse('2026-11-28T00:00:00Z'));
-    expect(jobRunAt({ supposed_to_run_at: 1_795_737_840 })).toBe(1_795_737_840_000);
-    expect(jobRunAt({ scheduledAt: 'soon', scheduled_at: '1795737840000' })).toBe(1_795_737_840_000);
+    expect(jobRunAt({ supposedToRunAt: '2026-11-28T00:00:00Z' })).toEqual({
+      at: Date.parse('2026-11-28T00:00:00Z'),
+      field: 'supposedToRunAt',
+      raw: '2026-11-28T00:00:00Z',
+    });
+    expect(jobRunAt({ supposed_to_run_at: 1_795_737_840 })?.at).toBe(1_795_737_840_000);
+    expect(jobRunAt({ scheduledAt: 'soon', scheduled_at: '1795737840000' })).toEqual({
+      at: 1_795_737_840_000,
+      field: 'scheduled_at',
+      raw: '1795737840000',
+    });
     expect(
       jobRunAt({ createdAt: '2026-11-28T00:00:00Z', startedAt: '2026-11-28T00:00:00Z' }),
     ).toBeUndefined();
+  });
+});
+
+describe('job times whatever the unit or zone they are sent in', () => {
+  // Review: Date.parse reads a date and time with no zone in this machine's zone, so the run guard was hours off
+  // (a second, paid run on a runner in New York, a refusal on one in Kolkata). Node reads TZ as it changes.
+  const zone = process.env['TZ'];
+  beforeAll(() => void (process.env['TZ'] = 'America/New_York'));
+  afterAll(() => void (zone === undefined ? delete process.env['TZ'] : (process.env['TZ'] = zone)));
+
+  it('runs in a zone other than UTC', () => {
+    expect(new Date(Date.UTC(2026, 10, 27)).getHours()).toBe(19);
+  });
+
+  it.each([
+    '2026-11-27T00:00:00',
+    '2026-11-27 00:00:00',
+    '2026-11-27T00:00',
+    '2026-11-27T00:00:00.000',
+    '2026-11-27',
+    '2026-11-27T00:00:00Z',
+    '2026-11-27T01:00:00+01:00',
+  ])('reads %j as 2026-11-27T00:00:00Z on any runner', (text) => {
+    expect(jobTime({ createdAt: text })).toBe(Date.UTC(2026, 10, 27));
+  });
+
+  // Review: microseconds and nanoseconds were read as milliseconds, tens of thousands of years ahead, so a queued
+  // job counted as scheduled well ahead and was passed over.
+  it.each([
+    [1_795_737_600, 'seconds'],
+    [1_795_737_600_000, 'milliseconds'],
+    [1_795_737_600_000_000, 'microseconds'],
+    [1_795_737_600_000_000_000, 'nanoseconds'],
+  ])('reads %d as %s', (value) => {
+    expect(jobRunAt({ scheduledAt: value })?.at).toBe(Date.UTC(2026, 10, 27));
+    expect(jobRunAt({ scheduledAt: String(value) })?.at).toBe(Date.UTC(2026, 10, 27));
+  });
+
+  it('reads no time past the last a Date holds', () => {
+    expect(jobTime({ createdAt: 1e30, startedAt: 1_795_737_600 })).toBe(Date.UTC(2026, 10, 27));
+    expect(jobRunAt({ scheduledAt: '1e400' })).toBeUndefined();
   });
 });

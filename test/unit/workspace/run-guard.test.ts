@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveJob } from '../../../src/api/live.js';
+import { ScrapeformError } from '../../../src/errors.js';
+import {
+  AHEAD_MS,
+  refuseWhileRunning,
+  runsWellAhead,
+  takenOverJob,
+} from '../../../src/workspace/run-guard.js';
+
+const NOW = Date.UTC(2026, 10, 27);
+const at = (ms: number) => new Date(NOW + ms).toISOString();
+const DAY = 24 * 60 * 60_000;
+/** The next scheduled run, listed a day ahead of its time before the start. */
+const SCHEDULED: LiveJob = { id: 'j-40', status: 'Scheduled', supposedToRunAt: at(DAY), attempts: 0 };
+
+const beforeOf = (...jobs: LiveJob[]) => new Map(jobs.map((j) => [String(j.id), j]));
+const taken = (prior: LiveJob, now: LiveJob, time = NOW) => takenOverJob(beforeOf(prior), [now], time)?.id;
+
+describe('runsWellAhead: the next scheduled run, listed ahead of its time', () => {
+  it.each([
+    [at(AHEAD_MS + 1), true],
+    [at(AHEAD_MS), false],
+    [at(-1), false],
+    [at(400 * DAY), false],
+  ])('a scheduled job due at %s: %s', (time, ahead) => {
+    expect(runsWellAhead({ id: 1, status: 'scheduled', scheduledAt: time }, NOW)).toBe(ahead);
+  });
+
+  it('only for a job that waits to run, and has a time', () => {
+    expect(runsWellAhead({ id: 1, status: 'Running', scheduledAt: at(DAY) }, NOW)).toBe(false);
+    expect(runsWellAhead({ id: 1, scheduledAt: at(DAY) }, NOW)).toBe(false);
+    expect(runsWellAhead({ id: 1, status: 'Queued' }, NOW)).toBe(false);
+  });
+});
+
+describe('takenOverJob: a scheduled record the start took over, for --wait to follow', () => {
+  it('one that runs now, whatever the spelling of its status', () => {
+    expect(taken(SCHEDULED, { ...SCHEDULED, status: 'Running' })).toBe('j-40');
+    expect(taken({ ...SCHEDULED, status: 'SCHEDULED' }, { ...SCHEDULED, status: 'in progress' })).toBe(
+      'j-40',
+    );
+  });
+
+  it('one still waiting whose time moved to within 5 minutes: a change of time alone', () => {
+    expect(taken(SCHEDULED, { ...SCHEDULED, supposedToRunAt: at(60_000) })).toBe('j-40');
+    expect(taken(SCHEDULED, { ...SCHEDULED, supposedToRunAt: at(-60_000) })).toBe('j-40');
+  });
+
+  it('one that counts more attempts, even if it ended between two looks', () => {
+    expect(taken(SCHEDULED, { ...SCHEDULED, attempts: 1 })).toBe('j-40');
+    expect(taken(SCHEDULED, { ...SCHEDULED, status: 'Finished', attempts: '1' })).toBe('j-40');
+  });
+
+  // Review: any change of status or time was taken for the start's, so a scheduled run cancelled by someone, or one
+  // moved to next week, was followed and reported as the run's.
+  it('not one whose first change is to an ended status, nor one whose time moved later', () => {
+    expect(taken(SCHEDULED, { ...SCHEDULED, status: 'Cancelled' })).toBeUndefined();
+    expect(taken(SCHEDULED, { ...SCHEDULED, status: 'Finished' })).toBeUndefined();
+    expect(taken(SCHEDULED, { ...SCHEDULED, supposedToRunAt: at(7 * DAY) })).toBeUndefined();
+    expect(taken(SCHEDULED, { ...SCHEDULED, supposedToRunAt: at(AHEAD_MS + 60_000) })).toBeUndefined();
+    expect(taken(SCHEDULED, { ...SCHEDULED, status: 'Idle' })).toBeUndefined();
+  });
+
+  it('not one that was not waiting well ahead before the start', () => {
+    expect(taken({ ...SCHEDULED, status: 'Finished' }, { ...SCHEDULED, status: 'Running' })).toBeUndefined();
+    expect(taken({ id: 'j-40', status: 'Queued' }, { id: 'j-40', status: 'Running' })).toBeUndefined();
+    expect(
+      taken({ ...SCHEDULED, supposedToRunAt: at(4 * 60_000) }, { ...SCHEDULED, status: 'Running' }),
+    ).toBe(undefined);
+    expect(
+      taken({ ...SCHEDULED, supposedToRunAt: '9999-12-31T00:00:00Z' }, { ...SCHEDULED, status: 'Running' }),
+    ).toBeUndefined();
+  });
+
+  // Review: the check was "its time is still ahead", with no margin: a record due a minute later that began at its
+  // own time was taken for the start's.
+  it('not one whose own time has come within 5 minutes since it was listed: it may have begun by itself', () => {
+    const soon = { ...SCHEDULED, supposedToRunAt: at(6 * 60_000) };
+    expect(taken(soon, { ...soon, status: 'Running' })).toBe('j-40');
+    expect(taken(soon, { ...soon, status: 'Running' }, NOW + 2 * 60_000)).toBeUndefined();
+  });
+
+  it('matches ids as text, as they were keyed before the start', () => {
+    const numbered = { ...SCHEDULED, id: 40 };
+    expect(takenOverJob(beforeOf(numbered), [{ ...numbered, status: 'Running' }], NOW)?.id).toBe(40);
+  });
+});
+
+describe('refuseWhileRunning', () => {
+  const project = { id: 522, address: 'project.nightly' };
+  const refusal = (jobs: LiveJob[]): ScrapeformError => {
+    try {
+      refuseWhileRunning(jobs, project, 'nightly', false, NOW);
+    } catch (error) {
+      if (error instanceof ScrapeformError) return error;
+      throw error;
+    }
+    throw new Error('not refused');
+  };
+
+  it('lists the ids as sent in the details, and printable in the message', () => {
+    const error = refusal([{ id: 'j\u001b[31m-1', status: 'Running' }]);
+    expect(error.message).toMatch(
+      /^project\.nightly was not started: job j\\u001b\[31m-1 is running \(Running\)/,
+    );
+    expect(error.details).toEqual({ started: false, projectId: 522, jobs: ['j\u001b[31m-1'] });
+  });
+
+  it('a running job alone: the hint says to wait for it to end', () => {
+    expect(refusal([{ id: 41, status: 'Running' }]).hint).toBe(
+      'wait for it to end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID), then run again; --allow-concurrent starts it anyway',
+    );
+  });
+
+  it('a waiting job: the hint says a cancel may be refused, and when --allow-concurrent is the way', () => {
+    expect(refusal([{ id: 41, status: 'Queued' }]).hint).toBe(
+      "wait for it to run and end (scrapeform jobs nightly shows it), or cancel it (scrapeform cancel nightly JOB_ID; a service may refuse to cancel a job that has not started), then run again; if a waiting job is the project's next scheduled run rather than a start, --allow-concurrent starts it anyway",
+    );
+  });
+
+  it('a job waiting exactly 5 minutes ahead holds the start back; one a millisecond more does not', () => {
+    expect(refusal([{ id: 41, status: 'Queued', scheduledAt: at(AHEAD_MS) }]).code).toBe(
+      'run.already-running',
+    );
+    expect(() =>
+      refuseWhileRunning(
+        [{ id: 41, status: 'Queued', scheduledAt: at(AHEAD_MS + 1) }],
+        project,
+        'nightly',
+        false,
+        NOW,
+      ),
+    ).not.toThrow();
+  });
+});
