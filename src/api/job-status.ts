@@ -1,3 +1,5 @@
+import { serviceTime } from './service-time.js';
+
 /** A DataPipeline job's status, as scrapeform acts on it. */
 export type JobStatusKind = 'finished' | 'cancelled' | 'failed' | 'running' | 'unknown';
 
@@ -97,15 +99,15 @@ export interface RunAt {
 /** When the job is to run, from the first field of RUN_AT_FIELDS that holds a readable time. */
 export function jobRunAt(job: Readonly<Record<string, unknown>>): RunAt | undefined {
   for (const field of RUN_AT_FIELDS) {
-    const at = readTime(job[field]);
+    const at = serviceTime(job[field]);
     if (at !== undefined) return { at, field, raw: job[field] };
   }
   return undefined;
 }
 
 /**
- * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (ISO strings, or
- * epoch times in seconds, milliseconds, microseconds or nanoseconds, as numbers or as strings of digits: readTime).
+ * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (read by serviceTime:
+ * ISO strings, or epoch times in any of the usual units, as numbers or as strings of digits).
  * Jobs without any such time are passed over when others have one. Only when no job carries a time does list
  * position decide, and then the last one is taken (the order the service and the emulator list jobs in, oldest
  * first). Ties go to the later position for the same reason.
@@ -126,36 +128,8 @@ export function jobTime(job: Readonly<Record<string, unknown>>): number | undefi
 
 function firstTime(job: Readonly<Record<string, unknown>>, fields: readonly string[]): number | undefined {
   for (const field of fields) {
-    const time = readTime(job[field]);
+    const time = serviceTime(job[field]);
     if (time !== undefined) return time;
   }
   return undefined;
 }
-
-function readTime(value: unknown): number | undefined {
-  if (typeof value === 'number') return epochTime(value);
-  if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const text = value.trim();
-  // An epoch time sent as a string ("1732700000", "1732700000123") is the number it spells: Date.parse reads no
-  // such string (NaN), or reads a short one as a year ("2024") or a date ("0" is 2000-01-01).
-  if (/^\d+(\.\d+)?$/.test(text)) return epochTime(Number(text));
-  // A date and time with no zone ("2026-11-27T00:00:00", "2026-11-27 00:00:00") is read as UTC, as a date alone
-  // is: Date.parse reads it in this machine's zone, so the same answer would mean another moment on each runner.
-  const zoneless = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/.exec(text);
-  const parsed = Date.parse(zoneless === null ? text : `${zoneless[1]}T${zoneless[2]}Z`);
-  return Number.isNaN(parsed) ? undefined : parsed;
-}
-
-/**
- * An epoch time as ms, by its size: seconds are below 1e11 until the year 5138, milliseconds above it after 1973
- * (and below 1e14), microseconds from 1e14 and nanoseconds from 1e17 alike. Nothing for 0 or less, nor for a time
- * past the last a Date holds.
- */
-function epochTime(value: number): number | undefined {
-  if (!Number.isFinite(value) || value <= 0) return undefined;
-  const ms = value < 1e11 ? value * 1000 : value < 1e14 ? value : value < 1e17 ? value / 1e3 : value / 1e6;
-  return ms <= MAX_DATE_MS ? ms : undefined;
-}
-
-/** The last moment a Date holds (ECMA-262: 8.64e15 ms from the epoch). */
-const MAX_DATE_MS = 8.64e15;

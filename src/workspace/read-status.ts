@@ -1,4 +1,5 @@
 import { newestJob } from '../api/job-status.js';
+import { serviceTime } from '../api/service-time.js';
 import { parserStatusKind } from '../api/parser-status.js';
 import type { LiveJob, LiveParserSummary } from '../api/live.js';
 import type { State } from '../state/model.js';
@@ -92,8 +93,8 @@ export async function readStatus(services: Services, now: () => number = Date.no
           row.unread = 'details';
         } else {
           const { createdAt } = details.value;
-          const since = createdAt !== null ? Date.parse(createdAt) : NaN;
-          if (!Number.isNaN(since)) row.generatingForMs = Math.max(0, now() - since);
+          const since = serviceTime(createdAt);
+          if (since !== undefined) row.generatingForMs = Math.max(0, now() - since);
         }
       }
       rows.push(row);

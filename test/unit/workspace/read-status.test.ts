@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveProject } from '../../../src/api/live.js';
 import type { State } from '../../../src/state/model.js';
 import { ApiError } from '../../../src/api/api-error.js';
@@ -162,4 +162,29 @@ describe('status of a parser the service shows below a version state records', (
       ],
     ]);
   });
+});
+
+describe('status of a parser generating', () => {
+  const zone = process.env['TZ'];
+  beforeAll(() => void (process.env['TZ'] = 'Asia/Kolkata'));
+  afterAll(() => void (zone === undefined ? delete process.env['TZ'] : (process.env['TZ'] = zone)));
+
+  it.each(['2026-11-26T10:00:00', '2026-11-26 10:00:00', '2026-11-26T10:00:00Z'])(
+    'says for how long from its createdAt %j, a time with no zone read as UTC on any runner',
+    async (createdAt) => {
+      const generating = { id: 'p-1', name: 'books', version: 1, status: 'GENERATING', error: null };
+      const details = { ...generating, createdAt, generatedAt: null, exampleResult: null, fields: [] };
+      const services = {
+        backend: {
+          read: async () => stateOf({ 'parser.books': parserState({ definition: BOOKS, version: 1 }) }),
+        },
+        clients: {
+          projects: { list: async () => [], listJobs: async () => [] },
+          parsers: { list: async () => [generating], get: async () => details },
+        },
+      } as unknown as Services;
+      const rows = await readStatus(services, () => Date.UTC(2026, 10, 26, 10, 5));
+      expect(rows.map((r) => [r.address, r.generatingForMs])).toEqual([['parser.books', 300_000]]);
+    },
+  );
 });
