@@ -19,6 +19,8 @@ export interface JobRunnerOptions {
   /** Sends the results of an ended job to the project's webhook, if any. */
   deliver: (project: StoredProject, job: StoredJob) => Promise<void>;
   onChange: () => void;
+  /** queued-jobs quirk: emulated ms a job is listed Queued before it runs; undefined when off. */
+  queuedMs: () => number | undefined;
 }
 
 /** Runs project jobs: one at a time per project, each input scraped and charged, cancellable between items. */
@@ -61,10 +63,11 @@ export class JobRunner {
   }
 
   private start(project: StoredProject, scheduledFor: number): void {
+    const queuedMs = this.options.queuedMs();
     const job: StoredJob = {
       id: this.nextJobId++,
       projectId: project.id,
-      status: 'Running',
+      status: queuedMs === undefined ? 'Running' : 'Queued',
       scheduledFor: new Date(scheduledFor).toISOString(),
       startedAt: this.options.clock.iso(),
       finishedAt: null,
@@ -95,6 +98,15 @@ export class JobRunner {
   }
 
   private async run(project: StoredProject, job: StoredJob): Promise<void> {
+    if (job.status === 'Queued') {
+      // Listed Queued until a worker takes it (queued-jobs quirk); it holds the project's slot meanwhile, and a
+      // cancel is refused (the emulator cancels only a running job). The emulator closing ends the wait.
+      await this.queuedFor(this.options.queuedMs() ?? 0);
+      if (this.options.clock.stopped.aborted) return;
+      job.status = 'Running';
+      job.startedAt = this.options.clock.iso();
+      this.options.onChange();
+    }
     let inputs: string[];
     try {
       inputs = await this.inputsOf(project);
@@ -130,6 +142,16 @@ export class JobRunner {
         : 'Finished';
     this.finish(project, job, status, status === 'Failed' ? 'every input failed' : null);
     await this.options.deliver(project, job);
+  }
+
+  /** Resolves once `ms` of emulated time passed, or at once when the emulator closes. */
+  private queuedFor(ms: number): Promise<void> {
+    const { clock } = this.options;
+    return new Promise<void>((resolve) => {
+      if (clock.stopped.aborted) return resolve();
+      const drop = clock.at(clock.now() + ms, resolve);
+      clock.stopped.addEventListener('abort', () => (drop(), resolve()), { once: true });
+    });
   }
 
   private finish(

@@ -25,7 +25,8 @@ export interface StoredProject {
 export interface StoredJob {
   id: number;
   projectId: number;
-  status: 'Running' | 'Finished' | 'Failed' | 'Cancelled';
+  /** Queued only with the queued-jobs quirk: started, not yet taken by a worker. */
+  status: 'Queued' | 'Running' | 'Finished' | 'Failed' | 'Cancelled';
   /** The scheduled time this run answers (ISO). */
   scheduledFor: string;
   startedAt: string;

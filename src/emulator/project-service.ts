@@ -36,8 +36,8 @@ export interface ProjectServiceOptions {
 
 /**
  * What `--data-dir` keeps of the project service: projects (archived ones too), jobs with their results, and the
- * id counters. A job that was running counts as interrupted (Failed); runs queued behind it start on reload.
- * The outbox, webhook deliveries and pending digests are not kept.
+ * id counters. A job that was running (or listed Queued) counts as interrupted (Failed); runs queued behind it start
+ * on reload. The outbox, webhook deliveries and pending digests are not kept.
  */
 export interface ProjectSnapshot {
   projects: StoredProject[];
@@ -81,6 +81,7 @@ export class ProjectService {
       finished: (project, job) => this.notifications.notify(project, job),
       deliver: (project, job) => this.webhooks.deliver(project, job),
       onChange: options.onChange,
+      queuedMs: () => (options.quirks.has('queued-jobs') ? options.quirks.settings.jobQueuedMs : undefined),
     });
     this.scheduler = new ProjectScheduler({
       clock: options.clock,
@@ -290,7 +291,7 @@ export class ProjectService {
 
   restore(state: ProjectSnapshot): void {
     for (const job of state.jobs) {
-      if (job.status === 'Running') {
+      if (job.status === 'Running' || job.status === 'Queued') {
         job.status = 'Failed';
         job.error = 'interrupted: the emulator stopped while the job ran';
       }

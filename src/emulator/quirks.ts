@@ -10,6 +10,7 @@ export const QUIRK_NAMES = [
   'paged-lists',
   'wrapped-lists',
   'queued-status',
+  'queued-jobs',
   'sparse-projects',
   'create-429',
 ] as const;
@@ -47,6 +48,8 @@ export interface QuirkSettings {
   pageStyle: PageStyle;
   /** queued-status: emulated ms a new version reports QUEUED before it starts GENERATING. */
   queuedMs: number;
+  /** queued-jobs: emulated ms a job started is listed `Queued` before a worker takes it (`Running`). */
+  jobQueuedMs: number;
 }
 
 export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
@@ -57,6 +60,7 @@ export const DEFAULT_QUIRK_SETTINGS: Readonly<QuirkSettings> = {
   pageSize: 2,
   pageStyle: 'has-more',
   queuedMs: 1000,
+  jobQueuedMs: 1000,
 };
 
 /** The names in `names` that are not quirks. */
@@ -115,7 +119,7 @@ export class Quirks {
 
 /**
  * Validates a body of PUT /_emulator/quirks: `{"quirks": [...], "listLagMs": 0, "versionLagMs": 0,
- * "detailsLagMs": 0, "notFoundMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0}`.
+ * "detailsLagMs": 0, "notFoundMs": 0, "pageSize": 2, "pageStyle": "has-more", "queuedMs": 0, "jobQueuedMs": 0}`.
  */
 export function checkQuirksBody(body: Record<string, unknown>): {
   names?: QuirkName[];
@@ -136,6 +140,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
       key === 'detailsLagMs' ||
       key === 'notFoundMs' ||
       key === 'queuedMs' ||
+      key === 'jobQueuedMs' ||
       key === 'pageSize'
     ) {
       const least = key === 'pageSize' ? 1 : 0;
@@ -149,7 +154,7 @@ export function checkQuirksBody(body: Record<string, unknown>): {
     } else {
       throw new HttpError(
         400,
-        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs`,
+        `unknown quirk setting ${key}; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs, jobQueuedMs`,
       );
     }
   }

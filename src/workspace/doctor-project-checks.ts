@@ -1,8 +1,11 @@
+import { isWaitingToRun } from '../api/job-status.js';
+import { listKeyOf } from '../api/read-list.js';
 import { PIPELINE_SERVICE } from '../api/transport-contract.js';
 import { ProjectSchema } from '../api/wire-schemas.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { answerProblem, failedCall, listOnce } from './doctor-list-check.js';
+import { AHEAD_MS } from './run-guard.js';
 import type { Get } from './doctor-list-check.js';
 
 export async function checkProjects(
@@ -29,8 +32,13 @@ export async function checkProjects(
       message: 'the account has no project to read',
     });
     readings.set('sparse-projects', { name: 'sparse-projects', seen: null, message: 'no project to read' });
+    readings.set('queued-jobs', { name: 'queued-jobs', seen: null, message: 'no project to read jobs of' });
     return;
   }
+  readings.set(
+    'queued-jobs',
+    await readJobStatuses(get, `${base}/${encodeURIComponent(String(parsedFirst.data.id))}`),
+  );
   let project: Record<string, unknown>;
   try {
     const response = await get(
@@ -77,4 +85,43 @@ export async function checkProjects(
     status: 'ok',
     message: `project ${parsedFirst.data.id} by id: ${Object.keys(project).sort().join(', ')}`,
   });
+}
+
+/**
+ * The queued-jobs reading, from the first page of the first project's jobs: whether a job is listed waiting to run
+ * (queued, scheduled: isWaitingToRun), which `run` holds a start back behind. Read-only, like every doctor call.
+ */
+async function readJobStatuses(get: Get, projectUrl: string): Promise<DoctorReading> {
+  const name = 'queued-jobs';
+  let body: unknown;
+  try {
+    body = (await get(PIPELINE_SERVICE, `${projectUrl}/jobs`)).body;
+  } catch (error) {
+    return {
+      name,
+      seen: null,
+      message: `its jobs could not be listed: ${failedCall('projects.jobs', error).message}`,
+    };
+  }
+  const envelope = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const found = Array.isArray(body) ? undefined : listKeyOf(envelope, 'jobs');
+  const items = Array.isArray(body)
+    ? body
+    : found !== undefined && 'key' in found
+      ? envelope[found.key]
+      : undefined;
+  if (!Array.isArray(items))
+    return { name, seen: null, message: 'its job list holds no array scrapeform can find' };
+  const statuses = [
+    ...new Set(items.map((j) => String((j as { status?: unknown } | null)?.status ?? '(none)'))),
+  ].sort();
+  if (statuses.length === 0) return { name, seen: null, message: 'the first project has no job to read' };
+  const waiting = statuses.filter(isWaitingToRun);
+  return waiting.length > 0
+    ? {
+        name,
+        seen: true,
+        message: `jobs listed waiting to run: ${waiting.join(', ')}; run holds a start back behind one unless its supposedToRunAt or scheduledAt is more than ${AHEAD_MS / 60_000} minutes ahead`,
+      }
+    : { name, seen: false, message: `job statuses on the first page: ${statuses.join(', ')}` };
 }

@@ -94,6 +94,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     'paged-lists',
     'wrapped-lists',
     'queued-status',
+    'queued-jobs',
     'sparse-projects',
     'create-429',
   ];

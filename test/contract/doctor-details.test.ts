@@ -33,6 +33,19 @@ const details = {
   example_result: [{ url: 'https://books.example/a.html', result: { title: 'A' } }],
 };
 
+/** Project 7 read by id, and its jobs (the queued-jobs reading): one finished job. */
+function projectSeven(): void {
+  nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+  jobsOfSeven();
+}
+
+function jobsOfSeven(): void {
+  nock(PIPELINE_ORIGIN)
+    .get('/api/projects/7/jobs')
+    .query(KEY_QUERY)
+    .reply(200, [{ id: 1, status: 'Finished' }]);
+}
+
 async function doctor(answer: Record<string, unknown>): Promise<{ code: number; report: DoctorReport }> {
   nock(PARSER_ORIGIN).get('/parsers').query(KEY_QUERY).reply(200, [item]);
   nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, answer);
@@ -40,7 +53,7 @@ async function doctor(answer: Record<string, unknown>): Promise<{ code: number; 
     .get('/api/projects')
     .query(KEY_QUERY)
     .reply(200, [{ id: 7, name: 'nightly' }]);
-  nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+  projectSeven();
   return runDoctor();
 }
 
@@ -128,7 +141,7 @@ describe('doctor: a list item plan cannot read', () => {
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    projectSeven();
     const { code, report } = await runDoctor();
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
@@ -186,6 +199,7 @@ describe('doctor: a project plan cannot read names the field', () => {
       .get('/api/projects/7')
       .query(KEY_QUERY)
       .reply(200, { id: 7, name: 'nightly', is_archived: 2 });
+    jobsOfSeven();
     const { code, report } = await runDoctor();
     expect(code).toBe(1);
     expect(checkOf(report, 'projects.details')).toEqual([
@@ -208,7 +222,7 @@ describe('doctor: a list under two keys that differ', () => {
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    projectSeven();
     const { code, report } = await runDoctor();
     expect(code).toBe(1);
     expect(checkOf(report, 'parsers.list')).toEqual([
@@ -235,7 +249,7 @@ describe('doctor: a list whose has_more plan cannot read', () => {
         .get('/api/projects')
         .query(KEY_QUERY)
         .reply(200, [{ id: 7, name: 'nightly' }]);
-      nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+      projectSeven();
       const { code, report } = await runDoctor();
       expect(code).toBe(1);
       expect(checkOf(report, 'parsers.list')).toEqual([
@@ -264,7 +278,7 @@ describe('doctor: a list whose has_more plan cannot read', () => {
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    projectSeven();
     const { code, report } = await runDoctor();
     expect(code).toBe(0);
     expect(checkOf(report, 'parsers.list').map((c) => c.status)).toEqual(['ok']);
@@ -327,7 +341,7 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    projectSeven();
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['doctor', '--json', ...(by === 'flag' ? ['--state', statePath] : [])], {
         env: by === 'flag' ? NOCK_ENV : { ...NOCK_ENV, SCRAPEFORM_STATE: statePath },
@@ -476,7 +490,7 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
       .get('/api/projects')
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
+    projectSeven();
     const { result, unmatched } = await withUnmatched(() =>
       runScrapeform(['doctor', '--json', '--state', statePath], { env: NOCK_ENV }),
     );

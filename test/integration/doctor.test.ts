@@ -38,7 +38,8 @@ async function seeded(quirks: QuirkName[], options: EmulatorOptions = {}): Promi
     name: 'nightly',
     projectInput: { type: 'list', list: [BOOK_A] },
     scrapingInterval: 'daily',
-    scheduledAt: '2099-01-01T00:00:00Z',
+    // With queued-jobs, a run started now: its job is listed Queued (for jobQueuedMs) as doctor reads it.
+    scheduledAt: quirks.includes('queued-jobs') ? 'now' : '2099-01-01T00:00:00Z',
   });
   if (atStart.length < quirks.length) await h.raw('PUT', '/_emulator/quirks', { quirks });
   return h;
@@ -72,6 +73,7 @@ const NONE = {
   'paged-lists': false,
   'wrapped-lists': false,
   'queued-status': false,
+  'queued-jobs': null,
   'sparse-projects': false,
   'create-429': null,
 };
@@ -102,7 +104,7 @@ describe('scrapeform doctor', () => {
       route: { parsers: 'direct', projects: 'direct' },
     });
     expect(Math.abs(report.clockSkewMs ?? Infinity)).toBeLessThan(5_000);
-    expect(h.emulator.requestLog.map((e) => e.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
+    expect(h.emulator.requestLog.map((e) => e.method)).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
     expect(h.emulator.accounts.list()).toEqual(credits);
   });
 
@@ -111,16 +113,26 @@ describe('scrapeform doctor', () => {
     ['paged-lists', { 'paged-lists': true, 'wrapped-lists': true }],
     ['wrapped-lists', { 'wrapped-lists': true }],
     ['queued-status', { 'queued-status': true }],
+    ['queued-jobs', { 'queued-jobs': true }],
     ['sparse-projects', { 'sparse-projects': true }],
     ['lagging-list', {}],
     ['create-429', {}],
   ];
   for (const [quirk, readings] of shows) {
     it(`with ${quirk}: exit 0, and the readings it can see`, async () => {
-      const h = await seeded([quirk], quirk === 'queued-status' ? { generationDelayMs: 600_000 } : {});
+      const h = await seeded(
+        [quirk],
+        quirk === 'queued-status'
+          ? { generationDelayMs: 600_000 }
+          : quirk === 'queued-jobs'
+            ? { quirkSettings: { listLagMs: 0, jobQueuedMs: 600_000 } }
+            : {},
+      );
       const { code, report } = await doctor(h.emulator.url);
       expect(code).toBe(0);
       expect(seen(report)).toEqual({ ...NONE, ...readings });
+      // The queued job runs now, so that the emulator closes idle.
+      if (quirk === 'queued-jobs') h.emulator.clock.advance(600_000);
     });
   }
 
@@ -248,6 +260,7 @@ describe('scrapeform doctor', () => {
           }),
         ),
       );
+      const project = String((await h.projects.list())[0]?.id);
       h.emulator.requestLog.length = 0;
       const { code, report } = await doctor(h.emulator.url, h.emulator.url, ['--json', '--state', statePath]);
       expect(code).toBe(0);
@@ -269,11 +282,13 @@ describe('scrapeform doctor', () => {
             'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
         },
       ]);
-      // Two lists, one project by id and the details of each managed parser: the first is not read twice.
+      // Two lists, one project by id and its jobs, and the details of each managed parser: the first is not read
+      // twice.
       expect(h.emulator.requestLog.map((e) => `${e.method} ${e.path.split('?')[0] ?? ''}`).sort()).toEqual(
         [
           'GET /api/projects',
-          `GET /api/projects/${String((await h.projects.list())[0]?.id)}`,
+          `GET /api/projects/${project}`,
+          `GET /api/projects/${project}/jobs`,
           'GET /parsers',
           `GET /parsers/${books?.id ?? 'none'}`,
           `GET /parsers/${other.id}`,

@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 const q = `api_key=${EMULATOR_KEY}`;
 const BOOK = 'https://books.example/catalogue/a-light-in-the-attic_1000/index.html';
 const KNOWN =
-  'known: details-without-version, lagging-list, paged-lists, wrapped-lists, queued-status, sparse-projects, create-429';
+  'known: details-without-version, lagging-list, paged-lists, wrapped-lists, queued-status, queued-jobs, sparse-projects, create-429';
 
 let h: EmulatorHarness | undefined;
 afterEach(async () => {
@@ -388,7 +388,11 @@ describe('choosing quirks', () => {
   it('PUT /_emulator/quirks switches them and their settings; unknown names are a 400 naming the known ones', async () => {
     const harness = await start([]);
     await createParser(harness);
-    const set = await harness.raw('PUT', '/_emulator/quirks', { quirks: ['wrapped-lists'], pageSize: 3 });
+    const set = await harness.raw('PUT', '/_emulator/quirks', {
+      quirks: ['wrapped-lists'],
+      pageSize: 3,
+      jobQueuedMs: 50,
+    });
     expect(set).toMatchObject({
       status: 200,
       body: {
@@ -397,6 +401,7 @@ describe('choosing quirks', () => {
         pageSize: 3,
         pageStyle: 'has-more',
         queuedMs: 1000,
+        jobQueuedMs: 50,
       },
     });
     expect((await harness.raw('GET', `/parsers?${q}`)).body).toHaveProperty('data');
@@ -410,6 +415,10 @@ describe('choosing quirks', () => {
       status: 400,
       body: { error: 'pageSize must be a whole number >= 1' },
     });
+    expect(await harness.raw('PUT', '/_emulator/quirks', { jobQueuedMs: -1 })).toMatchObject({
+      status: 400,
+      body: { error: 'jobQueuedMs must be a whole number >= 0' },
+    });
     expect(await harness.raw('PUT', '/_emulator/quirks', { pageStyle: 'cursor' })).toMatchObject({
       status: 400,
       body: { error: 'pageStyle must be one of has-more, laravel, offset, link' },
@@ -418,7 +427,7 @@ describe('choosing quirks', () => {
       status: 400,
       body: {
         error:
-          'unknown quirk setting pages; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs',
+          'unknown quirk setting pages; known: quirks, listLagMs, versionLagMs, detailsLagMs, notFoundMs, pageSize, pageStyle, queuedMs, jobQueuedMs',
       },
     });
     expect((await harness.raw('DELETE', '/_emulator/quirks')).body).toMatchObject({ quirks: [] });
