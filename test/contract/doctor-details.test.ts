@@ -5,18 +5,9 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
 import type { State } from '../../src/state/model.js';
-import { runScrapeform } from '../helpers/cli.js';
+import { runNockDoctor } from '../helpers/nock-doctor.js';
 import { parserState, stateOf } from '../helpers/state.js';
-import {
-  counted,
-  KEY_QUERY,
-  NOCK_ENV,
-  PARSER_ORIGIN,
-  PIPELINE_ORIGIN,
-  SENTINEL_KEY,
-  useNock,
-  withUnmatched,
-} from '../helpers/api.js';
+import { counted, KEY_QUERY, PARSER_ORIGIN, PIPELINE_ORIGIN, useNock } from '../helpers/api.js';
 
 useNock();
 
@@ -57,15 +48,7 @@ async function doctor(answer: Record<string, unknown>): Promise<{ code: number; 
   return runDoctor();
 }
 
-/** `doctor --json` against the answers nock holds: each of them read, the key shown nowhere. */
-async function runDoctor(): Promise<{ code: number; report: DoctorReport }> {
-  const { result, unmatched } = await withUnmatched(() =>
-    runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
-  );
-  expect(unmatched).toEqual([]);
-  expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
-  return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport };
-}
+const runDoctor = () => runNockDoctor();
 
 const checkOf = (report: DoctorReport, name: string) => report.checks.filter((c) => c.name === name);
 
@@ -342,14 +325,9 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
     projectSeven();
-    const { result, unmatched } = await withUnmatched(() =>
-      runScrapeform(['doctor', '--json', ...(by === 'flag' ? ['--state', statePath] : [])], {
-        env: by === 'flag' ? NOCK_ENV : { ...NOCK_ENV, SCRAPEFORM_STATE: statePath },
-      }),
-    );
-    expect(unmatched).toEqual([]);
-    expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
-    return { code: result.code, report: JSON.parse(result.stdout) as DoctorReport };
+    return by === 'flag'
+      ? runNockDoctor(['--state', statePath])
+      : runNockDoctor([], { SCRAPEFORM_STATE: statePath });
   }
 
   it('two broken managed parsers are both reported; none is read that is not FINISHED, unlisted or unmanaged', async () => {
@@ -491,12 +469,8 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
       .query(KEY_QUERY)
       .reply(200, [{ id: 7, name: 'nightly' }]);
     projectSeven();
-    const { result, unmatched } = await withUnmatched(() =>
-      runScrapeform(['doctor', '--json', '--state', statePath], { env: NOCK_ENV }),
-    );
-    expect(unmatched).toEqual([]);
-    expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as DoctorReport;
+    const { code, report } = await runNockDoctor(['--state', statePath]);
+    expect(code).toBe(0);
     expect(report.ok).toBe(true);
     const [managedLine, ...others] = checkOf(report, 'parsers.managed');
     expect(others).toEqual([]);

@@ -1,16 +1,8 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import type { DoctorReport } from '../../src/output/render-doctor.js';
-import { runScrapeform } from '../helpers/cli.js';
-import {
-  KEY_QUERY,
-  NOCK_ENV,
-  PARSER_ORIGIN,
-  PIPELINE_ORIGIN,
-  SENTINEL_KEY,
-  useNock,
-  withUnmatched,
-} from '../helpers/api.js';
+import { runNockDoctor } from '../helpers/nock-doctor.js';
+import { KEY_QUERY, PARSER_ORIGIN, PIPELINE_ORIGIN, useNock } from '../helpers/api.js';
 
 useNock();
 
@@ -26,12 +18,7 @@ async function readingFor(jobs: () => nock.Scope): Promise<DoctorReport['reading
     .reply(200, [{ id: 7, name: 'nightly' }]);
   nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, { id: 7, name: 'nightly' });
   jobs();
-  const { result, unmatched } = await withUnmatched(() =>
-    runScrapeform(['doctor', '--json'], { env: NOCK_ENV }),
-  );
-  expect(unmatched).toEqual([]);
-  expect(result.stdout + result.stderr).not.toContain(SENTINEL_KEY);
-  const report = JSON.parse(result.stdout) as DoctorReport;
+  const { report } = await runNockDoctor();
   return report.readings.find((r) => r.name === 'queued-jobs');
 }
 
