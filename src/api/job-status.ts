@@ -106,16 +106,25 @@ export function jobRunAt(job: Readonly<Record<string, unknown>>): RunAt | undefi
 }
 
 /**
- * The newest job: the one with the latest time in the first of JOB_TIME_FIELDS each job has (read by serviceTime:
- * ISO strings, or epoch times in any of the usual units, as numbers or as strings of digits).
+ * The fields that say when a job came to be or began, never a time ahead: what `run --wait` ranks the jobs of its
+ * start by (a record dated by its time to run may be the next scheduled run, a week ahead).
+ */
+export const BEGUN_FIELDS = ['createdAt', 'created_at', 'startedAt', 'started_at'] as const;
+
+/**
+ * The newest job: the one with the latest time in the first of `fields` (JOB_TIME_FIELDS unless given) each job
+ * has, read by serviceTime (ISO strings, or epoch times in any of the usual units, as numbers or strings of digits).
  * Jobs without any such time are passed over when others have one. Only when no job carries a time does list
  * position decide, and then the last one is taken (the order the service and the emulator list jobs in, oldest
  * first). Ties go to the later position for the same reason.
  */
-export function newestJob<T extends Readonly<Record<string, unknown>>>(jobs: readonly T[]): T | undefined {
+export function newestJob<T extends Readonly<Record<string, unknown>>>(
+  jobs: readonly T[],
+  fields: readonly string[] = JOB_TIME_FIELDS,
+): T | undefined {
   let newest: { job: T; time: number } | undefined;
   for (const job of jobs) {
-    const time = jobTime(job);
+    const time = firstTime(job, fields);
     if (time !== undefined && (newest === undefined || time >= newest.time)) newest = { job, time };
   }
   return newest?.job ?? jobs[jobs.length - 1];

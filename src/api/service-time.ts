@@ -1,7 +1,8 @@
 /**
- * A time as a service sends it, in ms since the epoch: an ISO string (one with no zone read as UTC), or an epoch time
- * in seconds, milliseconds, microseconds or nanoseconds, as a number or a string of digits. Undefined for anything
- * else. No field of a job or of a parser's details says which it sends (API-NOTES), so all are read.
+ * A time as a service sends it, in ms since the epoch: an ISO string (one with no zone read as UTC), another form
+ * with its zone written out, or an epoch time in seconds, milliseconds, microseconds or nanoseconds, as a number or a
+ * string of digits. Undefined for anything else: a time no runner would read alike is none. No field of a job or of
+ * a parser's details says which it sends (API-NOTES), so all are read.
  */
 export function serviceTime(value: unknown): number | undefined {
   if (typeof value === 'number') return epochTime(value);
@@ -10,11 +11,32 @@ export function serviceTime(value: unknown): number | undefined {
   // An epoch time sent as a string ("1732700000", "1732700000123") is the number it spells: Date.parse reads no
   // such string (NaN), or reads a short one as a year ("2024") or a date ("0" is 2000-01-01).
   if (/^\d+(\.\d+)?$/.test(text)) return epochTime(Number(text));
-  // A date and time with no zone ("2026-11-27T00:00:00", "2026-11-27 00:00:00") is read as UTC, as a date alone
-  // is: Date.parse reads it in this machine's zone, so the same answer would mean another moment on each runner.
-  const zoneless = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/.exec(text);
-  const parsed = Date.parse(zoneless === null ? text : `${zoneless[1]}T${zoneless[2]}Z`);
-  return Number.isNaN(parsed) ? undefined : parsed;
+  // ISO 8601 as services write it, a date and time with no zone read as UTC, as a date alone is: Date.parse reads
+  // it in this machine's zone, so the same answer would mean another moment on each runner.
+  const iso = ISO.exec(text);
+  if (iso !== null) {
+    const [, date, time, zone] = iso;
+    const offset =
+      zone === undefined || /^z$/i.test(zone)
+        ? 'Z'
+        : zone.replace(/^([+-]\d{2}):?(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
+    return parsed(`${date}T${(time ?? '00:00').replace(',', '.')}${offset}`);
+  }
+  // Any other form only with its zone written out ("Fri, 27 Nov 2026 00:00:00 GMT"): without one, Date.parse reads
+  // it in this machine's zone too, and a string it takes for a date ("-5" as 2001-05-01) is no time at all.
+  return ZONE_WRITTEN.test(text) ? parsed(text) : undefined;
+}
+
+/** YYYY-MM-DD, then a time (T, t or a space before it) and a zone (Z, or an offset of hours and minutes). */
+const ISO =
+  /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?))?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** A zone at the end of a date written otherwise: GMT, UTC, UT or Z, or an offset (+0100, -05:00). */
+const ZONE_WRITTEN = /(?:\b(?:GMT|UTC|UT)|\dZ|[+-]\d{2}:?\d{2})$/i;
+
+function parsed(text: string): number | undefined {
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /**

@@ -29,6 +29,8 @@ export class JobRunner {
   nextJobId = 1;
   private readonly cancelled = new Set<number>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Ends the wait of each job listed Queued (queued-jobs quirk), for a reset. */
+  private readonly waiting = new Set<() => void>();
 
   constructor(private readonly options: JobRunnerOptions) {}
 
@@ -57,6 +59,8 @@ export class JobRunner {
   }
 
   reset(): void {
+    // A job listed Queued is dropped with the rest: its wait ends, and it never runs (run() finds it gone).
+    for (const release of [...this.waiting]) release();
     this.jobs.clear();
     this.cancelled.clear();
     this.nextJobId = 1;
@@ -84,7 +88,8 @@ export class JobRunner {
     const run = this.run(project, job).finally(() => {
       this.inFlight.delete(run);
       project.running = null;
-      const next = project.queued.shift();
+      // Not once the emulator closed: a run queued behind stays queued, saved as such, and starts on reload.
+      const next = this.options.clock.stopped.aborted ? undefined : project.queued.shift();
       if (next !== undefined && this.options.isLive(project)) this.start(project, next);
       this.options.onChange();
     });
@@ -102,7 +107,7 @@ export class JobRunner {
       // Listed Queued until a worker takes it (queued-jobs quirk); it holds the project's slot meanwhile, and a
       // cancel is refused (the emulator cancels only a running job). The emulator closing ends the wait.
       await this.queuedFor(this.options.queuedMs() ?? 0);
-      if (this.options.clock.stopped.aborted) return;
+      if (this.options.clock.stopped.aborted || this.jobs.get(job.id) !== job) return;
       job.status = 'Running';
       job.startedAt = this.options.clock.iso();
       this.options.onChange();
@@ -149,8 +154,18 @@ export class JobRunner {
     const { clock } = this.options;
     return new Promise<void>((resolve) => {
       if (clock.stopped.aborted) return resolve();
-      const drop = clock.at(clock.now() + ms, resolve);
-      clock.stopped.addEventListener('abort', () => (drop(), resolve()), { once: true });
+      // Ended by its timer, the emulator closing or a reset (release), whichever comes first; each leaves nothing
+      // behind: a listener left on `stopped` per queued job piled up in a long-running emulator.
+      const end = (early: boolean): void => {
+        this.waiting.delete(release);
+        clock.stopped.removeEventListener('abort', release);
+        if (early) drop();
+        resolve();
+      };
+      const release = (): void => end(true);
+      const drop = clock.at(clock.now() + ms, () => end(false));
+      clock.stopped.addEventListener('abort', release, { once: true });
+      this.waiting.add(release);
     });
   }
 

@@ -1,6 +1,6 @@
 import { ApiError, mayHaveLanded, unless404 } from '../api/api-error.js';
 import { archiveMark } from '../api/archived-project.js';
-import { newestJob, normaliseJobStatus } from '../api/job-status.js';
+import { normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { lastLookUnanswered, LookGivenUp, waitCutoff } from '../apply/look-cutoff.js';
 import { ScrapeformError } from '../errors.js';
@@ -9,7 +9,7 @@ import { unseenStory } from '../plan/unseen-create.js';
 import type { ProjectState } from '../state/model.js';
 import { managedProject } from './managed-address.js';
 import type { Services } from './open-workspace.js';
-import { refuseWhileRunning, runsWellAhead, takenOverJob } from './run-guard.js';
+import { RunJobPicker, refuseWhileRunning } from './run-guard.js';
 
 /** Whether a job has ended, whatever spelling the service uses (Finished, Completed, Done; Cancelled, Canceled; Failed, Error). */
 export function isJobFinished(job: LiveJob): boolean {
@@ -195,7 +195,7 @@ export async function runProject(
   // up (LookCutoff).
   const { cut, lastLookMs } = waitCutoff(waitMs, services.clients.timeoutMs, options);
   let job: LiveJob | undefined;
-  let followed: string | undefined;
+  const picker = new RunJobPicker(before);
   let shown = '';
   const warned = new Set<string>();
   try {
@@ -211,18 +211,8 @@ export async function runProject(
           startedHint(job, project.id, address),
         );
       }
-      // The newest of the jobs that were not there before, by its timestamp rather than its place in the list, but
-      // not a next scheduled run listed ahead of its time (runsWellAhead); else one the start took over
-      // (takenOverJob). Once one is found, it is followed by its id: a later record is not the run's.
-      if (followed === undefined) {
-        const at = now();
-        const chosen =
-          newestJob(jobs.filter((j) => !before.has(String(j.id)) && !runsWellAhead(j, at))) ??
-          takenOverJob(before, jobs, at);
-        followed = chosen === undefined ? undefined : String(chosen.id);
-      }
-      // A list that lags may not show the followed job for a moment: the last seen of it stands until it does.
-      job = jobs.find((j) => String(j.id) === followed) ?? job;
+      // A list that lags may not show the run's job for a moment: the last seen of it stands until it does.
+      job = picker.pick(jobs, now()) ?? job;
       const status = job?.status ?? 'waiting to start';
       if (status !== shown) {
         options.onProgress?.(job, status);

@@ -1,4 +1,11 @@
-import { isRunningNow, isWaitingToRun, jobRunAt, normaliseJobStatus } from '../api/job-status.js';
+import {
+  BEGUN_FIELDS,
+  isRunningNow,
+  isWaitingToRun,
+  jobRunAt,
+  newestJob,
+  normaliseJobStatus,
+} from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { ScrapeformError } from '../errors.js';
 import { printable, quoted } from '../output/escape-text.js';
@@ -115,4 +122,38 @@ function attemptsOf(job: LiveJob): number {
   const count =
     typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : 0;
   return Number.isFinite(count) ? count : 0;
+}
+
+/**
+ * Which job `run --wait` follows, look by look. Of the jobs not listed before the start, one that does not wait to
+ * run (it runs, ended, or shows a status scrapeform does not know) is the run's, the newest by when it was made or
+ * began (BEGUN_FIELDS: never by a time ahead); else a record the start took over (takenOverJob); and once one is
+ * found it is followed by its id to its end, whatever shows after it. A new job that waits to run is shown but not
+ * yet followed for good: the run's may be listed queued a moment, but so may the next scheduled run, and a job of the
+ * run that shows later wins over it. A new record first seen waiting more than AHEAD_MS ahead (runsWellAhead) is the
+ * next scheduled run and is never taken, even once its own time comes near.
+ */
+export class RunJobPicker {
+  private followed: string | undefined;
+  private readonly passedOver = new Set<string>();
+
+  constructor(private readonly before: ReadonlyMap<string, LiveJob>) {}
+
+  /** The job of the run as this list shows it; undefined when none shows (yet, or in this look). */
+  pick(jobs: readonly LiveJob[], now: number): LiveJob | undefined {
+    if (this.followed !== undefined) return jobs.find((j) => String(j.id) === this.followed);
+    const fresh = jobs.filter((j) => {
+      const id = String(j.id);
+      if (this.before.has(id) || this.passedOver.has(id)) return false;
+      if (runsWellAhead(j, now)) this.passedOver.add(id);
+      return !this.passedOver.has(id);
+    });
+    const found =
+      newestJob(
+        fresh.filter((j) => !isWaitingToRun(j.status)),
+        BEGUN_FIELDS,
+      ) ?? takenOverJob(this.before, jobs, now);
+    if (found !== undefined) this.followed = String(found.id);
+    return found ?? newestJob(fresh, BEGUN_FIELDS);
+  }
 }

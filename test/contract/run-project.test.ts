@@ -545,6 +545,28 @@ describe('run: only one job of a project runs at a time (API-NOTES), so none is 
     expect(result.job).toEqual({ id: 'j-8', status: 'Finished' });
   });
 
+  it('--wait keeps the job it follows while a list that lags leaves it out for a look', async () => {
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service().patch('/api/projects/522', { scheduledAt: 'now' }).query(KEY_QUERY).reply(200, {});
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 'j-41', status: 'Running' }]);
+    service().get('/api/projects/522/jobs').query(KEY_QUERY).reply(200, []);
+    service()
+      .get('/api/projects/522/jobs')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 'j-41', status: 'Finished' }]);
+    const seen: string[] = [];
+    const result = await runProject(services(), 'nightly', {
+      wait: true,
+      ...clock(),
+      onProgress: (_j, status) => seen.push(status),
+    });
+    expect(seen).toEqual(['Running', 'Finished']);
+    expect(result.job?.id).toBe('j-41');
+  });
+
   it('follows the newest new job by its time when the service sends epoch times as strings, newest first', async () => {
     // Review: "1732700000123" was no time to Date.parse, so every job counted as undated and the last in the list
     // (here the older one, already over) was taken for the run's.

@@ -128,11 +128,14 @@ describe('scrapeform doctor', () => {
             ? { quirkSettings: { listLagMs: 0, jobQueuedMs: 600_000 } }
             : {},
       );
-      const { code, report } = await doctor(h.emulator.url);
-      expect(code).toBe(0);
-      expect(seen(report)).toEqual({ ...NONE, ...readings });
-      // The queued job runs now, so that the emulator closes idle.
-      if (quirk === 'queued-jobs') h.emulator.clock.advance(600_000);
+      try {
+        const { code, report } = await doctor(h.emulator.url);
+        expect(code).toBe(0);
+        expect(seen(report)).toEqual({ ...NONE, ...readings });
+      } finally {
+        // The queued job runs now, so that the emulator closes idle whatever the test found.
+        if (quirk === 'queued-jobs') h.emulator.clock.advance(600_000);
+      }
     });
   }
 

@@ -178,8 +178,27 @@ describe('job times whatever the unit or zone they are sent in', () => {
     '2026-11-27',
     '2026-11-27T00:00:00Z',
     '2026-11-27T01:00:00+01:00',
+    '2026-11-27t00:00:00',
+    '2026-11-27 00:00:00 +0000',
+    '2026-11-27T01:00:00+01',
+    '2026-11-26T19:00:00-0500',
+    'Fri, 27 Nov 2026 00:00:00 GMT',
   ])('reads %j as 2026-11-27T00:00:00Z on any runner', (text) => {
     expect(jobTime({ createdAt: text })).toBe(Date.UTC(2026, 10, 27));
+  });
+
+  // Review: forms Date.parse reads in the machine's zone (no zone written, not ISO), or takes for a date ("-5" as
+  // 2001-05-01), were read: no runner reads them alike, so they are no time (a waiting job with one holds a start).
+  it.each(['2026/11/27 00:00:00', 'Fri, 27 Nov 2026 00:00:00', '-5', 'soon', '2026-13-45T00:00:00Z'])(
+    'reads no time from %j',
+    (text) => {
+      expect(jobTime({ createdAt: text })).toBeUndefined();
+    },
+  );
+
+  it('reads fractions of a second beyond milliseconds, and with a comma', () => {
+    expect(jobTime({ createdAt: '2026-11-27T00:00:00.123456Z' })).toBe(Date.UTC(2026, 10, 27) + 123);
+    expect(jobTime({ createdAt: '2026-11-27T00:00:00,5' })).toBe(Date.UTC(2026, 10, 27) + 500);
   });
 
   // Review: microseconds and nanoseconds were read as milliseconds, tens of thousands of years ahead, so a queued

@@ -3,6 +3,7 @@ import type { LiveJob } from '../../../src/api/live.js';
 import { ScrapeformError } from '../../../src/errors.js';
 import {
   AHEAD_MS,
+  RunJobPicker,
   refuseWhileRunning,
   runsWellAhead,
   takenOverJob,
@@ -132,5 +133,50 @@ describe('refuseWhileRunning', () => {
         NOW,
       ),
     ).not.toThrow();
+  });
+});
+
+describe('RunJobPicker: the job run --wait follows', () => {
+  const picker = (...before: LiveJob[]) => new RunJobPicker(beforeOf(...before));
+  const MIN = 60_000;
+
+  // Review: new jobs were ranked by any time, a time ahead included, so a new record of the next run (or a
+  // placeholder 9999-12-31) won over the run's own job, which ended unseen while the wait ran out.
+  it('a new job that runs or ended wins over a new record waiting to run, whatever its time', () => {
+    const run = { id: 'a', status: 'Running', createdAt: at(0) };
+    expect(
+      picker().pick([run, { id: 'b', status: 'Scheduled', supposedToRunAt: '9999-12-31T00:00:00Z' }], NOW),
+    ).toBe(run);
+    expect(picker().pick([{ id: 'b', status: 'Queued', scheduledAt: at(4 * MIN) }, run], NOW)).toBe(run);
+    const done = { id: 'c', status: 'Finished', startedAt: at(0) };
+    expect(picker().pick([done, { id: 'd', status: 'Queued', createdAt: at(1) }], NOW)).toBe(done);
+  });
+
+  it('a record the start took over wins over a new record waiting to run', () => {
+    const taken = { ...SCHEDULED, status: 'Running' };
+    expect(picker(SCHEDULED).pick([taken, { id: 'next', status: 'Scheduled' }], NOW)).toBe(taken);
+  });
+
+  it('a new job waiting to run is shown, but a job of the run that shows later wins, and is then kept', () => {
+    const p = picker();
+    const queued = { id: 'q', status: 'Queued' };
+    expect(p.pick([queued], NOW)).toBe(queued);
+    const run = { id: 'r', status: 'Running' };
+    expect(p.pick([queued, run], NOW + 1000)).toBe(run);
+    expect(p.pick([{ ...queued, status: 'Running' }, run], NOW + 2000)).toBe(run);
+    // Followed by its id: a list that lags and leaves it out shows no job (runProject keeps the last seen).
+    expect(p.pick([{ ...queued, status: 'Running' }], NOW + 3000)).toBeUndefined();
+  });
+
+  // Review: a new record due 10 minutes ahead was passed over only while it was more than 5 minutes ahead; at the
+  // look 8 minutes on, it was taken for the run's job, and its own scheduled run reported as this one.
+  it('never takes a new record first seen waiting well ahead, even once its time comes near or it begins', () => {
+    const p = picker();
+    const next = { id: 'n', status: 'Scheduled', supposedToRunAt: at(10 * MIN) };
+    expect(p.pick([next], NOW)).toBeUndefined();
+    expect(p.pick([next], NOW + 8 * MIN)).toBeUndefined();
+    expect(p.pick([{ ...next, status: 'Running' }], NOW + 11 * MIN)).toBeUndefined();
+    const run = { id: 'r', status: 'Finished' };
+    expect(p.pick([{ ...next, status: 'Running' }, run], NOW + 12 * MIN)).toBe(run);
   });
 });
