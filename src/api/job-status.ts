@@ -106,10 +106,11 @@ export function jobRunAt(job: Readonly<Record<string, unknown>>): RunAt | undefi
 }
 
 /**
- * The fields that say when a job came to be or began, never a time ahead: what `run --wait` ranks the jobs of its
- * start by (a record dated by its time to run may be the next scheduled run, a week ahead).
+ * The fields that say when a job began or came to be, never a time ahead: what `run --wait` ranks the jobs of its
+ * start by (a record dated by its time to run may be the next scheduled run, a week ahead). A start time first: a
+ * record made earlier may be the one that ran.
  */
-export const BEGUN_FIELDS = ['createdAt', 'created_at', 'startedAt', 'started_at'] as const;
+export const BEGUN_FIELDS = ['startedAt', 'started_at', 'createdAt', 'created_at'] as const;
 
 /**
  * The newest job: the one with the latest time in the first of `fields` (JOB_TIME_FIELDS unless given) each job

@@ -17,22 +17,26 @@ export function serviceTime(value: unknown): number | undefined {
   if (iso !== null) {
     const [, date, time, zone] = iso;
     const offset =
-      zone === undefined || /^z$/i.test(zone)
+      zone === undefined || /^(z|utc|gmt)$/i.test(zone)
         ? 'Z'
         : zone.replace(/^([+-]\d{2}):?(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
     return parsed(`${date}T${(time ?? '00:00').replace(',', '.')}${offset}`);
   }
-  // Any other form only with its zone written out ("Fri, 27 Nov 2026 00:00:00 GMT"): without one, Date.parse reads
-  // it in this machine's zone too, and a string it takes for a date ("-5" as 2001-05-01) is no time at all.
-  return ZONE_WRITTEN.test(text) ? parsed(text) : undefined;
+  // Any other form only with its zone written out ("Fri, 27 Nov 2026 00:00:00 GMT", "Fri Nov 27 00:00:00 UTC 2026"):
+  // without one, Date.parse reads it in this machine's zone too, and a string it takes for a date ("-5" as
+  // 2001-05-01, "11-27-2026") is no time at all.
+  return ZONE_WORD.test(text) || OFFSET_AFTER_CLOCK.test(text) ? parsed(text) : undefined;
 }
 
-/** YYYY-MM-DD, then a time (T, t or a space before it) and a zone (Z, or an offset of hours and minutes). */
+/** YYYY-MM-DD, then a time (T, t or a space before it) and a zone (Z, UTC, GMT, or an offset of hours and minutes). */
 const ISO =
-  /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?))?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+  /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?))?\s*([Zz]|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-/** A zone at the end of a date written otherwise: GMT, UTC, UT or Z, or an offset (+0100, -05:00). */
-const ZONE_WRITTEN = /(?:\b(?:GMT|UTC|UT)|\dZ|[+-]\d{2}:?\d{2})$/i;
+/** A zone named as a word: GMT, UTC, UT, Z, or one of RFC 822's of North America, which Date.parse reads. */
+const ZONE_WORD = /\b(?:GMT|UTC|UT|Z|[ECMP][SD]T)\b/i;
+
+/** An offset right after a time of day (00:00:00 +0100, 00:00-05:00, GMT+0000): not a year after a dash. */
+const OFFSET_AFTER_CLOCK = /\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:GMT|UTC)?[+-]\d{2}:?\d{2}\b/i;
 
 function parsed(text: string): number | undefined {
   const ms = Date.parse(text);

@@ -126,28 +126,26 @@ function attemptsOf(job: LiveJob): number {
 
 /**
  * Which job `run --wait` follows, look by look. Of the jobs not listed before the start, one that does not wait to
- * run (it runs, ended, or shows a status scrapeform does not know) is the run's, the newest by when it was made or
- * began (BEGUN_FIELDS: never by a time ahead); else a record the start took over (takenOverJob); and once one is
+ * run (it runs, ended, or shows a status scrapeform does not know) is the run's, the newest by when it began or was
+ * made (BEGUN_FIELDS: never by a time ahead); else a record the start took over (takenOverJob); and once one is
  * found it is followed by its id to its end, whatever shows after it. A new job that waits to run is shown but not
  * yet followed for good: the run's may be listed queued a moment, but so may the next scheduled run, and a job of the
- * run that shows later wins over it. A new record first seen waiting more than AHEAD_MS ahead (runsWellAhead) is the
- * next scheduled run and is never taken, even once its own time comes near.
+ * run that shows later wins over it. A new record first seen with a time to run more than AHEAD_MS ahead, and not
+ * running, is the next scheduled run and is passed over, whatever its status (a placeholder may show one scrapeform
+ * does not know), until it runs or finishes while its own time is still more than AHEAD_MS ahead: only the start
+ * explains that (the run's own job, dated by a clock that differs).
  */
 export class RunJobPicker {
   private followed: string | undefined;
-  private readonly passedOver = new Set<string>();
+  /** New records passed over as the next scheduled run: id -> their time to run. */
+  private readonly passedOver = new Map<string, number>();
 
   constructor(private readonly before: ReadonlyMap<string, LiveJob>) {}
 
   /** The job of the run as this list shows it; undefined when none shows (yet, or in this look). */
   pick(jobs: readonly LiveJob[], now: number): LiveJob | undefined {
     if (this.followed !== undefined) return jobs.find((j) => String(j.id) === this.followed);
-    const fresh = jobs.filter((j) => {
-      const id = String(j.id);
-      if (this.before.has(id) || this.passedOver.has(id)) return false;
-      if (runsWellAhead(j, now)) this.passedOver.add(id);
-      return !this.passedOver.has(id);
-    });
+    const fresh = jobs.filter((j) => !this.before.has(String(j.id)) && !this.passesOver(j, now));
     const found =
       newestJob(
         fresh.filter((j) => !isWaitingToRun(j.status)),
@@ -155,5 +153,20 @@ export class RunJobPicker {
       ) ?? takenOverJob(this.before, jobs, now);
     if (found !== undefined) this.followed = String(found.id);
     return found ?? newestJob(fresh, BEGUN_FIELDS);
+  }
+
+  private passesOver(job: LiveJob, now: number): boolean {
+    const id = String(job.id);
+    const began = isRunningNow(job.status) || ['finished', 'failed'].includes(normaliseJobStatus(job.status));
+    const runAt = this.passedOver.get(id);
+    if (runAt !== undefined) {
+      if (!began || now >= runAt - AHEAD_MS) return true;
+      this.passedOver.delete(id);
+      return false;
+    }
+    const ahead = jobRunAt(job)?.at;
+    if (began || ahead === undefined || ahead <= now + AHEAD_MS || ahead > now + FAR_AHEAD_MS) return false;
+    this.passedOver.set(id, ahead);
+    return true;
   }
 }

@@ -34,7 +34,9 @@ async function startedProject(h: EmulatorHarness): Promise<number> {
   });
   expect(created.status).toBe(201);
   const id = (created.body as { id: number }).id;
-  await until(`a job of project ${id} is listed`, () => [...h.emulator.projects.jobs.values()].length > 0);
+  await until(`a job of project ${id} is listed`, () =>
+    [...h.emulator.projects.jobs.values()].some((j) => j.projectId === id),
+  );
   return id;
 }
 
@@ -85,6 +87,10 @@ describe('emulator quirk queued-jobs', () => {
       const id = await startedProject(first);
       // A second start while job 1 holds the project's slot waits behind it, unlisted.
       expect((await first.raw('PATCH', `/api/projects/${id}?${q}`, { scheduledAt: 'now' })).status).toBe(200);
+      await until(
+        'the second run waits behind job 1',
+        () => first.emulator.projects.projects.get(id)?.queued.length === 1,
+      );
       await first.emulator.close();
       open.splice(open.indexOf(first), 1);
       const second = await start(0, dataDir);

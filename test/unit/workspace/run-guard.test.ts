@@ -179,4 +179,37 @@ describe('RunJobPicker: the job run --wait follows', () => {
     const run = { id: 'r', status: 'Finished' };
     expect(p.pick([{ ...next, status: 'Running' }, run], NOW + 12 * MIN)).toBe(run);
   });
+
+  // Second review: the run's own job, dated well ahead by a clock that differs, was passed over for good, and the
+  // wait ran out on a run that had finished.
+  it('takes a record passed over once it runs while its own time is still well ahead: only the start explains that', () => {
+    const p = picker();
+    const own = { id: 'o', status: 'Queued', supposedToRunAt: at(10 * MIN) };
+    expect(p.pick([own], NOW)).toBeUndefined();
+    expect(p.pick([{ ...own, status: 'Running' }], NOW + MIN)).toEqual({ ...own, status: 'Running' });
+    expect(p.pick([{ ...own, status: 'Finished' }], NOW + 2 * MIN)).toEqual({ ...own, status: 'Finished' });
+  });
+
+  // Second review: a placeholder of a status scrapeform does not know, or a next run cancelled unstarted, made after
+  // the run's job, was taken for it (ranked by when it was made) and followed to the end of the wait.
+  it('passes over a new record with a time well ahead whatever its status, unless it runs or finished', () => {
+    const p = picker();
+    const placeholder = {
+      id: 'n',
+      status: 'Idle',
+      createdAt: at(1000),
+      supposedToRunAt: at(7 * 24 * 60 * MIN),
+    };
+    const own = { id: 'o', status: 'Queued', createdAt: at(0) };
+    expect(p.pick([own, placeholder], NOW)).toBe(own);
+    const dropped = { ...placeholder, id: 'c', status: 'Cancelled' };
+    const ran = { ...own, status: 'Finished' };
+    expect(p.pick([ran, placeholder, dropped], NOW + MIN)).toBe(ran);
+  });
+
+  it('ranks jobs that ran by when they began before when they were made', () => {
+    const ranLater = { id: 'a', status: 'Finished', createdAt: at(0), startedAt: at(5000) };
+    const madeLater = { id: 'b', status: 'Cancelled', createdAt: at(3000) };
+    expect(picker().pick([madeLater, ranLater], NOW)).toBe(ranLater);
+  });
 });
