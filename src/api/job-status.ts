@@ -98,11 +98,7 @@ export interface RunAt {
 
 /** When the job is to run, from the first field of RUN_AT_FIELDS that holds a readable time. */
 export function jobRunAt(job: Readonly<Record<string, unknown>>): RunAt | undefined {
-  for (const field of RUN_AT_FIELDS) {
-    const at = serviceTime(job[field]);
-    if (at !== undefined) return { at, field, raw: job[field] };
-  }
-  return undefined;
+  return firstTime(job, RUN_AT_FIELDS);
 }
 
 /**
@@ -125,7 +121,7 @@ export function newestJob<T extends Readonly<Record<string, unknown>>>(
 ): T | undefined {
   let newest: { job: T; time: number } | undefined;
   for (const job of jobs) {
-    const time = firstTime(job, fields);
+    const time = firstTime(job, fields)?.at;
     if (time !== undefined && (newest === undefined || time >= newest.time)) newest = { job, time };
   }
   return newest?.job ?? jobs[jobs.length - 1];
@@ -133,13 +129,17 @@ export function newestJob<T extends Readonly<Record<string, unknown>>>(
 
 /** The job's time in ms since the epoch, from the first field of JOB_TIME_FIELDS that holds a readable one. */
 export function jobTime(job: Readonly<Record<string, unknown>>): number | undefined {
-  return firstTime(job, JOB_TIME_FIELDS);
+  return firstTime(job, JOB_TIME_FIELDS)?.at;
 }
 
-function firstTime(job: Readonly<Record<string, unknown>>, fields: readonly string[]): number | undefined {
+/** The first of `fields` that holds a time serviceTime reads: the time, and the field and value it came from. */
+function firstTime<F extends string>(
+  job: Readonly<Record<string, unknown>>,
+  fields: readonly F[],
+): { at: number; field: F; raw: unknown } | undefined {
   for (const field of fields) {
-    const time = serviceTime(job[field]);
-    if (time !== undefined) return time;
+    const at = serviceTime(job[field]);
+    if (at !== undefined) return { at, field, raw: job[field] };
   }
   return undefined;
 }

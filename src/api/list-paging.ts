@@ -1,6 +1,7 @@
 import { notAFlag, readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
+import { readCount } from './read-count.js';
 
 /*
  * Where a list answer says its next page is (read-list.ts follows it). Neither service documents paging
@@ -289,10 +290,4 @@ function linkHeader(response: TransportResponse): Map<string, string> | undefine
     for (const name of names) if (name !== '' && !links.has(name)) links.set(name, match[1] ?? '');
   }
   return links;
-}
-
-function readCount(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
-  return undefined;
 }

@@ -7,6 +7,7 @@ import {
   normaliseJobStatus,
 } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
+import { readCount } from '../api/read-count.js';
 import { ScrapeformError } from '../errors.js';
 import { printable, quoted } from '../output/escape-text.js';
 
@@ -66,9 +67,12 @@ export const FAR_AHEAD_MS = 366 * 24 * 60 * 60_000;
  * scheduled run, listed ahead of its time, which neither holds a start back nor is the job the start made.
  */
 export function runsWellAhead(job: LiveJob, now: number): boolean {
-  if (!isWaitingToRun(job.status)) return false;
-  const runAt = jobRunAt(job);
-  return runAt !== undefined && runAt.at > now + AHEAD_MS && runAt.at <= now + FAR_AHEAD_MS;
+  return isWaitingToRun(job.status) && wellAhead(jobRunAt(job)?.at, now);
+}
+
+/** Whether a time to run is more than AHEAD_MS ahead of `now`, and not FAR_AHEAD_MS (then it is taken as none). */
+function wellAhead(at: number | undefined, now: number): at is number {
+  return at !== undefined && at > now + AHEAD_MS && at <= now + FAR_AHEAD_MS;
 }
 
 /** Why the job holds a start back, after "job ID"; undefined when it does not (it ended, or runs well ahead). */
@@ -79,7 +83,7 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
     const runAt = jobRunAt(job);
     if (runAt === undefined)
       return `waits to run (${status}, and no supposedToRunAt or scheduledAt says when)`;
-    if (runsWellAhead(job, now)) return undefined;
+    if (wellAhead(runAt.at, now)) return undefined;
     // The value as the service sent it beside the time it was read as: a misreading shows.
     const read = `${runAt.field} ${typeof runAt.raw === 'string' ? quoted(runAt.raw) : printable(String(runAt.raw))} read as ${new Date(runAt.at).toISOString()}`;
     if (runAt.at > now + FAR_AHEAD_MS)
@@ -110,18 +114,11 @@ export function takenOverJob(
   return jobs.find((job) => {
     const prior = before.get(String(job.id));
     if (prior === undefined || !runsWellAhead(prior, now)) return false;
-    if (isRunningNow(job.status) || attemptsOf(job) > attemptsOf(prior)) return true;
+    if (isRunningNow(job.status) || (readCount(job['attempts']) ?? 0) > (readCount(prior['attempts']) ?? 0))
+      return true;
     const runAt = isWaitingToRun(job.status) ? jobRunAt(job) : undefined;
     return runAt !== undefined && runAt.at <= now + AHEAD_MS;
   });
-}
-
-/** The job's `attempts`, a number or a string of digits; 0 when it has none. */
-function attemptsOf(job: LiveJob): number {
-  const raw = job['attempts'];
-  const count =
-    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : 0;
-  return Number.isFinite(count) ? count : 0;
 }
 
 /**
@@ -165,7 +162,7 @@ export class RunJobPicker {
       return false;
     }
     const ahead = jobRunAt(job)?.at;
-    if (began || ahead === undefined || ahead <= now + AHEAD_MS || ahead > now + FAR_AHEAD_MS) return false;
+    if (began || !wellAhead(ahead, now)) return false;
     this.passedOver.set(id, ahead);
     return true;
   }
