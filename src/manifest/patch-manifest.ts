@@ -1,6 +1,7 @@
 import { Document, isAlias, isCollection, isMap, isScalar, isSeq, YAMLMap } from 'yaml';
 import type { Node, Pair, Scalar, YAMLSeq } from 'yaml';
 import { blockText, flowText, LINE_WIDTH } from './node-text.js';
+import { flowPadding, indentStep, seqOffset } from './file-layout.js';
 import { columnOf, lineEnd, nestedBy, pairEnd, scalarText } from './text-places.js';
 
 /** One document of a file as read, and what the edits made of it (a copy: `doc.clone()`), or null when removed. */
@@ -316,11 +317,6 @@ function flowInPlace(
   });
 }
 
-/** Whether flow collections written anew get spaces inside their brackets: unless the file writes its own without. */
-function flowPadding(text: string): boolean {
-  return !/(^|[\s:,])[{[][^\s\]}]/m.test(text) || /(^|[\s:,])[{[][ \t]+\S/m.test(text);
-}
-
 /**
  * The text a removed pair took: in a block map its lines, with the comment lines right above it (its own, as the
  * library drops them with it); in a flow map the item and a comma beside it, other items kept on their lines.
@@ -360,46 +356,4 @@ function removal(text: string, map: YAMLMap, pair: Pair): Patch | undefined {
   }
   const before = /,\s*$/.exec(text.slice(0, start));
   return before === null ? undefined : { start: before.index, end: valueEnd, text: '' };
-}
-
-/**
- * How far in from its key the file writes the items of a block list (0 for `list:` then `- a` at its column), as the
- * shallowest such list of the document shows (the first at the least depth, read level by level); undefined when it
- * has none.
- */
-function seqOffset(text: string, node: unknown): number | undefined {
-  const pending: unknown[] = [node];
-  while (pending.length > 0) {
-    const next = pending.shift();
-    if (isSeq(next)) pending.push(...next.items);
-    if (!isMap(next)) continue;
-    for (const pair of next.items) {
-      const key = (pair.key as Node | null)?.range?.[0];
-      const value = pair.value;
-      if (isSeq(value) && value.flow !== true && key !== undefined && value.range != null)
-        return Math.max(0, (columnOf(text, value.range[0]) ?? 0) - (columnOf(text, key) ?? 0));
-      pending.push(value);
-    }
-  }
-  return undefined;
-}
-
-/**
- * How many spaces the file nests a line by at a block map's level, for the lines written anew in it (the library
- * nests by two, which mixed both in a file indented by four): as a pair's own block value is nested under its key,
- * else as the map is nested under its parent key, else two.
- */
-function indentStep(text: string, map: YAMLMap, parent: number | undefined): number {
-  for (const pair of map.items) {
-    const start = (pair.key as Node | null)?.range?.[0];
-    const value = pair.value;
-    const valueStart = isCollection(value) && value.flow !== true ? value.range?.[0] : undefined;
-    // Only a value starting on a line of its own shows the nesting (not one after an anchor or a tag).
-    if (start === undefined || valueStart === undefined || text.lastIndexOf('\n', valueStart - 1) < start)
-      continue;
-    const key = columnOf(text, start) ?? 0;
-    const nested = columnOf(text, valueStart) ?? 0;
-    if (nested > key) return nested - key;
-  }
-  return nestedBy(columnOf(text, map.range?.[0]), parent);
 }
