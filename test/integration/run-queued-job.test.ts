@@ -85,5 +85,8 @@ describe('run against a service that lists a job queued before it runs (queued-j
     expect(Date.parse(job?.startedAt ?? '') - Date.parse(job?.scheduledFor ?? '')).toBeGreaterThanOrEqual(
       200,
     );
+    // Neither the refused start, the refused cancel nor the runs leave anything for a plan to do.
+    const plan = await scrapeform(['plan', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 });
