@@ -1,6 +1,6 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { forEachLimited } from '../worker-pool.js';
-import { existingNamed, unless404 } from './api-error.js';
+import { existingNamed, unlessGone } from './api-error.js';
 import type { IdsBefore } from './api-error.js';
 import { archiveMark } from './archived-project.js';
 import { refuseFailureSaid } from './failure-said.js';
@@ -91,11 +91,11 @@ export class ProjectsClient {
   }
 
   /**
-   * A project by id, or undefined when the service says it is gone: a 404, or a record marked archived
-   * (archiveMark: a read by id may still answer for an archived project, whole).
+   * A project by id, or undefined when the service says it is gone: a 404 or a 410 Gone (GONE_STATUSES), or a record
+   * marked archived (archiveMark: a read by id may still answer for an archived project, whole).
    */
   async find(id: number, signal?: AbortSignal): Promise<LiveProject | undefined> {
-    const found = await unless404(() => this.get(id, signal));
+    const found = await unlessGone(() => this.get(id, signal));
     return found === undefined || archiveMark(found) !== undefined ? undefined : found;
   }
 

@@ -1,4 +1,4 @@
-import { ApiError, neverSent, unless404, unreadableStatus } from '../api/api-error.js';
+import { ApiError, neverSent, unlessGone, unreadableStatus } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';
@@ -60,7 +60,7 @@ export async function makeCall<T>(
   line: CallLine,
   run: () => Promise<T>,
   status: number | ((answer: T) => number),
-  gone: number[] = [],
+  gone: readonly number[] = [],
 ): Promise<number> {
   abortIfInterrupted(ctx);
   try {
@@ -79,18 +79,17 @@ export async function makeCall<T>(
 }
 
 /**
- * After a DELETE answered 404: the object counts as gone only once a read by id answers 404 too (or what `gone`
- * takes as gone: a parser's 410, unlessGone), since an answer is never proof of absence by itself (DESIGN section
- * 2); a read that answers nothing (undefined: a project marked archived, ProjectsClient.find) is gone too. While
- * the read still shows it, `unconfirmed` is thrown and the caller keeps it in state; a read that fails otherwise is
- * thrown as it is (unknown is not gone either).
+ * After a DELETE answered 404 or 410 (GONE_STATUSES): the object counts as gone only once a read by id answers one
+ * of them too, since an answer is never proof of absence by itself (DESIGN section 2); a read that answers nothing
+ * (undefined: a project marked archived, ProjectsClient.find) is gone too. While the read still shows it,
+ * `unconfirmed` is thrown and the caller keeps it in state; a read that fails otherwise is thrown as it is (unknown
+ * is not gone either).
  */
 export async function confirmGone(
   read: () => Promise<unknown>,
   unconfirmed: () => ScrapeformError,
-  gone: (read: () => Promise<unknown>) => Promise<unknown> = unless404,
 ): Promise<void> {
-  if ((await gone(read)) === undefined) return;
+  if ((await unlessGone(read)) === undefined) return;
   throw unconfirmed();
 }
 

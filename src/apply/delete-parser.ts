@@ -1,4 +1,4 @@
-import { unlessGone } from '../plan/deleting.js';
+import { GONE_STATUSES } from '../api/api-error.js';
 import type { ParserDeleteAnswer } from '../api/parsers-client.js';
 import { ScrapeformError } from '../errors.js';
 import { parserPath } from '../model/wire.js';
@@ -29,7 +29,7 @@ export async function deleteEach(
 }
 
 /**
- * Deletes a parser; one already gone counts as deleted once a read by id answers 404 (or 410) as the DELETE did
+ * Deletes a parser; one already gone counts as deleted once a read by id answers 404 or 410 as the DELETE did
  * (confirmGone): one the service still shows fails the change with apply.delete-unconfirmed, and the caller's
  * state keeps it. A 202 Accepted is a delete that landed, perhaps not done yet: see lookAfterAccepted. A success
  * whose body is the parser's own record with its error set (ParserDeleteAnswer.recordError) proves the delete
@@ -62,7 +62,7 @@ export async function deleteParser(
       if (answered.recordError !== undefined) answer.recordError = answered.recordError;
       return answered.status;
     },
-    [404],
+    GONE_STATUSES,
   );
   const parser = `parser ${change.name} (${id})`;
   if (status === 202)
@@ -85,7 +85,7 @@ export async function deleteParser(
       id,
       `the service answered the delete of ${parser} with ${recordSaid}`,
     );
-  if (status !== 404 && recordSaid === undefined) return undefined;
+  if (!GONE_STATUSES.includes(status) && recordSaid === undefined) return undefined;
   await confirmGone(
     () => readShown(ctx, id),
     () =>
@@ -99,12 +99,11 @@ export async function deleteParser(
           )
         : new ScrapeformError(
             'apply.delete-unconfirmed',
-            `the service answered 404 to the delete of parser ${id} but still shows it when read by id: it was not deleted`,
+            `the service answered ${status} to the delete of parser ${id} but still shows it when read by id: it was not deleted`,
             {
-              hint: 'state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers 404)',
+              hint: `state still records it: apply again later, or delete it in the ScraperAPI dashboard (check SCRAPEFORM_PARSER_URL and any proxy if every delete answers ${status})`,
             },
           ),
-    unlessGone,
   );
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { projectCreateBody, projectPath, PROJECTS_PATH } from '../model/wire.js';
+import { GONE_STATUSES } from '../api/api-error.js';
 import type { IdsBefore } from '../api/api-error.js';
 import type {
   ProjectAdopt,
@@ -99,9 +100,9 @@ export const PROJECT_HANDLERS = {
       { method: 'DELETE', path: projectPath(change.id) },
       () => ctx.clients.projects.archive(change.id),
       (answered) => answered,
-      [404],
+      GONE_STATUSES,
     );
-    if (status === 404) await confirmArchived(ctx, change);
+    if (GONE_STATUSES.includes(status)) await confirmArchived(ctx, change, status);
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ProjectAdopt, _result, ctx) => {
@@ -197,20 +198,20 @@ async function heldAfter(
 }
 
 /**
- * A 404 to an archive is read as "already gone" only once a read by id says so too (a 404, or a record marked
- * archived: ProjectsClient.find): an answer is never proof of absence by itself (DESIGN section 2), and a project
- * dropped from state while the service still holds it keeps running on its schedule, paid per page, and is never
- * touched again (no state or manifest names it).
+ * A 404 or 410 to an archive is read as "already gone" only once a read by id says so too (a 404 or 410, or a record
+ * marked archived: ProjectsClient.find): an answer is never proof of absence by itself (DESIGN section 2), and a
+ * project dropped from state while the service still holds it keeps running on its schedule, paid per page, and is
+ * never touched again (no state or manifest names it).
  */
-async function confirmArchived(ctx: HandlerContext, change: ProjectArchive): Promise<void> {
+async function confirmArchived(ctx: HandlerContext, change: ProjectArchive, status: number): Promise<void> {
   await confirmGone(
     () => ctx.clients.projects.find(change.id, ctx.options.signal),
     () =>
       new ScrapeformError(
         'apply.archive-unconfirmed',
-        `the service answered 404 to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
+        `the service answered ${status} to the archive of project ${change.id} but still shows it when read by id: it was not archived, and keeps its schedule`,
         {
-          hint: 'state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers 404)',
+          hint: `state still records it: apply again later, or archive it in the ScraperAPI dashboard (check SCRAPEFORM_PIPELINE_URL and any proxy if every archive answers ${status})`,
         },
       ),
   );

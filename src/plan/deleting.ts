@@ -1,4 +1,3 @@
-import { unlessStatus } from '../api/api-error.js';
 import type { LiveIndex } from './plan-context.js';
 import type { State } from '../state/model.js';
 
@@ -8,14 +7,6 @@ import type { State } from '../state/model.js';
  * its versions go); one still shown a day later has most likely stopped, and no plan of scrapeform finishes it.
  */
 export const DELETING_TOO_LONG_MS = 24 * 60 * 60 * 1000;
-
-/**
- * A parser being deleted read by id: its answer, or undefined when the service says it is gone, with a 404 or a 410
- * Gone (a service that keeps a deleted parser's id answers so). Any other failure is thrown.
- */
-export async function unlessGone<T>(call: () => Promise<T>): Promise<T | undefined> {
-  return unlessStatus([404, 410], call);
-}
 
 /** A parser state records as being deleted (State.deleting) that the service still shows. */
 export interface ShownWhileDeleting {

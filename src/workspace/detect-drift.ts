@@ -10,7 +10,7 @@ import type { State } from '../state/model.js';
 import { readUnlessInterrupted } from '../state/interruptible-state.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
-import { unless404 } from '../api/api-error.js';
+import { unlessGone } from '../api/api-error.js';
 import { fieldlessOf, servicesUsed, summaryOf } from './read-live.js';
 import { acceptRefusals, withAcceptRefusals } from './accept-checks.js';
 
@@ -93,7 +93,7 @@ async function readLiveForDrift(
   );
   await forEachLimited(missing, READ_CONCURRENCY, async (resource) => {
     if (resource.kind === 'Parser') {
-      const found = await unless404(() =>
+      const found = await unlessGone(() =>
         clients.parsers.get(resource.id, undefined, signal, { fieldless: fieldless(resource.id) }),
       );
       if (found !== undefined) parsers.push(summaryOf(found));

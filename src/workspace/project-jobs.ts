@@ -1,4 +1,4 @@
-import { ApiError, mayHaveLanded, unless404 } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, unlessGone } from '../api/api-error.js';
 import { archiveMark } from '../api/archived-project.js';
 import { normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
@@ -265,7 +265,7 @@ async function refuseIfMissing(
   project: ProjectState & { address: string },
   address: string,
 ): Promise<void> {
-  const live = await unless404(() => services.clients.projects.get(project.id));
+  const live = await unlessGone(() => services.clients.projects.get(project.id));
   const mark = live === undefined ? undefined : archiveMark(live);
   if (live !== undefined && mark === undefined) return;
   const story = live === undefined ? unseenStory(project) : undefined;

@@ -1,5 +1,4 @@
-import { unless404, unlessStatus } from '../api/api-error.js';
-import { unlessGone } from '../plan/deleting.js';
+import { unlessGone, unlessStatus } from '../api/api-error.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
 import type { LiveParserDetails } from '../api/live.js';
@@ -84,7 +83,7 @@ export async function readLive(
     if (!listedParsers.has(id) && !unlisted.has(id)) unlisted.set(id, { fieldless: fieldless(id) });
   await forEachLimited([...unlisted], READ_CONCURRENCY, async ([id, known]) => {
     const found = await readOrNote(unread, objectKey('Parser', id), () =>
-      unless404(() => clients.parsers.get(id, undefined, signal, known)),
+      unlessGone(() => clients.parsers.get(id, undefined, signal, known)),
     );
     if (found === undefined) return;
     details[found.id] = found;

@@ -499,6 +499,58 @@ describe('apply: an archive answered 404', () => {
   });
 });
 
+describe('apply: an archive answered 410 Gone', () => {
+  const nightly = {
+    id: 7,
+    name: 'nightly',
+    schedulingEnabled: true,
+    scrapingInterval: 'daily',
+    projectType: 'urls',
+  };
+  const other = liveBooksProject(8, 'other');
+
+  it('and a read by id answering 410 too: gone, dropped from state', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    const run = await apply(['--allow-destroy', '--allow-adopt', '--json']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { results: { address: string; calls: unknown[] }[] };
+    expect(report.results.find((r) => r.address === 'project.nightly')?.calls).toEqual([
+      { method: 'DELETE', path: '/api/projects/7', status: 410 },
+    ]);
+    expect((await readState()).resources['project.nightly']).toBeUndefined();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [other]);
+    const again = await runScrapeform(['plan', '--state', statePath(), folder.dir()], { env: NOCK_ENV });
+    expect(again.stdout).toContain('No changes.');
+  });
+
+  it('while a read by id still shows the project: not recorded as archived, and the message names the 410', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, nightly);
+    const run = await apply(['--allow-destroy', '--allow-adopt']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '✗ project.nightly archive 7: the service answered 410 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
+    );
+    expect((await readState()).resources['project.nightly']?.id).toBe(7);
+  });
+
+  it('a project state records that the list lacks and a read by id answers 410: planned as gone, nothing archived', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [other]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
+    const { result: run, unmatched } = await withUnmatched(() => apply(['--allow-destroy', '--allow-adopt']));
+    expect(unmatched).toEqual([]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('DELETE');
+    expect((await readState()).resources['project.nightly']).toBeUndefined();
+  });
+});
+
 describe('plan: project ids a number cannot hold', () => {
   it('a string id beyond the safe integers is a bad response: two such ids read as one would send an archive to the other project', async () => {
     // As recorded from an earlier read of "9007199254740993", rounded to the nearest number.

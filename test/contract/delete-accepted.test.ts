@@ -253,3 +253,28 @@ describe('apply: a parser delete answered 404', () => {
     expect(Object.keys((await readState()).resources)).toEqual(['parser.books', 'parser.other']);
   });
 });
+
+/**
+ * A 410 Gone (HTTP's "gone for good"; a service that keeps a deleted parser's id may answer so) was an unexpected
+ * status that failed the change every apply. It now reads as a 404 does: a delete done once a read by id says so too.
+ */
+describe('apply: a parser delete answered 410 Gone', () => {
+  it('and a read by id answering 410 too: deleted, dropped from state, the call listed with its 410', async () => {
+    const applied = await deleteAnswered([410, { error: 'Gone' }], [410, { error: 'Gone' }], ['--json']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const report = JSON.parse(applied.stdout) as { results: { address: string; calls: unknown[] }[] };
+    expect(report.results.find((r) => r.address === 'parser.books')?.calls).toEqual([
+      { method: 'DELETE', path: '/parsers/p-1', status: 410 },
+    ]);
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.other']);
+  });
+
+  it('while a read by id still shows it: not deleted, state keeps it, and the message names the 410', async () => {
+    const applied = await deleteAnswered([410, { error: 'Gone' }], [200, details]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    expect(applied.stdout).toContain(
+      '✗ parser.books delete p-1: the service answered 410 to the delete of parser p-1 but still shows it when read by id: it was not deleted',
+    );
+    expect(Object.keys((await readState()).resources)).toEqual(['parser.books', 'parser.other']);
+  });
+});
