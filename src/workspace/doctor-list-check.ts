@@ -29,16 +29,33 @@ export function answerProblem(error: {
 /** A read-only GET of the doctor; each answer's Date header also feeds the clock check. */
 export type Get = (service: string, url: string) => Promise<TransportResponse>;
 
+/**
+ * A whole list read as plan reads it (readList: every page, each object once, the same refusals), its items with
+ * the key taken out; a list plan would refuse throws what plan would say.
+ */
+export type ReadPages = (
+  service: string,
+  url: string,
+  resource: 'parsers' | 'projects',
+) => Promise<unknown[]>;
+
+/** What doctor reads a list with: its first answer, and the whole list when that answer says it is paged. */
+export interface ListReaders {
+  get: Get;
+  readPages: ReadPages;
+}
+
 /** How a service's checks read the items of its list: what they need of them, or why plan cannot read them. */
 export type ReadItems<T> = (items: unknown[]) => { value: T } | { problem: string };
 
 /**
- * Reads the first page of a list, records its shape and reads its items with `read`; undefined when the call
- * failed or the answer cannot be read. One check gives one line: the list's line is the failure when its items
- * cannot be read, never an ok followed by a failure.
+ * Reads the first page of a list and records its shape; a paged one is then read whole as plan reads it, so what
+ * the checks see is the list plan plans from, and a paging plan cannot follow fails here rather than in the first
+ * plan. Its items are read with `read`; undefined when a call failed or the answer cannot be read. One check gives
+ * one line: the list's line is the failure when its items cannot be read, never an ok followed by a failure.
  */
 export async function listOnce<T>(
-  get: Get,
+  { get, readPages }: ListReaders,
   service: string,
   url: string,
   resource: 'parsers' | 'projects',
@@ -113,12 +130,26 @@ export async function listOnce<T>(
     });
     return undefined;
   }
+  let whole = seen;
+  if (paged) {
+    try {
+      items = await readPages(service, url, resource);
+      whole = `${seen}; ${items.length} in all, every page followed as plan follows them`;
+    } catch (error) {
+      const failed = failedCall(`${resource}.list`, error);
+      checks.push({
+        ...failed,
+        message: `${seen}, but following its pages as plan does failed: ${failed.message}`,
+      });
+      return undefined;
+    }
+  }
   const result = read(items);
   if ('problem' in result) {
-    checks.push({ name: `${resource}.list`, status: 'fail', message: `${seen}, but ${result.problem}` });
+    checks.push({ name: `${resource}.list`, status: 'fail', message: `${whole}, but ${result.problem}` });
     return undefined;
   }
-  checks.push({ name: `${resource}.list`, status: 'ok', message: seen });
+  checks.push({ name: `${resource}.list`, status: 'ok', message: whole });
   return result.value;
 }
 

@@ -6,7 +6,7 @@ import { PARSER_STATUSES, READ_CONCURRENCY } from '../model/vocabulary.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { forEachLimited } from '../worker-pool.js';
 import { answerProblem, failedCall, listOnce } from './doctor-list-check.js';
-import type { Get } from './doctor-list-check.js';
+import type { Get, ListReaders } from './doctor-list-check.js';
 
 /** A parser this workspace's state records: its address, and whether state records it declared with no fields. */
 export interface ManagedParser {
@@ -23,14 +23,15 @@ export type ManagedParsers = ReadonlyMap<string, ManagedParser> | { unread: stri
 
 export async function checkParsers(
   baseUrl: string,
-  get: Get,
+  readers: ListReaders,
   checks: DoctorCheck[],
   readings: Map<string, DoctorReading>,
   managed: ManagedParsers,
 ): Promise<void> {
   const base = baseUrl.replace(/\/+$/, '');
+  const { get } = readers;
   const summaries = await listOnce(
-    get,
+    readers,
     PARSER_SERVICE,
     `${base}/parsers`,
     'parsers',
@@ -187,8 +188,8 @@ function detailsVerdict(
 }
 
 /**
- * The `parsers.managed` line: how many of the parsers state records had their details read (each one the first list
- * answer shows FINISHED), how they read, and why the others were not.
+ * The `parsers.managed` line: how many of the parsers state records had their details read (each one the list shows
+ * FINISHED, every page of it), how they read, and why the others were not.
  */
 function managedCheck(
   managed: ManagedParsers,
@@ -219,12 +220,10 @@ function managedCheck(
   ].filter((part) => part !== '');
   const unread = [
     listed.length > finished.length ? `${listed.length - finished.length} not FINISHED, not read` : '',
-    managed.size > listed.length
-      ? `${managed.size - listed.length} not on the first list answer, not read`
-      : '',
+    managed.size > listed.length ? `${managed.size - listed.length} not on the list, not read` : '',
   ].filter((part) => part !== '');
   const message = [
-    `read the details of ${finished.length} of the ${managed.size} parsers state records (each one the first list answer shows FINISHED)${finished.length > 0 ? `: ${how.length > 0 ? how.join(', ') : 'each as plan reads them'}` : ''}`,
+    `read the details of ${finished.length} of the ${managed.size} parsers state records (each one the list shows FINISHED)${finished.length > 0 ? `: ${how.length > 0 ? how.join(', ') : 'each as plan reads them'}` : ''}`,
     ...unread,
   ].join('; ');
   return { name, status: failed > 0 ? 'fail' : warned > 0 ? 'warn' : 'ok', message };

@@ -6,24 +6,33 @@ import { PROJECT_FIELDS } from '../model/project-fields.js';
 import type { DoctorCheck, DoctorReading } from '../output/render-doctor.js';
 import { answerProblem, failedCall, listOnce } from './doctor-list-check.js';
 import { AHEAD_MS } from './run-guard.js';
-import type { Get } from './doctor-list-check.js';
+import type { Get, ListReaders } from './doctor-list-check.js';
 
 export async function checkProjects(
   baseUrl: string,
-  get: Get,
+  readers: ListReaders,
   checks: DoctorCheck[],
   readings: Map<string, DoctorReading>,
 ): Promise<void> {
+  const { get } = readers;
   const base = `${baseUrl.replace(/\/+$/, '')}/api/projects`;
-  const parsedFirst = await listOnce(get, PIPELINE_SERVICE, base, 'projects', checks, readings, (items) => {
-    const first = items[0];
-    const parsed = ProjectSchema.safeParse(first);
-    return first !== undefined && !parsed.success
-      ? {
-          problem: `the first project of the list is not one plan can read: ${answerProblem(parsed.error)}`,
-        }
-      : { value: parsed };
-  });
+  const parsedFirst = await listOnce(
+    readers,
+    PIPELINE_SERVICE,
+    base,
+    'projects',
+    checks,
+    readings,
+    (items) => {
+      const first = items[0];
+      const parsed = ProjectSchema.safeParse(first);
+      return first !== undefined && !parsed.success
+        ? {
+            problem: `the first project of the list is not one plan can read: ${answerProblem(parsed.error)}`,
+          }
+        : { value: parsed };
+    },
+  );
   if (parsedFirst === undefined) return;
   if (!parsedFirst.success) {
     checks.push({

@@ -1,11 +1,14 @@
 import { resolveApiConfig } from '../api/config.js';
 import type { ApiConfigOptions } from '../api/config.js';
 import { createDispatcher } from '../api/dispatcher.js';
+import { readList } from '../api/read-list.js';
 import { Transport } from '../api/transport.js';
+import { ParserListItemSchema, ProjectSchema } from '../api/wire-schemas.js';
 import type { TransportEvent, TransportResponse } from '../api/transport-contract.js';
 import type { DoctorCheck, DoctorReading, DoctorReport } from '../output/render-doctor.js';
 import { clockCheck, proxyRoute } from './doctor-machine-checks.js';
 import { ScrapeformError } from '../errors.js';
+import type { ReadPages } from './doctor-list-check.js';
 import { checkParsers } from './doctor-parser-checks.js';
 import type { ManagedParsers } from './doctor-parser-checks.js';
 import { checkProjects } from './doctor-project-checks.js';
@@ -58,12 +61,24 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     // The checks quote what the account holds (a parser's name, its statuses): a key written there by hand goes.
     return { ...response, body: transport.redactAnswer(response.body) };
   };
+  const readPages: ReadPages = async (service, url, resource) => {
+    const schema = resource === 'parsers' ? ParserListItemSchema : ProjectSchema;
+    const items: unknown[] = await readList(
+      transport.forService(service),
+      { method: 'GET', url, keyIn: 'query', expect: [200], idempotent: true },
+      schema,
+      resource,
+      { idOf: (item: { id: unknown }) => item.id },
+    );
+    return transport.redactAnswer(items) as unknown[];
+  };
+  const readers = { get, readPages };
   try {
     if (options.only !== 'projects') {
       const managed = options.state !== undefined ? await readManaged(options.state) : undefined;
-      await checkParsers(config.parserUrl, get, checks, readings, managed);
+      await checkParsers(config.parserUrl, readers, checks, readings, managed);
     } else skipService('parsers', checks);
-    if (options.only !== 'parsers') await checkProjects(config.pipelineUrl, get, checks, readings);
+    if (options.only !== 'parsers') await checkProjects(config.pipelineUrl, readers, checks, readings);
     else skipService('projects', checks);
   } finally {
     await dispatcher.close();

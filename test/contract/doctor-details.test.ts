@@ -251,11 +251,17 @@ describe('doctor: a list whose has_more plan cannot read', () => {
     },
   );
 
-  it('has_more written as "1" is read as plan reads it: the list passes', async () => {
+  it('has_more written as "1" is read as plan reads it: the list passes, every page followed', async () => {
+    // The first answer, then the whole list as plan reads it: the first page again, and the next.
     nock(PARSER_ORIGIN)
       .get('/parsers')
       .query(KEY_QUERY)
+      .times(2)
       .reply(200, { data: [item], has_more: '1', page: 1 });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...KEY_QUERY, page: '2' })
+      .reply(200, { data: [{ ...item, id: 'p2', name: 'other' }], has_more: '0', page: 2 });
     nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details);
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
@@ -264,7 +270,14 @@ describe('doctor: a list whose has_more plan cannot read', () => {
     projectSeven();
     const { code, report } = await runDoctor();
     expect(code).toBe(0);
-    expect(checkOf(report, 'parsers.list').map((c) => c.status)).toEqual(['ok']);
+    expect(checkOf(report, 'parsers.list')).toEqual([
+      {
+        name: 'parsers.list',
+        status: 'ok',
+        message:
+          'the key works; 1 parsers on the first answer, an object holding the items under "data", with paging fields; 2 in all, every page followed as plan follows them',
+      },
+    ]);
   });
 });
 
@@ -379,7 +392,7 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
         name: 'parsers.managed',
         status: 'fail',
         message:
-          'read the details of 2 of the 4 parsers state records (each one the first list answer shows FINISHED): 2 not as plan reads them (above); 1 not FINISHED, not read; 1 not on the first list answer, not read',
+          'read the details of 2 of the 4 parsers state records (each one the list shows FINISHED): 2 not as plan reads them (above); 1 not FINISHED, not read; 1 not on the list, not read',
       },
     ]);
     expect(checkOf(report, 'projects.details').map((c) => c.status)).toEqual(['ok']);
@@ -420,7 +433,7 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
         name: 'parsers.managed',
         status: 'ok',
         message:
-          'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+          'read the details of 2 of the 2 parsers state records (each one the list shows FINISHED): each as plan reads them',
       },
     ]);
   });
@@ -454,7 +467,7 @@ describe('doctor: the details of every FINISHED parser this workspace manages', 
         name: 'parsers.managed',
         status: 'ok',
         message:
-          'read the details of 1 of the 1 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+          'read the details of 1 of the 1 parsers state records (each one the list shows FINISHED): each as plan reads them',
       },
     ]);
   });

@@ -153,7 +153,7 @@ describe('scrapeform doctor', () => {
     expect(code).toBe(0);
     expect(seen(report)).toEqual({ ...NONE, 'paged-lists': true });
     expect(report.checks.find((c) => c.name === 'parsers.list')?.message).toBe(
-      'the key works; 1 parsers on the first answer, a bare array paged by a Link header',
+      'the key works; 1 parsers on the first answer, a bare array paged by a Link header; 2 in all, every page followed as plan follows them',
     );
   });
 
@@ -282,7 +282,7 @@ describe('scrapeform doctor', () => {
           name: 'parsers.managed',
           status: 'ok',
           message:
-            'read the details of 2 of the 2 parsers state records (each one the first list answer shows FINISHED): each as plan reads them',
+            'read the details of 2 of the 2 parsers state records (each one the list shows FINISHED): each as plan reads them',
         },
       ]);
       // Two lists, one project by id and its jobs, and the details of each managed parser: the first is not read
