@@ -81,7 +81,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     if (options.only !== 'parsers') await checkProjects(config.pipelineUrl, readers, checks, readings);
     else skipService('projects', checks);
   } finally {
-    await dispatcher.close();
+    // What is still in flight was given up (a try past its deadline). destroy, not close: close waits for it, and a
+    // proxy that never answers held doctor 300 s past its --timeout (undici's own bound), as it did the clients.
+    await dispatcher.destroy();
   }
   // Neither can be seen without a create, which would spend credits: said, not guessed.
   readings.set('lagging-list', {

@@ -463,85 +463,55 @@ async function nightlyDropped(id = 7): Promise<void> {
   await writeFile(path.join(folder.dir(), 'other.yaml'), booksProjectYaml('other'));
 }
 
-describe('apply: an archive answered 404', () => {
-  const nightly = {
-    id: 7,
-    name: 'nightly',
-    schedulingEnabled: true,
-    scrapingInterval: 'daily',
-    projectType: 'urls',
-  };
-  const other = liveBooksProject(8, 'other');
+const nightlyLive = {
+  id: 7,
+  name: 'nightly',
+  schedulingEnabled: true,
+  scrapingInterval: 'daily',
+  projectType: 'urls',
+};
+const otherLive = liveBooksProject(8, 'other');
 
+/** A 410 Gone (HTTP's "gone for good") reads as a 404 does: a service that keeps an archived project's id may answer so. */
+describe.each([
+  [404, 'Not Found'],
+  [410, 'Gone'],
+])('apply: an archive answered %i', (status, error) => {
   it('while a read by id still shows the project: not recorded as archived, and the apply says so', async () => {
     await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, nightly);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightlyLive, otherLive]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(status, { error });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, nightlyLive);
     const run = await apply(['--allow-destroy', '--allow-adopt']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
-      '✗ project.nightly archive 7: the service answered 404 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
-    );
-    const state = await readState();
-    expect(state.resources['project.nightly']?.id).toBe(7);
-  });
-
-  it('and a read by id answering 404 too: gone, dropped from state', async () => {
-    await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(404, { error: 'Not Found' });
-    const run = await apply(['--allow-destroy', '--allow-adopt']);
-    expect(run.code).toBe(0);
-    const state = await readState();
-    expect(state.resources['project.nightly']).toBeUndefined();
-  });
-});
-
-describe('apply: an archive answered 410 Gone', () => {
-  const nightly = {
-    id: 7,
-    name: 'nightly',
-    schedulingEnabled: true,
-    scrapingInterval: 'daily',
-    projectType: 'urls',
-  };
-  const other = liveBooksProject(8, 'other');
-
-  it('and a read by id answering 410 too: gone, dropped from state', async () => {
-    await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
-    const run = await apply(['--allow-destroy', '--allow-adopt', '--json']);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { results: { address: string; calls: unknown[] }[] };
-    expect(report.results.find((r) => r.address === 'project.nightly')?.calls).toEqual([
-      { method: 'DELETE', path: '/api/projects/7', status: 410 },
-    ]);
-    expect((await readState()).resources['project.nightly']).toBeUndefined();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [other]);
-    const again = await runScrapeform(['plan', '--state', statePath(), folder.dir()], { env: NOCK_ENV });
-    expect(again.stdout).toContain('No changes.');
-  });
-
-  it('while a read by id still shows the project: not recorded as archived, and the message names the 410', async () => {
-    await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightly, other]);
-    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
-    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(200, nightly);
-    const run = await apply(['--allow-destroy', '--allow-adopt']);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain(
-      '✗ project.nightly archive 7: the service answered 410 to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule',
+      `✗ project.nightly archive 7: the service answered ${status} to the archive of project 7 but still shows it when read by id: it was not archived, and keeps its schedule`,
     );
     expect((await readState()).resources['project.nightly']?.id).toBe(7);
   });
 
-  it('a project state records that the list lacks and a read by id answers 410: planned as gone, nothing archived', async () => {
+  it('and a read by id answering the same: gone, dropped from state, the call listed with its status; the next plan is empty', async () => {
     await nightlyDropped();
-    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [other]);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [nightlyLive, otherLive]);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(status, { error });
+    nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(status, { error });
+    const run = await apply(['--allow-destroy', '--allow-adopt', '--json']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { results: { address: string; calls: unknown[] }[] };
+    expect(report.results.find((r) => r.address === 'project.nightly')?.calls).toEqual([
+      { method: 'DELETE', path: '/api/projects/7', status },
+    ]);
+    expect((await readState()).resources['project.nightly']).toBeUndefined();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [otherLive]);
+    const again = await runScrapeform(['plan', '--state', statePath(), folder.dir()], { env: NOCK_ENV });
+    expect(again.stdout).toContain('No changes.');
+  });
+});
+
+describe('plan: a project state records that the list lacks', () => {
+  it('and a read by id answers 410: planned as gone, nothing archived', async () => {
+    await nightlyDropped();
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [otherLive]);
     nock(PIPELINE_ORIGIN).get('/api/projects/7').query(KEY_QUERY).reply(410, { error: 'Gone' });
     const { result: run, unmatched } = await withUnmatched(() => apply(['--allow-destroy', '--allow-adopt']));
     expect(unmatched).toEqual([]);

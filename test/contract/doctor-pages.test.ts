@@ -40,6 +40,22 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * A parser list of two pages by a Link header, p1 then p2, the second answered with `secondHeaders`: the first
+ * answer, then the whole list as plan reads it (the first page again, and the second).
+ */
+function pagedParsers(secondHeaders: Record<string, string>): void {
+  nock(PARSER_ORIGIN)
+    .get('/parsers')
+    .query(KEY_QUERY)
+    .times(2)
+    .reply(200, [item('p1', 'books')], linkTo('page=2'));
+  nock(PARSER_ORIGIN)
+    .get('/parsers')
+    .query({ ...KEY_QUERY, page: '2' })
+    .reply(200, [item('p2', 'shelves')], secondHeaders);
+}
+
 /** The project service's answers: a one-page list, project 7 by id, its jobs. */
 function projects(): void {
   nock(PIPELINE_ORIGIN)
@@ -68,16 +84,7 @@ const parserChecks = (report: DoctorReport) => report.checks.filter((c) => c.nam
 
 describe('doctor: a paged parser list', () => {
   it('is read whole: a parser state records on the second page has its details read, exit 0', async () => {
-    // The first answer, then the whole list as plan reads it: the first page again, and the second.
-    nock(PARSER_ORIGIN)
-      .get('/parsers')
-      .query(KEY_QUERY)
-      .times(2)
-      .reply(200, [item('p1', 'books')], linkTo('page=2'));
-    nock(PARSER_ORIGIN)
-      .get('/parsers')
-      .query({ ...KEY_QUERY, page: '2' })
-      .reply(200, [item('p2', 'shelves')]);
+    pagedParsers({});
     nock(PARSER_ORIGIN).get('/parsers/p1').query(KEY_QUERY).reply(200, details('books'));
     nock(PARSER_ORIGIN).get('/parsers/p2').query(KEY_QUERY).reply(200, details('shelves'));
     projects();
@@ -105,15 +112,7 @@ describe('doctor: a paged parser list', () => {
   });
 
   it('whose next page points back to the first: parsers.list fails as plan would, no details read, exit 1', async () => {
-    nock(PARSER_ORIGIN)
-      .get('/parsers')
-      .query(KEY_QUERY)
-      .times(2)
-      .reply(200, [item('p1', 'books')], linkTo('page=2'));
-    nock(PARSER_ORIGIN)
-      .get('/parsers')
-      .query({ ...KEY_QUERY, page: '2' })
-      .reply(200, [item('p2', 'shelves')], linkTo('page=2'));
+    pagedParsers(linkTo('page=2'));
     projects();
     const { code, report } = await doctorManaging();
     expect(code).toBe(1);

@@ -8,6 +8,7 @@ import type { ApiError } from '../../src/api/api-error.js';
 import { createOnce } from '../../src/apply/create-once.js';
 import { createApiClients } from '../../src/api/create-clients.js';
 import { proxyRoute } from '../../src/workspace/doctor-machine-checks.js';
+import { runDoctor } from '../../src/workspace/run-doctor.js';
 import { SENTINEL_KEY } from '../helpers/api.js';
 import { startForwardProxy } from '../helpers/forward-proxy.js';
 
@@ -143,6 +144,30 @@ describe('transport through a proxy', () => {
       silent.stop();
     }
   });
+
+  it('doctor through a proxy that never answers: fails the list at its deadline, and ends without waiting for the proxy', async () => {
+    // Review: doctor closed its dispatcher with close(), which waits for the call given up (300 s, undici's bound).
+    const silent = await badProxy();
+    try {
+      const report = runDoctor({
+        env: {
+          SCRAPERAPI_API_KEY: SENTINEL_KEY,
+          SCRAPEFORM_PARSER_URL: `http://127.0.0.1:${targetPort}`,
+          HTTP_PROXY: `http://127.0.0.1:${silent.port}`,
+          NO_PROXY: '',
+        },
+        timeoutMs: 200,
+        only: 'parsers',
+      });
+      const ended = await Promise.race([
+        report.then((r) => r.checks.find((c) => c.name === 'parsers.list')?.message),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 60 s'), 60_000)),
+      ]);
+      expect(ended).toMatch(/timed out|timeout/i);
+    } finally {
+      silent.stop();
+    }
+  }, 90_000);
 
   it('a proxy that refuses the tunnel with 407 is named, with its status, and not asked again', async () => {
     const refusing = await badProxy(
