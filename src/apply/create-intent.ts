@@ -190,7 +190,8 @@ export async function createWithIntent<T extends { id: string | number; name?: s
       beforeCreate: async (before) => {
         const sent = new Date(ctx.now()).toISOString();
         // Recorded ahead with the whole plan (recordIntentsAhead): already on disk. That it is being sent goes with
-        // the next write, not one of its own (a write per create was most of a large apply's time, issue 14).
+        // the next write, not one of its own (a write per create was most of a large apply's time, issue 14), and
+        // before it is sent into the backend's journal, where it has one (StateStore.sent).
         if (ctx.intentsAhead?.has(change.address) === true) {
           earlier = ctx.intentsAhead.get(change.address);
           ctx.intentsAhead.delete(change.address);
@@ -198,6 +199,7 @@ export async function createWithIntent<T extends { id: string | number; name?: s
             const intent = state.intents?.[change.address];
             if (intent !== undefined) intent.sent = sent;
           });
+          await ctx.store.sent(change.address, 'create', sent);
           posting = true;
           return;
         }

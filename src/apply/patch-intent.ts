@@ -87,6 +87,7 @@ export async function patchOnce<T>(
       if (current?.kind === 'Parser' && current.patching !== undefined)
         state.resources[address] = { ...current, patching: { ...current.patching, sent: sent.sent } };
     });
+    await ctx.store.sent(address, 'patch', sent.sent);
   } else if (held) {
     await ctx.store.commit((state) => {
       const current = state.resources[address];

@@ -1,5 +1,6 @@
 import type { StateBackend } from '../state/backend.js';
 import type { State } from '../state/model.js';
+import type { SentMark } from '../state/sent-journal.js';
 
 /** How long a commit may wait in memory before it is written (more commits in that time share one write). */
 export const STATE_WRITE_WINDOW_MS = 50;
@@ -18,7 +19,9 @@ export const STATE_WRITE_LATE_MS = 1_000;
  * before it returns.
  *
  * A SIGKILL inside the window loses the commits not yet written, exactly as a SIGKILL between a call and its
- * write always could: the next plan finds those objects by name (crash-recovery tests). No copy is taken: the
+ * write always could: the next plan finds those objects by name (crash-recovery tests). That a call recorded ahead
+ * is being sent is not left to the window where the backend can record it cheaply (`sent`, the file's journal): a
+ * list lagging behind a create would show nothing by name, and the call read as never sent would be made again. No copy is taken: the
  * backend serialises the state in one synchronous step, so what it writes is always a state between two commits.
  *
  * A write that takes longer than `lateMs` holds back every commit made meanwhile until it ends (and the commits
@@ -35,6 +38,8 @@ export class StateStore {
   private writeStarted = 0;
   private timer: NodeJS.Timeout | undefined;
   private failure: unknown;
+  /** Marks for the backend's journal (`sent`), appended together once per turn of the event loop. */
+  private marks: { mark: SentMark; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private readonly failing = new AbortController();
   /**
    * Aborts when a write fails: a wait for a generation stops then (nothing it would see can be recorded), instead of
@@ -89,6 +94,37 @@ export class StateStore {
   lockConfirmed(): Promise<void> {
     this.committed++;
     return this.durable();
+  }
+
+  /**
+   * Records where a kill cannot lose it that the call recorded ahead at `address` is about to be sent (the state in
+   * memory is marked by the caller's commit first); resolves once it is, at once for a backend with no such record
+   * (StateBackend.markSent). One append per turn of the event loop carries every mark made in it. A failed append
+   * fails the store as a failed write does: nothing more is sent.
+   */
+  sent(address: string, kind: SentMark['kind'], at: string): Promise<void> {
+    if (this.backend.markSent === undefined) return Promise.resolve();
+    if (this.failure !== undefined) return Promise.reject(this.failure as Error);
+    const mark = { address, kind, sent: at, lineage: this.current.lineage };
+    return new Promise((resolve, reject) => {
+      if (this.marks.push({ mark, resolve, reject }) === 1) setImmediate(() => this.appendMarks());
+    });
+  }
+
+  private appendMarks(): void {
+    const batch = this.marks;
+    this.marks = [];
+    const append = this.backend.markSent?.(batch.map((b) => b.mark)) ?? Promise.resolve();
+    append.then(
+      () => {
+        for (const b of batch) b.resolve();
+      },
+      (error: unknown) => {
+        this.failure ??= error;
+        this.failing.abort(this.failure);
+        for (const b of batch) b.reject(this.failure);
+      },
+    );
   }
 
   /** The error of the write that failed, if one has: nothing is sent after it, since state could not record it. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { ScrapeformError } from '../errors.js';
 import type { State, StateIdentity } from './model.js';
+import type { SentMark } from './sent-journal.js';
 import { currentProcessIdentity } from './process-identity.js';
 import type { ProcessIdentity } from './process-identity.js';
 
@@ -64,6 +65,12 @@ export interface StateBackend {
   write(state: State): Promise<State>;
   /** Takes the lock or fails naming its holder. */
   lock(operation: string): Promise<StateLock>;
+  /**
+   * Records that calls recorded ahead are about to be sent, where a kill of this process cannot lose it, without a
+   * write of the whole state (the file backend's journal, sent-journal.ts); `read` merges the marks in. A backend
+   * without it has them recorded by the next coalesced write only.
+   */
+  markSent?(marks: readonly SentMark[]): Promise<void>;
   /** A lock taken over because its holder had died on this machine, for the CLI to report. */
   readonly staleLockBroken?: LockInfo | undefined;
   /**

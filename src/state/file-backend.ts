@@ -9,6 +9,8 @@ import { FileLock } from './file-lock.js';
 import { fileSystemError } from './file-system-error.js';
 import { checkStateFormat, emptyState, nextState } from './model.js';
 import { parseStateJson, SAVE_AS_UTF8 } from './state-text.js';
+import { mergeSentMarks, SentJournal } from './sent-journal.js';
+import type { SentMark } from './sent-journal.js';
 import type { State, StateIdentity } from './model.js';
 import { DEFAULT_STATE_PATH, DEFAULT_WORKSPACE } from '../model/state-location.js';
 
@@ -34,6 +36,8 @@ export class FileStateBackend implements StateBackend {
   private readonly file: string;
   /** The lock file beside the state (file-lock.ts): each write first checks that it is still this run's. */
   private readonly fileLock: FileLock;
+  /** The calls about to be sent, beside the state (sent-journal.ts): merged in when read, emptied by a write. */
+  private readonly journal: SentJournal;
   private lastSerial: number | undefined;
   /** The file as this backend last read or wrote it; undefined when unknown (then the serial is read again). */
   private lastSeen: FileIdentity | undefined;
@@ -64,6 +68,22 @@ export class FileStateBackend implements StateBackend {
     };
     this.file = linkTarget(file);
     this.fileLock = new FileLock(this.file);
+    this.journal = new SentJournal(this.file);
+  }
+
+  async markSent(marks: readonly SentMark[]): Promise<void> {
+    try {
+      this.journal.append(marks);
+    } catch (error) {
+      throw fileSystemError(error, this.journal.path, {
+        verb: 'append to the journal of calls being sent',
+        left: 'they were not sent',
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.journal.close();
   }
 
   /** A lock this backend took over because the process holding it had died (the CLI reports it). */
@@ -149,7 +169,7 @@ export class FileStateBackend implements StateBackend {
     const state = checkStateFormat(parsed.data, `the file ${this.location}`);
     this.lastSerial = state.serial;
     this.lastSeen = seen;
-    return state;
+    return mergeSentMarks(state, this.journal.read());
   }
 
   async write(state: State): Promise<State> {
@@ -169,6 +189,9 @@ export class FileStateBackend implements StateBackend {
     const stored = sameFile(now, this.lastSeen) ? this.lastSerial : await this.peekSerial();
     // Serialised in one synchronous step: the caller may change `state` while the file is written.
     const next = nextState(state, stored, this.lastSerial, this.location);
+    // What the journal holds as the state is serialised: the state carries every mark in it (markSent's caller
+    // marks the state in memory first, and a read merged the rest in).
+    const journalUpTo = this.journal.length;
     const text = `${JSON.stringify(next)}\n`;
     await mkdir(path.dirname(this.file), { recursive: true });
     const temporary = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
@@ -194,6 +217,11 @@ export class FileStateBackend implements StateBackend {
     await syncFolder(path.dirname(this.file));
     this.lastSerial = next.serial;
     this.lastSeen = written;
+    try {
+      this.journal.clearUpTo(journalUpTo);
+    } catch {
+      // Left as it is: its marks are in the state, and merging them again changes nothing.
+    }
     return next;
   }
 
