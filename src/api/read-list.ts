@@ -43,7 +43,8 @@ export interface ListOptions<T> {
  * created again. With `idOf`, an object listed again (paging while objects are added moves one onto the next page)
  * is kept once, the first time: read twice, it would be two objects of one name, an adoption refused as ambiguous
  * or a create that landed reported as failed; the stated total is then compared with the objects read once, so a
- * duplicate that stands for one left out is still found.
+ * duplicate that stands for one left out is still found; and a further page holding only objects read already that
+ * still gives a next page is an `api.pagination` error too.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
@@ -64,6 +65,7 @@ export async function readList<S extends z.ZodType>(
     const response = await transport.request(request);
     const { list, path, envelope } = findItems(transport, request, response, resourceKey);
     const read = transport.check(request, response, list, z.array(itemSchema), path);
+    const before = items.length;
     for (const item of read) {
       if (idOf !== undefined) {
         const id = idOf(item);
@@ -109,6 +111,17 @@ export async function readList<S extends z.ZodType>(
       );
     }
     previousBody = body;
+    // A further page of objects all read already, which still gives a next one: a server that ignores the page
+    // asked for but names a new cursor each time (neither the body nor the cursor repeats) was followed for 1,000
+    // pages. Objects moved onto the next page by others added meanwhile are a few, never a whole page.
+    if (idOf !== undefined && page > 1 && onPage > 0 && items.length === before) {
+      throw transport.badResponse(
+        request,
+        response,
+        `page ${page} holds only objects already read, and gives a next page; the list is incomplete and nothing is planned from it`,
+        'api.pagination',
+      );
+    }
     if (page >= maxPages) {
       throw transport.badResponse(
         request,

@@ -713,6 +713,23 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
     expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
   });
 
+  it('a server that ignores the cursor but names a new one each time: the second page, all read already, ends it', async () => {
+    // Review: neither the body nor the cursor repeated, and the list was followed for 1,000 pages.
+    let n = 0;
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(true)
+      .times(3)
+      .reply(() => [200, { data: [parser('a'), parser('b')], next_cursor: `c${++n}` }]);
+    const error = await listError(() => createTestApi().parsers.list());
+    expect(n).toBe(2);
+    expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
+    expect(error.message).toBe(
+      `GET ${PARSER_ORIGIN}/parsers?cursor=c1&api_key=***: 200: unexpected response from GET /parsers: page 2 holds only objects already read, and gives a next page; the list is incomplete and nothing is planned from it`,
+    );
+    nock.cleanAll();
+  });
+
   it('the same page token again, on a page that differs, is an error too', async () => {
     nock(PIPELINE_ORIGIN)
       .get('/api/projects')
