@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { archiveTime } from './archived-project.js';
 import { notAFlag, readFlag } from './read-flag.js';
 
 /**
@@ -121,6 +122,14 @@ const FlagSchema = z.unknown().refine((value) => readFlag(value) !== 'unreadable
   error: (issue) => notAFlag(issue.input),
 });
 
+/** An archive time as archiveTime reads it; one that says neither an archive nor none refuses the answer. */
+const ArchiveTimeSchema = z.unknown().refine((value) => archiveTime(value) !== 'unreadable', {
+  error: (issue) => {
+    const text = JSON.stringify(issue.input) ?? String(issue.input);
+    return `expected an archive time or none, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+  },
+});
+
 export const ProjectSchema = z.looseObject({
   id: ProjectIdSchema,
   // A list may leave it out (the seed shows no project answer): ProjectsClient.list reads such a project by id.
@@ -150,6 +159,8 @@ export const ProjectSchema = z.looseObject({
   archived: FlagSchema.optional(),
   isArchived: FlagSchema.optional(),
   is_archived: FlagSchema.optional(),
+  archivedAt: ArchiveTimeSchema.optional(),
+  archived_at: ArchiveTimeSchema.optional(),
 });
 
 /**

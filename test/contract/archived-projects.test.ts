@@ -181,3 +181,52 @@ describe('a project archived outside scrapeform that a read by id still answers 
     expect(run.stdout).toContain('No changes. The live services match the manifests.');
   });
 });
+
+/**
+ * Review: any archive time set read as archived, so a service writing a placeholder for "never" (Go's zero time, the
+ * epoch's 0, the word null) made every live project read as archived, each one planned to be created again (paid per
+ * page). A placeholder before 2000 is none; a value that is no time at all refuses the answer, naming the field.
+ */
+describe('an archive time that is a placeholder, or no time', () => {
+  it.each([['0001-01-01T00:00:00Z'], ['1970-01-01T00:00:00Z'], [0], ['null'], ['']])(
+    'archivedAt %j: the project is live, up to date',
+    async (placeholder) => {
+      await recorded(true);
+      nock(PIPELINE_ORIGIN)
+        .get('/api/projects')
+        .query(KEY_QUERY)
+        .reply(200, [{ id: 7, ...nightly, archivedAt: placeholder, archived_at: placeholder }]);
+      const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+      expect(unmatched).toEqual([]);
+      expect(run.stdout).toContain('No changes. The live services match the manifests.');
+    },
+  );
+
+  it('archived_at "yes": a bad response naming the field and the value, nothing planned', async () => {
+    await recorded(true);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, ...nightly, archived_at: 'yes' }]);
+    const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+    expect(unmatched).toEqual([]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      'unexpected response from GET /api/projects: field 0.archived_at: expected an archive time or none, got "yes"',
+    );
+  });
+
+  it('an archive time since 2000, as a number of seconds: archived, as the string form is', async () => {
+    await recorded(true);
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(KEY_QUERY)
+      .reply(200, { id: 7, ...nightly, archivedAt: 1_764_000_000 });
+    const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+    expect(unmatched).toEqual([]);
+    expect(run.stdout).not.toContain('No changes');
+    expect(run.stdout).toContain('archived');
+  });
+});
