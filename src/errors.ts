@@ -83,6 +83,7 @@ export const ERROR_CODES = [
   'state.unlock-pending',
   'state.unreachable',
   'state.workspace',
+  'state.write-interrupted',
   'status.incomplete',
   'test.pattern-timeout',
   'watch.cannot-listen',

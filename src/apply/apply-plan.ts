@@ -151,9 +151,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   try {
     // One write before the first call carries every create's intent and every update's first PATCH intent,
     // instead of one write per call.
-    ctx.patchesAhead = await recordPatchesAhead(ctx, options.plan.resource_changes);
-    ctx.intentsAhead = await recordIntentsAhead(ctx, options.plan.resource_changes);
-    await store.durable();
+    // Nothing is written ahead once Ctrl-C came: no change starts, and a state database gone silent held the run
+    // for a write of intents it would only take back.
+    if (!interrupted()) {
+      ctx.patchesAhead = await recordPatchesAhead(ctx, options.plan.resource_changes);
+      ctx.intentsAhead = await recordIntentsAhead(ctx, options.plan.resource_changes);
+      await store.durable();
+    }
     // Every change is queued at once, in plan order: the permits decide when each starts, so a change that
     // needs no generation is not held up behind generations.
     await Promise.all(options.plan.resource_changes.map(run));

@@ -138,5 +138,6 @@ export function stoppedBeforeCalls(
 ): unknown {
   if (!(error instanceof ScrapeformError)) return error;
   const results = changes.map((change) => notStartedResult(change, error));
-  return new ApplyStoppedError(namingStop(error, [], results), { results, state, interrupted: false });
+  const interrupted = error.status === 'interrupted';
+  return new ApplyStoppedError(namingStop(error, [], results), { results, state, interrupted });
 }

@@ -22,6 +22,26 @@ export async function readUnlessInterrupted(backend: StateBackend, signal?: Abor
 }
 
 /**
+ * `backend.write(state)` of what apply records before its first call, given up at once when `signal` aborts, as a
+ * read is: nothing was sent, and everything that write holds is read again from the services by the next run. A
+ * write that still lands after that changes nothing that run needs. Throws `state.write-interrupted` (exit 130).
+ */
+export async function writeUnlessInterrupted(
+  backend: StateBackend,
+  state: State,
+  signal?: AbortSignal,
+): Promise<State> {
+  const written = await unlessAborted(backend.write(state), signal);
+  if (written === undefined)
+    throw new ScrapeformError(
+      'state.write-interrupted',
+      'interrupted while writing the state before the first call: nothing was sent',
+      { status: 'interrupted' },
+    );
+  return written;
+}
+
+/**
  * `backend.lock(operation)`, given up at once when `signal` aborts, as `readUnlessInterrupted` gives up a read:
  * `state.lock-interrupted` (exit 130), worded as the lock wait's own (lock-wait.ts), which this race may overtake
  * while another run holds the lock. A lock the backend still takes after that is released as soon as it is held,

@@ -22,7 +22,7 @@ import { protectedAddresses, recordProtection } from '../plan/record-protection.
 import { stateBeforeCalls } from '../plan/refresh-state.js';
 import { whileHolding } from '../state/backend.js';
 import type { LockInfo } from '../state/backend.js';
-import { lockUnlessInterrupted } from '../state/interruptible-state.js';
+import { lockUnlessInterrupted, writeUnlessInterrupted } from '../state/interruptible-state.js';
 import type { Workspace } from './open-workspace.js';
 import { planWorkspace, runTarget } from './plan-workspace.js';
 import { recordResultDiffs } from './result-diffs.js';
@@ -124,7 +124,7 @@ export async function applyWorkspace(
       // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does. A
       // write that fails stops apply with its (empty) result, as it does before the calls of a plan of changes.
       if (protectedState !== fresh.state)
-        await ws.backend.write(protectedState).catch((error: unknown) => {
+        await writeUnlessInterrupted(ws.backend, protectedState, options.signal).catch((error: unknown) => {
           throw stoppedBeforeCalls(error, [], fresh.state);
         });
       return { plan, checks: [], resultDiffs: [] };
@@ -157,7 +157,7 @@ export async function applyWorkspace(
     // A write that fails stops apply with its result (apply --json prints it): every change not started.
     const state =
       recorded !== fresh.state
-        ? await ws.backend.write(recorded).catch((error: unknown) => {
+        ? await writeUnlessInterrupted(ws.backend, recorded, options.signal).catch((error: unknown) => {
             throw stoppedBeforeCalls(error, plan.resource_changes, fresh.state);
           })
         : fresh.state;

@@ -634,6 +634,27 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     expect((await backend.read()).intents).toEqual({ 'project.j39': earlier });
   });
 
+  it('Ctrl-C before the first call: nothing is written ahead, no POST is sent, every change not started', async () => {
+    // Review: the intents were written (and taken back) after the signal, a state database gone silent holding the run.
+    const backend = memoryBackend(empty);
+    const fake = projectClients(backend);
+    const controller = new AbortController();
+    controller.abort();
+    const result = await applyPlan({
+      plan,
+      clients: fake.clients,
+      backend,
+      state: structuredClone(empty),
+      concurrency: 8,
+      live: { parsers: [], projects: [] },
+      signal: controller.signal,
+    });
+    expect(result.interrupted).toBe(true);
+    expect(fake.seenAtPost).toEqual([]);
+    expect(backend.writes).toEqual([]);
+    expect(result.results.every((r) => !r.ok)).toBe(true);
+  });
+
   it('without the lists of the plan, each create records its own intent before its POST', async () => {
     const backend = memoryBackend(empty);
     const fake = projectClients(backend);

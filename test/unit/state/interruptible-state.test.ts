@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ScrapeformError } from '../../../src/errors.js';
 import type { LockInfo, StateBackend, StateLock } from '../../../src/state/backend.js';
-import { lockUnlessInterrupted, readUnlessInterrupted } from '../../../src/state/interruptible-state.js';
+import {
+  lockUnlessInterrupted,
+  readUnlessInterrupted,
+  writeUnlessInterrupted,
+} from '../../../src/state/interruptible-state.js';
 import { emptyState } from '../../../src/state/model.js';
 import type { State } from '../../../src/state/model.js';
 
@@ -62,6 +66,18 @@ describe('state reads and locks that Ctrl-C gives up', () => {
     const error = await caught(reading);
     expect(error.code).toBe('state.read-interrupted');
     expect(error.message).toBe('interrupted while reading the state: nothing was sent');
+    expect(error.status).toBe('interrupted');
+  });
+
+  it('the write before the first call of apply, not answered, ends on the signal: state.write-interrupted', async () => {
+    const { backend } = silentBackend();
+    const silent = { ...backend, write: () => new Promise<State>(() => undefined) };
+    const controller = new AbortController();
+    const writing = writeUnlessInterrupted(silent, emptyState('L'), controller.signal);
+    controller.abort();
+    const error = await caught(writing);
+    expect(error.code).toBe('state.write-interrupted');
+    expect(error.message).toBe('interrupted while writing the state before the first call: nothing was sent');
     expect(error.status).toBe('interrupted');
   });
 
