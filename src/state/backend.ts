@@ -182,6 +182,10 @@ export function withLock(
     lock,
     forceUnlock: (options) => backend.forceUnlock(options),
     close: async () => backend.close?.(),
+    // Only where the backend has one: StateStore.sent tells a backend without it by its absence.
+    ...(backend.markSent !== undefined
+      ? { markSent: (marks: readonly SentMark[]) => backend.markSent?.(marks) ?? Promise.resolve() }
+      : {}),
   };
 }
 
