@@ -481,7 +481,8 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
     };
   }
 
-  it('every POST finds its intent on disk, and only one write came before the first', async () => {
+  /** The 40 creates applied from an empty state with the plan's lists, 8 at a time. */
+  async function applyAll(signal?: AbortSignal) {
     const backend = memoryBackend(empty);
     const fake = projectClients(backend);
     const result = await applyPlan({
@@ -491,7 +492,13 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
       state: structuredClone(empty),
       concurrency: 8,
       live: { parsers: [], projects: [] },
+      ...(signal !== undefined ? { signal } : {}),
     });
+    return { backend, fake, result };
+  }
+
+  it('every POST finds its intent on disk, and only one write came before the first', async () => {
+    const { backend, fake, result } = await applyAll();
     expect(result.results.every((r) => r.ok)).toBe(true);
     expect(fake.seenAtPost).toHaveLength(40);
     expect(fake.seenAtPost[0]?.writes).toBe(1);
@@ -636,19 +643,9 @@ describe('the intents of a whole plan are written ahead, in one write', () => {
 
   it('Ctrl-C before the first call: nothing is written ahead, no POST is sent, every change not started', async () => {
     // Review: the intents were written (and taken back) after the signal, a state database gone silent holding the run.
-    const backend = memoryBackend(empty);
-    const fake = projectClients(backend);
     const controller = new AbortController();
     controller.abort();
-    const result = await applyPlan({
-      plan,
-      clients: fake.clients,
-      backend,
-      state: structuredClone(empty),
-      concurrency: 8,
-      live: { parsers: [], projects: [] },
-      signal: controller.signal,
-    });
+    const { backend, fake, result } = await applyAll(controller.signal);
     expect(result.interrupted).toBe(true);
     expect(fake.seenAtPost).toEqual([]);
     expect(backend.writes).toEqual([]);
