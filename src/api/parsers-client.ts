@@ -1,5 +1,6 @@
 import { ScrapeformError } from '../errors.js';
-import { existingNamed, unless404 } from './api-error.js';
+import { existingNamed } from './api-error.js';
+import { unless404 } from './unless-status.js';
 import type { IdsBefore } from './api-error.js';
 import type { ScraperParams } from '../model/vocabulary.js';
 import { fieldOperationsBody, parserCreateBody } from '../model/wire.js';

@@ -1,6 +1,7 @@
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { forEachLimited } from '../worker-pool.js';
-import { existingNamed, unlessGone } from './api-error.js';
+import { existingNamed } from './api-error.js';
+import { unlessGone } from './unless-status.js';
 import type { IdsBefore } from './api-error.js';
 import { archiveMark } from './archived-project.js';
 import { refuseFailureSaid } from './failure-said.js';

@@ -1,4 +1,4 @@
-import { unlessGone } from '../api/api-error.js';
+import { unlessGone } from '../api/unless-status.js';
 import type { ParserChange } from '../plan/model.js';
 import type { DeletingParser, State } from '../state/model.js';
 import { warn } from './apply-context.js';

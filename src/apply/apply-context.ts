@@ -1,4 +1,5 @@
-import { ApiError, neverSent, unlessGone, unreadableStatus } from '../api/api-error.js';
+import { ApiError, neverSent, unreadableStatus } from '../api/api-error.js';
+import { unlessGone } from '../api/unless-status.js';
 import type { ApiClients } from '../api/create-clients.js';
 import { ScrapeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/model.js';

@@ -1,4 +1,4 @@
-import { GONE_STATUSES } from '../api/api-error.js';
+import { GONE_STATUSES } from '../api/unless-status.js';
 import type { ParserDeleteAnswer } from '../api/parsers-client.js';
 import { ScrapeformError } from '../errors.js';
 import { parserPath } from '../model/wire.js';

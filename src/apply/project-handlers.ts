@@ -1,5 +1,5 @@
 import { projectCreateBody, projectPath, PROJECTS_PATH } from '../model/wire.js';
-import { GONE_STATUSES } from '../api/api-error.js';
+import { GONE_STATUSES } from '../api/unless-status.js';
 import type { IdsBefore } from '../api/api-error.js';
 import type {
   ProjectAdopt,

@@ -8,7 +8,7 @@ import type { ApiFlags } from './shared-flags.js';
 import { diffResults, renderResultChanges } from '../output/render-result-changes.js';
 import { renderJson } from '../output/render-json.js';
 import type { LiveParserDetails } from '../api/live.js';
-import { unless404 } from '../api/api-error.js';
+import { unless404 } from '../api/unless-status.js';
 import type { ParsersClient } from '../api/parsers-client.js';
 
 export function registerDiffResults(program: Command, run: RunCommand): void {

@@ -10,7 +10,7 @@ import type { State } from '../state/model.js';
 import { readUnlessInterrupted } from '../state/interruptible-state.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
-import { unlessGone } from '../api/api-error.js';
+import { unlessGone } from '../api/unless-status.js';
 import { fieldlessOf, servicesUsed, summaryOf } from './read-live.js';
 import { acceptRefusals, withAcceptRefusals } from './accept-checks.js';
 

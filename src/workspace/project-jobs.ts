@@ -1,4 +1,5 @@
-import { ApiError, mayHaveLanded, unlessGone } from '../api/api-error.js';
+import { ApiError, mayHaveLanded } from '../api/api-error.js';
+import { unlessGone } from '../api/unless-status.js';
 import { archiveMark } from '../api/archived-project.js';
 import { normaliseJobStatus } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';

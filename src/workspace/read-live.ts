@@ -1,4 +1,4 @@
-import { unlessGone, unlessStatus } from '../api/api-error.js';
+import { unlessGone, unlessStatus } from '../api/unless-status.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
 import type { LiveParserDetails } from '../api/live.js';
