@@ -21,8 +21,9 @@ export const STATE_WRITE_LATE_MS = 1_000;
  * A SIGKILL inside the window loses the commits not yet written, exactly as a SIGKILL between a call and its
  * write always could: the next plan finds those objects by name (crash-recovery tests). That a call recorded ahead
  * is being sent is not left to the window where the backend can record it cheaply (`sent`, the file's journal): a
- * list lagging behind a create would show nothing by name, and the call read as never sent would be made again. No copy is taken: the
- * backend serialises the state in one synchronous step, so what it writes is always a state between two commits.
+ * list lagging behind a create would show nothing by name, and the call read as never sent would be made again.
+ * No copy is taken: the backend serialises the state in one synchronous step, so what it writes is always a state
+ * between two commits.
  *
  * A write that takes longer than `lateMs` holds back every commit made meanwhile until it ends (and the commits
  * are written): apply awaits each commit before its next call, so a write that hangs (a database gone silent,
