@@ -30,12 +30,14 @@ const EARLIEST_ARCHIVE_MS = Date.UTC(2000, 0, 1);
 
 /**
  * What an `archivedAt` says: a time (as serviceTime reads one) since 2000 is an archive; none, an empty one, a
- * word for none (`"null"`), 0, or a placeholder time before 2000 is not; anything else cannot be read (ProjectSchema
- * refuses the answer, naming the field). Any set string counted as archived: a service writing the zero time for
- * "never" made every live project read as archived, and each of them was planned to be created again, paid per page.
+ * word for none (`"null"`), false, a number up to 0, or a placeholder time before 2000 is not; anything else cannot
+ * be read (ProjectSchema refuses the answer, naming the field). Any set string counted as archived: a service
+ * writing the zero time for "never" made every live project read as archived, and each of them was planned to be
+ * created again, paid per page.
  */
 export function archiveTime(value: unknown): 'archived' | 'none' | 'unreadable' {
-  if (value === undefined || value === null || value === 0) return 'none';
+  if (value === undefined || value === null || value === false) return 'none';
+  if (typeof value === 'number' && value <= 0) return 'none';
   if (typeof value === 'string' && /^\s*(null|none|nil|never|0)?\s*$/i.test(value)) return 'none';
   if (typeof value !== 'string' && typeof value !== 'number') return 'unreadable';
   const at = serviceTime(value);

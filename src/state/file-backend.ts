@@ -82,10 +82,6 @@ export class FileStateBackend implements StateBackend {
     }
   }
 
-  async close(): Promise<void> {
-    this.journal.close();
-  }
-
   /** A lock this backend took over because the process holding it had died (the CLI reports it). */
   get staleLockBroken(): LockInfo | undefined {
     return this.fileLock.staleLockBroken;

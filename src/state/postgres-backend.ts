@@ -199,7 +199,10 @@ export class PostgresStateBackend implements StateBackend {
       // A connection that stopped answering cannot roll back either: the server does when the session ends, as it
       // does once answering() drops this client. Not even asked: pg keeps a query it gave up on (query_timeout) as
       // the one in flight, so a ROLLBACK queued behind it waited a whole timeout more, doubling the write's bound.
-      if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+      // Our own refusals (a serial moved) come from a session that answers: rolled back, or it sat idle in the
+      // transaction holding the row lock.
+      if (error instanceof ScrapeformError || !isConnectionError(error))
+        await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }

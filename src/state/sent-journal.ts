@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import type { State } from './model.js';
 
@@ -20,13 +20,10 @@ export interface SentMark {
  * its list lagging behind the create (docs/real-services.md, reading 1), made it again: a paid duplicate. So each
  * is appended here first, a few hundred bytes written with one system call per turn of the event loop, which the
  * process being killed cannot undo (no fsync: a machine that loses power may lose the last lines, as it may the
- * coalesced write). Reading state merges the marks in; a write of the state that carries every mark empties it.
+ * coalesced write). Reading state merges the marks in; a write of the state that carries every mark removes it.
  */
 export class SentJournal {
   readonly path: string;
-  private fd: number | undefined;
-  /** The bytes the journal holds as far as this process knows: found when read or opened, and appended since. */
-  private size = 0;
 
   constructor(stateFile: string) {
     this.path = `${stateFile}.sent`;
@@ -39,9 +36,8 @@ export class SentJournal {
       text = readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      text = '';
+      return [];
     }
-    if (this.fd === undefined) this.size = Buffer.byteLength(text);
     return text.split('\n').flatMap((line) => {
       try {
         const mark = JSON.parse(line) as Partial<SentMark>;
@@ -57,37 +53,38 @@ export class SentJournal {
     });
   }
 
-  /** Appends `marks` in one write; once it returns, a kill of this process no longer loses them. */
+  /**
+   * Appends `marks` in one write; once it returns, a kill of this process no longer loses them. The file is opened
+   * for each append and closed after it: a handle kept open across runs (watch's heal runs) could write to a journal
+   * another run had removed meanwhile, and on Windows a file opened to append cannot be truncated through it.
+   */
   append(marks: readonly SentMark[]): void {
     if (marks.length === 0) return;
-    if (this.fd === undefined) {
-      this.fd = openSync(this.path, 'a');
-      this.size = fstatSync(this.fd).size;
-    }
     const bytes = Buffer.from(marks.map((mark) => `${JSON.stringify(mark)}\n`).join(''));
-    for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at);
-    this.size += bytes.length;
+    const fd = openSync(this.path, 'a');
+    try {
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    } finally {
+      closeSync(fd);
+    }
   }
 
-  /** What the journal holds now: taken as a state write is serialised, whose state then carries all of it. */
+  /** What the journal holds now (its size on disk): taken as a state write is serialised, which carries all of it. */
   get length(): number {
-    return this.size;
+    try {
+      return statSync(this.path).size;
+    } catch {
+      return 0;
+    }
   }
 
-  /** Empties the journal once a state write carried all of it: when it holds `upTo` bytes still (none appended). */
+  /**
+   * Removes the journal once a state write carried all of it: when the file still holds `upTo` bytes (nothing was
+   * appended since). Called under the state lock (a write checks it), so no other run appends meanwhile.
+   */
   clearUpTo(upTo: number): void {
-    if (upTo === 0 || this.size !== upTo) return;
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
-    else rmSync(this.path, { force: true });
-    this.size = 0;
-  }
-
-  /** Closes it; an empty journal goes, so a run that ended well leaves no file beside the state. */
-  close(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
-    if (this.size === 0) rmSync(this.path, { force: true });
+    if (upTo === 0 || this.length !== upTo) return;
+    rmSync(this.path, { force: true });
   }
 }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { ScrapeformError } from '../../../src/errors.js';
 import { PostgresStateBackend } from '../../../src/state/postgres-backend.js';
 import type { State } from '../../../src/state/model.js';
 
@@ -11,12 +12,15 @@ import type { State } from '../../../src/state/model.js';
 const state: State = { format_version: 1, serial: 1, lineage: 'L', resources: {} };
 
 /** A backend on a stand-in session whose SELECT fails with `failure`; every query asked is listed. */
-function backendFailingWith(failure: Error): { backend: PostgresStateBackend; asked: string[] } {
+function backendFailingWith(
+  failure: Error,
+  failing = 'SELECT',
+): { backend: PostgresStateBackend; asked: string[] } {
   const asked: string[] = [];
   const client = {
     query: (text: string) => {
       asked.push(text.split(/\s/)[0] ?? '');
-      if (text.startsWith('SELECT')) return Promise.reject(failure);
+      if (text.startsWith(failing)) return Promise.reject(failure);
       if (text === 'ROLLBACK') return new Promise(() => undefined);
       return Promise.resolve({ rows: [] });
     },
@@ -29,6 +33,17 @@ function backendFailingWith(failure: Error): { backend: PostgresStateBackend; as
 }
 
 describe('a state write whose query fails', () => {
+  it("with scrapeform's own refusal inside the transaction: rolled back, not left idle holding the row lock", async () => {
+    const { backend, asked } = backendFailingWith(
+      new ScrapeformError('state.serial-moved', 'moved'),
+      'INSERT',
+    );
+    const written = backend.write(state).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(asked).toEqual(['BEGIN', 'SELECT', 'INSERT', 'ROLLBACK']);
+    void written;
+  });
+
   it('with no answer in time (pg query_timeout): no ROLLBACK is queued behind it, and the write fails at once', async () => {
     const { backend, asked } = backendFailingWith(new Error('Query read timeout'));
     await expect(backend.write(state)).rejects.toMatchObject({ code: 'state.unreachable' });

@@ -64,7 +64,6 @@ describe('the journal of calls being sent, beside a state file', () => {
       { address: 'parser.old', kind: 'patch', sent: '2026-11-29T07:00:01.000Z', lineage: 'L' },
       { address: 'parser.books', kind: 'create', sent: '2026-11-29T07:00:02.000Z', lineage: 'other' },
     ]);
-    await backend.close();
     // A line the kill cut short is skipped.
     await appendFile(`${file}.sent`, '{"address":"parser.gone","ki');
     const read = await new FileStateBackend(file).read();
@@ -80,8 +79,20 @@ describe('the journal of calls being sent, beside a state file', () => {
     await backend.markSent([{ address: 'parser.books', kind: 'create', sent: 's', lineage: 'L' }]);
     expect((await stat(`${file}.sent`)).size).toBeGreaterThan(0);
     await backend.write(state);
-    expect((await stat(`${file}.sent`)).size).toBe(0);
-    await backend.close();
+    await expect(stat(`${file}.sent`)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('two backends on one file (watch between its runs, another apply): marks of the first are never lost', async () => {
+    // Review: a handle kept open wrote into a journal the other run had removed, and the marks went with it.
+    const a = new FileStateBackend(file);
+    const b = new FileStateBackend(file);
+    await stateWithIntents();
+    await a.markSent([{ address: 'parser.books', kind: 'create', sent: 'a1', lineage: 'L' }]);
+    await a.write(await a.read());
+    await b.markSent([{ address: 'parser.old', kind: 'patch', sent: 'b1', lineage: 'L' }]);
+    await b.write(await b.read());
+    await a.markSent([{ address: 'parser.books', kind: 'create', sent: 'a2', lineage: 'L' }]);
+    expect(new SentJournal(file).read().map((m) => m.sent)).toEqual(['a2']);
   });
 
   it('marks appended after a state write was serialised are kept: that state does not carry them', async () => {
@@ -93,7 +104,6 @@ describe('the journal of calls being sent, beside a state file', () => {
     expect(journal.read().map((m) => m.address)).toEqual(['parser.books', 'parser.old']);
     journal.clearUpTo(journal.length);
     expect(journal.read()).toEqual([]);
-    journal.close();
   });
 
   it('a journal left by a run that was killed is merged, then emptied by the next write of the state', async () => {
@@ -173,7 +183,6 @@ describe('apply marks a create recorded ahead as sent before its POST', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    await backend.close();
     expect(failed).toMatchObject({ code: 'state.io' });
     expect(posts).toBe(1);
     // The state file holds the intent as written ahead; the journal says its POST went out.
