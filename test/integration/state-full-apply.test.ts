@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import type * as fsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -78,13 +78,18 @@ describe('the disk under the state fills up during apply', () => {
       `error: cannot write the state file .scrapeform/state.json: no space left on the device (ENOSPC); the state was not changed; apply stopped: state does not hold all it did for ${landed.map((name) => `parser.${name} (create)`).join(', ')}, which the next apply reads again (a create not recorded is found by name); not started, nothing sent: ${neverSent.map((name) => `parser.${name}`).join(', ')}\n  hint: free space on that disk, then run the command again\n`,
     );
     expect(run.stderr).not.toContain('internal error');
-    expect(await readdir(path.join(dir, '.scrapeform'))).toEqual(['state.json']);
+    // No temporary file is left; the journal beside the state names each create sent and not recorded.
+    expect((await readdir(path.join(dir, '.scrapeform'))).sort()).toEqual(['state.json', 'state.json.sent']);
+    const journal = await readFile(path.join(dir, '.scrapeform', 'state.json.sent'), 'utf8');
+    for (const name of landed) expect(journal).toContain(`"parser.${name}"`);
 
     disk.full = undefined;
     const again = await runScrapeform(['--chdir', dir, 'apply', '--auto-approve'], { env });
     expect(again.code, again.stderr).toBe(0);
     for (const name of landed) expect(again.stdout).toContain(`warning: parser.${name}: recovered parser`);
     expect(created()).toEqual(Array.from({ length: PARSERS }, (_, i) => `p${i}`));
+    // Carried into state by that apply's writes, the journal is gone.
+    expect(await readdir(path.join(dir, '.scrapeform'))).toEqual(['state.json']);
     const plan = await runScrapeform(['--chdir', dir, 'plan', '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
