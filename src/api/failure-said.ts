@@ -1,5 +1,5 @@
 import { normaliseParserStatus } from './parser-status.js';
-import { readFlag } from './read-flag.js';
+import { quoted, readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
@@ -57,12 +57,6 @@ export function recordError(body: unknown, parserId: string): string | undefined
   const error = answer['error'];
   if (error === undefined || error === null || error === false || error === '') return undefined;
   return isParserRecord(answer, parserId) ? quoted(error) : undefined;
-}
-
-/** A value of an answer as messages quote it: its JSON, cut short past 40 characters. */
-function quoted(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** A list or an object holding anything. */

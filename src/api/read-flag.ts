@@ -16,6 +16,11 @@ export function readFlag(value: unknown): boolean | 'unreadable' | undefined {
 
 /** What is wrong with a value readFlag finds unreadable, the value quoted and cut short past 40 characters. */
 export function notAFlag(value: unknown): string {
+  return `expected true or false, got ${quoted(value)}`;
+}
+
+/** A value of an answer as messages quote it: its JSON, cut short past 40 characters. */
+export function quoted(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
-  return `expected true or false, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { archiveTime } from './archived-project.js';
-import { notAFlag, readFlag } from './read-flag.js';
+import { notAFlag, quoted, readFlag } from './read-flag.js';
 
 /**
  * What the services answer, checked at the boundary. Objects are loose (unknown fields pass through, since the
@@ -124,10 +124,7 @@ const FlagSchema = z.unknown().refine((value) => readFlag(value) !== 'unreadable
 
 /** An archive time as archiveTime reads it; one that says neither an archive nor none refuses the answer. */
 const ArchiveTimeSchema = z.unknown().refine((value) => archiveTime(value) !== 'unreadable', {
-  error: (issue) => {
-    const text = JSON.stringify(issue.input) ?? String(issue.input);
-    return `expected an archive time or none, got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
-  },
+  error: (issue) => `expected an archive time or none, got ${quoted(issue.input)}`,
 });
 
 export const ProjectSchema = z.looseObject({

@@ -167,6 +167,7 @@ export function withLock(
   backend: StateBackend,
   lock: (operation: string) => Promise<StateLock>,
 ): StateBackend {
+  const markSent = backend.markSent?.bind(backend);
   return {
     get location() {
       return backend.location;
@@ -183,9 +184,7 @@ export function withLock(
     forceUnlock: (options) => backend.forceUnlock(options),
     close: async () => backend.close?.(),
     // Only where the backend has one: StateStore.sent tells a backend without it by its absence.
-    ...(backend.markSent !== undefined
-      ? { markSent: (marks: readonly SentMark[]) => backend.markSent?.(marks) ?? Promise.resolve() }
-      : {}),
+    ...(markSent !== undefined ? { markSent } : {}),
   };
 }
 

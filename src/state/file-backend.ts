@@ -36,7 +36,7 @@ export class FileStateBackend implements StateBackend {
   private readonly file: string;
   /** The lock file beside the state (file-lock.ts): each write first checks that it is still this run's. */
   private readonly fileLock: FileLock;
-  /** The calls about to be sent, beside the state (sent-journal.ts): merged in when read, emptied by a write. */
+  /** The calls about to be sent, beside the state (sent-journal.ts): merged in when read, removed by a write. */
   private readonly journal: SentJournal;
   private lastSerial: number | undefined;
   /** The file as this backend last read or wrote it; undefined when unknown (then the serial is read again). */

@@ -71,11 +71,7 @@ export class SentJournal {
 
   /** What the journal holds now (its size on disk): taken as a state write is serialised, which carries all of it. */
   get length(): number {
-    try {
-      return statSync(this.path).size;
-    } catch {
-      return 0;
-    }
+    return statSync(this.path, { throwIfNoEntry: false })?.size ?? 0;
   }
 
   /**
