@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { lockAliveError, lockElsewhereError, lockMismatch, newLockInfo } from './backend.js';
+import { newLockInfo } from './backend.js';
 import type { ForceUnlockOptions, LockInfo, StateBackend, StateLock } from './backend.js';
-import { judgeHolder } from './process-identity.js';
 import { redactUrl } from '../model/state-url.js';
 import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
 import { nextState } from './model.js';
-import { stateColumnOf, stateOfRow } from './jsonb-state.js';
-import type { StateRow } from './jsonb-state.js';
+import { stateColumnOf } from './jsonb-state.js';
+import { deleteMarks, insertMarks, readStateAndMarks } from './postgres-journal.js';
+import { mergeSentMarks } from './sent-journal.js';
+import type { SentMark } from './sent-journal.js';
 import type { State, StateIdentity } from './model.js';
 import { checkWorkspaceName } from './workspace-name.js';
 import {
@@ -22,8 +23,7 @@ import {
 } from './postgres-session.js';
 import {
   deleteLockRow,
-  endHolders,
-  keyHolders,
+  forceUnlockKeys,
   lockedError,
   readLockRow,
   releaseKeys,
@@ -61,6 +61,11 @@ export class PostgresStateBackend implements StateBackend {
   /** The lock a lock() call is taking now: a second call meanwhile is refused, as while it is held. */
   private taking: LockInfo | undefined;
   private lastSerial: number | undefined;
+  /** Whether scrapeform_sent can be used (ensureTables), and the marks in it this backend read or wrote since. */
+  private journal = false;
+  private journalMarks: SentMark[] = [];
+  /** The write or append under way: an INSERT of marks made during a write's transaction would be part of it. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly url: string,
@@ -128,7 +133,9 @@ export class PostgresStateBackend implements StateBackend {
     }
     try {
       await setServerKeepalives(client);
-      this.lockKey = lockKeyOf(await ensureTables(client, this.workspace), this.table);
+      const tables = await ensureTables(client, this.workspace);
+      this.lockKey = lockKeyOf(tables.schema, this.table);
+      this.journal = tables.journal;
     } catch (error) {
       this.drop(client);
       throw error;
@@ -167,14 +174,35 @@ export class PostgresStateBackend implements StateBackend {
 
   private async readNow(): Promise<State> {
     const client = await this.connect();
-    const { rows } = await client.query<StateRow>(`SELECT state FROM ${this.sqlTable} WHERE id = 1`);
-    const state = stateOfRow(rows[0], this.location);
-    this.lastSerial = state.serial;
-    return state;
+    const read = await readStateAndMarks(client, this.sqlTable, this.table, this.location, this.journal);
+    this.lastSerial = read.state.serial;
+    this.journalMarks = read.marks;
+    return mergeSentMarks(read.state, read.marks);
   }
 
   async write(state: State): Promise<State> {
-    return this.answering(() => this.writeNow(state));
+    return this.answering(() => this.inTurn(() => this.writeNow(state)));
+  }
+
+  /** Commits marks to scrapeform_sent (postgres-journal.ts) under the lock; at once without the journal. */
+  async markSent(marks: readonly SentMark[]): Promise<void> {
+    if (!this.journal || marks.length === 0) return;
+    await this.answering(() =>
+      this.inTurn(async () => {
+        this.checkLockHeld();
+        const client = await this.connect();
+        this.checkLockHeld();
+        await insertMarks(client, this.table, marks);
+        this.journalMarks.push(...marks);
+      }),
+    );
+  }
+
+  /** Runs `work` once the write or append before it has ended (queue). */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async writeNow(state: State): Promise<State> {
@@ -187,13 +215,18 @@ export class PostgresStateBackend implements StateBackend {
         `SELECT serial FROM ${this.sqlTable} WHERE id = 1 FOR UPDATE`,
       );
       const next = nextState(state, rows[0]?.serial, this.lastSerial, this.location);
+      // Every mark known now is in the state serialised in the same step (each was made in memory before it was
+      // appended): the journal's rows of them go in this transaction.
+      const carried = [...this.journalMarks];
       await client.query(
         `INSERT INTO ${this.sqlTable} (id, serial, lineage, state, updated_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET serial = EXCLUDED.serial, lineage = EXCLUDED.lineage, state = EXCLUDED.state, updated_at = now()`,
         [next.serial, next.lineage, stateColumnOf(next)],
       );
+      if (carried.length > 0) await deleteMarks(client, this.table, carried);
       await client.query('COMMIT');
       this.lastSerial = next.serial;
+      this.journalMarks = this.journalMarks.filter((mark) => !carried.includes(mark));
       return next;
     } catch (error) {
       // A connection that stopped answering cannot roll back either: the server does when the session ends, as it
@@ -349,35 +382,7 @@ export class PostgresStateBackend implements StateBackend {
 
   private async forceUnlockNow(options: ForceUnlockOptions): Promise<LockInfo | undefined> {
     const client = await this.connect();
-    const sessions = await keyHolders(client, this.keysOf());
-    const session = sessions[0];
-    if (session === undefined) {
-      if (options.lockId !== undefined) throw lockMismatch(this.location, options.lockId, undefined);
-      return undefined;
-    }
-    // What the holder recorded when it took the lock; a session that holds it without a row (or before writing
-    // it) is named by the database's own view.
-    const recorded = await readLockRow(client, this.table);
-    const held: LockInfo = recorded ?? {
-      holder: session.holder,
-      host: 'unknown',
-      pid: session.pid,
-      started: session.since?.toISOString() ?? 'unknown',
-      operation: 'unknown',
-    };
-    if (options.lockId !== undefined && held.id !== options.lockId)
-      throw lockMismatch(this.location, options.lockId, held);
-    // Only the session this state's row names (a row of an earlier version names none): one with no row here, or
-    // another, is still taking the lock, or is an earlier version's run of the same workspace in another schema
-    // (whose key was the same for every schema).
-    const elsewhere = recorded === undefined || (recorded.session ?? session.pid) !== session.pid;
-    if (elsewhere && options.force !== true) throw lockElsewhereError(this.location, session.pid);
-    if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
-      throw lockAliveError(this.location, held);
-    }
-    const pids = sessions.map((row) => row.pid);
-    if (!(await endHolders(client, this.keysOf(), pids, this.location, this.timeoutMs))) return undefined;
-    return held;
+    return forceUnlockKeys(client, this.keysOf(), this.table, this.location, this.timeoutMs, options);
   }
 
   async close(): Promise<void> {

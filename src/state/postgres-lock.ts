@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { describeLock } from './backend.js';
-import type { LockInfo } from './backend.js';
+import { describeLock, lockAliveError, lockElsewhereError, lockMismatch } from './backend.js';
+import type { ForceUnlockOptions, LockInfo } from './backend.js';
+import { judgeHolder } from './process-identity.js';
 
 /** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
 export interface LockKeys {
@@ -173,4 +174,48 @@ export function lockedError(location: string, held: LockInfo | undefined): Scrap
     hint: `wait for that run to finish; a runner that died releases the lock with its connection (else ${unlock})`,
     details: { lock: held },
   });
+}
+
+/**
+ * Ends the session holding the state's lock (an advisory lock can only be released by its own session) and returns
+ * who held it, undefined when no one did. Refuses a lock other than `options.lockId`, a session this state's row does
+ * not name, and a holder known to run, unless `options.force`.
+ */
+export async function forceUnlockKeys(
+  client: pg.Client,
+  keys: LockKeys,
+  table: string,
+  location: string,
+  timeoutMs: number,
+  options: ForceUnlockOptions,
+): Promise<LockInfo | undefined> {
+  const sessions = await keyHolders(client, keys);
+  const session = sessions[0];
+  if (session === undefined) {
+    if (options.lockId !== undefined) throw lockMismatch(location, options.lockId, undefined);
+    return undefined;
+  }
+  // What the holder recorded when it took the lock; a session that holds it without a row (or before writing
+  // it) is named by the database's own view.
+  const recorded = await readLockRow(client, table);
+  const held: LockInfo = recorded ?? {
+    holder: session.holder,
+    host: 'unknown',
+    pid: session.pid,
+    started: session.since?.toISOString() ?? 'unknown',
+    operation: 'unknown',
+  };
+  if (options.lockId !== undefined && held.id !== options.lockId)
+    throw lockMismatch(location, options.lockId, held);
+  // Only the session this state's row names (a row of an earlier version names none): one with no row here, or
+  // another, is still taking the lock, or is an earlier version's run of the same workspace in another schema
+  // (whose key was the same for every schema).
+  const elsewhere = recorded === undefined || (recorded.session ?? session.pid) !== session.pid;
+  if (elsewhere && options.force !== true) throw lockElsewhereError(location, session.pid);
+  if (recorded !== undefined && options.force !== true && judgeHolder(recorded) === 'alive') {
+    throw lockAliveError(location, held);
+  }
+  const pids = sessions.map((row) => row.pid);
+  if (!(await endHolders(client, keys, pids, location, timeoutMs))) return undefined;
+  return held;
 }

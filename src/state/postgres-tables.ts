@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
+import { INSUFFICIENT_PRIVILEGE } from './postgres-session.js';
 
 /**
  * The tables of the PostgreSQL state: one per workspace, named exactly, and one of who holds each workspace's lock;
@@ -11,6 +12,9 @@ const TABLE_PREFIX = 'scrapeform_state_';
 
 /** Who holds each workspace's lock, as they recorded it (shown to whoever finds the lock held). */
 export const LOCKS_TABLE = 'scrapeform_locks';
+
+/** The calls each workspace's runs were about to send and have not yet recorded in its state (postgres-journal.ts). */
+export const SENT_TABLE = 'scrapeform_sent';
 
 /**
  * The table of a workspace, named exactly (quoted in SQL), so `team-a` and `team_a`, `Prod` and `prod` are
@@ -67,48 +71,68 @@ export function earlierLockKeyOf(table: string): bigint {
 const SETUP_LOCK_KEY = advisoryKey('scrapeform: creating tables');
 
 /**
- * Makes the workspace's table and the locks table if either is missing, and says the schema they are in (the
- * session's current schema). Only what is missing is created: a role that may only read and write the tables
- * (made by an admin) has no CREATE on the schema, and even CREATE TABLE IF NOT EXISTS needs it.
+ * Makes the workspace's table, the locks table and the journal of calls being sent if any is missing, and says the
+ * schema they are in (the session's current schema) and whether the journal can be used. Only what is missing is
+ * created: a role that may only read and write the tables (made by an admin) has no CREATE on the schema, and even
+ * CREATE TABLE IF NOT EXISTS needs it. The journal is the one table a run can do without: with no CREATE to make it,
+ * or no SELECT, INSERT and DELETE on it (a role granted what earlier versions listed), a run writes no marks, and a
+ * kill between a create and the next state write is covered by recovery by name alone, as before it existed.
  */
-export async function ensureTables(client: pg.Client, workspace: string): Promise<string> {
+export async function ensureTables(
+  client: pg.Client,
+  workspace: string,
+): Promise<{ schema: string; journal: boolean }> {
   const table = tableOf(workspace);
-  const names = [table, legacyTableOf(workspace), LOCKS_TABLE];
+  const names = [table, legacyTableOf(workspace), LOCKS_TABLE, SENT_TABLE];
   // The schema comes with the tables, not from a query of its own on every open.
-  const found = await tablesNamed(client, names);
-  let schema = found.schema;
-  if (!found.tables.has(table) || !found.tables.has(LOCKS_TABLE))
-    schema = await createTables(client, workspace, names);
+  let found = await tablesNamed(client, names);
+  const needed = !found.tables.has(table) || !found.tables.has(LOCKS_TABLE);
+  if (needed || (!found.tables.has(SENT_TABLE) && found.mayCreate)) {
+    try {
+      found = await createTables(client, workspace, names);
+    } catch (error) {
+      if (needed || (error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
+    }
+  }
   // Not null: with no schema to create in, the CREATE TABLE above failed (3F000), and PostgreSQL said so.
-  if (schema === null) throw new Error('the state tables are in no schema');
-  return schema;
+  if (found.schema === null) throw new Error('the state tables are in no schema');
+  return { schema: found.schema, journal: found.usable.has(SENT_TABLE) };
 }
 
 /**
- * Creates this workspace's table and the locks table, whichever is missing, in one transaction under a fixed
- * advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
+ * Creates this workspace's table, the locks table and the journal, whichever is missing, in one transaction under a
+ * fixed advisory lock: two jobs using a new workspace at once otherwise both ran CREATE TABLE IF NOT EXISTS, and
  * PostgreSQL failed the second with a unique violation in its catalog (pg_type_typname_nsp_index). The second
- * waits here, then finds the tables made.
+ * waits here, then finds the tables made. Returns the tables as they are once it committed.
  */
-async function createTables(client: pg.Client, workspace: string, names: string[]): Promise<string | null> {
+async function createTables(client: pg.Client, workspace: string, names: string[]): Promise<Tables> {
   const table = tableOf(workspace);
   const sqlTable = quoteIdentifier(table);
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK_KEY.toString()]);
-    const { schema, tables: existing } = await tablesNamed(client, names);
-    if (!existing.has(table)) {
-      refuseSharedTable(workspace, existing);
+    const found = await tablesNamed(client, names);
+    if (!found.tables.has(table)) {
+      refuseSharedTable(workspace, found.tables);
       await client.query(
         `CREATE TABLE ${sqlTable} (id int PRIMARY KEY CHECK (id = 1), serial int NOT NULL, lineage text NOT NULL, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
       );
       // Says whose table it is: a table without it was made by an earlier version (refuseSharedTable).
       await client.query(`COMMENT ON TABLE ${sqlTable} IS '${ownerMark(workspace)}'`);
     }
-    if (!existing.has(LOCKS_TABLE))
+    if (!found.tables.has(LOCKS_TABLE))
       await client.query(`CREATE TABLE ${LOCKS_TABLE} (workspace text PRIMARY KEY, info jsonb NOT NULL)`);
+    if (!found.tables.has(SENT_TABLE))
+      await client.query(
+        `CREATE TABLE ${SENT_TABLE} (workspace text NOT NULL, address text NOT NULL, kind text NOT NULL, sent text NOT NULL, lineage text NOT NULL, PRIMARY KEY (workspace, address, kind, sent))`,
+      );
     await client.query('COMMIT');
-    return schema;
+    // What this role made it may use; the rest as it was found.
+    for (const name of [table, LOCKS_TABLE, SENT_TABLE]) {
+      if (!found.tables.has(name)) found.usable.add(name);
+      found.tables.set(name, found.tables.get(name) ?? null);
+    }
+    return found;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -116,24 +140,43 @@ async function createTables(client: pg.Client, workspace: string, names: string[
 }
 
 /**
- * The current schema (null when no schema of the search path exists), and the tables of these exact names in it
- * with their comment (who owns them). One row at least, with no table named when there is none.
+ * The tables of these names in the current schema, with their comment (who owns them) and whether this role may
+ * read, add and delete rows of each; the schema itself (null when no schema of the search path exists), and whether
+ * this role may create tables in it.
  */
-async function tablesNamed(
-  client: pg.Client,
-  names: string[],
-): Promise<{ schema: string | null; tables: Map<string, string | null> }> {
-  const { rows } = await client.query<{ schema: string | null; name: string | null; comment: string | null }>(
-    `SELECT current_schema() AS schema, t.name, t.comment FROM (SELECT 1) AS one LEFT JOIN (
-       SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment FROM pg_class c
-       JOIN pg_namespace n ON n.oid = c.relnamespace
+interface Tables {
+  schema: string | null;
+  mayCreate: boolean;
+  tables: Map<string, string | null>;
+  usable: Set<string>;
+}
+
+/** One query: the current schema and the tables of these exact names in it (Tables). */
+async function tablesNamed(client: pg.Client, names: string[]): Promise<Tables> {
+  const { rows } = await client.query<{
+    schema: string | null;
+    may_create: boolean | null;
+    name: string | null;
+    comment: string | null;
+    usable: boolean | null;
+  }>(
+    `SELECT current_schema() AS schema, has_schema_privilege(current_schema(), 'CREATE') AS may_create, t.name,
+       t.comment, t.usable FROM (SELECT 1) AS one LEFT JOIN (
+       SELECT c.relname AS name, obj_description(c.oid, 'pg_class') AS comment, has_table_privilege(c.oid, 'SELECT')
+         AND has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'DELETE') AS usable
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)
      ) AS t ON true`,
     [names],
   );
   const tables = new Map<string, string | null>();
-  for (const r of rows) if (r.name !== null) tables.set(r.name, r.comment);
-  return { schema: rows[0]?.schema ?? null, tables };
+  const usable = new Set<string>();
+  for (const r of rows) {
+    if (r.name === null) continue;
+    tables.set(r.name, r.comment);
+    if (r.usable === true) usable.add(r.name);
+  }
+  return { schema: rows[0]?.schema ?? null, mayCreate: rows[0]?.may_create === true, tables, usable };
 }
 
 /**

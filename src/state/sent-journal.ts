@@ -40,13 +40,8 @@ export class SentJournal {
     }
     return text.split('\n').flatMap((line) => {
       try {
-        const mark = JSON.parse(line) as Partial<SentMark>;
-        return typeof mark.address === 'string' &&
-          (mark.kind === 'create' || mark.kind === 'patch') &&
-          typeof mark.sent === 'string' &&
-          typeof mark.lineage === 'string'
-          ? [mark as SentMark]
-          : [];
+        const mark: unknown = JSON.parse(line);
+        return isSentMark(mark) ? [mark] : [];
       } catch {
         return [];
       }
@@ -82,6 +77,17 @@ export class SentJournal {
     if (upTo === 0 || this.length !== upTo) return;
     rmSync(this.path, { force: true });
   }
+}
+
+/** A mark as this version writes it; anything else (a line cut short, a kind of another version) is skipped. */
+export function isSentMark(value: unknown): value is SentMark {
+  const mark = value as Partial<SentMark> | null;
+  return (
+    typeof mark?.address === 'string' &&
+    (mark.kind === 'create' || mark.kind === 'patch') &&
+    typeof mark.sent === 'string' &&
+    typeof mark.lineage === 'string'
+  );
 }
 
 /**

@@ -5,40 +5,15 @@ import { describe, expect, it, vi } from 'vitest';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import type { ScrapeformError } from '../../src/errors.js';
 import { until } from '../helpers/until.js';
+import { ADMIN_URL, newDatabase as newSessionDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
 
 /**
  * The PostgreSQL backend's sessions when something goes wrong around them: a lock taken while another session
  * holds its row, a second lock() on one backend. Needs a server as postgres-state.test.ts does
  * (SCRAPEFORM_TEST_POSTGRES, from .ci/postgres.sh); skipped without one unless SCRAPEFORM_REQUIRE_POSTGRES=1.
  */
-const ADMIN_URL = process.env.SCRAPEFORM_TEST_POSTGRES;
-const REQUIRED = process.env.SCRAPEFORM_REQUIRE_POSTGRES === '1';
-if (ADMIN_URL === undefined && !REQUIRED) {
-  console.warn(
-    'skipping the PostgreSQL session tests: SCRAPEFORM_TEST_POSTGRES is not set (source .ci/postgres.sh to run them)',
-  );
-}
-
-let databases = 0;
-
-/** A new empty database of its own for one test. */
-async function newDatabase(): Promise<string> {
-  if (ADMIN_URL === undefined)
-    throw new Error(
-      'SCRAPEFORM_REQUIRE_POSTGRES=1 but SCRAPEFORM_TEST_POSTGRES is not set: CI must start PostgreSQL (.ci/postgres.sh)',
-    );
-  const name = `scrapeform_sessions_${process.pid}_${Date.now()}_${databases++}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const SKIP = skipWithoutPostgres('the PostgreSQL session tests');
+const newDatabase = (): Promise<string> => newSessionDatabase('sessions');
 
 /** What a lock() ends with: `locked`, or the error's code and message. */
 async function tryLock(backend: PostgresStateBackend): Promise<string> {
@@ -106,7 +81,7 @@ async function startRelay(): Promise<{
   };
 }
 
-describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions', () => {
+describe.skipIf(SKIP)('PostgreSQL state sessions', () => {
   it('a lock whose holder row could not be written is released: a later run is not refused by it', async () => {
     const url = await newDatabase();
     // A long-lived process (watch --heal) takes and releases the lock round after round on one session.
@@ -288,7 +263,7 @@ describe.skipIf(ADMIN_URL === undefined && !REQUIRED)('PostgreSQL state sessions
 
   it('a role granted only what docs/ci.md lists works on tables an admin made; a new workspace says what PostgreSQL said', async () => {
     const url = await newDatabase();
-    const role = `scrapeform_ci_${process.pid}_${databases}`;
+    const role = `scrapeform_ci_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     const setUp = new PostgresStateBackend(url, 'prod');
