@@ -30,7 +30,7 @@ const EARLIEST_ARCHIVE_MS = Date.UTC(2000, 0, 1);
 
 /**
  * What an `archivedAt` says: a time (as serviceTime reads one) since 2000 is an archive; none, an empty one, a
- * word for none (`"null"`), false, a number up to 0, or a placeholder time before 2000 is not; anything else cannot
+ * word for none (`"null"`), false, a number up to 0, a zero date, or a placeholder time before 2000 is not; anything else cannot
  * be read (ProjectSchema refuses the answer, naming the field). Any set string counted as archived: a service
  * writing the zero time for "never" made every live project read as archived, and each of them was planned to be
  * created again, paid per page.
@@ -39,6 +39,8 @@ export function archiveTime(value: unknown): 'archived' | 'none' | 'unreadable' 
   if (value === undefined || value === null || value === false) return 'none';
   if (typeof value === 'number' && value <= 0) return 'none';
   if (typeof value === 'string' && /^\s*(null|none|nil|never|0)?\s*$/i.test(value)) return 'none';
+  // A zero date of any spelling (MySQL's `0000-00-00 00:00:00`, `00/00/0000`): no time to read, and no archive.
+  if (typeof value === 'string' && /^[\s0:./TZ+-]+$/.test(value)) return 'none';
   if (typeof value !== 'string' && typeof value !== 'number') return 'unreadable';
   const at = serviceTime(value);
   if (at === undefined) return 'unreadable';

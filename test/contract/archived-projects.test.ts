@@ -184,23 +184,31 @@ describe('a project archived outside scrapeform that a read by id still answers 
 
 /**
  * Review: any archive time set read as archived, so a service writing a placeholder for "never" (Go's zero time, the
- * epoch's 0, the word null) made every live project read as archived, each one planned to be created again (paid per
+ * epoch's 0, MySQL's zero date, the word null) made every live project read as archived, each one planned to be created again (paid per
  * page). A placeholder before 2000 is none; a value that is no time at all refuses the answer, naming the field.
  */
 describe('an archive time that is a placeholder, or no time', () => {
-  it.each([['0001-01-01T00:00:00Z'], ['1970-01-01T00:00:00Z'], [0], [-62135596800], [false], ['null'], ['']])(
-    'archivedAt %j: the project is live, up to date',
-    async (placeholder) => {
-      await recorded(true);
-      nock(PIPELINE_ORIGIN)
-        .get('/api/projects')
-        .query(KEY_QUERY)
-        .reply(200, [{ id: 7, ...nightly, archivedAt: placeholder, archived_at: placeholder }]);
-      const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
-      expect(unmatched).toEqual([]);
-      expect(run.stdout).toContain('No changes. The live services match the manifests.');
-    },
-  );
+  it.each([
+    ['0001-01-01T00:00:00Z'],
+    ['1970-01-01T00:00:00Z'],
+    ['0000-00-00 00:00:00'],
+    ['0000-00-00T00:00:00.000Z'],
+    ['00/00/0000'],
+    [0],
+    [-62135596800],
+    [false],
+    ['null'],
+    [''],
+  ])('archivedAt %j: the project is live, up to date', async (placeholder) => {
+    await recorded(true);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .reply(200, [{ id: 7, ...nightly, archivedAt: placeholder, archived_at: placeholder }]);
+    const { result: run, unmatched } = await withUnmatched(() => scrapeform(['plan']));
+    expect(unmatched).toEqual([]);
+    expect(run.stdout).toContain('No changes. The live services match the manifests.');
+  });
 
   it('archived_at "yes": a bad response naming the field and the value, nothing planned', async () => {
     await recorded(true);
