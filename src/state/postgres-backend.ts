@@ -6,7 +6,7 @@ import { redactUrl } from '../model/state-url.js';
 import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
 import { nextState } from './model.js';
 import { stateColumnOf } from './jsonb-state.js';
-import { deleteMarks, insertMarks, readStateAndMarks } from './postgres-journal.js';
+import { deleteMarks, JournalSession, readStateAndMarks } from './postgres-journal.js';
 import { mergeSentMarks } from './sent-journal.js';
 import type { SentMark } from './sent-journal.js';
 import type { State, StateIdentity } from './model.js';
@@ -15,10 +15,9 @@ import {
   abandonSession,
   CLIENT_MARGIN_MS,
   endSession,
+  newStateClient,
   RELEASE_TIMEOUT_MS,
   isConnectionError,
-  KEEPALIVE_IDLE_S,
-  sessionTimeouts,
   setServerKeepalives,
 } from './postgres-session.js';
 import {
@@ -61,11 +60,10 @@ export class PostgresStateBackend implements StateBackend {
   /** The lock a lock() call is taking now: a second call meanwhile is refused, as while it is held. */
   private taking: LockInfo | undefined;
   private lastSerial: number | undefined;
-  /** Whether scrapeform_sent can be used (ensureTables), and the marks in it this backend read or wrote since. */
-  private journal = false;
+  /** The session of scrapeform_sent when it can be used (ensureTables); the marks in it read or written since. */
+  private journal: JournalSession | undefined;
   private journalMarks: SentMark[] = [];
-  /** The write or append under way: an INSERT of marks made during a write's transaction would be part of it. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private driver: typeof pg | undefined;
 
   constructor(
     private readonly url: string,
@@ -101,45 +99,43 @@ export class PostgresStateBackend implements StateBackend {
 
   private async open(): Promise<void> {
     // pg is loaded only by a run that uses a database (a file-state run never pays for it).
-    const { default: driver } = await import('pg');
-    const client = new driver.Client({
-      connectionString: this.url,
-      application_name: 'scrapeform',
-      // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives
-      // up a little later, for a server that no longer answers at all; keep-alive finds a connection whose
-      // peer went away without a word.
-      ...sessionTimeouts(this.timeoutMs),
-      keepAlive: true,
-      // Node's default first probe is the OS's (2 hours on Linux): a connection behind a NAT that forgets idle
-      // flows died unnoticed during a long generation wait.
-      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
-    });
-    // A connection that breaks while idle (the database restarted) is dropped: a pg.Client never reconnects, so
-    // the next call opens a new one instead of failing on this one for ever.
-    client.on('error', () => this.drop(client));
+    this.driver ??= (await import('pg')).default;
+    const client = this.newClient((broken) => this.drop(broken));
     this.client = client;
     try {
-      await client.connect();
-      this.opened.add(client);
-    } catch (error) {
-      this.drop(client);
-      throw new ScrapeformError(
-        'state.unreachable',
-        `cannot connect to the state database ${redactUrl(this.url)}: ${redactText((error as Error).message)}`,
-        {
-          hint: 'check --state / SCRAPEFORM_STATE and that the database accepts connections',
-        },
-      );
-    }
-    try {
-      await setServerKeepalives(client);
+      await this.connectClient(client);
       const tables = await ensureTables(client, this.workspace);
       this.lockKey = lockKeyOf(tables.schema, this.table);
-      this.journal = tables.journal;
+      if (tables.journal)
+        this.journal ??= new JournalSession(this.table, {
+          create: (broken) => this.newClient(broken),
+          connect: (journal) => this.connectClient(journal),
+          end: (journal) => this.end(journal),
+        });
     } catch (error) {
       this.drop(client);
       throw error;
     }
+  }
+
+  private newClient(broken: (client: pg.Client) => void): pg.Client {
+    if (this.driver === undefined) throw new Error('pg is not loaded');
+    return newStateClient(this.driver, this.url, this.timeoutMs, broken);
+  }
+
+  /** Connects a client (a failure is state.unreachable) and sets the server's keep-alive. */
+  private async connectClient(client: pg.Client): Promise<void> {
+    try {
+      await client.connect();
+      this.opened.add(client);
+    } catch (error) {
+      throw new ScrapeformError(
+        'state.unreachable',
+        `cannot connect to the state database ${redactUrl(this.url)}: ${redactText((error as Error).message)}`,
+        { hint: 'check --state / SCRAPEFORM_STATE and that the database accepts connections' },
+      );
+    }
+    await setServerKeepalives(client);
   }
 
   /**
@@ -174,35 +170,27 @@ export class PostgresStateBackend implements StateBackend {
 
   private async readNow(): Promise<State> {
     const client = await this.connect();
-    const read = await readStateAndMarks(client, this.sqlTable, this.table, this.location, this.journal);
+    const journal = this.journal !== undefined;
+    const read = await readStateAndMarks(client, this.sqlTable, this.table, this.location, journal);
     this.lastSerial = read.state.serial;
     this.journalMarks = read.marks;
     return mergeSentMarks(read.state, read.marks);
   }
 
   async write(state: State): Promise<State> {
-    return this.answering(() => this.inTurn(() => this.writeNow(state)));
+    return this.answering(() => this.writeNow(state));
   }
 
-  /** Commits marks to scrapeform_sent (postgres-journal.ts) under the lock; at once without the journal. */
+  /** Commits marks to scrapeform_sent under the lock, on the journal's own session; at once without one. */
   async markSent(marks: readonly SentMark[]): Promise<void> {
-    if (!this.journal || marks.length === 0) return;
-    await this.answering(() =>
-      this.inTurn(async () => {
-        this.checkLockHeld();
-        const client = await this.connect();
-        this.checkLockHeld();
-        await insertMarks(client, this.table, marks);
-        this.journalMarks.push(...marks);
-      }),
-    );
-  }
-
-  /** Runs `work` once the write or append before it has ended (queue). */
-  private inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+    if (this.journal === undefined || marks.length === 0) return;
+    this.checkLockHeld();
+    try {
+      await this.journal.append(marks);
+    } catch (error) {
+      throw error instanceof ScrapeformError ? error : stateQueryError(this.url, this.timeoutMs, error);
+    }
+    this.journalMarks.push(...marks);
   }
 
   private async writeNow(state: State): Promise<State> {
@@ -389,7 +377,7 @@ export class PostgresStateBackend implements StateBackend {
     const client = this.client;
     this.client = undefined;
     this.ready = undefined;
-    if (client !== undefined) await this.end(client);
+    await Promise.all([this.journal?.close(), client !== undefined ? this.end(client) : undefined]);
   }
 }
 

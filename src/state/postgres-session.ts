@@ -33,6 +33,33 @@ export function sessionTimeouts(timeoutMs: number): {
 }
 
 /**
+ * A client of the state database at `url`, not connected. `broken` is called when its connection breaks, say while
+ * idle (the database restarted): a pg.Client never reconnects, so the next call opens a new one instead of failing
+ * on this one for ever.
+ */
+export function newStateClient(
+  driver: typeof pg,
+  url: string,
+  timeoutMs: number,
+  broken: (client: pg.Client) => void,
+): pg.Client {
+  const client = new driver.Client({
+    connectionString: url,
+    application_name: 'scrapeform',
+    // The server ends a statement, or a wait for a row lock, after this time and says why; the client gives up a
+    // little later, for a server that no longer answers at all; keep-alive finds a connection whose peer went away
+    // without a word.
+    ...sessionTimeouts(timeoutMs),
+    keepAlive: true,
+    // Node's default first probe is the OS's (2 hours on Linux): a connection behind a NAT that forgets idle flows
+    // died unnoticed during a long generation wait.
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_S * 1000,
+  });
+  client.on('error', () => broken(client));
+  return client;
+}
+
+/**
  * How long the unlock at the end of a run may take before the session is ended instead (which releases the lock
  * as well): a run whose database went silent after its last write kept its CI job waiting the whole query timeout
  * (30 s by default) for an answer that changes nothing.

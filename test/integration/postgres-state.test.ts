@@ -935,8 +935,9 @@ setInterval(() => {}, 1000);`;
         expect(ran.code, `scrapeform ${args.join(' ')}: ${ran.stderr}`).toBe(0);
         expect(ran.stdout).toContain(out);
       }
-      // Each command sent its Terminate, and the relay kept the connection open after it.
-      expect(terminated).toEqual(['X', 'X']);
+      // Each session sent its Terminate (apply's two: the state's and the journal's of calls being sent), and the
+      // relay kept the connection open after it.
+      expect(terminated).toEqual(['X', 'X', 'X']);
     } finally {
       for (const socket of sockets) socket.destroy();
       relay.close();
