@@ -273,7 +273,9 @@ async function readFetchText(response: Response, maxBytes: number): Promise<stri
   return withoutMark(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** What the transport reads of an answer at most: far beyond any list or parse seen, well below Node's longest string. */
+/**
+ * What the transport reads of an answer at most: far beyond any list or parse seen, well below Node's longest string.
+ */
 export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 export function formatBytes(bytes: number): string {

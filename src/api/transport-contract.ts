@@ -29,7 +29,9 @@ export interface TransportOptions {
   /** Without a proxy: the keep-alive pools requests use (Node's global agents when absent). */
   pools?: ConnectionPools;
   retry?: Partial<RetryPolicy>;
-  /** Deadline of one try, in ms (exact, through a timer of its own, try-signal.ts; undici's own timeouts are coarse). */
+  /**
+   * Deadline of one try, in ms (exact, through a timer of its own, try-signal.ts; undici's own timeouts are coarse).
+   */
   timeoutMs?: number;
   /** The longest answer read, in bytes once decompressed (default MAX_ANSWER_BYTES); a longer one is a bad response. */
   maxAnswerBytes?: number;

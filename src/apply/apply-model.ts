@@ -88,7 +88,9 @@ export interface ApplyOptions {
   /** Ctrl-C: no new calls start; calls in flight finish. */
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
-  /** Polling: the first look after `pollMinMs` (250 ms), then a twentieth of the time waited, up to `pollMaxMs` (15 s). */
+  /**
+   * Polling: the first look after `pollMinMs` (250 ms), then a twentieth of the time waited, up to `pollMaxMs` (15 s).
+   */
   pollMinMs?: number;
   pollMaxMs?: number;
   sleep?: (ms: number) => Promise<void>;

@@ -152,7 +152,10 @@ export async function openFromFlags(
   });
 }
 
-/** `--api-key-env`, `--api-key-file` and `--timeout`, those given, as the options of every command that calls the services. */
+/**
+ * `--api-key-env`, `--api-key-file` and `--timeout`, those given, as the options of every command that calls the
+ * services.
+ */
 export function keyOptions(flags: Pick<ApiFlags, 'apiKeyEnv' | 'apiKeyFile' | 'timeout'>): {
   apiKeyEnv?: string;
   apiKeyFile?: string;

@@ -133,7 +133,9 @@ export class EmulatorClock {
     }
   }
 
-  /** Takes a timer out of the heap if it is still there (fired or cleared ones are not): the last one fills its place. */
+  /**
+   * Takes a timer out of the heap if it is still there (fired or cleared ones are not): the last one fills its place.
+   */
   private cancel(timer: Timer): void {
     const heap = this.timers;
     const index = heap.indexOf(timer);

@@ -28,7 +28,9 @@ export interface Faults {
 /** The longest delay a Node timer holds: past it setTimeout warns and fires after 1 ms (about 24.8 days). */
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** The delays handed to setTimeout as they are (the clock's timers re-arm in steps, so generationDelayMs is not one). */
+/**
+ * The delays handed to setTimeout as they are (the clock's timers re-arm in steps, so generationDelayMs is not one).
+ */
 const TIMER_DELAYS: readonly string[] = ['latencyMs', 'responseDelayMs'];
 
 export const NO_FAULTS: Readonly<Faults> = {

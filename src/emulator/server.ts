@@ -156,7 +156,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   });
 
-  /** Warns of a fault of the emulator's own (anything but an HttpError); returns the error, keys redacted, to answer. */
+  /** Warns of a fault of the emulator's own (not an HttpError); returns the error, keys redacted, to answer. */
   const warnUnanswered = (method: string, shownPath: string, error: unknown): unknown => {
     const keys = accounts.list().map((a) => a.key);
     const redacted = redactError(error, keys);
@@ -318,7 +318,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   return emulator;
 }
 
-/** Listens, turning the failures a user causes and can fix (a port taken, a port or address refused) into user errors. */
+/** Listens, turning failures a user causes and can fix (a port taken, a port or address refused) into user errors. */
 async function listen(server: http.Server, host: string, port: number): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {

@@ -60,7 +60,9 @@ function withInvisibleEscaped(doc: Document): string {
   return doc.toString({ lineWidth: 0 }).replace(INVISIBLE, unicodeEscape);
 }
 
-/** `teams/a/books.yaml:1:1, for_each[2] at teams/a/books.yaml:9:5, ParserTemplate "product" at templates/p.yaml:1:1`. */
+/**
+ * `teams/a/books.yaml:1:1, for_each[2] at teams/a/books.yaml:9:5, ParserTemplate "product" at templates/p.yaml:1:1`.
+ */
 export function describeSource(source: ManifestSource): string {
   return [
     `${source.file}:${source.line}:${source.column}`,

@@ -130,5 +130,8 @@ export const READ_CONCURRENCY = 8;
 /** The name of an environment variable as a shell exports it: what `apiKeyEnv` and `--api-key-env` take. */
 export const ENVIRONMENT_VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The variable the API key is read from when nothing else names one (api/config.ts; manifest/ refuses references to it). */
+/**
+ * The variable the API key is read from when nothing else names one (api/config.ts; manifest/ refuses references to
+ * it).
+ */
 export const DEFAULT_API_KEY_ENV = 'SCRAPERAPI_API_KEY';

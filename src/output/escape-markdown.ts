@@ -4,7 +4,8 @@ import { printable } from './escape-text.js';
  * Prose that holds user or service values (names, descriptions, reasons, URLs, error texts), as GitHub-flavoured
  * Markdown that shows it as text: on one line (a newline could start an HTML block such as `</details>` or a code
  * fence), HTML characters as entities, the Markdown punctuation that opens something backslash-escaped (no image,
- * link, emphasis, strike-through, table cell, math or code span can form), and `@` followed by a word joiner, so `@everyone` or `@org/team` notifies nobody.
+ * link, emphasis, strike-through, table cell, math or code span can form), and `@` followed by a word joiner, so
+ * `@everyone` or `@org/team` notifies nobody.
  * A word joiner (which shows as nothing) also follows a `#` or `GH-` before a digit: GitHub reads `#12`, `GH-12` and
  * `owner/repo#12` in the rendered text as issue references, links them and records each on the issue named, in this
  * repository or another; a backslash would not stop it (it is gone by then).

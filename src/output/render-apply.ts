@@ -233,7 +233,8 @@ export function renderApplyMarkdown(
     // A list with no entry writes no heading: every check passed.
     if (bad.length === 0) out.add(passed);
   }
-  // Each regeneration's heading and likely regressions before any diff: room for all of them is kept as diffs are added.
+  // Each regeneration's heading and likely regressions before any diff: room for all of them is kept as diffs are
+  // added.
   const bare = resultDiffs.map((d) => {
     const lines = ['', `#### Data: ${markdownCode(d.address)}, version ${d.from.version} -> ${d.to.version}`];
     for (const field of d.missing)

@@ -2,7 +2,10 @@ import type { ExpectCheckResult } from '../apply/run-expect-checks.js';
 import type { Colors } from './colors.js';
 import { printable, printableJson } from './escape-text.js';
 
-/** Expect checks, a line each (addresses, URLs, paths and values printable: escape-text.ts), with a field-by-field diff of expected against actual on failure. */
+/**
+ * Expect checks, a line each (addresses, URLs, paths and values printable: escape-text.ts), with a field-by-field diff
+ * of expected against actual on failure.
+ */
 export function renderChecks(results: readonly ExpectCheckResult[], colors: Colors): string {
   const lines: string[] = [];
   for (const r of results) {

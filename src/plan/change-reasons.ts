@@ -8,7 +8,10 @@ interface ReasonedChange {
   reasons: readonly string[];
 }
 
-/** How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts, plan-project.ts). */
+/**
+ * How the planner starts the reasons of a change that takes over a live object found by name (plan-parser.ts,
+ * plan-project.ts).
+ */
 export const ADOPTED_REASON = 'adopted:';
 
 /**

@@ -71,7 +71,9 @@ export function previousVersionsNeeded(
   return out;
 }
 
-/** Pure: what moved outside scrapeform, compared with state (not the manifests), and what going back or accepting costs. */
+/**
+ * Pure: what moved outside scrapeform, compared with state (not the manifests), and what going back or accepting costs.
+ */
 export function detectDrift(input: DriftInput): DriftReport {
   // Details newer than a list lagging behind a PATCH say where each parser is, as for plan (latest-versions.ts).
   const live = latestVersions(input.live);

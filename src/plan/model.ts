@@ -291,8 +291,8 @@ export interface PlanTarget {
   state?: StateIdentity;
   /**
    * The account of the key the plan was made with: a salt drawn from the rest of the plan (32 hex digits: accountOf,
-   * plan-workspace.ts) and the SHA-256 of the salt and the key, cut to 16 hex digits, never the key. apply --plan refuses the file with a key of another account. Absent in
-   * a plan from before it was recorded.
+   * plan-workspace.ts) and the SHA-256 of the salt and the key, cut to 16 hex digits, never the key. apply --plan
+   * refuses the file with a key of another account. Absent in a plan from before it was recorded.
    */
   account?: PlanAccount;
 }
@@ -346,7 +346,9 @@ export interface PlannedExpectCheck {
  */
 export const PARTIAL_PLAN_WARNING = 'partial plan:';
 
-/** What the warning of a plan narrowed by paths says of objects state holds that no manifest declares (build-plan.ts). */
+/**
+ * What the warning of a plan narrowed by paths says of objects state holds that no manifest declares (build-plan.ts).
+ */
 export const NO_PATH_SELECTS = 'so no path selects';
 
 /** A warning that says what a partial plan leaves out: the Markdown plan shows it under its summary line. */

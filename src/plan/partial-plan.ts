@@ -11,7 +11,9 @@ const EXCLUDES_END = ' (--exclude)';
 const TAIL =
   '; changes to other objects are neither shown nor applied, and a plan without these flags may have more';
 
-/** What a plan made with `--target`, `--exclude` or paths given with `--env` is narrowed to; undefined for a whole plan. */
+/**
+ * What a plan made with `--target`, `--exclude` or paths given with `--env` is narrowed to; undefined for a whole plan.
+ */
 export function planSelection(
   narrowed: Narrowing | undefined,
   targets: readonly string[],

@@ -167,7 +167,9 @@ type ChangeDefaults = 'regenerates' | 'destructive' | 'field_changes' | 'breakin
 export type ChangeOptions<C extends ResourceChange> = Omit<C, ChangeDefaults> &
   Partial<Pick<C, ChangeDefaults>>;
 
-/** A change of one kind and action (`change<ParserCreate>({...})`): no regeneration and nothing destroyed unless said. */
+/**
+ * A change of one kind and action (`change<ParserCreate>({...})`): no regeneration and nothing destroyed unless said.
+ */
 export function change<C extends ResourceChange>(
   options: ChangeOptions<C>,
 ): Omit<C, ChangeDefaults> & Pick<ResourceChange, ChangeDefaults> {

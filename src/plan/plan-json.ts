@@ -120,7 +120,9 @@ export interface PlanJson {
   moved?: PlannedMove[];
   /** The `expect` checks apply runs after its calls (one parse per URL); absent when there are none. */
   expect_checks?: PlannedExpectCheck[];
-  /** What a partial plan was narrowed to: `--target`, `--exclude`, paths given with `--env`; absent for a whole plan. */
+  /**
+   * What a partial plan was narrowed to: `--target`, `--exclude`, paths given with `--env`; absent for a whole plan.
+   */
   selection?: PlanSelection;
 }
 

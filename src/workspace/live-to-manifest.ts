@@ -15,7 +15,9 @@ import type { ResourceState } from '../state/model.js';
 import { manifestYaml, readBackProblem, tooDeepProblem } from './read-back.js';
 
 const SCHEMA_FILE = path.join(PACKAGE_ROOT, 'schemas', 'scrapeform.schema.json');
-/** Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports). */
+/**
+ * Where the schema is in a repository that has scrapeform as a dependency (the file `scrapeform/schema.json` exports).
+ */
 const INSTALLED_SCHEMA = ['node_modules', 'scrapeform', 'schemas', 'scrapeform.schema.json'];
 
 /**

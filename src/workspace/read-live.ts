@@ -199,7 +199,9 @@ function versionsSeen(state: State): Map<string, { known?: number; maybe?: numbe
   return out;
 }
 
-/** Every parser a half-done replace recorded in state still has to delete: its old one, and any of an attempt before. */
+/**
+ * Every parser a half-done replace recorded in state still has to delete: its old one, and any of an attempt before.
+ */
 function replacedIds(state: State): string[] {
   const ids = new Set<string>();
   for (const resource of Object.values(state.resources)) {
