@@ -64,8 +64,7 @@ export class StateStore {
     mutate(this.current);
     this.committed++;
     if (this.failure !== undefined) return Promise.reject(this.failure as Error);
-    if (this.writing !== undefined && monotonicMs() - this.writeStarted > this.lateMs)
-      return this.durable();
+    if (this.writing !== undefined && monotonicMs() - this.writeStarted > this.lateMs) return this.durable();
     if (this.timer === undefined && this.writing === undefined) {
       this.timer = setTimeout(() => void this.durable().catch(() => undefined), this.windowMs);
     }
