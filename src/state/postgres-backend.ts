@@ -6,7 +6,14 @@ import { redactUrl } from '../model/state-url.js';
 import { checkDatabaseUrl, databaseIdentity, redactText } from './database-url.js';
 import { nextState } from './model.js';
 import { stateColumnOf } from './jsonb-state.js';
-import { deleteMarks, JournalSession, readStateAndMarks } from './postgres-journal.js';
+import {
+  deleteMarks,
+  insertMarks,
+  JournalSession,
+  JournalUnavailable,
+  markKey,
+  readStateAndMarks,
+} from './postgres-journal.js';
 import { mergeSentMarks } from './sent-journal.js';
 import type { SentMark } from './sent-journal.js';
 import type { State, StateIdentity } from './model.js';
@@ -21,11 +28,10 @@ import {
   setServerKeepalives,
 } from './postgres-session.js';
 import {
-  deleteLockRow,
   forceUnlockKeys,
+  unlockWithin,
   lockedError,
   readLockRow,
-  releaseKeys,
   tryKeys,
   writeLockRow,
 } from './postgres-lock.js';
@@ -64,6 +70,10 @@ export class PostgresStateBackend implements StateBackend {
   private journal: JournalSession | undefined;
   private journalMarks: SentMark[] = [];
   private driver: typeof pg | undefined;
+  /** The write, or append of marks, under way on the state's session (marksShared): one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Whether marks go on the state's own session: the journal's could not be opened (JournalUnavailable). */
+  private marksShared = false;
 
   constructor(
     private readonly url: string,
@@ -173,24 +183,53 @@ export class PostgresStateBackend implements StateBackend {
     const journal = this.journal !== undefined;
     const read = await readStateAndMarks(client, this.sqlTable, this.table, this.location, journal);
     this.lastSerial = read.state.serial;
-    this.journalMarks = read.marks;
+    // Marks appended while the read was under way stay known (their rows may be newer than its snapshot).
+    const known = new Set(read.marks.map(markKey));
+    this.journalMarks = [...read.marks, ...this.journalMarks.filter((mark) => !known.has(markKey(mark)))];
     return mergeSentMarks(read.state, read.marks);
   }
 
   async write(state: State): Promise<State> {
-    return this.answering(() => this.writeNow(state));
+    return this.answering(() => this.inTurn(() => this.writeNow(state)));
   }
 
-  /** Commits marks to scrapeform_sent under the lock, on the journal's own session; at once without one. */
+  /**
+   * Commits marks to scrapeform_sent under the lock, on the journal's own session; at once without the journal. When
+   * that session cannot be opened (a role limited to one connection), on the state's session, between its writes:
+   * slower, and as safe.
+   */
   async markSent(marks: readonly SentMark[]): Promise<void> {
-    if (this.journal === undefined || marks.length === 0) return;
+    const journal = this.journal;
+    if (journal === undefined || marks.length === 0) return;
     this.checkLockHeld();
+    const shared = (): Promise<void> =>
+      this.inTurn(async () => {
+        const client = await this.connect();
+        this.checkLockHeld();
+        await insertMarks(client, this.table, marks);
+      });
     try {
-      await this.journal.append(marks);
+      if (this.marksShared) await shared();
+      else
+        await journal.append(marks).catch((error: unknown) => {
+          if (!(error instanceof JournalUnavailable)) throw error;
+          this.marksShared = true;
+          return shared();
+        });
     } catch (error) {
       throw error instanceof ScrapeformError ? error : stateQueryError(this.url, this.timeoutMs, error);
     }
     this.journalMarks.push(...marks);
+  }
+
+  /**
+   * Runs `work` once the write or append before it on the state's session has ended: an INSERT of marks made while a
+   * write's transaction is open would be part of it, committed only with it.
+   */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async writeNow(state: State): Promise<State> {
@@ -304,41 +343,11 @@ export class PostgresStateBackend implements StateBackend {
     return { own: this.lockKey, earlier: this.earlierLockKey };
   }
 
-  /**
-   * Releases what this session holds of the lock's keys, then (given the lock's id) deletes the lock's row if it is
-   * still this lock's. A session that cannot unlock is ended, which releases the keys as well.
-   *
-   * The row goes after the keys: while a key is held its row is there (but while a run is taking it), so another
-   * run finding the lock held names its holder; a missing row means no one holds it (or a run is taking it), as
-   * for a database where no run ever locked. Matched by id, a row another run wrote since is left. A row that
-   * cannot be deleted (a role granted no DELETE, as before this version) stays: the next run replaces it, and no
-   * one reads a row while the lock is free.
-   */
+  /** Gives the lock back (unlockWithin); a session that cannot is ended, which releases the keys as well. */
   private async unlock(client: pg.Client, held: HeldKeys, lockId?: string): Promise<void> {
     // A session that ended (the database restarted, force-unlock) released the lock with it.
     if (this.client !== client) return;
-    const keys = this.keysOf();
-    const work = async (): Promise<void> => {
-      await releaseKeys(client, keys, held);
-      if (lockId === undefined) return;
-      await deleteLockRow(client, this.table, lockId).catch((error: unknown) => {
-        if (isConnectionError(error)) throw error;
-      });
-    };
-    try {
-      // Bounded below the query timeout: a session that does not answer soon is ended, which unlocks as well.
-      let timer: NodeJS.Timeout | undefined;
-      const done = work();
-      done.catch(() => undefined);
-      await Promise.race([
-        done,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('the unlock did not answer')), this.endMs);
-        }),
-      ]).finally(() => clearTimeout(timer));
-    } catch {
-      this.drop(client);
-    }
+    if (!(await unlockWithin(client, this.keysOf(), held, this.table, lockId, this.endMs))) this.drop(client);
   }
 
   /**

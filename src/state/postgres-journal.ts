@@ -18,6 +18,11 @@ import type { SentMark } from './sent-journal.js';
 /** The columns of a mark, as jsonb_to_recordset reads them from the marks given as one JSON array. */
 const MARK_COLUMNS = 'm(address text, kind text, sent text, lineage text)';
 
+/** What tells one mark from another: the columns of the table's primary key but the workspace. */
+export function markKey(mark: SentMark): string {
+  return JSON.stringify([mark.address, mark.kind, mark.sent]);
+}
+
 /** Commits `marks` (autocommit: once this returns, a kill of this process no longer loses them). */
 export async function insertMarks(
   client: pg.Client,
@@ -95,13 +100,18 @@ export class JournalSession {
   private client: { client: pg.Client; ready: Promise<void> } | undefined;
   private waiting: { marks: readonly SentMark[]; done: (error?: unknown) => void }[] = [];
   private inserting = false;
+  /** Once closed, no session is opened again: marks given after it (or still waiting) fail. */
+  private closed = false;
 
   constructor(
     private readonly table: string,
     private readonly connection: JournalConnection,
   ) {}
 
-  /** Resolves once `marks` are committed; rejects with what PostgreSQL or the connection said. */
+  /**
+   * Resolves once `marks` are committed; rejects with what PostgreSQL or the connection said, or with
+   * JournalUnavailable when the session could not be opened.
+   */
   append(marks: readonly SentMark[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ marks, done: (error) => (error === undefined ? resolve() : reject(error)) });
@@ -114,18 +124,23 @@ export class JournalSession {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0);
       let failure: unknown;
-      const session = this.session();
       try {
-        await session.ready;
+        if (this.closed) throw new Error('the journal session was closed');
+        const session = this.session();
+        await session.ready.catch((error: unknown) => {
+          throw new JournalUnavailable(error);
+        });
         await insertMarks(
           session.client,
           this.table,
           batch.flatMap((b) => b.marks),
-        );
+        ).catch((error: unknown) => {
+          // Opened again for the next marks: a pg.Client never reconnects.
+          this.drop(session.client);
+          throw error;
+        });
       } catch (error) {
         failure = error;
-        // Opened again for the next marks: a pg.Client never reconnects.
-        this.drop(session.client);
       }
       for (const b of batch) b.done(failure);
     }
@@ -149,8 +164,19 @@ export class JournalSession {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const session = this.client;
     this.client = undefined;
     if (session !== undefined) await this.connection.end(session.client);
+  }
+}
+
+/**
+ * The journal's session could not be opened (a connection limit, a pooler refusing a second session): the backend
+ * then records marks on the state's own session, as it records everything else.
+ */
+export class JournalUnavailable extends Error {
+  constructor(readonly reason: unknown) {
+    super(`the journal's session could not be opened: ${(reason as Error).message}`);
   }
 }

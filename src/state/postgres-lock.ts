@@ -3,6 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { describeLock, lockAliveError, lockElsewhereError, lockMismatch } from './backend.js';
 import type { ForceUnlockOptions, LockInfo } from './backend.js';
 import { judgeHolder } from './process-identity.js';
+import { isConnectionError } from './postgres-session.js';
 
 /** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
 export interface LockKeys {
@@ -218,4 +219,48 @@ export async function forceUnlockKeys(
   const pids = sessions.map((row) => row.pid);
   if (!(await endHolders(client, keys, pids, location, timeoutMs))) return undefined;
   return held;
+}
+
+/**
+ * Releases what the session holds of the lock's keys, then (given the lock's id) deletes the lock's row if it is
+ * still this lock's; false when that did not end within `withinMs` (bounded below the query timeout: the caller ends
+ * a session that does not answer soon, which unlocks as well) or the session broke.
+ *
+ * The row goes after the keys: while a key is held its row is there (but while a run is taking it), so another
+ * run finding the lock held names its holder; a missing row means no one holds it (or a run is taking it), as
+ * for a database where no run ever locked. Matched by id, a row another run wrote since is left. A row that
+ * cannot be deleted (a role granted no DELETE, as before this version) stays: the next run replaces it, and no
+ * one reads a row while the lock is free.
+ */
+export async function unlockWithin(
+  client: pg.Client,
+  keys: LockKeys,
+  held: HeldKeys,
+  table: string,
+  lockId: string | undefined,
+  withinMs: number,
+): Promise<boolean> {
+  const work = async (): Promise<void> => {
+    await releaseKeys(client, keys, held);
+    if (lockId === undefined) return;
+    await deleteLockRow(client, table, lockId).catch((error: unknown) => {
+      if (isConnectionError(error)) throw error;
+    });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const done = work();
+  done.catch(() => undefined);
+  try {
+    await Promise.race([
+      done,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the unlock did not answer')), withinMs);
+      }),
+    ]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

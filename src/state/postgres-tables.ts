@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { ScrapeformError } from '../errors.js';
-import { INSUFFICIENT_PRIVILEGE } from './postgres-session.js';
+import { isConnectionError } from './postgres-session.js';
 
 /**
  * The tables of the PostgreSQL state: one per workspace, named exactly, and one of who holds each workspace's lock;
@@ -91,7 +91,8 @@ export async function ensureTables(
     try {
       found = await createTables(client, workspace, names);
     } catch (error) {
-      if (needed || (error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
+      // The journal alone could not be made (a read-only database or standby, a privilege taken back): without it.
+      if (needed || isConnectionError(error)) throw error;
     }
   }
   // Not null: with no schema to create in, the CREATE TABLE above failed (3F000), and PostgreSQL said so.

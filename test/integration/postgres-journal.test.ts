@@ -119,7 +119,7 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
     }
   });
 
-  it('a database of an earlier version gets the journal; a role granted only the earlier privileges runs without it', async () => {
+  it('a database of an earlier version: a role that cannot create runs without the journal; its owner makes it; granted, it is used', async () => {
     const url = await newDatabase('journal');
     const role = `scrapeform_journal_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: url });
@@ -128,20 +128,28 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
     const asRole = new URL(url);
     asRole.username = role;
     const backend = new PostgresStateBackend(asRole.toString(), 'prod');
+    const journalExists = async (): Promise<boolean> =>
+      (await admin.query<{ t: string | null }>("SELECT to_regclass('scrapeform_sent') AS t")).rows[0]?.t !==
+      null;
     try {
       await setUp.read();
       await setUp.close();
-      // As an earlier version left it: no journal. An owner's next run makes it.
+      // As an earlier version left it, used by a role granted what earlier versions listed (no CREATE).
       await admin.query('DROP TABLE scrapeform_sent');
-      await setUp.read();
-      await setUp.close();
-      expect(await journalRows(url)).toBe(0);
       await admin.query(`CREATE ROLE ${role} LOGIN`);
       await admin.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
       await admin.query(`GRANT SELECT, INSERT, UPDATE ON scrapeform_state_prod, scrapeform_locks TO ${role}`);
-      const lock = await backend.lock('apply');
+      let lock = await backend.lock('apply');
       const written = await backend.write(withIntent(await backend.read()));
-      // No privileges on the journal: the mark is not kept, and nothing fails.
+      await backend.markSent([markOf(written.lineage)]);
+      expect(await journalExists()).toBe(false);
+      await lock.release();
+      await backend.close();
+      // The owner's next run makes it; the role, granted nothing on it, still runs without it.
+      await setUp.read();
+      await setUp.close();
+      expect(await journalExists()).toBe(true);
+      lock = await backend.lock('apply');
       await backend.markSent([markOf(written.lineage)]);
       expect(await journalRows(url)).toBe(0);
       await lock.release();
@@ -156,6 +164,89 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
       await Promise.all([setUp.close(), backend.close()]);
       await admin.query(`DROP OWNED BY ${role}`);
       await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
+
+  it('a read-only database of an earlier version (a standby) is read as before, without making the journal', async () => {
+    const url = await newDatabase('journal');
+    const setUp = new PostgresStateBackend(url, 'prod');
+    const replica = new PostgresStateBackend(url, 'prod');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await setUp.write(withIntent(await setUp.read()));
+      await setUp.close();
+      await admin.query('DROP TABLE scrapeform_sent');
+      await admin.query(
+        `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_read_only = on`,
+      );
+      const read = await replica.read();
+      expect(read.intents?.['project.nightly']?.sent).toBeUndefined();
+      expect(read.serial).toBe(1);
+    } finally {
+      await Promise.all([setUp.close(), replica.close()]);
+      await admin.end();
+    }
+  });
+
+  it("a role allowed one connection: the marks go on the state's own session, and are kept as well", async () => {
+    const url = await newDatabase('journal');
+    const role = `scrapeform_single_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const asRole = new URL(url);
+    asRole.username = role;
+    const backend = new PostgresStateBackend(asRole.toString(), 'prod');
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+      await admin.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
+      const lock = await backend.lock('apply');
+      const state = withIntent(await backend.read());
+      const written = await backend.write(state);
+      await backend.markSent([markOf(written.lineage)]);
+      await backend.markSent([{ ...markOf(written.lineage), sent: '2026-11-29T10:00:01.000Z' }]);
+      expect(await journalRows(url)).toBe(2);
+      await backend.write(state);
+      expect(await journalRows(url)).toBe(0);
+      await lock.release();
+    } finally {
+      await backend.close();
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+      await admin.end();
+    }
+  });
+
+  it('a mark appended while a write is under way, after its state was serialised, outlives that write', async () => {
+    const url = await newDatabase('journal');
+    const backend = new PostgresStateBackend(url, 'prod');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const lock = await backend.lock('apply');
+      const state = withIntent(await backend.read());
+      const written = await backend.write(state);
+      // A trigger holds the next write's UPDATE of the state row, long after its state was serialised.
+      await admin.query(
+        'CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$',
+      );
+      await admin.query(
+        'CREATE TRIGGER slow BEFORE UPDATE ON scrapeform_state_prod FOR EACH ROW EXECUTE FUNCTION slow()',
+      );
+      const writing = backend.write(state);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The caller's commit and its mark, as the state store makes them, while that write waits.
+      const intent = state.intents?.['project.nightly'];
+      if (intent !== undefined) intent.sent = SENT;
+      await backend.markSent([markOf(written.lineage)]);
+      await writing;
+      expect(await journalRows(url)).toBe(1);
+      const stored = (await admin.query<{ state: State }>('SELECT state FROM scrapeform_state_prod')).rows[0];
+      expect(stored?.state.intents?.['project.nightly']?.sent).toBeUndefined();
+      await lock.release();
+    } finally {
+      await backend.close();
       await admin.end();
     }
   });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { JournalSession } from '../../../src/state/postgres-journal.js';
+import { JournalSession, JournalUnavailable } from '../../../src/state/postgres-journal.js';
 import type { JournalConnection } from '../../../src/state/postgres-journal.js';
 import type { SentMark } from '../../../src/state/sent-journal.js';
 
@@ -99,5 +99,32 @@ describe('the journal session of a PostgreSQL state', () => {
     // Ending a client that is connecting makes its connect fail, as pg's does when its socket is destroyed.
     refuse(new Error('Connection terminated'));
     await expect(waiting).rejects.toThrow('Connection terminated');
+  });
+
+  it('after close no session is opened again: marks waiting, and marks given later, fail', async () => {
+    const { connection, clients, ended } = fakeConnection();
+    const session = new JournalSession('scrapeform_state_prod', connection);
+    const inFlight = session.append([mark('a')]);
+    await turn();
+    const queued = session.append([mark('b')]);
+    await session.close();
+    clients[0]?.fail(new Error('Connection terminated'));
+    await expect(inFlight).rejects.toThrow('Connection terminated');
+    await expect(queued).rejects.toThrow('the journal session was closed');
+    await expect(session.append([mark('c')])).rejects.toThrow('the journal session was closed');
+    expect(clients).toHaveLength(1);
+    expect(ended).toContain(0);
+  });
+
+  it('a session that cannot be opened says so (JournalUnavailable), for the backend to use its own', async () => {
+    const { connection } = fakeConnection({
+      connect: () => Promise.reject(new Error('too many connections for role "ci"')),
+    });
+    const session = new JournalSession('scrapeform_state_prod', connection);
+    const refused = session.append([mark('a')]);
+    await expect(refused).rejects.toBeInstanceOf(JournalUnavailable);
+    await expect(refused).rejects.toThrow(
+      'the journal\'s session could not be opened: too many connections for role "ci"',
+    );
   });
 });
