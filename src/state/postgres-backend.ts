@@ -202,12 +202,15 @@ export class PostgresStateBackend implements StateBackend {
     const journal = this.journal;
     if (journal === undefined || marks.length === 0) return;
     this.checkLockHeld();
+    // As a write is: a connection that broke is dropped, and a lock that went with it said (answering).
     const shared = (): Promise<void> =>
-      this.inTurn(async () => {
-        const client = await this.connect();
-        this.checkLockHeld();
-        await insertMarks(client, this.table, marks);
-      });
+      this.answering(() =>
+        this.inTurn(async () => {
+          const client = await this.connect();
+          this.checkLockHeld();
+          await insertMarks(client, this.table, marks);
+        }),
+      );
     try {
       if (this.marksShared) await shared();
       else
