@@ -2,12 +2,14 @@
 // run it, against an emulator in another process), timed from spawn to exit; CPU and peak memory are the CLI
 // process's own (bench/report-usage.cjs, preloaded with --require). With BENCH_BASELINE=<folder of a built scrapeform> each row also runs
 // that build in the same round, the two taking turns to go first, so both sides see the same machine load. Medians of the rounds.
-// Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady]   (--quick: one round, smaller runs;
+// Usage: node bench/scale.js [--quick] [--only=startup,creates,updates,steady,journal]   (--quick: one round, smaller runs;
 // --only: those sections alone, for working on one row; npm run bench runs them all)
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, connect } from 'node:net';
+import { setTimeout as after } from 'node:timers';
 import path from 'node:path';
 import { bareCreateAndWait, barePosts } from './lib/bare-client.js';
 
@@ -420,13 +422,99 @@ if (section('steady')) {
   );
 }
 
+// 6. What the PostgreSQL journal of calls being sent costs (no target): creates with the state in a database on this
+// machine and 10 ms away (a relay adding 5 ms each way), a new database for every run. Only with
+// SCRAPEFORM_BENCH_POSTGRES, an admin URL (`source .ci/postgres.sh` starts a server; use its SCRAPEFORM_TEST_POSTGRES).
+if (section('journal')) {
+  const adminUrl = process.env.SCRAPEFORM_BENCH_POSTGRES;
+  if (adminUrl === undefined) log('journal: skipped (SCRAPEFORM_BENCH_POSTGRES is not set)');
+  else {
+    const { default: pg } = await import('pg');
+    const n = quick ? 100 : 300;
+    const emulator = await startEmulator(['--credits', '1000000000000']);
+    const server = new URL(adminUrl);
+    const relay = await delayRelay(Number(server.port), server.hostname, 5);
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    let made = 0;
+    const places = [
+      ['near', 'on this machine', server.host],
+      ['far', '10 ms away (5 ms each way)', `127.0.0.1:${relay.port}`],
+    ];
+    const results = Object.fromEntries(
+      places.map(([key]) => [key, Object.fromEntries(builds.map((b) => [b.label, []]))]),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const b of inTurn(round)) {
+        for (const [key, , host] of places) {
+          const name = `scrapeform_bench_${process.pid}_${made++}`;
+          await admin.query(`CREATE DATABASE ${name}`);
+          const state = new URL(adminUrl);
+          state.host = host;
+          state.pathname = `/${name}`;
+          const r = await applyFresh(
+            emulator,
+            b,
+            `journal-${b.label}`,
+            manifests(n, projectYaml),
+            ['--concurrency', '16'],
+            {
+              SCRAPEFORM_STATE: state.toString(),
+            },
+          );
+          results[key][b.label].push(r.wallMs);
+          await admin.query(`DROP DATABASE ${name}`);
+        }
+      }
+    }
+    await admin.end();
+    relay.close();
+    emulator.close();
+    for (const [key, where] of places) {
+      row(
+        `${n} project creates, concurrency 16, PostgreSQL state ${where}`,
+        '-',
+        side(results[key], (ms) => fmt(median(ms))),
+        "no target: the cost of committing each create's mark before it is sent (docs/concepts.md, Crash safety)",
+        undefined,
+      );
+    }
+  }
+}
+
+/** A TCP relay to `port` on `host` that holds every chunk `delayMs` in each direction; `port` is where it listens. */
+async function delayRelay(port, host, delayMs) {
+  const sockets = new Set();
+  const server = createServer((client) => {
+    const upstream = connect(port, host);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
+      sockets.add(from);
+      from.on('data', (data) => after(() => to.write(data), delayMs));
+      from.on('close', () => after(() => to.destroy(), delayMs));
+      from.on('error', () => undefined);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: server.address().port,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 await rm(work, { recursive: true, force: true });
+const targets = rows.filter((r) => r[4] !== '-').length;
 const met = rows.filter((r) => r[4] === 'met').length;
 console.log(
   JSON.stringify({
-    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, the two builds taking turns to go first (a fixed order charged the second with what the first left behind). ` : ''}Each build's code cache is emptied first, so the same commands in the same order make its entries. Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js. The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
+    description: `Whole processes: the CLI (\`node dist/cli/bin.cjs\`, the package's bin) run as users run it against an emulator in another process on loopback, timed from spawn to exit; CPU and peak RSS are the CLI process's own. ${builds.length > 1 ? `"before" is the build of ${baselineName}, run in the same rounds, the two builds taking turns to go first (a fixed order charged the second with what the first left behind). ` : ''}Each build's code cache is emptied first, so the same commands in the same order make its entries. Medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} (start-up: of ${STARTS} runs; the project creates: of ${CREATE_ROUNDS} rounds, judged by the median of each round's ratio to the bare client process run just before it; the 200 updates: one run). The parser creates run with the default --max-generating (16, the bound --concurrency 16 set before it existed) and poll every 20 ms in both builds (SCRAPEFORM_POLL_INTERVAL, fit for 100 ms generations); the updates run with --max-generating 64 (or, in a build without it, --concurrency 64 alone) and the default polling. The emulator's rate is measured by a bare client (bench/lib/bare-client.js: the least work a client can do, over node:http with one keep-alive agent, 16 in flight) after a round that warms the emulator up: in this process (the POSTs alone) and as a whole process of its own (Node's start included, as in the CLI's figure), the latter being what the row is judged against. The emulator row of the issue (4,000 jobs falling due at once) is measured by bench/emulator.js.${process.env.SCRAPEFORM_BENCH_POSTGRES !== undefined && section('journal') ? ' The PostgreSQL rows (no target) run each apply against a new database of the server SCRAPEFORM_BENCH_POSTGRES names, directly and through a relay holding every chunk 5 ms each way.' : ''} The machine is shared, so absolute times are noisy; ratios taken in the same round are the figures to read.${quick ? ' --quick: one round and smaller runs.' : ''}`,
     header: ['measure', 'target', 'figures', 'compared to', 'after'],
     rows,
-    verdict: `${met} of ${rows.length} targets met. ${verdicts.join(' ')}`.trim(),
+    verdict: `${met} of ${targets} targets met. ${verdicts.join(' ')}`.trim(),
   }),
 );
