@@ -36,3 +36,13 @@ export async function newDatabase(prefix: string): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** Drops a role a test made (and what it owns) through `admin`, a session of its database, and ends that session. */
+export async function dropRoleAndEnd(admin: pg.Client, role: string): Promise<void> {
+  try {
+    await admin.query(`DROP OWNED BY ${role}`);
+    await admin.query(`DROP ROLE ${role}`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorRequest } from '../../src/emulator/http.js';
-import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { emulatorEnv } from '../helpers/child-cli.js';
+import { expectKilledCreateRecovered, NIGHTLY_PROJECT } from '../helpers/kill-at-post.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { TestWorkspace } from '../helpers/workspace.js';
@@ -14,8 +13,6 @@ import { TestWorkspace } from '../helpers/workspace.js';
  * beside it before the POST goes out (sent-journal.ts). Here the emulator kills apply the moment the POST reaches it,
  * before any state write could carry the mark.
  */
-const PROJECT = (name: string): string =>
-  `kind: Project\nname: ${name}\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\nscrapingInterval: daily\nscheduledAt: "2099-01-01T00:00:00Z"\nlifecycle: { ignore_changes: [scheduledAt] }\n`;
 
 const harnesses: EmulatorHarness[] = [];
 afterEach(async () => {
@@ -30,42 +27,23 @@ describe('apply killed the moment its create reaches the service, the list laggi
     const h = await startTestEmulator({ quirks: ['lagging-list'], quirkSettings: { listLagMs: 600_000 } });
     harnesses.push(h);
     const ws = await TestWorkspace.create(h);
-    await ws.write({ 'nightly.yaml': PROJECT('nightly') });
+    await ws.write({ 'nightly.yaml': NIGHTLY_PROJECT });
     const env = emulatorEnv(h.emulator.url, EMULATOR_KEY);
     const args = ['apply', 'manifests', '--auto-approve', '--state', ws.backend.location];
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    const projects = h.emulator.projects;
-    const handle = projects.handle.bind(projects);
-    let killed = false;
-    projects.handle = (req: EmulatorRequest) => {
-      if (req.method === 'POST' && req.path.startsWith('/api/projects')) killed ||= child.kill('SIGKILL');
-      return handle(req);
-    };
-    await exited;
-    projects.handle = handle;
-    expect(killed).toBe(true);
-    expect(projects.projects.size).toBe(1);
-    // No state write came after the POST: the intent as written ahead, its mark in the journal only.
-    const written = JSON.parse(await readFile(ws.backend.location, 'utf8')) as {
-      intents?: Record<string, { sent?: string }>;
-    };
-    expect(written.intents?.['project.nightly']).toBeDefined();
-    expect(written.intents?.['project.nightly']?.sent).toBeUndefined();
-    expect(await readFile(`${ws.backend.location}.sent`, 'utf8')).toContain('"project.nightly"');
-    const again = await runBuiltCli(args, { cwd: ws.dir, env });
-    expect(again.code, again.stdout + again.stderr).toBe(3);
-    expect(again.stderr).toContain('--recreate project.nightly');
-    expect(projects.projects.size).toBe(1);
-    // Once the list shows it, it is recovered as this create: still one project, and the next plan is empty.
-    h.emulator.clock.advance(600_000);
-    const recovered = await runBuiltCli(args, { cwd: ws.dir, env });
-    expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
-    expect(projects.projects.size).toBe(1);
-    const plan = await runBuiltCli(['plan', 'manifests', '--state', ws.backend.location], {
-      cwd: ws.dir,
-      env,
-    });
-    expect(plan.stdout).toContain('No changes.');
+    await expectKilledCreateRecovered(
+      h,
+      { cwd: ws.dir, env, apply: args, plan: ['plan', 'manifests', '--state', ws.backend.location] },
+      {
+        // No state write came after the POST: the intent as written ahead, its mark in the journal only.
+        afterKill: async () => {
+          const written = JSON.parse(await readFile(ws.backend.location, 'utf8')) as {
+            intents?: Record<string, { sent?: string }>;
+          };
+          expect(written.intents?.['project.nightly']).toBeDefined();
+          expect(written.intents?.['project.nightly']?.sent).toBeUndefined();
+          expect(await readFile(`${ws.backend.location}.sent`, 'utf8')).toContain('"project.nightly"');
+        },
+      },
+    );
   });
 });

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatorRequest } from '../../src/emulator/http.js';
 import type { ScrapeformError } from '../../src/errors.js';
 import { PostgresStateBackend } from '../../src/state/postgres-backend.js';
 import type { State } from '../../src/state/model.js';
 import type { SentMark } from '../../src/state/sent-journal.js';
-import { BUILT_CLI, emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
+import { emulatorEnv } from '../helpers/child-cli.js';
+import { expectKilledCreateRecovered, NIGHTLY_PROJECT } from '../helpers/kill-at-post.js';
 import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
-import { newDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
+import { dropRoleAndEnd, newDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
 import { TestWorkspace } from '../helpers/workspace.js';
 
 /**
@@ -162,9 +161,7 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
       expect((await backend.read()).intents?.['project.nightly']?.sent).toBe(SENT);
     } finally {
       await Promise.all([setUp.close(), backend.close()]);
-      await admin.query(`DROP OWNED BY ${role}`);
-      await admin.query(`DROP ROLE ${role}`);
-      await admin.end();
+      await dropRoleAndEnd(admin, role);
     }
   });
 
@@ -212,9 +209,7 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
       await lock.release();
     } finally {
       await backend.close();
-      await admin.query(`DROP OWNED BY ${role}`);
-      await admin.query(`DROP ROLE ${role}`);
-      await admin.end();
+      await dropRoleAndEnd(admin, role);
     }
   });
 
@@ -256,35 +251,16 @@ describe.skipIf(SKIP)('PostgreSQL journal of calls being sent', () => {
     const h = await startTestEmulator({ quirks: ['lagging-list'], quirkSettings: { listLagMs: 600_000 } });
     harnesses.push(h);
     const ws = await TestWorkspace.create(h);
-    await ws.write({
-      'nightly.yaml': `kind: Project\nname: nightly\nprojectType: urls\nprojectInput: { type: list, list: [https://books.example/catalogue/page-1.html] }\nscrapingInterval: daily\nscheduledAt: "2099-01-01T00:00:00Z"\nlifecycle: { ignore_changes: [scheduledAt] }\n`,
-    });
+    await ws.write({ 'nightly.yaml': NIGHTLY_PROJECT });
     const env = { ...emulatorEnv(h.emulator.url, EMULATOR_KEY), SCRAPEFORM_STATE: url };
     const args = ['apply', 'manifests', '--auto-approve'];
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: ws.dir, env, stdio: 'ignore' });
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    const projects = h.emulator.projects;
-    const handle = projects.handle.bind(projects);
-    let killed = false;
-    projects.handle = (req: EmulatorRequest) => {
-      if (req.method === 'POST' && req.path.startsWith('/api/projects')) killed ||= child.kill('SIGKILL');
-      return handle(req);
-    };
-    await exited;
-    projects.handle = handle;
-    expect(killed).toBe(true);
-    expect(projects.projects.size).toBe(1);
-    expect(await journalRows(url)).toBe(1);
-    const again = await runBuiltCli(args, { cwd: ws.dir, env });
-    expect(again.code, again.stdout + again.stderr).toBe(3);
-    expect(again.stderr).toContain('--recreate project.nightly');
-    expect(projects.projects.size).toBe(1);
-    h.emulator.clock.advance(600_000);
-    const recovered = await runBuiltCli(args, { cwd: ws.dir, env });
-    expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
-    expect(projects.projects.size).toBe(1);
-    expect(await journalRows(url)).toBe(0);
-    const plan = await runBuiltCli(['plan', 'manifests'], { cwd: ws.dir, env });
-    expect(plan.stdout).toContain('No changes.');
+    await expectKilledCreateRecovered(
+      h,
+      { cwd: ws.dir, env, apply: args, plan: ['plan', 'manifests'] },
+      {
+        afterKill: async () => expect(await journalRows(url)).toBe(1),
+        afterRecovery: async () => expect(await journalRows(url)).toBe(0),
+      },
+    );
   });
 });
