@@ -43,8 +43,8 @@ export interface ListOptions<T> {
  * created again. With `idOf`, an object listed again (paging while objects are added moves one onto the next page)
  * is kept once, the first time: read twice, it would be two objects of one name, an adoption refused as ambiguous
  * or a create that landed reported as failed; the stated total is then compared with the objects read once, so a
- * duplicate that stands for one left out is still found; and a further page holding only objects read already that
- * still gives a next page is an `api.pagination` error too.
+ * duplicate that stands for one left out is still found; and two further pages in a row holding only objects read
+ * already that still give a next page are an `api.pagination` error too.
  */
 export async function readList<S extends z.ZodType>(
   transport: Transport,
@@ -60,6 +60,8 @@ export async function readList<S extends z.ZodType>(
   let request = first;
   let previousBody: string | undefined;
   let firstPage: number | undefined;
+  /** Further pages in a row that held only objects read already (and still gave a next page). */
+  let repeatedPages = 0;
   for (let page = 1; ; page++) {
     asked.add(pageKey(request));
     const response = await transport.request(request);
@@ -111,14 +113,17 @@ export async function readList<S extends z.ZodType>(
       );
     }
     previousBody = body;
-    // A further page of objects all read already, which still gives a next one: a server that ignores the page
-    // asked for but names a new cursor each time (neither the body nor the cursor repeats) was followed for 1,000
-    // pages. Objects moved onto the next page by others added meanwhile are a few, never a whole page.
-    if (idOf !== undefined && page > 1 && onPage > 0 && items.length === before) {
+    // Two further pages in a row of objects all read already, which still give a next one: a server that ignores the
+    // page asked for but names a new cursor each time (neither the body nor the cursor repeats) was followed for
+    // 1,000 pages. One such page is followed: paging by offset, newest first, while a page of objects is added
+    // between two reads shows the objects of the page before again, and the next page goes on with new ones.
+    repeatedPages =
+      idOf !== undefined && page > 1 && onPage > 0 && items.length === before ? repeatedPages + 1 : 0;
+    if (repeatedPages >= 2) {
       throw transport.badResponse(
         request,
         response,
-        `page ${page} holds only objects already read, and gives a next page; the list is incomplete and nothing is planned from it`,
+        `pages ${page - 1} and ${page} hold only objects already read, and give a next page; the list is incomplete and nothing is planned from it`,
         'api.pagination',
       );
     }

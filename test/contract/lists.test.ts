@@ -713,21 +713,40 @@ describe('lists: a cursor alone says where the next page is (Stripe, Slack, Goog
     expect(everythingShown(error)).not.toContain(SENTINEL_KEY);
   });
 
-  it('a server that ignores the cursor but names a new one each time: the second page, all read already, ends it', async () => {
+  it('a server that ignores the cursor but names a new one each time: the third page, the second all read already, ends it', async () => {
     // Review: neither the body nor the cursor repeated, and the list was followed for 1,000 pages.
     let n = 0;
     nock(PARSER_ORIGIN)
       .get('/parsers')
       .query(true)
-      .times(3)
+      .times(4)
       .reply(() => [200, { data: [parser('a'), parser('b')], next_cursor: `c${++n}` }]);
     const error = await listError(() => createTestApi().parsers.list());
-    expect(n).toBe(2);
+    expect(n).toBe(3);
     expect([error.code, error.retryable]).toEqual(['api.pagination', false]);
     expect(error.message).toBe(
-      `GET ${PARSER_ORIGIN}/parsers?cursor=c1&api_key=***: 200: unexpected response from GET /parsers: page 2 holds only objects already read, and gives a next page; the list is incomplete and nothing is planned from it`,
+      `GET ${PARSER_ORIGIN}/parsers?cursor=c2&api_key=***: 200: unexpected response from GET /parsers: pages 2 and 3 hold only objects already read, and give a next page; the list is incomplete and nothing is planned from it`,
     );
     nock.cleanAll();
+  });
+
+  it('paging by offset while a whole page of parsers is added between two reads: the page shown again is followed, and the list read whole', async () => {
+    // Review: page 2 showed page 1's parsers again (two were added, newest first), and the list was refused.
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query(KEY_QUERY)
+      .reply(200, { data: [parser('d'), parser('c')], next: '/parsers?offset=2' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...KEY_QUERY, offset: '2' })
+      .reply(200, { data: [parser('d'), parser('c')], next: '/parsers?offset=4' });
+    nock(PARSER_ORIGIN)
+      .get('/parsers')
+      .query({ ...KEY_QUERY, offset: '4' })
+      .reply(200, { data: [parser('b'), parser('a')] });
+    const names = (await createTestApi().parsers.list()).map((p) => p.name);
+    expect(names).toEqual(['n-d', 'n-c', 'n-b', 'n-a']);
+    expect(nock.isDone()).toBe(true);
   });
 
   it('the same page token again, on a page that differs, is an error too', async () => {
