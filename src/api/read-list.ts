@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { refuseFailureSaid } from './failure-said.js';
 import type { Transport } from './transport.js';
 import { findNextPage, listTotal, pagingSources } from './list-paging.js';
 import type { NextPage } from './list-paging.js';
@@ -187,6 +188,9 @@ function findItems(
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { list: body, path: [], envelope: undefined };
   }
+  // A 200 whose body says the call failed (`success: false`, an `error`) beside an empty list: read as the list, every
+  // object declared was planned as a paid create, and `run` saw no job running and started another.
+  refuseFailureSaid(transport, request, response);
   const envelope = body as Record<string, unknown>;
   const found = listKeyOf(envelope, resourceKey);
   if (found !== undefined && 'problem' in found)
