@@ -53,7 +53,26 @@ const TOTAL_KEYS = ['total', 'total_count', 'totalCount', 'total_items', 'totalI
  * Objects inside the envelope where paging is often reported instead (`meta: {last_page}`, `links: {next}`,
  * Slack's `response_metadata: {next_cursor}`).
  */
-const PAGING_OBJECTS = ['meta', 'pagination', 'paging', 'links', 'response_metadata'] as const;
+export const PAGING_OBJECTS: readonly string[] = [
+  'meta',
+  'pagination',
+  'paging',
+  'links',
+  'response_metadata',
+];
+
+/** Every key findNextPage and listTotal read, in the envelope and its paging objects (unread-paging.ts skips them). */
+export const READ_PAGING_KEYS: ReadonlySet<string> = new Set([
+  ...POINTER_KEYS,
+  ...PAGE_KEYS,
+  ...LAST_PAGE_KEYS,
+  ...PAGE_SIZE_KEYS,
+  ...TOTAL_KEYS,
+  'count',
+  'offset',
+  'has_more',
+  'hasMore',
+]);
 
 /** How many objects the answer says the list holds, and whether only a `count` said so (see TOTAL_KEYS). */
 export interface ListTotal {

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { refuseFailureSaid } from './failure-said.js';
 import type { Transport } from './transport.js';
 import { findNextPage, listTotal, pagingSources } from './list-paging.js';
+import { quoted } from './read-flag.js';
+import { unreadPaging } from './unread-paging.js';
 import type { NextPage } from './list-paging.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
 
@@ -93,6 +95,18 @@ export async function readList<S extends z.ZodType>(
       whole: totalChecked,
     });
     if (next === undefined) {
+      const unread =
+        totalChecked && envelope !== undefined
+          ? unreadPaging(envelope, path[0] ?? '', { objects: items.length, pages: page })
+          : undefined;
+      if (unread !== undefined) {
+        throw transport.badResponse(
+          request,
+          response,
+          `field ${unread.field}: ${quoted(transport.redactAnswer(unread.value))} says the list goes on, in a way scrapeform does not follow; the list is incomplete and nothing is planned from it`,
+          'api.pagination',
+        );
+      }
       if (totalChecked && total !== undefined && total.value > items.length) {
         throw transport.badResponse(
           request,

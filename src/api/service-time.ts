@@ -28,6 +28,19 @@ export function serviceTime(value: unknown): number | undefined {
   return ZONE_WORD.test(text) || OFFSET_AFTER_CLOCK.test(text) ? parsed(text) : undefined;
 }
 
+/**
+ * Whether `value` is an ISO date (and time) written with no zone: serviceTime reads it as UTC, and it is off by up
+ * to ZONE_DOUBT_MS if the service wrote its own zone's time.
+ */
+export function writtenWithoutZone(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const iso = ISO.exec(value.trim());
+  return iso !== null && iso[3] === undefined;
+}
+
+/** How far from UTC a zone's time may be: 14 hours (UTC+14, Kiribati; UTC-12 the other way). */
+export const ZONE_DOUBT_MS = 14 * 60 * 60_000;
+
 /** YYYY-MM-DD, then a time (T, t or a space before it) and a zone (Z, UTC, GMT, or an offset of hours and minutes). */
 const ISO =
   /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?))?\s*([Zz]|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;

@@ -6,7 +6,9 @@ import {
   newestJob,
   normaliseJobStatus,
 } from '../api/job-status.js';
+import type { RunAt } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
+import { writtenWithoutZone, ZONE_DOUBT_MS } from '../api/service-time.js';
 import { readCount } from '../api/read-count.js';
 import { ScrapeformError } from '../errors.js';
 import { printable, quoted } from '../output/escape-text.js';
@@ -67,12 +69,19 @@ export const FAR_AHEAD_MS = 366 * 24 * 60 * 60_000;
  * scheduled run, listed ahead of its time, which neither holds a start back nor is the job the start made.
  */
 export function runsWellAhead(job: LiveJob, now: number): boolean {
-  return isWaitingToRun(job.status) && wellAhead(jobRunAt(job)?.at, now);
+  return isWaitingToRun(job.status) && wellAhead(jobRunAt(job), now);
 }
 
-/** Whether a time to run is more than AHEAD_MS ahead of `now`, and not FAR_AHEAD_MS (then it is taken as none). */
-function wellAhead(at: number | undefined, now: number): at is number {
-  return at !== undefined && at > now + AHEAD_MS && at <= now + FAR_AHEAD_MS;
+/**
+ * Whether a time to run is more than AHEAD_MS ahead of `now`, and not FAR_AHEAD_MS (then it is taken as none). One
+ * written with no zone is read as UTC and may be the service's own time, up to ZONE_DOUBT_MS off: it must be that
+ * much further ahead. Read as UTC alone, a start queued a moment ago in a zone east of UTC looked hours ahead, was
+ * passed over, and a second paid run was started.
+ */
+function wellAhead(runAt: RunAt | undefined, now: number): boolean {
+  if (runAt === undefined) return false;
+  const doubt = writtenWithoutZone(runAt.raw) ? ZONE_DOUBT_MS : 0;
+  return runAt.at - doubt > now + AHEAD_MS && runAt.at <= now + FAR_AHEAD_MS;
 }
 
 /** Why the job holds a start back, after "job ID"; undefined when it does not (it ended, or runs well ahead). */
@@ -83,13 +92,14 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
     const runAt = jobRunAt(job);
     if (runAt === undefined)
       return `waits to run (${status}, and no supposedToRunAt or scheduledAt says when)`;
-    if (wellAhead(runAt.at, now)) return undefined;
+    if (wellAhead(runAt, now)) return undefined;
     // The value as the service sent it beside the time it was read as: a misreading shows.
     const read = `${runAt.field} ${typeof runAt.raw === 'string' ? quoted(runAt.raw) : printable(String(runAt.raw))} read as ${new Date(runAt.at).toISOString()}`;
     if (runAt.at > now + FAR_AHEAD_MS)
       return `waits to run (${status}, ${read}, over a year ahead: not taken as a real time)`;
-    return runAt.at <= now
-      ? `waits to run (${status}, ${read}, which has passed)`
+    if (runAt.at <= now) return `waits to run (${status}, ${read}, which has passed)`;
+    return runAt.at > now + AHEAD_MS
+      ? `waits to run (${status}, ${read}, with no time zone written: it may be due within ${AHEAD_MS / 60_000} minutes)`
       : `waits to run (${status}, ${read}, within ${AHEAD_MS / 60_000} minutes)`;
   }
   if (normaliseJobStatus(job.status) !== 'unknown') return undefined;
@@ -161,9 +171,9 @@ export class RunJobPicker {
       this.passedOver.delete(id);
       return false;
     }
-    const ahead = jobRunAt(job)?.at;
-    if (began || !wellAhead(ahead, now)) return false;
-    this.passedOver.set(id, ahead);
+    const ahead = jobRunAt(job);
+    if (began || ahead === undefined || !wellAhead(ahead, now)) return false;
+    this.passedOver.set(id, ahead.at);
     return true;
   }
 }

@@ -137,6 +137,23 @@ describe('example URLs compared as the service may normalise them', () => {
     ).toBe(true);
   });
 
+  it('a path spelled with other escapes of the same characters is the same page (RFC 3986 6.2.2)', () => {
+    // Review: the service handing back `%7E` for `~`, or lower-case hex, planned a replace (a paid create).
+    expect(normaliseExampleUrl('https://books.example/%7Eshelf/caf%c3%a9.html')).toBe(
+      'https://books.example/~shelf/caf%C3%A9.html',
+    );
+    expect(
+      sameExampleUrls(
+        ['https://books.example/~shelf/a-b_c.html', 'https://books.example/caf%C3%A9.html'],
+        ['https://books.example/%7Eshelf/a%2Db%5Fc.html', 'https://books.example/caf%c3%a9.html'],
+      ),
+    ).toBe(true);
+    // An escaped reserved character is not the character: `%2F` inside a segment is no `/`.
+    expect(sameExampleUrls(['https://books.example/a/b.html'], ['https://books.example/a%2Fb.html'])).toBe(
+      false,
+    );
+  });
+
   it('a different path, port, scheme or count still differs', () => {
     expect(sameExampleUrls([URL_A], ['https://books.example/c.html'])).toBe(false);
     expect(sameExampleUrls([URL_A], ['https://books.example:8443/a.html'])).toBe(false);

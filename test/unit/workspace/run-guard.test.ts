@@ -136,6 +136,39 @@ describe('refuseWhileRunning', () => {
   });
 });
 
+// Review: a time with no zone was read as UTC alone, so a start queued 10 s ago in a zone 1 hour east of UTC
+// (`2026-11-27 00:59:50` for 23:59:50 UTC) read as an hour ahead, was passed over, and a second paid run started.
+describe('a time to run written with no time zone', () => {
+  const project = { id: 522, address: 'project.nightly' };
+  const local = (ms: number) =>
+    at(ms)
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, '');
+
+  it('holds the start back unless it is more than 14 hours and 5 minutes ahead, saying why', () => {
+    const queued: LiveJob = { id: 'j-2', status: 'Queued', scheduledAt: local(60 * 60_000) };
+    expect(runsWellAhead(queued, NOW)).toBe(false);
+    expect(() => refuseWhileRunning([queued], project, 'nightly', false, NOW)).toThrow(
+      'job j-2 waits to run (Queued, scheduledAt "2026-11-27 01:00:00" read as 2026-11-27T01:00:00.000Z, with no time zone written: it may be due within 5 minutes)',
+    );
+    expect(runsWellAhead({ ...queued, scheduledAt: local(14 * 60 * 60_000 + AHEAD_MS + 60_000) }, NOW)).toBe(
+      true,
+    );
+  });
+
+  it('a time with its zone, or an epoch time, is read as it says', () => {
+    expect(runsWellAhead({ id: 1, status: 'Queued', scheduledAt: at(60 * 60_000) }, NOW)).toBe(true);
+    expect(runsWellAhead({ id: 1, status: 'Queued', scheduledAt: (NOW + 60 * 60_000) / 1000 }, NOW)).toBe(
+      true,
+    );
+  });
+
+  it('run --wait does not pass it over either', () => {
+    const queued: LiveJob = { id: 'j-2', status: 'Queued', scheduledAt: local(60 * 60_000) };
+    expect(new RunJobPicker(beforeOf()).pick([queued], NOW)?.id).toBe('j-2');
+  });
+});
+
 describe('RunJobPicker: the job run --wait follows', () => {
   const picker = (...before: LiveJob[]) => new RunJobPicker(beforeOf(...before));
   const MIN = 60_000;
