@@ -48,8 +48,9 @@ export interface MiscasedChildren {
 }
 
 /**
- * The first child list under a key spelled as `fields` or `children` in another case (`Fields`, `CHILDREN`), with
- * its path as the answer nests it (`fields.1.Fields`). flattenDetailsFields reads only the two keys as written, so
+ * The first child list under a key spelled as `fields` or `children` in another case (`Fields`, `CHILDREN`), or under
+ * any other key that holds a list of named entries (`subfields`, `properties`, `items`), with its path as the answer
+ * nests it (`fields.1.Fields`). flattenDetailsFields reads only the two keys as written, so
  * those children would be dropped without a word, and planned as new fields: add_fields on a drift read, a
  * regeneration on adoption. ParsersClient.get refuses such an answer, as a FINISHED one whose top-level `fields`
  * is spelled so (it reads as having none). An empty list, or any value but a list, drops nothing and is let pass.
@@ -62,10 +63,11 @@ export function findMiscasedChildren(
     const here = `${path}.${at}`;
     for (const [key, value] of Object.entries(entry)) {
       if (key === 'fields' || key === 'children') continue;
-      if (key.toLowerCase() !== 'fields' && key.toLowerCase() !== 'children') continue;
       // Only a list holds children: a count (`Children: 2`) or any other value drops none, and is read as it is.
       if (!Array.isArray(value) || value.length === 0) continue;
-      return { path: `${here}.${key}`, key };
+      const spelled = key.toLowerCase() === 'fields' || key.toLowerCase() === 'children';
+      // A list of named entries under another key (`subfields`, `properties`, `items`) is children too.
+      if (spelled || value.every(isNamedEntry)) return { path: `${here}.${key}`, key };
     }
     for (const key of ['fields', 'children'] as const) {
       const children = entry[key];
@@ -74,6 +76,15 @@ export function findMiscasedChildren(
     }
   }
   return undefined;
+}
+
+function isNamedEntry(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    typeof (value as Record<string, unknown>)['name'] === 'string'
+  );
 }
 
 /** What is wrong with an answer findMiscasedChildren found children in: the one sentence plan and doctor say. */

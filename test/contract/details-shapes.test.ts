@@ -159,7 +159,10 @@ describe('plan and apply: a parser whose details list its fields in another shap
   });
 });
 
-/** Children nested under a key spelled in another case than `fields` or `children`: not read, so refused. */
+/**
+ * Children nested under a key spelled in another case than `fields` or `children`, or under another key that lists
+ * named entries: not read, so refused.
+ */
 const MISCASED: [string, unknown[], string][] = [
   [
     '`Fields`',
@@ -180,6 +183,20 @@ const MISCASED: [string, unknown[], string][] = [
       },
     ],
     'fields.1.fields.0.Children',
+  ],
+  // Review: children under a key of another name were dropped, and adoption sent them again as add_fields.
+  [
+    '`subfields`',
+    [
+      { name: 'title', type: 'text' },
+      { name: 'reviews', type: 'array', subfields: [{ name: 'author', type: 'text' }] },
+    ],
+    'fields.1.subfields',
+  ],
+  [
+    '`properties`',
+    [{ name: 'reviews', type: 'array', properties: [{ name: 'author', type: 'text' }] }],
+    'fields.0.properties',
   ],
 ];
 
@@ -202,7 +219,7 @@ describe('details fields: children nested under a key of another case are refuse
     },
   );
 
-  it('ParsersClient.get, a key spelled so holding no list (`Children: 2`, a count; `Fields: "x"`): read as it is, not refused', async () => {
+  it('ParsersClient.get, a key spelled so holding no list (`Children: 2`, a count; `Fields: "x"`), or a list of other things than named entries: read as it is, not refused', async () => {
     const api = createTestApi();
     nock(PARSER_ORIGIN)
       .get('/parsers/p-1/2')
@@ -212,8 +229,8 @@ describe('details fields: children nested under a key of another case are refuse
         status: 'FINISHED',
         version: 2,
         fields: [
-          { name: 'title', type: 'text', Children: 2 },
-          { name: 'tags', type: 'array', Fields: 'x', CHILDREN: { count: 1 } },
+          { name: 'title', type: 'text', Children: 2, examples: ['Dune', 'Emma'] },
+          { name: 'tags', type: 'array', Fields: 'x', CHILDREN: { count: 1 }, options: [{ value: 1 }] },
         ],
         example_result: [],
       });
