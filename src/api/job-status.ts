@@ -127,6 +127,13 @@ export function newestJob<T extends Readonly<Record<string, unknown>>>(
   return newest?.job ?? jobs[jobs.length - 1];
 }
 
+/** When the job began or came to be, from the first field of BEGUN_FIELDS that holds a readable time. */
+export function jobBegunAt(
+  job: Readonly<Record<string, unknown>>,
+): { at: number; field: (typeof BEGUN_FIELDS)[number]; raw: unknown } | undefined {
+  return firstTime(job, BEGUN_FIELDS);
+}
+
 /** The job's time in ms since the epoch, from the first field of JOB_TIME_FIELDS that holds a readable one. */
 export function jobTime(job: Readonly<Record<string, unknown>>): number | undefined {
   return firstTime(job, JOB_TIME_FIELDS)?.at;

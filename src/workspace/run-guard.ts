@@ -1,6 +1,7 @@
 import {
   BEGUN_FIELDS,
   isRunningNow,
+  jobBegunAt,
   isWaitingToRun,
   jobRunAt,
   newestJob,
@@ -69,7 +70,16 @@ export const FAR_AHEAD_MS = 366 * 24 * 60 * 60_000;
  * scheduled run, listed ahead of its time, which neither holds a start back nor is the job the start made.
  */
 export function runsWellAhead(job: LiveJob, now: number): boolean {
-  return isWaitingToRun(job.status) && wellAhead(jobRunAt(job), now);
+  return isWaitingToRun(job.status) && wellAhead(jobRunAt(job), now) && !begunAhead(job, now);
+}
+
+/**
+ * When the job began or was made, if that reads as ahead of `now` too: a time of the past read so means the job's
+ * times are misread (a zone, a unit), so its time to run is not trusted to pass it over either.
+ */
+function begunAhead(job: LiveJob, now: number): { at: number; field: string; raw: unknown } | undefined {
+  const begun = jobBegunAt(job);
+  return begun !== undefined && begun.at > now + AHEAD_MS ? begun : undefined;
 }
 
 /**
@@ -92,9 +102,15 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
     const runAt = jobRunAt(job);
     if (runAt === undefined)
       return `waits to run (${status}, and no supposedToRunAt or scheduledAt says when)`;
-    if (wellAhead(runAt, now)) return undefined;
     // The value as the service sent it beside the time it was read as: a misreading shows.
-    const read = `${runAt.field} ${typeof runAt.raw === 'string' ? quoted(runAt.raw) : printable(String(runAt.raw))} read as ${new Date(runAt.at).toISOString()}`;
+    const readAs = (time: { at: number; field: string; raw: unknown }): string =>
+      `${time.field} ${typeof time.raw === 'string' ? quoted(time.raw) : printable(String(time.raw))} read as ${new Date(time.at).toISOString()}`;
+    const read = readAs(runAt);
+    if (wellAhead(runAt, now)) {
+      const begun = begunAhead(job, now);
+      if (begun === undefined) return undefined;
+      return `waits to run (${status}, ${read}, but ${readAs(begun)} is ahead too: its times are not read right)`;
+    }
     if (runAt.at > now + FAR_AHEAD_MS)
       return `waits to run (${status}, ${read}, over a year ahead: not taken as a real time)`;
     if (runAt.at <= now) return `waits to run (${status}, ${read}, which has passed)`;
@@ -172,7 +188,8 @@ export class RunJobPicker {
       return false;
     }
     const ahead = jobRunAt(job);
-    if (began || ahead === undefined || !wellAhead(ahead, now)) return false;
+    if (began || ahead === undefined || !wellAhead(ahead, now) || begunAhead(job, now) !== undefined)
+      return false;
     this.passedOver.set(id, ahead.at);
     return true;
   }

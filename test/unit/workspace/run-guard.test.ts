@@ -169,6 +169,26 @@ describe('a time to run written with no time zone', () => {
   });
 });
 
+// Review: a job's times misread (a zone or a unit) made a start queued a moment ago look well ahead. One whose own
+// past (createdAt, startedAt) also reads as ahead has times that are not read right: it holds the start back.
+describe('a waiting job whose creation time also reads as ahead', () => {
+  const project = { id: 522, address: 'project.nightly' };
+  const misread: LiveJob = { id: 'j-3', status: 'Queued', scheduledAt: at(DAY), createdAt: at(DAY) };
+
+  it('is not passed over, and the refusal names both times', () => {
+    expect(runsWellAhead(misread, NOW)).toBe(false);
+    expect(() => refuseWhileRunning([misread], project, 'nightly', false, NOW)).toThrow(
+      `job j-3 waits to run (Queued, scheduledAt "${at(DAY)}" read as ${at(DAY)}, but createdAt "${at(DAY)}" read as ${at(DAY)} is ahead too: its times are not read right)`,
+    );
+    expect(new RunJobPicker(beforeOf()).pick([misread], NOW)?.id).toBe('j-3');
+  });
+
+  it('one made in the past, or with no such time, is passed over as before', () => {
+    expect(runsWellAhead({ ...misread, createdAt: at(-DAY) }, NOW)).toBe(true);
+    expect(runsWellAhead({ id: 'j-4', status: 'Queued', scheduledAt: at(DAY) }, NOW)).toBe(true);
+  });
+});
+
 describe('RunJobPicker: the job run --wait follows', () => {
   const picker = (...before: LiveJob[]) => new RunJobPicker(beforeOf(...before));
   const MIN = 60_000;
