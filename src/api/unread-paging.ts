@@ -13,7 +13,8 @@ import { readFlag } from './read-flag.js';
  *   continuation token or marker) that is set;
  * - a total of the list (`total_records`, `totalResults`, `numFound`, `totalSize`) above the objects read, or a
  *   number of pages (`pageCount`, `total_pages`) above the pages read.
- * Keys list-paging.ts reads where it reads them are left to it. Other objects (`meta.credits.total`) are not looked into.
+ * Keys list-paging.ts reads where it reads them are left to it. Other objects (`meta.credits.total`) are not looked
+ * into.
  */
 export function unreadPaging(
   envelope: Record<string, unknown>,

@@ -1,9 +1,9 @@
 /**
  * One example page as the parser service may hand its URL back: the details' `example_result` urls need not be
  * spelled as they were sent (issue 13). The service may normalise each one: lower-case scheme and host, drop a
- * default port, a trailing slash or a fragment, reorder query parameters, spell a path's escapes otherwise. Two URLs with the same form here are one
- * page: the planner compares urls by it (plan/example-urls.ts), and validate warns of a page written twice in a
- * manifest's urls by it (manifest/rules.ts).
+ * default port, a trailing slash or a fragment, reorder query parameters, spell a path's escapes otherwise. Two URLs
+ * with the same form here are one page: the planner compares urls by it (plan/example-urls.ts), and validate warns
+ * of a page written twice in a manifest's urls by it (manifest/rules.ts).
  */
 export function normaliseExampleUrl(raw: string): string {
   let url: URL;
