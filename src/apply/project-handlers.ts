@@ -177,10 +177,11 @@ function checkTaken(
 
 /**
  * The project as the service holds it after a create or PATCH, to check what was taken against: the answer, unless
- * it is no project (the PATCH answer is undocumented: a 204, a `{message}`) or leaves out a scheduling field that
- * was sent. Then the project is read by id (a free GET): a schedule the answer does not report was not seen taken,
- * and assumed applied, a project left on another schedule (the service default is a weekly run) would run paid
- * per page while apply reports done. A read that fails (a 404 right after a create: not visible yet) leaves the
+ * it is no project (the PATCH answer is undocumented: a 204, a `{message}`) or leaves out a field that was sent.
+ * Then the project is read by id (a free GET): a schedule the answer does not report was not seen taken, and
+ * assumed applied, a project left on another schedule (the service default is a weekly run) would run paid per page
+ * while apply reports done; any other field left out and not taken (a format the service spells otherwise, a
+ * field it ignores) was sent again by every later apply, since nothing recorded what the service holds. A read that fails (a 404 right after a create: not visible yet) leaves the
  * answer as it was, and checkTaken says what could not be seen.
  */
 async function heldAfter(
@@ -189,9 +190,10 @@ async function heldAfter(
   sent: Record<string, unknown>,
   answer: LiveProject | undefined,
 ): Promise<LiveProject | undefined> {
-  const unreported = SCHEDULING.filter(
-    (key) => key in sent && (answer === undefined || projectFieldRule(key)?.read(answer) === undefined),
-  );
+  const unreported = Object.keys(sent).filter((key) => {
+    const rule = projectFieldRule(key);
+    return rule?.compared === true && (answer === undefined || rule.read(answer) === undefined);
+  });
   if (answer !== undefined && unreported.length === 0) return answer;
   const read = await ctx.clients.projects.get(id, ctx.options.signal).catch(() => undefined);
   return read ?? answer;

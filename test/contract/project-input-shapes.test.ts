@@ -89,6 +89,8 @@ describe('apply: a project adopted whose input entries are not a list', () => {
         nock(PIPELINE_ORIGIN).patch('/api/projects/522').query({ api_key: SENTINEL_KEY }),
         [200, live],
       );
+      // The answer does not report the entries in a shape read: apply reads the project by id to check them.
+      nock(PIPELINE_ORIGIN).get('/api/projects/522').query({ api_key: SENTINEL_KEY }).reply(200, live);
       const { result: applied, unmatched } = await withUnmatched(() =>
         runScrapeform(['apply', '--auto-approve', '--allow-adopt', '--state', statePath, folder.dir()], {
           env: NOCK_ENV,
