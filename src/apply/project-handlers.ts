@@ -11,7 +11,7 @@ import type {
 } from '../plan/model.js';
 import type { LiveProject } from '../api/live.js';
 import { projectFieldRule } from '../model/project-fields.js';
-import { sameJson, stable } from '../plan/plan-context.js';
+import { sameFieldValue, stable } from '../plan/plan-context.js';
 import { ScrapeformError } from '../errors.js';
 import { keptProtection } from '../state/model.js';
 import { confirmGone, makeCall, noteCreate, noteFailedCall } from './apply-context.js';
@@ -155,7 +155,7 @@ function checkTaken(
       (result.warnings ??= []).push(message);
       ctx.emit({ type: 'warning', address: change.address, message });
     }
-    if (reported === undefined || sameJson(reported, value)) {
+    if (reported === undefined || sameFieldValue(key, reported, value)) {
       delete held[key];
       continue;
     }

@@ -1,3 +1,4 @@
+import { sameInterval } from './same-interval.js';
 import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from './vocabulary.js';
 import type { ProjectDiffableKey } from './vocabulary.js';
 
@@ -19,6 +20,8 @@ export interface ProjectFieldRule {
   serviceDefault?: unknown;
   /** A key dropped from the manifest is sent as `serviceDefault` (a three-way diff against the last apply). */
   resetWhenDropped: boolean;
+  /** Whether two values are one to the service, where that is not equal JSON (a cron in another spelling). */
+  same?: (a: unknown, b: unknown) => boolean;
 }
 
 /** The one table of project fields (`name` and every key `lifecycle.ignore_changes` may name). */
@@ -36,6 +39,7 @@ export const PROJECT_FIELDS = {
     resetWhenDropped: false,
     serviceDefault: 'weekly',
     read: (live) => live.scrapingInterval,
+    same: sameInterval,
   },
   scheduledAt: { compared: false, resetWhenDropped: false, read: (live) => live.scheduledAt },
   schedulingEnabled: {

@@ -1,5 +1,6 @@
 import type { KeyRedacted, LiveParserSummary, LiveProject } from '../api/live.js';
 import type { DesiredField, DesiredParser, DesiredProject } from '../model/desired.js';
+import { projectFieldRule } from '../model/project-fields.js';
 import type { ResourceState, State } from '../state/model.js';
 import type { DriftEntry, LiveSnapshot, ResourceChange } from './model.js';
 import { stable } from './stable-json.js';
@@ -190,6 +191,12 @@ export function noteKeyRedacted(ctx: Context, address: string, live: KeyRedacted
 export function withoutName(field: DesiredField): Omit<DesiredField, 'name'> {
   const { name: _name, ...rest } = field;
   return rest;
+}
+
+/** Whether two values of a project field are one to the service: by the field's rule (`same`), else sameJson. */
+export function sameFieldValue(key: string, a: unknown, b: unknown): boolean {
+  const same = projectFieldRule(key)?.same;
+  return same !== undefined ? same(a, b) : sameJson(a, b);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   change,
   isPrevented,
   noteKeyRedacted,
+  sameFieldValue,
   sameJson,
   stable,
   nearlyNamed,
@@ -165,7 +166,7 @@ export function planProject(
         : recorded !== undefined && key in recorded.definition
           ? recorded.definition[key]
           : rule?.serviceDefault;
-    if (sameJson(value, holds)) continue;
+    if (sameFieldValue(key, value, holds)) continue;
     // The service answered this very value the last time scrapeform sent the same one: it does not take it, and
     // sending it again on every run would loop (issue 13). Said, not sent, until the manifest or the live moves.
     const held = recorded?.held;

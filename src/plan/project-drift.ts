@@ -6,7 +6,7 @@ import type { ProjectState } from '../state/model.js';
 import { FREE } from './drift-report.js';
 import type { DriftChange, ObjectDrift } from './drift-report.js';
 import type { LiveIndex } from './plan-context.js';
-import { sameJson, stable } from './plan-context.js';
+import { sameFieldValue, sameJson, stable } from './plan-context.js';
 
 /**
  * The keys of a project that differ live from what state records because the service did not take them when
@@ -67,7 +67,8 @@ export function projectDrift(
     // outside scrapeform, as the plan says too; reverting it would send what the service refuses again.
     const held = recorded.held;
     if (held !== undefined && key in held && sameJson(held[key], reported)) continue;
-    if (!sameJson(value, reported)) changes.push({ change: 'edit', key, state: value, live: reported });
+    if (!sameFieldValue(key, value, reported))
+      changes.push({ change: 'edit', key, state: value, live: reported });
   }
   // Scheduling turned on by hand where none was asked: the interval it runs at comes with it.
   if (
