@@ -29,12 +29,11 @@ export function archiveMark(project: Readonly<Record<string, unknown>>): string 
 const EARLIEST_ARCHIVE_MS = Date.UTC(2000, 0, 1);
 
 /**
- * What an `archivedAt` says: a time (as serviceTime reads one) since 2000 is an archive; none, an empty one, a
- * word for none (`"null"`), false, a number up to 0, a zero date, or a placeholder time before 2000 is not; anything
- * else cannot
- * be read (ProjectSchema refuses the answer, naming the field). Any set string counted as archived: a service
- * writing the zero time for "never" made every live project read as archived, and each of them was planned to be
- * created again, paid per page.
+ * What an `archivedAt` says: a time (as serviceTime reads one) since 2000 is an archive; none, an empty one, a word for
+ * none (`"null"`), false, a number up to 0, a zero date, or a placeholder time before 2000 is not; anything else cannot
+ * be read (ProjectSchema refuses the answer, naming the field). Any set string counted as archived: a service writing
+ * the zero time for "never" made every live project read as archived, and each of them was planned to be created again,
+ * paid per page.
  */
 export function archiveTime(value: unknown): 'archived' | 'none' | 'unreadable' {
   if (value === undefined || value === null || value === false) return 'none';

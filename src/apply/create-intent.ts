@@ -147,8 +147,7 @@ function restoreIntent(state: State, address: string, earlier: CreateIntent | un
  * After a failed create: a refusal (4xx: invalid, forbidden, rate-limited) or a request that never left (a refused
  * connection) created nothing, so the intent goes, and an earlier run's unconfirmed intent it took the place of
  * (`--recreate`) comes back: that earlier POST may still have landed. An ambiguous failure (no answer, 5xx, a redirect
- * not followed) may have
- * landed, so the intent stays for the next plan to look for.
+ * not followed) may have landed, so the intent stays for the next plan to look for.
  */
 export async function settleFailedIntent(
   ctx: HandlerContext,

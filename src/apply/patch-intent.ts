@@ -64,12 +64,12 @@ export async function settlePatches(ctx: HandlerContext, unsent: ReadonlySet<str
 }
 
 /**
- * One PATCH, its intent on disk first (ParserState.patching): a run whose answer is lost leaves it for the next
- * plan, which takes the version the service made as this PATCH's rather than PATCHing again. A refusal (4xx) made
- * nothing, so the intent goes; any other failure (no answer, a 5xx, an answer that cannot be read) may have acted,
- * so it stays, marked `sent`: the next plan takes the version it made as its own, and while neither the list nor
- * the parser's details show that version, sends it again only with `--recreate` for the address (recover-intents.ts). A
- * parser state does not hold yet (the first PATCH of an adoption) has no intent to keep.
+ * One PATCH, its intent on disk first (ParserState.patching): a run whose answer is lost leaves it for the next plan,
+ * which takes the version the service made as this PATCH's rather than PATCHing again. A refusal (4xx) made nothing, so
+ * the intent goes; any other failure (no answer, a 5xx, an answer that cannot be read) may have acted, so it stays,
+ * marked `sent`: the next plan takes the version it made as its own, and while neither the list nor the parser's
+ * details show that version, sends it again only with `--recreate` for the address (recover-intents.ts). A parser state
+ * does not hold yet (the first PATCH of an adoption) has no intent to keep.
  */
 export async function patchOnce<T>(
   ctx: HandlerContext,

@@ -176,13 +176,13 @@ function checkTaken(
 }
 
 /**
- * The project as the service holds it after a create or PATCH, to check what was taken against: the answer, unless
- * it is no project (the PATCH answer is undocumented: a 204, a `{message}`) or leaves out a field that was sent.
- * Then the project is read by id (a free GET): a schedule the answer does not report was not seen taken, and
- * assumed applied, a project left on another schedule (the service default is a weekly run) would run paid per page
- * while apply reports done; any other field left out and not taken (a format the service spells otherwise, a
- * field it ignores) was sent again by every later apply, since nothing recorded what the service holds. A read that fails (a 404 right after a create: not visible yet) leaves the
- * answer as it was, and checkTaken says what could not be seen.
+ * The project as the service holds it after a create or PATCH, to check what was taken against: the answer, unless it
+ * is no project (the PATCH answer is undocumented: a 204, a `{message}`) or leaves out a field that was sent. Then the
+ * project is read by id (a free GET): a schedule the answer does not report was not seen taken, and assumed applied, a
+ * project left on another schedule (the service default is a weekly run) would run paid per page while apply reports
+ * done; any other field left out and not taken (a format the service spells otherwise, a field it ignores) was sent
+ * again by every later apply, since nothing recorded what the service holds. A read that fails (a 404 right after a
+ * create: not visible yet) leaves the answer as it was, and checkTaken says what could not be seen.
  */
 async function heldAfter(
   ctx: HandlerContext,

@@ -26,10 +26,9 @@ export function knownVersions(recorded: ParserState): number[] {
 
 /**
  * What drift is reconciled against once the live latest version moved past `pending` (apply --no-wait, a wait that
- * timed out, a killed run, a recovered create or PATCH): that version, with the definition scrapeform sent for it,
- * as apply records it once it finishes. plan and `drift` both read it. Otherwise the recorded version. A create's
- * pending definition holds the
- * urls and scraper_params sent, so an edit by hand is never read as their change (a replace).
+ * timed out, a killed run, a recovered create or PATCH): that version, with the definition scrapeform sent for it, as
+ * apply records it once it finishes. plan and `drift` both read it. Otherwise the recorded version. A create's pending
+ * definition holds the urls and scraper_params sent, so an edit by hand is never read as their change (a replace).
  */
 export function driftBaseline(recorded: ParserState, liveVersion: number): ParserState {
   const { pending } = recorded;

@@ -98,8 +98,8 @@ function accountOf(plan: Plan, digest: (salt: string) => string): PlanAccount {
 
 /**
  * `--target`, `--exclude`, `--reassert`, `--accept-unknown`, `--recreate` and `--forget` must name something declared
- * or managed: a typo would otherwise plan
- * nothing (or everything) and say "No changes" (as `terraform plan -target` with an unknown address is an error).
+ * or managed: a typo would otherwise plan nothing (or everything) and say "No changes" (as `terraform plan -target`
+ * with an unknown address is an error).
  */
 function checkSelection(options: PlanOptions, known: readonly string[]): void {
   const unknown = (

@@ -136,10 +136,9 @@ export interface RunProjectOptions {
 
 /**
  * Starts a managed project now (`PATCH scheduledAt: now`) and, with `wait`, follows the job it starts. The jobs are
- * listed first, and nothing is sent while one is running or may be (refuseWhileRunning), unless `allowConcurrent`;
- * a list that cannot be read starts nothing either, since it cannot show that none runs, nor one whose end is in
- * doubt (listJobs `whole`): a job running on a page not read would be started again, paid per page. Only
- * `allowConcurrent`
+ * listed first, and nothing is sent while one is running or may be (refuseWhileRunning), unless `allowConcurrent`; a
+ * list that cannot be read starts nothing either, since it cannot show that none runs, nor one whose end is in doubt
+ * (listJobs `whole`): a job running on a page not read would be started again, paid per page. Only `allowConcurrent`
  * without `wait` starts the project without listing its jobs.
  */
 export async function runProject(

@@ -111,11 +111,10 @@ export interface WatchOptions {
 }
 
 /**
- * `scrapeform watch`: drift detection on an interval, reading without the lock; with `heal`, an apply of the
- * manifests (under the lock, only while it applies) bounded by the regeneration budget, never destructive. Posts a
- * notification when the drift seen changes, or a heal applied something or failed otherwise than the run before.
- * Returns when `signal` aborts. `status` is updated
- * in place so an HTTP endpoint can show it while the loop runs.
+ * `scrapeform watch`: drift detection on an interval, reading without the lock; with `heal`, an apply of the manifests
+ * (under the lock, only while it applies) bounded by the regeneration budget, never destructive. Posts a notification
+ * when the drift seen changes, or a heal applied something or failed otherwise than the run before. Returns when
+ * `signal` aborts. `status` is updated in place so an HTTP endpoint can show it while the loop runs.
  */
 export async function runWatch(
   services: Services,
