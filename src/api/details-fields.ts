@@ -1,4 +1,5 @@
 import type { LiveField } from './live.js';
+import { isRecord } from '../is-record.js';
 
 /** A `fields` entry of a details answer as read: children may come nested under their parent. */
 export interface DetailsFieldEntry {
@@ -79,12 +80,7 @@ export function findMiscasedChildren(
 }
 
 function isNamedEntry(value: unknown): boolean {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    typeof (value as Record<string, unknown>)['name'] === 'string'
-  );
+  return isRecord(value) && typeof value['name'] === 'string';
 }
 
 /** What is wrong with an answer findMiscasedChildren found children in: the one sentence plan and doctor say. */

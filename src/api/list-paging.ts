@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.js';
 import { notAFlag, readFlag } from './read-flag.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest, TransportResponse } from './transport-contract.js';
@@ -266,11 +267,7 @@ function readNext(key: string, value: unknown): NextPage | undefined {
 
 /** The envelope, then the objects inside it where paging may be reported. */
 export function pagingSources(envelope: Record<string, unknown>): Record<string, unknown>[] {
-  const inside = PAGING_OBJECTS.map((key) => envelope[key]).filter(
-    (value): value is Record<string, unknown> =>
-      value !== null && typeof value === 'object' && !Array.isArray(value),
-  );
-  return [envelope, ...inside];
+  return [envelope, ...PAGING_OBJECTS.map((key) => envelope[key]).filter(isRecord)];
 }
 
 /**

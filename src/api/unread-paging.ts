@@ -1,6 +1,7 @@
 import { PAGING_OBJECTS, READ_PAGING_KEYS } from './list-paging.js';
 import { readCount } from './read-count.js';
 import { readFlag } from './read-flag.js';
+import { isRecord } from '../is-record.js';
 
 /**
  * What a list answer says of more pages in a form list-paging.ts does not follow, once it found the list's end:
@@ -30,7 +31,7 @@ export function unreadPaging(
     for (const [key, value] of Object.entries(object)) {
       if (depth === 0 && key === itemsKey) continue;
       const field = path === '' ? key : `${path}.${key}`;
-      if (isObject(value)) {
+      if (isRecord(value)) {
         const found =
           depth < 2 && PAGING_CONTAINER.test(key)
             ? look(value, field, depth + 1, depth === 0 && PAGING_OBJECTS.includes(key))
@@ -76,8 +77,7 @@ const TOTALS = new Set([
 ]);
 const PAGE_COUNTS = new Set(['pagecount', 'totalpages', 'lastpage', 'numpages', 'pages']);
 /** Names of objects where paging is reported: `meta`, `pagination`, `paging`, `pageInfo`, `page_info`, `links`. */
-const PAGING_CONTAINER =
-  /^(meta|_?meta(data)?|pagination|paging|page_?info|pageInfo|links|_links|page|cursor|cursors)$/i;
+const PAGING_CONTAINER = /^(_?meta(data)?|pagination|paging|page(_?info)?|_?links|cursors?)$/i;
 
 function saysMore(key: string, value: unknown, read: { objects: number; pages: number }): boolean {
   if (MORE_FLAGS.has(key)) return readFlag(value) === true;
@@ -91,8 +91,4 @@ function saysMore(key: string, value: unknown, read: { objects: number; pages: n
 
 function normalised(key: string): string {
   return key.toLowerCase().replace(/[_\-.@]/g, '');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

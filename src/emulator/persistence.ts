@@ -6,6 +6,7 @@ import type { Account } from './accounts.js';
 import { holdsDate } from './clock.js';
 import type { StoredParser } from './parser-records.js';
 import type { ProjectSnapshot } from './project-service.js';
+import { isRecord as isObject } from '../is-record.js';
 
 const STATE_FILE = 'emulator-state.json';
 
@@ -146,8 +147,4 @@ function describeStateProblem(state: unknown): string | undefined {
   )
     return '"projects" is not a record of projects and jobs';
   return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,6 +6,9 @@ import { compileExpectedPattern, isExpectedPattern } from './expected-pattern.js
 import { RESERVED_FIELD_NAMES } from './parser-schema.js';
 import { ScheduledAtSchema } from './project-schema.js';
 import type { ObjectSource } from './object-source.js';
+import { isRecord } from '../is-record.js';
+
+export { isRecord };
 
 /**
  * Rules that span keys or that JSON Schema cannot say well: field names, parents, rename hints, a list input's
@@ -290,10 +293,6 @@ export function checkProjectRules(source: ObjectSource, project: unknown, now: D
     }
   }
   return out;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function at(

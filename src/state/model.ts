@@ -3,6 +3,7 @@ import type { ScraperParams } from '../model/vocabulary.js';
 
 import { randomUUID } from 'node:crypto';
 import { ScrapeformError } from '../errors.js';
+import { isRecord as isPlainObject } from '../is-record.js';
 
 export const STATE_FORMAT_VERSION = 1;
 
@@ -317,10 +318,6 @@ export function stateShapeProblem(data: unknown): string | undefined {
 /** `it has no KEY`, or `KEY is VALUE, not WHAT`. */
 function unlike(key: string, value: unknown, what: string): string {
   return value === undefined ? `it has no ${key}` : `${key} is ${describeValue(value)}, not ${what}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A value as a message shows it: JSON, cut short. */

@@ -33,6 +33,7 @@ const RANK: Record<string, number> = {
   'replace-file.ts': 0,
   'nesting-path.ts': 0,
   'invisible-characters.ts': 0,
+  'is-record.ts': 0,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
