@@ -11,7 +11,7 @@ import { readUnlessInterrupted } from '../state/interruptible-state.js';
 import { forEachLimited } from '../worker-pool.js';
 import type { Services } from './open-workspace.js';
 import { unlessGone } from '../api/unless-status.js';
-import { fieldlessOf, servicesUsed, summaryOf } from './read-live.js';
+import { fieldlessOf, readNullsAgain, servicesUsed, summaryOf } from './read-live.js';
 import { acceptRefusals, withAcceptRefusals } from './accept-checks.js';
 
 export interface DetectDriftOptions {
@@ -86,6 +86,7 @@ async function readLiveForDrift(
   ]);
   const parsers: LiveParserSummary[] = [...listed];
   const projects: LiveProject[] = [...listedProjects];
+  await readNullsAgain(clients, projects, [], state, signal);
   const parserIds = new Set(parsers.map((p) => p.id));
   const projectIds = new Set(projects.map((p) => p.id));
   const missing = Object.values(state.resources).filter((r) =>

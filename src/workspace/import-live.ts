@@ -16,6 +16,7 @@ import type { Services } from './open-workspace.js';
 import type { LiveProject } from '../api/live.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { managedIds } from '../plan/plan-context.js';
+import { nullKeys } from '../plan/listed-nulls.js';
 import { replaceFile, writeFailureReason } from '../replace-file.js';
 import { whileHolding } from '../state/backend.js';
 
@@ -122,7 +123,8 @@ export async function importLive(services: Services, options: ImportOptions): Pr
       const name = listed.name ?? `project-${listed.id}`;
       if (managed.projects.has(listed.id) || !matches(name) || declared.has(`project.${name}`)) continue;
       if (heldBy(`project.${name}`, `project "${name}" (${listed.id})`)) continue;
-      // A list may leave fields out (API-NOTES): a project is read by id before a field is taken as not there.
+      // A list may leave fields out (API-NOTES), or say null for what it leaves out (listed-nulls.ts): a project is
+      // read by id before a field is taken as not there, or as the service's default.
       const project = sparse(listed) ? await services.clients.projects.get(listed.id) : listed;
       if (project.keyRedacted === true) {
         options.onSkip?.(keySkipped(`project "${name}" (${project.id})`));
@@ -164,19 +166,21 @@ export async function importLive(services: Services, options: ImportOptions): Pr
   });
 }
 
-/** A listed project that leaves out a field its manifest is written from (see importProject). */
+/** Fields a project's manifest is written from (see importProject). */
+const IMPORTED_FIELDS = [
+  'projectInput',
+  'scrapingInterval',
+  'schedulingEnabled',
+  'webhookOutput',
+  'output_format',
+  'notificationConfig',
+  'apiParams',
+] as const;
+
+/** A listed project that leaves out a field its manifest is written from, or says null for one. */
 function sparse(project: LiveProject): boolean {
-  return (
-    [
-      'projectInput',
-      'scrapingInterval',
-      'schedulingEnabled',
-      'webhookOutput',
-      'output_format',
-      'notificationConfig',
-      'apiParams',
-    ] as const
-  ).some((key) => PROJECT_FIELDS[key].read(project) === undefined);
+  if (nullKeys(project).length > 0) return true;
+  return IMPORTED_FIELDS.some((key) => PROJECT_FIELDS[key].read(project) === undefined);
 }
 
 /** Why an object whose values hold the API key is not imported: a manifest may not hold it, nor may state. */

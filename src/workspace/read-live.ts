@@ -1,7 +1,7 @@
 import { unlessGone, unlessStatus } from '../api/unless-status.js';
 import type { ApiClients } from '../api/create-clients.js';
 import type { KnownParser } from '../api/parsers-client.js';
-import type { LiveParserDetails } from '../api/live.js';
+import type { LiveParserDetails, LiveProject } from '../api/live.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import { READ_CONCURRENCY } from '../model/vocabulary.js';
 import { detailsNeeded } from '../plan/build-plan.js';
@@ -9,6 +9,7 @@ import { previousVersionsNeeded } from '../plan/drift.js';
 import type { LiveSnapshot } from '../plan/model.js';
 import { latestVersions, summaryOf } from '../plan/latest-versions.js';
 import { expectedPatchVersion } from '../plan/recover-intents.js';
+import { projectsToReadAgain, withoutNulls } from '../plan/listed-nulls.js';
 import type { ParserState, ProjectState, State } from '../state/model.js';
 import { forEachLimited } from '../worker-pool.js';
 import { objectKey, readOrNote, readOrWhy } from './read-or-why.js';
@@ -106,6 +107,8 @@ export async function readLive(
     } else if (got.value !== undefined) parsers.push(summaryOf(got.value));
   });
 
+  // Before the projects read by id join: those are no list's record.
+  await readNullsAgain(clients, projects, declared.projects, state, signal, unread);
   const listedProjects = new Set(projectList.map((p) => p.id));
   const unlistedProjects = recordedOf<ProjectState>(state, 'Project').filter(
     (r) => !listedProjects.has(r.id),
@@ -116,7 +119,6 @@ export async function readLive(
     );
     if (found !== undefined) projects.push(found);
   });
-
   const listed = new Map(parsers.map((p) => [p.id, p]));
   // A parser found by id already has the details of its latest version.
   const ids = detailsNeeded(declared.parsers, state, parsers).filter((id) => details[id] === undefined);
@@ -175,6 +177,32 @@ export async function readLive(
     ...(Object.keys(previous).length > 0 ? { previous } : {}),
     ...(Object.keys(deletingUnread).length > 0 ? { deletingUnread } : {}),
   };
+}
+
+/**
+ * A null in a project's list item that would plan a change, or show drift, is looked at again by id
+ * (listed-nulls.ts), the record replaced in `projects`. What the read says wins, and the list's other values fill what
+ * it leaves out; a read that finds the project gone keeps the list's record: one read does not outweigh the list,
+ * and nothing is created from it.
+ */
+export async function readNullsAgain(
+  clients: ApiClients,
+  projects: LiveProject[],
+  declared: readonly DesiredProject[],
+  state: State,
+  signal?: AbortSignal,
+  unread?: UnreadObjects,
+): Promise<void> {
+  const again = new Set(projectsToReadAgain(projects, declared, state));
+  if (again.size === 0) return;
+  const at = [...projects.keys()].filter((i) => again.has((projects[i] as LiveProject).id));
+  await forEachLimited(at, READ_CONCURRENCY, async (i) => {
+    const listed = projects[i] as LiveProject;
+    const found = await readOrNote(unread, objectKey('Project', listed.id), () =>
+      clients.projects.find(listed.id, signal),
+    );
+    if (found !== undefined) projects[i] = { ...withoutNulls(listed), ...found };
+  });
 }
 
 /**
