@@ -1,4 +1,5 @@
 import { sameInterval } from './same-interval.js';
+import { sameParams, sameWord, sameWords } from './same-value.js';
 import { DEFAULT_OUTPUT_FORMAT, NOTIFICATION_DEFAULTS } from './vocabulary.js';
 import type { ProjectDiffableKey } from './vocabulary.js';
 
@@ -20,7 +21,10 @@ export interface ProjectFieldRule {
   serviceDefault?: unknown;
   /** A key dropped from the manifest is sent as `serviceDefault` (a three-way diff against the last apply). */
   resetWhenDropped: boolean;
-  /** Whether two values are one to the service, where that is not equal JSON (a cron in another spelling). */
+  /**
+   * Whether two values are one to the service, where that is not equal JSON: a cron in another spelling, an enum in
+   * another case, a scraping parameter as text (same-value.ts).
+   */
   same?: (a: unknown, b: unknown) => boolean;
 }
 
@@ -54,6 +58,7 @@ export const PROJECT_FIELDS = {
     resetWhenDropped: true,
     serviceDefault: DEFAULT_OUTPUT_FORMAT,
     read: (live) => orDefault(live.output_format ?? live.outputFormat, DEFAULT_OUTPUT_FORMAT),
+    same: sameWord,
   },
   webhookOutput: {
     compared: true,
@@ -66,12 +71,14 @@ export const PROJECT_FIELDS = {
     resetWhenDropped: true,
     serviceDefault: NOTIFICATION_DEFAULTS,
     read: (live) => orDefault(live.notificationConfig, NOTIFICATION_DEFAULTS),
+    same: sameWords,
   },
   apiParams: {
     compared: true,
     resetWhenDropped: true,
     serviceDefault: {},
     read: (live) => orDefault(live.apiParams, {}),
+    same: sameParams,
   },
 } as const satisfies Record<'name' | ProjectDiffableKey, ProjectFieldRule>;
 

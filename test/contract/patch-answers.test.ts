@@ -125,8 +125,8 @@ describe('apply: a project PATCH answered with no project at all', () => {
   }
 });
 
-// Review: a PATCH answered with a cut-down project ({id, name}) hid that the service kept the format in its own
-// spelling; nothing recorded what it holds, and every later apply sent the same PATCH again.
+// Review: a PATCH answered with a cut-down project ({id, name}) hid that the service kept another format than the
+// one sent; nothing recorded what it holds, and every later apply sent the same PATCH again.
 describe('apply: a project PATCH answered without a field sent that is no schedule', () => {
   it('the project is read by id; what it holds is recorded, and the next apply sends nothing', async () => {
     await mkdir(path.join(folder.dir(), '.scrapeform'), { recursive: true });
@@ -138,7 +138,7 @@ describe('apply: a project PATCH answered without a field sent that is no schedu
       path.join(folder.dir(), 'nightly.yaml'),
       `${booksProjectYaml('nightly')}output_format: CSV\n`,
     );
-    const held = { id: 7, ...off, output_format: 'csv' };
+    const held = { id: 7, ...off, output_format: 'JSON' };
     nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [held]);
     nock(PIPELINE_ORIGIN)
       .patch('/api/projects/7', { output_format: 'CSV' })
@@ -149,7 +149,7 @@ describe('apply: a project PATCH answered without a field sent that is no schedu
     expect(unmatched).toEqual([]);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.stdout + first.stderr).toContain(
-      'output_format was sent as "CSV" but the service answered "csv"; state records what the service holds, and plan does not send it again until the manifest changes',
+      'output_format was sent as "CSV" but the service answered "JSON"; state records what the service holds, and plan does not send it again until the manifest changes',
     );
     nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [held]);
     const { result: second, unmatched: after } = await withUnmatched(apply);
