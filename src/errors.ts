@@ -11,6 +11,7 @@ export type FailureStatus = 'error' | 'input-needed' | 'interrupted';
  */
 export const ERROR_CODES = [
   'api.empty-patch',
+  'api.unsafe-path',
   'apply.adopt-not-approved',
   'apply.archive-unconfirmed',
   'apply.create-unconfirmed',

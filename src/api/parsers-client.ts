@@ -20,6 +20,7 @@ import { idNamedIn } from './see-other.js';
 import { PARSER_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
+import { pathSegment } from './path-segment.js';
 import {
   CreatedParserSchema,
   ParserDetailsSchema,
@@ -74,7 +75,7 @@ export class ParsersClient {
 
   private url(...segments: (string | number)[]): string {
     const base = this.baseUrl.replace(/\/+$/, '');
-    return `${base}/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
+    return `${base}/${segments.map(pathSegment).join('/')}`;
   }
 
   /** Every parser, whatever the list's wrapping and paging (see readList); statuses normalised. */

@@ -12,6 +12,7 @@ import { PIPELINE_SERVICE } from './transport-contract.js';
 import type { Transport } from './transport.js';
 import type { TransportRequest } from './transport-contract.js';
 import { JobSchema, ProjectIdSchema, ProjectSchema } from './wire-schemas.js';
+import { pathSegment } from './path-segment.js';
 
 export const DEFAULT_PIPELINE_URL = 'https://datapipeline.scraperapi.com';
 
@@ -34,7 +35,7 @@ export class ProjectsClient {
 
   private url(...segments: (string | number)[]): string {
     const base = this.baseUrl.replace(/\/+$/, '');
-    return `${base}/api/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
+    return `${base}/api/${segments.map(pathSegment).join('/')}`;
   }
 
   private call(

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ScrapeformError } from '../errors.js';
 import { printable } from '../output/escape-text.js';
 import { renderOutput } from '../output/render-output.js';
 import { using } from '../workspace/open-workspace.js';
@@ -32,6 +33,15 @@ export function registerJobs(program: Command, run: RunCommand): void {
     .argument('<job-id>', 'the job to cancel');
   addApiFlags(cancel).action(async (address: string, jobId: string, flags: ApiFlags) =>
     run(async (ctx) => {
+      // Before anything is opened: an empty id or a dot segment would send the DELETE elsewhere (path-segment.ts).
+      if (jobId.trim() === '' || jobId === '.' || jobId === '..')
+        throw new ScrapeformError(
+          'cli.usage',
+          `<job-id> ${JSON.stringify(jobId)} is no job id; nothing was sent`,
+          {
+            hint: `scrapeform jobs ${address} lists the jobs and their ids`,
+          },
+        );
       const answer = await using(openServicesFromFlags(ctx, flags), (services) =>
         cancelProjectJob(services, address, jobId),
       );
