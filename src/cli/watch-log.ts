@@ -34,6 +34,7 @@ export function watchEventLines(event: WatchEvent, colors: Colors): string[] {
     case 'heal-left':
       return leftLines(event.changes, {
         destructive: 'watch: not healed, destructive (apply --allow-destroy makes them)',
+        'starts-runs': 'watch: not healed, starts project runs paid per page (apply makes them)',
         'regeneration-budget':
           'watch: not healed, beyond the regeneration budget (--max-regenerations raises it)',
       }).map((line) => yellow(line));

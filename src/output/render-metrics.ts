@@ -1,3 +1,6 @@
+import { LEFT_REASONS } from '../model/vocabulary.js';
+import type { LeftReason } from '../model/vocabulary.js';
+
 /** What /metrics shows of a watch (the fields of workspace's WatchStatus that are numbers). */
 export interface WatchMetrics {
   objects: number;
@@ -13,7 +16,7 @@ export interface WatchMetrics {
   lastRunAt?: number;
   lastRunOk?: boolean;
   /** The changes the last heal left out, each with why (undefined before a heal). */
-  notHealed?: readonly { reason: 'destructive' | 'regeneration-budget' }[];
+  notHealed?: readonly { reason: LeftReason }[];
 }
 
 /** `watch`'s /metrics in the Prometheus text exposition format (version 0.0.4). */
@@ -81,9 +84,9 @@ function notHealedMetric(left: WatchMetrics['notHealed']): string[] {
   if (left === undefined) return [];
   const name = 'scrapeform_not_healed_changes';
   return [
-    `# HELP ${name} Changes the last heal left out: destructive, or regenerations beyond the budget.`,
+    `# HELP ${name} Changes the last heal left out: destructive, starting paid project runs, or regenerations beyond the budget.`,
     `# TYPE ${name} gauge`,
-    ...(['destructive', 'regeneration-budget'] as const).map(
+    ...LEFT_REASONS.map(
       (reason) => `${name}{reason="${reason}"} ${left.filter((c) => c.reason === reason).length}`,
     ),
   ];

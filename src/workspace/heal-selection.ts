@@ -1,5 +1,6 @@
 import { formatCount } from '../format-count.js';
-import { CREDITS_PER_GENERATION } from '../model/vocabulary.js';
+import { CREDITS_PER_GENERATION, LEFT_REASONS } from '../model/vocabulary.js';
+import type { LeftReason } from '../model/vocabulary.js';
 import { printable } from '../output/escape-text.js';
 import { summarise } from '../plan/build-plan.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
@@ -13,23 +14,25 @@ export interface LeftChange {
   action: string;
   /**
    * `destructive`: a delete, replace or archive, which a heal never makes (`apply --allow-destroy` does);
-   * `regeneration-budget`: a regeneration beyond what is left of `--max-regenerations`.
+   * `starts-runs`: a project create, or a PATCH turning a project's schedule back on, which starts runs paid per page
+   * (an `apply` makes it); `regeneration-budget`: a regeneration beyond what is left of `--max-regenerations`.
    */
-  reason: 'destructive' | 'regeneration-budget';
+  reason: LeftReason;
   /** With `regeneration-budget`: the credits its regeneration would cost. */
   credits?: number;
 }
 
 /**
- * What a heal leaves out of a plan, so the rest is applied: every destructive change, and the regenerating changes
- * beyond the `budget` of regenerations left. Those that fit are the first in plan order (parsers by address), so
- * the same plan and budget always heal the same parsers; one left out does not hold back the free heals (a rename
- * back, a project PATCH) beside it.
+ * What a heal leaves out of a plan, so the rest is applied: every destructive change, every change that starts
+ * project runs (startsRuns), and the regenerating changes beyond the `budget` of regenerations left. Those that fit
+ * are the first in plan order (parsers by address), so the same plan and budget always heal the same parsers; one
+ * left out does not hold back the free heals (a rename back, a project PATCH) beside it.
  */
 export function leftOutOfHeal(changes: readonly ResourceChange[], budget: number): LeftChange[] {
   let fitting = budget;
   return changes.flatMap((c): LeftChange[] => {
     if (c.destructive) return [{ address: c.address, action: c.action, reason: 'destructive' }];
+    if (startsRuns(c)) return [{ address: c.address, action: c.action, reason: 'starts-runs' }];
     if (!c.regenerates) return [];
     if (fitting > 0) {
       fitting--;
@@ -44,6 +47,18 @@ export function leftOutOfHeal(changes: readonly ResourceChange[], budget: number
       },
     ];
   });
+}
+
+/**
+ * Whether a change starts runs of a project, each paid per page: its create (a project archived outside scrapeform
+ * made again, with its schedule and any `scheduledAt`), or a PATCH that turns its schedule back on. Archiving a
+ * project, or pausing its schedule, is how a person stops what it spends: a heal does not undo that on its own at
+ * the next interval, with no one asked; an `apply` does.
+ */
+function startsRuns(change: ResourceChange): boolean {
+  if (change.kind !== 'Project') return false;
+  if (change.action === 'create') return true;
+  return change.action === 'update' && change.changed.schedulingEnabled === true;
 }
 
 /**
@@ -81,7 +96,7 @@ export function leftLines(
   labels: LeftLabels,
   escape: (text: string) => string = printable,
 ): string[] {
-  return (['destructive', 'regeneration-budget'] as const).flatMap((reason) => {
+  return LEFT_REASONS.flatMap((reason) => {
     const changes = left.filter((c) => c.reason === reason);
     if (changes.length === 0) return [];
     const names = changes.map(

@@ -337,6 +337,7 @@ async function healOnce(
 
 const LEFT_IN_CHAT = {
   destructive: 'Not healed, destructive',
+  'starts-runs': 'Not healed, starts project runs paid per page',
   'regeneration-budget': 'Not healed, beyond the regeneration budget (--max-regenerations)',
 } as const;
 

@@ -2,9 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceChange } from '../../../src/plan/model.js';
 import { leftLines, leftOutOfHeal } from '../../../src/workspace/heal-selection.js';
 
-/** A change of a plan as leftOutOfHeal reads it: its address, action, and whether it regenerates or destroys. */
-function change(address: string, action: string, regenerates: boolean, destructive = false): ResourceChange {
-  return { address, action, regenerates, destructive } as ResourceChange;
+/**
+ * A change of a plan as leftOutOfHeal reads it: its address (and so its kind), action, whether it regenerates or
+ * destroys, and a project update's PATCH body.
+ */
+function change(
+  address: string,
+  action: string,
+  regenerates: boolean,
+  destructive = false,
+  changed: Record<string, unknown> = { notificationConfig: {} },
+): ResourceChange {
+  const kind = address.startsWith('project.') ? 'Project' : 'Parser';
+  return { address, kind, action, regenerates, destructive, changed } as unknown as ResourceChange;
 }
 
 describe('what a heal leaves out', () => {
@@ -35,10 +45,29 @@ describe('what a heal leaves out', () => {
   });
 
   it('says it in one line per reason, with the credits of each regeneration', () => {
-    expect(leftLines(leftOutOfHeal(plan, 2), { destructive: 'D', 'regeneration-budget': 'R' })).toEqual([
+    const labels = { destructive: 'D', 'starts-runs': 'S', 'regeneration-budget': 'R' };
+    expect(leftLines(leftOutOfHeal([...plan, change('project.r', 'create', false)], 2), labels)).toEqual([
       'D: parser.b (replace), project.q (archive)',
+      'S: project.r (create)',
       'R: parser.d (update, ~30,000 credits)',
     ]);
-    expect(leftLines([], { destructive: 'D', 'regeneration-budget': 'R' })).toEqual([]);
+    expect(leftLines([], labels)).toEqual([]);
+  });
+
+  // Review: a project someone archived (or whose schedule they paused) to stop what it spends was made again (or
+  // its schedule turned back on) by a heal of the default "free heals only" watch: runs paid per page, no one asked.
+  it('leaves out what starts project runs, whatever the budget: a create, a PATCH turning the schedule back on', () => {
+    const runs = [
+      change('project.made-again', 'create', false),
+      change('project.paused', 'update', false, false, { schedulingEnabled: true, notificationConfig: {} }),
+      change('project.stopped', 'update', false, false, { schedulingEnabled: false }),
+      change('project.edited', 'update', false, false, { apiParams: { render: true } }),
+    ];
+    const left = [
+      { address: 'project.made-again', action: 'create', reason: 'starts-runs' },
+      { address: 'project.paused', action: 'update', reason: 'starts-runs' },
+    ];
+    expect(leftOutOfHeal(runs, 0)).toEqual(left);
+    expect(leftOutOfHeal(runs, 100)).toEqual(left);
   });
 });
