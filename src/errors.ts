@@ -61,6 +61,7 @@ export const ERROR_CODES = [
   'run.already-running',
   'run.job-cancelled',
   'run.job-failed',
+  'run.job-unlisted',
   'run.jobs-unreadable',
   'run.project-missing',
   'run.unconfirmed',

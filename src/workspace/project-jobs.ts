@@ -201,6 +201,8 @@ export async function runProject(
   let job: LiveJob | undefined;
   const picker = new RunJobPicker(before);
   let shown = '';
+  /** Since when the job followed has not been listed (undefined while it is). */
+  let unlistedSince: number | undefined;
   const warned = new Set<string>();
   try {
     for (;;) {
@@ -215,8 +217,23 @@ export async function runProject(
           startedHint(job, project.id, address),
         );
       }
-      // A list that lags may not show the run's job for a moment: the last seen of it stands until it does.
+      // A list that lags may not show the run's job for a moment: the last seen of it stands until it does. One
+      // that leaves it out for UNLISTED_MS (a service listing only active or recent jobs, once it ended) ends the
+      // wait: its end cannot be seen, and waiting on would only say, at the deadline, that it keeps running.
+      const followed = job;
       job = picker.pick(jobs, now()) ?? job;
+      if (followed !== undefined && !jobs.some((j) => String(j.id) === String(followed.id))) {
+        unlistedSince ??= now();
+        if (now() - unlistedSince >= UNLISTED_MS)
+          throw new ScrapeformError(
+            'run.job-unlisted',
+            `${address}: job ${String(followed.id)} has not been listed for ${Math.round((now() - unlistedSince) / 1000)}s (last seen: ${shown}), so whether it ended, and how, cannot be seen`,
+            {
+              hint: `the project was started (scheduledAt now); do not start it again before checking: scrapeform jobs ${address} shows its jobs`,
+              details: { started: true, projectId: project.id, jobId: followed.id },
+            },
+          );
+      } else unlistedSince = undefined;
       const status = job?.status ?? 'waiting to start';
       if (status !== shown) {
         options.onProgress?.(job, status);
@@ -245,6 +262,9 @@ export async function runProject(
  * another, or once the list shows it). Said, with `started` in the details, so that nobody (no CI retry) starts it
  * again and pays for its pages twice.
  */
+/** How long `run --wait` waits for the job it follows to be listed again before it gives up on seeing its end. */
+export const UNLISTED_MS = 2 * 60_000;
+
 function startedHint(
   job: LiveJob | undefined,
   projectId: number,
