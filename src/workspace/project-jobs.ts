@@ -83,7 +83,7 @@ export async function cancelProjectJob(
     if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
       const cancelled = unclear ? await cancelledJob(services, project.id, jobId) : undefined;
       if (cancelled !== undefined) return { address: project.address, jobId, status: cancelled };
-      const reason = (error.body as { error?: string } | undefined)?.error ?? error.message;
+      const reason = failureReason(error);
       throw new ScrapeformError(
         'cancel.not-running',
         `job ${jobId} of ${address} cannot be cancelled: ${reason}`,
@@ -322,6 +322,19 @@ async function startNow(
   try {
     await services.clients.projects.startNow(project.id);
   } catch (error) {
+    // A conflict is the service saying a job of the project holds it (only one runs at a time): not started, as when
+    // the job list shows one, and said so, for a --json reader that acts on details.started.
+    if (error instanceof ApiError && (error.status === 409 || error.status === 423))
+      throw new ScrapeformError(
+        'run.already-running',
+        `${project.address} was not started: the service refused the start with ${error.status} (${failureReason(error)}), as it does while a job of the project runs`,
+        {
+          hint: `scrapeform jobs ${address} shows its jobs; run again once none is running`,
+          details: { started: false, projectId: project.id },
+          status: 'input-needed',
+          cause: error,
+        },
+      );
     if (!mayHaveLanded(error)) throw error;
     throw new ScrapeformError(
       'run.unconfirmed',
@@ -333,6 +346,20 @@ async function startNow(
       },
     );
   }
+}
+
+/**
+ * What a refusal says: its body's `error` (or `message`) when that is text, else `error.message` of an `error`
+ * object (a service may nest it), else the call's own message. Never an object printed as `[object Object]`.
+ */
+function failureReason(error: ApiError): string {
+  const body = error.body as { error?: unknown; message?: unknown } | undefined;
+  const nested =
+    typeof body?.error === 'object' && body.error !== null ? (body.error as { message?: unknown }) : {};
+  const said = [body?.error, body?.message, nested.message].find(
+    (value) => typeof value === 'string' && value !== '',
+  );
+  return typeof said === 'string' ? said : error.message;
 }
 
 function messageOf(error: unknown): string {
