@@ -1,29 +1,13 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import type { ApiClients } from '../../src/api/create-clients.js';
 import { ScrapeformError } from '../../src/errors.js';
-import type { Services } from '../../src/workspace/open-workspace.js';
 import { cancelProjectJob } from '../../src/workspace/project-jobs.js';
-import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock, withUnmatched } from '../helpers/api.js';
-import { stateOf } from '../helpers/state.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, useNock, withUnmatched } from '../helpers/api.js';
+import { nightlyServices } from '../helpers/nightly-services.js';
 
 useNock();
 
 const service = () => nock(PIPELINE_ORIGIN);
-
-/** The managed project 522 in state, and clients that talk to nock. */
-function services(): Services {
-  const api = createTestApi();
-  return {
-    backend: {
-      read: async () =>
-        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
-    },
-    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
-    warnings: [],
-    close: async () => undefined,
-  } as unknown as Services;
-}
 
 describe('cancel: a refusal after a try without a clear answer may be the answer to that try', () => {
   it('the first try lost (502), sent again and refused as not running, and the job reads Cancelled: cancelled, not an error', async () => {
@@ -41,7 +25,9 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
         { id: 90, status: 'Finished' },
         { id: 91, status: 'Cancelled' },
       ]);
-    const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+    const { result, unmatched } = await withUnmatched(() =>
+      cancelProjectJob(nightlyServices(), 'nightly', '91'),
+    );
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
   });
@@ -52,7 +38,9 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
       .get('/api/projects/522/jobs')
       .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Cancelled' }]);
-    const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+    const { result, unmatched } = await withUnmatched(() =>
+      cancelProjectJob(nightlyServices(), 'nightly', '91'),
+    );
     expect(unmatched).toEqual([]);
     expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
     service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(302, '', { Location: '/elsewhere' });
@@ -61,7 +49,7 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
       .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Running' }]);
     const failed = await withUnmatched(() =>
-      cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),
+      cancelProjectJob(nightlyServices(), 'nightly', '91').catch((e: unknown) => e),
     );
     expect(failed.unmatched).toEqual([]);
     expect(failed.result).toMatchObject({ code: 'api.redirect', status: 302 });
@@ -78,7 +66,9 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
         .get('/api/projects/522/jobs')
         .query(KEY_QUERY)
         .reply(200, [{ id: 91, status: 'Cancelled' }]);
-      const { result, unmatched } = await withUnmatched(() => cancelProjectJob(services(), 'nightly', '91'));
+      const { result, unmatched } = await withUnmatched(() =>
+        cancelProjectJob(nightlyServices(), 'nightly', '91'),
+      );
       expect(unmatched).toEqual([]);
       expect(result).toEqual({ address: 'project.nightly', jobId: '91', status: 'Cancelled' });
     },
@@ -94,7 +84,7 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
       .get('/api/projects/522/jobs')
       .query(KEY_QUERY)
       .reply(200, [{ id: 91, status: 'Finished' }]);
-    const error = await cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e);
+    const error = await cancelProjectJob(nightlyServices(), 'nightly', '91').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScrapeformError);
     expect((error as ScrapeformError).code).toBe('cancel.not-running');
     expect((error as ScrapeformError).message).toBe(
@@ -108,7 +98,7 @@ describe('cancel: a refusal after a try without a clear answer may be the answer
       .query(KEY_QUERY)
       .reply(400, { error: 'job 91 is not running (Cancelled)' });
     const { result: error, unmatched } = await withUnmatched(() =>
-      cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e),
+      cancelProjectJob(nightlyServices(), 'nightly', '91').catch((e: unknown) => e),
     );
     expect(unmatched).toEqual([]);
     expect((error as ScrapeformError).code).toBe('cancel.not-running');

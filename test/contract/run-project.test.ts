@@ -1,12 +1,11 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import type { ApiClients } from '../../src/api/create-clients.js';
 import { ApiError } from '../../src/api/api-error.js';
 import { ScrapeformError } from '../../src/errors.js';
 import type { Services } from '../../src/workspace/open-workspace.js';
 import { runProject } from '../../src/workspace/project-jobs.js';
-import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock, withUnmatched } from '../helpers/api.js';
-import { stateOf } from '../helpers/state.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, useNock, withUnmatched } from '../helpers/api.js';
+import { nightlyServices } from '../helpers/nightly-services.js';
 
 useNock();
 
@@ -21,22 +20,7 @@ const UNREADABLE = `GET ${PIPELINE_ORIGIN}/api/projects/522/jobs?api_key=***: 20
  */
 function services(timeoutMs?: number, live = true, recorded: Record<string, unknown> = {}): Services {
   if (live) service().get('/api/projects/522').query(KEY_QUERY).reply(200, { id: 522, name: 'nightly' });
-  const api = createTestApi(timeoutMs !== undefined ? { timeoutMs } : {});
-  return {
-    backend: {
-      read: async () =>
-        stateOf({
-          'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {}, ...recorded },
-        }),
-    },
-    clients: {
-      projects: api.projects,
-      parsers: api.parsers,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    } as unknown as ApiClients,
-    warnings: [],
-    close: async () => undefined,
-  } as unknown as Services;
+  return nightlyServices(timeoutMs, recorded);
 }
 
 async function refusal(run: Promise<unknown>): Promise<ScrapeformError> {

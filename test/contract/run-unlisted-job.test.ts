@@ -1,11 +1,10 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import type { ApiClients } from '../../src/api/create-clients.js';
 import { ScrapeformError } from '../../src/errors.js';
 import type { Services } from '../../src/workspace/open-workspace.js';
 import { runProject } from '../../src/workspace/project-jobs.js';
-import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock } from '../helpers/api.js';
-import { stateOf } from '../helpers/state.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, useNock } from '../helpers/api.js';
+import { nightlyServices } from '../helpers/nightly-services.js';
 
 /**
  * Review: a service that lists only active or recent jobs drops the job `run --wait` follows once it ends. The wait
@@ -17,16 +16,7 @@ const service = () => nock(PIPELINE_ORIGIN);
 
 function services(): Services {
   service().get('/api/projects/522').query(KEY_QUERY).reply(200, { id: 522, name: 'nightly' });
-  const api = createTestApi();
-  return {
-    backend: {
-      read: async () =>
-        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
-    },
-    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
-    warnings: [],
-    close: async () => undefined,
-  } as unknown as Services;
+  return nightlyServices();
 }
 
 /**

@@ -1,11 +1,9 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import type { ApiClients } from '../../src/api/create-clients.js';
 import { ScrapeformError } from '../../src/errors.js';
-import type { Services } from '../../src/workspace/open-workspace.js';
 import { cancelProjectJob, runProject } from '../../src/workspace/project-jobs.js';
-import { KEY_QUERY, PIPELINE_ORIGIN, createTestApi, useNock, withUnmatched } from '../helpers/api.js';
-import { stateOf } from '../helpers/state.js';
+import { KEY_QUERY, PIPELINE_ORIGIN, useNock, withUnmatched } from '../helpers/api.js';
+import { nightlyServices } from '../helpers/nightly-services.js';
 
 /**
  * Review: a start the service refuses with a conflict (a job runs) came out as api.unexpected-status, with no
@@ -13,19 +11,6 @@ import { stateOf } from '../helpers/state.js';
  */
 useNock();
 const service = () => nock(PIPELINE_ORIGIN);
-
-function services(): Services {
-  const api = createTestApi();
-  return {
-    backend: {
-      read: async () =>
-        stateOf({ 'project.nightly': { kind: 'Project', id: 522, name: 'nightly', definition: {} } }),
-    },
-    clients: { projects: api.projects, parsers: api.parsers } as unknown as ApiClients,
-    warnings: [],
-    close: async () => undefined,
-  } as unknown as Services;
-}
 
 describe('a start refused with a conflict', () => {
   it.each([409, 423])('%s: run.already-running, not started (exit 3), the reason shown', async (status) => {
@@ -39,7 +24,7 @@ describe('a start refused with a conflict', () => {
       .query(KEY_QUERY)
       .reply(status, { error: 'a job of this project is already running' });
     const { result: error, unmatched } = await withUnmatched(() =>
-      runProject(services(), 'nightly', { sleep: async () => {} }).catch((e: unknown) => e),
+      runProject(nightlyServices(), 'nightly', { sleep: async () => {} }).catch((e: unknown) => e),
     );
     expect(unmatched).toEqual([]);
     expect(error).toBeInstanceOf(ScrapeformError);
@@ -60,7 +45,7 @@ describe('a cancel refused with an error object', () => {
     [{ error: 'job 91 has finished' }, 'job 91 has finished'],
   ])('%j: the reason is its text', async (body, reason) => {
     service().delete('/api/projects/522/jobs/91').query(KEY_QUERY).reply(409, body);
-    const error = await cancelProjectJob(services(), 'nightly', '91').catch((e: unknown) => e);
+    const error = await cancelProjectJob(nightlyServices(), 'nightly', '91').catch((e: unknown) => e);
     expect((error as ScrapeformError).message).toBe(`job 91 of nightly cannot be cancelled: ${reason}`);
   });
 });
