@@ -20,7 +20,8 @@ export interface Vanished {
 export const VANISHED_AT_LEAST = 2;
 
 /**
- * Per kind, when the service shows none of the objects of that kind state records (two or more): no list shows
+ * Per kind, when the service shows none of the objects of that kind state records (two or more, or one when the
+ * other kind's are not shown either, two or more in all): no list shows
  * any of them, and each answered 404 when read by id. Deleted by hand one by one, objects go one plan at a time; all
  * of them at once is what a key of another account (or the endpoint of another service, or of a test server) reads
  * like, and taking it as deletions creates every one again: duplicates, a parser's at the price of a generation
@@ -28,10 +29,8 @@ export const VANISHED_AT_LEAST = 2;
  * again only with `--recreate` for each address, as for a create it could not confirm (approval.ts).
  */
 export function vanishedKinds(state: State, index: LiveIndex): Map<Kind, Vanished> {
-  const out = new Map<Kind, Vanished>();
-  for (const kind of ['Parser', 'Project'] as const) {
+  const kinds = (['Parser', 'Project'] as const).map((kind) => {
     const recorded = Object.values(state.resources).filter((r) => r.kind === kind);
-    if (recorded.length < VANISHED_AT_LEAST) continue;
     const shown = recorded.some((r) =>
       r.kind === 'Parser'
         ? [r.id, r.replacing?.oldId, ...(r.replacing?.also ?? [])].some(
@@ -39,16 +38,29 @@ export function vanishedKinds(state: State, index: LiveIndex): Map<Kind, Vanishe
           )
         : index.projectById.has(r.id),
     );
-    if (shown) continue;
-    out.set(kind, { kind, count: recorded.length, story: storyOf(kind, recorded.length) });
+    return { kind, count: recorded.length, shown };
+  });
+  // One object of a kind counts when the objects of both kinds together are enough and none of them is shown: a
+  // parser and a project, both gone at once, read as a key of another account as two parsers do.
+  const total = kinds.reduce((sum, k) => sum + k.count, 0);
+  const noneShown = kinds.every((k) => !k.shown);
+  const out = new Map<Kind, Vanished>();
+  for (const { kind, count, shown } of kinds) {
+    if (count === 0 || shown) continue;
+    if (count < VANISHED_AT_LEAST && !(noneShown && total >= VANISHED_AT_LEAST)) continue;
+    out.set(kind, { kind, count, story: storyOf(kind, count) });
   }
   return out;
 }
 
 function storyOf(kind: Kind, count: number): string {
-  const what = kind === 'Parser' ? 'parsers' : 'projects';
+  const what = kind === 'Parser' ? 'parser' : 'project';
   const endpoint = kind === 'Parser' ? 'SCRAPEFORM_PARSER_URL' : 'SCRAPEFORM_PIPELINE_URL';
-  return `the service shows none of the ${count} ${what} state records (no list shows them, and each answers 404 when read by id): a key of another account, or ${endpoint} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
+  const none =
+    count === 1
+      ? `none of the objects state records, the one ${what} among them`
+      : `none of the ${count} ${what}s state records`;
+  return `the service shows ${none} (no list shows them, and each answers 404 when read by id): a key of another account, or ${endpoint} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
 }
 
 /**
