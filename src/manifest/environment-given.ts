@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { DEFAULT_API_KEY_ENV } from '../model/vocabulary.js';
 import type { Diagnostic } from './diagnostic.js';
 import { otherEnvironmentsState } from './environment-states.js';
 import type { GivenState } from './environment-states.js';
+import { inProject } from './environment-reach.js';
 import type { Environment } from './interpolate.js';
 import type { ObjectSource } from './object-source.js';
 import { at } from './rules.js';
@@ -26,11 +28,56 @@ export function givenToOtherEnvironment(
   env: Environment,
   chosen: { name: string; environment: WrittenEnvironment },
   given: GivenSettings,
+  varFiles: readonly string[] = [],
 ): Diagnostic[] {
   return [
     ...otherEnvironmentsState(config, place, folder, env, chosen, given),
     ...otherEnvironmentsKey(config, place, chosen, given.apiKeyEnv),
+    ...otherEnvironmentsVarFiles(config, place, folder, chosen, varFiles),
   ];
+}
+
+/**
+ * A `--var-file` that is one of another environment's `varFiles` and none of the chosen one's: its values win over
+ * the chosen environment's own (they come last), so this environment would be planned with the other's values (a
+ * mis-set CI variable, `--var-file "$VARS"`): other objects declared, each created in this account (30,000 credits a
+ * parser), and every parser reading a changed scraping parameter replaced. A file both environments list is shared
+ * on purpose; one no environment lists is the run's own.
+ */
+function otherEnvironmentsVarFiles(
+  config: WrittenConfig,
+  place: ObjectSource,
+  folder: string,
+  chosen: { name: string; environment: WrittenEnvironment },
+  varFiles: readonly string[],
+): Diagnostic[] {
+  const listed = (environment: WrittenEnvironment): Set<string> =>
+    new Set((environment.varFiles ?? []).map((written) => path.resolve(inProject(folder, written))));
+  const own = listed(chosen.environment);
+  return varFiles.flatMap((file) => {
+    const resolved = path.resolve(file);
+    if (own.has(resolved)) return [];
+    const other = Object.entries(config.environments ?? {}).find(
+      ([name, environment]) => name !== chosen.name && listed(environment).has(resolved),
+    );
+    if (other === undefined) return [];
+    const [name, environment] = other;
+    const index = (environment.varFiles ?? []).findIndex(
+      (w) => path.resolve(inProject(folder, w)) === resolved,
+    );
+    return [
+      at(
+        place,
+        ['environments', name, 'varFiles', index],
+        'value',
+        'environment.var-file-of-other',
+        `--var-file ${file} is a var file of environment "${name}", and this run is for environment "${chosen.name}": ${name}'s values would be planned in ${chosen.name}'s account`,
+        {
+          hint: `leave --var-file out to use the varFiles of environment "${chosen.name}", or choose --env ${name}`,
+        },
+      ),
+    ];
+  });
 }
 
 /**

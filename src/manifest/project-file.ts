@@ -279,6 +279,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
         options.env,
         { name, environment },
         options.given ?? {},
+        options.varFiles,
       ),
     );
     selected.settings = {
