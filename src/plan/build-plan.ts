@@ -63,6 +63,8 @@ export interface PlanInput {
   state: State;
   live: LiveSnapshot;
   options?: PlanOptions;
+  /** The run's key is not the one that last applied this state (state-account.ts): see vanishedKinds. */
+  keyChanged?: boolean;
 }
 
 /** Which parser details the planner needs beyond the list: objects to adopt, and versions that moved. */
@@ -266,7 +268,7 @@ export function buildPlan(input: PlanInput): Plan {
   ]);
   const desiredParsers = new Map<string, DesiredParser>(input.parsers.map((p) => [p.address, p]));
   const patchesUnconfirmed = unconfirmedPatches(state, ctx.index, recovered.unconfirmedPatches);
-  const vanished = vanishedKinds(state, ctx.index);
+  const vanished = vanishedKinds(state, ctx.index, input.keyChanged);
   const warnedVanished = new Set<'Parser' | 'Project'>();
   const heldBack = (change: ResourceChange): ResourceChange =>
     unseenForget(

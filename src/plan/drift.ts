@@ -28,6 +28,8 @@ export interface DriftInput {
    * narrowed the same way; `--target` then picks among those.
    */
   narrowedTo?: Narrowing;
+  /** The run's key is not the one that last applied this state (state-account.ts): see vanishedKinds. */
+  keyChanged?: boolean;
 }
 
 /**
@@ -90,7 +92,7 @@ export function detectDrift(input: DriftInput): DriftReport {
     kept(address) &&
     (input.targets === undefined || input.targets.length === 0 || input.targets.includes(address));
   const addresses = Object.keys(input.state.resources).filter(selected).sort();
-  const vanished = vanishedKinds(input.state, index);
+  const vanished = vanishedKinds(input.state, index, input.keyChanged);
   for (const gone of vanished.values())
     warnings.push(
       `${gone.story}; drift --accept keeps them in state and in the manifests (check the key and the account first)`,

@@ -21,14 +21,15 @@ export const VANISHED_AT_LEAST = 2;
 
 /**
  * Per kind, when the service shows none of the objects of that kind state records (two or more, or one when the
- * other kind's are not shown either, two or more in all): no list shows
+ * other kind's are not shown either, two or more in all, or any number when `keyChanged`: the run's key is not
+ * the one that last applied this state, state-account.ts): no list shows
  * any of them, and each answered 404 when read by id. Deleted by hand one by one, objects go one plan at a time; all
  * of them at once is what a key of another account (or the endpoint of another service, or of a test server) reads
  * like, and taking it as deletions creates every one again: duplicates, a parser's at the price of a generation
  * (DESIGN section 2: an answer is never proof of absence by itself). So the plan says so, and apply creates them
  * again only with `--recreate` for each address, as for a create it could not confirm (approval.ts).
  */
-export function vanishedKinds(state: State, index: LiveIndex): Map<Kind, Vanished> {
+export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false): Map<Kind, Vanished> {
   const kinds = (['Parser', 'Project'] as const).map((kind) => {
     const recorded = Object.values(state.resources).filter((r) => r.kind === kind);
     const shown = recorded.some((r) =>
@@ -47,20 +48,21 @@ export function vanishedKinds(state: State, index: LiveIndex): Map<Kind, Vanishe
   const out = new Map<Kind, Vanished>();
   for (const { kind, count, shown } of kinds) {
     if (count === 0 || shown) continue;
-    if (count < VANISHED_AT_LEAST && !(noneShown && total >= VANISHED_AT_LEAST)) continue;
-    out.set(kind, { kind, count, story: storyOf(kind, count) });
+    if (count < VANISHED_AT_LEAST && !keyChanged && !(noneShown && total >= VANISHED_AT_LEAST)) continue;
+    out.set(kind, { kind, count, story: storyOf(kind, count, keyChanged) });
   }
   return out;
 }
 
-function storyOf(kind: Kind, count: number): string {
+function storyOf(kind: Kind, count: number, keyChanged: boolean): string {
   const what = kind === 'Parser' ? 'parser' : 'project';
   const endpoint = kind === 'Parser' ? 'SCRAPEFORM_PARSER_URL' : 'SCRAPEFORM_PIPELINE_URL';
   const none =
     count === 1
       ? `none of the objects state records, the one ${what} among them`
       : `none of the ${count} ${what}s state records`;
-  return `the service shows ${none} (no list shows them, and each answers 404 when read by id): a key of another account, or ${endpoint} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
+  const key = keyChanged ? ', and the key is not the one that last applied this state' : '';
+  return `the service shows ${none} (no list shows them, and each answers 404 when read by id)${key}: a key of another account, or ${endpoint} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
 }
 
 /**

@@ -234,6 +234,14 @@ export interface State {
    * Dropped once a list no longer shows one and a read by id answers 404; absent when there are none.
    */
   deleting?: Record<string, DeletingParser>;
+  /** The key that last applied changes, as a salted digest (state-account.ts); absent in a state none recorded. */
+  account?: StateAccount;
+}
+
+/** The key that last applied changes with a state, as a salted digest: see state-account.ts. */
+export interface StateAccount {
+  salt: string;
+  sha256: string;
 }
 
 /** A parser the service is still deleting: its name, and when its delete was accepted (ISO time). */

@@ -13,6 +13,7 @@ import type { Services } from './open-workspace.js';
 import { unlessGone } from '../api/unless-status.js';
 import { fieldlessOf, readNullsAgain, servicesUsed, summaryOf } from './read-live.js';
 import { acceptRefusals, withAcceptRefusals } from './accept-checks.js';
+import { keyChanged } from '../state/state-account.js';
 
 export interface DetectDriftOptions {
   /** Only these addresses; all that state manages when empty. */
@@ -60,6 +61,7 @@ export async function detectWorkspaceDrift(
   const found = detectDrift({
     state,
     live,
+    keyChanged: keyChanged(state, services.clients.accountDigest),
     ignored,
     ...(options.targets !== undefined ? { targets: options.targets } : {}),
     ...(options.manifests?.narrowedTo !== undefined ? { narrowedTo: options.manifests.narrowedTo } : {}),

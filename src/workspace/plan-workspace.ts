@@ -9,6 +9,7 @@ import type { Workspace } from './open-workspace.js';
 import { readLive } from './read-live.js';
 import { whileHolding } from '../state/backend.js';
 import { readUnlessInterrupted } from '../state/interruptible-state.js';
+import { keyChanged } from '../state/state-account.js';
 
 export interface PlannedWorkspace {
   /** The state the plan was made from. */
@@ -56,6 +57,7 @@ async function readAndPlan(
     projects: ws.manifests.projects,
     state,
     live,
+    keyChanged: keyChanged(state, ws.clients.accountDigest),
     // Paths named with --env narrow the plan the way --target does (loadManifests' narrowedTo).
     options:
       ws.manifests.narrowedTo !== undefined ? { ...options, narrowedTo: ws.manifests.narrowedTo } : options,
