@@ -10,7 +10,7 @@ import { callText } from '../output/call-text.js';
 import type { ApplyReport } from '../output/render-apply.js';
 import { renderApprovalQuestion } from '../output/render-approval.js';
 import { renderOutput } from '../output/render-output.js';
-import { heldBack } from '../output/render-plan.js';
+import { heldBack, planParts } from '../output/render-plan.js';
 import { applyWorkspace } from '../workspace/apply-workspace.js';
 import { tuneForCalls } from './v8-flags.js';
 import { using } from '../workspace/open-workspace.js';
@@ -18,6 +18,7 @@ import type { RunStatus } from './exit-codes.js';
 import type { CommandContext, RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
 import { LiveProgress } from './live-progress.js';
+import { PlanInParts } from './plan-in-parts.js';
 import { collect, wholeNumber } from './options.js';
 import { confirm } from './prompt.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -95,7 +96,11 @@ export function registerApply(program: Command, run: RunCommand): void {
   );
 }
 
-async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
+async function apply(whole: CommandContext, paths: string[], flags: ApplyFlags): Promise<RunStatus> {
+  // Without a prompt, the plan is printed a part at a time once the calls start (plan-in-parts.ts says why); all
+  // other output of the command waits for the whole plan.
+  const inParts = new PlanInParts((text) => whole.io.stdout.write(text));
+  const ctx = inParts.context(whole);
   const concurrency = wholeNumber(flags.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   if (concurrency < 1) throw new ScrapeformError('cli.usage', '--concurrency must be at least 1');
   const maxGenerating = wholeNumber(flags.maxGenerating, '--max-generating') ?? DEFAULT_MAX_GENERATING;
@@ -120,7 +125,14 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
     controller,
     'Interrupted: no new calls; calls in flight finish, then state is saved (again to exit at once).',
   );
-  const shown = progress(ctx);
+  const events = progress(ctx);
+  const shown = {
+    onEvent: (event: ApplyEvent) => inParts.hold(() => events.onEvent(event)),
+    stop: () => {
+      inParts.finish();
+      events.stop();
+    },
+  };
   try {
     const outcome = await using(openFromFlags(ctx, paths, flags, controller.signal), (ws) =>
       applyWorkspace(ws, {
@@ -137,6 +149,7 @@ async function apply(ctx: CommandContext, paths: string[], flags: ApplyFlags): P
         onPlan: (plan) => {
           // The plan goes to stdout for a person, to stderr when stdout carries the JSON result.
           if (format === 'json') ctx.log(renderOutput('plan', 'human', plan, ctx.colors));
+          else if (!ctx.interactive) inParts.start(planParts(plan, ctx.stdoutColors));
           else ctx.print(renderOutput('plan', 'human', plan, ctx.stdoutColors));
           // Every module the calls use is loaded by now (v8-flags.ts says why that matters).
           if (plan.status === 'changes') tuneForCalls();

@@ -160,6 +160,17 @@ export function describeExpectChecks(plan: Plan): string | undefined {
 /** The plan for a person at a terminal or in a CI log, Terraform-style. */
 export function renderPlan(plan: Plan, colors: Colors): string {
   const lines: string[] = [];
+  for (const part of planParts(plan, colors)) lines.push(...part);
+  return lines.join('\n').replace(/\n+$/, '');
+}
+
+/**
+ * The lines of renderPlan, a part at a time (the summary and what precedes the changes, each change, what follows
+ * them), each rendered only when asked for: apply prints a large plan a few changes at a time (plan-in-parts.ts).
+ * Joined with line breaks and without the trailing ones, they are renderPlan's text.
+ */
+export function* planParts(plan: Plan, colors: Colors): Generator<string[], void, undefined> {
+  const lines: string[] = [];
   lines.push(colors.bold(summarisePlan(plan)));
   const runs = describeProjectRuns(plan);
   if (runs !== undefined) lines.push(colors.dim(runs));
@@ -176,15 +187,17 @@ export function renderPlan(plan: Plan, colors: Colors): string {
   }
   const ordered = [...plan.resource_changes].sort((a, b) => Number(b.destructive) - Number(a.destructive));
   if (ordered.length > 0) lines.push('');
-  for (const change of ordered) lines.push(...renderChange(change, colors), '');
+  yield lines;
+  for (const change of ordered) yield [...renderChange(change, colors), ''];
+  const tail: string[] = [];
   const breaking = plan.resource_changes.filter((c) => c.breaking.length > 0);
   if (breaking.length > 0) {
-    lines.push(colors.magenta('Changes consumers of the results will notice:'));
-    for (const c of breaking) lines.push(`  ${printable(c.address)}: ${printable(c.breaking.join('; '))}`);
-    lines.push('');
+    tail.push(colors.magenta('Changes consumers of the results will notice:'));
+    for (const c of breaking) tail.push(`  ${printable(c.address)}: ${printable(c.breaking.join('; '))}`);
+    tail.push('');
   }
-  for (const warning of plan.warnings) lines.push(`${colors.yellow('warning:')} ${printable(warning)}`);
-  return lines.join('\n').replace(/\n+$/, '');
+  for (const warning of plan.warnings) tail.push(`${colors.yellow('warning:')} ${printable(warning)}`);
+  yield tail;
 }
 
 /** `parser.a -> parser.b (id, live name "a")`: one state entry a `moved:` hint moves. */
