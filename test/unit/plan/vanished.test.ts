@@ -179,18 +179,22 @@ describe('the service shows none of the objects of a kind state records', () => 
     expect(refusal(plan)).toBeUndefined();
   });
 
-  // Review: counted per kind, one parser and one project planned with another account's key were created again
-  // there (a paid generation, a second scheduled project), and state then dropped the real ones.
-  it('one parser and one project, both gone at once: each kind counts, and neither is created again without --recreate', () => {
-    const plan = buildPlan({
+  /** The plan of a state of one parser and one project, with what the service shows. */
+  const oneOfEach = (live: LiveSnapshot): Plan =>
+    buildPlan({
       parsers: [books],
       projects: [nightly],
       state: stateOf({
         'parser.books': parser('p-1', 'books', books.urls),
         'project.nightly': project(7, nightly),
       }),
-      live: empty,
+      live,
     });
+
+  // Review: counted per kind, one parser and one project planned with another account's key were created again
+  // there (a paid generation, a second scheduled project), and state then dropped the real ones.
+  it('one parser and one project, both gone at once: each kind counts, and neither is created again without --recreate', () => {
+    const plan = oneOfEach(empty);
     const story = (what: string, url: string): string =>
       `the service shows none of the objects state records, the one ${what} among them (no list shows them, and each answers 404 when read by id): a key of another account, or ${url} set to another service, reads this way, as does deleting every one of them outside scrapeform`;
     expect(plan.resource_changes.map((c) => [c.address, c.action, c.reasons[0]])).toEqual([
@@ -210,15 +214,7 @@ describe('the service shows none of the objects of a kind state records', () => 
   });
 
   it('one object of a kind gone while the other kind is shown is a deletion, as before', () => {
-    const plan = buildPlan({
-      parsers: [books],
-      projects: [nightly],
-      state: stateOf({
-        'parser.books': parser('p-1', 'books', books.urls),
-        'project.nightly': project(7, nightly),
-      }),
-      live: { parsers: [], details: {}, projects: [liveProject(7, 'nightly')] },
-    });
+    const plan = oneOfEach({ parsers: [], details: {}, projects: [liveProject(7, 'nightly')] });
     expect(plan.resource_changes.filter((c) => c.action === 'create').map((c) => c.reasons)).toEqual([
       ['deleted outside scrapeform: created again'],
     ]);
