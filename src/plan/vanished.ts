@@ -20,14 +20,14 @@ export interface Vanished {
 export const VANISHED_AT_LEAST = 2;
 
 /**
- * Per kind, when the service shows none of the objects of that kind state records (two or more, or one when the
- * other kind's are not shown either, two or more in all, or any number when `keyChanged`: the run's key is not
- * the one that last applied this state, state-account.ts): no list shows
- * any of them, and each answered 404 when read by id. Deleted by hand one by one, objects go one plan at a time; all
- * of them at once is what a key of another account (or the endpoint of another service, or of a test server) reads
- * like, and taking it as deletions creates every one again: duplicates, a parser's at the price of a generation
- * (DESIGN section 2: an answer is never proof of absence by itself). So the plan says so, and apply creates them
- * again only with `--recreate` for each address, as for a create it could not confirm (approval.ts).
+ * Per kind, when the service shows none of the objects of that kind state records, and they are two or more; or
+ * one, when none of the objects state records is shown, two or more in all, or any number with `keyChanged` (the
+ * run's key is not the one that last applied this state: state-account.ts). No list shows any of them, and each
+ * answered 404 when read by id. Deleted by hand one by one, objects go one plan at a time; all of them at once is
+ * what a key of another account (or the endpoint of another service, or of a test server) reads like, and taking it
+ * as deletions creates every one again: duplicates, a parser's at the price of a generation (DESIGN section 2: an
+ * answer is never proof of absence by itself). So the plan says so, and apply creates them again only with
+ * `--recreate` for each address, as for a create it could not confirm (approval.ts).
  */
 export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false): Map<Kind, Vanished> {
   const kinds = (['Parser', 'Project'] as const).map((kind) => {
@@ -48,7 +48,7 @@ export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false
   const out = new Map<Kind, Vanished>();
   for (const { kind, count, shown } of kinds) {
     if (count === 0 || shown) continue;
-    if (count < VANISHED_AT_LEAST && !keyChanged && !(noneShown && total >= VANISHED_AT_LEAST)) continue;
+    if (count < VANISHED_AT_LEAST && !(noneShown && (keyChanged || total >= VANISHED_AT_LEAST))) continue;
     out.set(kind, { kind, count, story: storyOf(kind, count, keyChanged) });
   }
   return out;
