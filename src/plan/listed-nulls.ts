@@ -11,12 +11,14 @@ import { projectPayload } from './plan-project.js';
  * default, or as no webhook or no schedule) where that reading differs from what the manifest asks or state last
  * applied. A list may be a summary that says null for what it leaves out, while the project holds the value: read
  * from the list, every plan would send the same PATCH again, and `drift --accept` would write the defaults into
- * the manifest. A null that reads as the value wanted changes nothing, so an unchanged workspace costs no read.
+ * the manifest. A null that reads as the value wanted changes nothing, nor does one of a key the manifest ignores
+ * (`ignored` by address, besides each declared project's own): an unchanged workspace costs no read.
  */
 export function projectsToReadAgain(
   listed: readonly LiveProject[],
   declared: readonly DesiredProject[],
   state: State,
+  ignored: Readonly<Record<string, readonly string[]>> = {},
 ): number[] {
   const recordedById = new Map<number, ProjectState>();
   const declaredAt = new Map<string, DesiredProject>();
@@ -32,8 +34,8 @@ export function projectsToReadAgain(
     if (state.resources[project.address] === undefined) unmanagedByName.set(project.name, project);
   const ids: number[] = [];
   for (const live of listed) {
-    const nulls = nullKeys(live);
-    if (nulls.length === 0) continue;
+    const listedNulls = nullKeys(live);
+    if (listedNulls.length === 0) continue;
     const recorded = recordedById.get(live.id);
     const address = managedAddresses.get(live.id);
     const desired =
@@ -42,6 +44,12 @@ export function projectsToReadAgain(
         : live.name !== undefined
           ? unmanagedByName.get(live.name)
           : undefined;
+    // Keys a manifest ignores (`lifecycle.ignore_changes`) are neither planned nor drift: no read for them.
+    const skipped = new Set<string>([
+      ...(desired?.ignoreChanges ?? []),
+      ...(address !== undefined ? (ignored[address] ?? []) : []),
+    ]);
+    const nulls = listedNulls.filter((key) => !skipped.has(key));
     const wanted: ProjectDefinition[] = [
       ...(desired !== undefined ? [projectPayload(desired)] : []),
       ...(recorded !== undefined ? [recorded.definition] : []),

@@ -54,10 +54,10 @@ export async function detectWorkspaceDrift(
       },
     );
   }
-  const live = await readLiveForDrift(services.clients, state, options.signal);
   const ignored = Object.fromEntries(
     (options.manifests?.projects ?? []).map((p) => [p.address, p.ignoreChanges as readonly string[]]),
   );
+  const live = await readLiveForDrift(services.clients, state, options.signal, ignored);
   const found = detectDrift({
     state,
     live,
@@ -78,6 +78,7 @@ async function readLiveForDrift(
   clients: ApiClients,
   state: State,
   signal: AbortSignal | undefined,
+  ignored: Readonly<Record<string, readonly string[]>>,
 ): Promise<LiveSnapshot> {
   // Only the services state records objects of are called (issue 13: a key may reach one service only).
   const used = servicesUsed({ parsers: [], projects: [] }, state);
@@ -88,7 +89,7 @@ async function readLiveForDrift(
   ]);
   const parsers: LiveParserSummary[] = [...listed];
   const projects: LiveProject[] = [...listedProjects];
-  await readNullsAgain(clients, projects, [], state, signal);
+  await readNullsAgain(clients, projects, [], state, signal, undefined, ignored);
   const parserIds = new Set(parsers.map((p) => p.id));
   const projectIds = new Set(projects.map((p) => p.id));
   const missing = Object.values(state.resources).filter((r) =>

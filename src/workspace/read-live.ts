@@ -39,8 +39,9 @@ export function servicesUsed(
 /**
  * Reads the live services with the fewest calls: one list per service the workspace uses (a workspace with only
  * parsers never lists projects, so a key without DataPipeline access still works), then a parser's details only
- * where the planner needs them (adoption, or a version that moved). An unchanged workspace of any size is at most
- * two calls.
+ * where the planner needs them (adoption, or a version that moved), and a project by id where its list item says
+ * null for a value that would plan a change (readNullsAgain). An unchanged workspace of any size is two calls, but
+ * for those projects.
  *
  * A list is not proof of absence (issue 13: lists may lag behind a create, or page): a recorded object the list
  * lacks is looked up by id, and only a 404 (or, for a project, a record marked archived: ProjectsClient.find)
@@ -192,8 +193,9 @@ export async function readNullsAgain(
   state: State,
   signal?: AbortSignal,
   unread?: UnreadObjects,
+  ignored?: Readonly<Record<string, readonly string[]>>,
 ): Promise<void> {
-  const again = new Set(projectsToReadAgain(projects, declared, state));
+  const again = new Set(projectsToReadAgain(projects, declared, state, ignored));
   if (again.size === 0) return;
   const at = [...projects.keys()].filter((i) => again.has((projects[i] as LiveProject).id));
   await forEachLimited(at, READ_CONCURRENCY, async (i) => {

@@ -156,3 +156,29 @@ describe('import of a project its list shows with nulls', () => {
     expect(nock.pendingMocks()).toEqual([]);
   });
 });
+
+describe('a listed null for a key lifecycle.ignore_changes names', () => {
+  it('costs no read by id, in plan or drift: nothing is planned or reported from that key', async () => {
+    await writeFile(
+      path.join(folder.dir(), 'p.yaml'),
+      `${MANIFEST}lifecycle: { ignore_changes: [apiParams] }\n`,
+    );
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, []);
+    nock(PIPELINE_ORIGIN).post('/api/projects').query(KEY_QUERY).reply(201, whole);
+    const args = ['--state', folder.statePath(), folder.dir()];
+    const apply = await runScrapeform(['apply', '--auto-approve', ...args], { env: NOCK_ENV });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects')
+      .query(KEY_QUERY)
+      .times(2)
+      .reply(200, [{ ...whole, apiParams: null }]);
+    const { result: plan, unmatched } = await withUnmatched(() =>
+      runScrapeform(['plan', '--detailed-exitcode', ...args], { env: NOCK_ENV }),
+    );
+    expect(unmatched).toEqual([]);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const drift = await runScrapeform(['drift', ...args], { env: NOCK_ENV });
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+  });
+});
