@@ -31,7 +31,7 @@ export class PlanInParts {
   /** Prints the first part of `parts` now, the rest once the calls start (`hold`) or soon after. */
   start(parts: Iterable<string[]>): void {
     this.parts = parts[Symbol.iterator]();
-    this.render(0);
+    this.render(0, true);
     this.waiting = setTimeout(this.go, WAIT_FOR_CALLS_MS).unref();
   }
 
@@ -74,13 +74,24 @@ export class PlanInParts {
     if (this.render(performance.now() + TURN_MS)) setImmediate(this.turn);
   };
 
-  /** Renders parts until `until` or the end; true when some are left. */
-  private render(until: number): boolean {
+  /** Renders parts until `until` or the end; true when some are left. `first`: the part printed before the calls. */
+  private render(until: number, first = false): boolean {
     const parts = this.parts;
     if (parts === undefined) return false;
     let text = this.breaks;
     for (;;) {
-      const part = parts.next();
+      let part: IteratorResult<string[], void>;
+      try {
+        part = parts.next();
+      } catch (error) {
+        // A defect in rendering. The first part is rendered before any call, and its error stops apply as a render
+        // at once would; later ones come while the calls run, from a timer: said where the plan stops instead.
+        if (first) throw error;
+        this.parts = undefined;
+        const why = error instanceof Error ? error.message : String(error);
+        text += `${this.first ? '' : '\n'}warning: the rest of the plan could not be printed (a bug: report it): ${why}`;
+        break;
+      }
       if (part.done === true) {
         this.parts = undefined;
         break;

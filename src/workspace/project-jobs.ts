@@ -257,14 +257,14 @@ export async function runProject(
   );
 }
 
+/** How long `run --wait` waits for the job it follows to be listed again before it gives up on seeing its end. */
+export const UNLISTED_MS = 2 * 60_000;
+
 /**
  * A timeout ends the wait, not the run: the project was started, and a job not shown yet may still start (behind
  * another, or once the list shows it). Said, with `started` in the details, so that nobody (no CI retry) starts it
  * again and pays for its pages twice.
  */
-/** How long `run --wait` waits for the job it follows to be listed again before it gives up on seeing its end. */
-export const UNLISTED_MS = 2 * 60_000;
-
 function startedHint(
   job: LiveJob | undefined,
   projectId: number,

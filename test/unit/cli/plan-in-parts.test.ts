@@ -82,3 +82,35 @@ describe('PlanInParts', () => {
     expect(out.slice(firstErr)).toEqual(['err:progress\n', 'err:warning: a retry\n']);
   });
 });
+
+// Review: a part that failed to render once the calls ran threw from a timer, out of reach of apply.
+describe('a part that fails to render', () => {
+  it('after the first: said where the plan stops, what was held is shown, and nothing is thrown', async () => {
+    function* parts(): Generator<string[]> {
+      yield ['Plan: 2 to create.', ''];
+      yield ['+ a', ''];
+      throw new Error('render bug in a change');
+    }
+    const out: string[] = [];
+    const inParts = new PlanInParts((text) => out.push(`out:${text}`));
+    inParts.start(parts());
+    inParts.hold(() => out.push('err:event'));
+    for (let i = 0; i < 10; i++) await turn();
+    expect(stdout(out)).toBe(
+      'Plan: 2 to create.\n\n+ a\n\nwarning: the rest of the plan could not be printed (a bug: report it): render bug in a change\n',
+    );
+    expect(out.at(-1)).toBe('err:event');
+  });
+
+  it('the first: thrown by start, before any call, as a render at once would be', () => {
+    const parts: Iterable<string[]> = {
+      [Symbol.iterator]: () => ({
+        next: () => {
+          throw new Error('render bug in the summary');
+        },
+      }),
+    };
+    const inParts = new PlanInParts(() => undefined);
+    expect(() => inParts.start(parts)).toThrow('render bug in the summary');
+  });
+});
