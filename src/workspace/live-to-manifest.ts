@@ -9,7 +9,14 @@ import { ProjectManifestSchema } from '../manifest/project-schema.js';
 import type { WrittenProject } from '../manifest/project-schema.js';
 import { PROJECT_FIELDS } from '../model/project-fields.js';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { PLACEHOLDER_DESCRIPTION, PROJECT_TYPES } from '../model/vocabulary.js';
+import {
+  NOTIFY_ON_FAILURE,
+  NOTIFY_ON_SUCCESS,
+  OUTPUT_FORMATS,
+  PLACEHOLDER_DESCRIPTION,
+  PROJECT_TYPES,
+} from '../model/vocabulary.js';
+import { sameWord } from '../model/same-value.js';
 import { projectPayload } from '../plan/build-plan.js';
 import type { ResourceState } from '../state/model.js';
 import { manifestYaml, readBackProblem, tooDeepProblem } from './read-back.js';
@@ -195,20 +202,20 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
   if (Object.values(apiParams).some((v) => v !== null && typeof v === 'object'))
     return skip('apiParams hold nested values a manifest cannot express');
   const webhook = PROJECT_FIELDS.webhookOutput.read(live);
+  // Written as the manifest's vocabulary spells it: a service that answers `csv` holds CSV (same-value.ts).
+  const format = OUTPUT_FORMATS.find((f) => sameWord(f, live.output_format));
   const written: WrittenProject = {
     kind: 'Project',
     name,
     projectType: live.projectType as WrittenProject['projectType'],
     projectInput: input,
     ...(once ? {} : { scrapingInterval: interval as string, schedulingEnabled: enabled as boolean }),
-    ...(live.output_format === 'JSON' || live.output_format === 'CSV'
-      ? { output_format: live.output_format }
-      : {}),
+    ...(format !== undefined ? { output_format: format } : {}),
     ...(webhook !== null && webhook !== undefined
       ? { webhookOutput: webhook as WrittenProject['webhookOutput'] }
       : {}),
     ...(live.notificationConfig
-      ? { notificationConfig: live.notificationConfig as WrittenProject['notificationConfig'] }
+      ? { notificationConfig: inVocabulary(live.notificationConfig) as WrittenProject['notificationConfig'] }
       : {}),
     ...(Object.keys(apiParams).length > 0
       ? { apiParams: apiParams as Record<string, string | number | boolean> }
@@ -231,6 +238,14 @@ export function importProject(out: string, live: LiveProject, name: string): Imp
     address: desired.address,
     resource: { kind: 'Project', id: live.id, name, definition: projectPayload(desired) },
   };
+}
+
+/** notificationConfig with each value the service wrote in another case (`DAILY`) as the manifest spells it. */
+function inVocabulary(config: Record<string, unknown>): Record<string, unknown> {
+  const words = [...NOTIFY_ON_SUCCESS, ...NOTIFY_ON_FAILURE];
+  return Object.fromEntries(
+    Object.entries(config).map(([key, value]) => [key, words.find((w) => sameWord(w, value)) ?? value]),
+  );
 }
 
 /** A manifest as a person would write it: the schema line, then the document, no line wrapping. */

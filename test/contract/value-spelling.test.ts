@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
@@ -75,5 +75,29 @@ describe('values answered in another spelling of what was sent', () => {
     const plan = await runScrapeform(['plan', '--detailed-exitcode', ...args], { env: NOCK_ENV });
     expect(plan.code, plan.stdout + plan.stderr).toBe(2);
     expect(plan.stdout).toContain('apiParams.render: "false" -> true');
+  });
+});
+
+describe('import of a project that holds values in another spelling', () => {
+  it('writes them as a manifest spells them, and the next plan is empty', async () => {
+    // The list leaves the webhook out: import reads the project by id before taking it as none.
+    const whole = { ...answered, webhookOutput: null };
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [answered]);
+    nock(PIPELINE_ORIGIN).get('/api/projects/9').query(KEY_QUERY).reply(200, whole);
+    const out = path.join(folder.dir(), 'imported');
+    const imported = await runScrapeform(
+      ['import', '--out', out, '--only', 'projects', '--state', folder.statePath()],
+      { env: NOCK_ENV },
+    );
+    expect(imported.code, imported.stdout + imported.stderr).toBe(0);
+    const written = await readFile(path.join(out, 'project-nightly.yaml'), 'utf8');
+    expect(written).toContain('output_format: CSV');
+    expect(written).toContain('notifyOnSuccess: daily');
+    expect(written).toContain('notifyOnFailure: with_every_run');
+    nock(PIPELINE_ORIGIN).get('/api/projects').query(KEY_QUERY).reply(200, [whole]);
+    const plan = await runScrapeform(['plan', '--detailed-exitcode', '--state', folder.statePath(), out], {
+      env: NOCK_ENV,
+    });
+    expect([plan.code, plan.stdout]).toEqual([0, 'No changes. The live services match the manifests.\n']);
   });
 });
