@@ -247,15 +247,23 @@ function excerpt(body: unknown, secrets: readonly string[]): unknown {
   return JSON.parse(json) as unknown;
 }
 
-/** A short message from the error body when it has one (`error`, `message` or `detail`), else the text. */
-function serverMessage(body: unknown): string | undefined {
+/**
+ * A short message from the error body when it has one (`error`, `message` or `detail`, or the `message` of an
+ * `error` object, as some services nest it), else the text. Never an object printed as `[object Object]`.
+ */
+export function serverMessage(body: unknown): string | undefined {
   if (typeof body === 'string')
     return body.trim() === '' ? undefined : body.trim().split('\n')[0]?.slice(0, 200);
   if (body !== null && typeof body === 'object') {
-    for (const key of ['error', 'message', 'detail']) {
-      const value = (body as Record<string, unknown>)[key];
+    const fields = body as Record<string, unknown>;
+    const nested = fields.error !== null && typeof fields.error === 'object' ? fields.error : {};
+    for (const value of [
+      fields.error,
+      fields.message,
+      fields.detail,
+      (nested as { message?: unknown }).message,
+    ])
       if (typeof value === 'string' && value !== '') return value;
-    }
     return JSON.stringify(body).slice(0, 200);
   }
   return undefined;

@@ -1,4 +1,4 @@
-import { ApiError, mayHaveLanded } from '../api/api-error.js';
+import { ApiError, mayHaveLanded, serverMessage } from '../api/api-error.js';
 import { unlessGone } from '../api/unless-status.js';
 import { archiveMark } from '../api/archived-project.js';
 import { normaliseJobStatus } from '../api/job-status.js';
@@ -348,18 +348,9 @@ async function startNow(
   }
 }
 
-/**
- * What a refusal says: its body's `error` (or `message`) when that is text, else `error.message` of an `error`
- * object (a service may nest it), else the call's own message. Never an object printed as `[object Object]`.
- */
+/** What a refusal says: the service's own message (serverMessage), else the call's. */
 function failureReason(error: ApiError): string {
-  const body = error.body as { error?: unknown; message?: unknown } | undefined;
-  const nested =
-    typeof body?.error === 'object' && body.error !== null ? (body.error as { message?: unknown }) : {};
-  const said = [body?.error, body?.message, nested.message].find(
-    (value) => typeof value === 'string' && value !== '',
-  );
-  return typeof said === 'string' ? said : error.message;
+  return serverMessage(error.body) ?? error.message;
 }
 
 function messageOf(error: unknown): string {
