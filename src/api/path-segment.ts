@@ -8,11 +8,16 @@ import { ScrapeformError } from '../errors.js';
  */
 export function pathSegment(value: string | number): string {
   const text = String(value);
-  if (text === '' || text === '.' || text === '..')
+  if (namesAnotherResource(text))
     throw new ScrapeformError(
       'api.unsafe-path',
       `the id ${JSON.stringify(text)} cannot be sent in a request's path: it would name another resource; nothing was sent`,
       { hint: 'ids are read from state or from the services; an id given by hand must be one they show' },
     );
   return encodeURIComponent(text);
+}
+
+/** Whether `text`, as one segment of a path, would not stay one: empty, `.` or `..`. */
+export function namesAnotherResource(text: string): boolean {
+  return text === '' || text === '.' || text === '..';
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { namesAnotherResource } from '../api/path-segment.js';
 import { ScrapeformError } from '../errors.js';
 import { printable } from '../output/escape-text.js';
 import { renderOutput } from '../output/render-output.js';
@@ -34,7 +35,7 @@ export function registerJobs(program: Command, run: RunCommand): void {
   addApiFlags(cancel).action(async (address: string, jobId: string, flags: ApiFlags) =>
     run(async (ctx) => {
       // Before anything is opened: an empty id or a dot segment would send the DELETE elsewhere (path-segment.ts).
-      if (jobId.trim() === '' || jobId === '.' || jobId === '..')
+      if (jobId.trim() === '' || namesAnotherResource(jobId))
         throw new ScrapeformError(
           'cli.usage',
           `<job-id> ${JSON.stringify(jobId)} is no job id; nothing was sent`,
