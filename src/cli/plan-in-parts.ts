@@ -74,8 +74,8 @@ export class PlanInParts {
     if (this.render(performance.now() + TURN_MS)) setImmediate(this.turn);
   };
 
-  /** Renders parts until `until` or the end; true when some are left. `first`: the part printed before the calls. */
-  private render(until: number, first = false): boolean {
+  /** Renders parts until `until` or the end; true when some are left. `beforeCalls`: the part printed at start. */
+  private render(until: number, beforeCalls = false): boolean {
     const parts = this.parts;
     if (parts === undefined) return false;
     let text = this.breaks;
@@ -86,7 +86,7 @@ export class PlanInParts {
       } catch (error) {
         // A defect in rendering. The first part is rendered before any call, and its error stops apply as a render
         // at once would; later ones come while the calls run, from a timer: said where the plan stops instead.
-        if (first) throw error;
+        if (beforeCalls) throw error;
         this.parts = undefined;
         const why = error instanceof Error ? error.message : String(error);
         text += `${this.first ? '' : '\n'}warning: the rest of the plan could not be printed (a bug: report it): ${why}`;

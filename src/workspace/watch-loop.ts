@@ -47,7 +47,8 @@ export type WatchEvent =
   | { type: 'healed'; outcome: ApplyWorkspaceOutcome; regenerations: number }
   | { type: 'heal-skipped'; reason: string }
   /**
-   * Changes of the plan a heal leaves out and does not make, destructive or over budget (at every heal that has any).
+   * Changes of the plan a heal leaves out and does not make, destructive, starting project runs or over budget (at
+   * every heal that has any).
    */
   | { type: 'heal-left'; changes: LeftChange[] }
   | { type: 'failed'; error: unknown }
@@ -75,7 +76,8 @@ export interface WatchDriftNotification {
     applied: string[];
     failed: string[];
     /**
-     * The deletes, replaces and archives the plan also has, and its regenerations beyond the budget: left, not made.
+     * The deletes, replaces and archives the plan also has, what would start project runs, and its regenerations
+     * beyond the budget: left, not made.
      */
     left: LeftChange[];
     regenerations: number;
@@ -112,9 +114,10 @@ export interface WatchOptions {
 
 /**
  * `scrapeform watch`: drift detection on an interval, reading without the lock; with `heal`, an apply of the manifests
- * (under the lock, only while it applies) bounded by the regeneration budget, never destructive. Posts a notification
- * when the drift seen changes, or a heal applied something or failed otherwise than the run before. Returns when
- * `signal` aborts. `status` is updated in place so an HTTP endpoint can show it while the loop runs.
+ * (under the lock, only while it applies) bounded by the regeneration budget, never destructive, starting no project
+ * run. Posts a notification when the drift seen changes, or a heal applied something or failed otherwise than the
+ * run before. Returns when `signal` aborts. `status` is updated in place so an HTTP endpoint can show it while the
+ * loop runs.
  */
 export async function runWatch(
   services: Services,
