@@ -89,12 +89,15 @@ export const RUN_AT_FIELDS = [
   'scheduled_at',
 ] as const;
 
-/** A job's time to run as read: `at` in ms since the epoch, and the field and value it was read from. */
-export interface RunAt {
+/** A time of a job as read: `at` in ms since the epoch, and the field and value it was read from. */
+export interface JobTime<F extends string = string> {
   at: number;
-  field: (typeof RUN_AT_FIELDS)[number];
+  field: F;
   raw: unknown;
 }
+
+/** A job's time to run as read. */
+export type RunAt = JobTime<(typeof RUN_AT_FIELDS)[number]>;
 
 /** When the job is to run, from the first field of RUN_AT_FIELDS that holds a readable time. */
 export function jobRunAt(job: Readonly<Record<string, unknown>>): RunAt | undefined {
@@ -130,7 +133,7 @@ export function newestJob<T extends Readonly<Record<string, unknown>>>(
 /** When the job began or came to be, from the first field of BEGUN_FIELDS that holds a readable time. */
 export function jobBegunAt(
   job: Readonly<Record<string, unknown>>,
-): { at: number; field: (typeof BEGUN_FIELDS)[number]; raw: unknown } | undefined {
+): JobTime<(typeof BEGUN_FIELDS)[number]> | undefined {
   return firstTime(job, BEGUN_FIELDS);
 }
 
@@ -143,7 +146,7 @@ export function jobTime(job: Readonly<Record<string, unknown>>): number | undefi
 function firstTime<F extends string>(
   job: Readonly<Record<string, unknown>>,
   fields: readonly F[],
-): { at: number; field: F; raw: unknown } | undefined {
+): JobTime<F> | undefined {
   for (const field of fields) {
     const at = serviceTime(job[field]);
     if (at !== undefined) return { at, field, raw: job[field] };

@@ -7,7 +7,7 @@ import {
   newestJob,
   normaliseJobStatus,
 } from '../api/job-status.js';
-import type { RunAt } from '../api/job-status.js';
+import type { JobTime, RunAt } from '../api/job-status.js';
 import type { LiveJob } from '../api/live.js';
 import { writtenWithoutZone, ZONE_DOUBT_MS } from '../api/service-time.js';
 import { readCount } from '../api/read-count.js';
@@ -77,7 +77,7 @@ export function runsWellAhead(job: LiveJob, now: number): boolean {
  * When the job began or was made, if that reads as ahead of `now` too: a time of the past read so means the job's
  * times are misread (a zone, a unit), so its time to run is not trusted to pass it over either.
  */
-function begunAhead(job: LiveJob, now: number): { at: number; field: string; raw: unknown } | undefined {
+function begunAhead(job: LiveJob, now: number): JobTime | undefined {
   const begun = jobBegunAt(job);
   return begun !== undefined && begun.at > now + AHEAD_MS ? begun : undefined;
 }
@@ -103,7 +103,7 @@ function whyItHolds(job: LiveJob, now: number): string | undefined {
     if (runAt === undefined)
       return `waits to run (${status}, and no supposedToRunAt or scheduledAt says when)`;
     // The value as the service sent it beside the time it was read as: a misreading shows.
-    const readAs = (time: { at: number; field: string; raw: unknown }): string =>
+    const readAs = (time: JobTime): string =>
       `${time.field} ${typeof time.raw === 'string' ? quoted(time.raw) : printable(String(time.raw))} read as ${new Date(time.at).toISOString()}`;
     const read = readAs(runAt);
     if (wellAhead(runAt, now)) {
