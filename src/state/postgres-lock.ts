@@ -3,7 +3,7 @@ import { ScrapeformError } from '../errors.js';
 import { describeLock, lockAliveError, lockElsewhereError, lockMismatch } from './backend.js';
 import type { ForceUnlockOptions, LockInfo } from './backend.js';
 import { judgeHolder } from './process-identity.js';
-import { isConnectionError } from './postgres-session.js';
+import { fulfilledWithin, isConnectionError } from './postgres-session.js';
 
 /** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
 export interface LockKeys {
@@ -247,20 +247,5 @@ export async function unlockWithin(
       if (isConnectionError(error)) throw error;
     });
   };
-  let timer: NodeJS.Timeout | undefined;
-  const done = work();
-  done.catch(() => undefined);
-  try {
-    await Promise.race([
-      done,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('the unlock did not answer')), withinMs);
-      }),
-    ]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return fulfilledWithin(work(), withinMs);
 }

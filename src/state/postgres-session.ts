@@ -73,17 +73,27 @@ export const RELEASE_TIMEOUT_MS = 5_000;
  * printed. After `ms` the socket is destroyed instead; PostgreSQL ends the session (and any lock) once it notices.
  */
 export async function endSession(client: pg.Client, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const ended = client.end().then(
-    () => true,
-    () => true,
+  const gone = await fulfilledWithin(
+    client.end().catch(() => undefined),
+    ms,
   );
-  const gone = await Promise.race([
-    ended,
-    new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false))),
-  ]);
-  clearTimeout(timer);
   if (!gone) client.connection.stream.destroy();
+}
+
+/**
+ * Whether `work` fulfils within `ms`: false when it fails, or is still under way then (it is not called off; a
+ * failure after that is ignored).
+ */
+export async function fulfilledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
