@@ -20,15 +20,11 @@ export function projectsToReadAgain(
   state: State,
   ignored: Readonly<Record<string, readonly string[]>> = {},
 ): number[] {
-  const recordedById = new Map<number, ProjectState>();
   const declaredAt = new Map<string, DesiredProject>();
   for (const project of declared) declaredAt.set(project.address, project);
-  const managedAddresses = new Map<number, string>();
-  for (const [address, resource] of Object.entries(state.resources)) {
-    if (resource.kind !== 'Project') continue;
-    recordedById.set(resource.id, resource);
-    managedAddresses.set(resource.id, address);
-  }
+  const managed = new Map<number, { address: string; recorded: ProjectState }>();
+  for (const [address, recorded] of Object.entries(state.resources))
+    if (recorded.kind === 'Project') managed.set(recorded.id, { address, recorded });
   const unmanagedByName = new Map<string, DesiredProject>();
   for (const project of declared)
     if (state.resources[project.address] === undefined) unmanagedByName.set(project.name, project);
@@ -36,8 +32,7 @@ export function projectsToReadAgain(
   for (const live of listed) {
     const listedNulls = nullKeys(live);
     if (listedNulls.length === 0) continue;
-    const recorded = recordedById.get(live.id);
-    const address = managedAddresses.get(live.id);
+    const { address, recorded } = managed.get(live.id) ?? {};
     const desired =
       address !== undefined
         ? declaredAt.get(address)
