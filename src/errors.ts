@@ -77,6 +77,7 @@ export const ERROR_CODES = [
   'state.lock-timeout',
   'state.newer-format',
   'state.not-a-file',
+  'state.other-environment',
   'state.push-refused',
   'state.push-unreadable',
   'state.read-interrupted',

@@ -16,7 +16,9 @@ export function registerOutput(program: Command, run: RunCommand): void {
   addStateFlags(command).action(
     async (flags: { json?: boolean; state?: string; workspace?: string } & EnvironmentFlags) =>
       run(async (ctx) => {
-        const state = await using(openStateFromFlags(ctx, flags), (opened) => opened.backend.read());
+        const state = await using(openStateFromFlags(ctx, flags, { own: true }), (opened) =>
+          opened.backend.read(),
+        );
         ctx.print(
           renderOutput('ids', flags.json === true ? 'json' : 'human', managedIds(state), ctx.stdoutColors),
         );

@@ -4,6 +4,7 @@ import { ScrapeformError } from '../errors.js';
 import type { TransportEvent } from '../api/transport-contract.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { EnvironmentSettings } from '../manifest/project-file.js';
+import { checkingEnvironment } from '../state/state-environment.js';
 import {
   openServices,
   openState,
@@ -217,12 +218,19 @@ export async function openServicesFromFlags(ctx: CommandContext, flags: ApiFlags
   });
 }
 
-/** The state backend alone, for commands that need no key (output, state, force-unlock). */
+/**
+ * The state backend alone, for commands that need no key (output, state, force-unlock). With `own`, a state another
+ * declared environment last applied is refused at its read (`output`); `state pull` and `force-unlock` take any, as
+ * the ways to look into and mend one.
+ */
 export function openStateFromFlags(
   ctx: CommandContext,
   flags: { state?: string; workspace?: string } & EnvironmentFlags,
+  { own = false }: { own?: boolean } = {},
 ): OpenState {
-  return openState(stateOptions(ctx, flags, environmentOf(ctx, flags)));
+  const settings = environmentOf(ctx, flags);
+  const opened = openState(stateOptions(ctx, flags, settings));
+  return own ? { ...opened, backend: checkingEnvironment(opened.backend, settings) } : opened;
 }
 
 /** SCRAPEFORM_STATE_TIMEOUT (a duration): unset or empty keeps the state database's default (30 s). */

@@ -42,6 +42,8 @@ export interface ProjectFile {
 /** What an environment sets besides paths and variables; flags given on the command line win over these. */
 export interface EnvironmentSettings {
   name: string;
+  /** The other environments scrapeform.yaml declares: a state one of them last applied is not this run's. */
+  others: string[];
   state?: string;
   workspace?: string;
   apiKeyEnv?: string;
@@ -284,6 +286,7 @@ export function selectEnvironment(options: SelectEnvironmentOptions): SelectedEn
     );
     selected.settings = {
       name,
+      others: names.filter((other) => other !== name),
       ...(environment.state !== undefined ? { state: stateLocation(environment.state, project.folder) } : {}),
       ...(environment.workspace !== undefined ? { workspace: environment.workspace } : {}),
       ...(environment.apiKeyEnv !== undefined ? { apiKeyEnv: environment.apiKeyEnv } : {}),

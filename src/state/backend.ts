@@ -160,12 +160,13 @@ export function lockElsewhereError(location: string, pid: number): ScrapeformErr
 }
 
 /**
- * The backend with another `lock()` (one that waits, or reports what it took over), everything else its own: read
- * through, so what a lock sets on it (`staleLockBroken`) is seen through the wrapper.
+ * The backend with another `lock()` (one that waits, or reports what it took over) or `read()` (one that checks
+ * whose state it is), everything else its own: read through, so what a lock sets on it (`staleLockBroken`) is seen
+ * through the wrapper.
  */
-export function withLock(
+export function overriding(
   backend: StateBackend,
-  lock: (operation: string) => Promise<StateLock>,
+  given: { lock?: (operation: string) => Promise<StateLock>; read?: () => Promise<State> },
 ): StateBackend {
   const markSent = backend.markSent?.bind(backend);
   return {
@@ -178,9 +179,9 @@ export function withLock(
     get staleLockBroken() {
       return backend.staleLockBroken;
     },
-    read: () => backend.read(),
+    read: given.read ?? (() => backend.read()),
     write: (state) => backend.write(state),
-    lock,
+    lock: given.lock ?? ((operation) => backend.lock(operation)),
     forceUnlock: (options) => backend.forceUnlock(options),
     close: async () => backend.close?.(),
     // Only where the backend has one: StateStore.sent tells a backend without it by its absence.

@@ -1,5 +1,5 @@
 import { ScrapeformError } from '../errors.js';
-import { withLock } from './backend.js';
+import { overriding } from './backend.js';
 import type { LockInfo, StateBackend, StateLock } from './backend.js';
 
 /** How long `lock()` may wait for a lock another run holds (`--lock-timeout`), and who hears about the wait. */
@@ -63,7 +63,7 @@ export function waitingForLock(backend: StateBackend, wait: LockWait): StateBack
       }
     }
   };
-  return withLock(backend, lock);
+  return overriding(backend, { lock });
 }
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {

@@ -236,6 +236,11 @@ export interface State {
   deleting?: Record<string, DeletingParser>;
   /** The key that last applied changes, as a salted digest (state-account.ts); absent in a state none recorded. */
   account?: StateAccount;
+  /**
+   * The environment of scrapeform.yaml that last applied changes (state-environment.ts); absent in a state none
+   * recorded, or one applied without environments.
+   */
+  environment?: string;
 }
 
 /** The key that last applied changes with a state, as a salted digest: see state-account.ts. */

@@ -1,4 +1,4 @@
-import { withLock } from './backend.js';
+import { overriding } from './backend.js';
 import type { LockInfo, StateBackend } from './backend.js';
 
 /**
@@ -11,10 +11,12 @@ export function reportingStaleLock(
   onStaleLock: ((holder: LockInfo) => void) | undefined,
 ): StateBackend {
   if (onStaleLock === undefined) return backend;
-  return withLock(backend, async (operation) => {
-    const lock = await backend.lock(operation);
-    const stale = backend.staleLockBroken;
-    if (stale !== undefined) onStaleLock(stale);
-    return lock;
+  return overriding(backend, {
+    lock: async (operation) => {
+      const lock = await backend.lock(operation);
+      const stale = backend.staleLockBroken;
+      if (stale !== undefined) onStaleLock(stale);
+      return lock;
+    },
   });
 }

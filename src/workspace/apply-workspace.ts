@@ -27,6 +27,7 @@ import type { Workspace } from './open-workspace.js';
 import { planWorkspace, runTarget } from './plan-workspace.js';
 import { recordResultDiffs } from './result-diffs.js';
 import { withAccount } from '../state/state-account.js';
+import { withEnvironmentRecorded } from '../state/state-environment.js';
 
 /** What apply's own options the workspace passes through as they are. */
 type PassedOn =
@@ -154,10 +155,14 @@ export async function applyWorkspace(
     // Written only now: a run refused (approval, --max-regenerations, --recreate) changes nothing, so the saved plan
     // a reviewer approved is still current when applied again with consent. Nothing was sent before this write, and
     // everything in it is read again from the services by the next run, so a run killed before it loses nothing.
-    // And the run's key, as a salted digest (state-account.ts): the key this state's objects were made with.
-    const recorded = withAccount(
-      moved !== protectedState ? (recordProtection(moved, declared) ?? moved) : protectedState,
-      ws.clients.accountDigest,
+    // And the run's key, as a salted digest (state-account.ts): the key this state's objects were made with; and the
+    // environment applying them (state-environment.ts), so that another environment reaching this state is refused.
+    const recorded = withEnvironmentRecorded(
+      withAccount(
+        moved !== protectedState ? (recordProtection(moved, declared) ?? moved) : protectedState,
+        ws.clients.accountDigest,
+      ),
+      ws.manifests.environment?.name,
     );
     // A write that fails stops apply with its result (apply --json prints it): every change not started.
     const state =

@@ -24,6 +24,7 @@ import { createStateBackend } from '../state/create-backend.js';
 import { waitingForLock } from '../state/lock-wait.js';
 import type { LockWait } from '../state/lock-wait.js';
 import { reportingStaleLock } from '../state/report-stale-lock.js';
+import { checkingEnvironment } from '../state/state-environment.js';
 
 /** Where state lives: `--state PATH` or a postgres:// URL (`.scrapeform/state.json` by default), and the workspace. */
 export interface StateLocation {
@@ -209,11 +210,13 @@ export async function openServices(
     ...(options.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
   });
   const state = openState(options);
+  // A state another declared environment last applied is refused at every read (state-environment.ts).
+  const backend = checkingEnvironment(state.backend, settings);
   let closed: Promise<void> | undefined;
   return {
     clients,
     warnings: config.warnings,
-    backend: state.backend,
+    backend,
     // Both are closed even when one fails: a database pool left open keeps the process alive.
     close: () =>
       (closed ??= Promise.allSettled([clients.close(), state.close()]).then((outcomes) => {

@@ -213,6 +213,7 @@ projectInput: { type: list, list: [https://a.example/] }
     expect(staging.projects).toEqual([]);
     expect(staging.environment).toEqual({
       name: 'staging',
+      others: ['prod'],
       state: path.join(dir, 'state/staging.json'),
       apiKeyEnv: 'STAGING_KEY',
     });
@@ -225,7 +226,12 @@ projectInput: { type: list, list: [https://a.example/] }
     const prod = await loadManifests({ ...options, environment: 'prod' });
     expect(prod.parsers[0]?.urls).toEqual(['https://a.example/a.html']);
     expect(prod.projects.map((p) => p.name)).toEqual(['legacy']);
-    expect(prod.environment).toEqual({ name: 'prod', state: 'postgres://db/scrapeform', workspace: 'prod' });
+    expect(prod.environment).toEqual({
+      name: 'prod',
+      others: ['staging'],
+      state: 'postgres://db/scrapeform',
+      workspace: 'prod',
+    });
   });
 
   it('checks a value against its declared type, and refuses undeclared ones, at their line', async () => {
@@ -477,7 +483,7 @@ environments:
     );
     const prod = await loadManifests({ paths: [dir], env: {}, environment: 'prod' });
     expect(prod.diagnostics).toEqual([]);
-    expect(prod.environment).toEqual({ name: 'prod', state: absolute });
+    expect(prod.environment).toEqual({ name: 'prod', others: [], state: absolute });
   });
 
   it('reads an absolute path and var file of an environment as written, not under the project folder; its exclude speaks for the project folder', async () => {
