@@ -1,5 +1,5 @@
 import { projectCreateBody, projectPath, PROJECTS_PATH } from '../model/wire.js';
-import { GONE_STATUSES } from '../api/unless-status.js';
+import { GONE_STATUSES, unlessGone } from '../api/unless-status.js';
 import type { IdsBefore } from '../api/api-error.js';
 import type {
   ProjectAdopt,
@@ -14,7 +14,7 @@ import { projectFieldRule } from '../model/project-fields.js';
 import { sameFieldValue, stable } from '../plan/plan-context.js';
 import { ScrapeformError } from '../errors.js';
 import { keptProtection } from '../state/model.js';
-import { confirmGone, makeCall, noteCreate, noteFailedCall } from './apply-context.js';
+import { confirmGone, makeCall, noteCreate, noteFailedCall, warn } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
@@ -103,6 +103,7 @@ export const PROJECT_HANDLERS = {
       GONE_STATUSES,
     );
     if (GONE_STATUSES.includes(status)) await confirmArchived(ctx, change, status);
+    if (status === 202 && (await archiveStillShown(ctx, change, result))) return;
     await ctx.store.commit((state) => delete state.resources[change.address]);
   },
   adopt: async (change: ProjectAdopt, _result, ctx) => {
@@ -217,6 +218,37 @@ async function confirmArchived(ctx: HandlerContext, change: ProjectArchive, stat
         },
       ),
   );
+}
+
+/**
+ * A 202 Accepted to an archive is an archive that landed, perhaps not done yet: the project is read by id, and one
+ * still shown (or not read) stays in state, marked `archiving`, with a warning: dropped from state while the
+ * service still runs it, it would keep its schedule, paid per page, and no plan would look at it again. While no
+ * manifest declares it, the next plan archives it again, a free call already consented to, or drops it once gone.
+ */
+async function archiveStillShown(
+  ctx: HandlerContext,
+  change: ProjectArchive,
+  result: ChangeResult,
+): Promise<boolean> {
+  const read = await unlessGone(() => ctx.clients.projects.find(change.id, ctx.options.signal)).then(
+    (shown) => (shown === undefined ? 'gone' : 'shown'),
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  if (read === 'gone') return false;
+  const accepted = `the service accepted the archive of project ${change.name} (${change.id}) with 202 Accepted`;
+  warn(
+    change,
+    result,
+    ctx,
+    `${accepted}, but ${read === 'shown' ? 'still shows it when read by id, not marked archived' : `reading it by id to see whether it is archived failed (${read})`}: it may still be archiving it, and until then it runs on its schedule; state keeps it, and the next plan archives it again, or drops it once the service no longer shows it`,
+  );
+  await ctx.store.commit((state) => {
+    const entry = state.resources[change.address];
+    if (entry?.kind === 'Project')
+      state.resources[change.address] = { ...entry, archiving: entry.archiving ?? new Date().toISOString() };
+  });
+  return true;
 }
 
 /** The fields that say when a project runs: each run is paid per page. */

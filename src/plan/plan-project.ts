@@ -55,6 +55,17 @@ export function planProject(
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
     const live = ctx.index.projectById.get(recorded.id);
+    if (live === undefined && recorded.archiving !== undefined) {
+      // The archive an earlier apply sent, which the service accepted (202), is done: no drift to report.
+      return change<ProjectForget>({
+        address,
+        kind: 'Project',
+        name: recorded.name,
+        id: recorded.id,
+        action: 'forget',
+        reasons: [`archived: the archive accepted at ${recorded.archiving} is done`],
+      });
+    }
     if (live === undefined) {
       ctx.drift.push({
         address,
@@ -72,14 +83,19 @@ export function planProject(
     }
     ctx.fingerprint[address] = projectDigest(live);
     if (isPrevented(ctx, address, desired, recorded)) return undefined;
+    // An archive the service accepted (202) and still showed: sent again, consented to when it was first applied.
+    const accepted = recorded.archiving;
     return change<ProjectArchive>({
       address,
       kind: 'Project',
       name: recorded.name,
       id: recorded.id,
       action: 'archive',
-      reasons: ['no manifest declares it any more'],
-      destructive: true,
+      reasons:
+        accepted === undefined
+          ? ['no manifest declares it any more']
+          : [`archive accepted at ${accepted} (202), and the service still shows it: archived again`],
+      destructive: accepted === undefined,
       breaking: ['archive cannot be undone through the API'],
     });
   }

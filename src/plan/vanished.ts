@@ -39,7 +39,10 @@ export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false
           )
         : index.projectById.has(r.id),
     );
-    return { kind, count: recorded.length, shown };
+    // A project whose archive the service accepted (202) is meant to go: no sign of another account when it does,
+    // though one still shown says this key sees the account.
+    const expected = recorded.filter((r) => r.kind === 'Project' && r.archiving !== undefined).length;
+    return { kind, count: recorded.length - expected, shown };
   });
   // One object of a kind counts when the objects of both kinds together are enough and none of them is shown: a
   // parser and a project, both gone at once, read as a key of another account as two parsers do.

@@ -145,6 +145,12 @@ export interface ProjectState {
    * states written before it existed: read as seen.
    */
   unseenSince?: string;
+  /**
+   * When the service accepted its archive with a 202 and a read by id still showed it (ISO time): it may still be
+   * archiving it, and until then the project runs on its schedule. Kept in state so that it is not lost from sight:
+   * while no manifest declares it, each plan archives it again (consent given already), or drops it once it is gone.
+   */
+  archiving?: string;
   /** `lifecycle.prevent_destroy` as last applied; absent when not set (see ParserState). */
   preventDestroy?: true;
 }
