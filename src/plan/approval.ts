@@ -35,6 +35,25 @@ export interface ApprovalItem {
   action: string;
 }
 
+/**
+ * The addresses state holds that are our own objects for `ApprovalContext.managed`: all of them, but for one whose
+ * change takes over a live object other than the one state records there (a project archived by hand and made again
+ * by hand under its name: plan-project.ts), which another state may manage and so needs the consent of any adoption.
+ */
+export function managedAddresses(
+  resources: Readonly<Record<string, { id: string | number }>>,
+  changes: readonly ResourceChange[],
+): Set<string> {
+  const elsewhere = new Set(
+    changes
+      .filter(
+        (c) => adoptsLiveObject(c) && c.id !== null && String(c.id) !== String(resources[c.address]?.id),
+      )
+      .map((c) => c.address),
+  );
+  return new Set(Object.keys(resources).filter((address) => !elsewhere.has(address)));
+}
+
 /** What applying a plan needs from a person: nothing, or a yes (to destroys and adoptions, or to any plan). */
 export type ApprovalDecision =
   { kind: 'approved' } | { kind: 'ask'; destructive: ApprovalItem[]; adopted: ApprovalItem[] };

@@ -102,14 +102,37 @@ export function planProject(
   const payload = projectPayload(desired);
   let live: LiveProject | undefined;
   let reasons: string[] = [];
+  // What the plan compares with: state's record, unless the project it records is gone and another takes its place.
+  let base = recorded;
   if (recorded !== undefined) {
     live = ctx.index.projectById.get(recorded.id);
     if (live === undefined) {
       // Created by this state and not shown by a list or read since: the 404 may only mean "not visible yet" (F3),
       // so the create again (perhaps a paid run with scheduledAt: now) needs --recreate; one seen since is gone.
       const unseen = unseenSinceCreate(ctx, address, recorded);
+      const sharers = unmanagedProjectsNamed(ctx.index, ctx.managed, desired.name);
       if (unseen !== undefined) reasons = [unseen];
-      else {
+      else if (sharers.length > 0) {
+        // Archived by hand and made again by hand (the dashboard): a create would run a second project beside it,
+        // each on its schedule, paid per page. The one of its name is taken over instead, with the consent any
+        // adoption needs (approval.ts); two of its name are for a person to choose between.
+        if (sharers.length > 1) {
+          ctx.errors.push(
+            `${address}: project ${recorded.id} was archived outside scrapeform, and ${sharers.length} live projects no state manages are named "${desired.name}" (${sharers.map((m) => m.id).join(', ')}); scrapeform cannot tell which takes its place, and creating it again would run one more beside them (nothing is sent)`,
+          );
+          return undefined;
+        }
+        live = sharers[0] as LiveProject;
+        base = undefined;
+        ctx.drift.push({
+          address,
+          kind: 'Project',
+          message: `project ${recorded.id} was archived or deleted outside scrapeform, and live project ${live.id} has its name but no state manages it; it is taken over in its place (not created again)`,
+        });
+        reasons = [
+          `adopted: the live project ${live.id} has this name, and project ${recorded.id} that state records was archived outside scrapeform`,
+        ];
+      } else {
         ctx.drift.push({
           address,
           kind: 'Project',
@@ -166,7 +189,7 @@ export function planProject(
   const notTaken: string[] = [];
   const wanted: [string, unknown][] = Object.entries(payload);
   // A key dropped from the manifest since the last apply is sent as the service's default.
-  for (const key of Object.keys(recorded?.definition ?? {})) {
+  for (const key of Object.keys(base?.definition ?? {})) {
     const rule = projectFieldRule(key);
     if (key in payload || rule === undefined || !rule.resetWhenDropped) continue;
     wanted.push([key, rule.serviceDefault]);
@@ -179,19 +202,19 @@ export function planProject(
     const holds =
       reported !== undefined
         ? reported
-        : recorded !== undefined && key in recorded.definition
-          ? recorded.definition[key]
+        : base !== undefined && key in base.definition
+          ? base.definition[key]
           : rule?.serviceDefault;
     if (sameFieldValue(key, value, holds)) continue;
     // The service answered this very value the last time scrapeform sent the same one: it does not take it, and
     // sending it again on every run would loop (issue 13). Said, not sent, until the manifest or the live moves.
-    const held = recorded?.held;
+    const held = base?.held;
     if (
       reported !== undefined &&
       held !== undefined &&
       key in held &&
       sameJson(held[key], reported) &&
-      sameJson(recorded?.definition[key], value)
+      sameJson(base?.definition[key], value)
     ) {
       notTaken.push(key);
       continue;
@@ -205,7 +228,7 @@ export function planProject(
     );
   }
   if (Object.keys(changed).length === 0) {
-    if (recorded !== undefined) return undefined;
+    if (base !== undefined) return undefined;
     return change<ProjectAdopt>({
       address,
       kind: 'Project',
@@ -213,16 +236,16 @@ export function planProject(
       id: live.id,
       action: 'adopt',
       reasons,
-      definition: recordedDefinition(payload, ignored, recorded, live),
+      definition: recordedDefinition(payload, ignored, base, live),
     });
   }
-  if (recorded !== undefined && recorded.definition !== undefined) {
-    const unchanged = Object.keys(changed).filter((k) => sameJson(recorded.definition[k], payload[k]));
+  if (base !== undefined && base.definition !== undefined) {
+    const unchanged = Object.keys(changed).filter((k) => sameJson(base.definition[k], payload[k]));
     // A schedule the service did not take when last sent is sent again, and said so: nobody edited it.
-    const notTaken = refusedKeys(recorded, unchanged, live);
+    const notTaken = refusedKeys(base, unchanged, live);
     if (notTaken.length > 0)
       ctx.warnings.push(
-        `${address}: ${notTakenStory(recorded, notTaken, live)}: sent again (check the project in the ScraperAPI dashboard)`,
+        `${address}: ${notTakenStory(base, notTaken, live)}: sent again (check the project in the ScraperAPI dashboard)`,
       );
     const outOfBand = unchanged.filter((k) => !notTaken.includes(k));
     if (outOfBand.length > 0) {
@@ -242,7 +265,7 @@ export function planProject(
     reasons: [...reasons, `changed: ${Object.keys(changed).join(', ')}`],
     changed,
     before: holding,
-    definition: recordedDefinition(payload, ignored, recorded, live),
+    definition: recordedDefinition(payload, ignored, base, live),
     breaking:
       'projectType' in changed || 'output_format' in changed
         ? ['the shape of the results changes (projectType or output_format)']

@@ -11,6 +11,7 @@ import {
   checkRecreates,
   checkRegenerations,
   decideApproval,
+  managedAddresses,
   refusalError,
 } from '../plan/approval.js';
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
@@ -140,8 +141,9 @@ export async function applyWorkspace(
       checkForgets(held, options.forget ?? [], saved);
     }
     const decision = decideApproval(plan, options, {
-      // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included).
-      managed: new Set(Object.keys(moved.resources)),
+      // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included),
+      // unless its change takes over another object than the one state records there.
+      managed: managedAddresses(moved.resources, plan.resource_changes),
       adoptAllowed: new Set(
         [...ws.manifests.parsers, ...ws.manifests.projects]
           .filter((m) => m.adopt === true)
