@@ -46,10 +46,13 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
     lines.push(`  ${green('✓')} ${printable(r.address)} ${r.action}${where(r)}`);
     lines.push(...noteLines(r, colors));
   }
+  const unrecorded = report.error?.unrecorded ?? [];
   for (const r of stopped) {
-    lines.push(
-      `  ${yellow('■')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(r.error?.message ?? 'interrupted')}`,
-    );
+    // Its message says what state records of it; the write that was to record it failed (the error above).
+    const said = unrecorded.includes(r.address)
+      ? 'interrupted after its call was answered; the state write that followed failed, so state does not record it: the next apply reads it again'
+      : (r.error?.message ?? 'interrupted');
+    lines.push(`  ${yellow('■')} ${printable(r.address)} ${r.action}${where(r)}: ${printable(said)}`);
     lines.push(...noteLines(r, colors));
   }
   for (const r of failed) {
@@ -60,13 +63,16 @@ export function renderApplyHuman(report: ApplyReport, colors: Colors): string {
     lines.push(...noteLines(r, colors));
   }
   for (const r of notStarted) lines.push(`  ${dim('-')} ${printable(r.address)} ${r.action}: not started`);
-  const unrecorded = report.error?.unrecorded ?? [];
   if (unrecorded.length > 0)
     lines.push(
       `State does not hold all it did for ${formatNames(unrecorded.map(printable))}: the next apply reads ${unrecorded.length === 1 ? 'it' : 'them'} again.`,
     );
   if (result.interrupted)
-    lines.push('Interrupted: state holds everything that was done; plan again to see what is left.');
+    lines.push(
+      report.error !== undefined
+        ? 'Interrupted, and stopped by the error above: plan again to see what is left.'
+        : 'Interrupted: state holds everything that was done; plan again to see what is left.',
+    );
   if (checks.length > 0) lines.push('', `Expect checks:\n${renderChecks(checks, colors)}`);
   if (report.resultDiffs.length > 0)
     lines.push(

@@ -261,6 +261,48 @@ describe('renderers of command output', () => {
     expect(JSON.parse(renderOutput('apply', 'json', report, plain)).status).toBe('interrupted');
   });
 
+  // Review: a Ctrl-C, then a state write that failed, printed both "state does not hold all it did" and "state holds
+  // everything that was done", and the stopped parser's own line said state recorded it as pending.
+  it('an interrupted apply whose state write then failed never says state holds what it did', () => {
+    const stopped: ApplyResult = {
+      ...result,
+      interrupted: true,
+      results: [
+        {
+          address: 'parser.books',
+          action: 'update',
+          ok: false,
+          calls: [{ method: 'PATCH', path: '/api/ai/parsers/p-1', status: 200 }],
+          id: 'p-1',
+          error: {
+            code: 'apply.interrupted',
+            message: 'interrupted while version 2 of parser p-1 was generating: state records it as pending',
+          },
+        },
+      ],
+    };
+    const report: ApplyReport = {
+      result: stopped,
+      checks: [],
+      resultDiffs: [],
+      error: {
+        code: 'state.unreachable',
+        message: 'cannot reach the state database',
+        unrecorded: ['parser.books'],
+      },
+    };
+    const human = renderOutput('apply', 'human', report, plain);
+    expect(human).not.toContain('state holds everything');
+    expect(human).not.toContain('records it as pending');
+    expect(human.split('\n')).toEqual([
+      '',
+      'Apply stopped by a state error: 0 applied, 1 stopped while in progress, 0 failed.',
+      '  ■ parser.books update p-1: interrupted after its call was answered; the state write that followed failed, so state does not record it: the next apply reads it again',
+      'State does not hold all it did for parser.books: the next apply reads it again.',
+      'Interrupted, and stopped by the error above: plan again to see what is left.',
+    ]);
+  });
+
   it("Ctrl-C just before a change's first call: counted not started, not stopped while in progress", () => {
     const interrupted: ApplyResult = {
       ...result,
