@@ -24,6 +24,7 @@ import {
   endSession,
   newStateClient,
   RELEASE_TIMEOUT_MS,
+  hasSqlState,
   isConnectionError,
   setServerKeepalives,
 } from './postgres-session.js';
@@ -364,11 +365,16 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private lockLost(cause?: unknown): ScrapeformError {
+    // The server ending the session says so with an SQLSTATE; a connection this side gave up on (no answer within
+    // the state timeout, a reset) has none: the database stopped answering, and dropping the connection let the lock go.
+    const gaveUp = cause !== undefined && !hasSqlState(cause);
     return new ScrapeformError(
       'state.lock-lost',
       `the state lock of ${this.location} was lost with the database connection that held it: the state was not written`,
       {
-        hint: 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
+        hint: gaveUp
+          ? `the connection holding it stopped answering or broke (${redactText((cause as Error).message)}; each query may take ${Math.round(this.timeoutMs / 1000)} s: SCRAPEFORM_STATE_TIMEOUT) and was dropped, and the lock with it; check that the database runs and answers, then check what was done with plan, and apply again`
+          : 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
         details: { expected: this.lockInfo ?? null },
         ...(cause !== undefined ? { cause } : {}),
       },

@@ -158,7 +158,13 @@ export function isTimeout(error: unknown): boolean {
  * terminated"), or one of the connection-exception and shutdown classes the server sends as it ends a session.
  */
 export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  if (!hasSqlState(error)) return true;
+  const code = (error as { code: string }).code;
   return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+}
+
+/** Whether the server sent the error, with its SQLSTATE: not the client giving up (query_timeout), nor a reset. */
+export function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }

@@ -212,6 +212,32 @@ describe.skipIf(SKIP)('PostgreSQL state sessions', () => {
     }
   });
 
+  // Review: a database that stopped answering mid-apply was reported with the hint of a restart or a force-unlock.
+  it('a write the silent database never answers: the lock is lost, and the hint says the database stopped answering', async () => {
+    const url = await newDatabase();
+    const relay = await startRelay();
+    const backend = new PostgresStateBackend(relay.url(url), 'prod', 1000);
+    try {
+      const lock = await backend.lock('apply');
+      const state = await backend.read();
+      relay.silence();
+      const lost = (await backend.write(state).catch((e: unknown) => e)) as ScrapeformError;
+      expect(lost.code).toBe('state.lock-lost');
+      expect(lost.message).toBe(
+        `the state lock of ${backend.location} was lost with the database connection that held it: the state was not written`,
+      );
+      expect(lost.hint).toMatch(
+        /^the connection holding it stopped answering or broke \(.+; each query may take 1 s: SCRAPEFORM_STATE_TIMEOUT\) and was dropped, and the lock with it; check that the database runs and answers/,
+      );
+      expect(lost.hint).not.toContain('force-unlock');
+      relay.cut();
+      await lock.release();
+    } finally {
+      await backend.close();
+      relay.close();
+    }
+  });
+
   it('release gives up on a silent database well before the query timeout: a CI job is not kept waiting 30 s', async () => {
     const url = await newDatabase();
     const relay = await startRelay();
