@@ -161,10 +161,32 @@ function answerOf(incoming: http.IncomingMessage, deadline: TrySignal): WireAnsw
       },
     },
     text: (maxBytes) => readText(incoming, deadline, maxBytes),
-    discard: async () => {
-      incoming.resume();
-    },
+    discard: async () => discardBody(incoming),
   };
+}
+
+/** How much of a body nobody reads (a redirect's) is let through so its connection can be used again. */
+const DISCARD_MAX_BYTES = 64 * 1024;
+/** How long such a body may take to end before its connection is closed instead. */
+const DISCARD_MAX_MS = 5_000;
+
+/**
+ * Lets a body nobody reads (a redirect's) through, so that its connection can serve the next call; one larger than
+ * DISCARD_MAX_BYTES, or not ended within DISCARD_MAX_MS, ends its connection instead. The try's own limits are gone
+ * once it has its answer: an endless body was read on for as long as the process lived (`watch`, round after round).
+ */
+function discardBody(incoming: http.IncomingMessage): void {
+  if (incoming.complete) return;
+  let size = 0;
+  const timer = setTimeout(() => incoming.destroy(), DISCARD_MAX_MS);
+  timer.unref();
+  incoming.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > DISCARD_MAX_BYTES) incoming.destroy();
+  });
+  incoming.once('close', () => clearTimeout(timer));
+  incoming.on('error', () => undefined);
+  incoming.resume();
 }
 
 /** The body as UTF-8 text, decompressed when the server compressed it anyway (nothing asks it to). */

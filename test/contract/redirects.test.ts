@@ -7,6 +7,7 @@ import { ParsersClient } from '../../src/api/parsers-client.js';
 import { Transport } from '../../src/api/transport.js';
 import type { TransportEvent } from '../../src/api/transport-contract.js';
 import { everythingShown, SENTINEL_KEY } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Two loopback servers are two origins: `home` plays the service and redirects; `elsewhere` records everything
@@ -23,6 +24,8 @@ let elsewhere: http.Server;
 let homeOrigin = '';
 let elsewhereOrigin = '';
 const seenHome: Seen[] = [];
+let endless: NodeJS.Timeout | undefined;
+let endlessClosed = false;
 const seenElsewhere: Seen[] = [];
 
 const details = {
@@ -104,6 +107,17 @@ beforeAll(async () => {
           return redirect(res, 307, '/kept/v2/parsers/p-1/0');
         case 'PATCH /kept/v2/parsers/p-1/0':
           return json(res, 202, { id: 'p-1', version: 1 });
+        case 'GET /endless/parsers':
+          // A redirect whose body never ends: nobody reads it, and it must not stream on once the call is done.
+          res.writeHead(302, { location: '/endless/parsers/', 'content-type': 'text/plain' });
+          endless = setInterval(() => res.write(Buffer.alloc(16 * 1024, 'x')), 5);
+          res.on('close', () => {
+            clearInterval(endless);
+            endlessClosed = true;
+          });
+          return;
+        case 'GET /endless/parsers/':
+          return json(res, 200, []);
         default:
           if (url.pathname === '/chain/parsers') {
             return redirect(res, 302, `/chain/parsers?hop=${Number(url.searchParams.get('hop')) + 1}`);
@@ -210,6 +224,14 @@ describe('redirects', () => {
     expect(seenHome.filter((s) => s.method === 'DELETE' && s.url.startsWith('/see-other/parsers?'))).toEqual(
       [],
     );
+  });
+
+  // Review: the body of a redirect was let through with no bound, so an endless one streamed on after the call.
+  it("a same-origin redirect's endless body is cut once the call is answered, not read for ever", async () => {
+    const { parsers } = client('endless');
+    expect(await parsers.list()).toEqual([]);
+    await until('the redirect body is cut', async () => endlessClosed, { everyMs: 20, withinMs: 3_000 });
+    clearInterval(endless);
   });
 
   it('a redirect loop is an error and is not retried', async () => {
