@@ -55,30 +55,26 @@ export function planProject(
   if (desired === undefined) {
     if (recorded === undefined) return undefined;
     const live = ctx.index.projectById.get(recorded.id);
-    if (live === undefined && recorded.archiving !== undefined) {
-      // The archive an earlier apply sent, which the service accepted (202), is done: no drift to report.
-      return change<ProjectForget>({
-        address,
-        kind: 'Project',
-        name: recorded.name,
-        id: recorded.id,
-        action: 'forget',
-        reasons: [`archived: the archive accepted at ${recorded.archiving} is done`],
-      });
-    }
     if (live === undefined) {
-      ctx.drift.push({
-        address,
-        kind: 'Project',
-        message: `project ${recorded.id} was archived outside scrapeform; it is dropped from state`,
-      });
+      // An archive an earlier apply sent, which the service accepted (202), is done: no drift to report.
+      const accepted = recorded.archiving;
+      if (accepted === undefined)
+        ctx.drift.push({
+          address,
+          kind: 'Project',
+          message: `project ${recorded.id} was archived outside scrapeform; it is dropped from state`,
+        });
       return change<ProjectForget>({
         address,
         kind: 'Project',
         name: recorded.name,
         id: recorded.id,
         action: 'forget',
-        reasons: ['archived outside scrapeform'],
+        reasons: [
+          accepted === undefined
+            ? 'archived outside scrapeform'
+            : `archived: the archive accepted at ${accepted} is done`,
+        ],
       });
     }
     ctx.fingerprint[address] = projectDigest(live);
