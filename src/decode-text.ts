@@ -14,11 +14,14 @@ const BYTE_ORDER_MARKS: readonly { bytes: readonly number[]; encoding: string }[
 ];
 
 /**
- * Decodes a file as UTF-8 (a UTF-8 byte order mark is dropped), or says where and why it is not: another
- * encoding's byte order mark, the NUL bytes of UTF-16 without one, a byte sequence UTF-8 does not allow, or a
- * NUL character. Nothing is ever replaced by U+FFFD.
+ * Decodes a file as UTF-8 (a UTF-8 byte order mark is dropped unless `keepByteOrderMark`), or says where and why
+ * it is not: another encoding's byte order mark, the NUL bytes of UTF-16 without one, a byte sequence UTF-8 does
+ * not allow, or a NUL character. Nothing is ever replaced by U+FFFD.
  */
-export function decodeText(bytes: Uint8Array): { text: string } | { problem: EncodingProblem } {
+export function decodeText(
+  bytes: Uint8Array,
+  keepByteOrderMark = false,
+): { text: string } | { problem: EncodingProblem } {
   for (const mark of BYTE_ORDER_MARKS) {
     if (mark.bytes.every((b, i) => bytes[i] === b)) {
       return { problem: { line: 1, column: 1, message: `the file is ${mark.encoding}, not UTF-8` } };
@@ -46,7 +49,7 @@ export function decodeText(bytes: Uint8Array): { text: string } | { problem: Enc
       },
     };
   }
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: keepByteOrderMark }).decode(bytes);
   const nul = text.indexOf('\u0000');
   if (nul >= 0) {
     return {

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { discoverManifestFiles } from '../manifest/discover-files.js';
+import type { Diagnostic } from '../manifest/diagnostic.js';
 import { formatManifestText } from '../manifest/format-manifest.js';
+import { readManifestText } from '../manifest/read-manifest-file.js';
 import { countDiagnostics, renderDiagnostics } from '../output/render-diagnostics.js';
 import type { RunCommand } from './io.js';
 import { writeOutputFile } from './write-output.js';
@@ -25,9 +26,23 @@ export function registerFmt(program: Command, run: RunCommand): void {
           ctx.log(countDiagnostics(errors));
           return 'error';
         }
-        const changed: string[] = [];
+        // Read as every command reads a manifest: a file that is not UTF-8 (Latin-1, UTF-16) is an error at its first
+        // bad byte, and nothing is written. Decoded loosely, its bytes were rewritten as U+FFFD, for good.
+        const texts: [string, string][] = [];
+        const unreadable: Diagnostic[] = [];
         for (const file of files) {
-          const text = await readFile(file, 'utf8');
+          // A UTF-8 byte order mark is kept: fmt writes the file back as it found it but for the format.
+          const read = readManifestText(file, true);
+          if ('text' in read) texts.push([file, read.text]);
+          else unreadable.push(read.diagnostic);
+        }
+        if (unreadable.length > 0) {
+          ctx.log(renderDiagnostics(unreadable, { colors: ctx.colors }));
+          ctx.log(`${countDiagnostics(unreadable)}; nothing was formatted`);
+          return 'error';
+        }
+        const changed: string[] = [];
+        for (const [file, text] of texts) {
           const formatted = formatManifestText(text);
           if (formatted === text) continue;
           if (flags.check !== true) {

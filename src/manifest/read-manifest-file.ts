@@ -19,11 +19,13 @@ export function readManifestFile(file: string): ReadFile {
 }
 
 /**
- * The text of a manifest file, or why it cannot be read (unreadable, not UTF-8); for an unreadable file, the
- * error too, for a caller that reports it where the file is named.
+ * The text of a manifest file (its UTF-8 byte order mark kept with `keepByteOrderMark`, as fmt writes it back), or
+ * why it cannot be read (unreadable, not UTF-8); for an unreadable file, the error too, for a caller that reports it
+ * where the file is named.
  */
 export function readManifestText(
   file: string,
+  keepByteOrderMark = false,
 ): { text: string } | { diagnostic: Diagnostic; error?: NodeJS.ErrnoException } {
   let bytes: Buffer;
   try {
@@ -38,7 +40,7 @@ export function readManifestText(
       error: error as NodeJS.ErrnoException,
     };
   }
-  const decoded = decodeText(bytes);
+  const decoded = decodeText(bytes, keepByteOrderMark);
   if ('problem' in decoded) {
     return {
       diagnostic: {

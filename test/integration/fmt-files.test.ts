@@ -44,6 +44,23 @@ describe('fmt keeps what it does not format', () => {
     }
   });
 
+  // Review: read loosely, a Latin-1 byte was written back as U+FFFD, for good, and fmt said it formatted the file.
+  it('refuses a file that is not UTF-8 at its first bad byte, and writes no file', async () => {
+    const work = await folderWith({ 'messy.yaml': MESSY });
+    const latin = Buffer.from(`${MESSY}# caf\xe9 comment\n`, 'latin1');
+    await writeFile(path.join(work, 'latin.yaml'), latin);
+    const fmt = await runScrapeform(['fmt', work]);
+    expect(fmt.code).toBe(1);
+    expect(fmt.stdout).toBe('');
+    expect(fmt.stderr).toContain(
+      `${path.join(work, 'latin.yaml')}:8:6: the file is not valid UTF-8: byte 0xE9 here (Latin-1 or Windows-1252, perhaps)\n  hint: save the file as UTF-8 text\n`,
+    );
+    expect(fmt.stderr).toContain('1 error; nothing was formatted');
+    expect(await readFile(path.join(work, 'latin.yaml'))).toEqual(latin);
+    expect(await readFile(path.join(work, 'messy.yaml'), 'utf8')).toBe(MESSY);
+    expect((await runScrapeform(['fmt', '--check', work])).code).toBe(1);
+  });
+
   it('writes a file whose lines end in both ways with the ending of its first line', async () => {
     const work = await folderWith({ 'mixed.yaml': MESSY.replace('\n', '\r\n') });
     expect((await runScrapeform(['fmt', work])).code).toBe(0);
