@@ -71,17 +71,21 @@ export class StateStore {
     return Promise.resolve();
   }
 
-  /** Writes every commit made so far (at once, or right after the write under way) and waits for it. */
+  /**
+   * Writes every commit made so far (at once, or right after the write under way) and waits for it. Commits made
+   * while it waits are not its own: they are written within the window (writeNow). Waiting for them too, the write
+   * the window's timer started went on writing back to back for as long as commits came (a write every 15 ms
+   * through 1,000 creates, about 30 serialisations of the whole state instead of about 8).
+   */
   async durable(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    const upTo = this.committed;
     for (;;) {
       if (this.failure !== undefined) throw this.failure;
+      if (this.written >= upTo) return;
       if (this.writing !== undefined) {
         await this.writing;
         continue;
       }
-      if (this.written >= this.committed) return;
       this.writing = this.writeNow();
       await this.writing;
     }
@@ -132,12 +136,16 @@ export class StateStore {
     return this.failure;
   }
 
-  /** What apply awaits before it returns: every commit on disk. */
-  flushed(): Promise<void> {
-    return this.durable();
+  /** What apply awaits before it returns: every commit on disk, those made while it waits included. */
+  async flushed(): Promise<void> {
+    do await this.durable();
+    while (this.written < this.committed);
   }
 
   private async writeNow(): Promise<void> {
+    // This write carries every commit made so far: the window's timer has nothing left to write.
+    clearTimeout(this.timer);
+    this.timer = undefined;
     const upTo = this.committed;
     this.writeStarted = monotonicMs();
     try {

@@ -70,9 +70,11 @@ describe('StateStore: a write slower than lateMs', () => {
     const during = store.durable();
     expect(await settled(store.commit(add('b')))).toBe(true);
     backend.finish();
-    await sleep(0);
-    backend.finish();
     await during;
+    // b, committed while the write ran, is written within the window after it.
+    await until('the second write started', () => backend.started === 2, { everyMs: 1 });
+    backend.finish();
+    await store.flushed();
     expect(backend.writes).toEqual([1, 2]);
   });
 
@@ -99,6 +101,40 @@ describe('StateStore: a write slower than lateMs', () => {
     backend.fail(new Error('the lock was lost'));
     await expect(held).rejects.toThrow('the lock was lost');
     await expect(store.commit(add('c'))).rejects.toThrow('the lock was lost');
+  });
+});
+
+describe('StateStore: the write window', () => {
+  it('durable() waits for the commits made before it; those made meanwhile go in the next window, not straight after', async () => {
+    const backend = heldBackend();
+    const store = new StateStore(backend, stateOf({}), 5, 10_000);
+    await store.commit(add('a'));
+    const first = store.durable();
+    await store.commit(add('b'));
+    backend.finish();
+    // Waiting for b too, it wrote again at once, and went on for as long as commits came (1,000 creates).
+    expect(await settled(first)).toBe(true);
+    expect(backend.writes).toEqual([1]);
+    await until('the window wrote b', () => backend.started === 2, { everyMs: 1 });
+    backend.finish();
+    await store.flushed();
+    expect(backend.writes).toEqual([1, 2]);
+  });
+
+  it('a durable() called while a write runs waits for its own commit, written after that write', async () => {
+    const backend = heldBackend();
+    const store = new StateStore(backend, stateOf({}), 5, 10_000);
+    await store.commit(add('a'));
+    const first = store.durable();
+    await store.commit(add('b'));
+    const second = store.durable();
+    backend.finish();
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    expect(backend.started).toBe(2);
+    backend.finish();
+    await second;
+    expect(backend.writes).toEqual([1, 2]);
   });
 });
 
