@@ -215,6 +215,13 @@ function editNotTaken(
       ? undefined
       : `removing its document did not take: it is still declared at ${desired.source.file}:${desired.source.line}`;
   if (desired === undefined) return 'no manifest declares it after the edit';
+  const beside = changedBeside(
+    candidate.declared as DesiredParser | DesiredProject | undefined,
+    desired,
+    entry,
+  );
+  if (beside.length > 0)
+    return `the edit also changed ${beside.join(', ')}, which did not drift: the edited map is shared with another place (a YAML anchor and its alias, or a merge key), so the edit went there too (edit the manifest by hand)`;
   const differs: string[] = [];
   if (desired.kind === 'Parser') {
     const names = new Set(desired.fields.map((f) => f.name));
@@ -242,4 +249,30 @@ function editNotTaken(
   return differs.length === 0
     ? undefined
     : `after the edit its manifests still declare other values than the live ones for ${differs.join(', ')} (${desired.source.origin?.some((o) => o.role === 'extends') === true ? 'a template it extends may supply them' : 'edit the manifest by hand'})`;
+}
+
+/**
+ * The fields of a parser the edit changed besides those that drifted: declared otherwise after the edit than before
+ * it, though no change names them. An edit made in a fields map that a YAML anchor shares (`fields: &columns`, with
+ * `*columns` elsewhere in the parser) lands in every place using it: a field added out of band to `reviews` was added
+ * to `answers` too, which the next plan then added to the parser, a paid regeneration. (A project's keys are read
+ * through its payload, where one key sets another, such as a schedule; an anchor there costs no generation.)
+ */
+function changedBeside(
+  before: DesiredParser | DesiredProject | undefined,
+  after: DesiredParser | DesiredProject,
+  entry: ObjectDrift,
+): string[] {
+  if (before?.kind !== 'Parser' || after.kind !== 'Parser') return [];
+  const named = entry.changes.flatMap((c) =>
+    c.change === 'rename' ? [c.from, c.to] : c.change === 'add' || c.change === 'remove' ? [c.field] : [],
+  );
+  const touched = (name: string): boolean => named.some((n) => name === n || name.startsWith(`${n}.`));
+  const shown = (fields: DesiredParser['fields']): Map<string, string> =>
+    new Map(fields.filter((f) => !touched(f.name)).map((f) => [f.name, JSON.stringify(f)]));
+  const was = shown(before.fields);
+  const now = shown(after.fields);
+  return [...new Set([...was.keys(), ...now.keys()])]
+    .filter((name) => was.get(name) !== now.get(name))
+    .map((name) => `field ${name}`);
 }
