@@ -17,6 +17,7 @@ import {
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
 import type { PlanOptions } from '../plan/build-plan.js';
 import type { Plan } from '../plan/model.js';
+import type { DesiredParser } from '../model/desired.js';
 import { refuseOtherTarget, refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
@@ -205,8 +206,12 @@ export async function applyWorkspace(
         throw stoppedWith(error, result);
       });
     // The expect blocks of the parsers just applied are checked; a failure fails the command but rolls nothing back.
+    // Only those the plan lists, at the URLs it lists: a saved plan's reviewer saw these, and each parse may be paid.
     const applied = new Set(result.results.filter((r) => r.ok).map((r) => r.address));
-    const toCheck = ws.manifests.parsers.filter((p) => applied.has(p.address) && p.expect.length > 0);
+    const toCheck = plannedChecks(
+      ws.manifests.parsers.filter((p) => applied.has(p.address)),
+      plan,
+    );
     const checks =
       result.interrupted || options.noWait === true
         ? []
@@ -231,6 +236,20 @@ export async function applyWorkspace(
   return whileHolding(lock, applying, (release, outcome) =>
     outcome.result !== undefined ? stoppedWith(release, outcome.result) : release,
   );
+}
+
+/**
+ * The parsers' expect checks the plan lists (`expect_checks`), each with only the URLs listed for it: the manifests
+ * read now may hold more than a saved plan was made with (an `expect` added after `plan --out`), and those were never
+ * reviewed.
+ */
+function plannedChecks(parsers: readonly DesiredParser[], plan: Plan): DesiredParser[] {
+  const listed = new Map((plan.expect_checks ?? []).map((c) => [c.address, new Set(c.urls)]));
+  return parsers.flatMap((p) => {
+    const urls = listed.get(p.address);
+    const expect = urls === undefined ? [] : p.expect.filter((e) => urls.has(e.url));
+    return expect.length > 0 ? [{ ...p, expect }] : [];
+  });
 }
 
 /** The fresh plan's changes at the addresses and with the actions of the saved plan: what applying it does now. */

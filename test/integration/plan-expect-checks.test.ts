@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -54,4 +54,35 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
   const empty = JSON.parse(again.stdout) as Record<string, unknown>;
   expect(empty.status).toBe('no_changes');
   expect(empty).not.toHaveProperty('expect_checks');
+});
+
+// Review: apply --plan took the expect blocks of the manifests read at apply time, so an `expect` added after
+// `plan --out` ran parse calls the saved plan never listed.
+it('apply --plan runs the expect checks the saved plan lists, at its URLs, not those added since', async () => {
+  h.emulator.reset();
+  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-expect-saved-'));
+  await cp(QUICKSTART, dir, { recursive: true });
+  const env = {
+    SCRAPERAPI_API_KEY: EMULATOR_KEY,
+    SCRAPEFORM_PARSER_URL: h.emulator.url,
+    SCRAPEFORM_PIPELINE_URL: h.emulator.url,
+  };
+  const state = path.join(dir, 'state.json');
+  const file = path.join(dir, 'plan.json');
+  const scrapeform = (args: string[]) => runScrapeform([...args, '--state', state], { env });
+  expect((await scrapeform(['plan', dir, '--out', file])).code).toBe(0);
+  await appendFile(
+    path.join(dir, 'books-product.yaml'),
+    '  - url: https://books.example/catalogue/tipping-the-velvet_999/index.html\n    result: { title: Tipping the Velvet }\n',
+  );
+  const parses = () => h.emulator.requestLog.filter((r) => r.path.includes('/parse/')).map((r) => r.path);
+  const before = parses().length;
+  const applied = await scrapeform(['apply', dir, '--plan', file, '--auto-approve']);
+  expect(applied.code, applied.stderr).toBe(0);
+  const sent = parses().slice(before);
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).toContain(encodeURIComponent('a-light-in-the-attic_1000'));
+  expect(applied.stdout.slice(applied.stdout.lastIndexOf('Expect checks:'))).not.toContain(
+    'tipping-the-velvet',
+  );
 });
