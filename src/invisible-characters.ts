@@ -1,25 +1,34 @@
 /**
  * The characters, besides C0 controls, that change what a terminal shows rather than being shown, as the inside of
- * a regular expression's character class: DEL, C1 controls, the Unicode bidirectional overrides and isolates that
- * reorder the text around them (CVE-2021-42574, "Trojan Source"), and the characters that show as nothing (soft
- * hyphen, zero-width space, joiners, word joiner, invisible operators, byte order mark), with which two names that
+ * a regular expression's character class (read with the `u` flag): DEL, C1 controls, the Unicode bidirectional
+ * overrides and isolates that reorder the text around them (CVE-2021-42574, "Trojan Source"), and the characters
+ * that show as nothing (soft hyphen, combining grapheme joiner, Hangul fillers, zero-width space, joiners, word
+ * joiner, invisible operators, variation selectors, byte order mark, tag characters), with which two names that
  * differ look the same. The plan's text escapes them (output/escape-text.ts) and so does render's YAML: one list.
  */
 export const INVISIBLE_CHARACTERS =
-  '\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
+  '\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u180e\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\u{e0000}-\\u{e007f}';
 
-/** `\u202e`: the escape JSON, YAML's double quotes and JavaScript all read as the character. */
+/**
+ * `\u202e`: the escape JSON, YAML's double quotes and JavaScript all read as the character; beyond the 16-bit range
+ * (a tag character), `\U000e0041`, as YAML's double quotes read it.
+ */
 export function unicodeEscape(character: string): string {
-  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const code = character.codePointAt(0) ?? 0;
+  return code > 0xffff
+    ? `\\U${code.toString(16).padStart(8, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /**
  * Characters that change what a terminal shows rather than being shown: C0 controls (newline, carriage return,
  * escape: they split or overwrite lines and start colour or cursor sequences) and the invisible ones above.
  */
-const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CHARACTERS}]`, 'g');
+// eslint-disable-next-line no-misleading-character-class -- combining marks and variation selectors, each matched alone
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${INVISIBLE_CHARACTERS}]`, 'gu');
 
-const ANY_UNSAFE = new RegExp(UNSAFE.source);
+// eslint-disable-next-line no-misleading-character-class -- as UNSAFE
+const ANY_UNSAFE = new RegExp(UNSAFE.source, 'u');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

@@ -37,8 +37,8 @@ export function renderManifests(sets: readonly RenderedSet[]): string {
   return documents.join('---\n');
 }
 
-const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
-const ANY_INVISIBLE = new RegExp(INVISIBLE.source);
+const INVISIBLE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'gu');
+const ANY_INVISIBLE = new RegExp(INVISIBLE.source, 'u');
 
 /**
  * The document as YAML, each bidirectional override or zero-width character (which the manifest checks let through,
