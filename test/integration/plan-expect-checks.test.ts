@@ -23,7 +23,8 @@ const QUICKSTART = path.resolve(import.meta.dirname, '../../examples/quickstart'
 const LINE =
   'Expect checks: after its calls apply parses 1 page with the parser it changed, one parse call each (the service may charge them; none with --no-wait): parser.books-product (1).';
 
-it('plan, plan --json, --markdown and show name the expect checks apply will run; an empty plan names none', async () => {
+/** A copy of examples/quickstart against the emulator: its folder, env, saved-plan path and a CLI with its state. */
+async function quickstart() {
   const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-expect-plan-'));
   await cp(QUICKSTART, dir, { recursive: true });
   const env = {
@@ -32,8 +33,12 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
     SCRAPEFORM_PIPELINE_URL: h.emulator.url,
   };
   const state = path.join(dir, 'state.json');
-  const file = path.join(dir, 'plan.json');
   const scrapeform = (args: string[]) => runScrapeform([...args, '--state', state], { env });
+  return { dir, env, file: path.join(dir, 'plan.json'), scrapeform };
+}
+
+it('plan, plan --json, --markdown and show name the expect checks apply will run; an empty plan names none', async () => {
+  const { dir, env, file, scrapeform } = await quickstart();
   const plan = await scrapeform(['plan', dir, '--out', file]);
   expect(plan.code, plan.stderr).toBe(0);
   expect(plan.stdout.split('\n')).toContain(LINE);
@@ -60,16 +65,7 @@ it('plan, plan --json, --markdown and show name the expect checks apply will run
 // `plan --out` ran parse calls the saved plan never listed.
 it('apply --plan runs the expect checks the saved plan lists, at its URLs, not those added since', async () => {
   h.emulator.reset();
-  const dir = await mkdtemp(path.join(tmpdir(), 'scrapeform-expect-saved-'));
-  await cp(QUICKSTART, dir, { recursive: true });
-  const env = {
-    SCRAPERAPI_API_KEY: EMULATOR_KEY,
-    SCRAPEFORM_PARSER_URL: h.emulator.url,
-    SCRAPEFORM_PIPELINE_URL: h.emulator.url,
-  };
-  const state = path.join(dir, 'state.json');
-  const file = path.join(dir, 'plan.json');
-  const scrapeform = (args: string[]) => runScrapeform([...args, '--state', state], { env });
+  const { dir, file, scrapeform } = await quickstart();
   expect((await scrapeform(['plan', dir, '--out', file])).code).toBe(0);
   await appendFile(
     path.join(dir, 'books-product.yaml'),
