@@ -24,12 +24,12 @@ import {
   endSession,
   newStateClient,
   RELEASE_TIMEOUT_MS,
-  hasSqlState,
   isConnectionError,
   setServerKeepalives,
 } from './postgres-session.js';
 import {
   forceUnlockKeys,
+  lockLostError,
   unlockWithin,
   lockedError,
   readLockRow,
@@ -365,20 +365,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private lockLost(cause?: unknown): ScrapeformError {
-    // The server ending the session says so with an SQLSTATE; a connection this side gave up on (no answer within
-    // the state timeout, a reset) has none: the database stopped answering, and dropping the connection let the lock go.
-    const gaveUp = cause !== undefined && !hasSqlState(cause);
-    return new ScrapeformError(
-      'state.lock-lost',
-      `the state lock of ${this.location} was lost with the database connection that held it: the state was not written`,
-      {
-        hint: gaveUp
-          ? `the connection holding it stopped answering or broke (${redactText((cause as Error).message)}; each query may take ${Math.round(this.timeoutMs / 1000)} s: SCRAPEFORM_STATE_TIMEOUT) and was dropped, and the lock with it; check that the database runs and answers, then check what was done with plan, and apply again`
-          : 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
-        details: { expected: this.lockInfo ?? null },
-        ...(cause !== undefined ? { cause } : {}),
-      },
-    );
+    return lockLostError(this.location, this.lockInfo, this.timeoutMs, cause);
   }
 
   /** Ends the session that holds the lock (an advisory lock can only be released by its own session). */

@@ -3,7 +3,8 @@ import { ScrapeformError } from '../errors.js';
 import { describeLock, lockAliveError, lockElsewhereError, lockMismatch } from './backend.js';
 import type { ForceUnlockOptions, LockInfo } from './backend.js';
 import { judgeHolder } from './process-identity.js';
-import { fulfilledWithin, isConnectionError } from './postgres-session.js';
+import { fulfilledWithin, hasSqlState, isConnectionError } from './postgres-session.js';
+import { redactText } from './database-url.js';
 
 /** A state's two advisory keys: its own (of its schema and table) and the one earlier versions took (its table). */
 export interface LockKeys {
@@ -165,6 +166,31 @@ export async function deleteLockRow(client: pg.Client, table: string, lockId: st
     table,
     lockId,
   ]);
+}
+
+/**
+ * The lock of this run gone with the session that held it: nothing was written. The server ending the session says
+ * so with an SQLSTATE; a connection this side gave up on (no answer within the state timeout, a reset) has none: the
+ * database stopped answering, and dropping the connection let the lock go.
+ */
+export function lockLostError(
+  location: string,
+  expected: LockInfo | undefined,
+  timeoutMs: number,
+  cause?: unknown,
+): ScrapeformError {
+  const gaveUp = cause !== undefined && !hasSqlState(cause);
+  return new ScrapeformError(
+    'state.lock-lost',
+    `the state lock of ${location} was lost with the database connection that held it: the state was not written`,
+    {
+      hint: gaveUp
+        ? `the connection holding it stopped answering or broke (${redactText((cause as Error).message)}; each query may take ${Math.round(timeoutMs / 1000)} s: SCRAPEFORM_STATE_TIMEOUT) and was dropped, and the lock with it; check that the database runs and answers, then check what was done with plan, and apply again`
+        : 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
+      details: { expected: expected ?? null },
+      ...(cause !== undefined ? { cause } : {}),
+    },
+  );
 }
 
 /** The lock is held, by another run or by this one (named, as the file backend names it). */
