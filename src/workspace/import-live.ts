@@ -9,6 +9,7 @@ import { loadManifests } from '../manifest/load-manifests.js';
 import type { SelectedEnvironment } from '../manifest/project-file.js';
 import { fileKey, giveDistinctFiles } from './distinct-files.js';
 import { writeImported } from './import-writes.js';
+import { withEnvironmentRecorded } from '../state/state-environment.js';
 import { importParser, importProject } from './live-to-manifest.js';
 import type { ImportedObject } from './live-to-manifest.js';
 import { chosenEnvironment } from './open-workspace.js';
@@ -157,7 +158,9 @@ export async function importLive(services: Services, options: ImportOptions): Pr
     for (const p of planned) target.checkRead(p.file, p.address);
     if (planned.length > 0) await mkdir(out, { recursive: true });
     const created = planned.length > 0 && !(await exists(services.backend.location));
-    await writeImported(services.backend, state, planned);
+    // The environment importing is recorded as an apply records it (state-environment.ts): another environment that
+    // reaches this state by a spelling the config check cannot join is refused from its next read.
+    await writeImported(services.backend, withEnvironmentRecorded(state, options.environment), planned);
     if (created) {
       const gitignore = await ignoreLocalState(services.backend.location);
       if (gitignore !== undefined) options.onGitignore?.(gitignore.file, gitignore.problem);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
-import { EMULATOR_KEY, startTestEmulator } from '../helpers/emulator.js';
+import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import { BOOK_A } from '../helpers/workspace.js';
@@ -141,4 +141,27 @@ it('an environment renamed in scrapeform.yaml takes its state, and its next appl
   const staging = await runScrapeform(['plan', '--env', 'staging', dir], { env: env() });
   expect(staging.code).toBe(1);
   expect(staging.stderr).toContain('was last applied by environment "production"');
+});
+
+it('import records its environment too: the other environment reaching the same state is refused after it', async () => {
+  const dir = await sharedByLink('lantern');
+  const orphan = await h.parsers.create({
+    name: 'orphan',
+    urls: [BOOK_A],
+    fields: [{ name: 'title', description: 'Title' }],
+  });
+  await waitForVersion(h.parsers, orphan.id, 0);
+  const imported = await built(dir, ['import', '--env', 'staging', '--out', 'parsers', '--allow-shared-out']);
+  expect(imported.code, imported.stderr).toBe(0);
+  const state = JSON.parse(await readFile(path.join(dir, 'states/one.json'), 'utf8')) as {
+    environment?: string;
+    resources: Record<string, unknown>;
+  };
+  expect(state.environment).toBe('staging');
+  expect(Object.keys(state.resources)).toContain('parser.orphan');
+  const prod = await runScrapeform(['plan', '--env', 'prod', dir], { env: env() });
+  expect(prod.code).toBe(1);
+  expect(prod.stderr).toContain(
+    'was last applied by environment "staging", and this run is for environment "prod"',
+  );
 });
