@@ -11,13 +11,14 @@ export const INVISIBLE_CHARACTERS =
 
 /**
  * `\u202e`: the escape JSON, YAML's double quotes and JavaScript all read as the character; beyond the 16-bit range
- * (a tag character), `\U000e0041`, as YAML's double quotes read it.
+ * (a tag character), its two UTF-16 halves, `\udb40\udc41`, which all three read back as the one character (JSON
+ * has no longer escape: printed JSON and saved plans go through here too).
  */
 export function unicodeEscape(character: string): string {
-  const code = character.codePointAt(0) ?? 0;
-  return code > 0xffff
-    ? `\\U${code.toString(16).padStart(8, '0')}`
-    : `\\u${code.toString(16).padStart(4, '0')}`;
+  let escaped = '';
+  for (let i = 0; i < character.length; i++)
+    escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return escaped;
 }
 
 /**
