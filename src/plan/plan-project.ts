@@ -95,6 +95,10 @@ export function planProject(
       breaking: ['archive cannot be undone through the API'],
     });
   }
+  if (recorded?.archiving !== undefined)
+    ctx.warnings.push(
+      `${address}: the service accepted its archive at ${recorded.archiving} (202 Accepted) and still showed it; declared again, it is kept, but the service may still finish that archive (the next plan would then say it was archived outside scrapeform)`,
+    );
   const payload = projectPayload(desired);
   let live: LiveProject | undefined;
   let reasons: string[] = [];

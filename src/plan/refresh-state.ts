@@ -79,5 +79,28 @@ export function stateBeforeCalls(
   declared: readonly (DesiredParser | DesiredProject)[],
 ): State {
   const refreshed = refreshState(state, live) ?? state;
-  return recordProtection(refreshed, declared) ?? refreshed;
+  const protectedState = recordProtection(refreshed, declared) ?? refreshed;
+  return withoutArchiving(protectedState, declared);
+}
+
+/**
+ * `state` with no `archiving` mark on a project a manifest declares again, or `state` itself when none has one. The
+ * mark lets the next plan archive again without --allow-destroy, on the consent given to the archive the service
+ * accepted (202); a project declared again withdrew that consent, and a mark left on it would let a later removal
+ * of its manifest archive it, which cannot be undone, with no one asked (watch --heal included).
+ */
+export function withoutArchiving(state: State, declared: readonly (DesiredParser | DesiredProject)[]): State {
+  const marked = declared.filter((d) => {
+    const entry = state.resources[d.address];
+    return entry?.kind === 'Project' && entry.archiving !== undefined;
+  });
+  if (marked.length === 0) return state;
+  const resources = { ...state.resources };
+  for (const { address } of marked) {
+    const entry = resources[address];
+    if (entry?.kind !== 'Project') continue;
+    const { archiving: _archiving, ...kept } = entry;
+    resources[address] = kept;
+  }
+  return { ...state, resources };
 }

@@ -21,7 +21,7 @@ import type { DesiredParser } from '../model/desired.js';
 import { refuseOtherTarget, refuseStalePlan } from '../plan/stale-plan.js';
 import { moveState } from '../plan/plan-moves.js';
 import { protectedAddresses, recordProtection } from '../plan/record-protection.js';
-import { stateBeforeCalls } from '../plan/refresh-state.js';
+import { stateBeforeCalls, withoutArchiving } from '../plan/refresh-state.js';
 import { whileHolding } from '../state/backend.js';
 import type { LockInfo } from '../state/backend.js';
 import { lockUnlessInterrupted, writeUnlessInterrupted } from '../state/interruptible-state.js';
@@ -122,7 +122,8 @@ export async function applyWorkspace(
     // What finished since and each declared object's prevent_destroy are recorded before any call (stateBeforeCalls).
     // Then the moves of `moved:` hints: the plan's changes are at the new addresses.
     const protectedState = stateBeforeCalls(fresh.state, fresh.live, declared);
-    const moved = moveState(protectedState, plan.moved ?? []);
+    // A project moved to an address a manifest declares loses an `archiving` mark there too (withoutArchiving).
+    const moved = withoutArchiving(moveState(protectedState, plan.moved ?? []), declared);
     options.onPlan?.(plan);
     if (plan.status === 'no_changes') {
       // Nothing to approve or send: what finished since and the protection are recorded, as a successful run does. A

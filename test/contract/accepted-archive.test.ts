@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
@@ -155,5 +155,38 @@ describe('an archive answered 202 Accepted', () => {
     const empty = await withUnmatched(() => scrapeform(['plan']));
     expect(empty.unmatched).toEqual([]);
     expect(empty.result.stdout).toContain('No changes.');
+  });
+
+  // Review: the mark outlived a manifest declaring the project again, and a later removal of that manifest archived
+  // it (which cannot be undone) without --allow-destroy, by watch --heal too.
+  it('declared again, the project loses its mark: a later removal of its manifest needs --allow-destroy again', async () => {
+    await recorded({ nightly: 7 });
+    listing({ id: 7, ...definition('nightly') }, other);
+    nock(PIPELINE_ORIGIN).delete('/api/projects/7').query(KEY_QUERY).reply(202, '');
+    nock(PIPELINE_ORIGIN)
+      .get('/api/projects/7')
+      .query(KEY_QUERY)
+      .reply(200, { id: 7, ...definition('nightly') });
+    expect((await scrapeform(['apply', '--auto-approve', '--allow-destroy'])).code).toBe(0);
+    expect((await readState()).resources['project.nightly'].archiving).toBeDefined();
+
+    const file = path.join(folder.dir(), 'nightly.yaml');
+    await writeFile(file, booksProjectYaml('nightly'));
+    listing({ id: 7, ...definition('nightly') }, other);
+    const kept = await withUnmatched(() => scrapeform(['apply', '--auto-approve']));
+    expect(kept.unmatched).toEqual([]);
+    expect(kept.result.code, kept.result.stderr).toBe(0);
+    expect(kept.result.stdout + kept.result.stderr).toContain(
+      'project.nightly: the service accepted its archive at',
+    );
+    expect((await readState()).resources['project.nightly']).not.toHaveProperty('archiving');
+
+    await rm(file);
+    listing({ id: 7, ...definition('nightly') }, other);
+    const refused = await withUnmatched(() => scrapeform(['apply', '--auto-approve']));
+    expect(refused.unmatched).toEqual([]);
+    expect(refused.result.code).toBe(3);
+    expect(refused.result.stderr).toContain('--allow-destroy');
+    expect((await readState()).resources['project.nightly']).toMatchObject({ id: 7 });
   });
 });
