@@ -39,18 +39,18 @@ export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false
           )
         : index.projectById.has(r.id),
     );
-    // A project whose archive the service accepted (202) is meant to go: no sign of another account when it does,
-    // though one still shown says this key sees the account.
+    // A project whose archive the service accepted (202) is meant to go: those alone going is no sign of another
+    // account. They still count toward the threshold when an object not meant to go is gone beside them.
     const expected = recorded.filter((r) => r.kind === 'Project' && r.archiving !== undefined).length;
-    return { kind, count: recorded.length - expected, shown };
+    return { kind, count: recorded.length, meantToGo: expected === recorded.length, shown };
   });
   // One object of a kind counts when the objects of both kinds together are enough and none of them is shown: a
   // parser and a project, both gone at once, read as a key of another account as two parsers do.
   const total = kinds.reduce((sum, k) => sum + k.count, 0);
   const noneShown = kinds.every((k) => !k.shown);
   const out = new Map<Kind, Vanished>();
-  for (const { kind, count, shown } of kinds) {
-    if (count === 0 || shown) continue;
+  for (const { kind, count, shown, meantToGo } of kinds) {
+    if (count === 0 || shown || meantToGo) continue;
     if (count < VANISHED_AT_LEAST && !(noneShown && (keyChanged || total >= VANISHED_AT_LEAST))) continue;
     out.set(kind, { kind, count, story: storyOf(kind, count, keyChanged) });
   }

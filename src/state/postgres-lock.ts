@@ -185,7 +185,7 @@ export function lockLostError(
     `the state lock of ${location} was lost with the database connection that held it: the state was not written`,
     {
       hint: gaveUp
-        ? `the connection holding it stopped answering or broke (${redactText((cause as Error).message)}; each query may take ${Math.round(timeoutMs / 1000)} s: SCRAPEFORM_STATE_TIMEOUT) and was dropped, and the lock with it; check that the database runs and answers, then check what was done with plan, and apply again`
+        ? `the connection holding it stopped answering or broke (${redactText(cause instanceof Error ? cause.message : String(cause))}; each query may take ${Math.round(timeoutMs / 1000)} s: SCRAPEFORM_STATE_TIMEOUT) and was dropped, and the lock with it; check that the database runs and answers, then check what was done with plan, and apply again`
         : 'the database restarted or force-unlock ended the session; check what was done with plan, then apply again',
       details: { expected: expected ?? null },
       ...(cause !== undefined ? { cause } : {}),
