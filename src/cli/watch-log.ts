@@ -35,6 +35,7 @@ export function watchEventLines(event: WatchEvent, colors: Colors): string[] {
       return leftLines(event.changes, {
         destructive: 'watch: not healed, destructive (apply --allow-destroy makes them)',
         'starts-runs': 'watch: not healed, starts project runs paid per page (apply makes them)',
+        adopts: 'watch: not healed, takes over a live object no state manages (apply --allow-adopt makes it)',
         'regeneration-budget':
           'watch: not healed, beyond the regeneration budget (--max-regenerations raises it)',
       }).map((line) => yellow(line));

@@ -137,5 +137,5 @@ export const ENVIRONMENT_VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const DEFAULT_API_KEY_ENV = 'SCRAPERAPI_API_KEY';
 
 /** Why a `watch --heal` leaves a change out (workspace/heal-selection.ts), in the order reports list them. */
-export const LEFT_REASONS = ['destructive', 'starts-runs', 'regeneration-budget'] as const;
+export const LEFT_REASONS = ['destructive', 'starts-runs', 'adopts', 'regeneration-budget'] as const;
 export type LeftReason = (typeof LEFT_REASONS)[number];

@@ -72,9 +72,7 @@ export function decideApproval(
   context: ApprovalContext = NO_CONTEXT,
 ): ApprovalDecision {
   const destroying = plan.resource_changes.filter((c) => c.destructive);
-  const adopting = plan.resource_changes.filter(
-    (c) => adoptsLiveObject(c) && !context.managed.has(c.address) && !context.adoptAllowed.has(c.address),
-  );
+  const adopting = plan.resource_changes.filter((c) => needsAdoptConsent(c, context));
   const item = (c: Plan['resource_changes'][number]): ApprovalItem => ({
     address: c.address,
     action: c.action,
@@ -89,6 +87,15 @@ export function decideApproval(
   return consented || flags.autoApprove === true
     ? { kind: 'approved' }
     : { kind: 'ask', destructive: [], adopted: [] };
+}
+
+/** Whether a change takes over a live object by name that neither state nor a manifest's `adopt: true` covers. */
+export function needsAdoptConsent(change: ResourceChange, context: ApprovalContext): boolean {
+  return (
+    adoptsLiveObject(change) &&
+    !context.managed.has(change.address) &&
+    !context.adoptAllowed.has(change.address)
+  );
 }
 
 /** The error a command ends with (exit 3) when a plan was not approved; `asked`: a person said no. */

@@ -3,6 +3,8 @@ import { CREDITS_PER_GENERATION, LEFT_REASONS } from '../model/vocabulary.js';
 import type { LeftReason } from '../model/vocabulary.js';
 import { printable } from '../output/escape-text.js';
 import { summarise } from '../plan/build-plan.js';
+import { managedAddresses, needsAdoptConsent } from '../plan/approval.js';
+import type { ApprovalContext } from '../plan/approval.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
 import { stateBeforeCalls } from '../plan/refresh-state.js';
@@ -15,7 +17,9 @@ export interface LeftChange {
   /**
    * `destructive`: a delete, replace or archive, which a heal never makes (`apply --allow-destroy` does);
    * `starts-runs`: a project create, or a PATCH turning a project's schedule back on, which starts runs paid per page
-   * (an `apply` makes it); `regeneration-budget`: a regeneration beyond what is left of `--max-regenerations`.
+   * (an `apply` makes it); `adopts`: a live object taken over by name that needs a person's consent (neither state
+   * nor `adopt: true` covers it: `apply --allow-adopt` makes it); `regeneration-budget`: a regeneration beyond what
+   * is left of `--max-regenerations`.
    */
   reason: LeftReason;
   /** With `regeneration-budget`: the credits its regeneration would cost. */
@@ -28,11 +32,18 @@ export interface LeftChange {
  * are the first in plan order (parsers by address), so the same plan and budget always heal the same parsers; one
  * left out does not hold back the free heals (a rename back, a project PATCH) beside it.
  */
-export function leftOutOfHeal(changes: readonly ResourceChange[], budget: number): LeftChange[] {
+export function leftOutOfHeal(
+  changes: readonly ResourceChange[],
+  budget: number,
+  consent?: ApprovalContext,
+): LeftChange[] {
   let fitting = budget;
   return changes.flatMap((c): LeftChange[] => {
     if (c.destructive) return [{ address: c.address, action: c.action, reason: 'destructive' }];
     if (startsRuns(c)) return [{ address: c.address, action: c.action, reason: 'starts-runs' }];
+    // Refused by the heal's apply (no --allow-adopt), it failed the whole round: left out, the rest is healed.
+    if (consent !== undefined && needsAdoptConsent(c, consent))
+      return [{ address: c.address, action: c.action, reason: 'adopts' }];
     if (!c.regenerates) return [];
     if (fitting > 0) {
       fitting--;
@@ -105,4 +116,15 @@ export function leftLines(
     );
     return [`${labels[reason]}: ${names.join(', ')}`];
   });
+}
+
+/** What an apply of the heal takes as consented adoptions: state's own objects, and manifests saying `adopt: true`. */
+export function healConsent(
+  { plan, state }: Pick<PlannedWorkspace, 'plan' | 'state'>,
+  declared: readonly (DesiredParser | DesiredProject)[],
+): ApprovalContext {
+  return {
+    managed: managedAddresses(state.resources, plan.resource_changes),
+    adoptAllowed: new Set(declared.filter((d) => d.adopt === true).map((d) => d.address)),
+  };
 }

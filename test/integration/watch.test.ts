@@ -282,7 +282,7 @@ it('watch --heal with a regeneration beyond the budget besides a project edited 
     ]);
     const metrics = await (await fetch(`${endpoint}/metrics`)).text();
     expect(metrics).toContain(
-      'scrapeform_not_healed_changes{reason="destructive"} 0\nscrapeform_not_healed_changes{reason="starts-runs"} 0\nscrapeform_not_healed_changes{reason="regeneration-budget"} 1\n',
+      'scrapeform_not_healed_changes{reason="destructive"} 0\nscrapeform_not_healed_changes{reason="starts-runs"} 0\nscrapeform_not_healed_changes{reason="adopts"} 0\nscrapeform_not_healed_changes{reason="regeneration-budget"} 1\n',
     );
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

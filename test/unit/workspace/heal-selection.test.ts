@@ -17,6 +17,9 @@ function change(
   return { address, kind, action, regenerates, destructive, changed } as unknown as ResourceChange;
 }
 
+/** One letter per reason a heal leaves a change out for. */
+const labels = () => ({ destructive: 'D', 'starts-runs': 'S', adopts: 'A', 'regeneration-budget': 'R' });
+
 describe('what a heal leaves out', () => {
   const plan = [
     change('parser.a', 'update', true),
@@ -45,13 +48,13 @@ describe('what a heal leaves out', () => {
   });
 
   it('says it in one line per reason, with the credits of each regeneration', () => {
-    const labels = { destructive: 'D', 'starts-runs': 'S', 'regeneration-budget': 'R' };
-    expect(leftLines(leftOutOfHeal([...plan, change('project.r', 'create', false)], 2), labels)).toEqual([
+    const labelled = labels();
+    expect(leftLines(leftOutOfHeal([...plan, change('project.r', 'create', false)], 2), labelled)).toEqual([
       'D: parser.b (replace), project.q (archive)',
       'S: project.r (create)',
       'R: parser.d (update, ~30,000 credits)',
     ]);
-    expect(leftLines([], labels)).toEqual([]);
+    expect(leftLines([], labelled)).toEqual([]);
   });
 
   // Review: a project someone archived (or whose schedule they paused) to stop what it spends was made again (or
@@ -69,5 +72,29 @@ describe('what a heal leaves out', () => {
     ];
     expect(leftOutOfHeal(runs, 0)).toEqual(left);
     expect(leftOutOfHeal(runs, 100)).toEqual(left);
+  });
+
+  // Review: a plan holding an adoption no state or manifest consents to failed the heal's whole apply (it has no
+  // --allow-adopt), so no free heal beside it was made; a project archived and made again by hand is one.
+  it('leaves out an adoption that needs consent, and only that one: state and adopt: true consent already', () => {
+    const adopting = (address: string): ResourceChange =>
+      ({
+        ...change(address, 'adopt', false),
+        reasons: ['adopted: the live project 9 has this name'],
+      }) as unknown as ResourceChange;
+    const changes = [
+      adopting('project.taken'),
+      adopting('project.allowed'),
+      adopting('project.ours'),
+      {
+        ...change('project.edited', 'update', false),
+        reasons: ['changed: notificationConfig'],
+      } as ResourceChange,
+    ];
+    const consent = { managed: new Set(['project.ours']), adoptAllowed: new Set(['project.allowed']) };
+    expect(leftOutOfHeal(changes, 0, consent)).toEqual([
+      { address: 'project.taken', action: 'adopt', reason: 'adopts' },
+    ]);
+    expect(leftLines(leftOutOfHeal(changes, 0, consent), labels())).toEqual(['A: project.taken (adopt)']);
   });
 });
