@@ -118,8 +118,18 @@ export function leftLines(
   });
 }
 
+/** What a heal leaves out of a plan it read (leftOutOfHeal), with the adoptions state and the manifests consent to. */
+export function leftOfPlan(
+  planned: Pick<PlannedWorkspace, 'plan' | 'state'>,
+  budget: number,
+  manifests: { parsers: readonly DesiredParser[]; projects: readonly DesiredProject[] },
+): LeftChange[] {
+  const declared = [...manifests.parsers, ...manifests.projects];
+  return leftOutOfHeal(planned.plan.resource_changes, budget, healConsent(planned, declared));
+}
+
 /** What an apply of the heal takes as consented adoptions: state's own objects, and manifests saying `adopt: true`. */
-export function healConsent(
+function healConsent(
   { plan, state }: Pick<PlannedWorkspace, 'plan' | 'state'>,
   declared: readonly (DesiredParser | DesiredProject)[],
 ): ApprovalContext {

@@ -8,7 +8,7 @@ import { applyWorkspace } from './apply-workspace.js';
 import type { ApplyWorkspaceOutcome } from './apply-workspace.js';
 import { detectWorkspaceDrift } from './detect-drift.js';
 import { skipReason, startsGeneration } from './heal-outcome.js';
-import { healConsent, leftLines, leftOutOfHeal, nothingToHeal, withoutChanges } from './heal-selection.js';
+import { leftLines, leftOfPlan, nothingToHeal, withoutChanges } from './heal-selection.js';
 import { postNotification } from './watch-post.js';
 import type { NotifyCounts, NotifyTarget } from './watch-post.js';
 import type { LeftChange } from './heal-selection.js';
@@ -178,11 +178,7 @@ export async function runWatch(
         // No drift to heal, but what the last heal left (a delete, a regeneration over budget) may have been made
         // since by an apply: planned again (reads only, no lock) so /healthz and /metrics stop showing it then.
         const again = await planWorkspace({ ...services, manifests }, {}, { signal: options.signal });
-        status.notHealed = leftOutOfHeal(
-          again.plan.resource_changes,
-          status.regenerationsLeft ?? 0,
-          healConsent(again, [...manifests.parsers, ...manifests.projects]),
-        );
+        status.notHealed = leftOfPlan(again, status.regenerationsLeft ?? 0, manifests);
       }
       status.lastRunOk = true;
       delete status.lastError;
@@ -271,11 +267,7 @@ async function healOnce(
   const planned = await planWorkspace(ws, {}, { signal: options.signal });
   const { plan } = planned;
   const budget = status.regenerationsLeft ?? 0;
-  const left = leftOutOfHeal(
-    plan.resource_changes,
-    budget,
-    healConsent(planned, [...manifests.parsers, ...manifests.projects]),
-  );
+  const left = leftOfPlan(planned, budget, manifests);
   status.notHealed = left;
   if (left.length > 0) options.onEvent?.({ type: 'heal-left', changes: left });
   if (nothingToHeal(planned, left, [...manifests.parsers, ...manifests.projects])) {
