@@ -36,14 +36,17 @@ export interface ApprovalItem {
 }
 
 /**
- * The addresses state holds that are our own objects for `ApprovalContext.managed`: all of them, but for one whose
- * change takes over a live object other than the one state records there (a project archived by hand and made again
- * by hand under its name: plan-project.ts), which another state may manage and so needs the consent of any adoption.
+ * The approval context of a plan made from state holding `resources`, for apply and for the heal that leaves out what
+ * its apply would refuse: addresses state holds are ours, never an adoption to consent to (a recovered interrupted
+ * create included), but for one whose change takes over a live object other than the one state records there (a
+ * project archived by hand and made again by hand under its name: plan-project.ts), which another state may manage;
+ * and the manifests saying `adopt: true`.
  */
-export function managedAddresses(
+export function approvalContext(
   resources: Readonly<Record<string, { id: string | number }>>,
   changes: readonly ResourceChange[],
-): Set<string> {
+  declared: readonly { address: string; adopt?: boolean }[],
+): ApprovalContext {
   const elsewhere = new Set(
     changes
       .filter(
@@ -51,7 +54,10 @@ export function managedAddresses(
       )
       .map((c) => c.address),
   );
-  return new Set(Object.keys(resources).filter((address) => !elsewhere.has(address)));
+  return {
+    managed: new Set(Object.keys(resources).filter((address) => !elsewhere.has(address))),
+    adoptAllowed: new Set(declared.filter((d) => d.adopt === true).map((d) => d.address)),
+  };
 }
 
 /** What applying a plan needs from a person: nothing, or a yes (to destroys and adoptions, or to any plan). */

@@ -10,8 +10,8 @@ import {
   checkForgets,
   checkRecreates,
   checkRegenerations,
+  approvalContext,
   decideApproval,
-  managedAddresses,
   refusalError,
 } from '../plan/approval.js';
 import type { ApprovalDecision, ApprovalFlags } from '../plan/approval.js';
@@ -142,16 +142,11 @@ export async function applyWorkspace(
       checkRecreates(held, options.recreate ?? [], saved);
       checkForgets(held, options.forget ?? [], saved);
     }
-    const decision = decideApproval(plan, options, {
-      // Addresses state holds are ours: never an adoption to consent to (a recovered interrupted create included),
-      // unless its change takes over another object than the one state records there.
-      managed: managedAddresses(moved.resources, plan.resource_changes),
-      adoptAllowed: new Set(
-        [...ws.manifests.parsers, ...ws.manifests.projects]
-          .filter((m) => m.adopt === true)
-          .map((m) => m.address),
-      ),
-    });
+    const decision = decideApproval(
+      plan,
+      options,
+      approvalContext(moved.resources, plan.resource_changes, declared),
+    );
     if (decision.kind === 'ask') {
       const asked = options.confirm !== undefined;
       if (!asked || !(await options.confirm?.(plan, decision))) throw refusalError(decision, asked);

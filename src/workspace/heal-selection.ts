@@ -3,7 +3,7 @@ import { CREDITS_PER_GENERATION, LEFT_REASONS } from '../model/vocabulary.js';
 import type { LeftReason } from '../model/vocabulary.js';
 import { printable } from '../output/escape-text.js';
 import { summarise } from '../plan/build-plan.js';
-import { managedAddresses, needsAdoptConsent } from '../plan/approval.js';
+import { approvalContext, needsAdoptConsent } from '../plan/approval.js';
 import type { ApprovalContext } from '../plan/approval.js';
 import type { DesiredParser, DesiredProject } from '../model/desired.js';
 import type { Plan, ResourceChange } from '../plan/model.js';
@@ -120,21 +120,14 @@ export function leftLines(
 
 /** What a heal leaves out of a plan it read (leftOutOfHeal), with the adoptions state and the manifests consent to. */
 export function leftOfPlan(
-  planned: Pick<PlannedWorkspace, 'plan' | 'state'>,
+  { plan, state }: Pick<PlannedWorkspace, 'plan' | 'state'>,
   budget: number,
   manifests: { parsers: readonly DesiredParser[]; projects: readonly DesiredProject[] },
 ): LeftChange[] {
   const declared = [...manifests.parsers, ...manifests.projects];
-  return leftOutOfHeal(planned.plan.resource_changes, budget, healConsent(planned, declared));
-}
-
-/** What an apply of the heal takes as consented adoptions: state's own objects, and manifests saying `adopt: true`. */
-function healConsent(
-  { plan, state }: Pick<PlannedWorkspace, 'plan' | 'state'>,
-  declared: readonly (DesiredParser | DesiredProject)[],
-): ApprovalContext {
-  return {
-    managed: managedAddresses(state.resources, plan.resource_changes),
-    adoptAllowed: new Set(declared.filter((d) => d.adopt === true).map((d) => d.address)),
-  };
+  return leftOutOfHeal(
+    plan.resource_changes,
+    budget,
+    approvalContext(state.resources, plan.resource_changes, declared),
+  );
 }
