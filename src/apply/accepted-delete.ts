@@ -15,6 +15,17 @@ export function readShown(ctx: HandlerContext, id: string): Promise<unknown> {
 }
 
 /**
+ * What one read by id says after a DELETE the service accepted (202): `gone` (a 404 or 410, or no record: a project
+ * marked archived), `shown`, or why the read failed. For parsers here, and for projects (project-handlers.ts).
+ */
+export async function shownAfterAccepted(read: () => Promise<unknown>): Promise<'gone' | 'shown' | string> {
+  return unlessGone(read).then(
+    (shown) => (shown === undefined ? 'gone' : 'shown'),
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+}
+
+/**
  * After a DELETE answered 202 Accepted (`accepted` says so, naming the parser; also the record a replace's FAILED
  * new parser is answered with: delete-parser.ts): the service took the delete, and may not have finished it.
  * The parser is read by id once. A 404 (or 410 Gone) is the delete done; a parser still shown, or a read that
@@ -32,10 +43,7 @@ export async function lookAfterAccepted(
   id: string,
   accepted: string,
 ): Promise<Deleting | undefined> {
-  const read = await unlessGone(() => readShown(ctx, id)).then(
-    (shown) => (shown === undefined ? 'gone' : 'shown'),
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
-  );
+  const read = await shownAfterAccepted(() => readShown(ctx, id));
   if (read === 'gone') return undefined;
   warn(
     change,

@@ -1,5 +1,5 @@
 import { projectCreateBody, projectPath, PROJECTS_PATH } from '../model/wire.js';
-import { GONE_STATUSES, unlessGone } from '../api/unless-status.js';
+import { GONE_STATUSES } from '../api/unless-status.js';
 import type { IdsBefore } from '../api/api-error.js';
 import type {
   ProjectAdopt,
@@ -17,6 +17,7 @@ import { keptProtection } from '../state/model.js';
 import { confirmGone, makeCall, noteCreate, noteFailedCall, warn } from './apply-context.js';
 import type { Handler, HandlerContext } from './apply-context.js';
 import type { ChangeResult } from './apply-model.js';
+import { shownAfterAccepted } from './accepted-delete.js';
 import { clearIntent, createdProtection, createWithIntent } from './create-intent.js';
 
 /** One handler per project action; a missing one is a type error. */
@@ -231,10 +232,7 @@ async function archiveStillShown(
   change: ProjectArchive,
   result: ChangeResult,
 ): Promise<boolean> {
-  const read = await unlessGone(() => ctx.clients.projects.find(change.id, ctx.options.signal)).then(
-    (shown) => (shown === undefined ? 'gone' : 'shown'),
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
-  );
+  const read = await shownAfterAccepted(() => ctx.clients.projects.find(change.id, ctx.options.signal));
   if (read === 'gone') return false;
   const accepted = `the service accepted the archive of project ${change.name} (${change.id}) with 202 Accepted`;
   warn(
