@@ -41,8 +41,8 @@ export function vanishedKinds(state: State, index: LiveIndex, keyChanged = false
     );
     // A project whose archive the service accepted (202) is meant to go: those alone going is no sign of another
     // account. They still count toward the threshold when an object not meant to go is gone beside them.
-    const expected = recorded.filter((r) => r.kind === 'Project' && r.archiving !== undefined).length;
-    return { kind, count: recorded.length, meantToGo: expected === recorded.length, shown };
+    const meantToGo = recorded.every((r) => r.kind === 'Project' && r.archiving !== undefined);
+    return { kind, count: recorded.length, meantToGo, shown };
   });
   // One object of a kind counts when the objects of both kinds together are enough and none of them is shown: a
   // parser and a project, both gone at once, read as a key of another account as two parsers do.
