@@ -1,10 +1,11 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScrapeform } from '../helpers/cli.js';
 import { emulatorEnv, runBuiltCli } from '../helpers/child-cli.js';
 import { EMULATOR_KEY, startTestEmulator, waitForVersion } from '../helpers/emulator.js';
 import type { EmulatorHarness } from '../helpers/emulator.js';
+import { newDatabase, skipWithoutPostgres } from '../helpers/postgres.js';
 import { tempProjects } from '../helpers/temp-projects.js';
 import { BOOK_A } from '../helpers/workspace.js';
 
@@ -165,3 +166,31 @@ it('import records its environment too: the other environment reaching the same 
     'was last applied by environment "staging", and this run is for environment "prod"',
   );
 });
+
+// The spelling the issue names: one PostgreSQL state reached as 127.0.0.1 by one environment and as localhost by the
+// other, which scrapeform.yaml's check cannot join (a host name is not resolved). Each command still exits.
+describe.skipIf(skipWithoutPostgres('the PostgreSQL state of two environments'))(
+  'with PostgreSQL state',
+  () => {
+    it('prod applies through 127.0.0.1, staging reaching it as localhost is refused, and both processes exit', async () => {
+      const url = await newDatabase('environments');
+      const other = new URL(url);
+      other.hostname = other.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+      const dir = await project({
+        'scrapeform.yaml': `kind: Config\nenvironments:\n  staging:\n    state: ${other.toString()}\n  prod:\n    state: ${url}\n`,
+        'parsers/books.yaml': books('quill'),
+      });
+      const applied = await built(dir, ['apply', '--env', 'prod', '--auto-approve', dir]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const before = h.emulator.requestLog.length;
+      const refused = await built(dir, ['plan', '--env', 'staging', dir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'was last applied by environment "prod", and this run is for environment "staging"',
+      );
+      expect(h.emulator.requestLog.slice(before)).toEqual([]);
+      const again = await built(dir, ['plan', '--env', 'prod', '--detailed-exitcode', dir]);
+      expect(again.code, again.stderr).toBe(0);
+    });
+  },
+);
